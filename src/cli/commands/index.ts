@@ -1,0 +1,8 @@
+import type { Command } from 'commander';
+import type { CliIo } from '../io.js';
+
+/** A command module adds its subcommand to the program. */
+export type RegisterCommand = (program: Command, io: CliIo) => void;
+
+/** Every subcommand, in the order `kubemix --help` lists them. */
+export const COMMANDS: readonly RegisterCommand[] = [];

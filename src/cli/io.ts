@@ -1,0 +1,24 @@
+// What a command may touch of the process: its streams, environment and cwd.
+// Commands get this instead of reaching for `process`, so tests run the CLI
+// in-process with captured output.
+
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly isTty: boolean;
+  /** Aborted on Ctrl-C; long-running commands stop new work when it fires. */
+  readonly signal: AbortSignal;
+}
+
+export function processIo(signal: AbortSignal): CliIo {
+  return {
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+    isTty: Boolean(process.stdout.isTTY),
+    signal,
+  };
+}

@@ -1,0 +1,55 @@
+import type { CliIo } from './io.js';
+import type { Diagnostic } from '../errors.js';
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+const LEVELS: readonly LogLevel[] = ['error', 'warn', 'info', 'debug'];
+
+export function isLogLevel(value: string): value is LogLevel {
+  return (LEVELS as readonly string[]).includes(value);
+}
+
+/**
+ * Data goes to stdout, diagnostics to stderr. In JSON mode exactly one JSON
+ * document is printed on stdout (the command's result or the error).
+ */
+export class Output {
+  readonly json: boolean;
+  private readonly io: CliIo;
+  private readonly level: LogLevel;
+  private readonly color: boolean;
+
+  constructor(io: CliIo, options: { json: boolean; level: LogLevel; color: boolean }) {
+    this.io = io;
+    this.json = options.json;
+    this.level = options.level;
+    this.color = options.color;
+  }
+
+  /** Human-readable data on stdout (ignored in JSON mode). */
+  text(line: string): void {
+    if (!this.json) this.io.stdout(line.endsWith('\n') ? line : `${line}\n`);
+  }
+
+  /** The single JSON document of a command run with --json. */
+  document(value: unknown): void {
+    this.io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  log(level: LogLevel, message: string): void {
+    if (LEVELS.indexOf(level) > LEVELS.indexOf(this.level)) return;
+    const tag = level === 'info' ? '' : `${this.paint(level, level)}: `;
+    this.io.stderr(`${tag}${message}\n`);
+  }
+
+  diagnostic(d: Diagnostic): void {
+    const label = this.paint(d.severity === 'error' ? 'error' : 'warn', d.severity);
+    const hint = d.hint === undefined ? '' : `\n    hint: ${d.hint}`;
+    this.io.stderr(`${label} ${d.path}: ${d.message} [${d.code}]${hint}\n`);
+  }
+
+  private paint(level: LogLevel, text: string): string {
+    if (!this.color) return text;
+    const code = level === 'error' ? 31 : level === 'warn' ? 33 : 36;
+    return `\u001b[${code}m${text}\u001b[0m`;
+  }
+}

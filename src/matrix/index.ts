@@ -1,0 +1,144 @@
+// The compatibility matrix: every version, image tag and URL pattern kubemix
+// depends on lives here and nowhere else. Versions drift; when upstream ships
+// a release, this is the one file to change (and the golden files that follow).
+//
+// Sources: REFERENCE.md §2–5 (Kubernetes release table, containerd support
+// table, Windows builds) and upstream release notes as of 2026-06 for patch
+// versions. `confirmed: false` marks rows upstream has not published yet.
+
+export interface KubernetesRelease {
+  readonly minor: string;
+  /** The patch release kubemix pins for this minor. */
+  readonly patch: string;
+  readonly released: string;
+  /** End of life (upstream support ends), ISO date. */
+  readonly endOfLife: string;
+  /** kubeadm config API versions this minor accepts, preferred first. */
+  readonly kubeadmApis: readonly ('v1beta4' | 'v1beta3')[];
+  /** containerd lines upstream lists for this minor; empty when it has no row yet. */
+  readonly containerdLines: readonly string[];
+}
+
+export const KUBERNETES: readonly KubernetesRelease[] = [
+  { minor: '1.34', patch: '1.34.9', released: '2025-08-27', endOfLife: '2026-10-27', kubeadmApis: ['v1beta4', 'v1beta3'], containerdLines: ['2.2', '2.3'] },
+  { minor: '1.35', patch: '1.35.6', released: '2025-12-17', endOfLife: '2027-02-28', kubeadmApis: ['v1beta4', 'v1beta3'], containerdLines: ['2.2', '2.3'] },
+  { minor: '1.36', patch: '1.36.2', released: '2026-04-22', endOfLife: '2027-06-28', kubeadmApis: ['v1beta4', 'v1beta3'], containerdLines: ['2.2', '2.3'] },
+  { minor: '1.37', patch: '1.37.0', released: '2026-08-26', endOfLife: '2027-10-28', kubeadmApis: ['v1beta4'], containerdLines: [] },
+];
+
+/** The newest minor whose containerd support upstream has confirmed. */
+export const DEFAULT_KUBERNETES_MINOR = '1.36';
+
+export interface ContainerdLine {
+  readonly line: string;
+  readonly patch: string;
+  /** `config.toml` schema version for this line (REFERENCE.md §3). */
+  readonly configVersion: 2 | 3;
+  readonly endOfLife: string;
+  readonly lts: boolean;
+}
+
+export const CONTAINERD: readonly ContainerdLine[] = [
+  { line: '2.2', patch: '2.2.5', configVersion: 3, endOfLife: '2026-11-30', lts: false },
+  { line: '2.3', patch: '2.3.2', configVersion: 3, endOfLife: '2028-04-30', lts: true },
+];
+export const DEFAULT_CONTAINERD_LINE = '2.3';
+
+/** containerd lines kubemix knows but refuses, with why. */
+export const RETIRED_CONTAINERD: Readonly<Record<string, string>> = {
+  '1.6': 'containerd 1.6 reached end of life and current Kubernetes does not support it',
+  '1.7': 'containerd 1.7 reached end of life in 2026-09 and Kubernetes 1.36+ does not support it',
+  '2.0': 'containerd 2.0 reached end of life',
+  '2.1': 'containerd 2.1 reached end of life',
+};
+
+export interface WindowsRelease {
+  readonly os: 'windows-2022' | 'windows-2025';
+  readonly build: string;
+  /** Container image tag family whose `os.version` matches the build. */
+  readonly ltsc: string;
+  /** Lowest pause image version that ships a layer for this build. */
+  readonly minPause: string;
+}
+
+export const WINDOWS: readonly WindowsRelease[] = [
+  { os: 'windows-2022', build: '10.0.20348', ltsc: 'ltsc2022', minPause: '3.6' },
+  { os: 'windows-2025', build: '10.0.26100', ltsc: 'ltsc2025', minPause: '3.10.2' },
+];
+
+/** Linux distributions kubemix deploys on, with the package family they use. */
+export interface LinuxDistro {
+  readonly id: string;
+  readonly family: 'apt' | 'dnf';
+  /** Short name accepted in Kubeinit node overrides (`os=debian`). */
+  readonly alias?: string;
+}
+
+export const LINUX_DISTROS: readonly LinuxDistro[] = [
+  { id: 'debian-12', family: 'apt' },
+  { id: 'debian-13', family: 'apt', alias: 'debian' },
+  { id: 'ubuntu-24.04', family: 'apt', alias: 'ubuntu' },
+  { id: 'centos-stream-9', family: 'dnf' },
+  { id: 'centos-stream-10', family: 'dnf', alias: 'centos' },
+  { id: 'fedora-43', family: 'dnf' },
+  { id: 'fedora-44', family: 'dnf', alias: 'fedora' },
+];
+export const DEFAULT_LINUX_DISTRO = 'debian-13';
+
+export const IMAGES = {
+  pause: { repository: 'registry.k8s.io/pause', tag: '3.10.2' },
+  flannel: { repository: 'ghcr.io/flannel-io/flannel', tag: 'v0.28.4' },
+  flannelCniPlugin: { repository: 'ghcr.io/flannel-io/flannel-cni-plugin', tag: 'v1.9.0-flannel1' },
+} as const;
+
+export const COMPONENTS = {
+  flannel: '0.28.4',
+  runc: '1.4.2',
+  cniPlugins: '1.9.0',
+  windowsContainerNetworking: '0.3.1',
+} as const;
+
+/** URL patterns of upstream artifacts (mirrors in the spec replace the origin). */
+export const URLS = {
+  kubernetesDeb: (minor: string) => `https://pkgs.k8s.io/core:/stable:/v${minor}/deb/`,
+  kubernetesRpm: (minor: string) => `https://pkgs.k8s.io/core:/stable:/v${minor}/rpm/`,
+  windowsBinary: (version: string, name: string) => `https://dl.k8s.io/v${version}/bin/windows/amd64/${name}.exe`,
+  containerd: (version: string, os: 'linux' | 'windows') =>
+    `https://github.com/containerd/containerd/releases/download/v${version}/containerd-${version}-${os}-amd64.tar.gz`,
+} as const;
+
+/** The "External" HNS network every Windows node gets (REFERENCE.md §4). */
+export const WINDOWS_EXTERNAL_HNS_CIDR = '192.168.255.0/30';
+
+/** flannel vxlan settings Windows requires; used from the start on every cluster. */
+export const FLANNEL_VXLAN = { vni: 4096, port: 4789 } as const;
+
+/** Bytes of encapsulation each overlay adds to a packet. */
+export const OVERHEAD = { vxlan: 50, geneve: 58 } as const;
+
+export function kubernetesRelease(minor: string): KubernetesRelease | undefined {
+  return KUBERNETES.find((k) => k.minor === minor);
+}
+
+export function containerdLine(line: string): ContainerdLine | undefined {
+  return CONTAINERD.find((c) => c.line === line);
+}
+
+export function windowsRelease(os: string): WindowsRelease | undefined {
+  return WINDOWS.find((w) => w.os === os);
+}
+
+export function linuxDistro(id: string): LinuxDistro | undefined {
+  return LINUX_DISTROS.find((d) => d.id === id);
+}
+
+/** Compare dotted version strings numerically (`3.10.2` > `3.6`). */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i += 1) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  return 0;
+}

@@ -1,0 +1,89 @@
+// The Plan contract: what `kubemix plan --out DIR` writes to plan.json and
+// what the executor (`kubemix up`) runs. Pure data, JSON-serialisable, stable.
+//
+// Secrets never appear in a plan: commands and artifact contents refer to
+// them as `{{secret:NAME}}`; the executor fills them in at run time and passes
+// them only through stdin or 0600 files, never on a remote command line.
+
+export const PLAN_API_VERSION = 'kubemix.dev/v1alpha1';
+
+/** Kubeinit's stage names, in run order. */
+export const STAGES = [
+  'task-gather-facts',
+  'task-prepare-hypervisors',
+  'task-prepare-environment',
+  'task-cleanup-hypervisors',
+  'task-run-validations',
+  'task-create-network',
+  'task-create-services',
+  'task-prepare-cluster',
+  'task-download-images',
+  'task-deploy-cluster',
+  'task-post-deployment',
+] as const;
+export type Stage = (typeof STAGES)[number];
+
+export type Shell = 'sh' | 'powershell';
+/** `root`: run with root/Administrator rights (sudo for non-root SSH users). */
+export type Privilege = 'root' | 'user';
+
+/** A command the executor runs on a task's host, in the given shell. */
+export interface Command {
+  readonly shell: Shell;
+  readonly privilege: Privilege;
+  /** Script text. May contain `{{secret:NAME}}`; the executor feeds it on stdin. */
+  readonly script: string;
+}
+
+/** An artifact to place on the host before `apply` runs. */
+export interface Upload {
+  /** Index into `Plan.artifacts`, by its stable id (`<node>:<remote path>`). */
+  readonly artifact: string;
+}
+
+export interface Task {
+  /** `<stage>/<host>/<name>`, unique within a plan. */
+  readonly id: string;
+  /** Node or hypervisor name the task runs on; `local` for the machine running kubemix. */
+  readonly host: string;
+  readonly stage: Stage;
+  /** Short, human name (`containerd-config`). */
+  readonly name: string;
+  /** One line saying what the task achieves. */
+  readonly description: string;
+  /** Ids of tasks that must be done first; never in a later stage. */
+  readonly after: readonly string[];
+  /**
+   * Exits 0 when the host already is in the wanted state (apply is skipped).
+   * `null`: always apply (read-only tasks such as fact gathering).
+   */
+  readonly check: Command | null;
+  readonly apply: Command;
+  readonly uploads: readonly Upload[];
+  /** Names of secrets the task's commands or uploads refer to. */
+  readonly secrets: readonly string[];
+  readonly timeoutSeconds: number;
+}
+
+export interface Artifact {
+  /** `<node>:<remote path>`, unique within a plan. */
+  readonly id: string;
+  readonly node: string;
+  /** Absolute path on the host (`/etc/containerd/config.toml`, `C:\k\x`). */
+  readonly remotePath: string;
+  /** Where the file lies under the plan directory (`artifacts/<node>/...`). */
+  readonly localPath: string;
+  /** Octal file mode as a string (`0644`); Windows artifacts use ACLs instead. */
+  readonly mode: string;
+  readonly owner: string;
+  readonly sha256: string;
+}
+
+/** An artifact together with its content, as `render/` produces it. */
+export interface RenderedArtifact {
+  readonly node: string;
+  readonly remotePath: string;
+  readonly mode: string;
+  readonly owner: string;
+  readonly content: string;
+}
