@@ -87,3 +87,74 @@ export interface RenderedArtifact {
   readonly owner: string;
   readonly content: string;
 }
+
+/** How the executor reaches a host (a node or a hypervisor). */
+export interface HostConnection {
+  readonly name: string;
+  /** IP address or DNS name to connect to. */
+  readonly address: string;
+  readonly port: number;
+  readonly user: string;
+  /** Private key file; absent means ssh-agent / default identities. */
+  readonly identityFile?: string;
+  /** Jump host (ProxyJump) to reach `address` through. */
+  readonly bastion?: { readonly address: string; readonly port: number; readonly user: string; readonly identityFile?: string };
+  /** The shell the host's SSH server runs commands in. */
+  readonly shell: Shell;
+  /** `kubemix` when kubemix creates the machine (its host key is pinned before first contact). */
+  readonly provisioner: 'kubemix' | 'user';
+}
+
+export type NodeRole = 'control-plane' | 'worker' | 'services';
+
+export interface PlanNode {
+  readonly name: string;
+  readonly fqdn: string;
+  readonly role: NodeRole;
+  readonly schedulable: boolean;
+  /** `debian-13`, `windows-2022`, … */
+  readonly os: string;
+  readonly osFamily: 'linux' | 'windows';
+  /** Windows build (`10.0.20348`) for Windows nodes. */
+  readonly windowsBuild?: string;
+  readonly ip: string;
+  readonly mac: string;
+  /** Hypervisor the VM runs on (libvirt driver); absent for existing hosts. */
+  readonly hypervisor?: string;
+  readonly resources: { readonly vcpus: number; readonly ramMiB: number; readonly diskGiB: number };
+  /**
+   * The controller-manager assigns pod CIDRs in registration order: this is a
+   * prediction, never something a node depends on at run time.
+   */
+  readonly podCidr?: { readonly cidr: string; readonly predicted: true };
+}
+
+export interface Plan {
+  readonly apiVersion: typeof PLAN_API_VERSION;
+  readonly kind: 'Plan';
+  /** sha256 of the canonical plan body (everything but this field). */
+  readonly hash: string;
+  readonly cluster: PlanCluster;
+  readonly hosts: readonly HostConnection[];
+  readonly nodes: readonly PlanNode[];
+  readonly artifacts: readonly Artifact[];
+  readonly tasks: readonly Task[];
+  readonly warnings: readonly { readonly code: string; readonly path: string; readonly message: string }[];
+}
+
+export interface PlanCluster {
+  readonly name: string;
+  readonly domain: string;
+  readonly driver: 'libvirt' | 'existing';
+  readonly versions: Readonly<Record<string, string>>;
+  readonly network: {
+    readonly nodeCidr: string;
+    readonly gateway: string;
+    readonly podCidr: string;
+    readonly serviceCidr: string;
+    readonly nodeMtu: number;
+    readonly podMtu: number;
+  };
+  readonly cni: { readonly plugin: 'flannel' | 'calico'; readonly backend: 'vxlan' | 'host-gw'; readonly vni: number; readonly port: number };
+  readonly apiEndpoint: { readonly host: string; readonly port: number; readonly address: string };
+}
