@@ -29,6 +29,8 @@ export interface Diagnostic {
   readonly path: string;
   readonly message: string;
   readonly hint?: string;
+  /** `file:line:col` of the offending value, when the input was a file. */
+  readonly location?: string;
 }
 
 export interface ErrorDetails {

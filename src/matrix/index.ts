@@ -72,16 +72,18 @@ export interface LinuxDistro {
   readonly family: 'apt' | 'dnf';
   /** Short name accepted in Kubeinit node overrides (`os=debian`). */
   readonly alias?: string;
+  /** `ID` and `VERSION_ID` in the host's /etc/os-release. */
+  readonly osRelease: { readonly id: string; readonly versionId: string };
 }
 
 export const LINUX_DISTROS: readonly LinuxDistro[] = [
-  { id: 'debian-12', family: 'apt' },
-  { id: 'debian-13', family: 'apt', alias: 'debian' },
-  { id: 'ubuntu-24.04', family: 'apt', alias: 'ubuntu' },
-  { id: 'centos-stream-9', family: 'dnf' },
-  { id: 'centos-stream-10', family: 'dnf', alias: 'centos' },
-  { id: 'fedora-43', family: 'dnf' },
-  { id: 'fedora-44', family: 'dnf', alias: 'fedora' },
+  { id: 'debian-12', family: 'apt', osRelease: { id: 'debian', versionId: '12' } },
+  { id: 'debian-13', family: 'apt', alias: 'debian', osRelease: { id: 'debian', versionId: '13' } },
+  { id: 'ubuntu-24.04', family: 'apt', alias: 'ubuntu', osRelease: { id: 'ubuntu', versionId: '24.04' } },
+  { id: 'centos-stream-9', family: 'dnf', osRelease: { id: 'centos', versionId: '9' } },
+  { id: 'centos-stream-10', family: 'dnf', alias: 'centos', osRelease: { id: 'centos', versionId: '10' } },
+  { id: 'fedora-43', family: 'dnf', osRelease: { id: 'fedora', versionId: '43' } },
+  { id: 'fedora-44', family: 'dnf', alias: 'fedora', osRelease: { id: 'fedora', versionId: '44' } },
 ];
 export const DEFAULT_LINUX_DISTRO = 'debian-13';
 
@@ -142,3 +144,10 @@ export function compareVersions(a: string, b: string): number {
   }
   return 0;
 }
+
+/**
+ * The day this matrix was last reviewed. Support status (end of life) is
+ * judged against it, not the clock, so the same spec always validates the
+ * same way; reviewing the matrix moves it.
+ */
+export const MATRIX_DATE = '2026-11-22';

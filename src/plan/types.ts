@@ -5,7 +5,7 @@
 // them as `{{secret:NAME}}`; the executor fills them in at run time and passes
 // them only through stdin or 0600 files, never on a remote command line.
 
-export const PLAN_API_VERSION = 'kubemix.dev/v1alpha1';
+export const PLAN_API_VERSION = 'kubemix.dev/v1alpha1' as const;
 
 /** Kubeinit's stage names, in run order. */
 export const STAGES = [
@@ -101,7 +101,11 @@ export interface HostConnection {
   readonly bastion?: { readonly address: string; readonly port: number; readonly user: string; readonly identityFile?: string };
   /** The shell the host's SSH server runs commands in. */
   readonly shell: Shell;
-  /** `kubemix` when kubemix creates the machine (its host key is pinned before first contact). */
+  /**
+   * `kubemix`: a machine kubemix creates. Its host key is pinned before first
+   * contact and the login uses the cluster key in the state directory.
+   * `user`: a machine the user provides; keys follow the host-key policy.
+   */
   readonly provisioner: 'kubemix' | 'user';
 }
 
@@ -121,12 +125,15 @@ export interface PlanNode {
   readonly mac: string;
   /** Hypervisor the VM runs on (libvirt driver); absent for existing hosts. */
   readonly hypervisor?: string;
-  readonly resources: { readonly vcpus: number; readonly ramMiB: number; readonly diskGiB: number };
+  /** Planned VM size (libvirt); absent for existing hosts. */
+  readonly resources?: { readonly vcpus: number; readonly ramMiB: number; readonly diskGiB: number };
   /**
    * The controller-manager assigns pod CIDRs in registration order: this is a
    * prediction, never something a node depends on at run time.
    */
   readonly podCidr?: { readonly cidr: string; readonly predicted: true };
+  /** Taints the node registers with (`key=value:Effect`). */
+  readonly taints: readonly string[];
 }
 
 export interface Plan {

@@ -1,0 +1,45 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { Document } from 'yaml';
+import { InputError } from '../../errors.js';
+import type { CliIo } from '../io.js';
+import { outputFor } from '../settings.js';
+import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
+
+/** The committed JSON Schema, for the editor hint at the top of a written spec. */
+export const SCHEMA_FILE = fileURLToPath(new URL('../../../../schema/cluster.schema.json', import.meta.url));
+
+export function registerInit(program: Command, io: CliIo): void {
+  withSpecOptions(
+    program
+      .command('init')
+      .description('write the YAML spec equivalent to SPEC (e.g. a Kubeinit string) to stdout or --out')
+      .argument('<SPEC>', 'Kubeinit spec string, or a spec file')
+      .option('--out <FILE>', 'write to FILE instead of stdout')
+      .option('--force', 'overwrite FILE if it exists'),
+  ).action((spec: string, opts: SpecOptions & { out?: string; force?: boolean }, command: Command) => {
+    const out = outputFor(command, io);
+    const loaded = loadSpec(spec, opts, io);
+    const target = opts.out === undefined ? undefined : resolve(io.cwd, opts.out);
+    const text = specYaml(loaded.document, target);
+    if (target !== undefined) {
+      if (existsSync(target) && opts.force !== true) {
+        throw new InputError('init.exists', `${opts.out} already exists`, { path: '--out', hint: 'pass --force to overwrite it' });
+      }
+      writeFileSync(target, text);
+      out.log('info', `wrote ${opts.out}`);
+    }
+    if (out.json) out.document({ ok: true, ...(opts.out === undefined ? { spec: loaded.document } : { written: opts.out }) });
+    else if (target === undefined) out.text(text);
+    for (const w of loaded.warnings) out.diagnostic(w);
+  });
+}
+
+export function specYaml(document: Record<string, unknown>, target: string | undefined): string {
+  const schema = target === undefined ? SCHEMA_FILE : relative(dirname(target), SCHEMA_FILE);
+  const doc = new Document(document);
+  doc.commentBefore = ` yaml-language-server: $schema=${schema}`;
+  return doc.toString({ lineWidth: 0 });
+}

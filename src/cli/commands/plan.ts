@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import { resolveModel } from '../../model/resolve.js';
+import { assemblePlan } from '../../plan/assemble.js';
+import type { CliIo } from '../io.js';
+import { writePlanDir } from '../plan-dir.js';
+import { renderPlanText } from '../render-plan.js';
+import { outputFor } from '../settings.js';
+import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
+
+export function registerPlan(program: Command, io: CliIo): void {
+  withSpecOptions(
+    program
+      .command('plan')
+      .description('show what would be deployed, and write plan.json + artifacts with --out')
+      .argument('<SPEC>', 'spec file, or Kubeinit spec string such as k8s-libvirt-1-1-1')
+      .option('--out <DIR>', 'replace DIR atomically with plan.json and artifacts/'),
+  ).action((spec: string, opts: SpecOptions & { out?: string }, command: Command) => {
+    const out = outputFor(command, io);
+    const loaded = loadSpec(spec, opts, io);
+    const assembled = assemblePlan(resolveModel(loaded));
+    if (opts.out !== undefined) writePlanDir(opts.out, assembled);
+    if (out.json) out.document(assembled.plan);
+    else out.text(renderPlanText(assembled.plan));
+    for (const w of loaded.warnings) out.diagnostic(w);
+    for (const w of assembled.plan.warnings.filter((pw) => !loaded.warnings.some((lw) => lw.code === pw.code && lw.path === pw.path))) {
+      out.diagnostic({ ...w, severity: 'warning' });
+    }
+    if (opts.out !== undefined) out.log('info', `plan written to ${opts.out}`);
+  });
+}

@@ -1,0 +1,169 @@
+// resolveModel: a validated spec → every concrete fact the plan needs
+// (addresses, MACs, placement, versions, MTUs, endpoints). Pure and
+// deterministic: the same spec always resolves to the same model.
+import { windowsRelease } from '../matrix/index.js';
+import { formatCidr, formatIp, parseCidr, subnetAt, type Cidr } from '../net/cidr.js';
+import type { HostConnection, NodeRole, PlanCluster, PlanNode } from '../plan/types.js';
+import type { NodeDraft } from '../spec/nodes.js';
+import { NODE_POD_PREFIX } from '../spec/rules/network.js';
+import type { SpecResult } from '../spec/read.js';
+import type { ClusterSpec, SshTarget } from '../spec/types.js';
+import { allocateAddresses, gatewayOf } from './addresses.js';
+import { assignMacs } from './mac.js';
+import { nodeMtu, podMtu } from './mtu.js';
+import { placeOnHypervisors } from './placement.js';
+import { resolveVersions, type ResolvedVersions } from './versions.js';
+
+export const WINDOWS_TAINT = 'os=windows:NoSchedule';
+export const CONTROL_PLANE_TAINT = 'node-role.kubernetes.io/control-plane:NoSchedule';
+export const API_PORT = 6443;
+
+export interface ModelWarning {
+  readonly code: string;
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface ClusterModel {
+  readonly spec: ClusterSpec;
+  readonly cluster: PlanCluster;
+  readonly versions: ResolvedVersions;
+  readonly nodes: readonly PlanNode[];
+  readonly hosts: readonly HostConnection[];
+  readonly warnings: readonly ModelWarning[];
+}
+
+export function resolveModel(input: SpecResult): ClusterModel {
+  const { spec } = input;
+  const net = parseCidr(spec.network.nodeCidr) as Cidr;
+  const gateway = gatewayOf(net, spec.network.gateway);
+  const drafts = input.nodes;
+  const ips = ipsFor(spec, drafts, net, gateway);
+  const macs = assignMacs(spec.name, drafts.map((d) => d.name));
+  const placement = placeOnHypervisors(drafts, spec.hypervisors.map((h) => h.name));
+  const hasLinuxWorker = drafts.some((d) => (d.role === 'worker' && !isWindows(d.os)) || d.alsoWorker);
+  const podCidrs = predictPodCidrs(spec, drafts);
+  const nodes = drafts.map((d): PlanNode => {
+    const build = windowsRelease(d.os)?.build;
+    const hypervisor = placement.get(d.name);
+    const podCidr = podCidrs.get(d.name);
+    return {
+      name: d.name,
+      fqdn: `${d.name}.${spec.name}.${spec.domain}`,
+      role: d.role as NodeRole,
+      schedulable: d.role === 'worker' || d.alsoWorker || (d.role === 'control-plane' && !hasLinuxWorker),
+      os: d.os,
+      osFamily: isWindows(d.os) ? 'windows' : 'linux',
+      ...(build === undefined ? {} : { windowsBuild: build }),
+      ip: ips.get(d.name) ?? '',
+      mac: macs.get(d.name) ?? '',
+      ...(hypervisor === undefined ? {} : { hypervisor }),
+      ...(d.resources === undefined ? {} : { resources: d.resources }),
+      ...(podCidr === undefined ? {} : { podCidr: { cidr: podCidr, predicted: true as const } }),
+      taints: taintsFor(d, hasLinuxWorker),
+    };
+  });
+  const versions = resolveVersions(spec);
+  const warnings: ModelWarning[] = input.warnings.map((w) => ({ code: w.code, path: w.path, message: w.message }));
+  const cluster = clusterFacts(spec, versions, nodes, formatIp(4, gateway), warnings);
+  return { spec, cluster, versions, nodes, hosts: hostConnections(spec, nodes), warnings };
+}
+
+function isWindows(os: string): boolean {
+  return os.startsWith('windows');
+}
+
+function ipsFor(spec: ClusterSpec, drafts: readonly NodeDraft[], net: Cidr, gateway: bigint): Map<string, string> {
+  if (spec.driver === 'existing') return new Map(drafts.map((d) => [d.name, d.ip ?? '']));
+  const ips = allocateAddresses(net, gateway, drafts.map((d) => d.role));
+  return new Map(drafts.map((d, i) => [d.name, ips[i] ?? '']));
+}
+
+/**
+ * The controller-manager hands out pod CIDRs in registration order; we
+ * predict control plane first, then workers in spec order. Only a prediction.
+ */
+function predictPodCidrs(spec: ClusterSpec, drafts: readonly NodeDraft[]): Map<string, string> {
+  const first = parseCidr(spec.network.podCidr.split(',')[0]?.trim() ?? '');
+  const out = new Map<string, string>();
+  if (first === undefined || first.family !== 4) return out;
+  drafts.filter((d) => d.role !== 'services').forEach((d, i) => out.set(d.name, formatCidr(subnetAt(first, NODE_POD_PREFIX, BigInt(i)))));
+  return out;
+}
+
+function taintsFor(d: NodeDraft, hasLinuxWorker: boolean): string[] {
+  if (d.role === 'control-plane' && !d.alsoWorker && hasLinuxWorker) return [CONTROL_PLANE_TAINT];
+  if (d.role === 'worker' && isWindows(d.os)) return [WINDOWS_TAINT];
+  return [];
+}
+
+function clusterFacts(spec: ClusterSpec, versions: ResolvedVersions, nodes: readonly PlanNode[], gateway: string, warnings: ModelWarning[]): PlanCluster {
+  const services = nodes.find((n) => n.role === 'services');
+  const firstController = nodes.find((n) => n.role === 'control-plane');
+  const viaLoadBalancer = services !== undefined && spec.services.loadBalancer;
+  const host = `api.${spec.name}.${spec.domain}`;
+  if (services === undefined || !spec.services.dns) {
+    warnings.push({ code: 'api.dns', path: 'spec.services.dns', message: `no services DNS: make ${host} resolve to ${viaLoadBalancer ? services?.ip : firstController?.ip} in your DNS before deploying` });
+  }
+  const controllers = nodes.filter((n) => n.role === 'control-plane').length;
+  if (!viaLoadBalancer && controllers > 1) {
+    warnings.push({ code: 'api.no-load-balancer', path: 'spec.services.loadBalancer', message: `the API endpoint points at ${firstController?.name} only: with ${controllers} control-plane nodes and no load balancer the API is not highly available` });
+  }
+  return {
+    name: spec.name,
+    domain: spec.domain,
+    driver: spec.driver,
+    versions: { ...versions },
+    network: {
+      nodeCidr: spec.network.nodeCidr,
+      gateway,
+      podCidr: spec.network.podCidr,
+      serviceCidr: spec.network.serviceCidr,
+      nodeMtu: nodeMtu(spec),
+      podMtu: podMtu(spec),
+    },
+    cni: { plugin: spec.cni.plugin, backend: spec.cni.backend, vni: spec.cni.vni, port: spec.cni.port },
+    apiEndpoint: { host, port: API_PORT, address: (viaLoadBalancer ? services?.ip : firstController?.ip) ?? '' },
+  };
+}
+
+function hostConnections(spec: ClusterSpec, nodes: readonly PlanNode[]): HostConnection[] {
+  if (spec.driver === 'existing') {
+    return spec.hosts.map((h) => ({ ...sshFields(h), name: h.name, shell: isWindows(h.os) ? 'powershell' : 'sh', provisioner: 'user' }));
+  }
+  const hypervisors = spec.hypervisors.map((h): HostConnection => ({ ...sshFields(h), name: h.name, shell: 'sh', provisioner: 'user' }));
+  // Guests sit on the cluster's private network: reach them through their hypervisor.
+  const guests = nodes.map((n): HostConnection => {
+    const hv = spec.hypervisors.find((h) => h.name === n.hypervisor);
+    return {
+      name: n.name,
+      address: n.ip,
+      port: 22,
+      user: n.osFamily === 'windows' ? 'Administrator' : 'root',
+      ...(hv === undefined ? {} : { bastion: hopThrough(hv) }),
+      shell: n.osFamily === 'windows' ? 'powershell' : 'sh',
+      provisioner: 'kubemix',
+    };
+  });
+  return [...hypervisors, ...guests];
+}
+
+type SshFields = Pick<HostConnection, 'address' | 'port' | 'user' | 'identityFile' | 'bastion'>;
+
+/** Connection fields without the keys the spec left out. */
+function sshFields(t: SshTarget): SshFields {
+  const b = t.bastion;
+  return {
+    address: t.address,
+    port: t.port,
+    user: t.user,
+    ...(t.identityFile === undefined ? {} : { identityFile: t.identityFile }),
+    ...(b === undefined ? {} : { bastion: { address: b.address, port: b.port, user: b.user, ...(b.identityFile === undefined ? {} : { identityFile: b.identityFile }) } }),
+  };
+}
+
+/** The hypervisor as a jump host (one hop; its own bastion is not chained). */
+function hopThrough(hv: SshTarget): NonNullable<HostConnection['bastion']> {
+  const { bastion: _ownBastion, ...hop } = sshFields(hv);
+  return hop;
+}

@@ -1,0 +1,63 @@
+// assemblePlan: model → Plan (tasks in a DAG, artifacts by reference) plus the
+// artifact contents to write beside it. Pure and deterministic.
+import type { ClusterModel } from '../model/resolve.js';
+import { canonicalJson, sha256Hex } from '../util/json.js';
+import { artifactId, artifactLocalPath } from './artifact-path.js';
+import { checkGraph } from './graph.js';
+import { factTasks } from './tasks/facts.js';
+import { validationTasks } from './tasks/validations.js';
+import { PLAN_API_VERSION, STAGES, type Artifact, type Plan, type RenderedArtifact, type Task } from './types.js';
+
+export interface AssembledPlan {
+  readonly plan: Plan;
+  /** Contents of `plan.artifacts`, same order. */
+  readonly files: readonly (RenderedArtifact & { readonly localPath: string })[];
+}
+
+/** A step that adds tasks and artifacts for one concern (facts, validations, …). */
+export type PlanContributor = (model: ClusterModel) => { tasks: Task[]; artifacts?: RenderedArtifact[] };
+
+export const CONTRIBUTORS: readonly PlanContributor[] = [
+  (model) => ({ tasks: factTasks(model) }),
+  (model) => ({ tasks: validationTasks(model) }),
+];
+
+export function assemblePlan(model: ClusterModel, contributors: readonly PlanContributor[] = CONTRIBUTORS): AssembledPlan {
+  const parts = contributors.map((c) => c(model));
+  const tasks = sortTasks(parts.flatMap((p) => p.tasks));
+  checkGraph(tasks);
+  const rendered = parts.flatMap((p) => p.artifacts ?? []);
+  const files = rendered
+    .map((a) => ({ ...a, localPath: artifactLocalPath(a.node, a.remotePath) }))
+    .sort((a, b) => compare(a.localPath, b.localPath));
+  const artifacts: Artifact[] = files.map((f) => ({
+    id: artifactId(f.node, f.remotePath),
+    node: f.node,
+    remotePath: f.remotePath,
+    localPath: f.localPath,
+    mode: f.mode,
+    owner: f.owner,
+    sha256: sha256Hex(f.content),
+  }));
+  const body = {
+    apiVersion: PLAN_API_VERSION as typeof PLAN_API_VERSION,
+    kind: 'Plan' as const,
+    cluster: model.cluster,
+    hosts: model.hosts,
+    nodes: model.nodes,
+    artifacts,
+    tasks,
+    warnings: model.warnings,
+  };
+  const hash = sha256Hex(canonicalJson(body));
+  const plan: Plan = { apiVersion: body.apiVersion, kind: body.kind, hash, cluster: body.cluster, hosts: body.hosts, nodes: body.nodes, artifacts, tasks, warnings: body.warnings };
+  return { plan, files };
+}
+
+function sortTasks(tasks: readonly Task[]): Task[] {
+  return [...tasks].sort((a, b) => STAGES.indexOf(a.stage) - STAGES.indexOf(b.stage) || compare(a.host, b.host) || compare(a.id, b.id));
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

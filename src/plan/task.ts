@@ -1,0 +1,45 @@
+import type { Command, Stage, Task } from './types.js';
+
+export interface TaskInput {
+  readonly stage: Stage;
+  readonly host: string;
+  readonly name: string;
+  readonly description: string;
+  readonly after?: readonly string[];
+  readonly check: Command | null;
+  readonly apply: Command;
+  readonly secrets?: readonly string[];
+  readonly uploads?: readonly string[];
+  readonly timeoutSeconds?: number;
+}
+
+export const DEFAULT_TIMEOUT_SECONDS = 300;
+
+export function taskId(stage: Stage, host: string, name: string): string {
+  return `${stage}/${host}/${name}`;
+}
+
+export function task(input: TaskInput): Task {
+  return {
+    id: taskId(input.stage, input.host, input.name),
+    host: input.host,
+    stage: input.stage,
+    name: input.name,
+    description: input.description,
+    after: [...(input.after ?? [])].sort(),
+    check: input.check,
+    apply: input.apply,
+    uploads: [...(input.uploads ?? [])].sort().map((artifact) => ({ artifact })),
+    secrets: [...(input.secrets ?? [])].sort(),
+    timeoutSeconds: input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+  };
+}
+
+export function sh(script: string, privilege: 'root' | 'user' = 'root'): Command {
+  return { shell: 'sh', privilege, script: script.endsWith('\n') ? script : `${script}\n` };
+}
+
+export function powershell(script: string): Command {
+  const body = script.endsWith('\n') ? script : `${script}\n`;
+  return { shell: 'powershell', privilege: 'root', script: `$ErrorActionPreference = 'Stop'\n${body}` };
+}

@@ -1,0 +1,86 @@
+// task-run-validations: stop before anything is changed when a host cannot
+// carry what the plan puts on it (Kubeinit's preflight: hypervisor RAM and
+// disk ≥ 1.1 × what its guests need; OS and size of existing hosts).
+import { linuxDistro, windowsRelease } from '../../matrix/index.js';
+import type { ClusterModel } from '../../model/resolve.js';
+import type { PlanNode } from '../types.js';
+import { powershell, sh, task, taskId } from '../task.js';
+import type { Task } from '../types.js';
+
+/** Headroom Kubeinit asks of a hypervisor over the sum of its guests. */
+export const HYPERVISOR_HEADROOM = 1.1;
+/** Where libvirt keeps disk images (checked for free space). */
+export const LIBVIRT_IMAGES = '/var/lib/libvirt/images';
+/** kubeadm's own preflight minimums for a control-plane node. */
+export const CONTROL_PLANE_MINIMUM = { cpus: 2, ramMiB: 1700 } as const;
+
+export function validationTasks(model: ClusterModel): Task[] {
+  return model.cluster.driver === 'libvirt' ? hypervisorChecks(model) : existingNodeChecks(model);
+}
+
+function hypervisorChecks(model: ClusterModel): Task[] {
+  return model.spec.hypervisors.map((hv) => {
+    const guests = model.nodes.filter((n) => n.hypervisor === hv.name);
+    const ram = Math.ceil(HYPERVISOR_HEADROOM * guests.reduce((sum, n) => sum + (n.resources?.ramMiB ?? 0), 0));
+    const disk = Math.ceil(HYPERVISOR_HEADROOM * guests.reduce((sum, n) => sum + (n.resources?.diskGiB ?? 0), 0));
+    const script = `need_ram=${ram}
+need_disk=${disk}
+have_ram=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
+dir=${LIBVIRT_IMAGES}; [ -d "$dir" ] || dir=/
+have_disk=$(df -Pk "$dir" | awk 'NR == 2 { print int($4 / 1048576) }')
+ok=0
+if [ "$have_ram" -lt "$need_ram" ]; then echo "${hv.name}: $have_ram MiB RAM, its ${guests.length} guests need $need_ram MiB (${HYPERVISOR_HEADROOM} x their total)" >&2; ok=1; fi
+if [ "$have_disk" -lt "$need_disk" ]; then echo "${hv.name}: $have_disk GiB free in $dir, its guests need $need_disk GiB (${HYPERVISOR_HEADROOM} x their total)" >&2; ok=1; fi
+exit $ok
+`;
+    return task({
+      stage: 'task-run-validations',
+      host: hv.name,
+      name: 'capacity',
+      description: `check RAM ≥ ${ram} MiB and disk ≥ ${disk} GiB for ${guests.map((g) => g.name).join(', ') || 'no guests'}`,
+      after: [taskId('task-gather-facts', hv.name, 'facts')],
+      check: null,
+      apply: sh(script, 'user'),
+      timeoutSeconds: 60,
+    });
+  });
+}
+
+function existingNodeChecks(model: ClusterModel): Task[] {
+  return model.nodes.map((node) =>
+    task({
+      stage: 'task-run-validations',
+      host: node.name,
+      name: 'os-and-size',
+      description: `check the host runs ${node.os}${node.role === 'control-plane' ? ' and meets kubeadm minimums' : ''}`,
+      after: [taskId('task-gather-facts', node.name, 'facts')],
+      check: null,
+      apply: node.osFamily === 'windows' ? powershell(windowsCheck(node)) : sh(linuxCheck(node), 'user'),
+      timeoutSeconds: 60,
+    }),
+  );
+}
+
+function linuxCheck(node: PlanNode): string {
+  const distro = linuxDistro(node.os);
+  const min = node.role === 'control-plane' ? CONTROL_PLANE_MINIMUM : { cpus: 1, ramMiB: 0 };
+  return `. /etc/os-release
+if [ "$ID" != "${distro?.osRelease.id}" ] || [ "\${VERSION_ID:-}" != "${distro?.osRelease.versionId}" ]; then
+  echo "${node.name} runs $ID \${VERSION_ID:-}, the spec says ${node.os}" >&2; exit 1
+fi
+cpus=$(getconf _NPROCESSORS_ONLN)
+ram=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
+if [ "$cpus" -lt ${min.cpus} ] || [ "$ram" -lt ${min.ramMiB} ]; then
+  echo "${node.name} has $cpus CPUs and $ram MiB RAM; a ${node.role} node needs ${min.cpus} CPUs and ${min.ramMiB} MiB" >&2; exit 1
+fi
+`;
+}
+
+function windowsCheck(node: PlanNode): string {
+  const build = windowsRelease(node.os)?.build ?? '';
+  return `$os = Get-CimInstance -ClassName Win32_OperatingSystem
+if ($os.Version -ne '${build}') {
+  throw "${node.name} runs Windows build $($os.Version), the spec says ${node.os} (${build})"
+}
+`;
+}

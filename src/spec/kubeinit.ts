@@ -1,0 +1,229 @@
+// Kubeinit interop: `<distro>-<driver>-<controllers>-<computes>-<hypervisors>`
+// plus `--hypervisors` (hypervisor_hosts_spec) and `--nodes`
+// (cluster_nodes_spec), turned into an ordinary spec document so it goes
+// through exactly the same validation as a YAML file.
+import { parse as parseYaml } from 'yaml';
+import type { Diagnostic } from '../errors.js';
+import { LINUX_DISTROS, WINDOWS } from '../matrix/index.js';
+import { SPEC_API_VERSION } from './schema.js';
+import { didYouMean } from './suggest.js';
+import { applyOverrides, type NodeAttributes, type NodeOverride } from './kubeinit-nodes.js';
+import { existingHostsFor } from './kubeinit-existing.js';
+
+export const KUBEINIT_DEFAULTS = { cluster: 'k8scluster', domain: 'kubeinit.local' } as const;
+
+const UNSUPPORTED_DISTROS = ['okd', 'ocp', 'rke', 'eks', 'cdk', 'kid', 'k3s', 'openshift'];
+
+export interface KubeinitSpec {
+  readonly distro: 'k8s';
+  readonly driver: 'libvirt' | 'existing';
+  readonly controllers: number;
+  readonly computes: number;
+  readonly hypervisors: number;
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; diagnostics: Diagnostic[] };
+
+const fail = (code: string, path: string, message: string, hint?: string): { ok: false; diagnostics: Diagnostic[] } => ({
+  ok: false,
+  diagnostics: [{ code, severity: 'error', path, message, ...(hint === undefined ? {} : { hint }) }],
+});
+
+/** Does the text have the shape of a Kubeinit spec string (before checking its values)? */
+export function looksLikeKubeinitSpec(text: string): boolean {
+  return /^[a-z0-9]+-[a-z0-9]+(-[0-9a-z]+){3,}$/.test(text);
+}
+
+export function parseKubeinitSpec(text: string): Parsed<KubeinitSpec> {
+  const path = 'SPEC';
+  const parts = text.split('-');
+  if (!looksLikeKubeinitSpec(text) || parts.length < 5) {
+    return fail('kubeinit.format', path, `"${text}" is neither a spec file nor a Kubeinit spec string`, 'give a YAML spec file, or a string like k8s-libvirt-1-1-1 (distro-driver-controllers-computes-hypervisors)');
+  }
+  // Kubeinit ignores fields after the fifth; so do we.
+  const [distro = '', driver = '', controllers = '', computes = '', hypervisors = ''] = parts;
+  if (distro !== 'k8s') {
+    const known = UNSUPPORTED_DISTROS.includes(distro);
+    return fail('kubeinit.distro-unsupported', path, known ? `distro "${distro}" is not supported by kubemix (only vanilla Kubernetes, "k8s")` : `unknown distro "${distro}"`, 'use k8s, e.g. k8s-libvirt-1-1-1');
+  }
+  if (driver !== 'libvirt' && driver !== 'existing') {
+    const guess = didYouMean(driver, ['libvirt', 'existing']);
+    return fail('kubeinit.driver', path, `unknown driver "${driver}"${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`, 'use libvirt or existing');
+  }
+  const counts = [controllers, computes, hypervisors].map((p) => (/^\d+$/.test(p) ? Number(p) : Number.NaN));
+  const [nc = NaN, nw = NaN, nh = NaN] = counts;
+  if (![1, 3, 5].includes(nc)) return fail('kubeinit.controllers', path, `controllers must be 1, 3 or 5, got "${controllers}"`);
+  if (!Number.isInteger(nw) || nw > 999) return fail('kubeinit.computes', path, `computes must be a number 0 or more, got "${computes}"`);
+  if (!Number.isInteger(nh) || nh < 1 || nh > 99) return fail('kubeinit.hypervisors', path, `hypervisors must be a number 1 or more, got "${hypervisors}"`);
+  return { ok: true, value: { distro: 'k8s', driver, controllers: nc, computes: nw, hypervisors: nh } };
+}
+
+/** `a,b` or Kubeinit's `[[ansible_host=a],[ansible_host=b]]`. */
+export function parseHypervisorList(text: string): Parsed<string[]> {
+  const path = '--hypervisors';
+  const trimmed = text.trim();
+  if (trimmed.startsWith('[')) {
+    const entries = parseBracketList(trimmed, path);
+    if (!entries.ok) return entries;
+    const hosts: string[] = [];
+    for (const [i, entry] of entries.value.entries()) {
+      const host = entry.ansible_host;
+      if (host === undefined) return fail('hypervisors.syntax', `${path}[${i}]`, 'each entry needs ansible_host=<address>');
+      hosts.push(host);
+    }
+    return { ok: true, value: hosts };
+  }
+  const hosts = trimmed.split(',').map((h) => h.trim());
+  if (hosts.some((h) => !/^[A-Za-z0-9.:_-]+$/.test(h))) return fail('hypervisors.syntax', path, `"${text}" is not a comma-separated list of host names or addresses`);
+  return { ok: true, value: hosts };
+}
+
+/** Kubeinit's `[[k=v,k=v],[k=v]]` into a list of maps. */
+export function parseBracketList(text: string, path: string): Parsed<Record<string, string>[]> {
+  const match = /^\[\s*(\[.*\])\s*\]$/s.exec(text);
+  if (match === null) return fail('nodes.syntax', path, `"${text}" is not a Kubeinit list such as [[when_group=compute_nodes,os=windows]]`);
+  const inner = match[1] ?? '';
+  const entries: Record<string, string>[] = [];
+  for (const chunk of inner.split(/\]\s*,\s*\[/)) {
+    const body = chunk.replace(/^\[/, '').replace(/\]$/, '');
+    const entry: Record<string, string> = {};
+    for (const pair of body.split(',').filter((p) => p.trim() !== '')) {
+      const eq = pair.indexOf('=');
+      if (eq < 1) return fail('nodes.syntax', `${path}[${entries.length}]`, `"${pair.trim()}" is not key=value`);
+      entry[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
+    }
+    entries.push(entry);
+  }
+  return { ok: true, value: entries };
+}
+
+/** `--nodes` in either Kubeinit form: `[[k=v,...],...]` or a JSON/YAML list of maps. */
+export function parseNodeOverrides(text: string): Parsed<Record<string, unknown>[]> {
+  const path = '--nodes';
+  const trimmed = text.trim();
+  if (/^\[\s*\[/.test(trimmed)) return parseBracketList(trimmed, path);
+  let value: unknown;
+  try {
+    value = parseYaml(trimmed, { maxAliasCount: 10 });
+  } catch (error) {
+    return fail('nodes.syntax', path, `not valid JSON/YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  }
+  if (!Array.isArray(value) || value.some((v) => v === null || typeof v !== 'object' || Array.isArray(v))) {
+    return fail('nodes.syntax', path, 'must be a list of maps, e.g. [{when_group: compute_nodes, os: windows}]');
+  }
+  return { ok: true, value: value as Record<string, unknown>[] };
+}
+
+export interface KubeinitInput {
+  readonly spec: string;
+  readonly hypervisors?: string | undefined;
+  readonly nodes?: string | undefined;
+}
+
+/** The YAML-spec document equivalent to a Kubeinit string and its overrides. */
+export function kubeinitToSpecDocument(input: KubeinitInput): Parsed<Record<string, unknown>> {
+  const spec = parseKubeinitSpec(input.spec);
+  if (!spec.ok) return spec;
+  const k = spec.value;
+  let addresses = Array.from({ length: k.hypervisors }, (_, i) => `hypervisor-${String(i + 1).padStart(2, '0')}`);
+  if (input.hypervisors !== undefined) {
+    const list = parseHypervisorList(input.hypervisors);
+    if (!list.ok) return list;
+    if (list.value.length !== k.hypervisors) {
+      return fail('kubeinit.hypervisor-count', '--hypervisors', `${list.value.length} hypervisors given, but the spec string says ${k.hypervisors}`, 'give as many hypervisors as the last number of the spec string');
+    }
+    addresses = list.value;
+  }
+  let overrides: NodeOverride[] = [];
+  if (input.nodes !== undefined) {
+    const raw = parseNodeOverrides(input.nodes);
+    if (!raw.ok) return raw;
+    const checked = checkOverrides(raw.value);
+    if (!checked.ok) return checked;
+    overrides = checked.value;
+  }
+  const nodes = applyOverrides(k, overrides);
+  const infrastructure = k.driver === 'libvirt'
+    ? { driver: 'libvirt', hypervisors: addresses.map((address, i) => ({ name: `hypervisor-${String(i + 1).padStart(2, '0')}`, address })) }
+    : { driver: 'existing', hosts: existingHostsFor(nodes) };
+  const document: Record<string, unknown> = {
+    apiVersion: SPEC_API_VERSION,
+    kind: 'Cluster',
+    metadata: { name: KUBEINIT_DEFAULTS.cluster },
+    spec: {
+      domain: KUBEINIT_DEFAULTS.domain,
+      infrastructure,
+      ...(k.driver === 'libvirt' ? { nodes: { controlPlane: nodes.controlPlane, workers: nodes.workers } } : {}),
+      services: nodes.services,
+    },
+  };
+  return { ok: true, value: document };
+}
+
+const OVERRIDE_KEYS = ['when_group', 'when_type', 'when_distro', 'os', 'vcpus', 'ram', 'disk'];
+const GROUPS = ['controller_nodes', 'compute_nodes', 'service_nodes'];
+
+function checkOverrides(entries: Record<string, unknown>[]): Parsed<NodeOverride[]> {
+  const out: NodeOverride[] = [];
+  for (const [i, entry] of entries.entries()) {
+    const path = `--nodes[${i}]`;
+    for (const key of Object.keys(entry)) {
+      if (!OVERRIDE_KEYS.includes(key)) {
+        const guess = didYouMean(key, OVERRIDE_KEYS);
+        return fail('nodes.unknown-key', `${path}.${key}`, `unknown key "${key}"${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`, `keys: ${OVERRIDE_KEYS.join(', ')}`);
+      }
+    }
+    const group = entry.when_group === undefined ? undefined : String(entry.when_group);
+    if (group !== undefined && !GROUPS.includes(group)) {
+      return fail('nodes.group', `${path}.when_group`, `unknown group "${group}"`, `groups: ${GROUPS.join(', ')}`);
+    }
+    const attributes = overrideAttributes(entry, path);
+    if (!attributes.ok) return attributes;
+    out.push({
+      ...(group === undefined ? {} : { group }),
+      ...(entry.when_type === undefined ? {} : { type: String(entry.when_type) }),
+      ...(entry.when_distro === undefined ? {} : { distro: String(entry.when_distro) }),
+      set: attributes.value,
+    });
+  }
+  return { ok: true, value: out };
+}
+
+function overrideAttributes(entry: Record<string, unknown>, path: string): Parsed<NodeAttributes> {
+  const set: { os?: string; vcpus?: number; ram?: string; disk?: string } = {};
+  if (entry.os !== undefined) {
+    const os = resolveOsAlias(String(entry.os));
+    if (os === undefined) return fail('nodes.value', `${path}.os`, `unknown os "${String(entry.os)}"`, `use windows, windows-2022, windows-2025, ${LINUX_DISTROS.map((d) => d.alias ?? d.id).join(', ')}`);
+    set.os = os;
+  }
+  if (entry.vcpus !== undefined) {
+    const n = Number(entry.vcpus);
+    if (!Number.isInteger(n) || n < 1) return fail('nodes.value', `${path}.vcpus`, `vcpus must be a whole number, got "${String(entry.vcpus)}"`);
+    set.vcpus = n;
+  }
+  for (const key of ['ram', 'disk'] as const) {
+    if (entry[key] === undefined) continue;
+    const size = kubeinitSize(String(entry[key]), key);
+    if (size === undefined) return fail('nodes.value', `${path}.${key}`, `${key} must be a number (${key === 'ram' ? 'KiB, as Kubeinit' : 'GiB'}) or a size such as 16Gi, got "${String(entry[key])}"`);
+    set[key] = size;
+  }
+  return { ok: true, value: set };
+}
+
+/** Kubeinit gives RAM in KiB (`16777216`) and disks as `25G`. */
+function kubeinitSize(text: string, key: 'ram' | 'disk'): string | undefined {
+  if (/^[1-9]\d*$/.test(text)) {
+    const n = Number(text);
+    return key === 'ram' ? `${Math.ceil(n / 1024)}Mi` : `${n}Gi`;
+  }
+  return /^[1-9]\d*(Mi|Gi|Ti|M|G|T)$/.test(text) ? text : undefined;
+}
+
+/** `windows` → windows-2022, `debian` → the matrix's Debian, full ids as they are. */
+export function resolveOsAlias(os: string): string | undefined {
+  if (os === 'windows') return 'windows-2022';
+  if (WINDOWS.some((w) => w.os === os)) return os;
+  const distro = LINUX_DISTROS.find((d) => d.id === os || d.alias === os);
+  return distro?.id;
+}
+

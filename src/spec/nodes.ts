@@ -1,0 +1,98 @@
+// The list of nodes a spec asks for, named and in address order (controllers,
+// then workers in group order, services node last), before any address is
+// assigned. Validation rules and the model both start from it.
+import { isWindowsOs } from './normalise.js';
+import type { ClusterSpec, Resources, SshTarget } from './types.js';
+
+export type Role = 'control-plane' | 'worker' | 'services';
+
+export interface NodeDraft {
+  readonly name: string;
+  readonly role: Role;
+  readonly os: string;
+  /** Planned machine size; absent for existing hosts (measured at gather-facts). */
+  readonly resources?: Resources;
+  /** Spec path of the field that made this node (for messages). */
+  readonly path: string;
+  /** existing driver: the node IP the user gave. */
+  readonly ip?: string;
+  /** existing driver: how to reach it. */
+  readonly ssh?: SshTarget;
+  /** existing driver: a control-plane host that is also a worker. */
+  readonly alsoWorker: boolean;
+}
+
+export const NAME_PREFIX = { controller: 'controller', services: 'service' } as const;
+
+export function twoDigits(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
+export function draftNodes(spec: ClusterSpec): NodeDraft[] {
+  return spec.driver === 'existing' ? existingDrafts(spec) : groupDrafts(spec);
+}
+
+function groupDrafts(spec: ClusterSpec): NodeDraft[] {
+  const nodes: NodeDraft[] = [];
+  for (let i = 1; i <= spec.controlPlane.count; i += 1) {
+    nodes.push({
+      name: `${NAME_PREFIX.controller}-${twoDigits(i)}`,
+      role: 'control-plane',
+      os: spec.controlPlane.distro,
+      resources: spec.controlPlane.resources,
+      path: 'spec.nodes.controlPlane',
+      alsoWorker: false,
+    });
+  }
+  const counters = new Map<string, number>();
+  spec.workers.forEach((group, g) => {
+    for (let i = 0; i < group.count; i += 1) {
+      const n = (counters.get(group.name) ?? 0) + 1;
+      counters.set(group.name, n);
+      nodes.push({
+        name: `${group.name}-${twoDigits(n)}`,
+        role: 'worker',
+        os: group.os,
+        resources: group.resources,
+        path: `spec.nodes.workers[${g}]`,
+        alsoWorker: false,
+      });
+    }
+  });
+  if (spec.services.enabled) {
+    nodes.push({
+      name: `${NAME_PREFIX.services}-01`,
+      role: 'services',
+      os: spec.services.distro,
+      resources: spec.services.resources,
+      path: 'spec.services',
+      alsoWorker: false,
+    });
+  }
+  return nodes;
+}
+
+const ROLE_ORDER: readonly Role[] = ['control-plane', 'worker', 'services'];
+
+function existingDrafts(spec: ClusterSpec): NodeDraft[] {
+  const drafts = spec.hosts.map((host, i): NodeDraft & { order: number } => {
+    const role = ROLE_ORDER.find((r) => host.roles.includes(r)) ?? 'worker';
+    const { name, ip, os, roles, ...ssh } = host;
+    return {
+      name,
+      role,
+      os,
+      path: `spec.infrastructure.hosts[${i}]`,
+      ip,
+      ssh,
+      alsoWorker: role === 'control-plane' && roles.includes('worker'),
+      order: ROLE_ORDER.indexOf(role) * 1e6 + i,
+    };
+  });
+  // Same order as generated clusters: control plane, workers, services.
+  return drafts.sort((a, b) => a.order - b.order).map(({ order: _order, ...d }) => d);
+}
+
+export function isWindowsNode(node: { readonly os: string }): boolean {
+  return isWindowsOs(node.os);
+}

@@ -1,0 +1,84 @@
+// Derived defaults: values whose default depends on other fields.
+import { DEFAULT_LINUX_DISTRO } from '../matrix/index.js';
+import type { ClusterSpecParsed } from './schema.js';
+import type { ClusterSpec, ExistingHost, Resources } from './types.js';
+
+/** Default machine sizes by kind of node (Windows Server needs the larger disk). */
+export const DEFAULT_RESOURCES = {
+  controlPlane: { vcpus: 4, ramMiB: 8192, diskGiB: 40 },
+  linuxWorker: { vcpus: 4, ramMiB: 8192, diskGiB: 40 },
+  windowsWorker: { vcpus: 4, ramMiB: 8192, diskGiB: 80 },
+  services: { vcpus: 2, ramMiB: 4096, diskGiB: 40 },
+} as const satisfies Record<string, Resources>;
+
+const UNIT_MIB: Record<string, number> = { Mi: 1, M: 1, Gi: 1024, G: 1024, Ti: 1024 * 1024, T: 1024 * 1024 };
+
+/** `8Gi` → 8192 (MiB). The schema has already checked the format. */
+export function quantityToMiB(text: string): number {
+  const match = /^(\d+)([A-Za-z]+)$/.exec(text);
+  if (match === null) return Number.NaN;
+  return Number(match[1]) * (UNIT_MIB[match[2] ?? ''] ?? Number.NaN);
+}
+
+interface ResourceInput {
+  readonly vcpus?: number | undefined;
+  readonly ram?: string | undefined;
+  readonly disk?: string | undefined;
+}
+
+function resources(input: ResourceInput, fallback: Resources): Resources {
+  return {
+    vcpus: input.vcpus ?? fallback.vcpus,
+    ramMiB: input.ram === undefined ? fallback.ramMiB : quantityToMiB(input.ram),
+    diskGiB: input.disk === undefined ? fallback.diskGiB : Math.ceil(quantityToMiB(input.disk) / 1024),
+  };
+}
+
+export function isWindowsOs(os: string): boolean {
+  return os.startsWith('windows');
+}
+
+export function normalise(parsed: ClusterSpecParsed): ClusterSpec {
+  const s = parsed.spec;
+  const nodes = s.nodes ?? { controlPlane: { count: 1 }, workers: [] };
+  const controlDistro = nodes.controlPlane.distro ?? DEFAULT_LINUX_DISTRO;
+  const infra = s.infrastructure;
+  return {
+    name: parsed.metadata.name,
+    domain: s.domain,
+    kubernetesVersion: s.kubernetes.version,
+    containerdVersion: s.containerRuntime.containerd,
+    network: s.network,
+    cni: s.cni,
+    driver: infra.driver,
+    hypervisors: infra.driver === 'libvirt' ? infra.hypervisors.map((h) => ({ ...h, user: h.user ?? 'root' })) : [],
+    hosts: infra.driver === 'existing' ? infra.hosts.map(existingHost) : [],
+    controlPlane: {
+      count: nodes.controlPlane.count,
+      distro: controlDistro,
+      resources: resources(nodes.controlPlane, DEFAULT_RESOURCES.controlPlane),
+    },
+    workers: nodes.workers.map((g) => ({
+      name: g.name,
+      count: g.count,
+      os: g.os,
+      resources: resources(g, isWindowsOs(g.os) ? DEFAULT_RESOURCES.windowsWorker : DEFAULT_RESOURCES.linuxWorker),
+    })),
+    services: {
+      enabled: s.services.enabled,
+      distro: s.services.distro ?? controlDistro,
+      dns: s.services.dns,
+      loadBalancer: s.services.loadBalancer,
+      dhcp: s.services.dhcp,
+      registry: s.services.registry,
+      resources: resources(s.services, DEFAULT_RESOURCES.services),
+    },
+    ...(s.proxy === undefined ? {} : { proxy: s.proxy }),
+    mirrors: s.mirrors,
+  };
+}
+
+function existingHost(h: Extract<ClusterSpecParsed['spec']['infrastructure'], { driver: 'existing' }>['hosts'][number]): ExistingHost {
+  const { user, ip, ...rest } = h;
+  return { ...rest, ip: ip ?? h.address, user: user ?? (isWindowsOs(h.os) ? 'Administrator' : 'root') };
+}

@@ -1,0 +1,38 @@
+// CNI rules: settings Windows requires, and pod MTU.
+import { FLANNEL_VXLAN } from '../../matrix/index.js';
+import type { Diagnostic } from '../../errors.js';
+import { podMtu } from '../../model/mtu.js';
+import { error, hasWindows, warning, type Rule } from './context.js';
+
+export const vxlanSettings: Rule = (ctx) => {
+  const cni = ctx.spec.cni;
+  if (cni.backend !== 'vxlan') return [];
+  const out: Diagnostic[] = [];
+  const why = 'Windows nodes require it, and using it from the start lets Windows nodes join later without a disruptive flannel migration';
+  if (cni.plugin === 'flannel' && cni.vni !== FLANNEL_VXLAN.vni) out.push(error('cni.vxlan-vni', 'spec.cni.vni', `flannel vxlan must use VNI ${FLANNEL_VXLAN.vni}: ${why}`, `set vni: ${FLANNEL_VXLAN.vni} (or leave it out)`));
+  if (cni.plugin === 'calico' && cni.vni < FLANNEL_VXLAN.vni) out.push(error('cni.vxlan-vni', 'spec.cni.vni', `Calico VXLAN with Windows needs a VNI of ${FLANNEL_VXLAN.vni} or more`, `set vni: ${FLANNEL_VXLAN.vni}`));
+  if (cni.port !== FLANNEL_VXLAN.port) out.push(error('cni.vxlan-port', 'spec.cni.port', `vxlan must use UDP port ${FLANNEL_VXLAN.port}: ${why}`, `set port: ${FLANNEL_VXLAN.port} (or leave it out)`));
+  return out;
+};
+
+export const calicoBackend: Rule = (ctx) => {
+  if (ctx.spec.cni.plugin !== 'calico') return [];
+  const out: Diagnostic[] = [];
+  if (ctx.spec.cni.backend !== 'vxlan') out.push(error('cni.calico-backend', 'spec.cni.backend', 'Calico for Windows supports only the vxlan backend', 'set backend: vxlan'));
+  if (ctx.nodes.some((n) => n.os === 'windows-2025')) {
+    out.push(warning('cni.calico-windows-2025', 'spec.cni.plugin', 'Calico support for Windows Server 2025 is pending upstream', 'use flannel, or windows-2022 workers'));
+  }
+  return out;
+};
+
+export const hostGwNeedsOneSegment: Rule = (ctx) => {
+  if (ctx.spec.cni.backend !== 'host-gw' || ctx.spec.driver !== 'existing' || !hasWindows(ctx)) return [];
+  return [warning('cni.host-gw-segment', 'spec.cni.backend', 'host-gw needs every node on one L2 segment; kubemix checks the addresses, but not the cabling, before deploying')];
+};
+
+export const mtuFits: Rule = (ctx) => {
+  const wanted = ctx.spec.cni.mtu;
+  if (wanted === undefined) return [];
+  const max = podMtu(ctx.spec);
+  return wanted > max ? [error('cni.mtu-too-large', 'spec.cni.mtu', `pod MTU ${wanted} does not fit: the node network MTU leaves at most ${max} after ${ctx.spec.cni.backend} encapsulation`, `use ${max} or less (or leave it out)`)] : [];
+};

@@ -1,0 +1,36 @@
+import type { Diagnostic } from '../../errors.js';
+import { calicoBackend, hostGwNeedsOneSegment, mtuFits, vxlanSettings } from './cni.js';
+import type { Rule, RuleContext } from './context.js';
+import { cidrsValidAndDisjoint, dualStackWithWindows, existingHostAddresses, gatewayInNetwork, podCidrFitsNodes, roomForNodes } from './network.js';
+import { controlPlaneCount, existingHostRoles, knownOperatingSystems, uniqueNames, untaintedControlPlane, windowsNameLength, windowsOnlyAsWorkers } from './nodes.js';
+import { containerdVersion, kubernetesVersion, windowsPauseImage } from './versions.js';
+import { mirrorKeys } from './mirrors.js';
+
+/** Every cross-field rule, run in this order; each returns all it finds. */
+export const RULES: readonly Rule[] = [
+  cidrsValidAndDisjoint,
+  gatewayInNetwork,
+  roomForNodes,
+  podCidrFitsNodes,
+  dualStackWithWindows,
+  existingHostAddresses,
+  controlPlaneCount,
+  knownOperatingSystems,
+  windowsOnlyAsWorkers,
+  windowsNameLength,
+  uniqueNames,
+  untaintedControlPlane,
+  existingHostRoles,
+  vxlanSettings,
+  calicoBackend,
+  hostGwNeedsOneSegment,
+  mtuFits,
+  kubernetesVersion,
+  containerdVersion,
+  windowsPauseImage,
+  mirrorKeys,
+];
+
+export function runRules(ctx: RuleContext): Diagnostic[] {
+  return RULES.flatMap((rule) => rule(ctx));
+}

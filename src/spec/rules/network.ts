@@ -1,0 +1,145 @@
+// Address plan rules: valid, non-overlapping CIDRs with room for every node.
+import { WINDOWS_EXTERNAL_HNS_CIDR } from '../../matrix/index.js';
+import { contains, formatCidr, hasHostBits, lastAddress, overlaps, parseCidr, parseIp, subnetCount, usableHosts, type Cidr } from '../../net/cidr.js';
+import type { Diagnostic } from '../../errors.js';
+import { error, hasWindows, warning, type Rule, type RuleContext } from './context.js';
+
+/** Pod CIDR size the controller-manager hands each node (IPv4 default). */
+export const NODE_POD_PREFIX = 24;
+
+interface NamedCidr {
+  readonly field: string;
+  readonly path: string;
+  readonly cidr: Cidr;
+}
+
+function cidrList(text: string, path: string, field: string, out: Diagnostic[]): NamedCidr[] {
+  const parts = text.split(',').map((p) => p.trim());
+  if (parts.length > 2) out.push(error('cidr.invalid', path, `at most two CIDRs (IPv4 and IPv6) may be given, got ${parts.length}`));
+  return parts.flatMap((part) => {
+    const cidr = parseCidr(part);
+    if (cidr !== undefined) return [{ field, path, cidr }];
+    const hint = hasHostBits(part) ? `host bits are set; did you mean ${networkOf(part)}?` : 'write it as address/prefix, e.g. 10.244.0.0/16';
+    out.push(error('cidr.invalid', path, `"${part}" is not a valid CIDR`, hint));
+    return [];
+  });
+}
+
+function networkOf(text: string): string {
+  const [ip, prefix] = text.split('/');
+  const parsed = parseIp(ip ?? '');
+  if (parsed === undefined) return text;
+  const bits = parsed.family === 4 ? 32 : 128;
+  const mask = ((1n << BigInt(bits)) - 1n) ^ ((1n << BigInt(bits - Number(prefix))) - 1n);
+  return formatCidr({ family: parsed.family, base: parsed.value & mask, prefix: Number(prefix) });
+}
+
+export function networkCidrs(ctx: RuleContext, out: Diagnostic[]): NamedCidr[] {
+  const n = ctx.spec.network;
+  return [
+    ...cidrList(n.nodeCidr, 'spec.network.nodeCidr', 'node network', out),
+    ...cidrList(n.podCidr, 'spec.network.podCidr', 'pod network', out),
+    ...cidrList(n.serviceCidr, 'spec.network.serviceCidr', 'service network', out),
+  ];
+}
+
+export const cidrsValidAndDisjoint: Rule = (ctx) => {
+  const out: Diagnostic[] = [];
+  const cidrs = networkCidrs(ctx, out);
+  for (let i = 0; i < cidrs.length; i += 1) {
+    for (let j = i + 1; j < cidrs.length; j += 1) {
+      const a = cidrs[i];
+      const b = cidrs[j];
+      if (a === undefined || b === undefined || !overlaps(a.cidr, b.cidr)) continue;
+      out.push(error('cidr.overlap', b.path, `the ${b.field} ${formatCidr(b.cidr)} overlaps the ${a.field} ${formatCidr(a.cidr)}`, 'choose ranges that do not overlap'));
+    }
+  }
+  const hns = parseCidr(WINDOWS_EXTERNAL_HNS_CIDR);
+  for (const c of cidrs) {
+    if (hns === undefined || !overlaps(c.cidr, hns)) continue;
+    const message = `the ${c.field} ${formatCidr(c.cidr)} overlaps ${WINDOWS_EXTERNAL_HNS_CIDR}, the "External" HNS network every Windows node gets`;
+    out.push(hasWindows(ctx) ? error('cidr.hns-overlap', c.path, message, 'choose another range') : warning('cidr.hns-overlap', c.path, `${message}: Windows nodes could not join later`));
+  }
+  const node = cidrs.find((c) => c.path === 'spec.network.nodeCidr');
+  if (node !== undefined && node.cidr.family !== 4) out.push(error('cidr.family', node.path, 'the node network must be IPv4'));
+  return out;
+};
+
+function nodeNetwork(ctx: RuleContext): Cidr | undefined {
+  const cidr = parseCidr(ctx.spec.network.nodeCidr);
+  return cidr?.family === 4 ? cidr : undefined;
+}
+
+export const gatewayInNetwork: Rule = (ctx) => {
+  const net = nodeNetwork(ctx);
+  const gw = ctx.spec.network.gateway;
+  if (net === undefined || gw === undefined) return [];
+  const ip = parseIp(gw);
+  const path = 'spec.network.gateway';
+  if (ip === undefined) return [error('network.gateway', path, `"${gw}" is not an IP address`)];
+  if (!contains(net, ip)) return [error('network.gateway', path, `the gateway ${gw} is outside the node network ${ctx.spec.network.nodeCidr}`)];
+  if (ip.value === net.base || ip.value === lastAddress(net)) {
+    return [error('network.gateway', path, `the gateway ${gw} is the network or broadcast address of ${ctx.spec.network.nodeCidr}`)];
+  }
+  return [];
+};
+
+export const roomForNodes: Rule = (ctx) => {
+  const net = nodeNetwork(ctx);
+  if (net === undefined || ctx.spec.driver === 'existing') return [];
+  const needed = BigInt(ctx.nodes.length + 1);
+  if (needed <= usableHosts(net)) return [];
+  return [error('network.too-small', 'spec.network.nodeCidr', `the node network ${ctx.spec.network.nodeCidr} has ${usableHosts(net)} usable addresses; ${ctx.nodes.length} nodes and the gateway need ${needed}`, 'use a larger node network (a smaller prefix)')];
+};
+
+export const podCidrFitsNodes: Rule = (ctx) => {
+  const out: Diagnostic[] = [];
+  const [first] = cidrList(ctx.spec.network.podCidr, 'spec.network.podCidr', 'pod network', []);
+  if (first === undefined || first.cidr.family !== 4) return out;
+  const kubeNodes = ctx.nodes.filter((n) => n.role !== 'services').length;
+  if (first.cidr.prefix > NODE_POD_PREFIX) {
+    out.push(error('network.pod-cidr-too-small', 'spec.network.podCidr', `the pod network must be /${NODE_POD_PREFIX} or larger: each node gets a /${NODE_POD_PREFIX}`));
+  } else if (subnetCount(first.cidr, NODE_POD_PREFIX) < BigInt(kubeNodes)) {
+    out.push(error('network.pod-cidr-too-small', 'spec.network.podCidr', `the pod network holds ${subnetCount(first.cidr, NODE_POD_PREFIX)} node subnets (/${NODE_POD_PREFIX}) but the cluster has ${kubeNodes} nodes`, 'use a larger pod network'));
+  }
+  return out;
+};
+
+export const dualStackWithWindows: Rule = (ctx) => {
+  if (!hasWindows(ctx)) return [];
+  const out: Diagnostic[] = [];
+  for (const [field, path] of [['podCidr', 'spec.network.podCidr'], ['serviceCidr', 'spec.network.serviceCidr']] as const) {
+    const cidrs = cidrList(ctx.spec.network[field], path, field, []);
+    if (cidrs.some((c) => c.cidr.family === 6)) {
+      out.push(error('network.ipv6-windows-overlay', path, 'IPv6 or dual-stack networking is not supported with Windows nodes on an overlay network', 'use IPv4 ranges only'));
+    }
+  }
+  return out;
+};
+
+export const existingHostAddresses: Rule = (ctx) => {
+  if (ctx.spec.driver !== 'existing') return [];
+  const net = nodeNetwork(ctx);
+  const out: Diagnostic[] = [];
+  const seen = new Map<bigint, string>();
+  const gateway = ctx.spec.network.gateway === undefined ? undefined : parseIp(ctx.spec.network.gateway)?.value;
+  ctx.spec.hosts.forEach((host, i) => {
+    const path = `spec.infrastructure.hosts[${i}].ip`;
+    const ip = parseIp(host.ip);
+    if (ip === undefined || ip.family !== 4) {
+      out.push(error('nodes.ip-invalid', path, `"${host.ip}" is not an IPv4 address`, 'when address is a host name, give the node IP in "ip"'));
+      return;
+    }
+    if (net !== undefined && !contains(net, ip)) {
+      const message = `${host.name}'s IP ${host.ip} is outside the node network ${ctx.spec.network.nodeCidr}`;
+      out.push(ctx.spec.cni.backend === 'host-gw'
+        ? error('cni.host-gw-segment', path, `${message}: host-gw needs every node on one L2 segment`, 'use vxlan across routed networks')
+        : error('nodes.ip-outside-network', path, message, 'set spec.network.nodeCidr to the network the hosts are on'));
+    }
+    const other = seen.get(ip.value);
+    if (other !== undefined) out.push(error('nodes.ip-duplicate', path, `${host.name} has the same IP as ${other}`));
+    if (ip.value === gateway) out.push(error('nodes.ip-duplicate', path, `${host.name}'s IP is the gateway address`));
+    seen.set(ip.value, host.name);
+  });
+  return out;
+};

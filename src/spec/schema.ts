@@ -1,0 +1,160 @@
+// The cluster spec schema (kubemix.dev/v1alpha1, kind Cluster). One zod
+// schema is both the validator and, through `z.toJSONSchema`, the JSON Schema
+// editors use (schema/cluster.schema.json, kept current by a test).
+//
+// Static defaults live here; defaults that depend on other fields (resources
+// by OS, MTU by topology, API endpoint) are filled in by normalise.ts.
+import { z } from 'zod';
+import { DEFAULT_CONTAINERD_LINE, DEFAULT_KUBERNETES_MINOR } from '../matrix/index.js';
+
+export const SPEC_API_VERSION = 'kubemix.dev/v1alpha1';
+
+const dnsLabel = z
+  .string()
+  .max(63)
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label: lower-case letters, digits and "-", not starting or ending with "-"');
+const dnsName = z
+  .string()
+  .max(253)
+  .regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS name such as kubeinit.local');
+const hostAddress = z.string().min(1).max(253).regex(/^[A-Za-z0-9.:_-]+$/, 'must be an IP address or a host name');
+const port = z.number().int().min(1).max(65535);
+/** Sizes with a binary unit: `512Mi`, `8Gi`, `1Ti` (`M`, `G`, `T` mean the same, as in qemu and Kubeinit). */
+export const quantity = z.string().regex(/^[1-9][0-9]*(Mi|Gi|Ti|M|G|T)$/, 'must be a size with a unit, such as 8Gi or 512Mi');
+const version = (what: string) => z.string().regex(/^\d+\.\d+(\.\d+)?$/, `must be a ${what} version such as 1.36 or 1.36.2`);
+const path = z.string().min(1);
+
+const bastion = z.strictObject({
+  address: hostAddress.describe('Jump host address'),
+  port: port.default(22),
+  user: z.string().min(1).default('root'),
+  identityFile: path.optional(),
+});
+
+const sshFields = {
+  user: z.string().min(1).optional().describe('SSH user (default root; Administrator on Windows)'),
+  port: port.default(22),
+  identityFile: path.optional().describe('Private key file; default: ssh-agent'),
+  bastion: bastion.optional().describe('Jump host (ProxyJump) in front of this host'),
+};
+
+const hypervisor = z.strictObject({
+  name: dnsLabel,
+  address: hostAddress,
+  ...sshFields,
+});
+
+export const ROLES = ['control-plane', 'worker', 'services'] as const;
+
+const existingHost = z.strictObject({
+  name: dnsLabel,
+  address: hostAddress.describe('Where SSH reaches the host'),
+  ip: z.string().optional().describe('Node IP on the node network; default: address'),
+  roles: z.array(z.enum(ROLES)).min(1),
+  os: z.string().min(1).describe('debian-13, ubuntu-24.04, centos-stream-10, windows-2022, windows-2025, …'),
+  ...sshFields,
+});
+
+const infrastructure = z.discriminatedUnion('driver', [
+  z.strictObject({
+    driver: z.literal('libvirt'),
+    hypervisors: z.array(hypervisor).min(1),
+  }),
+  z.strictObject({
+    driver: z.literal('existing'),
+    hosts: z.array(existingHost).min(1),
+  }),
+]);
+
+const resources = {
+  vcpus: z.number().int().min(1).max(512).optional(),
+  ram: quantity.optional(),
+  disk: quantity.optional(),
+};
+
+const controlPlane = z.strictObject({
+  count: z.number().int().min(0).max(99).default(1),
+  distro: z.string().min(1).optional().describe('Linux distribution of the control plane'),
+  ...resources,
+});
+
+const workerGroup = z.strictObject({
+  name: dnsLabel.default('compute').describe('Node name prefix: <name>-01, <name>-02, …'),
+  count: z.number().int().min(0).max(999),
+  os: z.string().min(1).describe('A Linux distribution, or windows-2022 / windows-2025'),
+  ...resources,
+});
+
+const nodes = z.strictObject({
+  controlPlane: controlPlane.prefault({}),
+  workers: z.array(workerGroup).default([]),
+});
+
+const services = z.strictObject({
+  enabled: z.boolean().default(true),
+  distro: z.string().min(1).optional(),
+  dns: z.boolean().default(true),
+  loadBalancer: z.boolean().default(true),
+  dhcp: z.boolean().default(true),
+  registry: z.boolean().default(true),
+  ...resources,
+});
+
+const network = z.strictObject({
+  nodeCidr: z.string().default('10.0.0.0/24'),
+  gateway: z.string().optional().describe('Default: the last usable address of the node network'),
+  mtu: z.number().int().min(576).max(9216).optional().describe('Node network MTU; default 1500, 1442 across OVN Geneve'),
+  podCidr: z.string().default('10.244.0.0/16').describe('One CIDR, or two separated by a comma for dual-stack'),
+  serviceCidr: z.string().default('10.96.0.0/12'),
+});
+
+const cni = z.strictObject({
+  plugin: z.enum(['flannel', 'calico']).default('flannel'),
+  backend: z.enum(['vxlan', 'host-gw']).default('vxlan'),
+  vni: z.number().int().min(1).max(16777215).default(4096),
+  port: port.default(4789),
+  mtu: z.number().int().min(576).max(9216).optional().describe('Pod MTU; default: node MTU minus the overlay overhead'),
+});
+
+const proxy = z.strictObject({
+  http: z.url().optional(),
+  https: z.url().optional(),
+  noProxy: z.array(z.string().min(1)).default([]),
+});
+
+const mirrors = z.strictObject({
+  images: z.record(z.string().min(1), z.string().min(1)).default({}).describe('Registry host → mirror, e.g. registry.k8s.io: mirror.example.com/k8s'),
+  artifacts: z.url().optional().describe('Base URL that serves release downloads in place of their origins'),
+});
+
+export const clusterSpecSchema = z.strictObject({
+  apiVersion: z.literal(SPEC_API_VERSION),
+  kind: z.literal('Cluster'),
+  metadata: z.strictObject({ name: dnsLabel }),
+  spec: z.strictObject({
+    domain: dnsName.default('kubeinit.local'),
+    kubernetes: z.strictObject({ version: version('Kubernetes').default(DEFAULT_KUBERNETES_MINOR) }).prefault({}),
+    containerRuntime: z.strictObject({ containerd: version('containerd').default(DEFAULT_CONTAINERD_LINE) }).prefault({}),
+    network: network.prefault({}),
+    cni: cni.prefault({}),
+    infrastructure,
+    nodes: nodes.optional(),
+    services: services.prefault({}),
+    proxy: proxy.optional(),
+    mirrors: mirrors.prefault({}),
+  }),
+});
+
+/** The spec as written (defaults not applied). */
+export type ClusterSpecInput = z.input<typeof clusterSpecSchema>;
+/** The spec after schema defaults. */
+export type ClusterSpecParsed = z.output<typeof clusterSpecSchema>;
+export type HypervisorSpec = z.output<typeof hypervisor>;
+export type ExistingHostSpec = z.output<typeof existingHost>;
+export type WorkerGroupSpec = z.output<typeof workerGroup>;
+export type BastionSpec = z.output<typeof bastion>;
+
+export function clusterJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(clusterSpecSchema, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
+  return { ...schema, $id: 'https://kubemix.dev/schema/v1alpha1/cluster.json', title: 'kubemix Cluster spec' };
+}

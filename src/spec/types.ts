@@ -1,0 +1,75 @@
+// The normalised cluster spec: schema defaults and derived defaults applied,
+// sizes converted to numbers. Everything after spec/ reads this, never the
+// raw YAML.
+import type { BastionSpec, HypervisorSpec } from './schema.js';
+
+export interface Resources {
+  readonly vcpus: number;
+  readonly ramMiB: number;
+  readonly diskGiB: number;
+}
+
+export interface SshTarget {
+  readonly address: string;
+  readonly user: string;
+  readonly port: number;
+  readonly identityFile?: string | undefined;
+  readonly bastion?: BastionSpec | undefined;
+}
+
+export interface ExistingHost extends SshTarget {
+  readonly name: string;
+  /** Node IP on the node network. */
+  readonly ip: string;
+  readonly roles: readonly ('control-plane' | 'worker' | 'services')[];
+  readonly os: string;
+}
+
+export interface WorkerGroup {
+  readonly name: string;
+  readonly count: number;
+  readonly os: string;
+  readonly resources: Resources;
+}
+
+export interface ClusterSpec {
+  readonly name: string;
+  readonly domain: string;
+  /** As written: `1.36` or `1.36.2`. */
+  readonly kubernetesVersion: string;
+  /** As written: `2.3` or `2.3.2`. */
+  readonly containerdVersion: string;
+  readonly network: {
+    readonly nodeCidr: string;
+    readonly gateway?: string | undefined;
+    readonly mtu?: number | undefined;
+    readonly podCidr: string;
+    readonly serviceCidr: string;
+  };
+  readonly cni: {
+    readonly plugin: 'flannel' | 'calico';
+    readonly backend: 'vxlan' | 'host-gw';
+    readonly vni: number;
+    readonly port: number;
+    readonly mtu?: number | undefined;
+  };
+  readonly driver: 'libvirt' | 'existing';
+  /** libvirt driver: the hypervisors, in order. */
+  readonly hypervisors: readonly (HypervisorSpec & { readonly user: string })[];
+  /** existing driver: the hosts, in order. */
+  readonly hosts: readonly ExistingHost[];
+  /** libvirt driver: the node groups. */
+  readonly controlPlane: { readonly count: number; readonly distro: string; readonly resources: Resources };
+  readonly workers: readonly WorkerGroup[];
+  readonly services: {
+    readonly enabled: boolean;
+    readonly distro: string;
+    readonly dns: boolean;
+    readonly loadBalancer: boolean;
+    readonly dhcp: boolean;
+    readonly registry: boolean;
+    readonly resources: Resources;
+  };
+  readonly proxy?: { readonly http?: string | undefined; readonly https?: string | undefined; readonly noProxy: readonly string[] };
+  readonly mirrors: { readonly images: Readonly<Record<string, string>>; readonly artifacts?: string | undefined };
+}
