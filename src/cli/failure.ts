@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExitCode, InvalidSpecError, isKubemixError } from '../errors.js';
 import type { CliIo } from './io.js';
+import { formatDiagnostic } from './output.js';
 import { VERSION } from '../version.js';
 
 /** Print a failure the way the user asked (text or one JSON document) and return its exit code. */
@@ -20,10 +21,7 @@ export function reportFailure(error: unknown, argv: readonly string[], io: CliIo
     io.stdout(`${JSON.stringify(body, null, 2)}\n`);
   }
   if (error instanceof InvalidSpecError) {
-    for (const d of error.diagnostics) {
-      const hint = d.hint === undefined ? '' : `\n    hint: ${d.hint}`;
-      io.stderr(`${d.severity} ${d.path}: ${d.message} [${d.code}]${hint}\n`);
-    }
+    for (const d of error.diagnostics) io.stderr(formatDiagnostic(d));
   }
   const where = error.path !== undefined && !error.message.startsWith(error.path) ? `${error.path}: ` : '';
   io.stderr(`kubemix: ${where}${error.message} [${error.code}]\n`);

@@ -42,9 +42,7 @@ export class Output {
   }
 
   diagnostic(d: Diagnostic): void {
-    const label = this.paint(d.severity === 'error' ? 'error' : 'warn', d.severity);
-    const hint = d.hint === undefined ? '' : `\n    hint: ${d.hint}`;
-    this.io.stderr(`${label} ${d.path}: ${d.message} [${d.code}]${hint}\n`);
+    this.io.stderr(formatDiagnostic(d, (text) => this.paint(d.severity === 'error' ? 'error' : 'warn', text)));
   }
 
   private paint(level: LogLevel, text: string): string {
@@ -52,4 +50,11 @@ export class Output {
     const code = level === 'error' ? 31 : level === 'warn' ? 33 : 36;
     return `\u001b[${code}m${text}\u001b[0m`;
   }
+}
+
+/** `error file:3:5 spec.cni.vni: message [code]` plus the hint on its own line. */
+export function formatDiagnostic(d: Diagnostic, paint: (text: string) => string = (t) => t): string {
+  const where = d.location === undefined ? d.path : `${d.location} ${d.path}`;
+  const hint = d.hint === undefined ? '' : `\n    hint: ${d.hint}`;
+  return `${paint(d.severity)} ${where}: ${d.message} [${d.code}]${hint}\n`;
 }

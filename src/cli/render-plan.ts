@@ -17,7 +17,7 @@ export function renderPlanText(plan: Plan): string {
     '',
     table([
       ['NAME', 'ROLE', 'OS', 'HYPERVISOR', 'IP', 'MAC', 'POD CIDR (predicted)'],
-      ...plan.nodes.map((n) => [n.name, n.role + (n.role === 'services' || n.schedulable ? '' : ' (tainted)'), n.os, n.hypervisor ?? '-', n.ip, n.mac, n.podCidr?.cidr ?? '-']),
+      ...plan.nodes.map((n) => [n.name, n.role + (n.role === 'services' || n.schedulable ? '' : ' (tainted)'), n.os, n.hypervisor ?? '-', n.ip, n.mac ?? '-', n.podCidr?.cidr ?? '-']),
     ]),
     '',
     table([['STAGE', 'HOST', 'TASKS'], ...stageRows(plan)]),

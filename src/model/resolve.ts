@@ -56,7 +56,7 @@ export function resolveModel(input: SpecResult): ClusterModel {
       osFamily: isWindows(d.os) ? 'windows' : 'linux',
       ...(build === undefined ? {} : { windowsBuild: build }),
       ip: ips.get(d.name) ?? '',
-      mac: macs.get(d.name) ?? '',
+      ...(spec.driver === 'libvirt' ? { mac: macs.get(d.name) ?? '' } : {}),
       ...(hypervisor === undefined ? {} : { hypervisor }),
       ...(d.resources === undefined ? {} : { resources: d.resources }),
       ...(podCidr === undefined ? {} : { podCidr: { cidr: podCidr, predicted: true as const } }),
@@ -129,9 +129,9 @@ function clusterFacts(spec: ClusterSpec, versions: ResolvedVersions, nodes: read
 
 function hostConnections(spec: ClusterSpec, nodes: readonly PlanNode[]): HostConnection[] {
   if (spec.driver === 'existing') {
-    return spec.hosts.map((h) => ({ ...sshFields(h), name: h.name, shell: isWindows(h.os) ? 'powershell' : 'sh', provisioner: 'user' }));
+    return spec.hosts.map((h) => ({ name: h.name, ...sshFields(h), shell: isWindows(h.os) ? 'powershell' : 'sh', provisioner: 'user' }));
   }
-  const hypervisors = spec.hypervisors.map((h): HostConnection => ({ ...sshFields(h), name: h.name, shell: 'sh', provisioner: 'user' }));
+  const hypervisors = spec.hypervisors.map((h): HostConnection => ({ name: h.name, ...sshFields(h), shell: 'sh', provisioner: 'user' }));
   // Guests sit on the cluster's private network: reach them through their hypervisor.
   const guests = nodes.map((n): HostConnection => {
     const hv = spec.hypervisors.find((h) => h.name === n.hypervisor);

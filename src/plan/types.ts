@@ -122,7 +122,8 @@ export interface PlanNode {
   /** Windows build (`10.0.20348`) for Windows nodes. */
   readonly windowsBuild?: string;
   readonly ip: string;
-  readonly mac: string;
+  /** MAC of the VM's NIC (libvirt); absent for existing hosts. */
+  readonly mac?: string;
   /** Hypervisor the VM runs on (libvirt driver); absent for existing hosts. */
   readonly hypervisor?: string;
   /** Planned VM size (libvirt); absent for existing hosts. */

@@ -40,7 +40,7 @@ export function readSpec(source: SpecSource): SpecResult {
   }
   const spec = normalise(parsed.data);
   const nodes = draftNodes(spec);
-  const diagnostics = runRules({ parsed: parsed.data, spec, nodes });
+  const diagnostics = runRules({ document, parsed: parsed.data, spec, nodes });
   if (diagnostics.some((d) => d.severity === 'error')) throw new InvalidSpecError(name, bound(withLocations(diagnostics, yaml, name)));
   return { spec, nodes, document, warnings: withLocations(diagnostics, yaml, name), source: name };
 }

@@ -4,6 +4,8 @@ import type { NodeDraft } from '../nodes.js';
 import type { ClusterSpec } from '../types.js';
 
 export interface RuleContext {
+  /** The document as written, before defaults (to tell set fields from defaulted ones). */
+  readonly document: Record<string, unknown>;
   readonly parsed: ClusterSpecParsed;
   readonly spec: ClusterSpec;
   readonly nodes: readonly NodeDraft[];

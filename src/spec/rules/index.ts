@@ -5,6 +5,7 @@ import { cidrsValidAndDisjoint, dualStackWithWindows, existingHostAddresses, gat
 import { controlPlaneCount, existingHostRoles, knownOperatingSystems, uniqueNames, untaintedControlPlane, windowsNameLength, windowsOnlyAsWorkers } from './nodes.js';
 import { containerdVersion, kubernetesVersion, windowsPauseImage } from './versions.js';
 import { mirrorKeys } from './mirrors.js';
+import { notUsedYet } from './not-used-yet.js';
 
 /** Every cross-field rule, run in this order; each returns all it finds. */
 export const RULES: readonly Rule[] = [
@@ -29,6 +30,7 @@ export const RULES: readonly Rule[] = [
   containerdVersion,
   windowsPauseImage,
   mirrorKeys,
+  notUsedYet,
 ];
 
 export function runRules(ctx: RuleContext): Diagnostic[] {
