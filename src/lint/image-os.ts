@@ -117,3 +117,16 @@ export async function resolveImages(images: Iterable<string>, resolver: ImageOsR
   }
   return out;
 }
+
+/**
+ * The resolver the CLI uses. The registry-backed resolver and its on-disk
+ * cache come with the registry issue; they plug in here ahead of the name
+ * heuristics, and `offline` will leave the registry out.
+ */
+export function imageOsResolver(options: { offline: boolean; registry?: ImageOsResolver; cache?: ImageOsResolver }): ImageOsResolver {
+  const chain: ImageOsResolver[] = [];
+  if (!options.offline && options.registry !== undefined) chain.push(options.registry);
+  if (options.cache !== undefined) chain.push(options.cache);
+  chain.push(heuristicResolver);
+  return chainResolvers(...chain);
+}

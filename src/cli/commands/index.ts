@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
+import { registerLint } from './lint.js';
 
 /** A command module adds its subcommand to the program. */
 export type RegisterCommand = (program: Command, io: CliIo) => void;
 
 /** Every subcommand, in the order `kubemix --help` lists them. */
-export const COMMANDS: readonly RegisterCommand[] = [];
+export const COMMANDS: readonly RegisterCommand[] = [registerLint];
