@@ -20,10 +20,9 @@ export function needsToleration(ctx: TemplateContext): boolean {
   if (placement.os !== 'windows') return false;
   if (cluster !== undefined && cluster.windows.length === 0) return false;
   if (toleratesTaint(ctx.spec, cluster?.taint ?? WINDOWS_TAINT)) return false;
-  // A kubemix RuntimeClass carries the toleration; without a cluster lint
-  // cannot see the RuntimeClass, so it gives it the benefit of the doubt.
-  const runtimeClassTolerates = cluster === undefined ? placement.runtimeClassName !== undefined : placement.runtimeClassBuild !== undefined;
-  return !runtimeClassTolerates;
+  // A kubemix RuntimeClass carries the toleration; one lint cannot see (no
+  // cluster, or not the cluster's) is left to placement/unknown-runtimeclass.
+  return placement.runtimeClassName === undefined;
 }
 
 /** The cluster's RuntimeClass for this pod: the pool matching its images' build, or the only pool. */
@@ -38,6 +37,8 @@ function chooseRuntimeClass(ctx: TemplateContext): string | undefined {
 export function placementFix(ctx: TemplateContext): PlacementFix | undefined {
   const { placement } = ctx;
   if (placement.conflict) return undefined;
+  // Images of both OSes: no placement is right until the pod is split.
+  if (new Set(ctx.containers.map((c) => ctx.imageOs(c)?.os).filter((os) => os !== undefined)).size > 1) return undefined;
   if (!placement.placed) {
     if (!ctx.mixed) return undefined;
     // Unknown images are assumed Linux: Windows images are recognisable by name.

@@ -14,7 +14,7 @@ export const missingOs: TemplateRule = {
   id: 'placement/missing-os',
   severity: 'error',
   why: 'In a mixed cluster a pod without OS placement can land on a node of the other OS and hang in ContainerCreating.',
-  hint: 'set spec.os.name and a kubernetes.io/os nodeSelector (or a RuntimeClass)',
+  hint: 'set spec.os.name and a kubernetes.io/os nodeSelector (or a RuntimeClass); split pods whose images are for both OSes',
   needsCluster: false,
   fixable: true,
   check(ctx) {
