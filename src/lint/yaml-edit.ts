@@ -53,6 +53,24 @@ function nodeEnd(node: unknown): number | undefined {
   return range == null ? undefined : range[1];
 }
 
+/**
+ * Where the last content of a block node ends: the end of its last scalar or
+ * flow collection. A block collection's own range runs on over trailing blank
+ * lines, and a new entry belongs before those.
+ */
+function contentEnd(node: unknown): number | undefined {
+  if ((isMap(node) || isSeq(node)) && node.flow !== true) {
+    const last: unknown = node.items[node.items.length - 1];
+    if (last === undefined) return nodeEnd(node);
+    if (isMap(node)) {
+      const pair = node.items[node.items.length - 1];
+      return contentEnd(pair?.value ?? pair?.key);
+    }
+    return contentEnd(last);
+  }
+  return nodeEnd(node);
+}
+
 const PLAIN = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
 const YAML11_WORDS = /^(y|n|yes|no|on|off|true|false|null)$/i;
 
@@ -92,7 +110,7 @@ export function insertEntry(text: string, map: YAMLMap, key: string, value: Edit
   const first = map.items[0]?.key;
   const last = map.items[map.items.length - 1];
   const firstStart = (first as Node | null | undefined)?.range?.[0];
-  const end = nodeEnd(last?.value) ?? nodeEnd(last?.key);
+  const end = contentEnd(last?.value) ?? contentEnd(last?.key);
   if (firstStart === undefined || end === undefined) return undefined;
   const offset = nextLineStart(text, end);
   const prefix = offset === text.length && !text.endsWith('\n') ? '\n' : '';
@@ -103,7 +121,7 @@ export function insertEntry(text: string, map: YAMLMap, key: string, value: Edit
 export function appendItem(text: string, seq: YAMLSeq, item: EditValue, style: Style): Insertion | undefined {
   if (seq.flow === true) return insertFlow(text, seq, flow(item, style), ']');
   const start = seq.range?.[0];
-  const end = nodeEnd(seq.items[seq.items.length - 1]);
+  const end = contentEnd(seq.items[seq.items.length - 1]);
   if (start === undefined || end === undefined) return undefined;
   const offset = nextLineStart(text, end);
   const prefix = offset === text.length && !text.endsWith('\n') ? '\n' : '';
