@@ -71,7 +71,8 @@ function contentEnd(node: unknown): number | undefined {
   return nodeEnd(node);
 }
 
-const PLAIN = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
+/** Written unquoted: starts with a letter, so never a number, and no YAML indicators. */
+const PLAIN = /^[A-Za-z][A-Za-z0-9._/-]*$/;
 const YAML11_WORDS = /^(y|n|yes|no|on|off|true|false|null)$/i;
 
 function scalar(value: string, style: Style): string {
