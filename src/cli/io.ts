@@ -10,6 +10,8 @@ export interface CliIo {
   readonly isTty: boolean;
   /** Aborted on Ctrl-C; long-running commands stop new work when it fires. */
   readonly signal: AbortSignal;
+  /** All of standard input, for commands that read `-`; absent when there is none to read. */
+  readonly readStdin?: () => Promise<string>;
 }
 
 export function processIo(signal: AbortSignal): CliIo {
@@ -20,5 +22,10 @@ export function processIo(signal: AbortSignal): CliIo {
     cwd: process.cwd(),
     isTty: Boolean(process.stdout.isTTY),
     signal,
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Uint8Array));
+      return Buffer.concat(chunks).toString('utf8');
+    },
   };
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import { registerInit } from './init.js';
+import { registerLint } from './lint.js';
 import { registerPlan } from './plan.js';
 import { registerValidate } from './validate.js';
 
@@ -8,4 +9,4 @@ import { registerValidate } from './validate.js';
 export type RegisterCommand = (program: Command, io: CliIo) => void;
 
 /** Every subcommand, in the order `kubemix --help` lists them. */
-export const COMMANDS: readonly RegisterCommand[] = [registerValidate, registerPlan, registerInit];
+export const COMMANDS: readonly RegisterCommand[] = [registerValidate, registerPlan, registerInit, registerLint];

@@ -1,0 +1,54 @@
+// `--fix` round trips: each test/lint-fix/<name> has a golden
+// <name>.fixed.<ext>. Files named cluster-* are fixed against a cluster with
+// windows-2022 and windows-2025 pools. Checks: output equals the golden file,
+// every comment line survives, the result lints clean for the placement
+// rules, and fixing again changes nothing. UPDATE_GOLDEN=1 rewrites goldens.
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { lintClusterFor } from '../src/lint/cluster.js';
+import { lintSources } from '../src/lint/engine.js';
+import { fixSources, unifiedDiff } from '../src/lint/fix.js';
+import { repoRoot } from './helpers.js';
+
+const DIR = join(repoRoot(), 'test', 'lint-fix');
+const PLACEMENT_FIXABLE = ['placement/missing-os', 'placement/os-name-missing', 'placement/missing-toleration'];
+/** Inputs the fixer must leave as they are (pods mixing OSes need a human). */
+const UNFIXABLE_OBJECTS = ['mixed'];
+
+const inputs = readdirSync(DIR).filter((f) => /\.(ya?ml|json)$/.test(f) && !f.includes('.fixed.')).sort();
+
+function golden(name: string): string {
+  return join(DIR, name.replace(/\.(ya?ml|json)$/, '.fixed.$1'));
+}
+
+function comments(text: string): string[] {
+  return text.split('\n').filter((l) => /(^|\s)#/.test(l)).map((l) => l.slice(l.indexOf('#')));
+}
+
+for (const name of inputs) {
+  test(`fix round trip: ${name}`, async () => {
+    const options = name.startsWith('cluster-') ? { cluster: lintClusterFor(['windows-2022', 'windows-2025']) } : {};
+    const before = readFileSync(join(DIR, name), 'utf8');
+    const fixes = await fixSources([{ path: name, text: before }], options);
+    assert.equal(fixes.length, 1, 'the fixer changes the file');
+    const fix = fixes[0];
+    assert.ok(fix !== undefined);
+    if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(golden(name), fix.after);
+    assert.ok(existsSync(golden(name)), `golden ${golden(name)} missing`);
+    assert.equal(fix.after, readFileSync(golden(name), 'utf8'), unifiedDiff(fix));
+    assert.equal(fix.reformatted, name.startsWith('null-'));
+    for (const comment of comments(before)) assert.ok(fix.after.includes(comment), `comment lost: ${comment}`);
+    const report = await lintSources([{ path: name, text: fix.after }], options);
+    const left = report.findings.filter((f) => PLACEMENT_FIXABLE.includes(f.rule) && !UNFIXABLE_OBJECTS.includes(f.object?.name ?? ''));
+    assert.deepEqual(left, []);
+    assert.deepEqual(await fixSources([{ path: name, text: fix.after }], options), [], 'a second --fix changes nothing');
+  });
+}
+
+test('fix leaves files with syntax errors and already placed files alone', async () => {
+  const broken = { path: 'b.yaml', text: 'kind: Pod\nspec: {containers: [\n' };
+  const placed = { path: 'p.yaml', text: 'kind: Pod\nmetadata: {name: p}\nspec:\n  os: {name: linux}\n  nodeSelector: {kubernetes.io/os: linux}\n  containers: [{name: a, image: nginx}]\n' };
+  assert.deepEqual(await fixSources([broken, placed]), []);
+});
