@@ -109,6 +109,57 @@ export const URLS = {
     `https://github.com/containerd/containerd/releases/download/v${version}/containerd-${version}-${os}-amd64.tar.gz`,
 } as const;
 
+/** Windows-only components (REFERENCE.md §4–5). */
+export const WINDOWS_COMPONENTS = {
+  /** Service wrapper for flanneld, which has no Windows service integration. */
+  winsw: '2.12.0',
+  flannelCniPlugin: IMAGES.flannelCniPlugin.tag.slice(1),
+} as const;
+
+/**
+ * How a download is verified: `sidecar` fetches the upstream checksum file
+ * beside the asset (first token of its first line is the SHA256); `pinned`
+ * carries the hash here. A pinned `null` means upstream publishes no checksum
+ * and no verified value is recorded yet: the rendered script refuses to
+ * install such a file (fail closed) until the hash is added here.
+ */
+export type Checksum = { readonly kind: 'sidecar'; readonly url: string } | { readonly kind: 'pinned'; readonly sha256: string | null };
+
+export interface WindowsDownload {
+  /** Cache and log name (`kubelet.exe`, `containerd.tar.gz`). */
+  readonly name: string;
+  readonly version: string;
+  readonly url: string;
+  readonly checksum: Checksum;
+}
+
+const sidecar = (url: string, suffix: string): Checksum => ({ kind: 'sidecar', url: `${url}${suffix}` });
+
+/** Every file a Windows worker downloads, for one Kubernetes and containerd release. */
+export function windowsDownloads(kubernetes: string, containerd: string): WindowsDownload[] {
+  const k8s = (name: string): WindowsDownload => {
+    const url = URLS.windowsBinary(kubernetes, name);
+    return { name: `${name}.exe`, version: kubernetes, url, checksum: sidecar(url, '.sha256') };
+  };
+  const ctr = URLS.containerd(containerd, 'windows');
+  const cni = `https://github.com/containernetworking/plugins/releases/download/v${COMPONENTS.cniPlugins}/cni-plugins-windows-amd64-v${COMPONENTS.cniPlugins}.tgz`;
+  const fcni = `https://github.com/flannel-io/cni-plugin/releases/download/v${WINDOWS_COMPONENTS.flannelCniPlugin}/cni-plugin-flannel-windows-amd64-v${WINDOWS_COMPONENTS.flannelCniPlugin}.tgz`;
+  const wcn = `https://github.com/microsoft/windows-container-networking/releases/download/v${COMPONENTS.windowsContainerNetworking}/windows-container-networking-cni-amd64-v${COMPONENTS.windowsContainerNetworking}.zip`;
+  return [
+    k8s('kubelet'),
+    k8s('kubeadm'),
+    k8s('kube-proxy'),
+    k8s('kube-log-runner'),
+    { name: 'containerd.tar.gz', version: containerd, url: ctr, checksum: sidecar(ctr, '.sha256sum') },
+    { name: 'cni-plugins.tgz', version: COMPONENTS.cniPlugins, url: cni, checksum: sidecar(cni, '.sha256') },
+    { name: 'flannel-cni-plugin.tgz', version: WINDOWS_COMPONENTS.flannelCniPlugin, url: fcni, checksum: sidecar(fcni, '.sha256') },
+    // [S] hash as recorded by a third-party signed manifest; upstream publishes none.
+    { name: 'windows-container-networking.zip', version: COMPONENTS.windowsContainerNetworking, url: wcn, checksum: { kind: 'pinned', sha256: '4f36ee6905ada238ca2a9e1bfb8a1fb2912c2d88c4b6e5af4c41a42db70d7d68' } },
+    { name: 'flanneld.exe', version: COMPONENTS.flannel, url: `https://github.com/flannel-io/flannel/releases/download/v${COMPONENTS.flannel}/flanneld.exe`, checksum: { kind: 'pinned', sha256: null } },
+    { name: 'winsw.exe', version: WINDOWS_COMPONENTS.winsw, url: `https://github.com/winsw/winsw/releases/download/v${WINDOWS_COMPONENTS.winsw}/WinSW-x64.exe`, checksum: { kind: 'pinned', sha256: null } },
+  ];
+}
+
 /** The "External" HNS network every Windows node gets (REFERENCE.md §4). */
 export const WINDOWS_EXTERNAL_HNS_CIDR = '192.168.255.0/30';
 

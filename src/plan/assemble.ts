@@ -6,6 +6,7 @@ import { artifactId, artifactLocalPath } from './artifact-path.js';
 import { checkGraph } from './graph.js';
 import { factTasks } from './tasks/facts.js';
 import { validationTasks } from './tasks/validations.js';
+import { windowsTasks } from './tasks/windows.js';
 import { PLAN_API_VERSION, STAGES, type Artifact, type Plan, type RenderedArtifact, type Task } from './types.js';
 
 export interface AssembledPlan {
@@ -20,6 +21,7 @@ export type PlanContributor = (model: ClusterModel) => { tasks: Task[]; artifact
 export const CONTRIBUTORS: readonly PlanContributor[] = [
   (model) => ({ tasks: factTasks(model) }),
   (model) => ({ tasks: validationTasks(model) }),
+  (model) => windowsTasks(model),
 ];
 
 export function assemblePlan(model: ClusterModel, contributors: readonly PlanContributor[] = CONTRIBUTORS): AssembledPlan {

@@ -20,7 +20,7 @@ $cs = Get-CimInstance -ClassName Win32_ComputerSystem
 "kernel=$($os.BuildNumber)"
 "cpus=$($cs.NumberOfLogicalProcessors)"
 "ramMiB=$([int]($os.TotalVisibleMemorySize / 1024))"
-"diskFreeGiB=$([int]((Get-PSDrive -Name C).Free / 1GB))"
+"diskFreeGiB=$([int]((Get-PSDrive -Name C).Free / 1073741824))"
 `;
 
 export function factTasks(model: ClusterModel): Task[] {

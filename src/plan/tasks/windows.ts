@@ -1,0 +1,80 @@
+// Windows workers: each node's recipe (render/windows) as a chain of tasks in
+// the first-join order of issue 4. Each step waits for the one before it, so
+// the order is in the DAG itself, not in the sort.
+import type { ClusterModel } from '../../model/resolve.js';
+import { renderWindowsNode, DEFAULT_WINDOWS_OPTIONS, type WindowsOptions } from '../../render/windows/index.js';
+import { deleteNodeScript } from '../../render/windows/reset.js';
+import { WIN } from '../../render/windows/paths.js';
+import { artifactId } from '../artifact-path.js';
+import { powershell, sh, task, taskId } from '../task.js';
+import type { PlanNode, RenderedArtifact, Task } from '../types.js';
+
+export interface WindowsTaskOptions extends WindowsOptions {
+  /** Tasks the join waits for (control plane up, join token minted), by id. */
+  readonly joinAfter: readonly string[];
+}
+
+export function windowsWorkers(model: ClusterModel): PlanNode[] {
+  return model.nodes.filter((n) => n.osFamily === 'windows');
+}
+
+export function windowsNodeTasks(model: ClusterModel, node: PlanNode, options: WindowsTaskOptions): { tasks: Task[]; artifacts: RenderedArtifact[] } {
+  const { steps, artifacts } = renderWindowsNode(model, node, options);
+  const first = model.cluster.driver === 'existing' ? [taskId('task-run-validations', node.name, 'os-and-size')] : [];
+  const tasks: Task[] = [];
+  for (const step of steps) {
+    const previous = tasks.at(-1);
+    const after = previous === undefined ? first : [previous.id, ...(step.name === 'win-kubeadm-join' ? options.joinAfter : [])];
+    tasks.push(task({
+      stage: step.stage,
+      host: node.name,
+      name: step.name,
+      description: step.description,
+      after,
+      check: step.check === null ? null : powershell(step.check),
+      apply: powershell(step.apply),
+      uploads: step.uploads.map((p) => artifactId(node.name, p)),
+      secrets: step.secrets,
+      timeoutSeconds: step.timeoutSeconds,
+    }));
+  }
+  return { tasks, artifacts };
+}
+
+/** The plan contributor: every Windows worker's tasks and files. */
+export function windowsTasks(model: ClusterModel, options: WindowsTaskOptions = { ...DEFAULT_WINDOWS_OPTIONS, joinAfter: [] }): { tasks: Task[]; artifacts: RenderedArtifact[] } {
+  const parts = windowsWorkers(model).map((n) => windowsNodeTasks(model, n, options));
+  return { tasks: parts.flatMap((p) => p.tasks), artifacts: parts.flatMap((p) => p.artifacts) };
+}
+
+/**
+ * `kubemix reset` for Windows workers: run the rendered reset script on each
+ * node, then delete its Node object from the first control-plane node.
+ */
+export function windowsResetTasks(model: ClusterModel): Task[] {
+  const controller = model.nodes.find((n) => n.role === 'control-plane');
+  return windowsWorkers(model).flatMap((node) => {
+    const reset = task({
+      stage: 'task-cleanup-hypervisors',
+      host: node.name,
+      name: 'win-reset',
+      description: 'stop and delete the services, HNS networks and endpoints, CNI and kubelet state',
+      check: null,
+      apply: powershell(`& ${`'${WIN.resetScript}'`}\n`),
+      uploads: [artifactId(node.name, WIN.resetScript)],
+      timeoutSeconds: 600,
+    });
+    if (controller === undefined) return [reset];
+    const del = task({
+      stage: 'task-cleanup-hypervisors',
+      host: controller.name,
+      name: `delete-node-${node.name}`,
+      description: `delete the Node object ${node.name.toLowerCase()}`,
+      after: [reset.id],
+      check: null,
+      apply: sh(deleteNodeScript(node)),
+      timeoutSeconds: 60,
+    });
+    return [reset, del];
+  });
+}

@@ -1,0 +1,73 @@
+// containerd on Windows: config.toml for the 2.x line (`version = 3` keys,
+// REFERENCE.md §3) and one hosts.toml per mirrored registry.
+import { IMAGES, compareVersions, kubernetesRelease, windowsRelease } from '../../matrix/index.js';
+import type { ClusterModel } from '../../model/resolve.js';
+import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
+import { WIN } from './paths.js';
+
+/** A TOML literal string: Windows paths keep their backslashes. */
+function lit(value: string): string {
+  if (value.includes("'")) throw new Error(`cannot write ${value} as a TOML literal string`);
+  return `'${value}'`;
+}
+
+/** The pause image for the node's build; 2025 needs ≥ 3.10.2 (ltsc2025 layer). */
+export function sandboxImage(model: ClusterModel, node: PlanNode): string {
+  const min = windowsRelease(node.os)?.minPause ?? IMAGES.pause.tag;
+  const tag = model.versions.pause;
+  if (compareVersions(tag, min) < 0) throw new Error(`pause ${tag} has no layer for ${node.os}; it needs ${min} or later`);
+  return `${IMAGES.pause.repository}:${tag}`;
+}
+
+export function containerdConfig(model: ClusterModel, node: PlanNode): string {
+  if (model.versions.containerdConfigVersion !== '3') throw new Error(`containerd ${model.versions.containerd}: only the version = 3 config (containerd 2.x) is supported on Windows`);
+  const unconfirmed = (kubernetesRelease(model.versions.kubernetesMinor)?.containerdLines.length ?? 0) === 0;
+  const note = unconfirmed ? `# Kubernetes ${model.versions.kubernetesMinor} lists no containerd release yet: this pairing is unconfirmed upstream.\n` : '';
+  return `# containerd ${model.versions.containerd} on ${node.name} (${node.os}), rendered by kubemix.
+${note}version = 3
+root = ${lit(WIN.containerdRoot)}
+state = ${lit(WIN.containerdState)}
+
+[grpc]
+  address = ${lit('\\\\.\\pipe\\containerd-containerd')}
+
+[plugins]
+  [plugins.'io.containerd.cri.v1.images']
+    [plugins.'io.containerd.cri.v1.images'.pinned_images]
+      sandbox = ${lit(sandboxImage(model, node))}
+    [plugins.'io.containerd.cri.v1.images'.registry]
+      config_path = ${lit(WIN.containerdCerts)}
+
+  [plugins.'io.containerd.cri.v1.runtime']
+    [plugins.'io.containerd.cri.v1.runtime'.cni]
+      bin_dirs = [${lit(WIN.cniBin)}]
+      conf_dir = ${lit(WIN.cniConfDir)}
+      max_conf_num = 1
+    [plugins.'io.containerd.cri.v1.runtime'.containerd]
+      default_runtime_name = 'runhcs-wcow-process'
+      [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runhcs-wcow-process]
+        runtime_type = 'io.containerd.runhcs.v1'
+`;
+}
+
+/** `mirror.example.com/k8s` → the mirror's endpoint and whether it has a path prefix. */
+function mirrorEndpoint(mirror: string): { url: string; overridePath: boolean } {
+  const withScheme = /^[a-z]+:\/\//.test(mirror) ? mirror : `https://${mirror}`;
+  const u = new URL(withScheme);
+  const path = u.pathname.replace(/\/+$/, '');
+  return path === '' ? { url: `${u.protocol}//${u.host}`, overridePath: false } : { url: `${u.protocol}//${u.host}/v2${path}`, overridePath: true };
+}
+
+export function registryHosts(model: ClusterModel, node: PlanNode): RenderedArtifact[] {
+  return Object.entries(model.spec.mirrors.images)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([registry, mirror]) => {
+      const m = mirrorEndpoint(mirror);
+      const content = `server = "https://${registry}"
+
+[host."${m.url}"]
+  capabilities = ["pull", "resolve"]
+${m.overridePath ? '  override_path = true\n' : ''}`;
+      return { node: node.name, remotePath: `${WIN.containerdCerts}\\${registry.replace(':', '_')}\\hosts.toml`, mode: '0644', owner: 'Administrators', content };
+    });
+}

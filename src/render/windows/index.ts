@@ -1,0 +1,76 @@
+// renderWindowsNode: model + Windows node → the files it needs and the steps,
+// in the order a first join must run them (REFERENCE.md §4, issue 4). Pure.
+import type { ClusterModel } from '../../model/resolve.js';
+import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
+import { containerdConfig, registryHosts } from './containerd.js';
+import { bootOrder, bootScript, defenderExclusions, firewall } from './host.js';
+import { binaries, containerd, kubeletService } from './install.js';
+import { flanneld, join } from './join.js';
+import { joinConfiguration, kubeletPatch } from './kubeadm.js';
+import { cniConfig, netConfJson } from './network.js';
+import { WIN } from './paths.js';
+import { containersFeature, externalNetwork, preflight, rebootAfterFeature } from './prepare.js';
+import { cniConfigStep, kubeProxy, sourceVip } from './proxy.js';
+import { resetScript } from './reset.js';
+import { flanneldServiceXml, forbiddenFor, kubeProxyConfigTemplate, kubeProxyKubeconfig } from './services.js';
+import type { WindowsStep } from './step.js';
+
+export interface WindowsOptions {
+  /** Defender exclusions for containerd and kubelet paths (seed 004); on by default. */
+  readonly defenderExclusions: boolean;
+}
+
+export const DEFAULT_WINDOWS_OPTIONS: WindowsOptions = { defenderExclusions: true };
+
+export interface WindowsNodeRender {
+  readonly artifacts: RenderedArtifact[];
+  readonly steps: WindowsStep[];
+}
+
+export function renderWindowsNode(model: ClusterModel, node: PlanNode, options: WindowsOptions = DEFAULT_WINDOWS_OPTIONS): WindowsNodeRender {
+  const file = (remotePath: string, content: string): RenderedArtifact => ({ node: node.name, remotePath, mode: '0644', owner: 'Administrators', content });
+  const artifacts = [
+    file(WIN.containerdConfig, containerdConfig(model, node)),
+    ...registryHosts(model, node),
+    file(WIN.joinConfig, joinConfiguration(model, node)),
+    file(WIN.kubeletPatch, kubeletPatch(model, node)),
+    file(WIN.flannelNetConf, netConfJson(model.cluster)),
+    file(`${WIN.flanneldDir}\\flanneld-service.xml`, flanneldServiceXml(node)),
+    file(WIN.cniConf, cniConfig(model, node)),
+    file(WIN.kubeProxyConfigTemplate, kubeProxyConfigTemplate(model, node)),
+    file(WIN.kubeProxyKubeconfig, kubeProxyKubeconfig(model)),
+    file(WIN.bootScript, bootScript(model, node)),
+    file(WIN.resetScript, resetScript(model)),
+  ];
+  const overlay = model.cluster.cni.backend === 'vxlan';
+  const steps = [
+    preflight(model, node),
+    containersFeature(),
+    rebootAfterFeature(),
+    externalNetwork(model, node),
+    containerd(model, node),
+    binaries(model),
+    kubeletService(node),
+    join(node),
+    flanneld(model, node),
+    cniConfigStep(model, node),
+    ...(overlay ? [sourceVip(model)] : []),
+    kubeProxy(model),
+    firewall(model),
+    ...(options.defenderExclusions ? [defenderExclusions()] : []),
+    bootOrder(),
+  ];
+  // The containerd step uploads registry mirrors too.
+  const hosts = artifacts.filter((a) => a.remotePath.endsWith('hosts.toml')).map((a) => a.remotePath);
+  const withHosts = steps.map((s) => (s.name === 'win-containerd' ? { ...s, uploads: [...s.uploads, ...hosts] } : s));
+  assertNoForbidden(model, artifacts, withHosts);
+  return { artifacts, steps: withHosts };
+}
+
+/** A locked gate or removed flag in any output is a kubemix bug: refuse to render it. */
+function assertNoForbidden(model: ClusterModel, artifacts: readonly RenderedArtifact[], steps: readonly WindowsStep[]): void {
+  const texts = [...artifacts.map((a) => a.content), ...steps.flatMap((s) => [s.apply, s.check ?? ''])];
+  for (const bad of forbiddenFor(model.versions.kubernetes)) {
+    if (texts.some((t) => t.includes(bad))) throw new Error(`Windows render for Kubernetes ${model.versions.kubernetes} contains ${bad}, which it rejects`);
+  }
+}

@@ -1,0 +1,115 @@
+// Steps 4–6 of a Windows worker: containerd, the binaries, and the kubelet
+// service registered before the join (kubeadm stops and starts a service of
+// exactly that name and gives up after ~10 s each way).
+import type { ClusterModel } from '../../model/resolve.js';
+import type { PlanNode } from '../../plan/types.js';
+import { sha256Hex } from '../../util/json.js';
+import { containerdConfig } from './containerd.js';
+import { download, downloadFunction, downloadsFor, fetchCall, proxyOf } from './downloads.js';
+import { kubeletCommandLine } from './kubeadm.js';
+import { WIN } from './paths.js';
+import { SERVICE_FUNCTIONS, q, qList } from './ps.js';
+import { checkThat, type WindowsStep } from './step.js';
+
+const CONTAINERD_EXE = `${WIN.containerdDir}\\containerd.exe`;
+
+/** Environment for containerd's image pulls through the spec's proxy. */
+function proxyEnvironment(model: ClusterModel): string[] {
+  const proxy = proxyOf(model);
+  if (proxy === '') return [];
+  const n = model.cluster.network;
+  const noProxy = [...(model.spec.proxy?.noProxy ?? []), 'localhost', '127.0.0.1', n.nodeCidr, n.podCidr, n.serviceCidr, `.${model.cluster.domain}`];
+  return [`HTTP_PROXY=${model.spec.proxy?.http ?? proxy}`, `HTTPS_PROXY=${proxy}`, `NO_PROXY=${noProxy.join(',')}`];
+}
+
+export function containerd(model: ClusterModel, node: PlanNode): WindowsStep {
+  const d = download(model, 'containerd.tar.gz');
+  const configHash = sha256Hex(containerdConfig(model, node)).toUpperCase();
+  const env = proxyEnvironment(model);
+  const apply = `${downloadFunction(model)}${SERVICE_FUNCTIONS}${fetchCall(model, d, 'archive')}
+New-Item -ItemType Directory -Force -Path ${qList([WIN.containerdDir, WIN.containerdCerts, `${WIN.logs}\\containerd`])} | Out-Null
+$unpack = Join-Path $env:TEMP 'kubemix-containerd'
+if (Test-Path -LiteralPath $unpack) { Remove-Item -Recurse -Force -LiteralPath $unpack }
+New-Item -ItemType Directory -Force -Path $unpack | Out-Null
+& tar.exe -xzf $archive -C $unpack
+if ($LASTEXITCODE -ne 0) { throw "tar.exe could not unpack $archive" }
+Stop-KubemixService -Name 'containerd'
+Copy-Item -Force -Path (Join-Path $unpack 'bin\\*') -Destination ${q(WIN.containerdDir)}
+if ($null -eq (Get-Service -Name 'containerd' -ErrorAction SilentlyContinue)) {
+  & ${q(CONTAINERD_EXE)} --register-service --config ${q(WIN.containerdConfig)} --log-file ${q(`${WIN.logs}\\containerd\\containerd.log`)}
+  if ($LASTEXITCODE -ne 0) { throw "containerd --register-service exited $LASTEXITCODE" }
+}
+${env.length === 0 ? '' : `Set-KubemixServiceEnvironment -Name 'containerd' -Values ${qList(env)}\n`}Set-KubemixRestart -Name 'containerd' -Enabled $true
+Set-Service -Name 'containerd' -StartupType Automatic
+Start-Service -Name 'containerd'
+`;
+  const check = checkThat(`(Get-Service -Name 'containerd' -ErrorAction SilentlyContinue).Status -eq 'Running' -and (& ${q(CONTAINERD_EXE)} --version) -match ${q(` v${d.version} `)} -and (Get-FileHash -Algorithm SHA256 -LiteralPath ${q(WIN.containerdConfig)}).Hash -eq ${q(configHash)}`);
+  return { stage: 'task-prepare-cluster', name: 'win-containerd', description: `install containerd ${d.version} with its config.toml, as a service that restarts`, check, apply, uploads: [WIN.containerdConfig], secrets: [], timeoutSeconds: 900 };
+}
+
+/** Unpack an archive into a fresh folder under TEMP; `$<variable>` holds the folder. */
+function unpack(archiveVar: string, variable: string, zip: boolean): string {
+  const extract = zip
+    ? `Expand-Archive -LiteralPath $${archiveVar} -DestinationPath $${variable} -Force`
+    : `& tar.exe -xzf $${archiveVar} -C $${variable}\nif ($LASTEXITCODE -ne 0) { throw "tar.exe could not unpack $${archiveVar}" }`;
+  return `$${variable} = Join-Path $env:TEMP ${q(`kubemix-${variable}`)}
+if (Test-Path -LiteralPath $${variable}) { Remove-Item -Recurse -Force -LiteralPath $${variable} }
+New-Item -ItemType Directory -Force -Path $${variable} | Out-Null
+${extract}`;
+}
+
+/** Copy `file` found anywhere under `$<dir>` to `dest`. */
+function pick(dir: string, file: string, dest: string): string {
+  return `$found = Get-ChildItem -LiteralPath $${dir} -Recurse -File -Filter ${q(file)} | Select-Object -First 1
+if ($null -eq $found) { throw ${q(`${file} is missing from its release archive`)} }
+Copy-Item -Force -LiteralPath $found.FullName -Destination ${q(dest)}`;
+}
+
+export function binaries(model: ClusterModel): WindowsStep {
+  const marker = `${WIN.kubemix}\\binaries.json`;
+  const stamp = JSON.stringify(downloadsFor(model).filter((d) => d.name !== 'containerd.tar.gz').map((d) => `${d.name}@${d.version}`));
+  const k8s = ['kubelet', 'kubeadm', 'kube-proxy', 'kube-log-runner'];
+  const apply = `${downloadFunction(model)}New-Item -ItemType Directory -Force -Path ${qList([WIN.bin, WIN.cniBin, WIN.flanneldDir, WIN.kubemix])} | Out-Null
+${k8s.map((n) => `${fetchCall(model, download(model, `${n}.exe`), 'file')}\nCopy-Item -Force -LiteralPath $file -Destination ${q(`${WIN.bin}\\${n}.exe`)}`).join('\n')}
+${fetchCall(model, download(model, 'flanneld.exe'), 'file')}
+Copy-Item -Force -LiteralPath $file -Destination ${q(`${WIN.bin}\\flanneld.exe`)}
+${fetchCall(model, download(model, 'winsw.exe'), 'file')}
+Copy-Item -Force -LiteralPath $file -Destination ${q(`${WIN.flanneldDir}\\flanneld-service.exe`)}
+${fetchCall(model, download(model, 'cni-plugins.tgz'), 'archive')}
+${unpack('archive', 'cniPlugins', false)}
+${pick('cniPlugins', 'host-local.exe', `${WIN.cniBin}\\host-local.exe`)}
+${fetchCall(model, download(model, 'flannel-cni-plugin.tgz'), 'archive')}
+${unpack('archive', 'flannelCni', false)}
+# The release ships flannel-amd64.exe; the CNI config's type: flannel needs flannel.exe.
+${pick('flannelCni', 'flannel-amd64.exe', `${WIN.cniBin}\\flannel.exe`)}
+${fetchCall(model, download(model, 'windows-container-networking.zip'), 'archive')}
+${unpack('archive', 'sdn', true)}
+${pick('sdn', 'sdnoverlay.exe', `${WIN.cniBin}\\sdnoverlay.exe`)}
+${pick('sdn', 'sdnbridge.exe', `${WIN.cniBin}\\sdnbridge.exe`)}
+Set-Content -LiteralPath ${q(marker)} -Value ${q(stamp)} -NoNewline
+`;
+  const check = checkThat(`(Test-Path -LiteralPath ${q(marker)}) -and (Get-Content -Raw -LiteralPath ${q(marker)}) -eq ${q(stamp)}`);
+  return { stage: 'task-prepare-cluster', name: 'win-binaries', description: 'download, verify (SHA256) and install kubelet, kubeadm, kube-proxy, kube-log-runner, flanneld, WinSW and the CNI plugins', check, apply, uploads: [], secrets: [], timeoutSeconds: 1800 };
+}
+
+export function kubeletService(node: PlanNode): WindowsStep {
+  const cmd = kubeletCommandLine(node);
+  const apply = `${SERVICE_FUNCTIONS}New-Item -ItemType Directory -Force -Path ${qList([WIN.pki, WIN.kubeletDir, `${WIN.logs}\\kubelet`, WIN.patchesDir])} | Out-Null
+New-Item -ItemType Directory -Force -Path ${q(`${WIN.kubeletDir}\\etc\\kubernetes`)} | Out-Null
+# The kubelet looks for the CA under its own root-relative path on Windows.
+if (-not (Test-Path -LiteralPath ${q(WIN.kubeletPkiLink)})) {
+  New-Item -ItemType SymbolicLink -Path ${q(WIN.kubeletPkiLink)} -Target ${q(WIN.pki)} | Out-Null
+}
+$binPath = ${q(cmd)}
+if ($null -eq (Get-Service -Name 'kubelet' -ErrorAction SilentlyContinue)) {
+  New-Service -Name 'kubelet' -BinaryPathName $binPath -DisplayName 'kubelet' -StartupType Automatic -DependsOn 'containerd' | Out-Null
+} else {
+  & sc.exe config kubelet binPath= $binPath start= auto depend= containerd | Out-Null
+  if ($LASTEXITCODE -ne 0) { throw "sc.exe config kubelet exited $LASTEXITCODE" }
+}
+# kubeadm stops and starts the kubelet itself during the join: a restart-on-failure would race it.
+Set-KubemixRestart -Name 'kubelet' -Enabled $false
+`;
+  const check = checkThat(`(Test-Path -LiteralPath ${q(WIN.kubeletPkiLink)}) -and (Get-CimInstance -ClassName Win32_Service -Filter "Name='kubelet'").PathName -eq ${q(cmd)}`);
+  return { stage: 'task-prepare-cluster', name: 'win-kubelet-service', description: 'register the kubelet service (absolute paths, kube-log-runner) and the pki link before the join', check, apply, uploads: [], secrets: [], timeoutSeconds: 120 };
+}

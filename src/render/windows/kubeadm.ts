@@ -1,0 +1,85 @@
+// kubeadm join on Windows. On worker joins kubeadm writes taints and kubelet
+// extra args only to kubeadm-flags.env, which nothing reads on Windows, so
+// everything the kubelet needs goes into JoinConfiguration `patches` (target
+// kubeletconfiguration) or onto the service command line (REFERENCE.md §4).
+import { compareVersions } from '../../matrix/index.js';
+import type { ClusterModel } from '../../model/resolve.js';
+import type { PlanNode } from '../../plan/types.js';
+import { CONTAINERD_PIPE, WIN } from './paths.js';
+
+/** The name the node registers with: kubelet lower-cases it, flanneld must match. */
+export function registeredName(node: PlanNode): string {
+  return node.name.toLowerCase();
+}
+
+/** YAML single-quoted scalar. */
+function y(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+export function joinConfiguration(model: ClusterModel, node: PlanNode): string {
+  const api = model.cluster.apiEndpoint;
+  const v1beta4 = model.versions.kubeadmApi === 'v1beta4';
+  const timeouts = v1beta4 ? 'timeouts:\n  discovery: 5m0s\n  tlsBootstrap: 5m0s\n' : '';
+  const discoveryTimeout = v1beta4 ? '' : '  timeout: 5m0s\n';
+  return `apiVersion: kubeadm.k8s.io/${model.versions.kubeadmApi}
+kind: JoinConfiguration
+discovery:
+  bootstrapToken:
+    apiServerEndpoint: ${y(`${api.host}:${api.port}`)}
+    token: ${y('{{secret:join-token}}')}
+    caCertHashes:
+      - ${y('{{secret:ca-cert-hash}}')}
+${discoveryTimeout}  tlsBootstrapToken: ${y('{{secret:join-token}}')}
+nodeRegistration:
+  name: ${y(registeredName(node))}
+  criSocket: ${y(CONTAINERD_PIPE)}
+  # Empty on purpose: taints given here land in kubeadm-flags.env, unread on Windows.
+  taints: []
+patches:
+  directory: ${y(WIN.patchesDir)}
+${timeouts}`;
+}
+
+/** `key=value:Effect` → a KubeletConfiguration taint. */
+function taint(text: string): string {
+  const m = /^([^=:]+)(?:=([^:]*))?:(\w+)$/.exec(text);
+  if (m === null) throw new Error(`malformed taint ${text}`);
+  const value = m[2] === undefined ? '' : `\n    value: ${y(m[2])}`;
+  return `  - key: ${y(m[1] ?? '')}${value}\n    effect: ${y(m[3] ?? '')}`;
+}
+
+/** JSON merge patch over the kubelet config kubeadm writes from the cluster ConfigMap. */
+export function kubeletPatch(model: ClusterModel, node: PlanNode): string {
+  if (compareVersions(model.versions.kubernetes, '1.34.0') < 0) throw new Error('kubemix renders Windows workers for Kubernetes 1.34 and later');
+  const taints = node.taints.length === 0 ? 'registerWithTaints: []' : `registerWithTaints:\n${node.taints.map(taint).join('\n')}`;
+  return `apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+${taints}
+containerRuntimeEndpoint: ${y(CONTAINERD_PIPE)}
+# Windows has no cgroups: the kubelet only warns about these, set them anyway.
+cgroupsPerQOS: false
+enforceNodeAllocatable: []
+resolvConf: ''
+`;
+}
+
+/** The kubelet service command line: kube-log-runner wraps kubelet for log files with rotation. */
+export function kubeletCommandLine(node: PlanNode): string {
+  const args = [
+    `--config=${WIN.kubeletConfig}`,
+    `--bootstrap-kubeconfig=${WIN.bootstrapKubeconfig}`,
+    `--kubeconfig=${WIN.kubeletKubeconfig}`,
+    `--cert-dir=${WIN.kubeletCertDir}`,
+    `--hostname-override=${registeredName(node)}`,
+    `--node-ip=${node.ip}`,
+    '--windows-service',
+  ];
+  return logRunner('kubelet', args);
+}
+
+/** `"C:\k\bin\kube-log-runner.exe" -log-file=… "C:\k\bin\<exe>.exe" args…`, quoted for binPath. */
+export function logRunner(exe: string, args: readonly string[]): string {
+  const runner = [`"${WIN.bin}\\kube-log-runner.exe"`, `-log-file=${WIN.logs}\\${exe}\\${exe}.log`, '-log-file-size=100'];
+  return [...runner, `"${WIN.bin}\\${exe}.exe"`, ...args].join(' ');
+}

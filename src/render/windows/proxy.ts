@@ -1,0 +1,107 @@
+// Steps 9–11 of a Windows worker: the CNI config (after flanneld), the source
+// VIP (vxlan, reserved at run time) and kube-proxy.
+import type { ClusterModel } from '../../model/resolve.js';
+import type { PlanNode } from '../../plan/types.js';
+import { sha256Hex } from '../../util/json.js';
+import { cniConfig, hnsNetworkName } from './network.js';
+import { SOURCE_VIP_PLACEHOLDER, WIN } from './paths.js';
+import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q } from './ps.js';
+import { kubeProxyCommandLine } from './services.js';
+import { checkThat, type WindowsStep } from './step.js';
+
+export function cniConfigStep(model: ClusterModel, node: PlanNode): WindowsStep {
+  const hash = sha256Hex(cniConfig(model, node)).toUpperCase();
+  const name = WIN.cniConf.split('\\').pop() ?? '';
+  // The CNI directory must hold only this file: the runtime takes the first one it finds.
+  const apply = `foreach ($f in Get-ChildItem -LiteralPath ${q(WIN.cniConfDir)} -File) {
+  if ($f.Name -ne ${q(name)}) { Remove-Item -Force -LiteralPath $f.FullName }
+}
+if ((Get-FileHash -Algorithm SHA256 -LiteralPath ${q(WIN.cniConf)}).Hash -ne ${q(hash)}) { throw 'the CNI config on the host differs from the plan' }
+`;
+  const check = checkThat(`(@(Get-ChildItem -LiteralPath ${q(WIN.cniConfDir)} -File -ErrorAction SilentlyContinue).Count -eq 1) -and (Test-Path -LiteralPath ${q(WIN.cniConf)}) -and (Get-FileHash -Algorithm SHA256 -LiteralPath ${q(WIN.cniConf)}).Hash -eq ${q(hash)}`);
+  return { stage: 'task-deploy-cluster', name: 'win-cni-config', description: `write the only CNI config (network ${hnsNetworkName(model.cluster.cni)}) after flanneld`, check, apply, uploads: [WIN.cniConf], secrets: [], timeoutSeconds: 60 };
+}
+
+/**
+ * Reserve kube-proxy's source VIP with host-local, on the network name and
+ * data directory the pods use, in the subnet HNS reports for flannel's
+ * network. kube-proxy creates the endpoint itself; we only reserve.
+ */
+export function sourceVip(model: ClusterModel): WindowsStep {
+  const network = hnsNetworkName(model.cluster.cni);
+  const apply = `${HNS_FUNCTIONS}$net = Get-KubemixHnsNetwork -Name ${q(network)}
+if ($null -eq $net) { throw ${q(`HNS network ${network} does not exist: is flanneld running?`)} }
+$subnet = @($net.Subnets)[0].AddressPrefix
+$request = '{"cniVersion":"0.3.0","name":' + (ConvertTo-Json ${q(network)}) + ',"ipam":{"type":"host-local","ranges":[[{"subnet":' + (ConvertTo-Json $subnet) + '}]],"dataDir":' + (ConvertTo-Json ${q(WIN.cniState)}) + '}}'
+$env:CNI_COMMAND = 'ADD'
+$env:CNI_CONTAINERID = 'kubemix-source-vip'
+$env:CNI_NETNS = 'none'
+$env:CNI_IFNAME = 'source-vip'
+$env:CNI_PATH = ${q(WIN.cniBin)}
+$out = $request | & ${q(`${WIN.cniBin}\\host-local.exe`)}
+$cniExit = $LASTEXITCODE
+foreach ($v in 'CNI_COMMAND', 'CNI_CONTAINERID', 'CNI_NETNS', 'CNI_IFNAME', 'CNI_PATH') { Remove-Item -LiteralPath "Env:$v" }
+if ($cniExit -ne 0) { throw "host-local.exe exited $cniExit" }
+$result = ($out -join [Environment]::NewLine) | ConvertFrom-Json
+$vip = (@($result.ips)[0].address -split '/')[0]
+if ($vip -notmatch '^\\d+\\.\\d+\\.\\d+\\.\\d+$') { throw "host-local returned no address: $out" }
+Set-Content -LiteralPath ${q(WIN.sourceVipFile)} -Value (@{ ip = $vip; subnet = $subnet } | ConvertTo-Json)
+`;
+  return {
+    stage: 'task-deploy-cluster',
+    name: 'win-source-vip',
+    description: `reserve kube-proxy's source VIP on ${network} with host-local, at run time`,
+    check: checkThat(`Test-Path -LiteralPath ${q(WIN.sourceVipFile)}`),
+    apply,
+    uploads: [],
+    secrets: [],
+    timeoutSeconds: 120,
+  };
+}
+
+/** Owner-only ACL: SYSTEM and Administrators (by SID, so any UI language works). */
+export const RESTRICT_ACL = `function Set-KubemixPrivateAcl([string]$Path) {
+  $acl = New-Object System.Security.AccessControl.FileSecurity
+  $acl.SetAccessRuleProtection($true, $false)
+  foreach ($sid in 'S-1-5-18', 'S-1-5-32-544') {
+    $who = New-Object System.Security.Principal.SecurityIdentifier($sid)
+    $acl.AddAccessRule((New-Object System.Security.AccessControl.FileSystemAccessRule($who, 'FullControl', 'Allow')))
+  }
+  Set-Acl -LiteralPath $Path -AclObject $acl
+}
+`;
+
+export function kubeProxy(model: ClusterModel): WindowsStep {
+  const overlay = model.cluster.cni.backend === 'vxlan';
+  const cmd = kubeProxyCommandLine();
+  const vip = overlay
+    ? `$vip = (Get-Content -Raw -LiteralPath ${q(WIN.sourceVipFile)} | ConvertFrom-Json).ip
+$config = $config.Replace(${q(SOURCE_VIP_PLACEHOLDER)}, $vip)
+`
+    : '';
+  const apply = `${SERVICE_FUNCTIONS}${RESTRICT_ACL}Set-KubemixPrivateAcl -Path ${q(WIN.kubeProxyKubeconfig)}
+New-Item -ItemType Directory -Force -Path ${q(`${WIN.logs}\\kube-proxy`)} | Out-Null
+$config = Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyConfigTemplate)}
+${vip}Set-Content -LiteralPath ${q(WIN.kubeProxyConfig)} -Value $config -NoNewline
+$binPath = ${q(cmd)}
+if ($null -eq (Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue)) {
+  New-Service -Name 'kube-proxy' -BinaryPathName $binPath -DisplayName 'kube-proxy' -StartupType Automatic -DependsOn 'kubelet' | Out-Null
+} else {
+  & sc.exe config kube-proxy binPath= $binPath | Out-Null
+  if ($LASTEXITCODE -ne 0) { throw "sc.exe config kube-proxy exited $LASTEXITCODE" }
+}
+Set-KubemixRestart -Name 'kube-proxy' -Enabled $true
+Restart-Service -Name 'kube-proxy'
+`;
+  const check = checkThat(`(Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue).Status -eq 'Running' -and (Test-Path -LiteralPath ${q(WIN.kubeProxyConfig)}) -and -not (Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyConfig)}).Contains(${q(SOURCE_VIP_PLACEHOLDER)})`);
+  return {
+    stage: 'task-deploy-cluster',
+    name: 'win-kube-proxy',
+    description: `run kube-proxy (kernelspace on ${hnsNetworkName(model.cluster.cni)}${overlay ? ', source VIP from the node' : ''}) with a private kubeconfig`,
+    check,
+    apply,
+    uploads: [WIN.kubeProxyKubeconfig, WIN.kubeProxyConfigTemplate],
+    secrets: ['kube-proxy-windows-token'],
+    timeoutSeconds: 300,
+  };
+}

@@ -1,0 +1,99 @@
+// Service definitions for flanneld (under WinSW: it has no Windows service
+// integration of its own) and kube-proxy (kernelspace, via kube-log-runner).
+import { compareVersions } from '../../matrix/index.js';
+import type { ClusterModel } from '../../model/resolve.js';
+import type { PlanNode } from '../../plan/types.js';
+import { registeredName, logRunner } from './kubeadm.js';
+import { hnsNetworkName, podCidrV4 } from './network.js';
+import { SOURCE_VIP_PLACEHOLDER, WIN } from './paths.js';
+
+function xml(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+export function flanneldArgs(node: PlanNode): string[] {
+  // No --ip-masq: on Windows masquerading is the CNI delegate's OutBoundNAT.
+  return [
+    '--kube-subnet-mgr',
+    `--kubeconfig-file=${WIN.kubeletKubeconfig}`,
+    `--iface=${node.ip}`,
+    `--net-config-path=${WIN.flannelNetConf}`,
+    `--subnet-file=${WIN.subnetEnv}`,
+  ];
+}
+
+/** WinSW v2 configuration; it sits beside the renamed wrapper as flanneld-service.xml. */
+export function flanneldServiceXml(node: PlanNode): string {
+  return `<service>
+  <id>flanneld</id>
+  <name>flanneld</name>
+  <description>flannel for kubemix (WinSW wrapper)</description>
+  <executable>${xml(`${WIN.bin}\\flanneld.exe`)}</executable>
+  <arguments>${xml(flanneldArgs(node).join(' '))}</arguments>
+  <env name="NODE_NAME" value="${xml(registeredName(node))}"/>
+  <startmode>Manual</startmode>
+  <logpath>${xml(`${WIN.logs}\\flanneld`)}</logpath>
+  <log mode="roll-by-size">
+    <sizeThreshold>10240</sizeThreshold>
+    <keepFiles>8</keepFiles>
+  </log>
+  <onfailure action="restart" delay="10 sec"/>
+  <onfailure action="restart" delay="30 sec"/>
+  <resetfailure>1 hour</resetfailure>
+</service>
+`;
+}
+
+/**
+ * KubeProxyConfiguration with the source VIP left as a placeholder: the VIP
+ * is reserved on the node at run time, after flanneld made the network.
+ */
+export function kubeProxyConfigTemplate(model: ClusterModel, node: PlanNode): string {
+  const overlay = model.cluster.cni.backend === 'vxlan';
+  return `apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: kernelspace
+hostnameOverride: '${registeredName(node)}'
+bindAddress: 0.0.0.0
+clusterCIDR: '${podCidrV4(model.cluster)}'
+clientConnection:
+  kubeconfig: '${WIN.kubeProxyKubeconfig}'
+winkernel:
+  networkName: '${hnsNetworkName(model.cluster.cni)}'
+${overlay ? `  sourceVip: '${SOURCE_VIP_PLACEHOLDER}'\n` : ''}  enableDSR: false
+`;
+}
+
+export function kubeProxyCommandLine(): string {
+  return logRunner('kube-proxy', [`--config=${WIN.kubeProxyConfig}`, '--windows-service']);
+}
+
+/** kube-proxy's kubeconfig: the ServiceAccount token comes from the secret store at run time. */
+export function kubeProxyKubeconfig(model: ClusterModel): string {
+  const api = model.cluster.apiEndpoint;
+  return `apiVersion: v1
+kind: Config
+clusters:
+  - name: kubernetes
+    cluster:
+      server: 'https://${api.host}:${api.port}'
+      certificate-authority: '${WIN.caCert}'
+users:
+  - name: kube-proxy
+    user:
+      token: '{{secret:kube-proxy-windows-token}}'
+contexts:
+  - name: kube-proxy
+    context:
+      cluster: kubernetes
+      user: kube-proxy
+current-context: kube-proxy
+`;
+}
+
+/** Flags the kubelet or kube-proxy of this version rejects, and gates locked on. */
+export function forbiddenFor(kubernetes: string): string[] {
+  const out = ['WinOverlay', 'WinDSR'];
+  if (compareVersions(kubernetes, '1.35.0') >= 0) out.push('--pod-infra-container-image');
+  return out;
+}

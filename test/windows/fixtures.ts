@@ -1,0 +1,73 @@
+// Models for Windows tests, built through the real spec pipeline.
+import { resolveModel, type ClusterModel } from '../../src/model/resolve.js';
+import { readSpec } from '../../src/spec/read.js';
+
+export interface Combo {
+  readonly k8s: '1.34' | '1.35' | '1.36' | '1.37';
+  readonly os: 'windows-2022' | 'windows-2025';
+  readonly backend: 'vxlan' | 'host-gw';
+  /** Adds a proxy and mirrors to the spec. */
+  readonly mirrors?: boolean;
+}
+
+/** Pairwise over minor × build × backend: every pair of values appears at least once. */
+export const GOLDEN_COMBOS: readonly Combo[] = [
+  { k8s: '1.34', os: 'windows-2022', backend: 'vxlan' },
+  { k8s: '1.34', os: 'windows-2025', backend: 'host-gw' },
+  { k8s: '1.36', os: 'windows-2022', backend: 'host-gw' },
+  { k8s: '1.36', os: 'windows-2025', backend: 'vxlan', mirrors: true },
+  { k8s: '1.37', os: 'windows-2022', backend: 'vxlan' },
+  { k8s: '1.37', os: 'windows-2025', backend: 'host-gw' },
+];
+
+export function comboName(c: Combo): string {
+  return `${c.k8s}-${c.os}-${c.backend}`;
+}
+
+export function specText(c: Combo): string {
+  const extra = c.mirrors === true
+    ? `  proxy:
+    https: http://proxy.example.com:3128
+    noProxy: [example.com]
+  mirrors:
+    images:
+      registry.k8s.io: mirror.example.com/k8s
+    artifacts: https://artifacts.example.com/mirror
+`
+    : '';
+  return `apiVersion: kubemix.dev/v1alpha1
+kind: Cluster
+metadata:
+  name: k8scluster
+spec:
+  kubernetes:
+    version: "${c.k8s}"
+  network:
+    nodeCidr: 10.0.0.0/24
+    podCidr: 10.244.0.0/16
+    serviceCidr: 10.96.0.0/12
+  cni:
+    plugin: flannel
+    backend: ${c.backend}
+  infrastructure:
+    driver: libvirt
+    hypervisors:
+      - name: hypervisor-01
+        address: hv1.example.com
+  nodes:
+    controlPlane:
+      count: 1
+      distro: debian-13
+    workers:
+      - name: linux
+        count: 1
+        os: debian-13
+      - name: win
+        count: 1
+        os: ${c.os}
+${extra}`;
+}
+
+export function modelFor(c: Combo): ClusterModel {
+  return resolveModel(readSpec({ kind: 'file', path: `${comboName(c)}.yaml`, text: specText(c) }));
+}

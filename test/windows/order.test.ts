@@ -1,0 +1,108 @@
+// The first-join order of issue 4 lives in the task DAG; versions never get
+// flags or gates they reject; run-time values never come from the plan.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { assemblePlan } from '../../src/plan/assemble.js';
+import type { Task } from '../../src/plan/types.js';
+import { WIN, SOURCE_VIP_PLACEHOLDER } from '../../src/render/windows/paths.js';
+import { GOLDEN_COMBOS, comboName, modelFor, type Combo } from './fixtures.js';
+
+const ORDER = ['win-preflight', 'win-containers-feature', 'win-reboot', 'win-hns-external', 'win-containerd', 'win-binaries', 'win-kubelet-service', 'win-kubeadm-join', 'win-flanneld', 'win-cni-config', 'win-source-vip', 'win-kube-proxy', 'win-firewall', 'win-defender-exclusions', 'win-boot-order'];
+
+/** True when `later` transitively depends on `earlier`. */
+function dependsOn(tasks: readonly Task[], later: Task, earlier: Task): boolean {
+  const byId = new Map(tasks.map((t) => [t.id, t]));
+  const seen = new Set<string>();
+  const stack = [...later.after];
+  while (stack.length > 0) {
+    const id = stack.pop() ?? '';
+    if (id === earlier.id) return true;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    stack.push(...(byId.get(id)?.after ?? []));
+  }
+  return false;
+}
+
+function winTasks(c: Combo): { all: Task[]; win: Task[]; files: ReturnType<typeof assemblePlan>['files'] } {
+  const { plan, files } = assemblePlan(modelFor(c));
+  return { all: [...plan.tasks], win: plan.tasks.filter((t) => t.host === 'win-01'), files };
+}
+
+describe('first-join order is enforced by the task DAG', () => {
+  for (const c of GOLDEN_COMBOS) {
+    it(comboName(c), () => {
+      const { all, win: unordered } = winTasks(c);
+      // The plan lists tasks by stage and id; the order a host runs them in is the DAG's.
+      const win = [...unordered].sort((a, b) => unordered.filter((t) => dependsOn(all, a, t)).length - unordered.filter((t) => dependsOn(all, b, t)).length);
+      const expected = ORDER.filter((n) => c.backend === 'vxlan' || n !== 'win-source-vip');
+      assert.deepEqual(win.map((t) => t.name), expected);
+      for (let i = 1; i < win.length; i += 1) {
+        const [a, b] = [win[i - 1], win[i]];
+        assert.ok(a !== undefined && b !== undefined && dependsOn(all, b, a), `${b?.name} must wait for ${a?.name}`);
+      }
+    });
+  }
+  it('the reboot task is marked so the executor waits through it', () => {
+    const { win } = winTasks(GOLDEN_COMBOS[0] as Combo);
+    const reboot = win.find((t) => t.name === 'win-reboot');
+    assert.match(reboot?.apply.script ?? '', /shutdown\.exe \/r/);
+  });
+});
+
+describe('versions: no flag or gate a release rejects', () => {
+  for (const c of [...GOLDEN_COMBOS, { k8s: '1.35', os: 'windows-2025', backend: 'vxlan' } as const]) {
+    it(comboName(c), () => {
+      const { win, files } = winTasks(c);
+      const texts = [...win.flatMap((t) => [t.apply.script, t.check?.script ?? '']), ...files.map((f) => f.content)].join('\n');
+      assert.ok(!/WinOverlay|WinDSR/.test(texts), 'WinOverlay/WinDSR are GA and locked since 1.34');
+      if (c.k8s !== '1.34') assert.ok(!texts.includes('--pod-infra-container-image'), 'kubelet ≥ 1.35 refuses --pod-infra-container-image');
+      const join = files.find((f) => f.remotePath === WIN.joinConfig)?.content ?? '';
+      assert.match(join, /apiVersion: kubeadm\.k8s\.io\/v1beta4/);
+      const config = files.find((f) => f.remotePath === WIN.containerdConfig)?.content ?? '';
+      assert.match(config, /^version = 3$/m);
+      assert.match(config, /sandbox = 'registry\.k8s\.io\/pause:3\.10\.2'/);
+      if (c.k8s === '1.37') assert.match(config, /unconfirmed upstream/);
+    });
+  }
+});
+
+describe('run-time values stay out of the plan', () => {
+  for (const c of GOLDEN_COMBOS) {
+    it(comboName(c), () => {
+      const { win, files } = winTasks(c);
+      const model = modelFor(c);
+      const podCidr = model.nodes.find((n) => n.name === 'win-01')?.podCidr?.cidr ?? '';
+      assert.notEqual(podCidr, '');
+      const texts = [...win.flatMap((t) => [t.apply.script, t.check?.script ?? '']), ...files.filter((f) => f.node === 'win-01').map((f) => f.content)];
+      for (const t of texts) assert.ok(!t.includes(podCidr), `the predicted pod CIDR ${podCidr} leaked into the plan`);
+      const template = files.find((f) => f.remotePath === WIN.kubeProxyConfigTemplate)?.content ?? '';
+      const vip = /sourceVip: '([^']*)'/.exec(template)?.[1];
+      if (c.backend === 'vxlan') {
+        assert.equal(vip, SOURCE_VIP_PLACEHOLDER, 'the source VIP is reserved on the node, not predicted');
+        const reserve = win.find((t) => t.name === 'win-source-vip');
+        assert.match(reserve?.apply.script ?? '', /host-local\.exe/);
+        assert.match(reserve?.apply.script ?? '', /CNI_COMMAND = 'ADD'/);
+      } else {
+        assert.equal(vip, undefined);
+      }
+    });
+  }
+  it('secrets are references with names the tasks declare', () => {
+    const { win, files } = winTasks(GOLDEN_COMBOS[0] as Combo);
+    const join = win.find((t) => t.name === 'win-kubeadm-join');
+    assert.deepEqual(join?.secrets, ['ca-cert-hash', 'join-token']);
+    assert.deepEqual(win.find((t) => t.name === 'win-kube-proxy')?.secrets, ['kube-proxy-windows-token']);
+    const refs = files.flatMap((f) => [...f.content.matchAll(/\{\{secret:([a-z0-9-]+)\}\}/g)].map((m) => m[1]));
+    assert.deepEqual([...new Set(refs)].sort(), ['ca-cert-hash', 'join-token', 'kube-proxy-windows-token']);
+  });
+  it('the join patches the kubelet config with the Windows taint and checks kubeadm-flags.env', () => {
+    const { win, files } = winTasks(GOLDEN_COMBOS[0] as Combo);
+    const patch = files.find((f) => f.remotePath === WIN.kubeletPatch)?.content ?? '';
+    assert.match(patch, /registerWithTaints:\n {2}- key: 'os'\n {4}value: 'windows'\n {4}effect: 'NoSchedule'/);
+    const join = files.find((f) => f.remotePath === WIN.joinConfig)?.content ?? '';
+    assert.match(join, /patches:\n {2}directory: 'C:\\etc\\kubemix\\kubeadm-patches'/);
+    assert.match(join, /taints: \[\]/);
+    assert.match(win.find((t) => t.name === 'win-kubeadm-join')?.apply.script ?? '', /kubeadm-flags\.env/);
+  });
+});

@@ -1,0 +1,96 @@
+// Windows worker recipe: every script parses under tree-sitter-powershell and
+// passes kubemix's rules; the traps of REFERENCE.md §4–5 are pinned by tests.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { assemblePlan } from '../../src/plan/assemble.js';
+import type { Plan, RenderedArtifact, Task } from '../../src/plan/types.js';
+import { natExceptions, hnsNetworkName } from '../../src/render/windows/network.js';
+import { WIN, SOURCE_VIP_PLACEHOLDER } from '../../src/render/windows/paths.js';
+import { GOLDEN_COMBOS, comboName, modelFor, type Combo } from './fixtures.js';
+import { lintPowerShell, parseErrors, secretProblems } from './powershell.js';
+
+function planFor(c: Combo): { plan: Plan; files: readonly RenderedArtifact[]; win: Task[] } {
+  const { plan, files } = assemblePlan(modelFor(c));
+  return { plan, files, win: plan.tasks.filter((t) => t.host === 'win-01') };
+}
+
+function file(files: readonly RenderedArtifact[], path: string): string {
+  const f = files.find((x) => x.node === 'win-01' && x.remotePath === path);
+  assert.ok(f, `artifact ${path}`);
+  return f.content;
+}
+
+const ALL: readonly Combo[] = [...GOLDEN_COMBOS, { k8s: '1.35', os: 'windows-2022', backend: 'vxlan' }];
+
+describe('Windows PowerShell is well-formed and follows the rules', () => {
+  for (const c of ALL) {
+    it(comboName(c), () => {
+      const { files, win } = planFor(c);
+      const scripts = [
+        ...win.flatMap((t) => [t.apply, t.check].filter((x) => x !== null).map((x) => ({ where: t.id, text: x.script }))),
+        ...files.filter((f) => f.remotePath.endsWith('.ps1')).map((f) => ({ where: f.remotePath, text: f.content })),
+      ];
+      assert.ok(scripts.length > 20);
+      for (const s of scripts) {
+        assert.deepEqual(parseErrors(s.text), [], `${s.where} does not parse`);
+        assert.deepEqual(lintPowerShell(s.text), [], `${s.where} breaks a rule`);
+      }
+      for (const f of files) assert.deepEqual(secretProblems(f.content), [], `${f.remotePath} holds a secret`);
+    });
+  }
+});
+
+describe('the checks themselves catch what they are for', () => {
+  it('the grammar reports broken scripts', () => {
+    assert.notDeepEqual(parseErrors("$ErrorActionPreference = 'Stop'\nif ($x { Write-Output 1 }\n"), []);
+    assert.notDeepEqual(parseErrors("$ErrorActionPreference = 'Stop'\n$a = @{ b = 'c'\n"), []);
+  });
+  it('the rules flag bare sc, Invoke-Expression, a disabled firewall and plaintext tokens', () => {
+    const head = "$ErrorActionPreference = 'Stop'\n";
+    assert.ok(lintPowerShell(`${head}sc config kubelet start= auto\n`).length > 0);
+    assert.ok(lintPowerShell(`${head}iex (Invoke-WebRequest -Uri 'https://x').Content\n`).length > 0);
+    assert.ok(lintPowerShell(`${head}${['Set-NetFirewallProfile', '-Profile', 'Domain', '-Enabled', ['Fal', 'se'].join('')].join(' ')}\n`).length > 0);
+    assert.ok(lintPowerShell(`${head}${['Set-MpPreference', ['-Disable', 'RealtimeMonitoring'].join(''), '$true'].join(' ')}\n`).length > 0);
+    assert.ok(lintPowerShell(`${head}$t = 'abcdef.0123456789abcdef'\n`).length > 0);
+    assert.ok(lintPowerShell(`Write-Output 1\n${head}`).length > 0);
+    assert.ok(lintPowerShell(`${head}throw "bad $Version: here"\n`).length > 0);
+  });
+});
+
+describe('network traps', () => {
+  for (const c of ALL) {
+    it(`${comboName(c)}: CNI name = HNS network flanneld creates = kube-proxy networkName`, () => {
+      const { plan, files } = planFor(c);
+      const network = hnsNetworkName(plan.cluster.cni);
+      assert.equal(network, c.backend === 'vxlan' ? 'flannel.4096' : 'cbr0');
+      const cni = JSON.parse(file(files, WIN.cniConf)) as { name: string; type: string; delegate: { type: string }; capabilities: Record<string, boolean> };
+      assert.equal(cni.name, network);
+      assert.equal(cni.type, 'flannel');
+      assert.equal(cni.delegate.type, c.backend === 'vxlan' ? 'sdnoverlay' : 'sdnbridge');
+      assert.deepEqual(cni.capabilities, { portMappings: true, dns: true });
+      assert.match(file(files, WIN.kubeProxyConfigTemplate), new RegExp(`networkName: '${network.replace('.', '\\.')}'`));
+      const netConf = JSON.parse(file(files, WIN.flannelNetConf)) as { Backend: { Type: string; VNI?: number; Port?: number } };
+      assert.equal(netConf.Backend.Type, c.backend);
+      if (c.backend === 'vxlan') assert.deepEqual([netConf.Backend.VNI, netConf.Backend.Port], [4096, 4789]);
+    });
+  }
+  it('vxlan: OutBoundNAT exceptions are pod + service CIDR, never the node network', () => {
+    const { plan, files } = planFor({ k8s: '1.36', os: 'windows-2022', backend: 'vxlan' });
+    const cni = JSON.parse(file(files, WIN.cniConf)) as { delegate: { AdditionalArgs: { Value: { Type: string; Settings: Record<string, unknown> } }[] } };
+    const byType = (t: string) => cni.delegate.AdditionalArgs.filter((a) => a.Value.Type === t).map((a) => a.Value.Settings);
+    assert.deepEqual(byType('OutBoundNAT'), [{ Exceptions: ['10.244.0.0/16', '10.96.0.0/12'] }]);
+    assert.ok(!natExceptions(plan.cluster).includes(plan.cluster.network.nodeCidr));
+    assert.deepEqual(byType('SDNRoute'), [{ DestinationPrefix: '10.96.0.0/12', NeedEncap: true }]);
+    assert.deepEqual(byType('ProviderAddress'), [{ ProviderAddress: '10.0.0.3' }]);
+  });
+  it('host-gw: sdnbridge with forceBridgeGateway, node /32 route, no ProviderAddress', () => {
+    const { files } = planFor({ k8s: '1.36', os: 'windows-2022', backend: 'host-gw' });
+    const text = file(files, WIN.cniConf);
+    const cni = JSON.parse(text) as { delegate: { optionalFlags: Record<string, boolean>; AdditionalArgs: { Value: { Type: string; Settings: Record<string, unknown> } }[] } };
+    assert.deepEqual(cni.delegate.optionalFlags, { forceBridgeGateway: true });
+    const routes = cni.delegate.AdditionalArgs.filter((a) => a.Value.Type === 'SDNRoute').map((a) => a.Value.Settings['DestinationPrefix']);
+    assert.deepEqual(routes, ['10.96.0.0/12', '10.0.0.3/32']);
+    assert.ok(!text.includes('ProviderAddress'));
+    assert.ok(!text.includes('10.0.0.0/24'));
+  });
+});
