@@ -141,6 +141,10 @@ export function kubeinitToSpecDocument(input: KubeinitInput): Parsed<Record<stri
     const checked = checkOverrides(raw.value);
     if (!checked.ok) return checked;
     overrides = checked.value;
+    const sized = overrides.findIndex((o) => o.set.vcpus !== undefined || o.set.ram !== undefined || o.set.disk !== undefined);
+    if (k.driver === 'existing' && sized >= 0) {
+      return fail('nodes.value', `--nodes[${sized}]`, 'vcpus, ram and disk size VMs kubemix creates; with the existing driver the hosts already have theirs', 'drop them, or use the libvirt driver');
+    }
   }
   const nodes = applyOverrides(k, overrides);
   const infrastructure = k.driver === 'libvirt'

@@ -105,8 +105,9 @@ export const podCidrFitsNodes: Rule = (ctx) => {
   return out;
 };
 
+/** Windows overlay (vxlan) networking has no IPv6 between pods (REFERENCE.md §5). */
 export const dualStackWithWindows: Rule = (ctx) => {
-  if (!hasWindows(ctx)) return [];
+  if (!hasWindows(ctx) || ctx.spec.cni.backend !== 'vxlan') return [];
   const out: Diagnostic[] = [];
   for (const [field, path] of [['podCidr', 'spec.network.podCidr'], ['serviceCidr', 'spec.network.serviceCidr']] as const) {
     const cidrs = cidrList(ctx.spec.network[field], path, field, []);
