@@ -15,11 +15,13 @@ export interface SshTransportOptions extends ConnectOptions {
   readonly maxSessions: number;
 }
 
-export const DEFAULT_SSH_OPTIONS = {
-  keepaliveIntervalMs: 5_000,
-  keepaliveCountMax: 3,
-  readyTimeoutMs: 20_000,
-} as const;
+export interface SshTimings {
+  readonly keepaliveIntervalMs: number;
+  readonly keepaliveCountMax: number;
+  readonly readyTimeoutMs: number;
+}
+
+export const DEFAULT_SSH_OPTIONS: SshTimings = { keepaliveIntervalMs: 5_000, keepaliveCountMax: 3, readyTimeoutMs: 20_000 };
 
 export class SshTransport implements Transport {
   private client: Client | undefined;

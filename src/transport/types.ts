@@ -67,3 +67,9 @@ export class TailBuffer {
     return all.subarray(Math.max(0, all.length - this.cap)).toString('utf8');
   }
 }
+
+/** A transport the executor can (re)connect and read files through. */
+export interface HostTransport extends Transport {
+  connect(): Promise<void>;
+  readFile(path: string, privilege: ExecRequest['privilege']): Promise<string>;
+}
