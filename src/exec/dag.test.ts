@@ -9,15 +9,19 @@ function nodes(spec: Record<string, [string, string[]]>): DagNode[] {
 }
 
 describe('runDag', () => {
-  it('runs dependencies first and hosts independently (no lockstep)', async () => {
+  it('runs dependencies first and hosts independently (no lockstep)', { timeout: 5000 }, async () => {
     const log: string[] = [];
     const plan = nodes({ a1: ['a', []], a2: ['a', ['a1']], b1: ['b', []], b2: ['b', ['b1']], c: ['a', ['a2', 'b2']] });
-    const delays: Record<string, number> = { a1: 60, a2: 5, b1: 5, b2: 5, c: 1 };
+    let b2Done: () => void = () => undefined;
+    const b2Finished = new Promise<void>((r) => (b2Done = r));
     const out = await runDag(plan, { concurrency: 1, signal: new AbortController().signal }, {
       work: async (n) => {
         log.push(`start ${n.id}`);
-        await sleep(delays[n.id] ?? 1);
+        // a1 can only finish once host b has run its whole chain: lockstep would deadlock here.
+        if (n.id === 'a1') await b2Finished;
+        await sleep(1);
         log.push(`end ${n.id}`);
+        if (n.id === 'b2') b2Done();
         return 'done';
       },
       blocked: () => assert.fail('nothing is blocked'),

@@ -27,7 +27,7 @@ export interface Outcome {
 export async function run(built: BuiltPlan, stateDir: string, knownHostsFile: string, extra: Partial<ApplyOptions> = {}): Promise<Outcome> {
   const events = new EventRecorder();
   try {
-    const result = await applyPlan(built.plan, built.contents, { stateDir, knownHostsFile, signal: new AbortController().signal, concurrency: 4, listeners: [events.listener], ...FAST, ...extra });
+    const result = await applyPlan(built.plan, built.contents, { stateDir, knownHostsFile, signal: new AbortController().signal, concurrency: 4, ...FAST, ...extra, listeners: [events.listener, ...(extra.listeners ?? [])] });
     return { result, events };
   } catch (error) {
     return { error, events };

@@ -2,7 +2,7 @@
 // (secrets already redacted when they were written).
 import type { Command } from 'commander';
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { InputError } from '../../errors.js';
 import { statePaths } from '../../exec/state-dir.js';
 import type { CliIo } from '../io.js';
@@ -10,7 +10,7 @@ import type { CliIo } from '../io.js';
 export async function runLogs(stateDir: string | undefined, host: string | undefined, io: CliIo): Promise<void> {
   const dir = stateDir ?? io.env['KUBEMIX_STATE_DIR'];
   if (dir === undefined || dir === '') throw new InputError('flags.state-dir', 'kubemix logs needs --state-dir DIR (or KUBEMIX_STATE_DIR)');
-  const logs = statePaths(join(io.cwd, dir)).logs;
+  const logs = statePaths(resolve(io.cwd, dir)).logs;
   let files: string[];
   try {
     files = (await readdir(logs)).filter((f) => f.endsWith('.log')).sort();
