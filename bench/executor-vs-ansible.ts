@@ -39,19 +39,18 @@ async function kubemix(net: TestNet, kh: string): Promise<number> {
   const planDir = join(net.root, 'bench-plan');
   await writePlanDir(planDir, buildPlan(net.hosts.map((h) => net.connection(h)), tasks));
   const args = ['bin/kubemix.js', 'up', '--plan', planDir, '--state-dir', newStateDir(net), '--known-hosts', kh, '--concurrency', '1'];
-  return time(() => execFileSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] }));
+  return time(() => execFileSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'ignore'] }));
 }
 
 function ansible(net: TestNet, kh: string): number {
   const dir = join(net.root, 'ansible');
   mkdirSync(dir, { recursive: true });
-  const inventory = ['[test]', ...net.hosts.map((h) => `${h.name} ansible_host=${h.address} ansible_user=root ansible_ssh_private_key_file=${net.clientKey}`)].join('\n');
+  const inventory = ['[test]', ...net.hosts.map((h) => `${h.name} ansible_host=${h.address} ansible_user=root ansible_ssh_private_key_file=${net.clientKey} d=${join(h.dir, 'ansible')}`)].join('\n');
   writeFileSync(join(dir, 'inventory.ini'), `${inventory}\n`);
   const cfg = ['[defaults]', `forks = ${N}`, 'host_key_checking = True', 'interpreter_python = /usr/bin/python3', 'strategy = free', 'gathering = explicit', 'retry_files_enabled = False', '[ssh_connection]', 'pipelining = True', `ssh_args = -o ControlMaster=auto -o ControlPersist=120s -o UserKnownHostsFile=${kh} -o StrictHostKeyChecking=yes -o IdentitiesOnly=yes`, `control_path_dir = ${dir}/cp`];
   writeFileSync(join(dir, 'ansible.cfg'), `${cfg.join('\n')}\n`);
   const tasks = Array.from({ length: M }, (_, i) => `    - name: t${i + 1}\n      ansible.builtin.shell: mkdir -p {{ d }}; echo t${i + 1} >> {{ d }}/log; sleep ${SLEEP}; touch {{ d }}/t${i + 1}\n      args:\n        creates: "{{ d }}/t${i + 1}"`);
-  const hostDirs = net.hosts.map((h: TestHost) => `    ${h.name}: ${join(h.dir, 'ansible')}`).join('\n');
-  writeFileSync(join(dir, 'play.yml'), `- hosts: all\n  gather_facts: false\n  strategy: free\n  vars:\n    dirs:\n${hostDirs}\n    d: "{{ dirs[inventory_hostname] }}"\n  tasks:\n${tasks.join('\n')}\n`);
+  writeFileSync(join(dir, 'play.yml'), `- hosts: all\n  gather_facts: false\n  strategy: free\n  tasks:\n${tasks.join('\n')}\n`);
   const env = { ...process.env, ANSIBLE_CONFIG: join(dir, 'ansible.cfg'), ANSIBLE_LOCAL_TEMP: join(dir, 'tmp'), ANSIBLE_HOME: join(dir, 'home') };
   return time(() => execFileSync('ansible-playbook', ['-i', join(dir, 'inventory.ini'), join(dir, 'play.yml')], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
 }

@@ -13,7 +13,7 @@
 
 export const READY = 'KUBEMIX-READY';
 
-/** POSIX sh driver; `$1` is the marker. Runs each command in its own session under `timeout`. */
+/** POSIX sh driver; `$1` is the marker. Runs each command under `timeout`, stdin from its framed bytes. */
 export const SH_DRIVER = [
   'umask 077',
   'm="$1"',
@@ -24,11 +24,13 @@ export const SH_DRIVER = [
   'if [ "$(id -u)" = 0 ]; then su=""; else su="sudo -n --"; fi',
   `printf '${READY} %s\\n' "$d"`,
   'while IFS=" " read -r id sl il pv to; do',
-  '  head -c "$sl" > "$d/s"; head -c "$il" > "$d/i"',
+  '  head -c "$sl" > "$d/s"',
+  '  if [ "$il" -gt 0 ]; then head -c "$il" > "$d/i"; else : > "$d/i"; fi',
   '  if [ "$pv" = root ]; then p="$su"; else p=""; fi',
-  '  setsid $p timeout -k 5 "$to" sh "$d/s" < "$d/i" &',
-  '  wait $!; rc=$?',
-  '  rm -f "$d/s" "$d/i"',
+  // timeout(1) puts the command in its own process group; kills it (and -k 5 later, hard) on expiry.
+  '  $p timeout -k 5 "$to" sh "$d/s" < "$d/i"; rc=$?',
+  // Truncate with builtins (no extra process per command): no script text lingers between commands.
+  '  : > "$d/s"; : > "$d/i"',
   `  printf '\\n%s %s %s\\n' "$m" "$id" "$rc"`,
   `  printf '\\n%s %s %s\\n' "$m" "$id" "$rc" >&2`,
   'done',
