@@ -4,7 +4,7 @@
 // checking ON against the test keys. Prints times and ratios; never fails.
 // Also measures the framed session against one exec channel per command.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TestNet, type TestHost } from '../test/harness/netns.js';
 import { buildPlan, taskId, writePlanDir, type TaskInput } from '../test/harness/plan-builder.js';
@@ -52,7 +52,14 @@ function ansible(net: TestNet, kh: string): number {
   const tasks = Array.from({ length: M }, (_, i) => `    - name: t${i + 1}\n      ansible.builtin.shell: mkdir -p {{ d }}; echo t${i + 1} >> {{ d }}/log; sleep ${SLEEP}; touch {{ d }}/t${i + 1}\n      args:\n        creates: "{{ d }}/t${i + 1}"`);
   writeFileSync(join(dir, 'play.yml'), `- hosts: all\n  gather_facts: false\n  strategy: free\n  tasks:\n${tasks.join('\n')}\n`);
   const env = { ...process.env, ANSIBLE_CONFIG: join(dir, 'ansible.cfg'), ANSIBLE_LOCAL_TEMP: join(dir, 'tmp'), ANSIBLE_HOME: join(dir, 'home') };
-  return time(() => execFileSync('ansible-playbook', ['-i', join(dir, 'inventory.ini'), join(dir, 'play.yml')], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
+  try {
+    return time(() => execFileSync('ansible-playbook', ['-i', join(dir, 'inventory.ini'), join(dir, 'play.yml')], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
+  } finally {
+    // Stop the ControlPersist masters Ansible left behind (they would keep the test namespaces alive).
+    for (const sock of existsSync(join(dir, 'cp')) ? readdirSync(join(dir, 'cp')) : []) {
+      spawnSync('ssh', ['-O', 'exit', '-o', `ControlPath=${join(dir, 'cp', sock)}`, 'kubemix-bench'], { stdio: 'ignore' });
+    }
+  }
 }
 
 async function sessionVsChannel(net: TestNet, kh: string): Promise<{ session: number; channel: number }> {

@@ -137,7 +137,7 @@ async function runApply(plan: Plan, tasks: readonly Task[], forced: ReadonlySet<
 }
 
 function runFailed(failed: readonly { id: string; host: string; error: string }[], counts: Record<TaskState, number>): HostError {
-  const first = failed.slice(0, 5).map((f) => `  ${f.host} ${f.id}: ${f.error}`).join('\n');
+  const first = failed.slice(0, 5).map((f) => `  ${f.error.includes(f.id) ? '' : `${f.host} ${f.id}: `}${f.error}`).join('\n');
   const more = failed.length > 5 ? `\n  … and ${failed.length - 5} more` : '';
   return new HostError('run.failed', `${failed.length} task(s) failed, ${counts.skipped} skipped:\n${first}${more}`, { hint: 'fix the cause and re-run the same command: done tasks are skipped (resume)' });
 }

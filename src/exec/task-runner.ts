@@ -11,7 +11,8 @@ import { backoff, sleep, type RunContext } from './context.js';
 import { applyFailed, captureSecrets, keepFacts, prepareUploads, runCommand, staleUploads } from './task-steps.js';
 
 function message(error: unknown): string {
-  return isKubemixError(error) || error instanceof Error ? error.message : String(error);
+  if (isKubemixError(error)) return error.hint === undefined ? error.message : `${error.message} (hint: ${error.hint})`;
+  return error instanceof Error ? error.message : String(error);
 }
 
 async function connect(task: Task, ctx: RunContext, attempt: number): Promise<void> {

@@ -52,6 +52,11 @@ function sweepBlock(k: number): void {
     for (const pid of sh('ip', ['netns', 'pids', ns]).split('\n').filter(Boolean)) quiet('kill', ['-9', pid]);
     quiet('ip', ['netns', 'del', ns]);
   }
+  // A namespace is freed lazily by the kernel; its veth pair may outlive `netns del` for a while.
+  for (const line of sh('ip', ['-o', 'link', 'show']).split('\n')) {
+    const name = /^\d+: (km\d+v\d+)[@:]/.exec(line)?.[1];
+    if (name !== undefined && name.startsWith(`km${k}v`)) quiet('ip', ['link', 'del', name]);
+  }
   quiet('ip', ['link', 'del', `kmbr${k}`]);
 }
 
@@ -119,6 +124,7 @@ export class TestNet {
     const name = `host-${i + 1}`;
     const h: TestHost = { name, ns: `km${this.block}h${i}`, address: `198.51.100.${this.block * 16 + 2 + i}`, veth: `km${this.block}v${i}`, dir: join(this.root, name), configFile: join(this.root, `${name}.sshd_config`), hostKeyFile: join(this.root, `${name}.host_key`), sshd: undefined };
     mkdirSync(h.dir, { recursive: true });
+    quiet('ip', ['link', 'del', h.veth]);
     sh('ip', ['netns', 'add', h.ns]);
     this.hosts.push(h);
     sh('ip', ['link', 'add', h.veth, 'type', 'veth', 'peer', 'name', `${h.veth}p`]);
