@@ -13,12 +13,12 @@ const skip = harnessAvailable();
 const TRIALS = 20;
 const ENV = { ...process.env, KUBEMIX_RETRY_BASE_MS: '200', KUBEMIX_SSH_KEEPALIVE_MS: '500', KUBEMIX_SSH_CONNECT_TIMEOUT_MS: '2000' };
 
-function cli(args: readonly string[], killAfterMs?: number): Promise<{ code: number | null; signal: string | null; stderr: string }> {
+function cli(args: readonly string[], killAfterMs?: number, signal: NodeJS.Signals = 'SIGKILL'): Promise<{ code: number | null; signal: string | null; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['bin/kubemix.js', ...args], { env: ENV, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill(signal), killAfterMs);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stderr });
@@ -68,5 +68,26 @@ describe('kill -9 of the executor and resume', { skip, timeout: 170_000 }, () =>
     }
     process.stderr.write(`# kill -9 trials: ${killed}/${TRIALS} killed mid-run; resume runs took ${Math.min(...durations)}-${Math.max(...durations)} ms\n`);
     assert.ok(killed >= TRIALS / 2, `most runs were really killed mid-way (${killed}/${TRIALS})`);
+  });
+
+  it('Ctrl-C (SIGINT): running tasks finish, nothing new starts, exit 130, journal saved, resumable', async () => {
+    const kh = writeKnownHosts(net);
+    const h = net.hosts[0]!;
+    const dir = join(h.dir, 'sigint');
+    const tasks = [1, 2, 3].map((i) => countedTask(h.name, dir, `s${i}`, { after: i === 1 ? [] : [taskId({ host: h.name, name: `s${i - 1}` })] })).map((t) => ({ ...t, apply: `mkdir -p ${dir}; sleep 1; ${t.apply}` }));
+    const planDir = join(net.root, 'plan-sigint');
+    await writePlanDir(planDir, buildPlan([net.connection(h)], tasks));
+    const state = newStateDir(net);
+    const args = ['up', '--plan', planDir, '--state-dir', state, '--known-hosts', kh];
+    const interrupted = await cli(args, 1500, 'SIGINT');
+    assert.equal(interrupted.code, 130, interrupted.stderr);
+    assert.match(interrupted.stderr, /re-run/);
+    const applied = lines(join(dir, 'apply.log'));
+    assert.ok(applied.length >= 1 && applied.length < 3, `the running task finished, no new one started: ${applied.join(',')}`);
+    const journal = JSON.parse(readFileSync(join(state, 'journal.json'), 'utf8')) as { tasks: Record<string, { state: string }> };
+    assert.equal(Object.values(journal.tasks).filter((t) => t.state === 'done').length, applied.length);
+    const resumed = await cli(args);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual(lines(join(dir, 'apply.log')), ['s1', 's2', 's3']);
   });
 });
