@@ -1,7 +1,8 @@
 // assemblePlan: model → Plan (tasks in a DAG, artifacts by reference) plus the
 // artifact contents to write beside it. Pure and deterministic.
 import type { ClusterModel } from '../model/resolve.js';
-import { canonicalJson, sha256Hex } from '../util/json.js';
+import { sha256Hex } from '../util/json.js';
+import { planHash } from './hash.js';
 import { artifactId, artifactLocalPath } from './artifact-path.js';
 import { checkGraph } from './graph.js';
 import { factTasks } from './tasks/facts.js';
@@ -51,7 +52,7 @@ export function assemblePlan(model: ClusterModel, contributors: readonly PlanCon
     tasks,
     warnings: model.warnings,
   };
-  const hash = sha256Hex(canonicalJson(body));
+  const hash = planHash(body);
   const plan: Plan = { apiVersion: body.apiVersion, kind: body.kind, hash, cluster: body.cluster, hosts: body.hosts, nodes: body.nodes, artifacts, tasks, warnings: body.warnings };
   return { plan, files };
 }

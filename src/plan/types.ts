@@ -63,6 +63,23 @@ export interface Task {
   /** Names of secrets the task's commands or uploads refer to. */
   readonly secrets: readonly string[];
   readonly timeoutSeconds: number;
+  /**
+   * Secrets this task produces on its host (executor extension, optional).
+   * After `apply` succeeds — or when `check` passes but the secret store
+   * lacks the value — the executor reads each `remotePath` (with the task's
+   * apply privilege, through the encrypted session, never a command line),
+   * trims it and stores it under `name` in the 0600 secret store. Later tasks
+   * use it as `{{secret:NAME}}` and must list this task in `after`.
+   * Example: kubeadm init writes the CA cert hash to
+   * /etc/kubemix/secrets/ca-cert-hash (0600), captured as `ca-cert-hash`.
+   */
+  readonly captures?: readonly SecretCapture[];
+}
+
+export interface SecretCapture {
+  readonly name: string;
+  /** File on the task's host holding the value (0600, written by `apply`). */
+  readonly remotePath: string;
 }
 
 export interface Artifact {

@@ -2,11 +2,13 @@ import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import { registerInit } from './init.js';
 import { registerLint } from './lint.js';
+import { registerLogs } from './logs.js';
 import { registerPlan } from './plan.js';
+import { registerUp } from './up.js';
 import { registerValidate } from './validate.js';
 
 /** A command module adds its subcommand to the program. */
 export type RegisterCommand = (program: Command, io: CliIo) => void;
 
 /** Every subcommand, in the order `kubemix --help` lists them. */
-export const COMMANDS: readonly RegisterCommand[] = [registerValidate, registerPlan, registerInit, registerLint];
+export const COMMANDS: readonly RegisterCommand[] = [registerValidate, registerPlan, registerInit, registerUp, registerLogs, registerLint];

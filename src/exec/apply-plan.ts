@@ -1,0 +1,143 @@
+// applyPlan: the executor's entry point (`kubemix up`). Takes the state
+// directory's lock, opens journal and secrets, connects to hosts lazily,
+// runs the selected tasks as a DAG and reports through events. Throws
+// HostError (exit 3) when tasks failed, InterruptedError (130) when aborted.
+import { HostError, InterruptedError } from '../errors.js';
+import type { Plan, Task } from '../plan/types.js';
+import { KnownHostsFile } from '../transport/known-hosts.js';
+import { LocalTransport } from '../transport/local.js';
+import { DEFAULT_SSH_OPTIONS, SshTransport } from '../transport/ssh.js';
+import type { HostTransport } from '../transport/types.js';
+import { DEFAULT_RETRY, type RetryPolicy, type RunContext } from './context.js';
+import { runDag, type Outcome } from './dag.js';
+import { EventBus, type Listener } from './events.js';
+import { taskInputHash } from './hash.js';
+import { HostLogs } from './host-logs.js';
+import { Journal, TASK_STATES, type TaskState } from './journal.js';
+import { acquireLock } from './lock.js';
+import { readPlanArtifacts } from './plan-dir.js';
+import { Redactor, SecretStore, secretRefs } from './secrets.js';
+import { selectTasks, type SelectionOptions } from './selection.js';
+import { prepareStateDir } from './state-dir.js';
+import { runChecks } from './check-run.js';
+import { runTask } from './task-runner.js';
+
+export interface ApplyOptions extends SelectionOptions {
+  readonly stateDir: string;
+  readonly knownHostsFile?: string | undefined;
+  readonly trustNewHosts?: boolean;
+  readonly concurrency?: number;
+  /** Run checks only; change nothing. */
+  readonly check?: boolean;
+  readonly signal: AbortSignal;
+  readonly listeners?: readonly Listener[];
+  readonly retry?: Partial<RetryPolicy>;
+  readonly ssh?: Partial<typeof DEFAULT_SSH_OPTIONS>;
+  /** ssh-agent socket (SSH_AUTH_SOCK). */
+  readonly agent?: string | undefined;
+}
+
+export interface ApplyResult {
+  readonly ok: boolean;
+  readonly counts: Readonly<Record<TaskState, number>>;
+  readonly failed: readonly { readonly id: string; readonly host: string; readonly error: string }[];
+  /** --check: how many tasks would change their host. */
+  readonly changes: number;
+}
+
+/** Every secret name a task uses: declared, and referenced by its scripts or uploads. */
+function secretNames(tasks: readonly Task[], contents: ReadonlyMap<string, Buffer>): Set<string> {
+  const names = new Set<string>();
+  for (const t of tasks) {
+    for (const s of t.secrets) names.add(s);
+    for (const s of secretRefs(`${t.check?.script ?? ''}\n${t.apply.script}`)) names.add(s);
+    for (const u of t.uploads) for (const s of secretRefs(contents.get(u.artifact)?.toString('utf8') ?? '')) names.add(s);
+  }
+  return names;
+}
+
+export async function applyPlan(plan: Plan, artifacts: string | ReadonlyMap<string, Buffer>, options: ApplyOptions): Promise<ApplyResult> {
+  const contents = typeof artifacts === 'string' ? await readPlanArtifacts(plan, artifacts) : artifacts;
+  const selection = selectTasks(plan, options);
+  const paths = await prepareStateDir(options.stateDir);
+  const mode = options.check === true ? 'check' : 'apply';
+  const lock = mode === 'apply' ? await acquireLock(paths.root) : undefined;
+  const bus = new EventBus();
+  const secrets = await SecretStore.open(paths.secrets);
+  const redactor = new Redactor(secrets);
+  bus.useRedactor(redactor);
+  const logs = new HostLogs(paths.logs, redactor);
+  const unsubscribe = [logs.attach(bus), ...(options.listeners ?? []).map((l) => bus.subscribe(l))];
+  const transports = new Map<string, HostTransport>();
+  try {
+    if (lock?.tookOverStale) bus.emit({ type: 'lock:stale', pid: lock.tookOverStale.pid, host: lock.tookOverStale.host });
+    const journal = mode === 'apply' ? await Journal.open(paths.root, plan.cluster.name, plan.hash) : undefined;
+    const knownHosts = await new KnownHostsFile(options.knownHostsFile ?? paths.knownHosts).load();
+    const concurrency = Math.max(1, options.concurrency ?? 8);
+    const selectedHosts = new Set(selection.tasks.map((t) => t.host));
+    for (const h of plan.hosts) {
+      if (!selectedHosts.has(h.name)) continue;
+      transports.set(h.name, new SshTransport(h, { ...DEFAULT_SSH_OPTIONS, ...options.ssh, knownHosts, trustNewHosts: options.trustNewHosts === true, maxSessions: concurrency, agent: options.agent }));
+    }
+    if (selectedHosts.has('local')) transports.set('local', new LocalTransport());
+    const ctx: RunContext = {
+      bus, journal, secrets, redactor, contents, transports, signal: options.signal, down: new Map(), factsDir: paths.facts,
+      artifacts: new Map(plan.artifacts.map((a) => [a.id, a])),
+      retry: { ...DEFAULT_RETRY, ...options.retry },
+    };
+    bus.emit({ type: 'run:start', mode, cluster: plan.cluster.name, planHash: plan.hash, hosts: [...selectedHosts], tasks: plan.tasks.length, selected: selection.tasks.length });
+    if (mode === 'check') return await runChecks(selection.tasks, ctx, concurrency);
+    const captured = new Set(plan.tasks.flatMap((t) => (t.captures ?? []).map((c) => c.name)));
+    for (const name of await secrets.ensureGenerated(secretNames(selection.tasks, contents), captured)) bus.emit({ type: 'secret:stored', name, source: 'generated' });
+    return await runApply(plan, selection.tasks, selection.forced, ctx, concurrency);
+  } finally {
+    await Promise.all([...transports.values()].map((t) => t.close().catch(() => undefined)));
+    for (const u of unsubscribe) u();
+    await logs.close();
+    await lock?.release();
+  }
+}
+
+async function runApply(plan: Plan, tasks: readonly Task[], forced: ReadonlySet<string>, ctx: RunContext, concurrency: number): Promise<ApplyResult> {
+  const started = Date.now();
+  const artifacts = ctx.artifacts;
+  const hashes = new Map(plan.tasks.map((t) => [t.id, taskInputHash(t, artifacts)]));
+  const selected = new Set(tasks.map((t) => t.id));
+  const states = new Map<string, TaskState>();
+  const failed: { id: string; host: string; error: string }[] = [];
+  const unsubscribe = ctx.bus.subscribe((e) => {
+    if (e.type !== 'task') return;
+    states.set(e.id, e.state);
+    if (e.state === 'failed') failed.push({ id: e.id, host: e.host, error: e.error ?? '' });
+  });
+  const nodes = tasks.map((t) => {
+    const missing = t.after.filter((d) => !selected.has(d) && !ctx.journal?.isDone(d, hashes.get(d) ?? ''));
+    return { ...t, blockedBy: missing };
+  });
+  const outcomes = await runDag(nodes, { concurrency, signal: ctx.signal }, {
+    work: async (t): Promise<Outcome> => {
+      if (t.blockedBy.length > 0) {
+        ctx.bus.emit({ type: 'task', id: t.id, host: t.host, stage: t.stage, state: 'skipped', attempt: 0, reason: `needs ${t.blockedBy.join(', ')}, which is not selected and not done` });
+        return 'skipped';
+      }
+      return runTask(t, hashes.get(t.id) ?? '', forced.has(t.id), ctx);
+    },
+    blocked: (t, cause, outcome) => ctx.bus.emit({ type: 'task', id: t.id, host: t.host, stage: t.stage, state: outcome === 'cancelled' ? 'cancelled' : 'skipped', attempt: 0, reason: `${cause} did not finish` }),
+  });
+  for (const t of tasks) if (outcomes.get(t.id) === 'cancelled' && states.get(t.id) !== 'cancelled') ctx.bus.emit({ type: 'task', id: t.id, host: t.host, stage: t.stage, state: 'cancelled', attempt: 0, reason: 'interrupted before it started' });
+  unsubscribe();
+  const counts = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as Record<TaskState, number>;
+  for (const s of states.values()) counts[s] += 1;
+  const interrupted = ctx.signal.aborted;
+  const ok = failed.length === 0 && !interrupted && [...outcomes.values()].every((o) => o === 'done');
+  ctx.bus.emit({ type: 'run:end', mode: 'apply', ok, interrupted, elapsedMs: Date.now() - started, counts, failed });
+  if (interrupted) throw new InterruptedError(`interrupted: journal saved, ${counts.done} task(s) done`, { hint: 're-run to resume' });
+  if (!ok) throw runFailed(failed, counts);
+  return { ok, counts, failed, changes: 0 };
+}
+
+function runFailed(failed: readonly { id: string; host: string; error: string }[], counts: Record<TaskState, number>): HostError {
+  const first = failed.slice(0, 5).map((f) => `  ${f.error.includes(f.id) ? '' : `${f.host} ${f.id}: `}${f.error}`).join('\n');
+  const more = failed.length > 5 ? `\n  … and ${failed.length - 5} more` : '';
+  return new HostError('run.failed', `${failed.length} task(s) failed, ${counts.skipped} skipped:\n${first}${more}`, { hint: 'fix the cause and re-run the same command: done tasks are skipped (resume)' });
+}

@@ -1,0 +1,48 @@
+import type { Artifact } from '../plan/types.js';
+import type { HostTransport } from '../transport/types.js';
+import type { EventBus } from './events.js';
+import type { Journal } from './journal.js';
+import type { Redactor, SecretStore } from './secrets.js';
+
+export interface RetryPolicy {
+  /** Attempts per task for transient transport failures (1 = no retry). */
+  readonly attempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 6, baseDelayMs: 1_000, maxDelayMs: 15_000 };
+
+/** Everything a task run needs; built once per run by applyPlan. */
+export interface RunContext {
+  readonly bus: EventBus;
+  readonly journal: Journal | undefined;
+  readonly secrets: SecretStore;
+  readonly redactor: Redactor;
+  readonly artifacts: ReadonlyMap<string, Artifact>;
+  readonly contents: ReadonlyMap<string, Buffer>;
+  readonly transports: ReadonlyMap<string, HostTransport>;
+  readonly signal: AbortSignal;
+  readonly retry: RetryPolicy;
+  /** Hosts given up on in this run, with the reason. */
+  readonly down: Map<string, string>;
+  readonly factsDir: string;
+}
+
+export function backoff(policy: RetryPolicy, attempt: number): number {
+  const base = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done);
+  });
+}

@@ -1,0 +1,87 @@
+// Structural validation of a Plan before anything touches a host: a schema
+// for the shape, then named rules across fields (unique ids, known hosts and
+// artifacts, dependencies that exist, point backwards in stage order, and
+// form no cycle). Every problem is collected, not only the first.
+import { z } from 'zod';
+import { PLAN_API_VERSION, STAGES, type Plan } from '../plan/types.js';
+import type { Diagnostic } from '../errors.js';
+
+const command = z.object({ shell: z.enum(['sh', 'powershell']), privilege: z.enum(['root', 'user']), script: z.string() });
+const endpoint = { address: z.string().min(1), port: z.number().int().min(1).max(65535), user: z.string().min(1), identityFile: z.string().optional() };
+
+export const planSchema = z.object({
+  apiVersion: z.literal(PLAN_API_VERSION),
+  kind: z.literal('Plan'),
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  cluster: z.object({ name: z.string().min(1) }).passthrough(),
+  hosts: z.array(z.object({ name: z.string().min(1), ...endpoint, bastion: z.object(endpoint).optional(), shell: z.enum(['sh', 'powershell']), provisioner: z.enum(['kubemix', 'user']) })),
+  nodes: z.array(z.unknown()),
+  artifacts: z.array(z.object({ id: z.string(), node: z.string(), remotePath: z.string(), localPath: z.string(), mode: z.string(), owner: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })),
+  tasks: z.array(
+    z.object({
+      id: z.string().min(1),
+      host: z.string().min(1),
+      stage: z.enum(STAGES),
+      name: z.string(),
+      description: z.string(),
+      after: z.array(z.string()),
+      check: command.nullable(),
+      apply: command,
+      uploads: z.array(z.object({ artifact: z.string() })),
+      secrets: z.array(z.string()),
+      timeoutSeconds: z.number().positive(),
+      captures: z.array(z.object({ name: z.string().min(1), remotePath: z.string().min(1) })).optional(),
+    }),
+  ),
+  warnings: z.array(z.unknown()),
+});
+
+function problem(path: string, message: string, code = 'plan.invalid'): Diagnostic {
+  return { code, severity: 'error', path, message };
+}
+
+export function checkPlanRules(plan: Plan): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const hosts = new Set(plan.hosts.map((h) => h.name));
+  const artifacts = new Set(plan.artifacts.map((a) => a.id));
+  const tasks = new Map(plan.tasks.map((t) => [t.id, t]));
+  if (tasks.size !== plan.tasks.length) out.push(problem('tasks', 'task ids are not unique'));
+  plan.tasks.forEach((t, i) => {
+    const where = `tasks[${i}] (${t.id})`;
+    if (t.host !== 'local' && !hosts.has(t.host)) out.push(problem(`${where}.host`, `unknown host ${t.host}`));
+    for (const u of t.uploads) if (!artifacts.has(u.artifact)) out.push(problem(`${where}.uploads`, `unknown artifact ${u.artifact}`));
+    for (const d of t.after) {
+      const dep = tasks.get(d);
+      if (!dep) out.push(problem(`${where}.after`, `unknown task ${d}`));
+      else if (STAGES.indexOf(dep.stage) > STAGES.indexOf(t.stage)) out.push(problem(`${where}.after`, `${d} is in a later stage (${dep.stage})`));
+    }
+  });
+  const cycle = findCycle(plan);
+  if (cycle) out.push(problem('tasks', `dependency cycle: ${cycle.join(' → ')}`, 'plan.cycle'));
+  return out;
+}
+
+/** A dependency cycle, printed whole, or undefined. */
+export function findCycle(plan: Pick<Plan, 'tasks'>): string[] | undefined {
+  const after = new Map(plan.tasks.map((t) => [t.id, t.after]));
+  const mark = new Map<string, 1 | 2>();
+  const stack: string[] = [];
+  const visit = (id: string): string[] | undefined => {
+    if (mark.get(id) === 2) return undefined;
+    if (mark.get(id) === 1) return [...stack.slice(stack.indexOf(id)), id];
+    mark.set(id, 1);
+    stack.push(id);
+    for (const d of after.get(id) ?? []) {
+      const found = after.has(d) ? visit(d) : undefined;
+      if (found) return found;
+    }
+    stack.pop();
+    mark.set(id, 2);
+    return undefined;
+  };
+  for (const id of after.keys()) {
+    const found = visit(id);
+    if (found) return found;
+  }
+  return undefined;
+}

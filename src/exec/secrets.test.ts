@@ -1,0 +1,31 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MissingSecretError, Redactor, SecretStore, generateSecret, secretRefs } from './secrets.js';
+
+describe('secret store', () => {
+  it('generates values in the formats kubeadm expects', () => {
+    assert.match(generateSecret('join-token'), /^[a-z0-9]{6}\.[a-z0-9]{16}$/);
+    assert.match(generateSecret('cluster-certificate-key'), /^[0-9a-f]{64}$/);
+    assert.match(generateSecret('registry-password'), /^[A-Za-z0-9]{32}$/);
+    assert.notEqual(generateSecret('x'), generateSecret('x'));
+  });
+
+  it('fills references, refuses unknown ones, persists 0600 and redacts', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'sec-')), 'secrets.json');
+    const store = await SecretStore.open(path);
+    assert.deepEqual(await store.ensureGenerated(['a-password', 'ca-hash'], new Set(['ca-hash'])), ['a-password']);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    const value = store.get('a-password') ?? '';
+    assert.equal(store.fill('p={{secret:a-password}}', 't'), `p=${value}`);
+    assert.throws(() => store.fill('{{secret:ca-hash}}', 'task-x apply'), (e: unknown) => e instanceof MissingSecretError && /task-x apply/.test(e.message));
+    await store.set('ca-hash', { value: 'sha256:abcdef0123', source: 'captured', from: 't' });
+    const reopened = await SecretStore.open(path);
+    assert.equal(reopened.get('ca-hash'), 'sha256:abcdef0123');
+    const r = new Redactor(reopened);
+    assert.equal(r.redact(`x ${value} y sha256:abcdef0123`), 'x <redacted:a-password> y <redacted:ca-hash>');
+    assert.deepEqual(secretRefs('{{secret:a}} {{secret:b.c-d}} {{secret:}}'), ['a', 'b.c-d']);
+  });
+});

@@ -1,0 +1,121 @@
+// The secret store: one 0600 JSON file in the state directory. Values are
+// generated here (kubeadm join token, certificate key, passwords) or captured
+// from a host at run time (Task.captures). Plans and journals only ever hold
+// secret *names*; `{{secret:NAME}}` is filled in just before a script goes on
+// stdin or a file is uploaded 0600.
+import { randomBytes, randomInt } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { HostError } from '../errors.js';
+import { writeFileDurable } from './durable.js';
+
+export interface SecretRecord {
+  readonly value: string;
+  readonly source: 'generated' | 'captured';
+  /** Task id that captured it. */
+  readonly from?: string;
+  readonly at: string;
+}
+
+const REF = /\{\{secret:([A-Za-z0-9_.-]+)\}\}/g;
+const ALNUM = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+function randomString(alphabet: string, length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += alphabet[randomInt(alphabet.length)];
+  return out;
+}
+
+/**
+ * Generates a value by naming convention: `*join-token` → kubeadm bootstrap
+ * token (`[a-z0-9]{6}.[a-z0-9]{16}`), `*certificate-key` → 64 hex (32 bytes,
+ * kubeadm upload-certs), anything else → a 32-character password.
+ */
+export function generateSecret(name: string): string {
+  if (/join-token$/.test(name)) return `${randomString(ALNUM, 6)}.${randomString(ALNUM, 16)}`;
+  if (/certificate-key$/.test(name)) return randomBytes(32).toString('hex');
+  return randomString(`${ALNUM}ABCDEFGHIJKLMNOPQRSTUVWXYZ`, 32);
+}
+
+export function secretRefs(text: string): string[] {
+  return [...text.matchAll(REF)].map((m) => m[1] ?? '');
+}
+
+export class MissingSecretError extends HostError {
+  constructor(name: string, where: string) {
+    super('secret.missing', `${where}: secret ${name} is not known yet`, { path: where, hint: 'the task that captures it must run first (list it in `after`)' });
+  }
+}
+
+export class SecretStore {
+  private records = new Map<string, SecretRecord>();
+
+  private constructor(readonly path: string) {}
+
+  static async open(path: string): Promise<SecretStore> {
+    const store = new SecretStore(path);
+    try {
+      const doc = JSON.parse(await readFile(path, 'utf8')) as Record<string, SecretRecord>;
+      for (const [k, v] of Object.entries(doc)) store.records.set(k, v);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    return store;
+  }
+
+  has(name: string): boolean {
+    return this.records.has(name);
+  }
+
+  get(name: string): string | undefined {
+    return this.records.get(name)?.value;
+  }
+
+  /** Every known value, longest first (so a redactor replaces overlapping values whole). */
+  values(): [string, string][] {
+    return [...this.records].map(([k, r]): [string, string] => [k, r.value]).sort((a, b) => b[1].length - a[1].length);
+  }
+
+  async set(name: string, record: Omit<SecretRecord, 'at'>): Promise<void> {
+    this.records.set(name, { ...record, at: new Date().toISOString() });
+    await this.save();
+  }
+
+  /** Generates every named secret that is neither known nor captured by a task. */
+  async ensureGenerated(names: Iterable<string>, captured: ReadonlySet<string>): Promise<string[]> {
+    const made: string[] = [];
+    for (const name of names) {
+      if (this.records.has(name) || captured.has(name)) continue;
+      this.records.set(name, { value: generateSecret(name), source: 'generated', at: new Date().toISOString() });
+      made.push(name);
+    }
+    if (made.length > 0) await this.save();
+    return made;
+  }
+
+  /** Replaces `{{secret:NAME}}`; throws MissingSecretError naming `where`. */
+  fill(text: string, where: string): string {
+    return text.replace(REF, (_m, name: string) => {
+      const value = this.get(name);
+      if (value === undefined) throw new MissingSecretError(name, where);
+      return value;
+    });
+  }
+
+  private async save(): Promise<void> {
+    await writeFileDurable(this.path, `${JSON.stringify(Object.fromEntries(this.records), null, 2)}\n`, 0o600);
+  }
+}
+
+/** Removes every known secret value from text bound for logs, events or the journal. */
+export class Redactor {
+  constructor(private readonly store: SecretStore) {}
+
+  redact(text: string): string {
+    let out = text;
+    for (const [name, value] of this.store.values()) {
+      if (value.length < 4) continue;
+      out = out.split(value).join(`<redacted:${name}>`);
+    }
+    return out;
+  }
+}

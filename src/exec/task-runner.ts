@@ -1,0 +1,110 @@
+// One task, start to end: skip when the journal has it done with the same
+// inputs, otherwise (re)connect, compare uploads, check, upload, apply,
+// capture — retrying transient transport failures with backoff and
+// recording every state in the journal.
+import type { Task } from '../plan/types.js';
+import { isTransient } from '../transport/errors.js';
+import { isKubemixError } from '../errors.js';
+import type { Outcome } from './dag.js';
+import type { TaskState } from './journal.js';
+import { backoff, sleep, type RunContext } from './context.js';
+import { applyFailed, captureSecrets, keepFacts, prepareUploads, runCommand, staleUploads } from './task-steps.js';
+
+function message(error: unknown): string {
+  if (isKubemixError(error)) return error.hint === undefined ? error.message : `${error.message} (hint: ${error.hint})`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function connect(task: Task, ctx: RunContext, attempt: number): Promise<void> {
+  const t = ctx.transports.get(task.host);
+  if (!t || t.connected) return;
+  const started = Date.now();
+  ctx.bus.emit({ type: 'host:connecting', host: task.host, attempt });
+  await t.connect();
+  ctx.bus.emit({ type: 'host:connected', host: task.host, ms: Date.now() - started });
+}
+
+/** Check and, when needed, apply. Returns whether apply ran. */
+async function converge(task: Task, ctx: RunContext): Promise<boolean> {
+  const t = ctx.transports.get(task.host);
+  if (!t) throw new Error(`no transport for ${task.host}`);
+  const uploads = prepareUploads(task, ctx);
+  const stale = await staleUploads(task, uploads, t);
+  let needed = stale.length > 0 || task.check === null;
+  if (!needed && task.check) needed = (await runCommand(task, 'check', task.check, ctx)).code !== 0;
+  if (!needed) {
+    await captureSecrets(task, ctx, true);
+    return false;
+  }
+  for (const u of stale) await t.upload({ shell: task.apply.shell, privilege: task.apply.privilege, remotePath: u.remotePath, content: u.content, mode: u.mode, owner: u.owner });
+  const result = await runCommand(task, 'apply', task.apply, ctx);
+  if (result.code !== 0) throw applyFailed(task, result);
+  await captureSecrets(task, ctx, false);
+  await keepFacts(task, result, ctx);
+  return true;
+}
+
+export async function runTask(task: Task, inputHash: string, forced: boolean, ctx: RunContext): Promise<Outcome> {
+  const { journal, bus } = ctx;
+  const base = { id: task.id, host: task.host, stage: task.stage };
+  const capturesMissing = (task.captures ?? []).some((c) => !ctx.secrets.has(c.name));
+  if (!forced && !capturesMissing && journal?.isDone(task.id, inputHash)) {
+    bus.emit({ type: 'task', ...base, state: 'skipped', attempt: 0, reason: 'done (journal, same inputs)' });
+    return 'done';
+  }
+  const startedAt = new Date().toISOString();
+  const started = Date.now();
+  const record = (state: TaskState, attempts: number, extra: { changed?: boolean; error?: string } = {}, durable = true): Promise<void> =>
+    journal?.record(task.id, { state, host: task.host, inputHash, attempts, startedAt, ...(state === 'running' ? {} : { finishedAt: new Date().toISOString() }), ...extra }, durable) ?? Promise.resolve();
+  for (let attempt = 1; ; attempt++) {
+    const down = ctx.down.get(task.host);
+    if (down !== undefined) return fail(task, ctx, base, attempt, started, `${task.host} unreachable: ${down}`, record);
+    bus.emit({ type: 'task', ...base, state: 'running', attempt });
+    await record('running', attempt, {}, false);
+    try {
+      await connect(task, ctx, attempt);
+      const changed = await converge(task, ctx);
+      await record('done', attempt, { changed });
+      bus.emit({ type: 'task', ...base, state: 'done', attempt, changed, elapsedMs: Date.now() - started });
+      return 'done';
+    } catch (error) {
+      const text = ctx.redactor.redact(message(error));
+      if (isTransient(error) && attempt < ctx.retry.attempts && !ctx.signal.aborted) {
+        const retryInMs = backoff(ctx.retry, attempt);
+        bus.emit({ type: 'task', ...base, state: 'retrying', attempt, error: text, retryInMs });
+        await record('retrying', attempt, { error: text }, false);
+        await sleep(retryInMs, ctx.signal);
+        continue;
+      }
+      if (isTransient(error) && ctx.signal.aborted) {
+        await record('cancelled', attempt, { error: text });
+        bus.emit({ type: 'task', ...base, state: 'cancelled', attempt, reason: 'interrupted while retrying' });
+        return 'cancelled';
+      }
+      if (isTransient(error) || (isKubemixError(error) && error.code === 'host.key-refused')) ctx.down.set(task.host, text);
+      const suffix = isTransient(error) ? ` (gave up after ${attempt} attempt${attempt === 1 ? '' : 's'})` : '';
+      return fail(task, ctx, base, attempt, started, `${text}${suffix}`, record);
+    }
+  }
+}
+
+async function fail(task: Task, ctx: RunContext, base: { id: string; host: string; stage: string }, attempt: number, started: number, error: string, record: (s: TaskState, a: number, e: { error: string }) => Promise<void>): Promise<Outcome> {
+  const text = error.includes(task.id) ? error : `${task.id}: ${error}`;
+  await record('failed', attempt, { error: text });
+  ctx.bus.emit({ type: 'task', ...base, state: 'failed', attempt, error: text, elapsedMs: Date.now() - started });
+  return 'failed';
+}
+
+/** --check: would this task change its host? Runs only read-only steps. */
+export async function checkTask(task: Task, ctx: RunContext): Promise<{ wouldChange: boolean; reason: string }> {
+  const missing = task.secrets.filter((s) => !ctx.secrets.has(s));
+  if (missing.length > 0) return { wouldChange: true, reason: `needs secret${missing.length === 1 ? '' : 's'} ${missing.join(', ')} not known yet` };
+  const t = ctx.transports.get(task.host);
+  if (!t) throw new Error(`no transport for ${task.host}`);
+  await connect(task, ctx, 1);
+  const stale = await staleUploads(task, prepareUploads(task, ctx), t);
+  if (stale.length > 0) return { wouldChange: true, reason: `files differ: ${stale.map((u) => u.remotePath).join(', ')}` };
+  if (task.check === null) return { wouldChange: true, reason: 'no check: always applied' };
+  const r = await runCommand(task, 'check', task.check, ctx);
+  return r.code === 0 ? { wouldChange: false, reason: 'check passed' } : { wouldChange: true, reason: `check exited ${r.code}` };
+}

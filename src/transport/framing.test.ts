@@ -1,0 +1,63 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { FrameReader, SH_DRIVER, driverCommand, frameHeader, powershellDriver, shellQuote, psQuote } from './framing.js';
+import { uploadScript } from './scripts.js';
+
+function read(marker: string, chunks: readonly string[]): { out: string; ends: string[] } {
+  let out = '';
+  const ends: string[] = [];
+  const r = new FrameReader(marker, (c) => (out += c.toString()), (e) => ends.push(`${e.id}:${e.code}|${out}`));
+  for (const c of chunks) r.push(Buffer.from(c));
+  return { out, ends };
+}
+
+describe('session framing', () => {
+  it('splits output and end frames, even when a marker is cut across chunks', () => {
+    const m = 'KMabc123';
+    const whole = `hello\nworld\n${m} 1 0\nsecond\n${m} 2 7\n`;
+    for (let cut = 1; cut < whole.length; cut++) {
+      const { ends } = read(m, [whole.slice(0, cut), whole.slice(cut)]);
+      assert.deepEqual(ends, ['1:0|hello\nworld', '2:7|hello\nworldsecond'], `cut at ${cut}`);
+    }
+  });
+
+  it('never treats output that merely resembles a marker as an end', () => {
+    const { ends, out } = read('KMnonce', ['KMnonce 1 0 at line start\n', 'xKMnonce 1 0\n']);
+    assert.deepEqual(ends, []);
+    assert.ok(out.startsWith('KMnonce 1 0 at line start'));
+  });
+
+  it('frames scripts by byte length (multi-byte text included)', () => {
+    const script = Buffer.from('echo ünïcode');
+    assert.equal(frameHeader(3, script, Buffer.from('in'), 'root', 29.2).toString(), `3 ${script.length} 2 root 30\n`);
+  });
+
+  it('keeps scripts and secrets off the command line', () => {
+    const cmd = driverCommand('sh', 'KMx');
+    assert.ok(cmd.startsWith("sh -c '") && cmd.endsWith("' kubemix KMx"));
+    assert.ok(SH_DRIVER.includes('head -c "$sl" > "$d/s"'), 'the script arrives on stdin into a file');
+    assert.ok(SH_DRIVER.includes('umask 077'));
+    assert.ok(SH_DRIVER.includes('sudo -n --'), 'non-root users get non-interactive sudo for root tasks');
+    assert.equal(shellQuote("it's"), `'it'\\''s'`);
+  });
+
+  // Not executed: no Windows host here. These check the generated text only.
+  it('PowerShell driver (static): reads framed bytes from stdin and writes end markers', () => {
+    const ps = powershellDriver('KMwin');
+    assert.match(ps, /\$m = 'KMwin'/);
+    assert.match(ps, /\[Console\]::OpenStandardInput\(\)/);
+    assert.match(ps, /\$id, \$sl, \$il, \$pv, \$to = \$h\.Split\(' '\)/);
+    assert.match(ps, /RedirectStandardInput = \$true/);
+    assert.match(ps, /WaitForExit\(\[int\]\$to \* 1000\)/);
+    assert.match(ps, /taskkill\.exe \/T \/F \/PID/);
+    assert.match(ps, /\[Console\]::Out\.Write\("`n\$m \$id \$rc`n"\)/);
+    assert.match(ps, /\[Console\]::Error\.Write\("`n\$m \$id \$rc`n"\)/);
+    const opens = (ps.match(/\{/g) ?? []).length;
+    assert.equal(opens, (ps.match(/\}/g) ?? []).length, 'balanced braces');
+    const cmd = driverCommand('powershell', 'KMwin');
+    const encoded = cmd.split(' ').at(-1) ?? '';
+    assert.equal(Buffer.from(encoded, 'base64').toString('utf16le'), ps, '-EncodedCommand carries the driver as UTF-16LE base64');
+    assert.equal(psQuote("C:\\it's"), "'C:\\it''s'");
+    assert.match(uploadScript('powershell', 'C:\\k\\x.conf', '0600', ''), /Move-Item -Force -Path \$t -Destination \$dest/);
+  });
+});

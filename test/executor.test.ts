@@ -1,0 +1,114 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { TestNet, harnessAvailable } from './harness/netns.js';
+import { buildPlan, countedTask, taskId, type TaskInput } from './harness/plan-builder.js';
+import { lines, newStateDir, run, writeKnownHosts } from './harness/fixture.js';
+import { HostError, InputError, isKubemixError } from '../src/errors.js';
+import { acquireLock } from '../src/exec/lock.js';
+
+const skip = harnessAvailable();
+
+describe('executor on real sshd hosts', { skip, timeout: 120_000 }, () => {
+  let net: TestNet;
+  let kh: string;
+  before(async () => {
+    net = await TestNet.create(3);
+    kh = writeKnownHosts(net);
+  });
+  after(async () => net?.cleanup());
+
+  function chainPlan(prefix: string, applyOverride: Partial<Record<string, string>> = {}): ReturnType<typeof buildPlan> {
+    const tasks: TaskInput[] = [];
+    for (const h of net.hosts) {
+      const dir = join(h.dir, prefix);
+      tasks.push({ host: h.name, name: 'mkdir', stage: 'task-prepare-environment', check: `test -d ${dir}`, apply: `mkdir -p ${dir}` });
+      for (let i = 1; i <= 3; i++) {
+        const t = countedTask(h.name, dir, `step${i}`, { after: [taskId({ host: h.name, name: i === 1 ? 'mkdir' : `step${i - 1}`, stage: i === 1 ? 'task-prepare-environment' : undefined })] });
+        tasks.push(applyOverride[`${h.name}/step${i}`] === undefined ? t : { ...t, apply: `${t.apply}; ${applyOverride[`${h.name}/step${i}`]}` });
+      }
+    }
+    const first = net.hosts[0]!.name;
+    tasks.push(countedTask(first, join(net.hosts[0]!.dir, prefix), 'joined', { stage: 'task-deploy-cluster', after: net.hosts.map((h) => taskId({ host: h.name, name: 'step3' })) }));
+    return buildPlan(net.hosts.map((h) => net.connection(h)), tasks);
+  }
+
+  it('applies a DAG across hosts, then resumes with nothing to do; --check sees no change', async () => {
+    const state = newStateDir(net);
+    const first = await run(chainPlan('dag'), state, kh);
+    assert.equal(first.error, undefined, String(first.error));
+    assert.equal(first.result?.counts.done, 13);
+    assert.deepEqual(lines(join(net.hosts[0]!.dir, 'dag', 'apply.log')), ['step1', 'step2', 'step3', 'joined']);
+    const journal = JSON.parse(readFileSync(join(state, 'journal.json'), 'utf8')) as { tasks: Record<string, { state: string }> };
+    assert.ok(Object.values(journal.tasks).every((t) => t.state === 'done'));
+    assert.equal(statSync(state).mode & 0o777, 0o700);
+    const second = await run(chainPlan('dag'), state, kh);
+    assert.equal(second.result?.counts.skipped, 13);
+    assert.equal(second.events.ofType('host:connected').length, 0, 'nothing to do: no connection opened');
+    assert.equal(lines(join(net.hosts[0]!.dir, 'dag', 'apply.log')).length, 4);
+    const check = await run(chainPlan('dag'), state, kh, { check: true });
+    assert.equal(check.result?.changes, 0);
+  });
+
+  it('re-runs only the tasks whose inputs changed between runs', async () => {
+    const state = newStateDir(net);
+    await run(chainPlan('change'), state, kh);
+    const h2 = net.hosts[1]!;
+    const changed = chainPlan('change', { [`${h2.name}/step2`]: 'true' });
+    const check = await run(changed, state, kh, { check: true });
+    assert.equal(check.result?.changes, 0, 'the marker exists, so even the changed task checks clean');
+    const again = await run(changed, state, kh);
+    const ran = again.events.ofType('task').filter((e) => e.state === 'done').map((e) => e.id);
+    assert.deepEqual(ran, [taskId({ host: h2.name, name: 'step2' })]);
+    assert.equal(again.result?.counts.skipped, 12);
+  });
+
+  it('refuses a second concurrent run and takes over a stale lock', async () => {
+    const state = newStateDir(net);
+    const held = await acquireLock(state);
+    const refused = await run(chainPlan('lock'), state, kh);
+    assert.ok(refused.error instanceof InputError && refused.error.code === 'state.locked', String(refused.error));
+    await held.release();
+  });
+
+  it('a host that stays down: clear error naming host and task, other hosts finish, resumable', async () => {
+    const state = newStateDir(net);
+    const down = net.hosts[2]!;
+    await net.stopSshd(down);
+    try {
+      const r = await run(chainPlan('down'), state, kh, { retry: { attempts: 2, baseDelayMs: 100, maxDelayMs: 200 } });
+      assert.ok(r.error instanceof HostError && r.error.exit === 3, String(r.error));
+      const failed = r.events.ofType('task').filter((e) => e.state === 'failed');
+      assert.match(failed[0]?.error ?? '', new RegExp(`${down.name}.*cannot connect|${down.name}: .*mkdir`));
+      assert.match((r.error as Error).message, new RegExp(`task-prepare-environment/${down.name}/mkdir: ${down.name}: cannot connect .*gave up after 2 attempts`));
+      for (const h of net.hosts.slice(0, 2)) assert.deepEqual(lines(join(h.dir, 'down', 'apply.log')), ['step1', 'step2', 'step3']);
+    } finally {
+      await net.startSshd(down);
+    }
+    const resumed = await run(chainPlan('down'), state, kh);
+    assert.equal(resumed.error, undefined, String(resumed.error));
+    assert.deepEqual(lines(join(down.dir, 'down', 'apply.log')), ['step1', 'step2', 'step3']);
+    assert.equal(lines(join(net.hosts[0]!.dir, 'down', 'apply.log')).length, 4, 'done tasks were not re-applied');
+  });
+
+  it('refuses a changed host key, naming the host and both fingerprints', async () => {
+    const h = net.hosts[1]!;
+    const state = newStateDir(net);
+    await net.stopSshd(h);
+    net.newHostKey(h);
+    await net.startSshd(h);
+    try {
+      const r = await run(chainPlan('hostkey'), state, kh, { trustNewHosts: true });
+      assert.ok(isKubemixError(r.error) && r.error.exit === 3);
+      const message = (r.error as Error).message;
+      assert.match(message, new RegExp(`host key of ${h.name} \\(${h.address.replace(/\./g, '\\.')}\\) CHANGED: known SHA256:\\S+, offered SHA256:\\S+`));
+      assert.equal(lines(join(h.dir, 'hostkey', 'apply.log')).length, 0);
+    } finally {
+      net.newHostKey(h);
+      kh = writeKnownHosts(net);
+      await net.stopSshd(h);
+      await net.startSshd(h);
+    }
+  });
+});
