@@ -28,12 +28,16 @@ function randomString(alphabet: string, length: number): string {
 /**
  * Generates a value by naming convention: `*join-token` → kubeadm bootstrap
  * token (`[a-z0-9]{6}.[a-z0-9]{16}`), `*certificate-key` → 64 hex (32 bytes,
- * kubeadm upload-certs), anything else → a 32-character password.
+ * kubeadm upload-certs), `*password` → 32 characters. Anything else (a CA
+ * hash, an API token) only a task can produce: undefined, so a task that
+ * needs it before it is captured fails as "not known yet" instead of running
+ * with a made-up value.
  */
-export function generateSecret(name: string): string {
+export function generateSecret(name: string): string | undefined {
   if (/join-token$/.test(name)) return `${randomString(ALNUM, 6)}.${randomString(ALNUM, 16)}`;
   if (/certificate-key$/.test(name)) return randomBytes(32).toString('hex');
-  return randomString(`${ALNUM}ABCDEFGHIJKLMNOPQRSTUVWXYZ`, 32);
+  if (/password$/.test(name)) return randomString(`${ALNUM}ABCDEFGHIJKLMNOPQRSTUVWXYZ`, 32);
+  return undefined;
 }
 
 export function secretRefs(text: string): string[] {
@@ -84,8 +88,9 @@ export class SecretStore {
   async ensureGenerated(names: Iterable<string>, captured: ReadonlySet<string>): Promise<string[]> {
     const made: string[] = [];
     for (const name of names) {
-      if (this.records.has(name) || captured.has(name)) continue;
-      this.records.set(name, { value: generateSecret(name), source: 'generated', at: new Date().toISOString() });
+      const value = this.records.has(name) || captured.has(name) ? undefined : generateSecret(name);
+      if (value === undefined) continue;
+      this.records.set(name, { value, source: 'generated', at: new Date().toISOString() });
       made.push(name);
     }
     if (made.length > 0) await this.save();
