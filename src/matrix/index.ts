@@ -151,3 +151,17 @@ export function compareVersions(a: string, b: string): number {
  * same way; reviewing the matrix moves it.
  */
 export const MATRIX_DATE = '2026-11-22';
+
+/**
+ * The services node (Kubeinit's services pod as a host): ports Kubeinit uses
+ * and the Debian packages that carry each service. The registry is the CNCF
+ * distribution registry, packaged by Debian as `docker-registry`.
+ */
+export const SERVICES = {
+  haproxyStatsPort: 9000,
+  registryPort: 5000,
+  registryUser: 'kubemix',
+  /** Days the registry's serving certificate stays valid; renewed by re-running the task. */
+  registryCertDays: 397,
+  aptPackages: ['apache2-utils', 'bind9', 'bind9-utils', 'dnsmasq', 'docker-registry', 'haproxy', 'openssl'],
+} as const;
