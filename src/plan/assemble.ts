@@ -5,6 +5,7 @@ import { canonicalJson, sha256Hex } from '../util/json.js';
 import { artifactId, artifactLocalPath } from './artifact-path.js';
 import { checkGraph } from './graph.js';
 import { factTasks } from './tasks/facts.js';
+import { linuxPrepContribution } from './tasks/linux-prep.js';
 import { servicesContribution } from './tasks/services.js';
 import { validationTasks } from './tasks/validations.js';
 import { PLAN_API_VERSION, STAGES, type Artifact, type Plan, type RenderedArtifact, type Task } from './types.js';
@@ -22,6 +23,7 @@ export const CONTRIBUTORS: readonly PlanContributor[] = [
   (model) => ({ tasks: factTasks(model) }),
   (model) => ({ tasks: validationTasks(model) }),
   servicesContribution,
+  linuxPrepContribution,
 ];
 
 export function assemblePlan(model: ClusterModel, contributors: readonly PlanContributor[] = CONTRIBUTORS): AssembledPlan {

@@ -14,6 +14,8 @@ export interface ConfigTaskInput {
   readonly files: readonly RenderedArtifact[];
   /** Shell run after upload and before the restart: the owning tool's own check. */
   readonly validate?: string;
+  /** Shell that exits 0 when the running state matches the files (a loaded module, a sysctl value). */
+  readonly live?: string;
   /** systemd unit to enable and restart once the files are valid. */
   readonly service?: string;
   readonly after?: readonly string[];
@@ -24,6 +26,7 @@ export function configTask(input: ConfigTaskInput): Task {
   const sums = input.files.map((f) => `${sha256Hex(f.content)}  ${f.remotePath}`).join('\n');
   const check = [
     `sha256sum --check --status <<'KUBEMIX_SUMS'\n${sums}\nKUBEMIX_SUMS`,
+    ...(input.live === undefined ? [] : [input.live]),
     ...(input.service === undefined ? [] : [`systemctl is-active --quiet ${input.service}`]),
   ].join('\n');
   const apply = [
