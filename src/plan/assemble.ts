@@ -4,6 +4,7 @@ import type { ClusterModel } from '../model/resolve.js';
 import { canonicalJson, sha256Hex } from '../util/json.js';
 import { artifactId, artifactLocalPath } from './artifact-path.js';
 import { checkGraph } from './graph.js';
+import { containerdContribution } from './tasks/containerd.js';
 import { factTasks } from './tasks/facts.js';
 import { linuxPrepContribution } from './tasks/linux-prep.js';
 import { servicesContribution } from './tasks/services.js';
@@ -24,6 +25,7 @@ export const CONTRIBUTORS: readonly PlanContributor[] = [
   (model) => ({ tasks: validationTasks(model) }),
   servicesContribution,
   linuxPrepContribution,
+  containerdContribution,
 ];
 
 export function assemblePlan(model: ClusterModel, contributors: readonly PlanContributor[] = CONTRIBUTORS): AssembledPlan {
