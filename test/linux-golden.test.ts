@@ -1,7 +1,10 @@
-// The Linux nodes' files (host prep, containerd, registry hosts) for
+// The Linux nodes' files (host prep, containerd, registry hosts, package
+// repositories, kubeadm configs) and the cluster manifests for
 // Kubeinit's periodic-job shapes, byte for byte.
 import { describe, it } from 'node:test';
 import { containerdContribution } from '../src/plan/tasks/containerd.js';
+import { kubeadmContribution } from '../src/plan/tasks/kubeadm.js';
+import { kubernetesPackagesContribution } from '../src/plan/tasks/kubernetes-packages.js';
 import { linuxPrepContribution } from '../src/plan/tasks/linux-prep.js';
 import { assertGolden } from './helpers/golden.js';
 import { SHAPES, modelFor } from './helpers/shapes.js';
@@ -10,7 +13,8 @@ describe('Linux node golden files', () => {
   for (const shape of SHAPES) {
     it(shape, () => {
       const model = modelFor(shape);
-      assertGolden(`${shape}/linux`, [...linuxPrepContribution(model).artifacts, ...containerdContribution(model).artifacts]);
+      const parts = [linuxPrepContribution, containerdContribution, kubernetesPackagesContribution, kubeadmContribution];
+      assertGolden(`${shape}/linux`, parts.flatMap((p) => p(model).artifacts));
     });
   }
 });

@@ -20,13 +20,23 @@ describe('secrets stay out of plans', () => {
       }
     });
 
-    it(`${shape}: every secret a task refers to is declared by it, and none hides in an artifact`, () => {
+    it(`${shape}: every secret a task or its uploads refer to is declared by it; artifacts naming one are 0600`, () => {
       for (const t of plan.tasks) {
         const used = new Set([...`${t.check?.script ?? ''}${t.apply.script}`.matchAll(REFERENCE)].map((m) => m[1]));
+        const uploaded = files.filter((f) => t.uploads.some((u) => u.artifact === `${f.node}:${f.remotePath}`));
+        for (const f of uploaded) for (const m of f.content.matchAll(REFERENCE)) used.add(m[1]);
         assert.deepEqual([...used].sort(), [...t.secrets], t.id);
       }
-      // Artifacts are copied verbatim: a reference in one would never be filled.
-      for (const f of files) assert.doesNotMatch(f.content, REFERENCE, f.localPath);
+      // The executor fills references in uploads and writes them 0600: an
+      // artifact that names a secret must be 0600 and its uploader must declare it.
+      for (const f of files) {
+        const named = [...f.content.matchAll(REFERENCE)].map((m) => m[1] ?? '');
+        if (named.length === 0) continue;
+        assert.equal(f.mode, '0600', f.localPath);
+        const uploaders = plan.tasks.filter((t) => t.uploads.some((u) => u.artifact === `${f.node}:${f.remotePath}`));
+        assert.ok(uploaders.length > 0, `${f.localPath} is uploaded by no task`);
+        for (const t of uploaders) for (const name of named) assert.ok(t.secrets.includes(name), `${t.id} uploads ${f.localPath} but does not declare ${name}`);
+      }
     });
   }
 });

@@ -6,6 +6,8 @@ import { artifactId, artifactLocalPath } from './artifact-path.js';
 import { checkGraph } from './graph.js';
 import { containerdContribution } from './tasks/containerd.js';
 import { factTasks } from './tasks/facts.js';
+import { kubeadmContribution } from './tasks/kubeadm.js';
+import { kubernetesPackagesContribution } from './tasks/kubernetes-packages.js';
 import { linuxPrepContribution } from './tasks/linux-prep.js';
 import { servicesContribution } from './tasks/services.js';
 import { validationTasks } from './tasks/validations.js';
@@ -26,6 +28,8 @@ export const CONTRIBUTORS: readonly PlanContributor[] = [
   servicesContribution,
   linuxPrepContribution,
   containerdContribution,
+  kubernetesPackagesContribution,
+  kubeadmContribution,
 ];
 
 export function assemblePlan(model: ClusterModel, contributors: readonly PlanContributor[] = CONTRIBUTORS): AssembledPlan {
