@@ -22,7 +22,7 @@ describe('Linux host prep', () => {
     const hosts = new Set(plan.tasks.filter((t) => t.stage === 'task-prepare-cluster').map((t) => t.host));
     assert.deepEqual([...hosts].sort(), ['compute-01', 'compute-02', 'controller-01', 'controller-02', 'controller-03']);
     const names = plan.tasks.filter((t) => t.host === 'compute-01' && t.stage === 'task-prepare-cluster').map((t) => t.name).sort();
-    assert.deepEqual(names, ['cgroup-v2', 'cni-plugins', 'containerd', 'containerd-binaries', 'download-tools', 'etc-hosts', 'hostname', 'kernel-modules', 'kubernetes-packages', 'registry-ca', 'runc', 'swap-off', 'sysctls']);
+    assert.deepEqual(names, ['cgroup-v2', 'cni-plugins', 'containerd', 'containerd-binaries', 'download-tools', 'etc-hosts', 'hostname', 'kernel-modules', 'kubernetes-packages', 'registry-ca', 'runc', 'swap-off', 'sysctls', 'time-sync']);
   });
 
   it('/etc/hosts: check fails, apply adds the block once and keeps other lines, check passes', () => {

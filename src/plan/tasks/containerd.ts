@@ -4,6 +4,7 @@
 import { CHECKSUM_URLS, URLS, linuxDistro } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { renderContainerdConfig, renderContainerdUnit } from '../../render/containerd/config.js';
+import { proxyExports, renderContainerdProxy } from '../../render/linux/proxy.js';
 import { registryCaPath, renderRegistryHosts, servicesRegistry } from '../../render/containerd/hosts.js';
 import { CONTAINERD_PATHS as P } from '../../render/containerd/paths.js';
 import { sh, task, taskId } from '../task.js';
@@ -17,7 +18,7 @@ export function containerdContribution(model: ClusterModel): { tasks: Task[]; ar
   const tasks: Task[] = [];
   const artifacts: RenderedArtifact[] = [];
   for (const node of linuxNodes(model)) {
-    const files = [renderContainerdConfig(model, node), renderContainerdUnit(node), ...renderRegistryHosts(model, node)];
+    const files = [renderContainerdConfig(model, node), renderContainerdUnit(node), ...renderContainerdProxy(model, node), ...renderRegistryHosts(model, node)];
     artifacts.push(...files);
     const installs = binaryTasks(model, node);
     const ca = registryCaTask(model, node);
@@ -37,9 +38,9 @@ export function containerdContribution(model: ClusterModel): { tasks: Task[]; ar
 function binaryTasks(model: ClusterModel, node: PlanNode): Task[] {
   const v = model.versions;
   const mirror = model.spec.mirrors.artifacts;
-  const tools = toolsTask(node);
+  const tools = toolsTask(node, proxyExports(model));
   const fetch = (name: string, description: string, check: string, url: string, checksumUrl: string, install: string): Task =>
-    task({ stage: PREP_STAGE, host: node.name, name, description, after: [tools.id], check: sh(check), apply: sh(downloadScript({ url, checksumUrl, install }, mirror)), timeoutSeconds: 600 });
+    task({ stage: PREP_STAGE, host: node.name, name, description, after: [tools.id], check: sh(check), apply: sh(`${proxyExports(model)}${downloadScript({ url, checksumUrl, install }, mirror)}`), timeoutSeconds: 600 });
   const containerd = URLS.containerd(v.containerd, 'linux');
   const runc = URLS.runc(v.runc);
   const cni = URLS.cniPlugins(v.cniPlugins);
@@ -53,14 +54,14 @@ function binaryTasks(model: ClusterModel, node: PlanNode): Task[] {
 }
 
 /** curl, tar, gpg and CA roots: what downloads and package repositories need. */
-function toolsTask(node: PlanNode): Task {
+function toolsTask(node: PlanNode, proxy: string): Task {
   const apt = linuxDistro(node.os)?.family !== 'dnf';
   return task({
     stage: PREP_STAGE, host: node.name, name: 'download-tools', description: 'curl, tar, gpg and CA certificates',
     check: sh('command -v curl >/dev/null && command -v tar >/dev/null && command -v gpg >/dev/null && { [ -s /etc/ssl/certs/ca-certificates.crt ] || [ -s /etc/pki/tls/certs/ca-bundle.crt ]; }'),
-    apply: sh(apt
+    apply: sh(proxy + (apt
       ? 'set -eu\nexport DEBIAN_FRONTEND=noninteractive\napt-get update -q\napt-get install -y -q --no-install-recommends ca-certificates curl gpg tar'
-      : 'dnf install -y -q ca-certificates curl gnupg2 tar'),
+      : 'dnf install -y -q ca-certificates curl gnupg2 tar')),
     timeoutSeconds: 600,
   });
 }

@@ -2,6 +2,7 @@
 // there (apt-mark hold; dnf's repo exclude) so upgrades are deliberate.
 import { URLS, linuxDistro } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
+import { proxyExports } from '../../render/linux/proxy.js';
 import { APT_KEYRING, KUBERNETES_PACKAGES, renderKubernetesRepo } from '../../render/linux/kubernetes-repo.js';
 import { artifactId } from '../artifact-path.js';
 import { sh, task, taskId } from '../task.js';
@@ -43,7 +44,7 @@ dnf install -y -q --disableexcludes=kubernetes ${KUBERNETES_PACKAGES.map((p) => 
   return task({
     stage: PREP_STAGE, host: node.name, name: 'kubernetes-packages', description: `${list} ${v} from pkgs.k8s.io, held`,
     after: [taskId(PREP_STAGE, node.name, 'download-tools')],
-    check: sh(check), apply: sh(`${apply}\nsystemctl enable --quiet kubelet`),
+    check: sh(check), apply: sh(`${proxyExports(model)}${apply}\nsystemctl enable --quiet kubelet`),
     uploads: [artifactId(repo.node, repo.remotePath)],
     timeoutSeconds: 900,
   });

@@ -1,6 +1,6 @@
 // task-prepare-cluster on every Linux cluster node: what kubeadm's preflight
 // and flannel expect of a host (cgroup v2, no swap, br_netfilter/overlay,
-// forwarding sysctls, its planned hostname, /etc/hosts, firewall openings).
+// forwarding sysctls, its planned hostname, /etc/hosts, time sync, firewall).
 import { linuxDistro } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { KERNEL_MODULES, SYSCTLS, SYSCTL_FILE, hostsBlock, HOSTS_BEGIN, HOSTS_END, renderModules, renderSysctls } from '../../render/linux/host.js';
@@ -30,6 +30,7 @@ export function linuxPrepContribution(model: ClusterModel): { tasks: Task[]; art
       configTask({ stage: PREP_STAGE, host: node.name, name: 'sysctls', description: 'bridge netfilter and IPv4 forwarding', files: [sysctls], after: [id('kernel-modules')], live: sysctlLive(), validate: `sysctl -q -p ${SYSCTL_FILE}` }),
       hostname(node),
       hostsFile(model, node, id('hostname')),
+      timeSync(node, linuxDistro(node.os)?.family === 'dnf'),
     );
     if (linuxDistro(node.os)?.family === 'dnf') tasks.push(firewallTask(model, node));
   }
@@ -87,5 +88,16 @@ KUBEMIX_EOF
 cat "$tmp" > /etc/hosts
 rm -f "$tmp"`),
     timeoutSeconds: 30,
+  });
+}
+
+/** Certificates and etcd need agreeing clocks: NTP on, through the distro's default client. */
+function timeSync(node: PlanNode, dnf: boolean): Task {
+  const install = dnf ? 'dnf install -y -q chrony && systemctl enable --now chronyd' : 'DEBIAN_FRONTEND=noninteractive apt-get install -y -q systemd-timesyncd';
+  return task({
+    stage: PREP_STAGE, host: node.name, name: 'time-sync', description: 'keep the clock synchronised (NTP on)',
+    check: sh('[ "$(timedatectl show --property=NTP --value)" = yes ]'),
+    apply: sh(`timedatectl set-ntp true 2>/dev/null || { ${install} && timedatectl set-ntp true; }`),
+    timeoutSeconds: 300,
   });
 }

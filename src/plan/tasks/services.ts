@@ -8,6 +8,7 @@ import { DNSMASQ_CONFIG } from '../../render/services/dnsmasq.js';
 import { servicesFacts, type ServicesFacts } from '../../render/services/facts.js';
 import { HAPROXY_CONFIG } from '../../render/services/haproxy.js';
 import { renderServices } from '../../render/services/index.js';
+import { proxyExports } from '../../render/linux/proxy.js';
 import { REGISTRY_PATHS } from '../../render/services/registry.js';
 import { sh, task, taskId } from '../task.js';
 import type { RenderedArtifact, Task } from '../types.js';
@@ -21,7 +22,7 @@ export function servicesContribution(model: ClusterModel): { tasks: Task[]; arti
   if (facts === undefined) return { tasks: [], artifacts: [] };
   const artifacts = renderServices(model);
   const host = facts.node.name;
-  const packages = packagesTask(facts);
+  const packages = packagesTask(facts, proxyExports(model));
   const id = (name: string): string => taskId(STAGE, host, name);
   const files = (...paths: string[]): RenderedArtifact[] => artifacts.filter((a) => paths.some((p) => a.remotePath === p || a.remotePath.startsWith(`${p}/`)));
   const t = facts.toggles;
@@ -34,7 +35,7 @@ export function servicesContribution(model: ClusterModel): { tasks: Task[]; arti
   return { tasks, artifacts };
 }
 
-function packagesTask(facts: ServicesFacts): Task {
+function packagesTask(facts: ServicesFacts, proxy: string): Task {
   const t = facts.toggles;
   // Install only what is switched on: an idle dnsmasq would hold port 53.
   const wanted = SERVICES.aptPackages.filter((p) => (p !== 'dnsmasq' || t.dhcp) && (!p.startsWith('bind9') || t.dns) && (p !== 'haproxy' || t.loadBalancer) && (!['docker-registry', 'apache2-utils'].includes(p) || t.registry));
@@ -45,7 +46,7 @@ function packagesTask(facts: ServicesFacts): Task {
     name: 'packages',
     description: `install ${list}`,
     check: sh(`for p in ${list}; do dpkg-query -W -f='\${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || exit 1; done`),
-    apply: sh(`set -eu\nexport DEBIAN_FRONTEND=noninteractive\napt-get update -q\napt-get install -y -q --no-install-recommends ${list}`),
+    apply: sh(`${proxy}set -eu\nexport DEBIAN_FRONTEND=noninteractive\napt-get update -q\napt-get install -y -q --no-install-recommends ${list}`),
     timeoutSeconds: 900,
   });
 }
