@@ -42,7 +42,21 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
 [ "$(kubectl ${ADMIN} -n kube-system get deployment coredns -o jsonpath='{.spec.template.spec.nodeSelector.kubernetes\\.io/os}')" = linux ]`),
     timeoutSeconds: 60,
   });
-  return { tasks: [init, cni, ...joins, post], artifacts };
+  return { tasks: [init, cni, ...joins, post, ...labelTasks(nodes, first, joins)], artifacts };
+}
+
+/** Kubeinit's computes show a worker role in `kubectl get nodes`; kubeadm only labels control planes. */
+function labelTasks(nodes: readonly PlanNode[], first: PlanNode, joins: readonly Task[]): Task[] {
+  const workers = nodes.filter((n) => n.role === 'worker');
+  if (workers.length === 0) return [];
+  const label = 'node-role.kubernetes.io/worker';
+  return [task({
+    stage: 'task-post-deployment', host: first.name, name: 'label-workers', description: `label ${workers.map((w) => w.name).join(', ')} as workers`,
+    after: joins.map((j) => j.id),
+    check: sh(`[ "$(kubectl ${ADMIN} get nodes -l ${label} -o name | grep -cxE 'node/(${workers.map((w) => w.name).join('|')})')" = ${workers.length} ]`),
+    apply: sh(`kubectl ${ADMIN} label --overwrite node ${workers.map((w) => w.name).join(' ')} ${label}=`),
+    timeoutSeconds: 60,
+  })];
 }
 
 /** The API endpoint resolves and balances only once the services node serves it. */
