@@ -45,6 +45,14 @@ describe('renderServices', () => {
   });
 });
 
+describe('Bind forwarders', () => {
+  it('default to the gateway and follow spec.services.forwarders', () => {
+    const conf = (m: ClusterModel): string => renderServices(m).find((a) => a.remotePath === '/etc/bind/named.conf')?.content ?? '';
+    assert.match(conf(fromYaml('{}', 1)), /forwarders \{ 10\.0\.0\.254; \};/);
+    assert.match(conf(fromYaml('{ forwarders: [192.0.2.53, 198.51.100.53] }', 1)), /forwarders \{ 192\.0\.2\.53; 198\.51\.100\.53; \};/);
+  });
+});
+
 describe('reverse zones', () => {
   it('round the node network out to whole octets', () => {
     assert.deepEqual(reverseZoneOf('10.0.0.0/24'), { name: '0.0.10.in-addr.arpa', octets: 3 });

@@ -2,19 +2,19 @@
 // spec's toggles (dns, loadBalancer, dhcp, registry). Pure.
 import type { ClusterModel } from '../../model/resolve.js';
 import type { RenderedArtifact } from '../../plan/types.js';
-import { renderBind, type BindOptions } from './bind.js';
+import { renderBind } from './bind.js';
 import { renderDnsmasq } from './dnsmasq.js';
 import { servicesFacts } from './facts.js';
 import { renderHaproxy } from './haproxy.js';
 import { renderRegistryConfig } from './registry.js';
 
-export function renderServices(model: ClusterModel, options: BindOptions = {}): RenderedArtifact[] {
+export function renderServices(model: ClusterModel): RenderedArtifact[] {
   const facts = servicesFacts(model);
   if (facts === undefined) return [];
   const t = facts.toggles;
   return [
     ...(t.loadBalancer ? [renderHaproxy(facts)] : []),
-    ...(t.dns ? renderBind(model, facts, options) : []),
+    ...(t.dns ? renderBind(model, facts, model.spec.services.forwarders === undefined ? {} : { forwarders: model.spec.services.forwarders }) : []),
     ...(t.dhcp ? [renderDnsmasq(facts)] : []),
     ...(t.registry ? [renderRegistryConfig(facts)] : []),
   ];
