@@ -13,12 +13,24 @@ const skip = harnessAvailable();
 const TRIALS = 20;
 const ENV = { ...process.env, KUBEMIX_RETRY_BASE_MS: '200', KUBEMIX_SSH_KEEPALIVE_MS: '500', KUBEMIX_SSH_CONNECT_TIMEOUT_MS: '2000' };
 
-function cli(args: readonly string[], killAfterMs?: number, signal: NodeJS.Signals = 'SIGKILL'): Promise<{ code: number | null; signal: string | null; stderr: string }> {
+/**
+ * Runs the CLI as a child. With `killAfterMs` it is sent `signal` that long
+ * after start, or — with `after` — that long after its stderr first matches
+ * `after` (so a slow start on a loaded machine cannot beat the signal handler).
+ */
+function cli(args: readonly string[], killAfterMs?: number, signal: NodeJS.Signals = 'SIGKILL', after?: RegExp): Promise<{ code: number | null; signal: string | null; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['bin/kubemix.js', ...args], { env: ENV, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill(signal), killAfterMs);
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      if (killAfterMs !== undefined && timer === undefined) timer = setTimeout(() => child.kill(signal), killAfterMs);
+    };
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      if (after !== undefined && after.test(stderr)) arm();
+    });
+    if (after === undefined) arm();
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stderr });
@@ -79,7 +91,7 @@ describe('kill -9 of the executor and resume', { skip, timeout: 170_000 }, () =>
     await writePlanDir(planDir, buildPlan([net.connection(h)], tasks));
     const state = newStateDir(net);
     const args = ['up', '--plan', planDir, '--state-dir', state, '--known-hosts', kh];
-    const interrupted = await cli(args, 1500, 'SIGINT');
+    const interrupted = await cli(args, 500, 'SIGINT', /s1/);
     assert.equal(interrupted.code, 130, interrupted.stderr);
     assert.match(interrupted.stderr, /re-run/);
     const applied = lines(join(dir, 'apply.log'));

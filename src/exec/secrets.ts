@@ -3,6 +3,8 @@
 // from a host at run time (Task.captures). Plans and journals only ever hold
 // secret *names*; `{{secret:NAME}}` is filled in just before a script goes on
 // stdin or a file is uploaded 0600.
+import { CLUSTER_CA_SECRETS, SECRET_NAMES } from '../plan/secret-names.js';
+import { generateClusterCa } from './cluster-ca.js';
 import { randomBytes, randomInt } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { HostError } from '../errors.js';
@@ -26,7 +28,7 @@ function randomString(alphabet: string, length: number): string {
 }
 
 /**
- * Generates a value by naming convention: `*join-token` → kubeadm bootstrap
+ * Generates a value by name: `kubeadm-token` / `*join-token` → kubeadm bootstrap
  * token (`[a-z0-9]{6}.[a-z0-9]{16}`), `*certificate-key` → 64 hex (32 bytes,
  * kubeadm upload-certs), `*password` → 32 characters. Anything else (a CA
  * hash, an API token) only a task can produce: undefined, so a task that
@@ -34,7 +36,7 @@ function randomString(alphabet: string, length: number): string {
  * with a made-up value.
  */
 export function generateSecret(name: string): string | undefined {
-  if (/join-token$/.test(name)) return `${randomString(ALNUM, 6)}.${randomString(ALNUM, 16)}`;
+  if (name === SECRET_NAMES.kubeadmToken || /join-token$/.test(name)) return `${randomString(ALNUM, 6)}.${randomString(ALNUM, 16)}`;
   if (/certificate-key$/.test(name)) return randomBytes(32).toString('hex');
   if (/password$/.test(name)) return randomString(`${ALNUM}ABCDEFGHIJKLMNOPQRSTUVWXYZ`, 32);
   return undefined;
@@ -87,8 +89,18 @@ export class SecretStore {
   /** Generates every named secret that is neither known nor captured by a task. */
   async ensureGenerated(names: Iterable<string>, captured: ReadonlySet<string>): Promise<string[]> {
     const made: string[] = [];
-    for (const name of names) {
-      const value = this.records.has(name) || captured.has(name) ? undefined : generateSecret(name);
+    const wanted = [...names];
+    if (wanted.some((n) => (CLUSTER_CA_SECRETS as readonly string[]).includes(n)) && !CLUSTER_CA_SECRETS.some((n) => this.records.has(n) || captured.has(n))) {
+      const ca = generateClusterCa();
+      const at = new Date().toISOString();
+      const [cert, key, hash] = CLUSTER_CA_SECRETS;
+      this.records.set(cert, { value: ca.cert, source: 'generated', at });
+      this.records.set(key, { value: ca.key, source: 'generated', at });
+      this.records.set(hash, { value: ca.hash, source: 'generated', at });
+      made.push(...CLUSTER_CA_SECRETS);
+    }
+    for (const name of wanted) {
+      const value = this.records.has(name) || captured.has(name) || made.includes(name) ? undefined : generateSecret(name);
       if (value === undefined) continue;
       this.records.set(name, { value, source: 'generated', at: new Date().toISOString() });
       made.push(name);

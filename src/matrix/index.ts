@@ -107,6 +107,9 @@ export const URLS = {
   windowsBinary: (version: string, name: string) => `https://dl.k8s.io/v${version}/bin/windows/amd64/${name}.exe`,
   containerd: (version: string, os: 'linux' | 'windows') =>
     `https://github.com/containerd/containerd/releases/download/v${version}/containerd-${version}-${os}-amd64.tar.gz`,
+  runc: (version: string) => `https://github.com/opencontainers/runc/releases/download/v${version}/runc.amd64`,
+  cniPlugins: (version: string) =>
+    `https://github.com/containernetworking/plugins/releases/download/v${version}/cni-plugins-linux-amd64-v${version}.tgz`,
 } as const;
 
 /** Windows-only components (REFERENCE.md §4–5). */
@@ -160,6 +163,23 @@ export function windowsDownloads(kubernetes: string, containerd: string): Window
   ];
 }
 
+/**
+ * Where upstream publishes the sha256 of each Linux download: files of
+ * `<digest>  <name>` lines. Pinned digests (RELEASE_SHA256) win over these.
+ */
+export const CHECKSUM_URLS = {
+  containerd: (url: string) => `${url}.sha256sum`,
+  runc: (url: string) => `${url.slice(0, url.lastIndexOf('/'))}/runc.sha256sum`,
+  cniPlugins: (url: string) => `${url}.sha256`,
+} as const;
+
+/**
+ * sha256 of release downloads, by URL, recorded when a release is reviewed.
+ * Empty until the matrix reviewer records them; downloads then verify against
+ * the checksum file upstream publishes beside each release (CHECKSUM_URLS).
+ */
+export const RELEASE_SHA256: Readonly<Record<string, string>> = {};
+
 /** The "External" HNS network every Windows node gets (REFERENCE.md §4). */
 export const WINDOWS_EXTERNAL_HNS_CIDR = '192.168.255.0/30';
 
@@ -202,3 +222,17 @@ export function compareVersions(a: string, b: string): number {
  * same way; reviewing the matrix moves it.
  */
 export const MATRIX_DATE = '2026-11-22';
+
+/**
+ * The services node (Kubeinit's services pod as a host): ports Kubeinit uses
+ * and the Debian packages that carry each service. The registry is the CNCF
+ * distribution registry, packaged by Debian as `docker-registry`.
+ */
+export const SERVICES = {
+  haproxyStatsPort: 9000,
+  registryPort: 5000,
+  registryUser: 'kubemix',
+  /** Days the registry's serving certificate stays valid; renewed by re-running the task. */
+  registryCertDays: 397,
+  aptPackages: ['apache2-utils', 'bind9', 'bind9-utils', 'dnsmasq', 'docker-registry', 'haproxy', 'openssl'],
+} as const;

@@ -5,7 +5,13 @@ import { sha256Hex } from '../util/json.js';
 import { planHash } from './hash.js';
 import { artifactId, artifactLocalPath } from './artifact-path.js';
 import { checkGraph } from './graph.js';
+import { containerdContribution } from './tasks/containerd.js';
 import { factTasks } from './tasks/facts.js';
+import { clusterReadyTaskIds, kubeadmContribution } from './tasks/kubeadm.js';
+import { DEFAULT_WINDOWS_OPTIONS } from '../render/windows/index.js';
+import { kubernetesPackagesContribution } from './tasks/kubernetes-packages.js';
+import { linuxPrepContribution } from './tasks/linux-prep.js';
+import { servicesContribution } from './tasks/services.js';
 import { validationTasks } from './tasks/validations.js';
 import { windowsTasks } from './tasks/windows.js';
 import { PLAN_API_VERSION, STAGES, type Artifact, type Plan, type RenderedArtifact, type Task } from './types.js';
@@ -22,7 +28,12 @@ export type PlanContributor = (model: ClusterModel) => { tasks: Task[]; artifact
 export const CONTRIBUTORS: readonly PlanContributor[] = [
   (model) => ({ tasks: factTasks(model) }),
   (model) => ({ tasks: validationTasks(model) }),
-  (model) => windowsTasks(model),
+  (model) => windowsTasks(model, { ...DEFAULT_WINDOWS_OPTIONS, joinAfter: clusterReadyTaskIds(model) }),
+  servicesContribution,
+  linuxPrepContribution,
+  containerdContribution,
+  kubernetesPackagesContribution,
+  kubeadmContribution,
 ];
 
 export function assemblePlan(model: ClusterModel, contributors: readonly PlanContributor[] = CONTRIBUTORS): AssembledPlan {

@@ -71,6 +71,7 @@ export function normalise(parsed: ClusterSpecParsed): ClusterSpec {
       loadBalancer: s.services.loadBalancer,
       dhcp: s.services.dhcp,
       registry: s.services.registry,
+      ...(s.services.forwarders === undefined ? {} : { forwarders: s.services.forwarders }),
       resources: resources(s.services, DEFAULT_RESOURCES.services),
     },
     ...(s.proxy === undefined ? {} : { proxy: s.proxy }),

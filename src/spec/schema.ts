@@ -97,6 +97,7 @@ const services = z.strictObject({
   loadBalancer: z.boolean().default(true),
   dhcp: z.boolean().default(true),
   registry: z.boolean().default(true),
+  forwarders: z.array(z.ipv4()).min(1).optional().describe('Upstream DNS resolvers for the services node; default: the node network gateway'),
   ...resources,
 });
 

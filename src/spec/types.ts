@@ -68,6 +68,8 @@ export interface ClusterSpec {
     readonly loadBalancer: boolean;
     readonly dhcp: boolean;
     readonly registry: boolean;
+    /** Upstream resolvers for the services node's Bind; default: the gateway. */
+    readonly forwarders?: readonly string[];
     readonly resources: Resources;
   };
   readonly proxy?: { readonly http?: string | undefined; readonly https?: string | undefined; readonly noProxy: readonly string[] };

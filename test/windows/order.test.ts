@@ -54,7 +54,7 @@ describe('versions: no flag or gate a release rejects', () => {
   for (const c of [...GOLDEN_COMBOS, { k8s: '1.35', os: 'windows-2025', backend: 'vxlan' } as const]) {
     it(comboName(c), () => {
       const { win, files } = winTasks(c);
-      const texts = [...win.flatMap((t) => [t.apply.script, t.check?.script ?? '']), ...files.map((f) => f.content)].join('\n');
+      const texts = [...win.flatMap((t) => [t.apply.script, t.check?.script ?? '']), ...files.filter((f) => f.node === 'win-01').map((f) => f.content)].join('\n');
       assert.ok(!/WinOverlay|WinDSR/.test(texts), 'WinOverlay/WinDSR are GA and locked since 1.34');
       if (c.k8s !== '1.34') assert.ok(!texts.includes('--pod-infra-container-image'), 'kubelet ≥ 1.35 refuses --pod-infra-container-image');
       const join = files.find((f) => f.remotePath === WIN.joinConfig)?.content ?? '';
@@ -91,10 +91,10 @@ describe('run-time values stay out of the plan', () => {
   it('secrets are references with names the tasks declare', () => {
     const { win, files } = winTasks(GOLDEN_COMBOS[0] as Combo);
     const join = win.find((t) => t.name === 'win-kubeadm-join');
-    assert.deepEqual(join?.secrets, ['ca-cert-hash', 'join-token']);
+    assert.deepEqual(join?.secrets, ['cluster-ca-cert-hash', 'kubeadm-token']);
     assert.deepEqual(win.find((t) => t.name === 'win-kube-proxy')?.secrets, ['kube-proxy-windows-token']);
-    const refs = files.flatMap((f) => [...f.content.matchAll(/\{\{secret:([a-z0-9-]+)\}\}/g)].map((m) => m[1]));
-    assert.deepEqual([...new Set(refs)].sort(), ['ca-cert-hash', 'join-token', 'kube-proxy-windows-token']);
+    const refs = files.filter((f) => f.node === 'win-01').flatMap((f) => [...f.content.matchAll(/\{\{secret:([a-z0-9-]+)\}\}/g)].map((m) => m[1]));
+    assert.deepEqual([...new Set(refs)].sort(), ['cluster-ca-cert-hash', 'kube-proxy-windows-token', 'kubeadm-token']);
   });
   it('the join patches the kubelet config with the Windows taint and checks kubeadm-flags.env', () => {
     const { win, files } = winTasks(GOLDEN_COMBOS[0] as Combo);

@@ -28,7 +28,8 @@ export interface WindowsNodeRender {
 }
 
 export function renderWindowsNode(model: ClusterModel, node: PlanNode, options: WindowsOptions = DEFAULT_WINDOWS_OPTIONS): WindowsNodeRender {
-  const file = (remotePath: string, content: string): RenderedArtifact => ({ node: node.name, remotePath, mode: '0644', owner: 'Administrators', content });
+  // A file that names a secret is written 0600 (the executor fills it in on upload).
+  const file = (remotePath: string, content: string): RenderedArtifact => ({ node: node.name, remotePath, mode: content.includes('{{secret:') ? '0600' : '0644', owner: 'Administrators', content });
   const artifacts = [
     file(WIN.containerdConfig, containerdConfig(model, node)),
     ...registryHosts(model, node),

@@ -1,4 +1,5 @@
 // Steps 7–8 of a Windows worker: kubeadm join, then flanneld under WinSW.
+import { SECRET_NAMES } from '../../plan/secret-names.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../plan/types.js';
 import { registeredName } from './kubeadm.js';
@@ -7,7 +8,7 @@ import { CONTAINERD_PIPE, WIN } from './paths.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q } from './ps.js';
 import { checkThat, type WindowsStep } from './step.js';
 
-export const JOIN_SECRETS = ['ca-cert-hash', 'join-token'] as const;
+export const JOIN_SECRETS = [SECRET_NAMES.clusterCaCertHash, SECRET_NAMES.kubeadmToken] as const;
 
 /**
  * Flags kubeadm may write to kubeadm-flags.env that lose nothing on Windows:

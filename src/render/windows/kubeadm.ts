@@ -2,6 +2,7 @@
 // extra args only to kubeadm-flags.env, which nothing reads on Windows, so
 // everything the kubelet needs goes into JoinConfiguration `patches` (target
 // kubeletconfiguration) or onto the service command line (REFERENCE.md §4).
+import { SECRET_NAMES } from '../../plan/secret-names.js';
 import { compareVersions } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../plan/types.js';
@@ -27,10 +28,10 @@ kind: JoinConfiguration
 discovery:
   bootstrapToken:
     apiServerEndpoint: ${y(`${api.host}:${api.port}`)}
-    token: ${y('{{secret:join-token}}')}
+    token: ${y(`{{secret:${SECRET_NAMES.kubeadmToken}}}`)}
     caCertHashes:
-      - ${y('{{secret:ca-cert-hash}}')}
-${discoveryTimeout}  tlsBootstrapToken: ${y('{{secret:join-token}}')}
+      - ${y(`{{secret:${SECRET_NAMES.clusterCaCertHash}}}`)}
+${discoveryTimeout}  tlsBootstrapToken: ${y(`{{secret:${SECRET_NAMES.kubeadmToken}}}`)}
 nodeRegistration:
   name: ${y(registeredName(node))}
   criSocket: ${y(CONTAINERD_PIPE)}

@@ -1,5 +1,6 @@
 // Steps 9–11 of a Windows worker: the CNI config (after flanneld), the source
 // VIP (vxlan, reserved at run time) and kube-proxy.
+import { SECRET_NAMES } from '../../plan/secret-names.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../plan/types.js';
 import { sha256Hex } from '../../util/json.js';
@@ -101,7 +102,7 @@ Restart-Service -Name 'kube-proxy'
     check,
     apply,
     uploads: [WIN.kubeProxyKubeconfig, WIN.kubeProxyConfigTemplate],
-    secrets: ['kube-proxy-windows-token'],
+    secrets: [SECRET_NAMES.kubeProxyWindowsToken],
     timeoutSeconds: 300,
   };
 }

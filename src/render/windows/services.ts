@@ -1,5 +1,6 @@
 // Service definitions for flanneld (under WinSW: it has no Windows service
 // integration of its own) and kube-proxy (kernelspace, via kube-log-runner).
+import { SECRET_NAMES } from '../../plan/secret-names.js';
 import { compareVersions } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../plan/types.js';
@@ -81,7 +82,7 @@ clusters:
 users:
   - name: kube-proxy
     user:
-      token: '{{secret:kube-proxy-windows-token}}'
+      token: '{{secret:${SECRET_NAMES.kubeProxyWindowsToken}}}'
 contexts:
   - name: kube-proxy
     context:

@@ -1,0 +1,21 @@
+// The secrets plans refer to as `{{secret:NAME}}`, named once. The executor
+// keeps their values in the state directory: tokens, keys and passwords it
+// generates; the cluster CA it creates as a set (certificate, key and the
+// `sha256:<hex>` hash kubeadm join discovery pins); the rest tasks capture.
+export const SECRET_NAMES = {
+  /** kubeadm bootstrap token `[a-z0-9]{6}.[a-z0-9]{16}`. */
+  kubeadmToken: 'kubeadm-token',
+  /** 32-byte hex key that encrypts the control-plane certificates kubeadm uploads. */
+  kubeadmCertificateKey: 'kubeadm-certificate-key',
+  /** The cluster CA (PEM); kubeadm adopts it, the registry's TLS chains to it. */
+  clusterCaCert: 'cluster-ca-cert',
+  clusterCaKey: 'cluster-ca-key',
+  /** `sha256:<hex>` of the CA's public key, for `kubeadm join` discovery. */
+  clusterCaCertHash: 'cluster-ca-cert-hash',
+  registryPassword: 'registry-password',
+  /** Token of the kube-system/kube-proxy ServiceAccount for the native Windows kube-proxy. */
+  kubeProxyWindowsToken: 'kube-proxy-windows-token',
+} as const;
+
+/** The secrets that make up the cluster CA: created together, never one alone. */
+export const CLUSTER_CA_SECRETS = [SECRET_NAMES.clusterCaCert, SECRET_NAMES.clusterCaKey, SECRET_NAMES.clusterCaCertHash] as const;

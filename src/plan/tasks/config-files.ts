@@ -1,0 +1,52 @@
+// A task that puts rendered files in place and (re)starts the service that
+// reads them. Idempotent by content: the check compares the sha256 of every
+// file on the host with the planned one, and asks whether the service runs.
+import { sha256Hex } from '../../util/json.js';
+import { artifactId } from '../artifact-path.js';
+import { sh, task } from '../task.js';
+import type { RenderedArtifact, Stage, Task } from '../types.js';
+
+export interface ConfigTaskInput {
+  readonly stage: Stage;
+  readonly host: string;
+  readonly name: string;
+  readonly description: string;
+  readonly files: readonly RenderedArtifact[];
+  /** Shell run after upload and before the restart: the owning tool's own check. */
+  readonly validate?: string;
+  /** Shell that exits 0 when the running state matches the files (a loaded module, a sysctl value). */
+  readonly live?: string;
+  /** systemd unit to enable and restart once the files are valid. */
+  readonly service?: string;
+  readonly after?: readonly string[];
+  readonly timeoutSeconds?: number;
+}
+
+export function configTask(input: ConfigTaskInput): Task {
+  const sums = input.files.map((f) => `${sha256Hex(f.content)}  ${f.remotePath}`).join('\n');
+  const check = [
+    `sha256sum --check --status <<'KUBEMIX_SUMS'\n${sums}\nKUBEMIX_SUMS`,
+    ...(input.live === undefined ? [] : [input.live]),
+    ...(input.service === undefined ? [] : [`systemctl is-active --quiet ${input.service}`]),
+  ].join('\n');
+  const apply = [
+    'set -eu',
+    // Uploads land with the planned mode; the owner needs a user that only
+    // exists once the package is installed, so it is set here.
+    ...input.files.map((f) => `chown ${f.owner} ${f.remotePath} && chmod ${f.mode} ${f.remotePath}`),
+    ...(input.validate === undefined ? [] : [input.validate]),
+    ...(input.service === undefined ? [] : [`systemctl enable --quiet ${input.service}`, `systemctl restart ${input.service}`]),
+  ].join('\n');
+  return task({
+    stage: input.stage,
+    host: input.host,
+    name: input.name,
+    description: input.description,
+    ...(input.after === undefined ? {} : { after: input.after }),
+    check: sh(check),
+    apply: sh(apply),
+    uploads: input.files.map((f) => artifactId(f.node, f.remotePath)),
+    ...(input.timeoutSeconds === undefined ? {} : { timeoutSeconds: input.timeoutSeconds }),
+  });
+}
+

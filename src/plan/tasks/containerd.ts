@@ -1,0 +1,82 @@
+// containerd from the pinned upstream release on every distro (distro
+// packages are too old, REFERENCE.md §3), with runc and the CNI plugins,
+// each sha256-verified; then its config, unit and registry hosts.
+import { CHECKSUM_URLS, URLS, linuxDistro } from '../../matrix/index.js';
+import type { ClusterModel } from '../../model/resolve.js';
+import { renderContainerdConfig, renderContainerdUnit } from '../../render/containerd/config.js';
+import { proxyExports, renderContainerdProxy } from '../../render/linux/proxy.js';
+import { registryCaPath, renderRegistryHosts, servicesRegistry } from '../../render/containerd/hosts.js';
+import { CONTAINERD_PATHS as P } from '../../render/containerd/paths.js';
+import { sh, task, taskId } from '../task.js';
+import type { PlanNode, RenderedArtifact, Task } from '../types.js';
+import { configTask } from './config-files.js';
+import { downloadScript } from './download.js';
+import { PREP_STAGE, linuxNodes } from './linux-prep.js';
+import { SECRET } from './registry-scripts.js';
+
+export function containerdContribution(model: ClusterModel): { tasks: Task[]; artifacts: RenderedArtifact[] } {
+  const tasks: Task[] = [];
+  const artifacts: RenderedArtifact[] = [];
+  for (const node of linuxNodes(model)) {
+    const files = [renderContainerdConfig(model, node), renderContainerdUnit(node), ...renderContainerdProxy(model, node), ...renderRegistryHosts(model, node)];
+    artifacts.push(...files);
+    const installs = binaryTasks(model, node);
+    const ca = registryCaTask(model, node);
+    tasks.push(...installs, ...(ca === undefined ? [] : [ca]));
+    tasks.push(configTask({
+      stage: PREP_STAGE, host: node.name, name: 'containerd', description: `containerd ${model.versions.containerd} with the systemd cgroup driver and pause ${model.versions.pause}`,
+      files,
+      // The installed 2.x binary parses the config itself: unknown sections or a wrong version fail here.
+      validate: `systemctl daemon-reload\n${P.binary} --config ${P.config} config dump >/dev/null`,
+      service: 'containerd',
+      after: [...installs.map((t) => t.id), ...(ca === undefined ? [] : [ca.id]), taskId(PREP_STAGE, node.name, 'kernel-modules')],
+    }));
+  }
+  return { tasks, artifacts };
+}
+
+function binaryTasks(model: ClusterModel, node: PlanNode): Task[] {
+  const v = model.versions;
+  const mirror = model.spec.mirrors.artifacts;
+  const tools = toolsTask(node, proxyExports(model));
+  const fetch = (name: string, description: string, check: string, url: string, checksumUrl: string, install: string): Task =>
+    task({ stage: PREP_STAGE, host: node.name, name, description, after: [tools.id], check: sh(check), apply: sh(`${proxyExports(model)}${downloadScript({ url, checksumUrl, install }, mirror)}`), timeoutSeconds: 600 });
+  const containerd = URLS.containerd(v.containerd, 'linux');
+  const runc = URLS.runc(v.runc);
+  const cni = URLS.cniPlugins(v.cniPlugins);
+  return [
+    tools,
+    fetch('containerd-binaries', `containerd ${v.containerd} from the upstream release`, `${P.binary} --version 2>/dev/null | grep -q ' v${v.containerd} '`, containerd, CHECKSUM_URLS.containerd(containerd), 'tar -C /usr/local -xzf "$file" bin/'),
+    fetch('runc', `runc ${v.runc}`, `${P.runc} --version 2>/dev/null | grep -q '^runc version ${v.runc}$'`, runc, CHECKSUM_URLS.runc(runc), `install -D -m 0755 "$file" ${P.runc}`),
+    // The plugins have no --version of their own: a marker records what was unpacked.
+    fetch('cni-plugins', `CNI plugins ${v.cniPlugins} in ${P.cniBin}`, `[ -x ${P.cniBin}/bridge ] && [ "$(cat ${P.cniBin}/.kubemix-version 2>/dev/null)" = ${v.cniPlugins} ]`, cni, CHECKSUM_URLS.cniPlugins(cni), `install -d -m 0755 ${P.cniBin}\ntar -C ${P.cniBin} -xzf "$file"\necho ${v.cniPlugins} > ${P.cniBin}/.kubemix-version`),
+  ];
+}
+
+/** curl, tar, gpg and CA roots: what downloads and package repositories need. */
+function toolsTask(node: PlanNode, proxy: string): Task {
+  const apt = linuxDistro(node.os)?.family !== 'dnf';
+  return task({
+    stage: PREP_STAGE, host: node.name, name: 'download-tools', description: 'curl, tar, gpg and CA certificates',
+    check: sh('command -v curl >/dev/null && command -v tar >/dev/null && command -v gpg >/dev/null && { [ -s /etc/ssl/certs/ca-certificates.crt ] || [ -s /etc/pki/tls/certs/ca-bundle.crt ]; }'),
+    apply: sh(proxy + (apt
+      ? 'set -eu\nexport DEBIAN_FRONTEND=noninteractive\napt-get update -q\napt-get install -y -q --no-install-recommends ca-certificates curl gpg tar'
+      : 'dnf install -y -q ca-certificates curl gnupg2 tar')),
+    timeoutSeconds: 600,
+  });
+}
+
+/** The cluster CA beside the services registry's hosts.toml, so pulls from it verify. */
+function registryCaTask(model: ClusterModel, node: PlanNode): Task | undefined {
+  const registry = servicesRegistry(model);
+  if (registry === undefined) return undefined;
+  const path = registryCaPath(registry);
+  const ca = `{{secret:${SECRET.caCert}}}`;
+  return task({
+    stage: PREP_STAGE, host: node.name, name: 'registry-ca', description: `trust the cluster CA for ${registry}`,
+    check: sh(`cmp -s ${path} - <<'KUBEMIX_EOF'\n${ca}\nKUBEMIX_EOF`),
+    apply: sh(`set -eu\ninstall -d -m 0755 ${path.slice(0, path.lastIndexOf('/'))}\ncat > ${path} <<'KUBEMIX_EOF'\n${ca}\nKUBEMIX_EOF\nchmod 0644 ${path}`),
+    secrets: [SECRET.caCert],
+    timeoutSeconds: 30,
+  });
+}

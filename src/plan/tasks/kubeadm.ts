@@ -1,0 +1,114 @@
+// task-deploy-cluster on Linux: init the first controller (with the cluster
+// CA kubemix generated, so the join CA hash is known in advance), apply the
+// CNI, join the other controllers and the Linux workers; then, after deploy,
+// check that kubeadm kept kube-proxy and CoreDNS on Linux nodes.
+import type { ClusterModel } from '../../model/resolve.js';
+import { kubeadmConfigPath, renderKubeadm } from '../../render/kubeadm/config.js';
+import { KUBEADM_SECRET } from '../../render/kubeadm/secrets.js';
+import { CLUSTER_NODE, renderManifests } from '../../render/manifests/index.js';
+import { artifactId } from '../artifact-path.js';
+import { sh, task, taskId } from '../task.js';
+import type { PlanNode, RenderedArtifact, Task } from '../types.js';
+import { PREP_STAGE, linuxNodes } from './linux-prep.js';
+import { SECRET } from './registry-scripts.js';
+
+const DEPLOY = 'task-deploy-cluster';
+const ADMIN = '--kubeconfig=/etc/kubernetes/admin.conf';
+/** Where cluster-node artifacts (`manifests/…`) land on the host that applies them. */
+export const CLUSTER_ARTIFACT_DIR = '/etc/kubemix';
+const PREP_NEEDED = ['cgroup-v2', 'swap-off', 'sysctls', 'etc-hosts', 'containerd', 'kubernetes-packages'];
+
+export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artifacts: RenderedArtifact[] } {
+  const nodes = linuxNodes(model);
+  const first = nodes.find((n) => n.role === 'control-plane');
+  if (first === undefined) return { tasks: [], artifacts: [] };
+  const manifests = renderManifests(model);
+  const artifacts: RenderedArtifact[] = [...manifests, ...nodes.map((n) => renderKubeadm(model, n, n === first))];
+  const prep = (n: PlanNode): string[] => PREP_NEEDED.map((name) => taskId(PREP_STAGE, n.name, name));
+  const init = initTask(model, first, [...prep(first), ...servicesReady(model)]);
+  const cni = task({
+    stage: DEPLOY, host: first.name, name: 'cluster-manifests', description: `apply ${manifests.map((m) => m.remotePath).join(', ')}`,
+    after: [init.id], check: null,
+    // Server-side apply is idempotent: re-running changes nothing that matches.
+    apply: sh(manifests.map((m) => `kubectl ${ADMIN} apply --server-side --force-conflicts -f ${CLUSTER_ARTIFACT_DIR}/${m.remotePath}`).join('\n')),
+    uploads: manifests.map((m) => artifactId(CLUSTER_NODE, m.remotePath)),
+  });
+  const joins = nodes.filter((n) => n !== first).map((n) => joinTask(n, [...prep(n), n.role === 'control-plane' ? init.id : cni.id]));
+  const post = task({
+    stage: 'task-post-deployment', host: first.name, name: 'linux-only-addons', description: 'check kube-proxy and CoreDNS are pinned to kubernetes.io/os: linux',
+    after: [cni.id, ...joins.map((j) => j.id)], check: null,
+    apply: sh(`set -eu
+[ "$(kubectl ${ADMIN} -n kube-system get daemonset kube-proxy -o jsonpath='{.spec.template.spec.nodeSelector.kubernetes\\.io/os}')" = linux ]
+[ "$(kubectl ${ADMIN} -n kube-system get deployment coredns -o jsonpath='{.spec.template.spec.nodeSelector.kubernetes\\.io/os}')" = linux ]`),
+    timeoutSeconds: 60,
+  });
+  return { tasks: [init, cni, ...joins, post, ...labelTasks(nodes, first, joins)], artifacts };
+}
+
+/**
+ * What any later node join waits for: the first controller initialised and the
+ * cluster manifests (CNI, RuntimeClasses, RBAC) applied. Empty without a Linux
+ * control plane.
+ */
+export function clusterReadyTaskIds(model: ClusterModel): string[] {
+  const first = linuxNodes(model).find((n) => n.role === 'control-plane');
+  return first === undefined ? [] : [taskId(DEPLOY, first.name, 'kubeadm-init'), taskId(DEPLOY, first.name, 'cluster-manifests')];
+}
+
+/** Kubeinit's computes show a worker role in `kubectl get nodes`; kubeadm only labels control planes. */
+function labelTasks(nodes: readonly PlanNode[], first: PlanNode, joins: readonly Task[]): Task[] {
+  const workers = nodes.filter((n) => n.role === 'worker');
+  if (workers.length === 0) return [];
+  const label = 'node-role.kubernetes.io/worker';
+  return [task({
+    stage: 'task-post-deployment', host: first.name, name: 'label-workers', description: `label ${workers.map((w) => w.name).join(', ')} as workers`,
+    after: joins.map((j) => j.id),
+    check: sh(`[ "$(kubectl ${ADMIN} get nodes -l ${label} -o name | grep -cxE 'node/(${workers.map((w) => w.name).join('|')})')" = ${workers.length} ]`),
+    apply: sh(`kubectl ${ADMIN} label --overwrite node ${workers.map((w) => w.name).join(' ')} ${label}=`),
+    timeoutSeconds: 60,
+  })];
+}
+
+/** The API endpoint resolves and balances only once the services node serves it. */
+function servicesReady(model: ClusterModel): string[] {
+  const services = model.nodes.find((n) => n.role === 'services');
+  if (services === undefined || !model.spec.services.enabled) return [];
+  const s = model.spec.services;
+  return [...(s.loadBalancer ? ['haproxy'] : []), ...(s.dns ? ['bind'] : [])].map((name) => taskId('task-create-services', services.name, name));
+}
+
+function initTask(model: ClusterModel, node: PlanNode, after: string[]): Task {
+  const pki = '/etc/kubernetes/pki';
+  return task({
+    stage: DEPLOY, host: node.name, name: 'kubeadm-init', description: `kubeadm init ${node.name} behind ${model.cluster.apiEndpoint.host}:${model.cluster.apiEndpoint.port}`,
+    after,
+    check: sh(`[ -f /etc/kubernetes/admin.conf ] && kubectl ${ADMIN} get --raw=/readyz >/dev/null 2>&1`),
+    apply: sh(`set -eu
+umask 077
+install -d -m 0755 ${pki}
+# kubeadm adopts a CA it finds: the join discovery hash is then known before init.
+cat > ${pki}/ca.crt <<'KUBEMIX_EOF'
+{{secret:${SECRET.caCert}}}
+KUBEMIX_EOF
+cat > ${pki}/ca.key <<'KUBEMIX_EOF'
+{{secret:${SECRET.caKey}}}
+KUBEMIX_EOF
+chmod 0644 ${pki}/ca.crt
+kubeadm init --config=${kubeadmConfigPath('init')} --upload-certs`),
+    uploads: [artifactId(node.name, kubeadmConfigPath('init'))],
+    secrets: [SECRET.caCert, SECRET.caKey, KUBEADM_SECRET.token, KUBEADM_SECRET.certificateKey],
+    timeoutSeconds: 900,
+  });
+}
+
+function joinTask(node: PlanNode, after: string[]): Task {
+  return task({
+    stage: DEPLOY, host: node.name, name: 'kubeadm-join', description: `kubeadm join ${node.name} as ${node.role === 'control-plane' ? 'a control-plane node' : 'a worker'}`,
+    after,
+    check: sh('[ -f /etc/kubernetes/kubelet.conf ] && systemctl is-active --quiet kubelet'),
+    apply: sh(`kubeadm join --config=${kubeadmConfigPath('join')}`),
+    uploads: [artifactId(node.name, kubeadmConfigPath('join'))],
+    secrets: [KUBEADM_SECRET.token, KUBEADM_SECRET.caCertHash, ...(node.role === 'control-plane' ? [KUBEADM_SECRET.certificateKey] : [])],
+    timeoutSeconds: 900,
+  });
+}

@@ -1,0 +1,51 @@
+// kubelet, kubeadm and kubectl from pkgs.k8s.io at the planned version, held
+// there (apt-mark hold; dnf's repo exclude) so upgrades are deliberate.
+import { URLS, linuxDistro } from '../../matrix/index.js';
+import type { ClusterModel } from '../../model/resolve.js';
+import { proxyExports } from '../../render/linux/proxy.js';
+import { APT_KEYRING, KUBERNETES_PACKAGES, renderKubernetesRepo } from '../../render/linux/kubernetes-repo.js';
+import { artifactId } from '../artifact-path.js';
+import { sh, task, taskId } from '../task.js';
+import type { PlanNode, RenderedArtifact, Task } from '../types.js';
+import { PREP_STAGE, linuxNodes } from './linux-prep.js';
+
+export function kubernetesPackagesContribution(model: ClusterModel): { tasks: Task[]; artifacts: RenderedArtifact[] } {
+  const tasks: Task[] = [];
+  const artifacts: RenderedArtifact[] = [];
+  for (const node of linuxNodes(model)) {
+    const family = linuxDistro(node.os)?.family ?? 'apt';
+    const repo = renderKubernetesRepo(node, family, model.versions.kubernetesMinor);
+    artifacts.push(repo);
+    tasks.push(packagesTask(model, node, family, repo));
+  }
+  return { tasks, artifacts };
+}
+
+function packagesTask(model: ClusterModel, node: PlanNode, family: 'apt' | 'dnf', repo: RenderedArtifact): Task {
+  const v = model.versions.kubernetes;
+  const list = KUBERNETES_PACKAGES.join(' ');
+  const installed = `kubeadm version -o short 2>/dev/null | grep -qx 'v${v}'
+kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}'
+kubectl version --client 2>/dev/null | grep -q 'Client Version: v${v}$'`;
+  const check = family === 'apt'
+    ? `${installed}\n[ "$(apt-mark showhold ${list} | sort | tr '\\n' ' ')" = '${KUBERNETES_PACKAGES.join(' ')} ' ]`
+    : installed;
+  const apply = family === 'apt'
+    ? `set -eu
+export DEBIAN_FRONTEND=noninteractive
+install -d -m 0755 /etc/apt/keyrings
+curl -fsSL '${URLS.kubernetesDeb(model.versions.kubernetesMinor)}Release.key' | gpg --dearmor --yes -o ${APT_KEYRING}
+apt-get update -q
+apt-mark unhold ${list} >/dev/null
+apt-get install -y -q --allow-downgrades ${KUBERNETES_PACKAGES.map((p) => `${p}='${v}-*'`).join(' ')}
+apt-mark hold ${list} >/dev/null`
+    : `set -eu
+dnf install -y -q --disableexcludes=kubernetes ${KUBERNETES_PACKAGES.map((p) => `${p}-${v}`).join(' ')}`;
+  return task({
+    stage: PREP_STAGE, host: node.name, name: 'kubernetes-packages', description: `${list} ${v} from pkgs.k8s.io, held`,
+    after: [taskId(PREP_STAGE, node.name, 'download-tools')],
+    check: sh(check), apply: sh(`${proxyExports(model)}${apply}\nsystemctl enable --quiet kubelet`),
+    uploads: [artifactId(repo.node, repo.remotePath)],
+    timeoutSeconds: 900,
+  });
+}

@@ -1,0 +1,38 @@
+// firewalld is on by default on CentOS Stream and Fedora: open what each role
+// serves (kubeadm's port list), flannel's vxlan port, and trust the pod
+// network so forwarded pod traffic is not dropped between interfaces.
+import type { ClusterModel } from '../../model/resolve.js';
+import { sh, task } from '../task.js';
+import type { PlanNode, Task } from '../types.js';
+
+const NODE_PORTS = ['10250/tcp', '10256/tcp', '30000-32767/tcp'];
+const CONTROL_PLANE_PORTS = ['6443/tcp', '2379-2380/tcp', '10257/tcp', '10259/tcp'];
+
+export function firewallPorts(model: ClusterModel, node: PlanNode): string[] {
+  const overlay = model.cluster.cni.backend === 'vxlan' ? [`${model.cluster.cni.port}/udp`] : [];
+  return [...(node.role === 'control-plane' ? CONTROL_PLANE_PORTS : []), ...NODE_PORTS, ...overlay].sort();
+}
+
+export function firewallTask(model: ClusterModel, node: PlanNode): Task {
+  const ports = firewallPorts(model, node);
+  const pods = model.cluster.network.podCidr.split(',').map((c) => c.trim());
+  // A stopped firewalld needs nothing; one that runs must list every opening.
+  const check = `systemctl is-active --quiet firewalld || exit 0
+open=" $(firewall-cmd --permanent --list-ports) "
+${ports.map((p) => listed('open', p)).join('\n')}
+trusted=" $(firewall-cmd --permanent --zone=trusted --list-sources) "
+${pods.map((c) => listed('trusted', c)).join('\n')}`;
+  const apply = `set -eu
+${ports.map((p) => `firewall-cmd --quiet --permanent --add-port=${p}`).join('\n')}
+${pods.map((s) => `firewall-cmd --quiet --permanent --zone=trusted --add-source=${s}`).join('\n')}
+firewall-cmd --quiet --reload`;
+  return task({
+    stage: 'task-prepare-cluster', host: node.name, name: 'firewall', description: `open ${ports.join(', ')} in firewalld; trust the pod network`,
+    check: sh(check), apply: sh(apply), timeoutSeconds: 60,
+  });
+}
+
+/** Exits 1 unless the space-separated list in $variable holds item. */
+function listed(variable: string, item: string): string {
+  return `case "$${variable}" in *" ${item} "*) ;; *) exit 1 ;; esac`;
+}

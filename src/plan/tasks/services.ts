@@ -1,0 +1,67 @@
+// task-create-services: the services node (Kubeinit's services pod, as a
+// host) gets its packages, then dnsmasq (DHCP), Bind (DNS), HAProxy (API and
+// ingress) and the registry, each validated by its own tool before restart.
+import { SERVICES } from '../../matrix/index.js';
+import type { ClusterModel } from '../../model/resolve.js';
+import { NAMED_CONF } from '../../render/services/bind.js';
+import { DNSMASQ_CONFIG } from '../../render/services/dnsmasq.js';
+import { servicesFacts, type ServicesFacts } from '../../render/services/facts.js';
+import { HAPROXY_CONFIG } from '../../render/services/haproxy.js';
+import { renderServices } from '../../render/services/index.js';
+import { proxyExports } from '../../render/linux/proxy.js';
+import { REGISTRY_PATHS } from '../../render/services/registry.js';
+import { sh, task, taskId } from '../task.js';
+import type { RenderedArtifact, Task } from '../types.js';
+import { configTask } from './config-files.js';
+import { SECRET, htpasswdApply, htpasswdCheck, registryTlsApply, registryTlsCheck } from './registry-scripts.js';
+
+const STAGE = 'task-create-services';
+
+export function servicesContribution(model: ClusterModel): { tasks: Task[]; artifacts: RenderedArtifact[] } {
+  const facts = servicesFacts(model);
+  if (facts === undefined) return { tasks: [], artifacts: [] };
+  const artifacts = renderServices(model);
+  const host = facts.node.name;
+  const packages = packagesTask(facts, proxyExports(model));
+  const id = (name: string): string => taskId(STAGE, host, name);
+  const files = (...paths: string[]): RenderedArtifact[] => artifacts.filter((a) => paths.some((p) => a.remotePath === p || a.remotePath.startsWith(`${p}/`)));
+  const t = facts.toggles;
+  const tasks: Task[] = [packages];
+  // dnsmasq first: Debian's package starts it on port 53, which Bind needs.
+  if (t.dhcp) tasks.push(configTask({ stage: STAGE, host, name: 'dnsmasq', description: 'DHCP reservations for every planned MAC, DNS off (port=0)', files: files(DNSMASQ_CONFIG), validate: `dnsmasq --test --conf-file=${DNSMASQ_CONFIG}`, service: 'dnsmasq', after: [packages.id] }));
+  if (t.dns) tasks.push(configTask({ stage: STAGE, host, name: 'bind', description: `zones ${facts.zone} and ${facts.reverseZone}, recursion for the cluster`, files: files(NAMED_CONF, '/etc/bind/kubemix'), validate: `named-checkconf -z ${NAMED_CONF} >/dev/null`, service: 'named', after: [packages.id, ...(t.dhcp ? [id('dnsmasq')] : [])] }));
+  if (t.loadBalancer) tasks.push(configTask({ stage: STAGE, host, name: 'haproxy', description: `API 6443 → ${facts.controllers.length} controllers, 80/443 → ${facts.ingress.map((n) => n.name).join(', ')}, stats ${SERVICES.haproxyStatsPort}`, files: files(HAPROXY_CONFIG), validate: `haproxy -c -q -f ${HAPROXY_CONFIG}`, service: 'haproxy', after: [packages.id] }));
+  if (t.registry) tasks.push(...registryTasks(facts, files(REGISTRY_PATHS.config), packages.id));
+  return { tasks, artifacts };
+}
+
+function packagesTask(facts: ServicesFacts, proxy: string): Task {
+  const t = facts.toggles;
+  // Install only what is switched on: an idle dnsmasq would hold port 53.
+  const wanted = SERVICES.aptPackages.filter((p) => (p !== 'dnsmasq' || t.dhcp) && (!p.startsWith('bind9') || t.dns) && (p !== 'haproxy' || t.loadBalancer) && (!['docker-registry', 'apache2-utils'].includes(p) || t.registry));
+  const list = wanted.join(' ');
+  return task({
+    stage: STAGE,
+    host: facts.node.name,
+    name: 'packages',
+    description: `install ${list}`,
+    check: sh(`for p in ${list}; do dpkg-query -W -f='\${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || exit 1; done`),
+    apply: sh(`${proxy}set -eu\nexport DEBIAN_FRONTEND=noninteractive\napt-get update -q\napt-get install -y -q --no-install-recommends ${list}`),
+    timeoutSeconds: 900,
+  });
+}
+
+function registryTasks(facts: ServicesFacts, config: RenderedArtifact[], after: string): Task[] {
+  const host = facts.node.name;
+  const tls = { dir: REGISTRY_PATHS.tlsDir, group: 'docker-registry', host: facts.registryHost, ip: facts.node.ip, trustAnchor: '/usr/local/share/ca-certificates/kubemix-cluster-ca.crt' };
+  const tlsTask = task({
+    stage: STAGE, host, name: 'registry-tls', description: `key and certificate for ${facts.registryHost}, signed by the cluster CA`,
+    after: [after], check: sh(registryTlsCheck(tls)), apply: sh(registryTlsApply(tls)), secrets: [SECRET.caCert, SECRET.caKey],
+  });
+  const authTask = task({
+    stage: STAGE, host, name: 'registry-htpasswd', description: `htpasswd entry for ${SERVICES.registryUser}`,
+    after: [after], check: sh(htpasswdCheck(REGISTRY_PATHS.htpasswd)), apply: sh(htpasswdApply(REGISTRY_PATHS.htpasswd, 'docker-registry')), secrets: [SECRET.registryPassword],
+  });
+  const serve = configTask({ stage: STAGE, host, name: 'registry', description: `registry on ${facts.registryEndpoint} (TLS, htpasswd)`, files: config, service: 'docker-registry', after: [tlsTask.id, authTask.id] });
+  return [tlsTask, authTask, serve];
+}

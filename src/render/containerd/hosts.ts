@@ -1,0 +1,46 @@
+// containerd registry hosts (certs.d/<registry>/hosts.toml): the services
+// node's registry trusted through the cluster CA, and every image mirror the
+// spec names, tried before the registry it stands in for.
+import type { ClusterModel } from '../../model/resolve.js';
+import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
+import { servicesFacts } from '../services/facts.js';
+import { hostsDir } from './paths.js';
+
+/** The cluster CA, placed beside the services registry's hosts.toml at run time. */
+export function registryCaPath(endpoint: string): string {
+  return `${hostsDir(endpoint)}/ca.crt`;
+}
+
+/** The services registry's `host:port`, when the cluster has one. */
+export function servicesRegistry(model: ClusterModel): string | undefined {
+  const facts = servicesFacts(model);
+  return facts?.toggles.registry === true ? facts.registryEndpoint : undefined;
+}
+
+export function renderRegistryHosts(model: ClusterModel, node: PlanNode): RenderedArtifact[] {
+  const own = servicesRegistry(model);
+  const trust = (host: string): string => (own !== undefined && host === own ? `  ca = '${registryCaPath(own)}'\n` : '');
+  const file = (registry: string, body: string): RenderedArtifact => ({
+    node: node.name, remotePath: `${hostsDir(registry)}/hosts.toml`, mode: '0644', owner: 'root:root',
+    content: `# Rendered by kubemix; re-plan instead of editing.\n${body}`,
+  });
+  const out: RenderedArtifact[] = [];
+  if (own !== undefined) {
+    out.push(file(own, `server = 'https://${own}'\n\n[host.'https://${own}']\n  capabilities = ['pull', 'resolve', 'push']\n${trust(own)}`));
+  }
+  for (const [registry, mirror] of Object.entries(model.spec.mirrors.images).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const slash = mirror.replace(/^https?:\/\//, '').indexOf('/');
+    const bare = mirror.replace(/^https?:\/\//, '');
+    const host = slash < 0 ? bare : bare.slice(0, slash);
+    // A mirror with a path serves the registry under that path: containerd must not add /v2 itself.
+    const url = slash < 0 ? `https://${host}` : `https://${host}/v2${bare.slice(slash)}`;
+    const override = slash < 0 ? '' : '  override_path = true\n';
+    out.push(file(registry, `server = '${upstreamOf(registry)}'\n\n[host.'${url}']\n  capabilities = ['pull', 'resolve']\n${override}${trust(host)}`));
+  }
+  return out;
+}
+
+/** docker.io's API lives on another host name. */
+function upstreamOf(registry: string): string {
+  return registry === 'docker.io' ? 'https://registry-1.docker.io' : `https://${registry}`;
+}

@@ -1,0 +1,89 @@
+// kubeadm configuration (REFERENCE.md §2): InitConfiguration +
+// ClusterConfiguration + KubeletConfiguration for the first controller,
+// JoinConfiguration for the other controllers and for Linux workers. v1beta4:
+// extraArgs are lists of {name, value}. Secrets are `{{secret:…}}` references
+// filled by the executor, so these files are uploaded with mode 0600.
+import { stringify } from 'yaml';
+import type { ClusterModel } from '../../model/resolve.js';
+import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
+import { CONTAINERD_PATHS } from '../containerd/paths.js';
+import { KUBEADM_SECRET as S, ref } from './secrets.js';
+
+export const KUBEADM_DIR = '/etc/kubemix/kubeadm';
+export const KUBEADM_API = 'kubeadm.k8s.io/v1beta4';
+export const CLUSTER_DNS_DOMAIN = 'cluster.local';
+
+export function kubeadmConfigPath(kind: 'init' | 'join'): string {
+  return `${KUBEADM_DIR}/${kind}.yaml`;
+}
+
+type Doc = Record<string, unknown>;
+
+function nodeRegistration(node: PlanNode): Doc {
+  return {
+    name: node.name,
+    criSocket: `unix://${CONTAINERD_PATHS.socket}`,
+    // Taints as planned: an empty list keeps kubeadm from adding its own default.
+    taints: node.taints.map(parseTaint),
+    kubeletExtraArgs: [{ name: 'node-ip', value: node.ip }],
+  };
+}
+
+function parseTaint(taint: string): Doc {
+  const m = /^([^=:]+)(?:=([^:]*))?:(NoSchedule|PreferNoSchedule|NoExecute)$/.exec(taint);
+  if (m === null) throw new Error(`cannot parse taint ${taint}`);
+  return { key: m[1], ...(m[2] === undefined ? {} : { value: m[2] }), effect: m[3] };
+}
+
+function endpoint(model: ClusterModel): string {
+  return `${model.cluster.apiEndpoint.host}:${model.cluster.apiEndpoint.port}`;
+}
+
+export function initDocuments(model: ClusterModel, node: PlanNode): Doc[] {
+  const c = model.cluster;
+  const init: Doc = {
+    apiVersion: KUBEADM_API,
+    kind: 'InitConfiguration',
+    bootstrapTokens: [{ token: ref(S.token), ttl: '24h0m0s', usages: ['signing', 'authentication'], groups: ['system:bootstrappers:kubeadm:default-node-token'] }],
+    certificateKey: ref(S.certificateKey),
+    localAPIEndpoint: { advertiseAddress: node.ip, bindPort: c.apiEndpoint.port },
+    nodeRegistration: nodeRegistration(node),
+  };
+  const cluster: Doc = {
+    apiVersion: KUBEADM_API,
+    kind: 'ClusterConfiguration',
+    clusterName: c.name,
+    kubernetesVersion: `v${model.versions.kubernetes}`,
+    controlPlaneEndpoint: endpoint(model),
+    networking: { dnsDomain: CLUSTER_DNS_DOMAIN, podSubnet: c.network.podCidr, serviceSubnet: c.network.serviceCidr },
+    apiServer: { certSANs: [c.apiEndpoint.host, `api-int.${c.name}.${c.domain}`, c.apiEndpoint.address].filter((v, i, a) => a.indexOf(v) === i) },
+  };
+  const kubelet: Doc = {
+    apiVersion: 'kubelet.config.k8s.io/v1beta1',
+    kind: 'KubeletConfiguration',
+    // containerd's runc runs with SystemdCgroup = true: the kubelet must match.
+    cgroupDriver: 'systemd',
+    failSwapOn: true,
+  };
+  return [init, cluster, kubelet];
+}
+
+export function joinDocument(model: ClusterModel, node: PlanNode): Doc {
+  return {
+    apiVersion: KUBEADM_API,
+    kind: 'JoinConfiguration',
+    discovery: { bootstrapToken: { apiServerEndpoint: endpoint(model), token: ref(S.token), caCertHashes: [ref(S.caCertHash)] } },
+    ...(node.role === 'control-plane'
+      ? { controlPlane: { localAPIEndpoint: { advertiseAddress: node.ip, bindPort: model.cluster.apiEndpoint.port }, certificateKey: ref(S.certificateKey) } }
+      : {}),
+    nodeRegistration: nodeRegistration(node),
+    timeouts: { discovery: '5m0s' },
+  };
+}
+
+export function renderKubeadm(model: ClusterModel, node: PlanNode, first: boolean): RenderedArtifact {
+  const docs = first ? initDocuments(model, node) : [joinDocument(model, node)];
+  const content = `# Rendered by kubemix; re-plan instead of editing.\n${docs.map((d) => stringify(d, { lineWidth: 0 })).join('---\n')}`;
+  return { node: node.name, remotePath: kubeadmConfigPath(first ? 'init' : 'join'), mode: '0600', owner: 'root:root', content };
+}
+

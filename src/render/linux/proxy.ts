@@ -1,0 +1,37 @@
+// The spec's HTTP proxy, for the things that fetch from outside: task scripts
+// (curl, apt, dnf read the environment) and containerd pulling images. The
+// cluster's own networks and names always bypass it.
+import type { ClusterModel } from '../../model/resolve.js';
+import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
+
+export const CONTAINERD_PROXY_DROPIN = '/etc/systemd/system/containerd.service.d/http-proxy.conf';
+
+function proxyVars(model: ClusterModel): [string, string][] | undefined {
+  const p = model.spec.proxy;
+  if (p === undefined || (p.http === undefined && p.https === undefined)) return undefined;
+  const c = model.cluster;
+  const bypass = [...p.noProxy, 'localhost', '127.0.0.1', c.network.nodeCidr, ...c.network.podCidr.split(','), ...c.network.serviceCidr.split(','), `.${c.name}.${c.domain}`, '.svc', '.cluster.local'];
+  const vars: [string, string][] = [];
+  if (p.http !== undefined) vars.push(['HTTP_PROXY', p.http], ['http_proxy', p.http]);
+  if (p.https !== undefined) vars.push(['HTTPS_PROXY', p.https], ['https_proxy', p.https]);
+  const no = [...new Set(bypass.map((b) => b.trim()))].join(',');
+  vars.push(['NO_PROXY', no], ['no_proxy', no]);
+  return vars;
+}
+
+/** `export …` lines to prefix scripts that download; empty without a proxy. */
+export function proxyExports(model: ClusterModel): string {
+  const vars = proxyVars(model);
+  return vars === undefined ? '' : `${vars.map(([k, v]) => `export ${k}=${shellQuote(v)}`).join('\n')}\n`;
+}
+
+export function renderContainerdProxy(model: ClusterModel, node: PlanNode): RenderedArtifact[] {
+  const vars = proxyVars(model);
+  if (vars === undefined) return [];
+  const lines = vars.filter(([k]) => k === k.toUpperCase()).map(([k, v]) => `Environment="${k}=${v}"`);
+  return [{ node: node.name, remotePath: CONTAINERD_PROXY_DROPIN, mode: '0644', owner: 'root:root', content: `# Rendered by kubemix; re-plan instead of editing.\n[Service]\n${lines.join('\n')}\n` }];
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}

@@ -1,0 +1,73 @@
+// The facts every services-node file is rendered from: who is behind the load
+// balancer, the DNS zones, the registry name. One place so HAProxy, Bind and
+// dnsmasq can never disagree about an address.
+import { SERVICES } from '../../matrix/index.js';
+import type { ClusterModel } from '../../model/resolve.js';
+import { parseCidr, parseIp } from '../../net/cidr.js';
+import type { PlanNode } from '../../plan/types.js';
+
+export interface ServicesFacts {
+  readonly node: PlanNode;
+  /** `<cluster>.<domain>`: the forward zone, and every node's FQDN suffix. */
+  readonly zone: string;
+  /** `0.0.10.in-addr.arpa` for 10.0.0.0/24 (widened to an octet boundary). */
+  readonly reverseZone: string;
+  /** Octets of the reverse zone's network, most significant first. */
+  readonly reverseOctets: number;
+  readonly controllers: readonly PlanNode[];
+  /** Where 80/443 go: the Linux workers, or the controllers when there are none. */
+  readonly ingress: readonly PlanNode[];
+  /** Every cluster node but the services node, in model order. */
+  readonly members: readonly PlanNode[];
+  readonly registryHost: string;
+  readonly registryEndpoint: string;
+  readonly gateway: string;
+  readonly nodeCidr: string;
+  readonly toggles: { readonly dns: boolean; readonly loadBalancer: boolean; readonly dhcp: boolean; readonly registry: boolean };
+}
+
+/** undefined when the cluster has no services node. */
+export function servicesFacts(model: ClusterModel): ServicesFacts | undefined {
+  const node = model.nodes.find((n) => n.role === 'services');
+  if (node === undefined || !model.spec.services.enabled) return undefined;
+  const zone = `${model.cluster.name}.${model.cluster.domain}`;
+  const controllers = model.nodes.filter((n) => n.role === 'control-plane');
+  // Ingress controllers are Linux pods: Windows workers are tainted for them.
+  const workers = model.nodes.filter((n) => n.role === 'worker' && n.osFamily === 'linux');
+  const { name, octets } = reverseZoneOf(model.cluster.network.nodeCidr);
+  const s = model.spec.services;
+  return {
+    node,
+    zone,
+    reverseZone: name,
+    reverseOctets: octets,
+    controllers,
+    ingress: workers.length > 0 ? workers : controllers,
+    members: model.nodes.filter((n) => n.role !== 'services'),
+    registryHost: `registry.${zone}`,
+    registryEndpoint: `registry.${zone}:${SERVICES.registryPort}`,
+    gateway: model.cluster.network.gateway,
+    nodeCidr: model.cluster.network.nodeCidr,
+    // dnsmasq hands out leases only on networks kubemix creates itself.
+    toggles: { dns: s.dns, loadBalancer: s.loadBalancer, dhcp: s.dhcp && model.cluster.driver === 'libvirt', registry: s.registry },
+  };
+}
+
+/** The in-addr.arpa zone covering an IPv4 network, rounded out to whole octets. */
+export function reverseZoneOf(cidr: string): { name: string; octets: number } {
+  const net = parseCidr(cidr);
+  if (net === undefined || net.family !== 4) throw new Error(`reverse zone needs an IPv4 network, got ${cidr}`);
+  const octets = Math.max(1, Math.floor(net.prefix / 8));
+  const bytes = octetsOf(net.base).slice(0, octets).reverse();
+  return { name: `${bytes.join('.')}.in-addr.arpa`, octets };
+}
+
+/** The PTR owner name of `ip` relative to a reverse zone of `octets` network octets. */
+export function ptrLabel(ip: string, octets: number): string {
+  const value = parseIp(ip)?.value ?? 0n;
+  return octetsOf(value).slice(octets).reverse().join('.');
+}
+
+function octetsOf(value: bigint): number[] {
+  return [24n, 16n, 8n, 0n].map((shift) => Number((value >> shift) & 0xffn));
+}

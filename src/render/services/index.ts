@@ -1,0 +1,21 @@
+// renderServices: model → every file the services node needs, honouring the
+// spec's toggles (dns, loadBalancer, dhcp, registry). Pure.
+import type { ClusterModel } from '../../model/resolve.js';
+import type { RenderedArtifact } from '../../plan/types.js';
+import { renderBind } from './bind.js';
+import { renderDnsmasq } from './dnsmasq.js';
+import { servicesFacts } from './facts.js';
+import { renderHaproxy } from './haproxy.js';
+import { renderRegistryConfig } from './registry.js';
+
+export function renderServices(model: ClusterModel): RenderedArtifact[] {
+  const facts = servicesFacts(model);
+  if (facts === undefined) return [];
+  const t = facts.toggles;
+  return [
+    ...(t.loadBalancer ? [renderHaproxy(facts)] : []),
+    ...(t.dns ? renderBind(model, facts, model.spec.services.forwarders === undefined ? {} : { forwarders: model.spec.services.forwarders }) : []),
+    ...(t.dhcp ? [renderDnsmasq(facts)] : []),
+    ...(t.registry ? [renderRegistryConfig(facts)] : []),
+  ];
+}

@@ -1,0 +1,108 @@
+// The registry as the services node runs it: the plan's own TLS and htpasswd
+// scripts (secrets filled in the way the executor does), then Debian's
+// docker-registry started on loopback with the rendered config (paths and
+// address adapted) must answer /v2/ with 401 unless the credentials are right.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { SERVICES } from '../src/matrix/index.js';
+import { servicesFacts } from '../src/render/services/facts.js';
+import { REGISTRY_PATHS, renderRegistryConfig } from '../src/render/services/registry.js';
+import { htpasswdApply, htpasswdCheck, registryTlsApply, registryTlsCheck } from '../src/plan/tasks/registry-scripts.js';
+import { modelFor, scratch } from './helpers/shapes.js';
+
+const PASSWORD = 'canary-Registry-pw-7f3a';
+
+function fill(script: string, secrets: Record<string, string>): string {
+  return script.replace(/\{\{secret:([a-z0-9-]+)\}\}/g, (_, name: string) => {
+    const value = secrets[name];
+    if (value === undefined) throw new Error(`no secret ${name}`);
+    return value.trimEnd();
+  });
+}
+
+function sh(script: string): number {
+  return spawnSync('sh', ['-s'], { input: script, stdio: ['pipe', 'ignore', 'pipe'], timeout: 20_000 }).status ?? -1;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+function get(port: number, ca: string, servername: string, auth?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const headers = auth === undefined ? {} : { authorization: `Basic ${Buffer.from(auth).toString('base64')}` };
+    const req = request({ host: '127.0.0.1', port, path: '/v2/', ca, servername, headers, timeout: 5000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('registry on loopback with the rendered config', () => {
+  const facts = servicesFacts(modelFor('k8s-libvirt-1-1-1'));
+  assert.ok(facts !== undefined);
+  const tmp = scratch('registry');
+  const tls = { dir: join(tmp.dir, 'tls'), group: 'root', host: facts.registryHost, ip: facts.node.ip };
+  const htpasswd = join(tmp.dir, 'htpasswd');
+  let secrets: Record<string, string> = {};
+  let registry: ChildProcess | undefined;
+  let port = 0;
+
+  before(() => {
+    // The cluster CA kubemix generates; here a throwaway one.
+    execFileSync('openssl', ['req', '-x509', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-days', '2', '-subj', '/CN=kubemix test CA', '-keyout', join(tmp.dir, 'ca.key'), '-out', join(tmp.dir, 'ca.crt')], { stdio: 'ignore' });
+    secrets = { 'cluster-ca-cert': readFileSync(join(tmp.dir, 'ca.crt'), 'utf8'), 'cluster-ca-key': readFileSync(join(tmp.dir, 'ca.key'), 'utf8'), 'registry-password': PASSWORD };
+  });
+
+  after(() => {
+    if (registry?.pid !== undefined && registry.exitCode === null) process.kill(registry.pid, 'SIGTERM');
+    tmp.remove();
+  });
+
+  it('TLS task: check fails, apply makes a certificate the check accepts', () => {
+    assert.notEqual(sh(fill(registryTlsCheck(tls), secrets)), 0);
+    assert.equal(sh(fill(registryTlsApply(tls), secrets)), 0);
+    assert.equal(sh(fill(registryTlsCheck(tls), secrets)), 0);
+  });
+
+  it('htpasswd task: check fails, apply, check passes; a changed password fails it again', () => {
+    assert.notEqual(sh(fill(htpasswdCheck(htpasswd), secrets)), 0);
+    assert.equal(sh(fill(htpasswdApply(htpasswd, 'root'), secrets)), 0);
+    assert.equal(sh(fill(htpasswdCheck(htpasswd), secrets)), 0);
+    assert.notEqual(sh(fill(htpasswdCheck(htpasswd), { ...secrets, 'registry-password': 'other' })), 0);
+  });
+
+  it('docker-registry serves /v2/ only with the right credentials', async () => {
+    port = await freePort();
+    const rendered = renderRegistryConfig(facts).content;
+    const config = rendered
+      .replaceAll(REGISTRY_PATHS.tlsDir, tls.dir)
+      .replaceAll(REGISTRY_PATHS.htpasswd, htpasswd)
+      .replaceAll(REGISTRY_PATHS.storage, join(tmp.dir, 'storage'))
+      .replace(`addr: :${SERVICES.registryPort}`, `addr: 127.0.0.1:${port}`);
+    assert.notEqual(config, rendered);
+    writeFileSync(join(tmp.dir, 'config.yml'), config);
+    registry = spawn('docker-registry', ['serve', join(tmp.dir, 'config.yml')], { stdio: 'ignore' });
+    const ca = secrets['cluster-ca-cert'] ?? '';
+    let status = 0;
+    for (let i = 0; i < 50 && status === 0; i += 1) {
+      status = await get(port, ca, facts.registryHost).catch(() => 0);
+      if (status === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(status, 401);
+    assert.equal(await get(port, ca, facts.registryHost, `${SERVICES.registryUser}:wrong`), 401);
+    assert.equal(await get(port, ca, facts.registryHost, `${SERVICES.registryUser}:${PASSWORD}`), 200);
+  });
+});

@@ -1,0 +1,28 @@
+// Every sh script in the plans (checks and applies) parsed by dash and
+// linted by shellcheck as POSIX sh, with secret references filled by
+// placeholders the way the executor fills them.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { SHAPES, planFor } from './helpers/shapes.js';
+
+function scriptsOf(shape: (typeof SHAPES)[number]): { id: string; script: string }[] {
+  return planFor(shape).plan.tasks.flatMap((t) =>
+    [t.check, t.apply].flatMap((c, i) => (c === null || c.shell !== 'sh' ? [] : [{ id: `${t.id} ${i === 0 ? 'check' : 'apply'}`, script: c.script.replace(/\{\{secret:[a-z0-9-]+\}\}/g, 'SECRET') }])),
+  );
+}
+
+describe('task shell scripts', () => {
+  for (const shape of SHAPES) {
+    it(`${shape}: dash -n and shellcheck -s sh accept every script`, () => {
+      const scripts = scriptsOf(shape);
+      assert.ok(scripts.length > 10);
+      for (const { id, script } of scripts) {
+        const parsed = spawnSync('dash', ['-n'], { input: script, encoding: 'utf8' });
+        assert.equal(parsed.status, 0, `${id}: ${parsed.stderr}`);
+        const lint = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], { input: script, encoding: 'utf8' });
+        assert.equal(lint.status, 0, `${id}:\n${lint.stdout}`);
+      }
+    });
+  }
+});
