@@ -2,6 +2,7 @@
 // host key and authorized key, all made and removed by the test. Addresses
 // come from 198.51.100.0/24 only, in /28 blocks claimed atomically so test
 // files running in parallel never collide; a block whose owner died is swept.
+import { preparePrivateEtc, sshdInPrivateEtc } from './private-etc.js';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -98,10 +99,16 @@ export class TestNet {
     process.on('exit', this.exitHook);
   }
 
-  static async create(count: number): Promise<TestNet> {
+  /** Mounts that give every host's sshd a private /etc with a sudo user (see private-etc.ts). */
+  private privateEtc: { source: string; target: string }[] | undefined;
+
+  static async create(count: number, options: { sudoUser?: string } = {}): Promise<TestNet> {
     if (count > MAX_HOSTS) throw new Error(`at most ${MAX_HOSTS} test hosts per net`);
     const net = new TestNet(claimBlock());
     try {
+      if (options.sudoUser !== undefined) {
+        net.privateEtc = preparePrivateEtc(net.root, { name: options.sudoUser, uid: 64_000 + net.block, home: join(net.root, `home-${options.sudoUser}`) });
+      }
       sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'kubemix-test', '-f', net.clientKey]);
       sh('ip', ['link', 'add', net.bridge, 'type', 'bridge']);
       sh('ip', ['addr', 'add', `${net.gateway}/28`, 'dev', net.bridge]);
@@ -145,7 +152,8 @@ export class TestNet {
   }
 
   startSshd(h: TestHost): Promise<void> {
-    const child = spawn('ip', ['netns', 'exec', h.ns, '/usr/sbin/sshd', '-D', '-e', '-f', h.configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const sshd = this.privateEtc === undefined ? ['/usr/sbin/sshd', '-D', '-e', '-f', h.configFile] : sshdInPrivateEtc(this.privateEtc, ['-D', '-e', '-f', h.configFile]);
+    const child = spawn('ip', ['netns', 'exec', h.ns, ...sshd], { stdio: ['ignore', 'ignore', 'pipe'] });
     h.sshd = child;
     return new Promise((resolve, reject) => {
       let log = '';

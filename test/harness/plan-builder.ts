@@ -16,6 +16,8 @@ export interface TaskInput {
   readonly secrets?: readonly string[];
   readonly captures?: Task['captures'];
   readonly timeoutSeconds?: number;
+  /** Default root (sudo for a non-root login). */
+  readonly privilege?: 'root' | 'user';
 }
 
 export interface FileInput {
@@ -48,8 +50,8 @@ export function buildPlan(hosts: readonly HostConnection[], tasks: readonly Task
     name: t.name,
     description: `test task ${t.name}`,
     after: t.after ?? [],
-    check: t.check === null ? null : { shell: 'sh', privilege: 'root', script: t.check ?? 'exit 1' },
-    apply: { shell: 'sh', privilege: 'root', script: t.apply },
+    check: t.check === null ? null : { shell: 'sh', privilege: t.privilege ?? 'root', script: t.check ?? 'exit 1' },
+    apply: { shell: 'sh', privilege: t.privilege ?? 'root', script: t.apply },
     uploads: (t.uploads ?? []).map((artifact) => ({ artifact })),
     secrets: t.secrets ?? [],
     timeoutSeconds: t.timeoutSeconds ?? 30,
