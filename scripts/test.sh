@@ -22,6 +22,7 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund >&2
 fi
 
+# A clean build, so a test deleted from the sources cannot linger in dist/.
+rm -rf dist
 npm run --silent build
-rm -rf dist/.test-tmp
 exec node --test --test-reporter=spec --test-concurrency=2 dist/src dist/test

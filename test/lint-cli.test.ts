@@ -7,10 +7,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { run } from '../src/cli/main.js';
 import { RULES } from '../src/lint/rules/index.js';
-import { captureIo, repoRoot } from './helpers.js';
-import { runCli } from './helpers/cli.js';
+import { captureIo, repoPath, runCli } from './helpers/cli.js';
 
-const CORPUS = join(repoRoot(), 'test', 'lint-corpus');
+const CORPUS = join(repoPath(), 'test', 'lint-corpus');
 const UNPLACED = 'kind: Pod\napiVersion: v1\nmetadata: {name: p}\nspec:\n  containers:\n    - name: a\n      image: nginx\n';
 const PLACED_LINUX_NO_OS_NAME = 'kind: Pod\nmetadata: {name: w}\nspec:\n  nodeSelector: {kubernetes.io/os: linux}\n  containers: [{name: a, image: nginx}]\n';
 
@@ -45,7 +44,7 @@ test('warnings exit 0, and 1 with --strict', async () => {
 });
 
 test('a directory: every file checked, unparseable input wins with exit 2', async () => {
-  const io = captureIo({ cwd: repoRoot() });
+  const io = captureIo({ cwd: repoPath() });
   assert.equal(await run(['lint', '--format', 'json', 'test/lint-corpus'], io), 2);
   const report = JSON.parse(io.out()) as { ok: boolean; summary: { files: number; unparseable: number }; findings: { rule: string; file: string }[] };
   assert.equal(report.ok, false);
@@ -109,11 +108,11 @@ test('bad flags are input errors (exit 2)', async () => {
 
 test('--fix writes placement into the files and the result lints clean', async () => {
   const dir = tempDir();
-  cpSync(join(repoRoot(), 'test', 'lint-fix', 'helm-multidoc.yaml'), join(dir, 'chart.yaml'));
+  cpSync(join(repoPath(), 'test', 'lint-fix', 'helm-multidoc.yaml'), join(dir, 'chart.yaml'));
   const io = captureIo({ cwd: dir });
   assert.equal(await run(['lint', '--fix', '.'], io), 0);
   assert.match(io.err(), /fixed placement of 2 pod templates in 1 file/);
-  assert.equal(readFileSync(join(dir, 'chart.yaml'), 'utf8'), readFileSync(join(repoRoot(), 'test', 'lint-fix', 'helm-multidoc.fixed.yaml'), 'utf8'));
+  assert.equal(readFileSync(join(dir, 'chart.yaml'), 'utf8'), readFileSync(join(repoPath(), 'test', 'lint-fix', 'helm-multidoc.fixed.yaml'), 'utf8'));
   assert.equal(await run(['lint', '.'], captureIo({ cwd: dir })), 0);
   rmSync(dir, { recursive: true });
 });

@@ -10,9 +10,9 @@ import { test } from 'node:test';
 import { lintClusterFor } from '../src/lint/cluster.js';
 import { lintSources } from '../src/lint/engine.js';
 import { exitCodeOf } from '../src/lint/findings.js';
-import { repoRoot } from './helpers.js';
+import { repoPath } from './helpers/cli.js';
 
-const DIR = join(repoRoot(), 'test', 'lint-corpus');
+const DIR = join(repoPath(), 'test', 'lint-corpus');
 const EXPECTED = '.expected.json';
 
 interface Expected {

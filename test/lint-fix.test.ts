@@ -10,9 +10,9 @@ import { test } from 'node:test';
 import { lintClusterFor } from '../src/lint/cluster.js';
 import { lintSources } from '../src/lint/engine.js';
 import { fixSources, unifiedDiff } from '../src/lint/fix.js';
-import { repoRoot } from './helpers.js';
+import { repoPath } from './helpers/cli.js';
 
-const DIR = join(repoRoot(), 'test', 'lint-fix');
+const DIR = join(repoPath(), 'test', 'lint-fix');
 const PLACEMENT_FIXABLE = ['placement/missing-os', 'placement/os-name-missing', 'placement/missing-toleration'];
 /** Inputs the fixer must leave as they are (pods mixing OSes need a human). */
 const UNFIXABLE_OBJECTS = ['mixed'];

@@ -13,9 +13,9 @@ import { lintSources } from '../src/lint/engine.js';
 import { unreadableFinding } from '../src/lint/findings.js';
 import { sarifReport } from '../src/lint/format/sarif.js';
 import { RULES } from '../src/lint/rules/index.js';
-import { repoRoot } from './helpers.js';
+import { repoPath } from './helpers/cli.js';
 
-const schema = JSON.parse(readFileSync(join(repoRoot(), 'test', 'fixtures', 'sarif-2.1.0-rtm.5.json'), 'utf8')) as Record<string, unknown>;
+const schema = JSON.parse(readFileSync(join(repoPath(), 'test', 'fixtures', 'sarif-2.1.0-rtm.5.json'), 'utf8')) as Record<string, unknown>;
 
 function validator(): (data: unknown) => { ok: boolean; errors: string } {
   const ajv = new Ajv04.default({ allErrors: true, strict: false, unicodeRegExp: false });
@@ -25,7 +25,7 @@ function validator(): (data: unknown) => { ok: boolean; errors: string } {
 }
 
 test('SARIF for the whole corpus is valid SARIF 2.1.0', async () => {
-  const dir = join(repoRoot(), 'test', 'lint-corpus');
+  const dir = join(repoPath(), 'test', 'lint-corpus');
   const names = ['helm-rendered.yaml', 'windows-storage.yaml', 'broken-indent.yaml', 'cluster-build-mismatch.yaml', 'list-kubectl-get.yaml'];
   const report = await lintSources(
     names.map((n) => ({ path: `test/lint-corpus/${n}`, text: readFileSync(join(dir, n), 'utf8') })),

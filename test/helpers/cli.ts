@@ -1,5 +1,6 @@
 // Runs the CLI in-process with captured streams, as a user would see it.
 import { fileURLToPath } from 'node:url';
+import type { CliIo } from '../../src/cli/io.js';
 import { run } from '../../src/cli/main.js';
 
 /** Absolute path inside the repository (tests run from dist/test/…). */
@@ -13,18 +14,33 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-export async function runCli(argv: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, {
-    stdout: (t) => void (stdout += t),
-    stderr: (t) => void (stderr += t),
+export interface CapturedIo extends CliIo {
+  readonly out: () => string;
+  readonly err: () => string;
+}
+
+/** A CliIo that records what the CLI prints; `stdin` feeds `-` inputs. */
+export function captureIo(options: { cwd?: string; stdin?: string; env?: Record<string, string> } = {}): CapturedIo {
+  let out = '';
+  let err = '';
+  const stdin = options.stdin;
+  return {
+    stdout: (text) => void (out += text),
+    stderr: (text) => void (err += text),
     env: options.env ?? {},
     cwd: options.cwd ?? repoPath(),
     isTty: false,
     signal: new AbortController().signal,
-  });
-  return { code, stdout, stderr };
+    ...(stdin === undefined ? {} : { readStdin: () => Promise.resolve(stdin) }),
+    out: () => out,
+    err: () => err,
+  };
+}
+
+export async function runCli(argv: readonly string[], options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {}): Promise<CliResult> {
+  const io = captureIo(options);
+  const code = await run(argv, io);
+  return { code, stdout: io.out(), stderr: io.err() };
 }
 
 /** A stack trace shown to a user is a bug. */
