@@ -37,6 +37,12 @@ export interface ErrorDetails {
   readonly path?: string;
   readonly hint?: string;
   readonly cause?: unknown;
+  /**
+   * The command's own JSON document (a status or check report) when it fails
+   * *because of* what that report says: printed as the one `--json`
+   * document instead of the generic error document.
+   */
+  readonly report?: unknown;
 }
 
 export class KubemixError extends Error {
@@ -44,6 +50,7 @@ export class KubemixError extends Error {
   readonly exit: ExitCode;
   readonly path: string | undefined;
   readonly hint: string | undefined;
+  readonly report: unknown;
 
   constructor(code: string, exit: ExitCode, message: string, details: ErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -52,6 +59,7 @@ export class KubemixError extends Error {
     this.exit = exit;
     this.path = details.path;
     this.hint = details.hint;
+    this.report = details.report;
   }
 
   toJSON(): Record<string, unknown> {

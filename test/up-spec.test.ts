@@ -54,6 +54,14 @@ describe('kubemix up SPEC on test hosts', { skip, timeout: 90_000 }, () => {
       assert.match(facts, /cpus=\d+/, `facts of ${h.name}`);
       assert.match(facts, /ramMiB=\d+/);
     }
+    const status = await runCli(['status', specFile]);
+    assert.equal(status.code, 1, 'incomplete: the deploy stages have not run');
+    assert.match(status.stdout, /host-1\s+2\s+\d+\s+0\s+task-prepare-cluster\/host-1\//);
+    const json = await runCli(['status', '--json', specFile]);
+    assert.equal(json.code, 1);
+    const doc = JSON.parse(json.stdout) as { ok: boolean; hosts: { host: string; done: number }[] };
+    assert.equal(doc.ok, false);
+    assert.deepEqual(doc.hosts.map((h) => [h.host, h.done]), [['host-1', 2], ['host-2', 2]]);
     const logs = await runCli(['logs', specFile, 'host-2']);
     assert.equal(logs.code, 0, logs.stderr);
     assert.match(logs.stdout, /task-run-validations\/host-2\/os-and-size/);

@@ -17,7 +17,7 @@ export function reportFailure(error: unknown, argv: readonly string[], io: CliIo
     return ExitCode.internal;
   }
   if (json) {
-    const body = error instanceof InvalidSpecError ? invalidSpecDocument(error) : { ok: false, error: error.toJSON() };
+    const body = error.report ?? (error instanceof InvalidSpecError ? invalidSpecDocument(error) : { ok: false, error: error.toJSON() });
     io.stdout(`${JSON.stringify(body, null, 2)}\n`);
   }
   if (error instanceof InvalidSpecError) {

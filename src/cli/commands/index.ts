@@ -4,6 +4,7 @@ import { registerInit } from './init.js';
 import { registerLint } from './lint.js';
 import { registerLogs } from './logs.js';
 import { registerPlan } from './plan.js';
+import { registerStatus } from './status.js';
 import { registerUp } from './up.js';
 import { registerValidate } from './validate.js';
 
@@ -11,4 +12,4 @@ import { registerValidate } from './validate.js';
 export type RegisterCommand = (program: Command, io: CliIo) => void;
 
 /** Every subcommand, in the order `kubemix --help` lists them. */
-export const COMMANDS: readonly RegisterCommand[] = [registerValidate, registerPlan, registerInit, registerUp, registerLogs, registerLint];
+export const COMMANDS: readonly RegisterCommand[] = [registerValidate, registerPlan, registerInit, registerUp, registerStatus, registerLogs, registerLint];

@@ -138,24 +138,24 @@ function failure(exit: number, findings: readonly Finding[], flags: LintFlags, r
   const error = exit === 2
     ? new LintInputError(`${s.unparseable} input${s.unparseable === 1 ? '' : 's'} could not be read or parsed`)
     : new LintFindingsError(flags.strict && s.errors === 0 ? `lint found ${s.warnings} warning${s.warnings === 1 ? '' : 's'} (--strict)` : `lint found ${s.errors} error${s.errors === 1 ? '' : 's'}`);
-  error.report = report;
+  error.lintReport = report;
   return error;
 }
 
 class LintFindingsError extends FindingsError {
-  report: Record<string, unknown> | undefined;
+  lintReport: Record<string, unknown> | undefined;
   override toJSON(): Record<string, unknown> {
-    return this.report === undefined ? super.toJSON() : { ...super.toJSON(), report: this.report };
+    return this.lintReport === undefined ? super.toJSON() : { ...super.toJSON(), report: this.lintReport };
   }
 }
 
 class LintInputError extends InputError {
-  report: Record<string, unknown> | undefined;
+  lintReport: Record<string, unknown> | undefined;
   constructor(message: string) {
     super('lint.unparseable', message, { hint: 'fix the inputs reported above; the other files were checked' });
   }
   override toJSON(): Record<string, unknown> {
-    return this.report === undefined ? super.toJSON() : { ...super.toJSON(), report: this.report };
+    return this.lintReport === undefined ? super.toJSON() : { ...super.toJSON(), report: this.lintReport };
   }
 }
 
