@@ -3,7 +3,7 @@
 // token server in helpers/token-server.ts), serving images this test pushes.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ImageCache } from '../src/registry/cache.js';
@@ -18,6 +18,7 @@ import { DOCKER_MANIFEST, pushImage, pushIndex } from './helpers/oci-push.js';
 import { makePki, type TestPki } from './helpers/pki.js';
 import { scratch } from './helpers/shapes.js';
 import { startTokenServer, type TokenServer } from './helpers/token-server.js';
+import { runCli } from './helpers/cli.js';
 
 const USER = 'puller';
 const PASSWORD = 'canary-pull-pw-19c2';
@@ -129,5 +130,35 @@ describe('registry client against docker-registry', () => {
     assert.equal(await resolver.resolve(`127.0.0.1:${port}/a:1`), undefined);
     assert.equal(await resolver.resolve(`127.0.0.1:${port}/b:1`), undefined);
     assert.deepEqual(warnings.map((w) => w.code), ['registry.unreachable']);
+  });
+
+  it('kubemix lint: the finding says registry, then cache; --offline never asks the registry', async () => {
+    const manifest = join(tmp.dir, 'web.yaml');
+    const image = `${basic.host}/library/nginx:1.27-alpine`;
+    writeFileSync(manifest, `apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n    - name: web\n      image: ${image}\n`);
+    writeFileSync(join(tmp.dir, 'pw'), `${PASSWORD}\n`, { mode: 0o600 });
+    const cacheDir = join(tmp.dir, 'lint-cache');
+    const flags = ['--format', 'json', '--ca-file', pki.caCertPath, '--cache-dir', cacheDir, '--registry-auth', `${basic.host}=${USER}:${join(tmp.dir, 'pw')}`];
+    const osOf = (stdout: string): unknown => (JSON.parse(stdout) as { findings: { rule: string; message: string; osSource?: string }[] }).findings
+      .filter((f) => f.rule === 'placement/missing-os').map((f) => [f.osSource, /its images are (\w+)/.exec(f.message)?.[1]]);
+    const first = await runCli(['lint', manifest, ...flags], { env: { HOME: tmp.dir } });
+    assert.equal(first.code, 1, first.stderr);
+    assert.deepEqual(osOf(first.stdout), [['registry', 'windows']]);
+    assert.ok(!first.stdout.includes(PASSWORD) && !first.stderr.includes(PASSWORD));
+    const second = await runCli(['lint', manifest, ...flags], { env: { HOME: tmp.dir } });
+    assert.deepEqual(osOf(second.stdout), [['cache', 'windows']]);
+    const offlineEmpty = await runCli(['lint', manifest, '--offline', '--format', 'json', '--cache-dir', join(tmp.dir, 'empty-cache')], { env: { HOME: tmp.dir } });
+    assert.deepEqual(osOf(offlineEmpty.stdout), [['heuristic', 'linux']]);
+    const offlineCached = await runCli(['lint', manifest, '--offline', '--format', 'json', '--cache-dir', cacheDir], { env: { HOME: tmp.dir } });
+    assert.deepEqual(osOf(offlineCached.stdout), [['cache', 'windows']]);
+  });
+
+  it('kubemix lint: an unreachable registry is a warning on stderr, the exit code comes from the findings', async () => {
+    const port = await freePort();
+    const manifest = join(tmp.dir, 'placed.yaml');
+    writeFileSync(manifest, `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ok\nspec:\n  os:\n    name: linux\n  nodeSelector:\n    kubernetes.io/os: linux\n  containers:\n    - name: a\n      image: 127.0.0.1:${port}/a:1\n    - name: b\n      image: 127.0.0.1:${port}/b:1\n`);
+    const res = await runCli(['lint', manifest, '--cache-dir', join(tmp.dir, 'c3'), '--registry-timeout', '2'], { env: { HOME: tmp.dir } });
+    assert.equal(res.code, 0, res.stdout + res.stderr);
+    assert.equal(res.stderr.match(/^warning: .*ECONNREFUSED/gm)?.length, 1, res.stderr);
   });
 });

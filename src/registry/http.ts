@@ -62,7 +62,8 @@ function once(url: string, headers: Record<string, string>, options: HttpOptions
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (size > options.maxBytes) {
-          req.destroy(new RegistryError('registry.too-large', `${url}: response larger than ${options.maxBytes} bytes`));
+          reject(new RegistryError('registry.too-large', `${url}: response larger than ${options.maxBytes} bytes`));
+          res.destroy();
           return;
         }
         chunks.push(chunk);
