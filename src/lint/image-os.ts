@@ -16,9 +16,13 @@ export interface ImageOs {
   readonly source: OsSource;
 }
 
-/** Answers the OS of an image, or undefined when it cannot tell. */
+/**
+ * Answers the OS of an image, or undefined when it cannot tell. `null` means
+ * it knows there is no single answer (a registry index with Linux and Windows
+ * entries): the chain stops there, so a name heuristic cannot override it.
+ */
 export interface ImageOsResolver {
-  resolve(image: string): Promise<ImageOs | undefined>;
+  resolve(image: string): Promise<ImageOs | null | undefined>;
 }
 
 /**
@@ -113,15 +117,15 @@ export async function resolveImages(images: Iterable<string>, resolver: ImageOsR
   const out = new Map<string, ImageOs>();
   for (const image of [...new Set(images)].sort()) {
     const answer = await resolver.resolve(image);
-    if (answer !== undefined) out.set(image, answer);
+    if (answer !== undefined && answer !== null) out.set(image, answer);
   }
   return out;
 }
 
 /**
- * The resolver the CLI uses. The registry-backed resolver and its on-disk
- * cache come with the registry issue; they plug in here ahead of the name
- * heuristics, and `offline` will leave the registry out.
+ * The resolver the CLI uses: the registry (src/registry, answering from its
+ * fresh cache or the network), then the on-disk cache even when stale, then
+ * the name heuristics. `offline` leaves the registry out.
  */
 export function imageOsResolver(options: { offline: boolean; registry?: ImageOsResolver; cache?: ImageOsResolver }): ImageOsResolver {
   const chain: ImageOsResolver[] = [];

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
+import { registerGuard } from './guard.js';
 import { registerInit } from './init.js';
 import { registerKubeconfig } from './kubeconfig.js';
 import { registerLint } from './lint.js';
@@ -13,4 +14,4 @@ import { registerValidate } from './validate.js';
 export type RegisterCommand = (program: Command, io: CliIo) => void;
 
 /** Every subcommand, in the order `kubemix --help` lists them. */
-export const COMMANDS: readonly RegisterCommand[] = [registerValidate, registerPlan, registerInit, registerUp, registerStatus, registerLogs, registerKubeconfig, registerLint];
+export const COMMANDS: readonly RegisterCommand[] = [registerValidate, registerPlan, registerInit, registerUp, registerStatus, registerLogs, registerKubeconfig, registerLint, registerGuard];

@@ -14,7 +14,8 @@ import { fixSources, unifiedDiff } from '../../lint/fix.js';
 import { jsonReport, rulesJson } from '../../lint/format/json.js';
 import { sarifReport } from '../../lint/format/sarif.js';
 import { formatRulesText, formatText } from '../../lint/format/text.js';
-import { imageOsResolver } from '../../lint/image-os.js';
+import type { ImageOsResolver } from '../../lint/image-os.js';
+import { resolverFromFlags, withRegistryOptions } from '../registry-flags.js';
 import { readInputs, type InputFile } from '../../lint/inputs.js';
 import { RULES } from '../../lint/rules/index.js';
 
@@ -34,7 +35,7 @@ export interface LintFlags {
 }
 
 export function registerLint(program: Command, io: CliIo): void {
-  program
+  const command = program
     .command('lint')
     .description('check Kubernetes manifests for what would break in a mixed Linux + Windows cluster')
     .argument('[paths...]', 'manifest files, directories (searched recursively) or - for standard input')
@@ -44,12 +45,24 @@ export function registerLint(program: Command, io: CliIo): void {
     .option('--strict', 'warnings count as errors for the exit code')
     .option('--offline', 'image OS from the local cache and name heuristics only')
     .option('--rules', 'list every rule with its id, severity and why, then exit')
-    .option('--cluster <SPEC>', 'cluster spec file or Kubeinit string: check placement against its Windows builds and RuntimeClasses')
-    .action(async (paths: string[], options: { cluster?: string }, command: Command) => {
-      const flags = parseFlags(command.optsWithGlobals());
-      const cluster = options.cluster === undefined ? undefined : lintClusterFromSpec(options.cluster, io);
-      await runLint(paths, flags, io, cluster);
+    .option('--cluster <SPEC>', 'cluster spec file or Kubeinit string: check placement against its Windows builds and RuntimeClasses; its mirrors are used for registry lookups');
+  withRegistryOptions(command).action(async (paths: string[], options: { cluster?: string }, cmd: Command) => {
+    const opts = cmd.optsWithGlobals();
+    const flags = parseFlags(opts);
+    const target = options.cluster === undefined ? undefined : lintTargetFromSpec(options.cluster, io);
+    // Each unreachable registry is said once; the run carries on with the cache and heuristics.
+    const warned = new Set<string>();
+    const resolver = flags.rules ? undefined : resolverFromFlags(opts, io, {
+      offline: flags.offline,
+      mirrors: target?.mirrors ?? {},
+      warn: (message, error) => {
+        const key = error.code === 'registry.not-found' ? message : error.message;
+        if (!warned.has(key)) io.stderr(`warning: ${message}\n`);
+        warned.add(key);
+      },
     });
+    await runLint(paths, flags, io, target?.cluster, resolver);
+  });
 }
 
 function parseFlags(opts: Record<string, unknown>): LintFlags {
@@ -75,8 +88,8 @@ function parseFlags(opts: Record<string, unknown>): LintFlags {
   return flags;
 }
 
-/** The whole command; `cluster` comes from `--cluster SPEC` once the cluster spec exists. */
-export async function runLint(paths: readonly string[], flags: LintFlags, io: CliIo, cluster?: LintCluster): Promise<void> {
+/** The whole command; `cluster` comes from `--cluster SPEC`, `resolver` from the registry flags (default: heuristics). */
+export async function runLint(paths: readonly string[], flags: LintFlags, io: CliIo, cluster?: LintCluster, resolver?: ImageOsResolver): Promise<void> {
   if (flags.rules) {
     printRules(flags, io);
     return;
@@ -86,7 +99,7 @@ export async function runLint(paths: readonly string[], flags: LintFlags, io: Cl
     throw new InputError('lint.fix-stdin', '--fix cannot write back to standard input', { hint: 'use --fix --diff to see the fix as a diff' });
   }
   const inputs = await readInputs(paths, { cwd: io.cwd, readStdin: io.readStdin });
-  const options = { resolver: imageOsResolver({ offline: flags.offline }), ...(cluster === undefined ? {} : { cluster }) };
+  const options = { ...(resolver === undefined ? {} : { resolver }), ...(cluster === undefined ? {} : { cluster }) };
   const files = flags.fix ? await applyFixes(inputs.files, options, flags, io) : inputs.files;
   const report = await lintSources(files, options);
   const findings = sortFindings([...inputs.unreadable, ...report.findings]);
@@ -159,9 +172,19 @@ class LintInputError extends InputError {
   }
 }
 
+/** The Windows builds and Linux presence of the cluster a spec describes, and its image mirrors. */
+export function lintTargetFromSpec(spec: string, io: CliIo): { cluster: LintCluster; mirrors: Readonly<Record<string, string>> } {
+  const loaded = loadSpec(spec, {}, io);
+  return { cluster: lintClusterOf(loaded), mirrors: loaded.spec.mirrors.images };
+}
+
 /** The Windows builds and Linux presence of the cluster a spec describes. */
 export function lintClusterFromSpec(spec: string, io: CliIo): LintCluster {
-  const model = resolveModel(loadSpec(spec, {}, io));
+  return lintClusterOf(loadSpec(spec, {}, io));
+}
+
+function lintClusterOf(loaded: ReturnType<typeof loadSpec>): LintCluster {
+  const model = resolveModel(loaded);
   const kube = model.nodes.filter((n) => n.role !== 'services' && n.schedulable);
   const windows = [...new Set(kube.filter((n) => n.osFamily === 'windows').map((n) => n.os))].sort();
   return lintClusterFor(windows, { hasLinux: kube.some((n) => n.osFamily === 'linux') });

@@ -1,0 +1,65 @@
+// `kubemix guard serve` (the admission webhook) and `kubemix guard install`
+// (its manifests). The webhook runs until SIGTERM or Ctrl-C, then drains.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { InputError } from '../../errors.js';
+import { createGuardServer } from '../../guard/server.js';
+import type { CliIo } from '../io.js';
+import { resolverFromFlags, withRegistryOptions } from '../registry-flags.js';
+import { lintTargetFromSpec } from './lint.js';
+import { registerGuardInstall } from './guard-install.js';
+
+export function registerGuard(program: Command, io: CliIo): void {
+  const guard = program.command('guard').description('admission webhook that places pods by image OS and rejects what Windows cannot run');
+  const serve = guard
+    .command('serve')
+    .description('run the admission webhook (HTTPS): /mutate, /validate, /healthz, /metrics')
+    .requiredOption('--cluster <SPEC>', 'cluster spec file or Kubeinit string')
+    .requiredOption('--listen <ADDR:PORT>', 'address to listen on, e.g. 0.0.0.0:8443')
+    .requiredOption('--tls-cert <FILE>', 'serving certificate (PEM)')
+    .requiredOption('--tls-key <FILE>', 'serving key (PEM)')
+    .option('--offline', 'image OS from the cache and name heuristics only');
+  withRegistryOptions(serve).action(async (options: { cluster: string; listen: string; tlsCert: string; tlsKey: string; offline?: boolean }, cmd: Command) => {
+    await runServe(options, cmd.optsWithGlobals(), io);
+  });
+  registerGuardInstall(guard, io);
+}
+
+function parseListen(listen: string): { host: string; port: number } {
+  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(listen);
+  const port = Number(m?.[2]);
+  if (m?.[1] === undefined || !(port >= 0 && port <= 65535)) throw new InputError('flags.listen', `--listen ${listen}: expected ADDR:PORT`);
+  return { host: m[1].replace(/^\[|\]$/g, ''), port };
+}
+
+function readPem(io: CliIo, file: string, flag: string): string {
+  try {
+    return readFileSync(resolve(io.cwd, file), 'utf8');
+  } catch (error) {
+    throw new InputError('flags.unreadable', `${flag} ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+  }
+}
+
+async function runServe(o: { cluster: string; listen: string; tlsCert: string; tlsKey: string; offline?: boolean }, opts: Record<string, unknown>, io: CliIo): Promise<void> {
+  const { host, port } = parseListen(o.listen);
+  const target = lintTargetFromSpec(o.cluster, io);
+  const log = (line: Record<string, unknown>): void => io.stderr(`${JSON.stringify({ time: new Date().toISOString(), ...line })}\n`);
+  const resolver = resolverFromFlags(opts, io, {
+    offline: o.offline === true,
+    mirrors: target.mirrors,
+    retryAfterMs: 30_000,
+    warn: (message, error) => log({ level: 'warn', msg: message, code: error.code }),
+  });
+  const guard = createGuardServer({ cert: readPem(io, o.tlsCert, '--tls-cert'), key: readPem(io, o.tlsKey, '--tls-key'), resolver, cluster: target.cluster, log });
+  const bound = await guard.listen(host, port);
+  log({ level: 'info', msg: 'listening', address: host, port: bound, offline: o.offline === true });
+  await new Promise<void>((done) => {
+    const stop = (): void => done();
+    io.signal.addEventListener('abort', stop, { once: true });
+    process.once('SIGTERM', stop);
+  });
+  log({ level: 'info', msg: 'shutting down: draining requests in flight' });
+  await guard.close();
+  log({ level: 'info', msg: 'stopped' });
+}

@@ -1,0 +1,129 @@
+// The admission webhook's HTTPS server: /mutate, /validate, /healthz,
+// /metrics. Bodies are capped, every request has a deadline, every answer is
+// logged as one JSON line through the injected writer (never the object or
+// any secret), and close() stops accepting, lets requests in flight finish,
+// then returns.
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { mutate, validate, type AdmitContext } from './admit.js';
+import { Metrics } from './metrics.js';
+import { parseReview, ReviewError, reviewResponse, type Verdict } from './review.js';
+
+export interface GuardServerOptions extends AdmitContext {
+  readonly cert: string;
+  readonly key: string;
+  /** Structured log lines (one JSON object each). */
+  readonly log: (line: Record<string, unknown>) => void;
+  readonly maxBodyBytes?: number;
+  readonly requestTimeoutMs?: number;
+}
+
+export interface GuardServer {
+  readonly server: Server;
+  listen(host: string, port: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+class HttpError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+const ADMIT: Readonly<Record<string, (o: Parameters<typeof mutate>[0], c: AdmitContext) => Promise<Verdict>>> = { '/mutate': mutate, '/validate': validate };
+
+export function createGuardServer(options: GuardServerOptions): GuardServer {
+  const metrics = new Metrics();
+  const maxBody = options.maxBodyBytes ?? 3 * 1024 * 1024;
+  const timeout = options.requestTimeoutMs ?? 9_000;
+  const server = createServer({ cert: options.cert, key: options.key }, (req, res) => {
+    const started = process.hrtime.bigint();
+    const route = new URL(req.url ?? '/', 'https://guard').pathname;
+    void handle(req, route, options, maxBody, timeout, metrics).then(
+      (reply) => send(res, reply.status, reply.type, reply.body),
+      (error: unknown) => {
+        const status = error instanceof HttpError ? error.status : error instanceof ReviewError ? 400 : 500;
+        send(res, status, 'application/json', JSON.stringify({ error: status === 500 ? 'internal error' : (error as Error).message }));
+        if (status === 500) options.log({ level: 'error', msg: 'request failed', route, error: String(error) });
+      },
+    ).finally(() => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const known = route in ADMIT || route === '/healthz' || route === '/metrics' ? route : 'other';
+      metrics.observe(known, res.statusCode, seconds);
+      if (known in ADMIT || res.statusCode >= 400) options.log({ level: 'info', msg: 'request', route: known, status: res.statusCode, ms: Math.round(seconds * 1e6) / 1e3 });
+    });
+  });
+  server.requestTimeout = timeout + 1000;
+  server.headersTimeout = timeout;
+  return {
+    server,
+    listen: (host, port) => new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        const a = server.address();
+        resolve(typeof a === 'object' && a !== null ? a.port : port);
+      });
+    }),
+    close: () => new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    }),
+  };
+}
+
+interface Reply {
+  readonly status: number;
+  readonly type: string;
+  readonly body: string;
+}
+
+async function handle(req: IncomingMessage, route: string, o: GuardServerOptions, maxBody: number, timeout: number, metrics: Metrics): Promise<Reply> {
+  if (route === '/healthz') return { status: 200, type: 'text/plain', body: 'ok\n' };
+  if (route === '/metrics') return { status: 200, type: 'text/plain; version=0.0.4', body: metrics.render() };
+  const admit = ADMIT[route];
+  if (admit === undefined) throw new HttpError(404, `no route ${route}`);
+  if (req.method !== 'POST') throw new HttpError(405, 'POST an AdmissionReview');
+  const body = await readBody(req, maxBody);
+  const review = parseReview(body);
+  const verdict = await withDeadline(admit(review.object, o), timeout);
+  return { status: 200, type: 'application/json', body: JSON.stringify(reviewResponse(review.uid, verdict)) };
+}
+
+function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > max) {
+      reject(new HttpError(413, `body larger than ${max} bytes`));
+      req.resume();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > max) {
+        reject(new HttpError(413, `body larger than ${max} bytes`));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** The API server gives up after its own timeout; answering later helps no one. */
+function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new HttpError(503, `no decision within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}

@@ -1,0 +1,71 @@
+// `kubemix guard install`: every manifest valid against the Kubernetes OpenAPI
+// schemas (kubernetes-models), the serving certificate chains to the CA in
+// caBundle and names the Service, the key file is 0600.
+import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { generateClusterCa } from '../src/exec/cluster-ca.js';
+import { runCli } from './helpers/cli.js';
+import { scratch } from './helpers/shapes.js';
+
+type Obj = Record<string, any>;
+const tmp = scratch('guard-install');
+after(() => tmp.remove());
+
+async function modelClass(apiVersion: string, kind: string): Promise<new (o: Obj) => { validate(): void }> {
+  const modules: Record<string, () => Promise<Record<string, unknown>>> = {
+    v1: () => import('kubernetes-models/v1'),
+    'apps/v1': () => import('kubernetes-models/apps/v1'),
+    'policy/v1': () => import('kubernetes-models/policy/v1'),
+    'admissionregistration.k8s.io/v1': () => import('kubernetes-models/admissionregistration.k8s.io/v1'),
+  };
+  const load = modules[apiVersion];
+  assert.ok(load !== undefined, `no schema module for ${apiVersion}`);
+  const cls = (await load())[kind];
+  assert.equal(typeof cls, 'function', `no schema for ${apiVersion} ${kind}`);
+  return cls as new (o: Obj) => { validate(): void };
+}
+
+it('renders valid manifests with the CA bundle, failure policy and namespace exclusions', async () => {
+  const ca = generateClusterCa();
+  writeFileSync(join(tmp.dir, 'ca.crt'), ca.cert);
+  writeFileSync(join(tmp.dir, 'ca.key'), ca.key, { mode: 0o600 });
+  const res = await runCli(['guard', 'install', '--cluster', 'k8s-libvirt-1-1-1', '--ca-cert', 'ca.crt', '--ca-key', 'ca.key', '--failure-policy', 'Ignore', '--out', 'out'], { cwd: tmp.dir });
+  assert.equal(res.code, 0, res.stderr);
+  assert.ok(!res.stdout.includes('PRIVATE KEY'));
+  assert.equal(statSync(join(tmp.dir, 'out', 'secret.yaml')).mode & 0o777, 0o600);
+  const docs = ['guard.yaml', 'secret.yaml'].flatMap((f) => parseAllDocuments(readFileSync(join(tmp.dir, 'out', f), 'utf8')).map((d) => d.toJS() as Obj));
+  for (const d of docs) {
+    const Model = await modelClass(d['apiVersion'], d['kind']);
+    assert.doesNotThrow(() => new Model(d).validate(), `${d['kind']} ${d['metadata']?.['name']}`);
+  }
+  const kinds = docs.map((d) => d['kind']).sort();
+  assert.deepEqual(kinds, ['Deployment', 'MutatingWebhookConfiguration', 'Namespace', 'PodDisruptionBudget', 'Secret', 'Service', 'ValidatingWebhookConfiguration']);
+  const deployment = docs.find((d) => d['kind'] === 'Deployment') as Obj;
+  assert.equal(deployment['spec']['replicas'], 2);
+  assert.equal(deployment['spec']['template']['spec']['nodeSelector']['kubernetes.io/os'], 'linux');
+  assert.deepEqual(deployment['spec']['template']['spec']['os'], { name: 'linux' });
+  for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
+    const hook = (docs.find((d) => d['kind'] === kind) as Obj)['webhooks'][0] as Obj;
+    assert.equal(hook['failurePolicy'], 'Ignore');
+    assert.equal(hook['sideEffects'], 'None');
+    assert.deepEqual(hook['admissionReviewVersions'], ['v1']);
+    assert.deepEqual(hook['namespaceSelector']['matchExpressions'][0]['values'], ['kube-system', 'kubemix-guard']);
+    assert.equal(Buffer.from(hook['clientConfig']['caBundle'], 'base64').toString(), ca.cert);
+  }
+  const secret = docs.find((d) => d['kind'] === 'Secret') as Obj;
+  const cert = new X509Certificate(Buffer.from(secret['data']['tls.crt'], 'base64'));
+  assert.ok(cert.verify(new X509Certificate(ca.cert).publicKey));
+  assert.ok(cert.checkHost('kubemix-guard.kubemix-guard.svc'));
+});
+
+it('refuses a bad failure policy and a missing CA', async () => {
+  const bad = await runCli(['guard', 'install', '--cluster', 'k8s-libvirt-1-1-1', '--failure-policy', 'Maybe', '--out', 'o2'], { cwd: tmp.dir });
+  assert.equal(bad.code, 2);
+  const noCa = await runCli(['guard', 'install', '--cluster', 'k8s-libvirt-1-1-1', '--out', 'o3'], { cwd: tmp.dir });
+  assert.equal(noCa.code, 2);
+  assert.match(noCa.stderr, /no CA/);
+});
