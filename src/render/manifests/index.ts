@@ -5,6 +5,7 @@ import { stringify } from 'yaml';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { RenderedArtifact } from '../../plan/types.js';
 import { flannelObjects } from './flannel.js';
+import { kubeProxyTokenRbac } from './kube-proxy-token.js';
 import { runtimeClasses, windowsFlannelRbac } from './windows.js';
 
 export const CLUSTER_NODE = 'cluster';
@@ -24,6 +25,7 @@ export function clusterManifests(model: ClusterModel): Map<string, Record<string
   const windows = model.nodes.some((n) => n.osFamily === 'windows');
   if (windows) out.set('windows-runtimeclasses', runtimeClasses(model));
   if (windows && model.cluster.cni.plugin === 'flannel') out.set('flannel-windows-rbac', windowsFlannelRbac());
+  if (windows) out.set('kube-proxy-windows-rbac', kubeProxyTokenRbac());
   return out;
 }
 
