@@ -57,9 +57,10 @@ const ALTERNATIVES: Record<string, { to: unknown; context?: Record<string, unkno
   'spec.network.mtu': { to: 1400 },
   'spec.network.podCidr': { to: '10.245.0.0/16' },
   'spec.network.serviceCidr': { to: '10.97.0.0/16' },
-  'spec.cni.plugin': { to: 'calico' },
+  // Calico is planned for Linux nodes only (cni.calico-windows): compare on a Linux worker.
+  'spec.cni.plugin': { to: 'calico', context: { 'spec.nodes.workers[0].os': 'debian-13' } },
   'spec.cni.backend': { to: 'host-gw' },
-  'spec.cni.vni': { to: 5000, context: { 'spec.cni.plugin': 'calico' } },
+  'spec.cni.vni': { to: 5000, context: { 'spec.cni.plugin': 'calico', 'spec.nodes.workers[0].os': 'debian-13' } },
   'spec.cni.port': { to: 8472, context: { 'spec.cni.backend': 'host-gw' } },
   'spec.cni.mtu': { to: 1200 },
   'spec.infrastructure.hypervisors[0].name': { to: 'hv-a' },

@@ -100,6 +100,9 @@ export const COMPONENTS = {
   windowsContainerNetworking: '0.3.1',
 } as const;
 
+/** Calico via the Tigera operator (`cni.plugin: calico`): the manifests its docs apply, in order; Typha's port. */
+export const CALICO = { version: '3.32.2', manifests: ['operator-crds.yaml', 'tigera-operator.yaml'], typhaPort: 5473 } as const;
+
 /** URL patterns of upstream artifacts (mirrors in the spec replace the origin). */
 export const URLS = {
   kubernetesDeb: (minor: string) => `https://pkgs.k8s.io/core:/stable:/v${minor}/deb/`,
@@ -110,6 +113,7 @@ export const URLS = {
   runc: (version: string) => `https://github.com/opencontainers/runc/releases/download/v${version}/runc.amd64`,
   cniPlugins: (version: string) =>
     `https://github.com/containernetworking/plugins/releases/download/v${version}/cni-plugins-linux-amd64-v${version}.tgz`,
+  calicoManifest: (version: string, name: string) => `https://raw.githubusercontent.com/projectcalico/calico/v${version}/manifests/${name}`,
 } as const;
 
 /** Windows-only components (REFERENCE.md §4–5). */
@@ -171,6 +175,8 @@ export const CHECKSUM_URLS = {
   containerd: (url: string) => `${url}.sha256sum`,
   runc: (url: string) => `${url.slice(0, url.lastIndexOf('/'))}/runc.sha256sum`,
   cniPlugins: (url: string) => `${url}.sha256`,
+  /** Attached to each Calico release; a file it does not list is refused until RELEASE_SHA256 pins it. */
+  calico: (version: string) => `https://github.com/projectcalico/calico/releases/download/v${version}/SHA256SUMS`,
 } as const;
 
 /**

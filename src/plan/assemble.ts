@@ -9,6 +9,7 @@ import { containerdContribution } from './tasks/containerd.js';
 import { factTasks } from './tasks/facts.js';
 import { clusterReadyTaskIds, kubeadmContribution } from './tasks/kubeadm.js';
 import { DEFAULT_WINDOWS_OPTIONS } from '../render/windows/index.js';
+import { kubeProxyTokenTaskIds, kubeProxyTokenTasks } from './tasks/kube-proxy-token.js';
 import { kubernetesPackagesContribution } from './tasks/kubernetes-packages.js';
 import { linuxPrepContribution } from './tasks/linux-prep.js';
 import { servicesContribution } from './tasks/services.js';
@@ -28,12 +29,13 @@ export type PlanContributor = (model: ClusterModel) => { tasks: Task[]; artifact
 export const CONTRIBUTORS: readonly PlanContributor[] = [
   (model) => ({ tasks: factTasks(model) }),
   (model) => ({ tasks: validationTasks(model) }),
-  (model) => windowsTasks(model, { ...DEFAULT_WINDOWS_OPTIONS, joinAfter: clusterReadyTaskIds(model) }),
+  (model) => windowsTasks(model, { ...DEFAULT_WINDOWS_OPTIONS, joinAfter: clusterReadyTaskIds(model), kubeProxyAfter: kubeProxyTokenTaskIds(model) }),
   servicesContribution,
   linuxPrepContribution,
   containerdContribution,
   kubernetesPackagesContribution,
   kubeadmContribution,
+  (model) => ({ tasks: kubeProxyTokenTasks(model) }),
 ];
 
 export function assemblePlan(model: ClusterModel, contributors: readonly PlanContributor[] = CONTRIBUTORS): AssembledPlan {

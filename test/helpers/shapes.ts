@@ -1,5 +1,6 @@
 // The cluster shapes tests render: Kubeinit's periodic-job shapes 1-1-1
-// (mixed: a Windows compute, from examples/), 3-2-1 and 3-0-2 (Linux only).
+// (mixed: a Windows compute, from examples/), 3-2-1 and 3-0-2 (Linux only),
+// and a Linux-only 1-1-1 on Calico (examples/calico-libvirt-1-1-1.yaml).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -11,11 +12,14 @@ import { readSpec } from '../../src/spec/read.js';
 /** The repository root (tests run from dist/test/…). */
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-export const SHAPES = ['k8s-libvirt-1-1-1', 'k8s-libvirt-3-2-1', 'k8s-libvirt-3-0-2'] as const;
+export const SHAPES = ['k8s-libvirt-1-1-1', 'k8s-libvirt-3-2-1', 'k8s-libvirt-3-0-2', 'calico-libvirt-1-1-1'] as const;
 export type Shape = (typeof SHAPES)[number];
 
+/** Shapes read from examples/ (the rest come from Kubeinit spec strings). */
+const FROM_EXAMPLES: readonly Shape[] = ['k8s-libvirt-1-1-1', 'calico-libvirt-1-1-1'];
+
 export function modelFor(shape: Shape): ClusterModel {
-  if (shape === 'k8s-libvirt-1-1-1') {
+  if (FROM_EXAMPLES.includes(shape)) {
     const path = join(REPO, 'examples', `${shape}.yaml`);
     return resolveModel(readSpec({ kind: 'file', path, text: readFileSync(path, 'utf8') }));
   }

@@ -7,7 +7,7 @@ import type { Task } from '../../src/plan/types.js';
 import { WIN, SOURCE_VIP_PLACEHOLDER } from '../../src/render/windows/paths.js';
 import { GOLDEN_COMBOS, comboName, modelFor, type Combo } from './fixtures.js';
 
-const ORDER = ['win-preflight', 'win-containers-feature', 'win-reboot', 'win-hns-external', 'win-containerd', 'win-binaries', 'win-kubelet-service', 'win-kubeadm-join', 'win-flanneld', 'win-cni-config', 'win-source-vip', 'win-kube-proxy', 'win-firewall', 'win-defender-exclusions', 'win-boot-order'];
+const ORDER = ['win-preflight', 'win-containers-feature', 'win-reboot', 'win-hns-external', 'win-containerd', 'win-binaries', 'win-kubelet-service', 'win-kubeadm-join', 'win-flanneld', 'win-cni-config', 'win-source-vip', 'win-kube-proxy', 'win-firewall', 'win-defender-exclusions', 'win-boot-order', 'win-kube-proxy-token-renewal'];
 
 /** True when `later` transitively depends on `earlier`. */
 function dependsOn(tasks: readonly Task[], later: Task, earlier: Task): boolean {
@@ -94,7 +94,9 @@ describe('run-time values stay out of the plan', () => {
     assert.deepEqual(join?.secrets, ['cluster-ca-cert-hash', 'kubeadm-token']);
     assert.deepEqual(win.find((t) => t.name === 'win-kube-proxy')?.secrets, ['kube-proxy-windows-token']);
     const refs = files.filter((f) => f.node === 'win-01').flatMap((f) => [...f.content.matchAll(/\{\{secret:([a-z0-9-]+)\}\}/g)].map((m) => m[1]));
-    assert.deepEqual([...new Set(refs)].sort(), ['cluster-ca-cert-hash', 'kube-proxy-windows-token', 'kubeadm-token']);
+    // The kube-proxy token travels only in the task's script (stdin), never in a file the plan uploads.
+    assert.deepEqual([...new Set(refs)].sort(), ['cluster-ca-cert-hash', 'kubeadm-token']);
+    assert.match(win.find((t) => t.name === 'win-kube-proxy')?.apply.script ?? '', /\{\{secret:kube-proxy-windows-token\}\}/);
   });
   it('the join patches the kubelet config with the Windows taint and checks kubeadm-flags.env', () => {
     const { win, files } = winTasks(GOLDEN_COMBOS[0] as Combo);

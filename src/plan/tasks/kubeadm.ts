@@ -7,6 +7,7 @@ import { kubeadmConfigPath, renderKubeadm } from '../../render/kubeadm/config.js
 import { KUBEADM_SECRET } from '../../render/kubeadm/secrets.js';
 import { CLUSTER_NODE, renderManifests } from '../../render/manifests/index.js';
 import { artifactId } from '../artifact-path.js';
+import { calicoOperatorTask } from './calico.js';
 import { sh, task, taskId } from '../task.js';
 import type { PlanNode, RenderedArtifact, Task } from '../types.js';
 import { PREP_STAGE, linuxNodes } from './linux-prep.js';
@@ -26,11 +27,13 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
   const artifacts: RenderedArtifact[] = [...manifests, ...nodes.map((n) => renderKubeadm(model, n, n === first))];
   const prep = (n: PlanNode): string[] => PREP_NEEDED.map((name) => taskId(PREP_STAGE, n.name, name));
   const init = initTask(model, first, [...prep(first), ...servicesReady(model)]);
+  // Calico's operator brings the CRDs our Installation and Felix/IPAM objects need.
+  const operator = model.cluster.cni.plugin === 'calico' ? [calicoOperatorTask(model, first.name, [init.id])] : [];
   const cni = task({
     stage: DEPLOY, host: first.name, name: 'cluster-manifests', description: `apply ${manifests.map((m) => m.remotePath).join(', ')}`,
-    after: [init.id], check: null,
+    after: [init.id, ...operator.map((o) => o.id)], check: null,
     // Server-side apply is idempotent: re-running changes nothing that matches.
-    apply: sh(manifests.map((m) => `kubectl ${ADMIN} apply --server-side --force-conflicts -f ${CLUSTER_ARTIFACT_DIR}/${m.remotePath}`).join('\n')),
+    apply: sh(['set -eu', ...manifests.map((m) => `kubectl ${ADMIN} apply --server-side --force-conflicts -f ${CLUSTER_ARTIFACT_DIR}/${m.remotePath}`)].join('\n')),
     uploads: manifests.map((m) => artifactId(CLUSTER_NODE, m.remotePath)),
   });
   const joins = nodes.filter((n) => n !== first).map((n) => joinTask(n, [...prep(n), n.role === 'control-plane' ? init.id : cni.id]));
@@ -42,7 +45,7 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
 [ "$(kubectl ${ADMIN} -n kube-system get deployment coredns -o jsonpath='{.spec.template.spec.nodeSelector.kubernetes\\.io/os}')" = linux ]`),
     timeoutSeconds: 60,
   });
-  return { tasks: [init, cni, ...joins, post, ...labelTasks(nodes, first, joins)], artifacts };
+  return { tasks: [init, ...operator, cni, ...joins, post, ...labelTasks(nodes, first, joins)], artifacts };
 }
 
 /**

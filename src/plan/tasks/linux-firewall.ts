@@ -1,6 +1,7 @@
 // firewalld is on by default on CentOS Stream and Fedora: open what each role
-// serves (kubeadm's port list), flannel's vxlan port, and trust the pod
+// serves (kubeadm's port list), the vxlan port (and Calico's Typha), and trust the pod
 // network so forwarded pod traffic is not dropped between interfaces.
+import { CALICO } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { sh, task } from '../task.js';
 import type { PlanNode, Task } from '../types.js';
@@ -10,7 +11,9 @@ const CONTROL_PLANE_PORTS = ['6443/tcp', '2379-2380/tcp', '10257/tcp', '10259/tc
 
 export function firewallPorts(model: ClusterModel, node: PlanNode): string[] {
   const overlay = model.cluster.cni.backend === 'vxlan' ? [`${model.cluster.cni.port}/udp`] : [];
-  return [...(node.role === 'control-plane' ? CONTROL_PLANE_PORTS : []), ...NODE_PORTS, ...overlay].sort();
+  // calico-node talks to Typha, which the operator may place on any node.
+  const typha = model.cluster.cni.plugin === 'calico' ? [`${CALICO.typhaPort}/tcp`] : [];
+  return [...(node.role === 'control-plane' ? CONTROL_PLANE_PORTS : []), ...NODE_PORTS, ...overlay, ...typha].sort();
 }
 
 export function firewallTask(model: ClusterModel, node: PlanNode): Task {

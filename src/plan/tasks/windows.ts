@@ -12,6 +12,15 @@ import type { PlanNode, RenderedArtifact, Task } from '../types.js';
 export interface WindowsTaskOptions extends WindowsOptions {
   /** Tasks the join waits for (control plane up, join token minted), by id. */
   readonly joinAfter: readonly string[];
+  /** Tasks kube-proxy waits for (its ServiceAccount token minted), by id. */
+  readonly kubeProxyAfter?: readonly string[];
+}
+
+/** Extra dependencies of a step beyond the one before it. */
+function stepAfter(name: string, options: WindowsTaskOptions): readonly string[] {
+  if (name === 'win-kubeadm-join') return options.joinAfter;
+  if (name === 'win-kube-proxy') return options.kubeProxyAfter ?? [];
+  return [];
 }
 
 export function windowsWorkers(model: ClusterModel): PlanNode[] {
@@ -24,7 +33,7 @@ export function windowsNodeTasks(model: ClusterModel, node: PlanNode, options: W
   const tasks: Task[] = [];
   for (const step of steps) {
     const previous = tasks.at(-1);
-    const after = previous === undefined ? first : [previous.id, ...(step.name === 'win-kubeadm-join' ? options.joinAfter : [])];
+    const after = previous === undefined ? first : [previous.id, ...stepAfter(step.name, options)];
     tasks.push(task({
       stage: step.stage,
       host: node.name,

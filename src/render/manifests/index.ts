@@ -4,7 +4,9 @@
 import { stringify } from 'yaml';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { RenderedArtifact } from '../../plan/types.js';
+import { calicoObjects } from './calico.js';
 import { flannelObjects } from './flannel.js';
+import { kubeProxyTokenRbac } from './kube-proxy-token.js';
 import { runtimeClasses, windowsFlannelRbac } from './windows.js';
 
 export const CLUSTER_NODE = 'cluster';
@@ -21,9 +23,11 @@ export function toYaml(objects: readonly Record<string, unknown>[]): string {
 export function clusterManifests(model: ClusterModel): Map<string, Record<string, unknown>[]> {
   const out = new Map<string, Record<string, unknown>[]>();
   if (model.cluster.cni.plugin === 'flannel') out.set('flannel', flannelObjects(model));
+  if (model.cluster.cni.plugin === 'calico') out.set('calico', calicoObjects(model));
   const windows = model.nodes.some((n) => n.osFamily === 'windows');
   if (windows) out.set('windows-runtimeclasses', runtimeClasses(model));
   if (windows && model.cluster.cni.plugin === 'flannel') out.set('flannel-windows-rbac', windowsFlannelRbac());
+  if (windows) out.set('kube-proxy-windows-rbac', kubeProxyTokenRbac());
   return out;
 }
 

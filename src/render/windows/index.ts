@@ -14,6 +14,7 @@ import { cniConfigStep, kubeProxy, sourceVip } from './proxy.js';
 import { resetScript } from './reset.js';
 import { flanneldServiceXml, forbiddenFor, kubeProxyConfigTemplate, kubeProxyKubeconfig } from './services.js';
 import type { WindowsStep } from './step.js';
+import { tokenRenewal, tokenRenewScript } from './token.js';
 
 export interface WindowsOptions {
   /** Defender exclusions for containerd and kubelet paths (seed 004); on by default. */
@@ -42,6 +43,7 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode, options: 
     file(WIN.kubeProxyKubeconfig, kubeProxyKubeconfig(model)),
     file(WIN.bootScript, bootScript(model, node)),
     file(WIN.resetScript, resetScript(model)),
+    file(WIN.tokenRenewScript, tokenRenewScript(model)),
   ];
   const overlay = model.cluster.cni.backend === 'vxlan';
   const steps = [
@@ -60,6 +62,8 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode, options: 
     firewall(model),
     ...(options.defenderExclusions ? [defenderExclusions()] : []),
     bootOrder(),
+    // task-post-deployment: last, so no earlier-stage step waits for it.
+    tokenRenewal(),
   ];
   // The containerd step uploads registry mirrors too.
   const hosts = artifacts.filter((a) => a.remotePath.endsWith('hosts.toml')).map((a) => a.remotePath);

@@ -9,6 +9,7 @@ import { SOURCE_VIP_PLACEHOLDER, WIN } from './paths.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q } from './ps.js';
 import { kubeProxyCommandLine } from './services.js';
 import { checkThat, type WindowsStep } from './step.js';
+import { TOKEN_FUNCTIONS, installTokenScript } from './token.js';
 
 export function cniConfigStep(model: ClusterModel, node: PlanNode): WindowsStep {
   const hash = sha256Hex(cniConfig(model, node)).toUpperCase();
@@ -80,8 +81,8 @@ export function kubeProxy(model: ClusterModel): WindowsStep {
 $config = $config.Replace(${q(SOURCE_VIP_PLACEHOLDER)}, $vip)
 `
     : '';
-  const apply = `${SERVICE_FUNCTIONS}${RESTRICT_ACL}Set-KubemixPrivateAcl -Path ${q(WIN.kubeProxyKubeconfig)}
-New-Item -ItemType Directory -Force -Path ${q(`${WIN.logs}\\kube-proxy`)} | Out-Null
+  const apply = `${SERVICE_FUNCTIONS}${RESTRICT_ACL}${TOKEN_FUNCTIONS}Set-KubemixPrivateAcl -Path ${q(WIN.kubeProxyKubeconfig)}
+${installTokenScript(`{{secret:${SECRET_NAMES.kubeProxyWindowsToken}}}`)}New-Item -ItemType Directory -Force -Path ${q(`${WIN.logs}\\kube-proxy`)} | Out-Null
 $config = Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyConfigTemplate)}
 ${vip}Set-Content -LiteralPath ${q(WIN.kubeProxyConfig)} -Value $config -NoNewline
 $binPath = ${q(cmd)}
@@ -94,11 +95,11 @@ if ($null -eq (Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue)) {
 Set-KubemixRestart -Name 'kube-proxy' -Enabled $true
 Restart-Service -Name 'kube-proxy'
 `;
-  const check = checkThat(`(Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue).Status -eq 'Running' -and (Test-Path -LiteralPath ${q(WIN.kubeProxyConfig)}) -and -not (Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyConfig)}).Contains(${q(SOURCE_VIP_PLACEHOLDER)})`);
+  const check = checkThat(`(Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue).Status -eq 'Running' -and (Test-Path -LiteralPath ${q(WIN.kubeProxyToken)}) -and (Test-Path -LiteralPath ${q(WIN.kubeProxyConfig)}) -and -not (Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyConfig)}).Contains(${q(SOURCE_VIP_PLACEHOLDER)})`);
   return {
     stage: 'task-deploy-cluster',
     name: 'win-kube-proxy',
-    description: `run kube-proxy (kernelspace on ${hnsNetworkName(model.cluster.cni)}${overlay ? ', source VIP from the node' : ''}) with a private kubeconfig`,
+    description: `run kube-proxy (kernelspace on ${hnsNetworkName(model.cluster.cni)}${overlay ? ', source VIP from the node' : ''}) with a private kubeconfig and ServiceAccount token`,
     check,
     apply,
     uploads: [WIN.kubeProxyKubeconfig, WIN.kubeProxyConfigTemplate],

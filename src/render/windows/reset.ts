@@ -7,6 +7,7 @@ import { hnsNetworkName } from './network.js';
 import { CONTAINERD_PIPE, WIN } from './paths.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q, qList } from './ps.js';
 import { BOOT_TASK } from './host.js';
+import { TOKEN_RENEW_TASK } from './token.js';
 
 export function resetScript(model: ClusterModel): string {
   const removed = [
@@ -16,13 +17,16 @@ export function resetScript(model: ClusterModel): string {
     WIN.sourceVipFile,
     WIN.kubeProxyConfig,
     WIN.kubeProxyKubeconfig,
+    WIN.kubeProxyToken,
     WIN.kubeletDir,
     WIN.kubernetesDir,
     WIN.joinConfig,
   ];
   return `$ErrorActionPreference = 'Stop'
-${SERVICE_FUNCTIONS}${HNS_FUNCTIONS}if ($null -ne (Get-ScheduledTask -TaskName ${q(BOOT_TASK)} -ErrorAction SilentlyContinue)) {
-  Unregister-ScheduledTask -TaskName ${q(BOOT_TASK)} -Confirm:$false
+${SERVICE_FUNCTIONS}${HNS_FUNCTIONS}foreach ($task in ${q(BOOT_TASK)}, ${q(TOKEN_RENEW_TASK)}) {
+  if ($null -ne (Get-ScheduledTask -TaskName $task -ErrorAction SilentlyContinue)) {
+    Unregister-ScheduledTask -TaskName $task -Confirm:$false
+  }
 }
 foreach ($name in 'kube-proxy', 'flanneld', 'kubelet') {
   if ($null -ne (Get-Service -Name $name -ErrorAction SilentlyContinue)) {

@@ -1,6 +1,5 @@
 // Service definitions for flanneld (under WinSW: it has no Windows service
 // integration of its own) and kube-proxy (kernelspace, via kube-log-runner).
-import { SECRET_NAMES } from '../../plan/secret-names.js';
 import { compareVersions } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../plan/types.js';
@@ -69,7 +68,11 @@ export function kubeProxyCommandLine(): string {
   return logRunner('kube-proxy', [`--config=${WIN.kubeProxyConfig}`, '--windows-service']);
 }
 
-/** kube-proxy's kubeconfig: the ServiceAccount token comes from the secret store at run time. */
+/**
+ * kube-proxy's kubeconfig. The ServiceAccount token lives in its own private
+ * file (`tokenFile`, re-read by client-go every minute) so that the node can
+ * renew it without a restart; the kubeconfig itself holds no secret.
+ */
 export function kubeProxyKubeconfig(model: ClusterModel): string {
   const api = model.cluster.apiEndpoint;
   return `apiVersion: v1
@@ -82,7 +85,7 @@ clusters:
 users:
   - name: kube-proxy
     user:
-      token: '{{secret:${SECRET_NAMES.kubeProxyWindowsToken}}}'
+      tokenFile: '${WIN.kubeProxyToken}'
 contexts:
   - name: kube-proxy
     context:

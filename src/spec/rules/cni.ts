@@ -19,8 +19,13 @@ export const calicoBackend: Rule = (ctx) => {
   if (ctx.spec.cni.plugin !== 'calico') return [];
   const out: Diagnostic[] = [];
   if (ctx.spec.cni.backend !== 'vxlan') out.push(error('cni.calico-backend', 'spec.cni.backend', 'Calico for Windows supports only the vxlan backend', 'set backend: vxlan'));
-  if (ctx.nodes.some((n) => n.os === 'windows-2025')) {
-    out.push(warning('cni.calico-windows-2025', 'spec.cni.plugin', 'Calico support for Windows Server 2025 is pending upstream', 'use flannel, or windows-2022 workers'));
+  // kubemix's Windows recipe runs flanneld and its CNI config; it has no Calico
+  // (HostProcess calico-node-windows) variant, so planning one would be wrong.
+  if (hasWindows(ctx)) {
+    out.push(error('cni.calico-windows', 'spec.cni.plugin', 'kubemix deploys Calico on Linux nodes only: its Windows workers run flannel', 'use plugin: flannel for a cluster with Windows workers, or remove the Windows workers'));
+  }
+  if (ctx.spec.network.podCidr.includes(',')) {
+    out.push(error('cni.calico-dual-stack', 'spec.network.podCidr', 'kubemix renders a single IPv4 Calico pool; dual-stack Calico is not planned', 'use one IPv4 pod CIDR, or plugin: flannel'));
   }
   return out;
 };

@@ -1,0 +1,47 @@
+// Calico through the Tigera operator (REFERENCE.md §5), our own custom
+// resources: VXLAN only (BGP off), VNI/port as the spec says (≥ 4096 / 4789,
+// what Windows needs, set before calico-node first starts), IPAM strict
+// affinity (Windows nodes cannot borrow addresses from other nodes' blocks),
+// the pod MTU of the model, node addresses picked from the node network.
+import type { ClusterModel } from '../../model/resolve.js';
+
+type Obj = Record<string, unknown>;
+export const TIGERA_NAMESPACE = 'tigera-operator';
+
+/**
+ * Objects in apply order. Felix and IPAM settings come before the
+ * Installation, so calico-node starts with them. The crd.projectcalico.org
+ * kinds are the ones the operator's CRDs define (no Calico API server yet).
+ */
+export function calicoObjects(model: ClusterModel): Obj[] {
+  const { cni, network, apiEndpoint } = model.cluster;
+  const windows = model.nodes.some((n) => n.osFamily === 'windows');
+  return [
+    // The operator and calico-node reach the API here instead of through the
+    // service VIP (which needs the CNI first); by address, so no DNS is needed
+    // either (the API certificate carries it: kubeadm certSANs).
+    {
+      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kubernetes-services-endpoint', namespace: TIGERA_NAMESPACE },
+      data: { KUBERNETES_SERVICE_HOST: apiEndpoint.address, KUBERNETES_SERVICE_PORT: String(apiEndpoint.port) },
+    },
+    { apiVersion: 'crd.projectcalico.org/v1', kind: 'FelixConfiguration', metadata: { name: 'default' }, spec: { vxlanVNI: cni.vni, vxlanPort: cni.port } },
+    { apiVersion: 'crd.projectcalico.org/v1', kind: 'IPAMConfig', metadata: { name: 'default' }, spec: { strictAffinity: true, autoAllocateBlocks: true } },
+    {
+      apiVersion: 'operator.tigera.io/v1', kind: 'Installation', metadata: { name: 'default' },
+      spec: {
+        variant: 'Calico',
+        // The Windows dataplane needs the service CIDRs to program its load balancers.
+        serviceCIDRs: network.serviceCidr.split(',').map((c) => c.trim()),
+        cni: { type: 'Calico', ipam: { type: 'Calico' } },
+        calicoNetwork: {
+          bgp: 'Disabled',
+          mtu: network.podMtu,
+          linuxDataplane: 'Iptables',
+          windowsDataplane: windows ? 'HNS' : 'Disabled',
+          nodeAddressAutodetectionV4: { cidrs: [network.nodeCidr] },
+          ipPools: [{ name: 'default-ipv4-ippool', cidr: network.podCidr, encapsulation: 'VXLAN', natOutgoing: 'Enabled', nodeSelector: 'all()', blockSize: 26 }],
+        },
+      },
+    },
+  ];
+}
