@@ -1,4 +1,4 @@
-import type { Command, Stage, Task } from './types.js';
+import type { Command, SecretCapture, Stage, Task } from './types.js';
 
 export interface TaskInput {
   readonly stage: Stage;
@@ -10,6 +10,8 @@ export interface TaskInput {
   readonly apply: Command;
   readonly secrets?: readonly string[];
   readonly uploads?: readonly string[];
+  /** Files on the host whose content the executor stores as secrets after apply. */
+  readonly captures?: readonly SecretCapture[];
   readonly timeoutSeconds?: number;
 }
 
@@ -32,6 +34,7 @@ export function task(input: TaskInput): Task {
     uploads: [...(input.uploads ?? [])].sort().map((artifact) => ({ artifact })),
     secrets: [...(input.secrets ?? [])].sort(),
     timeoutSeconds: input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+    ...(input.captures === undefined ? {} : { captures: input.captures }),
   };
 }
 

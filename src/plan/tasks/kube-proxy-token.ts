@@ -45,7 +45,8 @@ install -d -m 0700 ${f.slice(0, f.lastIndexOf('/'))}
 kubectl --kubeconfig=/etc/kubernetes/admin.conf -n ${namespace} create token ${serviceAccount} --duration=${lifetimeHours}h > ${f}.new
 [ -s ${f}.new ] || { echo 'kubectl create token printed nothing' >&2; exit 1; }
 mv -f ${f}.new ${f}`),
+    captures: [{ name: SECRET_NAMES.kubeProxyWindowsToken, remotePath: f }],
     timeoutSeconds: 60,
   });
-  return [{ ...mint, captures: [{ name: SECRET_NAMES.kubeProxyWindowsToken, remotePath: f }] }];
+  return [mint];
 }

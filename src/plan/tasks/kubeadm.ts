@@ -12,6 +12,7 @@ import { sh, task, taskId } from '../task.js';
 import type { PlanNode, RenderedArtifact, Task } from '../types.js';
 import { PREP_STAGE, linuxNodes } from './linux-prep.js';
 import { SECRET } from './registry-scripts.js';
+import { SECRET_NAMES } from '../secret-names.js';
 
 const DEPLOY = 'task-deploy-cluster';
 const ADMIN = '--kubeconfig=/etc/kubernetes/admin.conf';
@@ -100,6 +101,8 @@ chmod 0644 ${pki}/ca.crt
 kubeadm init --config=${kubeadmConfigPath('init')} --upload-certs`),
     uploads: [artifactId(node.name, kubeadmConfigPath('init'))],
     secrets: [SECRET.caCert, SECRET.caKey, KUBEADM_SECRET.token, KUBEADM_SECRET.certificateKey],
+    // `kubemix kubeconfig` hands this to the user.
+    captures: [{ name: SECRET_NAMES.adminKubeconfig, remotePath: '/etc/kubernetes/admin.conf' }],
     timeoutSeconds: 900,
   });
 }
