@@ -2,36 +2,17 @@
 // membership and vars kubemix reads equal what Ansible itself reads
 // (`ansible-inventory -i FILE --list --export`, Debian's ansible).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { listFromAnsible, listInventory } from '../src/interop/inventory/list.js';
 import { readInventory } from '../src/interop/inventory/read.js';
 import { InvalidSpecError } from '../src/errors.js';
+import { ansibleList, ansibleMissing } from './helpers/ansible.js';
 import { repoPath } from './helpers/cli.js';
 
 const DIR = repoPath('test', 'fixtures', 'inventories');
 const corpus = readdirSync(DIR).filter((f) => /\.(ini|ya?ml)$/.test(f)).sort();
 const malformed = readdirSync(`${DIR}/malformed`).sort();
-
-export function ansibleList(file: string): Record<string, unknown> {
-  const out = execFileSync('ansible-inventory', ['-i', file, '--list', '--export'], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ANSIBLE_LOCAL_TEMP: '/tmp', ANSIBLE_INVENTORY_UNPARSED_FAILED: 'true' },
-    timeout: 30_000,
-  });
-  return JSON.parse(out) as Record<string, unknown>;
-}
-
-export function ansibleMissing(): string | false {
-  try {
-    execFileSync('ansible-inventory', ['--version'], { stdio: 'ignore', timeout: 30_000 });
-    return false;
-  } catch {
-    return 'ansible-inventory is not installed (Debian package ansible, in scripts/apt-packages.txt)';
-  }
-}
 
 describe('inventory import reads what ansible-inventory reads', { skip: ansibleMissing() }, () => {
   it('has a corpus of at least 8 inventories, INI and YAML', () => {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import { registerInit } from './init.js';
+import { registerInventory } from './inventory.js';
 import { registerLint } from './lint.js';
 import { registerLogs } from './logs.js';
 import { registerPlan } from './plan.js';
@@ -11,4 +12,4 @@ import { registerValidate } from './validate.js';
 export type RegisterCommand = (program: Command, io: CliIo) => void;
 
 /** Every subcommand, in the order `kubemix --help` lists them. */
-export const COMMANDS: readonly RegisterCommand[] = [registerValidate, registerPlan, registerInit, registerUp, registerLogs, registerLint];
+export const COMMANDS: readonly RegisterCommand[] = [registerValidate, registerPlan, registerInit, registerUp, registerLogs, registerLint, registerInventory];
