@@ -5,6 +5,7 @@ import { registerInventory } from './inventory.js';
 import { registerLint } from './lint.js';
 import { registerLogs } from './logs.js';
 import { registerPlan } from './plan.js';
+import { registerRoutes } from './routes.js';
 import { registerUp } from './up.js';
 import { registerValidate } from './validate.js';
 
@@ -12,4 +13,4 @@ import { registerValidate } from './validate.js';
 export type RegisterCommand = (program: Command, io: CliIo) => void;
 
 /** Every subcommand, in the order `kubemix --help` lists them. */
-export const COMMANDS: readonly RegisterCommand[] = [registerValidate, registerPlan, registerInit, registerUp, registerLogs, registerLint, registerInventory];
+export const COMMANDS: readonly RegisterCommand[] = [registerValidate, registerPlan, registerInit, registerUp, registerLogs, registerLint, registerInventory, registerRoutes];
