@@ -6,6 +6,7 @@ import { registerLint } from './lint.js';
 import { registerLogs } from './logs.js';
 import { registerPlan } from './plan.js';
 import { registerRoutes } from './routes.js';
+import { registerTopology } from './topology.js';
 import { registerUp } from './up.js';
 import { registerValidate } from './validate.js';
 
@@ -13,4 +14,4 @@ import { registerValidate } from './validate.js';
 export type RegisterCommand = (program: Command, io: CliIo) => void;
 
 /** Every subcommand, in the order `kubemix --help` lists them. */
-export const COMMANDS: readonly RegisterCommand[] = [registerValidate, registerPlan, registerInit, registerUp, registerLogs, registerLint, registerInventory, registerRoutes];
+export const COMMANDS: readonly RegisterCommand[] = [registerValidate, registerPlan, registerInit, registerUp, registerLogs, registerLint, registerInventory, registerRoutes, registerTopology];
