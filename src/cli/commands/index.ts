@@ -2,11 +2,14 @@ import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import { registerGuard } from './guard.js';
 import { registerInit } from './init.js';
+import { registerInventory } from './inventory.js';
 import { registerKubeconfig } from './kubeconfig.js';
 import { registerLint } from './lint.js';
 import { registerLogs } from './logs.js';
 import { registerPlan } from './plan.js';
+import { registerRoutes } from './routes.js';
 import { registerStatus } from './status.js';
+import { registerTopology } from './topology.js';
 import { registerUp } from './up.js';
 import { registerValidate } from './validate.js';
 
@@ -14,4 +17,17 @@ import { registerValidate } from './validate.js';
 export type RegisterCommand = (program: Command, io: CliIo) => void;
 
 /** Every subcommand, in the order `kubemix --help` lists them. */
-export const COMMANDS: readonly RegisterCommand[] = [registerValidate, registerPlan, registerInit, registerUp, registerStatus, registerLogs, registerKubeconfig, registerLint, registerGuard];
+export const COMMANDS: readonly RegisterCommand[] = [
+  registerValidate,
+  registerPlan,
+  registerInit,
+  registerUp,
+  registerStatus,
+  registerLogs,
+  registerKubeconfig,
+  registerLint,
+  registerGuard,
+  registerInventory,
+  registerRoutes,
+  registerTopology,
+];
