@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { assertGolden } from './helpers/golden.js';
-import { runCli } from './helpers/cli.js';
+import { repoPath, runCli } from './helpers/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kubemix-topology-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -72,5 +72,12 @@ describe('kubemix topology', () => {
 
   it('--out with another extension is exit 2', async () => {
     assert.equal((await runCli(['topology', 'k8s-libvirt-1-1-1', '--out', join(tmp, 'x.png')])).code, 2);
+  });
+});
+
+describe('README picture', () => {
+  it('docs/topology-k8s-libvirt-1-1-1.svg is what kubemix draws for the bundled example today', async () => {
+    const svg = await svgOf('examples/k8s-libvirt-1-1-1.yaml');
+    assert.equal(readFileSync(repoPath('docs', 'topology-k8s-libvirt-1-1-1.svg'), 'utf8'), svg, 'regenerate: kubemix topology examples/k8s-libvirt-1-1-1.yaml --out docs/topology-k8s-libvirt-1-1-1.svg');
   });
 });

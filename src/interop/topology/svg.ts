@@ -81,7 +81,7 @@ function logical(model: ClusterModel, layout: Layout, top: number): string[] {
   const { network, cni, apiEndpoint, name, domain } = model.cluster;
   const w = layout.width - 2 * PAD;
   const lines = [
-    `node network ${network.nodeCidr} · gateway ${network.gateway} · MTU ${network.nodeMtu}: ${model.nodes.map((n) => `${n.name} ${n.ip}`).join(', ')}`,
+    `node network ${network.nodeCidr} · gateway ${network.gateway} · MTU ${network.nodeMtu}: ${nodeAddresses(model)}`,
     `pod network ${network.podCidr} (a /24 per node, predicted) · pod MTU ${network.podMtu} · service CIDR ${network.serviceCidr}`,
     `API ${apiEndpoint.host}:${apiEndpoint.port} → ${apiEndpoint.address} ${model.nodes.some((n) => n.role === 'services') && model.spec.services.loadBalancer ? '(HAProxy on the services node → control plane)' : '(first control-plane node, no load balancer)'}`,
     `DNS: <node>.${name}.${domain}, api / api-int / *.apps / registry .${name}.${domain}`,
@@ -124,4 +124,13 @@ export function renderTopologySvg(model: ClusterModel): string {
     '</svg>',
     '',
   ].join('\n');
+}
+
+/** Every node's address while that fits on one line; past that the range (each node box shows its own IP). */
+function nodeAddresses(model: ClusterModel): string {
+  const MAX_LISTED = 6;
+  if (model.nodes.length <= MAX_LISTED) return model.nodes.map((n) => `${n.name} ${n.ip}`).join(', ');
+  const first = model.nodes[0];
+  const last = model.nodes[model.nodes.length - 1];
+  return `${model.nodes.length} nodes, ${first?.name} ${first?.ip} … ${last?.name} ${last?.ip}`;
 }
