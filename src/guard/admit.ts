@@ -3,7 +3,8 @@
 // `mutate` turns lint's placement fix into a JSON Patch, `validate` denies
 // with lint's messages. One source of truth for what "right" means.
 import type { LintCluster } from '../lint/cluster.js';
-import { analyse, findingsOf } from '../lint/engine.js';
+import { analyseFiles, findingsOf } from '../lint/engine.js';
+import { sourceFromObject } from '../lint/source.js';
 import type { ImageOsResolver } from '../lint/image-os.js';
 import { placementFix } from '../lint/suggest.js';
 import type { JsonMap } from '../lint/values.js';
@@ -19,9 +20,8 @@ export interface AdmitContext {
 const LEFT_TO_MUTATE = new Set(['placement/missing-os', 'placement/os-name-missing', 'placement/missing-toleration']);
 
 async function analyseObject(object: JsonMap, ctx: AdmitContext) {
-  // JSON is YAML: lint reads the object as it reads a manifest file.
-  const source = { path: '<admission>', text: JSON.stringify(object) };
-  return analyse([source], { resolver: ctx.resolver, ...(ctx.cluster === undefined ? {} : { cluster: ctx.cluster }) });
+  // The object is already parsed: lint analyses it as it would a manifest file, without a print and re-parse.
+  return analyseFiles([sourceFromObject('<admission>', object)], { resolver: ctx.resolver, ...(ctx.cluster === undefined ? {} : { cluster: ctx.cluster }) });
 }
 
 export async function mutate(object: JsonMap | undefined, ctx: AdmitContext): Promise<Verdict> {

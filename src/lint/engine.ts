@@ -36,7 +36,11 @@ export interface LintReport {
 }
 
 export async function analyse(sources: readonly SourceText[], options: LintOptions = {}): Promise<Analysis> {
-  const files = sources.map(parseSource);
+  return analyseFiles(sources.map(parseSource), options);
+}
+
+/** The same analysis for inputs already parsed (see sourceFromObject). */
+export async function analyseFiles(files: readonly ParsedFile[], options: LintOptions = {}): Promise<Analysis> {
   const objects = files.flatMap(objectsOf);
   const templates = objects.map(templateOf).filter((t): t is PodTemplate => t !== undefined);
   const containers = templates.map((t) => containersOf(t.spec));

@@ -35,8 +35,8 @@ export function namespaceKey(object: ManifestObject): string {
 
 export function objectsOf(file: ParsedFile): ManifestObject[] {
   const out: ManifestObject[] = [];
-  for (const { doc } of file.documents) {
-    const value = asMap(doc.toJS({ maxAliasCount: 1000 }));
+  for (const { doc, value: parsed } of file.documents) {
+    const value = asMap(parsed ?? doc.toJS({ maxAliasCount: 1000 }));
     if (value !== undefined) collect(file, doc, [], value, out);
   }
   return out;

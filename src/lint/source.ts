@@ -2,7 +2,7 @@
 // came from. One file may hold many documents (`---`, Helm output); a syntax
 // error in one document is reported with its line and column and the other
 // documents of the file are still read.
-import { LineCounter, parseAllDocuments, type Document } from 'yaml';
+import { Document, LineCounter, parseAllDocuments } from 'yaml';
 
 export interface SourceText {
   /** The name findings use: the path as the user gave it, or `<stdin>`. */
@@ -20,8 +20,12 @@ export interface ParsedFile {
   readonly path: string;
   readonly text: string;
   readonly lineCounter: LineCounter;
-  /** Documents without syntax errors, with their index in the file. */
-  readonly documents: readonly { readonly index: number; readonly doc: Document.Parsed }[];
+  /**
+   * Documents without syntax errors, with their index in the file; `value`
+   * when the content came already parsed (then `doc` is empty and findings
+   * point at the start).
+   */
+  readonly documents: readonly { readonly index: number; readonly doc: Document.Parsed; readonly value?: unknown }[];
   readonly syntaxErrors: readonly SyntaxProblem[];
 }
 
@@ -49,4 +53,14 @@ export function parseSource(source: SourceText): ParsedFile {
 function firstLine(message: string): string {
   const line = message.split('\n')[0] ?? message;
   return line.replace(/ at line \d+, column \d+:?$/, '');
+}
+
+/**
+ * An object that is already parsed (an AdmissionReview's object) as a lint
+ * input, without printing and re-parsing it: findings then point at line 1.
+ */
+export function sourceFromObject(path: string, object: unknown): ParsedFile {
+  // No YAML node tree: building one per admission request costs more than the rules.
+  const doc = new Document() as unknown as Document.Parsed;
+  return { path, text: '', lineCounter: new LineCounter(), documents: [{ index: 0, doc, value: object }], syntaxErrors: [] };
 }
