@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { isInstallMedia } from '../../src/plan/artifact-path.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
 import { GOLDEN_COMBOS, comboName, modelFor, type Combo } from './fixtures.js';
 
@@ -18,7 +19,8 @@ function render(c: Combo): string {
     if (t.check !== null) out.push('--- check', t.check.script.trimEnd());
     out.push('--- apply', t.apply.script.trimEnd(), '');
   }
-  for (const f of files.filter((x) => x.node === 'win-01')) out.push(`### file ${f.remotePath}`, f.content.trimEnd(), '');
+  // Install media (Autounattend.xml and its script) has golden files of its own (unattend.test.ts).
+  for (const f of files.filter((x) => x.node === 'win-01' && !isInstallMedia(x.remotePath))) out.push(`### file ${f.remotePath}`, f.content.trimEnd(), '');
   return `${out.join('\n')}\n`;
 }
 

@@ -9,11 +9,19 @@ import { ensureExternalNetwork } from './prepare.js';
 import { q, qList } from './ps.js';
 import { checkThat, type WindowsStep } from './step.js';
 
-export interface FirewallRule { readonly name: string; readonly protocol: 'TCP' | 'UDP'; readonly port: string; readonly what: string }
+export interface FirewallRule {
+  readonly name: string;
+  readonly protocol: 'TCP' | 'UDP';
+  readonly port: string;
+  readonly what: string;
+  /** Only from this network (default: any address). */
+  readonly from?: string;
+}
 
 export function firewallRules(model: ClusterModel): FirewallRule[] {
   const rules: FirewallRule[] = [
-    { name: 'kubemix-ssh', protocol: 'TCP', port: '22', what: 'SSH' },
+    // SSH from the node network only, as the unattended install sets it up.
+    { name: 'kubemix-ssh', protocol: 'TCP', port: '22', what: 'SSH', from: model.cluster.network.nodeCidr },
     { name: 'kubemix-kubelet', protocol: 'TCP', port: '10250', what: 'kubelet API' },
     { name: 'kubemix-kube-proxy-health', protocol: 'TCP', port: '10256', what: 'kube-proxy health' },
     { name: 'kubemix-nodeports-tcp', protocol: 'TCP', port: '30000-32767', what: 'NodePorts' },
@@ -23,16 +31,21 @@ export function firewallRules(model: ClusterModel): FirewallRule[] {
   return rules;
 }
 
+function ruleInPlace(r: FirewallRule): string {
+  const exists = `($null -ne (Get-NetFirewallRule -Name ${q(r.name)} -ErrorAction SilentlyContinue))`;
+  return r.from === undefined ? exists : `${exists} -and ((Get-NetFirewallRule -Name ${q(r.name)} | Get-NetFirewallAddressFilter).RemoteAddress -eq ${q(r.from)})`;
+}
+
 export function firewall(model: ClusterModel): WindowsStep {
   const rules = firewallRules(model);
   const apply = rules.map((r) => `if ($null -eq (Get-NetFirewallRule -Name ${q(r.name)} -ErrorAction SilentlyContinue)) {
   New-NetFirewallRule -Name ${q(r.name)} -DisplayName ${q(`kubemix: ${r.what} (${r.port}/${r.protocol.toLowerCase()})`)} -Direction Inbound -Protocol ${r.protocol} -LocalPort ${q(r.port)} -Action Allow | Out-Null
-}`).join('\n');
+}${r.from === undefined ? '' : `\nSet-NetFirewallRule -Name ${q(r.name)} -RemoteAddress ${q(r.from)}`}`).join('\n');
   return {
     stage: 'task-deploy-cluster',
     name: 'win-firewall',
     description: `open ${rules.map((r) => `${r.port}/${r.protocol.toLowerCase()}`).join(', ')} (the firewall stays on)`,
-    check: checkThat(rules.map((r) => `($null -ne (Get-NetFirewallRule -Name ${q(r.name)} -ErrorAction SilentlyContinue))`).join(' -and ')),
+    check: checkThat(rules.map(ruleInPlace).join(' -and ')),
     apply: `${apply}\n`,
     uploads: [],
     secrets: [],

@@ -14,6 +14,8 @@ import { cniConfigStep, kubeProxy, sourceVip } from './proxy.js';
 import { resetScript } from './reset.js';
 import { flanneldServiceXml, forbiddenFor, kubeProxyConfigTemplate, kubeProxyKubeconfig } from './services.js';
 import type { WindowsStep } from './step.js';
+import { renderUnattend, UNATTEND_MEDIA } from './unattend.js';
+import { setupCompleteCmd, setupScript } from './unattend-setup.js';
 
 export interface WindowsOptions {
   /** Defender exclusions for containerd and kubelet paths (seed 004); on by default. */
@@ -42,6 +44,10 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode, options: 
     file(WIN.kubeProxyKubeconfig, kubeProxyKubeconfig(model)),
     file(WIN.bootScript, bootScript(model, node)),
     file(WIN.resetScript, resetScript(model)),
+    // VMs kubemix creates install from ISO with these (the libvirt driver's install media).
+    ...(model.cluster.driver === 'libvirt'
+      ? [file(UNATTEND_MEDIA.answerFile, renderUnattend(model, node)), file(UNATTEND_MEDIA.setupScript, setupScript(model, node)), file(UNATTEND_MEDIA.setupComplete, setupCompleteCmd())]
+      : []),
   ];
   const overlay = model.cluster.cni.backend === 'vxlan';
   const steps = [
