@@ -1,6 +1,7 @@
 // renderWindowsNode: model + Windows node → the files it needs and the steps,
 // in the order a first join must run them (REFERENCE.md §4, issue 4). Pure.
 import type { ClusterModel } from '../../model/resolve.js';
+import { SECRET_NAMES } from '../../plan/secret-names.js';
 import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
 import { containerdConfig, registryHosts } from './containerd.js';
 import { bootOrder, bootScript, defenderExclusions, firewall } from './host.js';
@@ -67,9 +68,10 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode, options: 
     ...(options.defenderExclusions ? [defenderExclusions()] : []),
     bootOrder(),
   ];
-  // The containerd step uploads registry mirrors too.
-  const hosts = artifacts.filter((a) => a.remotePath.endsWith('hosts.toml')).map((a) => a.remotePath);
-  const withHosts = steps.map((s) => (s.name === 'win-containerd' ? { ...s, uploads: [...s.uploads, ...hosts] } : s));
+  // The containerd step uploads the registry hosts too, and the cluster CA the services registry's needs.
+  const hosts = artifacts.filter((a) => a.remotePath.startsWith(`${WIN.containerdCerts}\\`));
+  const caSecrets = hosts.some((a) => a.content.includes(`{{secret:${SECRET_NAMES.clusterCaCert}}}`)) ? [SECRET_NAMES.clusterCaCert] : [];
+  const withHosts = steps.map((s) => (s.name === 'win-containerd' ? { ...s, uploads: [...s.uploads, ...hosts.map((a) => a.remotePath)], secrets: [...new Set([...s.secrets, ...caSecrets])].sort() } : s));
   assertNoForbidden(model, artifacts, withHosts);
   return { artifacts, steps: withHosts };
 }
