@@ -6,6 +6,7 @@ import type { ClusterModel } from '../../model/resolve.js';
 import type { RenderedArtifact } from '../../plan/types.js';
 import { flannelObjects } from './flannel.js';
 import { runtimeClasses, windowsFlannelRbac } from './windows.js';
+import { hostProcessImages, hostProcessObjects } from './windows-hostprocess.js';
 
 export const CLUSTER_NODE = 'cluster';
 
@@ -24,6 +25,7 @@ export function clusterManifests(model: ClusterModel): Map<string, Record<string
   const windows = model.nodes.some((n) => n.osFamily === 'windows');
   if (windows) out.set('windows-runtimeclasses', runtimeClasses(model));
   if (windows && model.cluster.cni.plugin === 'flannel') out.set('flannel-windows-rbac', windowsFlannelRbac());
+  if (windows && hostProcessImages(model) !== undefined) out.set('windows-hostprocess', hostProcessObjects(model));
   return out;
 }
 

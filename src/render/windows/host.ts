@@ -73,9 +73,10 @@ exit 0
 
 /**
  * After a reboot the order differs from the first join: the stale subnet.env
- * goes first, then flanneld, and only then kubelet and kube-proxy.
+ * goes first, then flanneld, and only then kubelet and kube-proxy. In
+ * HostProcess mode flanneld and kube-proxy are pods: the kubelet starts them.
  */
-export function bootScript(model: ClusterModel, node: PlanNode): string {
+export function bootScript(model: ClusterModel, node: PlanNode, hostProcess = false): string {
   return `$ErrorActionPreference = 'Stop'
 Start-Transcript -Path ${q(`${WIN.logs}\\kubemix-boot.log`)} -Append | Out-Null
 $deadline = (Get-Date).AddSeconds(300)
@@ -85,23 +86,24 @@ while ((Get-Service -Name 'containerd').Status -ne 'Running') {
 }
 ${ensureExternalNetwork(model, node)}# A subnet.env from before the reboot describes a network that no longer exists.
 if (Test-Path -LiteralPath ${q(WIN.subnetEnv)}) { Remove-Item -Force -LiteralPath ${q(WIN.subnetEnv)} }
-Start-Service -Name 'flanneld'
-${waitForFlannel(hnsNetworkName(model.cluster.cni), 300)}Start-Service -Name 'kubelet'
-if ($null -ne (Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue)) { Start-Service -Name 'kube-proxy' }
-Stop-Transcript | Out-Null
+${hostProcess ? '' : `Start-Service -Name 'flanneld'
+${waitForFlannel(hnsNetworkName(model.cluster.cni), 300)}`}Start-Service -Name 'kubelet'
+${hostProcess ? '' : `if ($null -ne (Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue)) { Start-Service -Name 'kube-proxy' }
+`}Stop-Transcript | Out-Null
 `;
 }
 
 export const BOOT_TASK = 'kubemix-boot';
 
-export function bootOrder(): WindowsStep {
+export function bootOrder(hostProcess = false): WindowsStep {
+  const manual = hostProcess ? ['kubelet'] : ['kubelet', 'kube-proxy', 'flanneld'];
   const apply = `$action = New-ScheduledTaskAction -Execute 'powershell.exe' -Argument ${q(`-NoProfile -ExecutionPolicy Bypass -File "${WIN.bootScript}"`)}
 $trigger = New-ScheduledTaskTrigger -AtStartup
 $principal = New-ScheduledTaskPrincipal -UserId 'SYSTEM' -LogonType ServiceAccount -RunLevel Highest
 Register-ScheduledTask -TaskName ${q(BOOT_TASK)} -Action $action -Trigger $trigger -Principal $principal -Force | Out-Null
 # The boot task starts these in order; automatic start would race flanneld.
-foreach ($name in 'kubelet', 'kube-proxy', 'flanneld') { Set-Service -Name $name -StartupType Manual }
+foreach ($name in ${manual.map(q).join(', ')}) { Set-Service -Name $name -StartupType Manual }
 `;
   const check = checkThat(`($null -ne (Get-ScheduledTask -TaskName ${q(BOOT_TASK)} -ErrorAction SilentlyContinue)) -and (Get-Service -Name 'kubelet').StartType -eq 'Manual'`);
-  return { stage: 'task-deploy-cluster', name: 'win-boot-order', description: 'at boot: drop the stale subnet.env, start flanneld, then kubelet and kube-proxy', check, apply, uploads: [WIN.bootScript], secrets: [], timeoutSeconds: 60 };
+  return { stage: 'task-deploy-cluster', name: 'win-boot-order', description: hostProcess ? 'at boot: drop the stale subnet.env, then start the kubelet (it runs the flannel and kube-proxy pods)' : 'at boot: drop the stale subnet.env, start flanneld, then kubelet and kube-proxy', check, apply, uploads: [WIN.bootScript], secrets: [], timeoutSeconds: 60 };
 }
