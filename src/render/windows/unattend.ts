@@ -21,7 +21,7 @@ export const UNATTEND_MEDIA = {
 } as const;
 
 export interface UnattendOptions {
-  /** Letters the virtio-win media may get in Windows PE; Setup skips paths that do not exist. */
+  /** Letters the virtio-win media may get in Windows PE (not fixed); a driver that knows the letter passes only it. */
   readonly virtioDriveLetters: readonly string[];
   /** Datacenter as Server Core (default) or with the Desktop Experience. */
   readonly edition: 'core' | 'desktop';
