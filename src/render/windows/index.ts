@@ -3,6 +3,7 @@
 import type { ClusterModel } from '../../model/resolve.js';
 import { SECRET_NAMES } from '../../plan/secret-names.js';
 import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
+import { hostProcessImages } from '../manifests/windows-hostprocess.js';
 import { containerdConfig, registryHosts } from './containerd.js';
 import { bootOrder, bootScript, defenderExclusions, firewall } from './host.js';
 import { binaries, containerd, kubeletService } from './install.js';
@@ -13,7 +14,6 @@ import { WIN } from './paths.js';
 import { containersFeature, externalNetwork, preflight, rebootAfterFeature } from './prepare.js';
 import { cniConfigStep, kubeProxy, kubeProxyConfig, sourceVip } from './proxy.js';
 import { resetScript } from './reset.js';
-import { hostProcessImages } from '../manifests/windows-hostprocess.js';
 import { flanneldServiceXml, forbiddenFor, kubeProxyConfigTemplate, kubeProxyKubeconfig } from './services.js';
 import type { WindowsStep } from './step.js';
 import { renderUnattend, UNATTEND_MEDIA } from './unattend.js';
@@ -32,9 +32,9 @@ export interface WindowsNodeRender {
 }
 
 export function renderWindowsNode(model: ClusterModel, node: PlanNode, options: WindowsOptions = DEFAULT_WINDOWS_OPTIONS): WindowsNodeRender {
-  // A file that names a secret is written 0600 (the executor fills it in on upload).
   // HostProcess mode: flanneld and kube-proxy run as pods (manifests/windows-hostprocess.yaml), not services.
   const hostProcess = hostProcessImages(model) !== undefined;
+  // A file that names a secret is written 0600 (the executor fills it in on upload).
   const file = (remotePath: string, content: string): RenderedArtifact => ({ node: node.name, remotePath, mode: content.includes('{{secret:') ? '0600' : '0644', owner: 'Administrators', content });
   const artifacts = [
     file(WIN.containerdConfig, containerdConfig(model, node)),
