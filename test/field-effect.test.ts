@@ -30,6 +30,7 @@ const LIBVIRT: Doc = {
     services: { enabled: true, distro: 'debian-13', forwarders: ['192.0.2.53'], dns: true, loadBalancer: true, dhcp: true, registry: true, vcpus: 2, ram: '4Gi', disk: '40Gi' },
     proxy: { http: 'http://proxy.example.com:3128', https: 'http://proxy.example.com:3128', noProxy: ['.example.com'] },
     mirrors: { images: { 'registry.k8s.io': 'mirror.example.com/k8s' }, artifacts: 'https://mirror.example.com/files' },
+    windows: { hostProcess: { flannelImage: 'registry.example.com/flannel:v0.28.4-hostprocess', kubeProxyImage: 'registry.example.com/kube-proxy:v1.36.2-hostprocess' } },
   },
 };
 
@@ -101,6 +102,8 @@ const ALTERNATIVES: Record<string, { to: unknown; context?: Record<string, unkno
   'spec.proxy.noProxy[0]': { to: '.example.org' },
   'spec.mirrors.images.registry.k8s.io': { to: 'mirror.example.org/k8s' },
   'spec.mirrors.artifacts': { to: 'https://mirror.example.org/files' },
+  'spec.windows.hostProcess.flannelImage': { to: 'registry.example.com/flannel:v0.28.5-hostprocess' },
+  'spec.windows.hostProcess.kubeProxyImage': { to: 'registry.example.com/kube-proxy:v1.36.3-hostprocess' },
   'spec.infrastructure.hosts[0].name': { to: 'cp9' },
   'spec.infrastructure.hosts[0].address': { to: 'cp9.example.com' },
   'spec.infrastructure.hosts[0].ip': { to: '10.0.0.11' },

@@ -59,11 +59,15 @@ export interface WindowsRelease {
   readonly ltsc: string;
   /** Lowest pause image version that ships a layer for this build. */
   readonly minPause: string;
+  /** Folder of this build's drivers on the virtio-win media (`viostor\<dir>\amd64`). */
+  readonly virtioDir: string;
+  /** `/IMAGE/NAME` of the install.wim images unattended installs pick (Datacenter). */
+  readonly images: { readonly core: string; readonly desktop: string };
 }
 
 export const WINDOWS: readonly WindowsRelease[] = [
-  { os: 'windows-2022', build: '10.0.20348', ltsc: 'ltsc2022', minPause: '3.6' },
-  { os: 'windows-2025', build: '10.0.26100', ltsc: 'ltsc2025', minPause: '3.10.2' },
+  { os: 'windows-2022', build: '10.0.20348', ltsc: 'ltsc2022', minPause: '3.6', virtioDir: '2k22', images: { core: 'Windows Server 2022 SERVERDATACENTERCORE', desktop: 'Windows Server 2022 SERVERDATACENTER' } },
+  { os: 'windows-2025', build: '10.0.26100', ltsc: 'ltsc2025', minPause: '3.10.2', virtioDir: '2k25', images: { core: 'Windows Server 2025 SERVERDATACENTERCORE', desktop: 'Windows Server 2025 SERVERDATACENTER' } },
 ];
 
 /** Linux distributions kubemix deploys on, with the package family they use. */

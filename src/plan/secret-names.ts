@@ -17,7 +17,24 @@ export const SECRET_NAMES = {
   adminKubeconfig: 'admin-kubeconfig',
   /** Token of the kube-system/kube-proxy ServiceAccount for the native Windows kube-proxy. */
   kubeProxyWindowsToken: 'kube-proxy-windows-token',
+  /** Local Administrator of a Windows VM kubemix installs (Autounattend.xml); generated. */
+  windowsAdminPassword: 'windows-admin-password',
+  /**
+   * The public half (`ssh-ed25519 AAAA…`) of the key kubemix logs in to the
+   * VMs it creates with; written to administrators_authorized_keys by the
+   * unattended install. The libvirt driver creates the pair and stores it.
+   */
+  clusterSshPublicKey: 'cluster-ssh-public-key',
 } as const;
+
+/**
+ * A VM's pre-generated SSH host key (OpenSSH-format ed25519 private key), so
+ * its public half is pinned before first contact. The libvirt driver
+ * generates it and stores it under this name; nothing here makes one up.
+ */
+export function sshHostKeySecret(node: string): string {
+  return `ssh-host-key-${node.toLowerCase()}`;
+}
 
 /** The secrets that make up the cluster CA: created together, never one alone. */
 export const CLUSTER_CA_SECRETS = [SECRET_NAMES.clusterCaCert, SECRET_NAMES.clusterCaKey, SECRET_NAMES.clusterCaCertHash] as const;

@@ -76,6 +76,7 @@ export function normalise(parsed: ClusterSpecParsed): ClusterSpec {
     },
     ...(s.proxy === undefined ? {} : { proxy: s.proxy }),
     mirrors: s.mirrors,
+    ...(s.windows?.hostProcess === undefined ? {} : { windows: { hostProcess: s.windows.hostProcess } }),
   };
 }
 

@@ -123,6 +123,16 @@ const proxy = z.strictObject({
   noProxy: z.array(z.string().min(1)).default([]),
 });
 
+// A container image reference as a user names it: `registry/repo:tag` or `…@sha256:…`.
+const imageRef = z.string().min(1).max(512).regex(/^[a-z0-9]([a-z0-9._:/-]*[a-z0-9])?(:[A-Za-z0-9_.-]+)?(@sha256:[0-9a-f]{64})?$/, 'must be an image reference such as registry.example.com/flannel:v0.28.4-hostprocess');
+
+const windows = z.strictObject({
+  hostProcess: z.strictObject({
+    flannelImage: imageRef.describe('Image with flanneld.exe at its root; kubemix renders the DaemonSet, it builds no image'),
+    kubeProxyImage: imageRef.describe('Image with kube-proxy.exe at its root, matching the cluster\'s Kubernetes version'),
+  }).optional().describe('Run flanneld and kube-proxy on Windows nodes as HostProcess DaemonSets from these images instead of as services'),
+});
+
 const mirrors = z.strictObject({
   images: z.record(z.string().min(1), z.string().min(1)).default({}).describe('Registry host → mirror, e.g. registry.k8s.io: mirror.example.com/k8s'),
   artifacts: z.url().optional().describe('Base URL that serves release downloads in place of their origins'),
@@ -143,6 +153,7 @@ export const clusterSpecSchema = z.strictObject({
     services: services.prefault({}),
     proxy: proxy.optional(),
     mirrors: mirrors.prefault({}),
+    windows: windows.optional(),
   }),
 });
 

@@ -74,4 +74,6 @@ export interface ClusterSpec {
   };
   readonly proxy?: { readonly http?: string | undefined; readonly https?: string | undefined; readonly noProxy: readonly string[] };
   readonly mirrors: { readonly images: Readonly<Record<string, string>>; readonly artifacts?: string | undefined };
+  /** Windows workers: flanneld and kube-proxy as HostProcess DaemonSets (images the user names) instead of services. */
+  readonly windows?: { readonly hostProcess?: { readonly flannelImage: string; readonly kubeProxyImage: string } };
 }

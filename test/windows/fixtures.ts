@@ -8,6 +8,8 @@ export interface Combo {
   readonly backend: 'vxlan' | 'host-gw';
   /** Adds a proxy and mirrors to the spec. */
   readonly mirrors?: boolean;
+  /** flanneld and kube-proxy as HostProcess DaemonSets (spec.windows.hostProcess). */
+  readonly hostProcess?: boolean;
 }
 
 /** Pairwise over minor × build × backend: every pair of values appears at least once. */
@@ -20,8 +22,11 @@ export const GOLDEN_COMBOS: readonly Combo[] = [
   { k8s: '1.37', os: 'windows-2025', backend: 'host-gw' },
 ];
 
+/** Golden files for HostProcess mode, beside the pairwise ones. */
+export const HOSTPROCESS_COMBOS: readonly Combo[] = [{ k8s: '1.36', os: 'windows-2022', backend: 'vxlan', hostProcess: true }];
+
 export function comboName(c: Combo): string {
-  return `${c.k8s}-${c.os}-${c.backend}`;
+  return `${c.k8s}-${c.os}-${c.backend}${c.hostProcess === true ? '-hostprocess' : ''}`;
 }
 
 export function specText(c: Combo): string {
@@ -33,6 +38,13 @@ export function specText(c: Combo): string {
     images:
       registry.k8s.io: mirror.example.com/k8s
     artifacts: https://artifacts.example.com/mirror
+`
+    : '';
+  const windows = c.hostProcess === true
+    ? `  windows:
+    hostProcess:
+      flannelImage: registry.example.com/flannel:v0.28.4-hostprocess
+      kubeProxyImage: registry.example.com/kube-proxy:v${c.k8s}.0-hostprocess
 `
     : '';
   return `apiVersion: kubemix.dev/v1alpha1
@@ -65,7 +77,7 @@ spec:
       - name: win
         count: 1
         os: ${c.os}
-${extra}`;
+${extra}${windows}`;
 }
 
 export function modelFor(c: Combo): ClusterModel {

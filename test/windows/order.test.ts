@@ -2,6 +2,7 @@
 // flags or gates they reject; run-time values never come from the plan.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { isInstallMedia } from '../../src/plan/artifact-path.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
 import type { Task } from '../../src/plan/types.js';
 import { WIN, SOURCE_VIP_PLACEHOLDER } from '../../src/render/windows/paths.js';
@@ -93,10 +94,23 @@ describe('run-time values stay out of the plan', () => {
     const join = win.find((t) => t.name === 'win-kubeadm-join');
     assert.deepEqual(join?.secrets, ['cluster-ca-cert-hash', 'kubeadm-token']);
     assert.deepEqual(win.find((t) => t.name === 'win-kube-proxy')?.secrets, ['kube-proxy-windows-token']);
-    const refs = files.filter((f) => f.node === 'win-01').flatMap((f) => [...f.content.matchAll(/\{\{secret:([a-z0-9-]+)\}\}/g)].map((m) => m[1]));
+    // Install media names its own secrets (unattend.test.ts); the driver fills them in.
+    const refs = files.filter((f) => f.node === 'win-01' && !isInstallMedia(f.remotePath)).flatMap((f) => [...f.content.matchAll(/\{\{secret:([a-z0-9-]+)\}\}/g)].map((m) => m[1]));
     // The kube-proxy token travels only in the task's script (stdin), never in a file the plan uploads.
-    assert.deepEqual([...new Set(refs)].sort(), ['cluster-ca-cert-hash', 'kubeadm-token']);
+    assert.deepEqual([...new Set(refs)].sort(), ['cluster-ca-cert', 'cluster-ca-cert-hash', 'kubeadm-token']);
     assert.match(win.find((t) => t.name === 'win-kube-proxy')?.apply.script ?? '', /\{\{secret:kube-proxy-windows-token\}\}/);
+  });
+  it('the services registry is trusted through the cluster CA, written 0600 beside its hosts.toml by the containerd step', () => {
+    const { win, files } = winTasks(GOLDEN_COMBOS[0] as Combo);
+    const dir = 'C:\\ProgramData\\containerd\\certs.d\\registry.k8scluster.kubeinit.local_5000_';
+    const ca = files.find((f) => f.node === 'win-01' && f.remotePath === `${dir}\\ca.crt`);
+    assert.equal(ca?.content, '{{secret:cluster-ca-cert}}\n');
+    assert.equal(ca?.mode, '0600');
+    const hosts = files.find((f) => f.node === 'win-01' && f.remotePath === `${dir}\\hosts.toml`)?.content ?? '';
+    assert.match(hosts, /\[host\."https:\/\/registry\.k8scluster\.kubeinit\.local:5000"\]\n  capabilities = \["pull", "resolve"\]\n  ca = 'C:\\ProgramData\\containerd\\certs\.d\\registry\.k8scluster\.kubeinit\.local_5000_\\ca\.crt'/);
+    const step = win.find((t) => t.name === 'win-containerd');
+    assert.ok(step?.uploads.some((u) => u.artifact === `win-01:${dir}\\ca.crt`));
+    assert.ok(step?.secrets.includes('cluster-ca-cert'));
   });
   it('the join patches the kubelet config with the Windows taint and checks kubeadm-flags.env', () => {
     const { win, files } = winTasks(GOLDEN_COMBOS[0] as Combo);

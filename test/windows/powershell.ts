@@ -53,7 +53,8 @@ const SECRETS: readonly [RegExp, string][] = [
   [/\b[a-z0-9]{6}\.[a-z0-9]{16}\b/, 'a bootstrap token'],
   [/sha256:[0-9a-f]{64}/, 'a CA certificate hash'],
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----/, 'a private key'],
-  [/(token|password)[ \t]*[:=][ \t]*['"]?(?!\{\{secret:)[A-Za-z0-9+/._-]{8,}/i, 'a credential not taken from the secret store'],
+  // publicKeyToken: the public identity of a Windows component in an answer file, not a credential.
+  [/(?<!publicKey)(token|password)[ \t]*[:=][ \t]*['"]?(?!\{\{secret:)[A-Za-z0-9+/._-]{8,}/i, 'a credential not taken from the secret store'],
 ];
 
 /** Secrets appear only as {{secret:NAME}} references. */

@@ -19,7 +19,8 @@ export interface WindowsTaskOptions extends WindowsOptions {
 /** Extra dependencies of a step beyond the one before it. */
 function stepAfter(name: string, options: WindowsTaskOptions): readonly string[] {
   if (name === 'win-kubeadm-join') return options.joinAfter;
-  if (name === 'win-kube-proxy') return options.kubeProxyAfter ?? [];
+  // Native service or HostProcess pod: either way kube-proxy's token must be minted first.
+  if (name === 'win-kube-proxy' || name === 'win-kube-proxy-config') return options.kubeProxyAfter ?? [];
   return [];
 }
 

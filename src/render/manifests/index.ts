@@ -8,6 +8,7 @@ import { calicoObjects } from './calico.js';
 import { flannelObjects } from './flannel.js';
 import { kubeProxyTokenRbac } from './kube-proxy-token.js';
 import { runtimeClasses, windowsFlannelRbac } from './windows.js';
+import { hostProcessImages, hostProcessObjects } from './windows-hostprocess.js';
 
 export const CLUSTER_NODE = 'cluster';
 
@@ -28,6 +29,7 @@ export function clusterManifests(model: ClusterModel): Map<string, Record<string
   if (windows) out.set('windows-runtimeclasses', runtimeClasses(model));
   if (windows && model.cluster.cni.plugin === 'flannel') out.set('flannel-windows-rbac', windowsFlannelRbac());
   if (windows) out.set('kube-proxy-windows-rbac', kubeProxyTokenRbac());
+  if (windows && hostProcessImages(model) !== undefined) out.set('windows-hostprocess', hostProcessObjects(model));
   return out;
 }
 

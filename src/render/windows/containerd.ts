@@ -3,6 +3,8 @@
 import { IMAGES, compareVersions, kubernetesRelease, windowsRelease } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
+import { SECRET_NAMES } from '../../plan/secret-names.js';
+import { servicesRegistry } from '../containerd/hosts.js';
 import { WIN } from './paths.js';
 
 /** A TOML literal string: Windows paths keep their backslashes. */
@@ -58,16 +60,38 @@ function mirrorEndpoint(mirror: string): { url: string; overridePath: boolean } 
   return path === '' ? { url: `${u.protocol}//${u.host}`, overridePath: false } : { url: `${u.protocol}//${u.host}/v2${path}`, overridePath: true };
 }
 
+/** containerd's certs.d folder on Windows: no colons in paths, so `host:port` → `host_port_`. */
+export function windowsHostsDir(registry: string): string {
+  const i = registry.lastIndexOf(':');
+  return `${WIN.containerdCerts}\\${i > 0 ? `${registry.slice(0, i)}_${registry.slice(i + 1)}_` : registry}`;
+}
+
+/** The cluster CA beside the services registry's hosts.toml (its TLS chains to it). */
+export function windowsRegistryCa(registry: string): string {
+  return `${windowsHostsDir(registry)}\\ca.crt`;
+}
+
+/**
+ * One hosts.toml per mirrored registry, and one for the services node's
+ * registry; a host that is the services registry trusts the cluster CA,
+ * written beside it from the secret store (0600: it names a secret).
+ */
 export function registryHosts(model: ClusterModel, node: PlanNode): RenderedArtifact[] {
-  return Object.entries(model.spec.mirrors.images)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([registry, mirror]) => {
-      const m = mirrorEndpoint(mirror);
-      const content = `server = "https://${registry}"
+  const own = servicesRegistry(model);
+  const trust = (host: string): string => (own !== undefined && host === own ? `  ca = ${lit(windowsRegistryCa(own))}\n` : '');
+  const file = (registry: string, content: string): RenderedArtifact => ({ node: node.name, remotePath: `${windowsHostsDir(registry)}\\hosts.toml`, mode: '0644', owner: 'Administrators', content });
+  const out: RenderedArtifact[] = [];
+  if (own !== undefined) {
+    out.push(file(own, `server = "https://${own}"\n\n[host."https://${own}"]\n  capabilities = ["pull", "resolve"]\n${trust(own)}`));
+    out.push({ node: node.name, remotePath: windowsRegistryCa(own), mode: '0600', owner: 'Administrators', content: `{{secret:${SECRET_NAMES.clusterCaCert}}}\n` });
+  }
+  for (const [registry, mirror] of Object.entries(model.spec.mirrors.images).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const m = mirrorEndpoint(mirror);
+    out.push(file(registry, `server = "https://${registry}"
 
 [host."${m.url}"]
   capabilities = ["pull", "resolve"]
-${m.overridePath ? '  override_path = true\n' : ''}`;
-      return { node: node.name, remotePath: `${WIN.containerdCerts}\\${registry.replace(':', '_')}\\hosts.toml`, mode: '0644', owner: 'Administrators', content };
-    });
+${m.overridePath ? '  override_path = true\n' : ''}${trust(new URL(m.url).host)}`));
+  }
+  return out;
 }

@@ -9,11 +9,19 @@ import { ensureExternalNetwork } from './prepare.js';
 import { q, qList } from './ps.js';
 import { checkThat, type WindowsStep } from './step.js';
 
-export interface FirewallRule { readonly name: string; readonly protocol: 'TCP' | 'UDP'; readonly port: string; readonly what: string }
+export interface FirewallRule {
+  readonly name: string;
+  readonly protocol: 'TCP' | 'UDP';
+  readonly port: string;
+  readonly what: string;
+  /** Only from this network (default: any address). */
+  readonly from?: string;
+}
 
 export function firewallRules(model: ClusterModel): FirewallRule[] {
   const rules: FirewallRule[] = [
-    { name: 'kubemix-ssh', protocol: 'TCP', port: '22', what: 'SSH' },
+    // SSH from the node network only, as the unattended install sets it up.
+    { name: 'kubemix-ssh', protocol: 'TCP', port: '22', what: 'SSH', from: model.cluster.network.nodeCidr },
     { name: 'kubemix-kubelet', protocol: 'TCP', port: '10250', what: 'kubelet API' },
     { name: 'kubemix-kube-proxy-health', protocol: 'TCP', port: '10256', what: 'kube-proxy health' },
     { name: 'kubemix-nodeports-tcp', protocol: 'TCP', port: '30000-32767', what: 'NodePorts' },
@@ -23,16 +31,21 @@ export function firewallRules(model: ClusterModel): FirewallRule[] {
   return rules;
 }
 
+function ruleInPlace(r: FirewallRule): string {
+  const exists = `($null -ne (Get-NetFirewallRule -Name ${q(r.name)} -ErrorAction SilentlyContinue))`;
+  return r.from === undefined ? exists : `${exists} -and ((Get-NetFirewallRule -Name ${q(r.name)} | Get-NetFirewallAddressFilter).RemoteAddress -eq ${q(r.from)})`;
+}
+
 export function firewall(model: ClusterModel): WindowsStep {
   const rules = firewallRules(model);
   const apply = rules.map((r) => `if ($null -eq (Get-NetFirewallRule -Name ${q(r.name)} -ErrorAction SilentlyContinue)) {
   New-NetFirewallRule -Name ${q(r.name)} -DisplayName ${q(`kubemix: ${r.what} (${r.port}/${r.protocol.toLowerCase()})`)} -Direction Inbound -Protocol ${r.protocol} -LocalPort ${q(r.port)} -Action Allow | Out-Null
-}`).join('\n');
+}${r.from === undefined ? '' : `\nSet-NetFirewallRule -Name ${q(r.name)} -RemoteAddress ${q(r.from)}`}`).join('\n');
   return {
     stage: 'task-deploy-cluster',
     name: 'win-firewall',
     description: `open ${rules.map((r) => `${r.port}/${r.protocol.toLowerCase()}`).join(', ')} (the firewall stays on)`,
-    check: checkThat(rules.map((r) => `($null -ne (Get-NetFirewallRule -Name ${q(r.name)} -ErrorAction SilentlyContinue))`).join(' -and ')),
+    check: checkThat(rules.map(ruleInPlace).join(' -and ')),
     apply: `${apply}\n`,
     uploads: [],
     secrets: [],
@@ -60,9 +73,10 @@ exit 0
 
 /**
  * After a reboot the order differs from the first join: the stale subnet.env
- * goes first, then flanneld, and only then kubelet and kube-proxy.
+ * goes first, then flanneld, and only then kubelet and kube-proxy. In
+ * HostProcess mode flanneld and kube-proxy are pods: the kubelet starts them.
  */
-export function bootScript(model: ClusterModel, node: PlanNode): string {
+export function bootScript(model: ClusterModel, node: PlanNode, hostProcess = false): string {
   return `$ErrorActionPreference = 'Stop'
 Start-Transcript -Path ${q(`${WIN.logs}\\kubemix-boot.log`)} -Append | Out-Null
 $deadline = (Get-Date).AddSeconds(300)
@@ -72,23 +86,24 @@ while ((Get-Service -Name 'containerd').Status -ne 'Running') {
 }
 ${ensureExternalNetwork(model, node)}# A subnet.env from before the reboot describes a network that no longer exists.
 if (Test-Path -LiteralPath ${q(WIN.subnetEnv)}) { Remove-Item -Force -LiteralPath ${q(WIN.subnetEnv)} }
-Start-Service -Name 'flanneld'
-${waitForFlannel(hnsNetworkName(model.cluster.cni), 300)}Start-Service -Name 'kubelet'
-if ($null -ne (Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue)) { Start-Service -Name 'kube-proxy' }
-Stop-Transcript | Out-Null
+${hostProcess ? '' : `Start-Service -Name 'flanneld'
+${waitForFlannel(hnsNetworkName(model.cluster.cni), 300)}`}Start-Service -Name 'kubelet'
+${hostProcess ? '' : `if ($null -ne (Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue)) { Start-Service -Name 'kube-proxy' }
+`}Stop-Transcript | Out-Null
 `;
 }
 
 export const BOOT_TASK = 'kubemix-boot';
 
-export function bootOrder(): WindowsStep {
+export function bootOrder(hostProcess = false): WindowsStep {
+  const manual = hostProcess ? ['kubelet'] : ['kubelet', 'kube-proxy', 'flanneld'];
   const apply = `$action = New-ScheduledTaskAction -Execute 'powershell.exe' -Argument ${q(`-NoProfile -ExecutionPolicy Bypass -File "${WIN.bootScript}"`)}
 $trigger = New-ScheduledTaskTrigger -AtStartup
 $principal = New-ScheduledTaskPrincipal -UserId 'SYSTEM' -LogonType ServiceAccount -RunLevel Highest
 Register-ScheduledTask -TaskName ${q(BOOT_TASK)} -Action $action -Trigger $trigger -Principal $principal -Force | Out-Null
 # The boot task starts these in order; automatic start would race flanneld.
-foreach ($name in 'kubelet', 'kube-proxy', 'flanneld') { Set-Service -Name $name -StartupType Manual }
+foreach ($name in ${manual.map(q).join(', ')}) { Set-Service -Name $name -StartupType Manual }
 `;
   const check = checkThat(`($null -ne (Get-ScheduledTask -TaskName ${q(BOOT_TASK)} -ErrorAction SilentlyContinue)) -and (Get-Service -Name 'kubelet').StartType -eq 'Manual'`);
-  return { stage: 'task-deploy-cluster', name: 'win-boot-order', description: 'at boot: drop the stale subnet.env, start flanneld, then kubelet and kube-proxy', check, apply, uploads: [WIN.bootScript], secrets: [], timeoutSeconds: 60 };
+  return { stage: 'task-deploy-cluster', name: 'win-boot-order', description: hostProcess ? 'at boot: drop the stale subnet.env, then start the kubelet (it runs the flannel and kube-proxy pods)' : 'at boot: drop the stale subnet.env, start flanneld, then kubelet and kube-proxy', check, apply, uploads: [WIN.bootScript], secrets: [], timeoutSeconds: 60 };
 }

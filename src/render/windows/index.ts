@@ -1,20 +1,24 @@
 // renderWindowsNode: model + Windows node → the files it needs and the steps,
 // in the order a first join must run them (REFERENCE.md §4, issue 4). Pure.
 import type { ClusterModel } from '../../model/resolve.js';
+import { SECRET_NAMES } from '../../plan/secret-names.js';
 import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
+import { hostProcessImages } from '../manifests/windows-hostprocess.js';
 import { containerdConfig, registryHosts } from './containerd.js';
 import { bootOrder, bootScript, defenderExclusions, firewall } from './host.js';
 import { binaries, containerd, kubeletService } from './install.js';
-import { flanneld, join } from './join.js';
+import { flannelPod, flanneld, join } from './join.js';
 import { joinConfiguration, kubeletPatch } from './kubeadm.js';
 import { cniConfig, netConfJson } from './network.js';
 import { WIN } from './paths.js';
 import { containersFeature, externalNetwork, preflight, rebootAfterFeature } from './prepare.js';
-import { cniConfigStep, kubeProxy, sourceVip } from './proxy.js';
+import { cniConfigStep, kubeProxy, kubeProxyConfig, sourceVip } from './proxy.js';
 import { resetScript } from './reset.js';
 import { flanneldServiceXml, forbiddenFor, kubeProxyConfigTemplate, kubeProxyKubeconfig } from './services.js';
 import type { WindowsStep } from './step.js';
 import { tokenRenewal, tokenRenewScript } from './token.js';
+import { renderUnattend, UNATTEND_MEDIA } from './unattend.js';
+import { setupCompleteCmd, setupScript } from './unattend-setup.js';
 
 export interface WindowsOptions {
   /** Defender exclusions for containerd and kubelet paths (seed 004); on by default. */
@@ -29,6 +33,8 @@ export interface WindowsNodeRender {
 }
 
 export function renderWindowsNode(model: ClusterModel, node: PlanNode, options: WindowsOptions = DEFAULT_WINDOWS_OPTIONS): WindowsNodeRender {
+  // HostProcess mode: flanneld and kube-proxy run as pods (manifests/windows-hostprocess.yaml), not services.
+  const hostProcess = hostProcessImages(model) !== undefined;
   // A file that names a secret is written 0600 (the executor fills it in on upload).
   const file = (remotePath: string, content: string): RenderedArtifact => ({ node: node.name, remotePath, mode: content.includes('{{secret:') ? '0600' : '0644', owner: 'Administrators', content });
   const artifacts = [
@@ -37,13 +43,17 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode, options: 
     file(WIN.joinConfig, joinConfiguration(model, node)),
     file(WIN.kubeletPatch, kubeletPatch(model, node)),
     file(WIN.flannelNetConf, netConfJson(model.cluster)),
-    file(`${WIN.flanneldDir}\\flanneld-service.xml`, flanneldServiceXml(node)),
+    ...(hostProcess ? [] : [file(`${WIN.flanneldDir}\\flanneld-service.xml`, flanneldServiceXml(node))]),
     file(WIN.cniConf, cniConfig(model, node)),
     file(WIN.kubeProxyConfigTemplate, kubeProxyConfigTemplate(model, node)),
     file(WIN.kubeProxyKubeconfig, kubeProxyKubeconfig(model)),
-    file(WIN.bootScript, bootScript(model, node)),
+    file(WIN.bootScript, bootScript(model, node, hostProcess)),
     file(WIN.resetScript, resetScript(model)),
     file(WIN.tokenRenewScript, tokenRenewScript(model)),
+    // VMs kubemix creates install from ISO with these (the libvirt driver's install media).
+    ...(model.cluster.driver === 'libvirt'
+      ? [file(UNATTEND_MEDIA.answerFile, renderUnattend(model, node)), file(UNATTEND_MEDIA.setupScript, setupScript(model, node)), file(UNATTEND_MEDIA.setupComplete, setupCompleteCmd())]
+      : []),
   ];
   const overlay = model.cluster.cni.backend === 'vxlan';
   const steps = [
@@ -52,22 +62,27 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode, options: 
     rebootAfterFeature(),
     externalNetwork(model, node),
     containerd(model, node),
-    binaries(model),
+    binaries(model, hostProcess),
     kubeletService(node),
     join(node),
-    flanneld(model, node),
-    cniConfigStep(model, node),
+    ...(hostProcess ? [cniConfigStep(model, node), flannelPod(model)] : [flanneld(model, node), cniConfigStep(model, node)]),
     ...(overlay ? [sourceVip(model)] : []),
-    kubeProxy(model),
+    hostProcess ? kubeProxyConfig(model) : kubeProxy(model),
     firewall(model),
     ...(options.defenderExclusions ? [defenderExclusions()] : []),
-    bootOrder(),
+    bootOrder(hostProcess),
     // task-post-deployment: last, so no earlier-stage step waits for it.
     tokenRenewal(),
   ];
-  // The containerd step uploads registry mirrors too.
-  const hosts = artifacts.filter((a) => a.remotePath.endsWith('hosts.toml')).map((a) => a.remotePath);
-  const withHosts = steps.map((s) => (s.name === 'win-containerd' ? { ...s, uploads: [...s.uploads, ...hosts] } : s));
+  // The containerd step uploads the registry hosts too, and the cluster CA the services registry's needs.
+  const hosts = artifacts.filter((a) => a.remotePath.startsWith(`${WIN.containerdCerts}\\`));
+  const caSecrets = hosts.some((a) => a.content.includes(`{{secret:${SECRET_NAMES.clusterCaCert}}}`)) ? [SECRET_NAMES.clusterCaCert] : [];
+  const withHosts = steps.map((s) => {
+    if (s.name === 'win-containerd') return { ...s, uploads: [...s.uploads, ...hosts.map((a) => a.remotePath)], secrets: [...new Set([...s.secrets, ...caSecrets])].sort() };
+    // The flannel pod starts as soon as the node joins: its net-conf.json must already be there.
+    if (hostProcess && s.name === 'win-kubelet-service') return { ...s, uploads: [...s.uploads, WIN.flannelNetConf] };
+    return s;
+  });
   assertNoForbidden(model, artifacts, withHosts);
   return { artifacts, steps: withHosts };
 }

@@ -65,17 +65,26 @@ if ($null -eq $found) { throw ${q(`${file} is missing from its release archive`)
 Copy-Item -Force -LiteralPath $found.FullName -Destination ${q(dest)}`;
 }
 
-export function binaries(model: ClusterModel): WindowsStep {
-  const marker = `${WIN.kubemix}\\binaries.json`;
-  const stamp = JSON.stringify(downloadsFor(model).filter((d) => d.name !== 'containerd.tar.gz').map((d) => `${d.name}@${d.version}`));
-  const k8s = ['kubelet', 'kubeadm', 'kube-proxy', 'kube-log-runner'];
-  const apply = `${downloadFunction(model)}New-Item -ItemType Directory -Force -Path ${qList([WIN.bin, WIN.cniBin, WIN.flanneldDir, WIN.kubemix])} | Out-Null
-${k8s.map((n) => `${fetchCall(model, download(model, `${n}.exe`), 'file')}\nCopy-Item -Force -LiteralPath $file -Destination ${q(`${WIN.bin}\\${n}.exe`)}`).join('\n')}
-${fetchCall(model, download(model, 'flanneld.exe'), 'file')}
+/** What HostProcess mode takes from the user's images instead of downloading. */
+const FROM_IMAGES = ['kube-proxy.exe', 'flanneld.exe', 'winsw.exe'];
+
+/** flanneld under its service wrapper: only when it runs as a service. */
+function flanneldService(model: ClusterModel): string {
+  return `${fetchCall(model, download(model, 'flanneld.exe'), 'file')}
 Copy-Item -Force -LiteralPath $file -Destination ${q(`${WIN.bin}\\flanneld.exe`)}
 ${fetchCall(model, download(model, 'winsw.exe'), 'file')}
 Copy-Item -Force -LiteralPath $file -Destination ${q(`${WIN.flanneldDir}\\flanneld-service.exe`)}
-${fetchCall(model, download(model, 'cni-plugins.tgz'), 'archive')}
+`;
+}
+
+export function binaries(model: ClusterModel, hostProcess = false): WindowsStep {
+  const marker = `${WIN.kubemix}\\binaries.json`;
+  const wanted = downloadsFor(model).filter((d) => d.name !== 'containerd.tar.gz' && !(hostProcess && FROM_IMAGES.includes(d.name)));
+  const stamp = JSON.stringify(wanted.map((d) => `${d.name}@${d.version}`));
+  const k8s = ['kubelet', 'kubeadm', ...(hostProcess ? [] : ['kube-proxy']), 'kube-log-runner'];
+  const apply = `${downloadFunction(model)}New-Item -ItemType Directory -Force -Path ${qList([WIN.bin, WIN.cniBin, WIN.flanneldDir, WIN.kubemix])} | Out-Null
+${k8s.map((n) => `${fetchCall(model, download(model, `${n}.exe`), 'file')}\nCopy-Item -Force -LiteralPath $file -Destination ${q(`${WIN.bin}\\${n}.exe`)}`).join('\n')}
+${hostProcess ? '' : flanneldService(model)}${fetchCall(model, download(model, 'cni-plugins.tgz'), 'archive')}
 ${unpack('archive', 'cniPlugins', false)}
 ${pick('cniPlugins', 'host-local.exe', `${WIN.cniBin}\\host-local.exe`)}
 ${fetchCall(model, download(model, 'flannel-cni-plugin.tgz'), 'archive')}
@@ -89,7 +98,7 @@ ${pick('sdn', 'sdnbridge.exe', `${WIN.cniBin}\\sdnbridge.exe`)}
 Set-Content -LiteralPath ${q(marker)} -Value ${q(stamp)} -NoNewline
 `;
   const check = checkThat(`(Test-Path -LiteralPath ${q(marker)}) -and (Get-Content -Raw -LiteralPath ${q(marker)}) -eq ${q(stamp)}`);
-  return { stage: 'task-prepare-cluster', name: 'win-binaries', description: 'download, verify (SHA256) and install kubelet, kubeadm, kube-proxy, kube-log-runner, flanneld, WinSW and the CNI plugins', check, apply, uploads: [], secrets: [], timeoutSeconds: 1800 };
+  return { stage: 'task-prepare-cluster', name: 'win-binaries', description: hostProcess ? 'download, verify (SHA256) and install kubelet, kubeadm, kube-log-runner and the CNI plugins (flanneld and kube-proxy come from their images)' : 'download, verify (SHA256) and install kubelet, kubeadm, kube-proxy, kube-log-runner, flanneld, WinSW and the CNI plugins', check, apply, uploads: [], secrets: [], timeoutSeconds: 1800 };
 }
 
 export function kubeletService(node: PlanNode): WindowsStep {

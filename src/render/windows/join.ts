@@ -99,3 +99,22 @@ ${waitForFlannel(network, 180)}`;
     timeoutSeconds: 300,
   };
 }
+
+/**
+ * HostProcess mode: the kube-flannel-ds-windows pod runs flanneld once the
+ * node has joined; wait for the network it creates (the image may still be
+ * pulling).
+ */
+export function flannelPod(model: ClusterModel): WindowsStep {
+  const network = hnsNetworkName(model.cluster.cni);
+  return {
+    stage: 'task-deploy-cluster',
+    name: 'win-flannel-pod',
+    description: `wait for the flannel HostProcess pod to create the HNS network ${network}`,
+    check: `${HNS_FUNCTIONS}${checkThat(`(Test-Path -LiteralPath ${q(WIN.subnetEnv)}) -and $null -ne (Get-KubemixHnsNetwork -Name ${q(network)})`)}`,
+    apply: waitForFlannel(network, 900),
+    uploads: [],
+    secrets: [],
+    timeoutSeconds: 960,
+  };
+}

@@ -73,19 +73,44 @@ export const RESTRICT_ACL = `function Set-KubemixPrivateAcl([string]$Path) {
 }
 `;
 
-export function kubeProxy(model: ClusterModel): WindowsStep {
-  const overlay = model.cluster.cni.backend === 'vxlan';
-  const cmd = kubeProxyCommandLine();
-  const vip = overlay
+/** kube-proxy's private kubeconfig and its config, with the source VIP reserved on the node. */
+function kubeProxyFiles(model: ClusterModel): string {
+  const vip = model.cluster.cni.backend === 'vxlan'
     ? `$vip = (Get-Content -Raw -LiteralPath ${q(WIN.sourceVipFile)} | ConvertFrom-Json).ip
 $config = $config.Replace(${q(SOURCE_VIP_PLACEHOLDER)}, $vip)
 `
     : '';
-  const apply = `${SERVICE_FUNCTIONS}${RESTRICT_ACL}${TOKEN_FUNCTIONS}Set-KubemixPrivateAcl -Path ${q(WIN.kubeProxyKubeconfig)}
+  // The kubeconfig reads the ServiceAccount token from a private file (tokenFile), in both modes.
+  return `${RESTRICT_ACL}${TOKEN_FUNCTIONS}Set-KubemixPrivateAcl -Path ${q(WIN.kubeProxyKubeconfig)}
 ${installTokenScript(`{{secret:${SECRET_NAMES.kubeProxyWindowsToken}}}`)}New-Item -ItemType Directory -Force -Path ${q(`${WIN.logs}\\kube-proxy`)} | Out-Null
 $config = Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyConfigTemplate)}
 ${vip}Set-Content -LiteralPath ${q(WIN.kubeProxyConfig)} -Value $config -NoNewline
-$binPath = ${q(cmd)}
+`;
+}
+
+const configReady = `(Test-Path -LiteralPath ${q(WIN.kubeProxyToken)}) -and (Test-Path -LiteralPath ${q(WIN.kubeProxyConfig)}) -and -not (Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyConfig)}).Contains(${q(SOURCE_VIP_PLACEHOLDER)})`;
+
+/**
+ * HostProcess mode: the node keeps kube-proxy's files (the pod reads them
+ * from the host); the kube-proxy-windows DaemonSet runs the process.
+ */
+export function kubeProxyConfig(model: ClusterModel): WindowsStep {
+  return {
+    stage: 'task-deploy-cluster',
+    name: 'win-kube-proxy-config',
+    description: `kube-proxy's config (kernelspace on ${hnsNetworkName(model.cluster.cni)}) and private kubeconfig for its HostProcess pod`,
+    check: checkThat(configReady),
+    apply: kubeProxyFiles(model),
+    uploads: [WIN.kubeProxyKubeconfig, WIN.kubeProxyConfigTemplate],
+    secrets: [SECRET_NAMES.kubeProxyWindowsToken],
+    timeoutSeconds: 120,
+  };
+}
+
+export function kubeProxy(model: ClusterModel): WindowsStep {
+  const overlay = model.cluster.cni.backend === 'vxlan';
+  const cmd = kubeProxyCommandLine();
+  const apply = `${SERVICE_FUNCTIONS}${kubeProxyFiles(model)}$binPath = ${q(cmd)}
 if ($null -eq (Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue)) {
   New-Service -Name 'kube-proxy' -BinaryPathName $binPath -DisplayName 'kube-proxy' -StartupType Automatic -DependsOn 'kubelet' | Out-Null
 } else {
@@ -95,7 +120,7 @@ if ($null -eq (Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue)) {
 Set-KubemixRestart -Name 'kube-proxy' -Enabled $true
 Restart-Service -Name 'kube-proxy'
 `;
-  const check = checkThat(`(Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue).Status -eq 'Running' -and (Test-Path -LiteralPath ${q(WIN.kubeProxyToken)}) -and (Test-Path -LiteralPath ${q(WIN.kubeProxyConfig)}) -and -not (Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyConfig)}).Contains(${q(SOURCE_VIP_PLACEHOLDER)})`);
+  const check = checkThat(`(Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue).Status -eq 'Running' -and ${configReady}`);
   return {
     stage: 'task-deploy-cluster',
     name: 'win-kube-proxy',

@@ -11,7 +11,7 @@ function xml(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-export function flanneldArgs(node: PlanNode): string[] {
+export function flanneldArgs(node: Pick<PlanNode, 'ip'>): string[] {
   // No --ip-masq: on Windows masquerading is the CNI delegate's OutBoundNAT.
   return [
     '--kube-subnet-mgr',

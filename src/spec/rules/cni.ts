@@ -35,6 +35,14 @@ export const hostGwNeedsOneSegment: Rule = (ctx) => {
   return [warning('cni.host-gw-segment', 'spec.cni.backend', 'host-gw needs every node on one L2 segment; kubemix checks the addresses, but not the cabling, before deploying')];
 };
 
+/** HostProcess mode runs flannel's Windows side as pods: it needs flannel and a Windows node to mean anything. */
+export const hostProcessApplies: Rule = (ctx) => {
+  if (ctx.spec.windows?.hostProcess === undefined) return [];
+  if (ctx.spec.cni.plugin !== 'flannel') return [warning('windows.hostprocess-unused', 'spec.windows.hostProcess', 'HostProcess mode runs flannel and kube-proxy as pods; with Calico it is ignored', 'remove spec.windows.hostProcess or use flannel')];
+  if (!hasWindows(ctx)) return [warning('windows.hostprocess-unused', 'spec.windows.hostProcess', 'no Windows nodes: the HostProcess DaemonSets are not rendered')];
+  return [];
+};
+
 export const mtuFits: Rule = (ctx) => {
   const wanted = ctx.spec.cni.mtu;
   if (wanted === undefined) return [];

@@ -1,5 +1,5 @@
 import type { Diagnostic } from '../../errors.js';
-import { calicoBackend, hostGwNeedsOneSegment, mtuFits, vxlanSettings } from './cni.js';
+import { calicoBackend, hostGwNeedsOneSegment, hostProcessApplies, mtuFits, vxlanSettings } from './cni.js';
 import type { Rule, RuleContext } from './context.js';
 import { cidrsValidAndDisjoint, dualStackWithWindows, existingHostAddresses, gatewayInNetwork, podCidrFitsNodes, roomForNodes } from './network.js';
 import { controlPlaneCount, existingHostRoles, knownOperatingSystems, uniqueNames, untaintedControlPlane, windowsNameLength, windowsOnlyAsWorkers } from './nodes.js';
@@ -25,6 +25,7 @@ export const RULES: readonly Rule[] = [
   vxlanSettings,
   calicoBackend,
   hostGwNeedsOneSegment,
+  hostProcessApplies,
   mtuFits,
   kubernetesVersion,
   containerdVersion,
