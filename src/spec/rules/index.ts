@@ -2,7 +2,7 @@ import type { Diagnostic } from '../../errors.js';
 import { calicoBackend, hostGwNeedsOneSegment, hostProcessApplies, mtuFits, vxlanSettings } from './cni.js';
 import type { Rule, RuleContext } from './context.js';
 import { cidrsValidAndDisjoint, dualStackWithWindows, existingHostAddresses, gatewayInNetwork, podCidrFitsNodes, roomForNodes } from './network.js';
-import { controlPlaneCount, existingHostRoles, knownOperatingSystems, uniqueNames, untaintedControlPlane, windowsNameLength, windowsOnlyAsWorkers } from './nodes.js';
+import { controlPlaneCount, existingHostRoles, servicesNodeDistro, knownOperatingSystems, uniqueNames, untaintedControlPlane, windowsNameLength, windowsOnlyAsWorkers } from './nodes.js';
 import { containerdVersion, kubernetesVersion, windowsPauseImage } from './versions.js';
 import { mirrorKeys } from './mirrors.js';
 import { notUsedYet } from './not-used-yet.js';
@@ -22,6 +22,7 @@ export const RULES: readonly Rule[] = [
   uniqueNames,
   untaintedControlPlane,
   existingHostRoles,
+  servicesNodeDistro,
   vxlanSettings,
   calicoBackend,
   hostGwNeedsOneSegment,
