@@ -4,10 +4,17 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { SHAPES, planFor } from './helpers/shapes.js';
+import { assembleResetPlan } from '../src/plan/reset.js';
+import type { Plan } from '../src/plan/types.js';
+import { SHAPES, modelFor, planFor } from './helpers/shapes.js';
 
 function scriptsOf(shape: (typeof SHAPES)[number]): { id: string; script: string }[] {
-  return planFor(shape).plan.tasks.flatMap((t) =>
+  // The deploy plan and the `kubemix down` plan alike.
+  return [planFor(shape).plan, assembleResetPlan(modelFor(shape)).plan].flatMap(shellScripts);
+}
+
+function shellScripts(plan: Plan): { id: string; script: string }[] {
+  return plan.tasks.flatMap((t) =>
     [t.check, t.apply].flatMap((c, i) => (c === null || c.shell !== 'sh' ? [] : [{ id: `${t.id} ${i === 0 ? 'check' : 'apply'}`, script: c.script.replace(/\{\{secret:[a-z0-9-]+\}\}/g, 'SECRET') }])),
   );
 }

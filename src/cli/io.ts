@@ -1,3 +1,4 @@
+import { createInterface } from 'node:readline/promises';
 // What a command may touch of the process: its streams, environment and cwd.
 // Commands get this instead of reaching for `process`, so tests run the CLI
 // in-process with captured output.
@@ -12,10 +13,14 @@ export interface CliIo {
   readonly signal: AbortSignal;
   /** All of standard input, for commands that read `-`; absent when there is none to read. */
   readonly readStdin?: () => Promise<string>;
+  /** Asks a question on the terminal and returns the answer; absent without a terminal. */
+  readonly ask?: (question: string) => Promise<string>;
 }
 
 export function processIo(signal: AbortSignal): CliIo {
+  const interactive = Boolean(process.stdin.isTTY) && Boolean(process.stderr.isTTY);
   return {
+    ...(interactive ? { ask } : {}),
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
     env: process.env,
@@ -28,4 +33,13 @@ export function processIo(signal: AbortSignal): CliIo {
       return Buffer.concat(chunks).toString('utf8');
     },
   };
+}
+
+async function ask(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
 }

@@ -1,4 +1,4 @@
-// Every PowerShell script any example plan carries — Windows node steps and
+// Every PowerShell script any example plan (deploy and `down`) carries — Windows node steps and
 // the generic fact-gathering and validation tasks alike — parses under the
 // real grammar and passes our PowerShell rules.
 import { test } from 'node:test';
@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolveModel } from '../../src/model/resolve.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
+import { assembleResetPlan } from '../../src/plan/reset.js';
 import { readSpec } from '../../src/spec/read.js';
 import { repoPath } from '../helpers/cli.js';
 import { lintPowerShell, parseErrors } from './powershell.js';
@@ -14,7 +15,8 @@ test('every PowerShell command in every example plan parses and passes the rules
   let checked = 0;
   for (const file of readdirSync(repoPath('examples')).filter((f) => f.endsWith('.yaml'))) {
     const spec = readSpec({ kind: 'file', path: file, text: readFileSync(repoPath('examples', file), 'utf8') });
-    for (const task of assemblePlan(resolveModel(spec)).plan.tasks) {
+    const model = resolveModel(spec);
+    for (const task of [...assemblePlan(model).plan.tasks, ...assembleResetPlan(model).plan.tasks]) {
       for (const command of [task.check, task.apply]) {
         if (command?.shell !== 'powershell') continue;
         assert.deepEqual(parseErrors(command.script), [], `${file}: ${task.id}`);

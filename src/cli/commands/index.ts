@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
+import { registerDown } from './down.js';
 import { registerGuard } from './guard.js';
 import { registerInit } from './init.js';
 import { registerInventory } from './inventory.js';
@@ -22,6 +23,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerPlan,
   registerInit,
   registerUp,
+  registerDown,
   registerStatus,
   registerLogs,
   registerKubeconfig,

@@ -9,14 +9,14 @@ import { parseStage } from '../../exec/selection.js';
 import { resolveStateDir } from '../../exec/state-dir.js';
 import type { CliIo } from '../io.js';
 import { resolveModel } from '../../model/resolve.js';
-import { assemblePlan } from '../../plan/assemble.js';
+import { assemblePlan, type AssembledPlan } from '../../plan/assemble.js';
 import type { Plan } from '../../plan/types.js';
 import { stateDir } from '../settings.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
 import { plainLine } from '../render/plain.js';
 import { TtyRenderer } from '../render/tty.js';
 
-interface UpFlags {
+export interface UpFlags {
   plan?: string;
   stateDir?: string;
   knownHosts?: string;
@@ -70,7 +70,7 @@ function checkReport(io: CliIo): { listener: (e: ExecEvent) => void; print: () =
   };
 }
 
-interface Target {
+export interface Target {
   readonly plan: Plan;
   readonly artifacts: ReadonlyMap<string, Buffer> | string;
   readonly stateDir: string;
@@ -97,12 +97,21 @@ async function loadTarget(spec: string | undefined, flags: UpFlags & SpecOptions
     }
     return { plan: fromDir.plan, artifacts: fromDir.artifacts, stateDir: dir };
   }
+  return inMemoryTarget(assembled, dir);
+}
+
+/** A plan assembled in memory, ready for the executor. */
+export function inMemoryTarget(assembled: AssembledPlan, stateDir: string): Target {
   const artifacts = new Map(assembled.plan.artifacts.map((a, i) => [a.id, Buffer.from(assembled.files[i]?.content ?? '')]));
-  return { plan: assembled.plan, artifacts, stateDir: dir };
+  return { plan: assembled.plan, artifacts, stateDir };
 }
 
 export async function runUp(spec: string | undefined, flags: UpFlags & SpecOptions, io: CliIo): Promise<void> {
-  const loaded = await loadTarget(spec, flags, io);
+  await execute(await loadTarget(spec, flags, io), flags, io);
+}
+
+/** Runs a target's plan with the executor flags `up` (and `down`) take. */
+export async function execute(loaded: Target, flags: UpFlags, io: CliIo): Promise<void> {
   const json = flags.json === true;
   const report = checkReport(io);
   const listeners = [renderer(io, json, flags.verbose === true), ...(flags.check === true && !json ? [report.listener] : [])];
