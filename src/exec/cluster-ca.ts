@@ -2,8 +2,9 @@
 // time: a plan holds no key material). kubeadm adopts a CA it finds in
 // /etc/kubernetes/pki, so the join discovery hash is known before `kubeadm
 // init` runs, and the services registry's TLS chains to the same CA.
-import { createHash, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHash, createPublicKey } from 'node:crypto';
 import forge from 'node-forge';
+import { newKeyAndCertificate } from '../util/x509.js';
 
 export interface ClusterCa {
   readonly cert: string;
@@ -16,17 +17,9 @@ export interface ClusterCa {
 const VALIDITY_YEARS = 10;
 
 export function generateClusterCa(now: Date = new Date()): ClusterCa {
-  // Node's native key generation (fast); node-forge only builds and signs the certificate.
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const keyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  const key = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
-  // Positive serial: clear the top bit of a random 16-byte number.
-  cert.serialNumber = `0${randomBytes(16).toString('hex').slice(1)}`;
-  cert.validity.notBefore = new Date(now.getTime() - 5 * 60 * 1000);
-  cert.validity.notAfter = new Date(now.getTime());
-  cert.validity.notAfter.setFullYear(now.getFullYear() + VALIDITY_YEARS);
+  const notAfter = new Date(now.getTime());
+  notAfter.setFullYear(now.getFullYear() + VALIDITY_YEARS);
+  const { keyPem, key, cert } = newKeyAndCertificate(now, notAfter);
   const subject = [{ name: 'commonName', value: 'kubernetes' }];
   cert.setSubject(subject);
   cert.setIssuer(subject);

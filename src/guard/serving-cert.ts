@@ -1,7 +1,7 @@
 // The webhook's serving certificate, signed by the cluster CA (or the CA the
 // user gives). The API server verifies it against the caBundle of the
 // WebhookConfigurations, so it must name the Service's DNS names.
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { newKeyAndCertificate } from '../util/x509.js';
 import forge from 'node-forge';
 import { InputError } from '../errors.js';
 
@@ -21,14 +21,7 @@ export function signServingCert(caCertPem: string, caKeyPem: string, dnsNames: r
   } catch (error) {
     throw new InputError('guard.ca', 'cannot read the CA certificate and key (PEM, RSA key as kubemix and kubeadm create)', { cause: error });
   }
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const keyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  const key = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
-  cert.serialNumber = `0${randomBytes(16).toString('hex').slice(1)}`;
-  cert.validity.notBefore = new Date(now.getTime() - 5 * 60 * 1000);
-  cert.validity.notAfter = new Date(now.getTime() + VALIDITY_DAYS * 24 * 3600 * 1000);
+  const { keyPem, cert } = newKeyAndCertificate(now, new Date(now.getTime() + VALIDITY_DAYS * 24 * 3600 * 1000));
   cert.setSubject([{ name: 'commonName', value: dnsNames[0] ?? 'kubemix-guard' }]);
   cert.setIssuer(caCert.subject.attributes);
   cert.setExtensions([
