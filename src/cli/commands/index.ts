@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
+import { registerAddNode } from './add-node.js';
 import { registerDown } from './down.js';
 import { registerGuard } from './guard.js';
 import { registerInit } from './init.js';
@@ -24,6 +25,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerInit,
   registerUp,
   registerDown,
+  registerAddNode,
   registerStatus,
   registerLogs,
   registerKubeconfig,
