@@ -1,6 +1,7 @@
 // Opening one verified SSH connection (optionally through a bastion). Host
 // keys are checked against known_hosts on every connection: nothing here can
 // turn the check off.
+import { expandHome } from './home-path.js';
 import { readFile } from 'node:fs/promises';
 import { Client, type ConnectConfig } from 'ssh2';
 import type { Duplex } from 'node:stream';
@@ -39,7 +40,7 @@ export async function connectEndpoint(endpoint: Endpoint, options: ConnectOption
     keepaliveCountMax: options.keepaliveCountMax,
     readyTimeout: options.readyTimeoutMs,
     ...(sock === undefined ? {} : { sock }),
-    ...(endpoint.identityFile === undefined ? {} : { privateKey: await readFile(endpoint.identityFile) }),
+    ...(endpoint.identityFile === undefined ? {} : { privateKey: await readIdentity(endpoint) }),
     ...(options.agent === undefined ? {} : { agent: options.agent }),
     ...(algorithms.length === 0 ? {} : { algorithms: { serverHostKey: algorithms as never } }),
     hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
@@ -94,5 +95,16 @@ async function judgeKey(endpoint: Endpoint, name: string, key: Buffer, options: 
         throw new HostKeyError(endpoint.label, `unknown host key for ${endpoint.label} (${name}): ${verdict.fingerprint}; first contact refused${ca}`, `check the fingerprint, then re-run with --trust-new-hosts to record it in ${file}`);
       }
       await options.knownHosts.add(name, key);
+  }
+}
+
+/** The private key file, or a clear, non-retried error naming it. */
+async function readIdentity(endpoint: Endpoint): Promise<Buffer> {
+  const path = expandHome(endpoint.identityFile ?? '');
+  try {
+    return await readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new TransportError(endpoint.label, `cannot read the identity file ${path} (${code})`, false, error);
   }
 }
