@@ -84,6 +84,8 @@ function ipsFor(spec: ClusterSpec, drafts: readonly NodeDraft[], net: Cidr, gate
  * predict control plane first, then workers in spec order. Only a prediction.
  */
 function predictPodCidrs(spec: ClusterSpec, drafts: readonly NodeDraft[]): Map<string, string> {
+  // Calico's IPAM hands out /26 blocks on demand: there is no per-node range to predict.
+  if (spec.cni.plugin !== 'flannel') return new Map();
   const first = parseCidr(spec.network.podCidr.split(',')[0]?.trim() ?? '');
   const out = new Map<string, string>();
   if (first === undefined || first.family !== 4) return out;
