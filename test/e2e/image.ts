@@ -6,7 +6,7 @@
 // networking start. No loop mounts anywhere: `mkfs.ext4 -d` fills the images.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const CACHE = process.env['KUBEMIX_E2E_CACHE'] ?? '/var/cache/kubemix-e2e';
@@ -138,8 +138,8 @@ export function vmDisks(base: BaseImage, dir: string, vm: VmDiskSpec): VmDisks {
     writeFileSync(join(root, path), text);
     chmodSync(join(root, path), mode);
   };
-  put('etc/ssh/ssh_host_ed25519_key', execFileSync('cat', [vm.hostKeyFile], { encoding: 'utf8' }), 0o600);
-  put('etc/ssh/ssh_host_ed25519_key.pub', execFileSync('cat', [`${vm.hostKeyFile}.pub`], { encoding: 'utf8' }));
+  put('etc/ssh/ssh_host_ed25519_key', readFileSync(vm.hostKeyFile, 'utf8'), 0o600);
+  put('etc/ssh/ssh_host_ed25519_key.pub', readFileSync(`${vm.hostKeyFile}.pub`, 'utf8'));
   put('root/.ssh/authorized_keys', `${vm.authorizedKey.trim()}\n`, 0o600);
   chmodSync(join(root, 'root/.ssh'), 0o700);
   put('etc/hostname', `${vm.name}\n`);
