@@ -102,7 +102,9 @@ export class VmNet {
       '-netdev', `tap,id=n0,ifname=${vm.tap},script=no,downscript=no`,
       '-device', `virtio-net-pci,netdev=n0,mac=${vm.mac}`,
     ];
-    vm.qemu = spawn('qemu-system-x86_64', args, { stdio: ['ignore', console, console] });
+    // setpriv execs qemu (same pid) with a parent-death signal: a test process killed with SIGKILL,
+    // whose exit hook cannot run, takes its VMs with it instead of leaving them running.
+    vm.qemu = spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'qemu-system-x86_64', ...args], { stdio: ['ignore', console, console] });
     closeSync(console);
   }
 
@@ -163,7 +165,7 @@ function banner(address: string): Promise<boolean> {
 
 export function vmsAvailable(): string | undefined {
   if (process.getuid?.() !== 0) return 'VMs need root (taps, bridges)';
-  for (const tool of ['/usr/sbin/debootstrap', '/usr/bin/qemu-system-x86_64', '/usr/bin/qemu-img', '/usr/sbin/mkfs.ext4', '/usr/bin/ssh-keygen']) {
+  for (const tool of ['/usr/bin/setpriv', '/usr/sbin/debootstrap', '/usr/bin/qemu-system-x86_64', '/usr/bin/qemu-img', '/usr/sbin/mkfs.ext4', '/usr/bin/ssh-keygen']) {
     if (!existsSync(tool)) return `${tool} is missing (scripts/apt-packages-e2e.txt)`;
   }
   return undefined;
