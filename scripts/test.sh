@@ -25,4 +25,7 @@ fi
 # A clean build, so a test deleted from the sources cannot linger in dist/.
 rm -rf dist
 npm run --silent build
-exec node --test --test-reporter=spec --test-concurrency=2 dist/src dist/test
+# node 20 runs every .js under a directory named test, so the VM tier (dist/test/e2e,
+# slow, own packages: `npm run test:e2e`) is left out by listing dist/test's entries.
+mapfile -t suites < <(find dist/test -mindepth 1 -maxdepth 1 ! -name e2e ! -name '*.map' | sort)
+exec node --test --test-reporter=spec --test-concurrency=2 dist/src "${suites[@]}"

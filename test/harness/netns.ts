@@ -61,7 +61,8 @@ function sweepBlock(k: number): void {
   quiet('ip', ['link', 'del', `kmbr${k}`]);
 }
 
-function claimBlock(): number {
+/** A free /28 of 198.51.100.0/24 (block k: .16k+0 … .16k+15), held until releaseBlock(k). */
+export function claimBlock(): number {
   mkdirSync(CLAIMS, { recursive: true, mode: 0o700 });
   for (let k = 1; k <= 15; k++) {
     const dir = join(CLAIMS, `block-${k}`);
@@ -82,6 +83,12 @@ function claimBlock(): number {
     return k;
   }
   throw new Error('no free 198.51.100.0/24 test block (15 in use)');
+}
+
+/** Remove a block's links and bridge and give the claim back. */
+export function releaseBlock(k: number): void {
+  sweepBlock(k);
+  rmSync(join(CLAIMS, `block-${k}`), { recursive: true, force: true });
 }
 
 export class TestNet {

@@ -1,0 +1,152 @@
+// VM disk images for the e2e tier. One Debian 12 base (debootstrap minbase +
+// the cloud kernel) is built once per recipe and cached; every VM then gets a
+// qcow2 overlay over it (so guests never write the shared base) and a tiny
+// "seed" disk with its own host key, the test's authorized key and its static
+// address, copied into place by a unit baked into the base before sshd and
+// networking start. No loop mounts anywhere: `mkfs.ext4 -d` fills the images.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const CACHE = process.env['KUBEMIX_E2E_CACHE'] ?? '/var/cache/kubemix-e2e';
+const MIRROR = 'http://deb.debian.org/debian';
+const SUITE = 'bookworm';
+const PACKAGES = ['systemd-sysv', 'openssh-server', 'ifupdown', 'isc-dhcp-client', 'iproute2', 'sudo', 'linux-image-cloud-amd64'];
+/** Room for what later tasks install; the file is sparse, so unused space costs nothing. */
+const BASE_SIZE = '4G';
+
+/** Copies the per-VM files from the seed disk (vdb) before anything reads them. */
+const SEED_UNIT = `[Unit]
+Description=kubemix e2e: per-VM files from the seed disk
+DefaultDependencies=no
+Requires=dev-vdb.device
+After=dev-vdb.device systemd-remount-fs.service
+Before=networking.service ssh.service systemd-hostnamed.service network-pre.target
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/bin/sh -c 'mkdir -p /run/kubemix-seed && mount -o ro /dev/vdb /run/kubemix-seed && cp -a /run/kubemix-seed/root/. / && umount /run/kubemix-seed && hostname -F /etc/hostname'
+
+[Install]
+WantedBy=multi-user.target
+`;
+
+/** Only the pinned, seeded ed25519 key: a stray key type would make pinning ambiguous. */
+const SSHD_DROPIN = 'HostKey /etc/ssh/ssh_host_ed25519_key\nPermitRootLogin prohibit-password\nPasswordAuthentication no\nUseDNS no\n';
+
+export interface BaseImage {
+  readonly disk: string;
+  readonly kernel: string;
+  readonly initrd: string;
+}
+
+/** Everything that shapes the base: a change here yields a new cache entry. */
+function recipeHash(): string {
+  return createHash('sha256').update(JSON.stringify({ MIRROR, SUITE, PACKAGES, BASE_SIZE, SEED_UNIT, SSHD_DROPIN, v: 1 })).digest('hex').slice(0, 16);
+}
+
+function run(cmd: string, args: readonly string[]): void {
+  execFileSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+}
+
+/** The cached base, built (a few minutes, once) when absent. */
+export function baseImage(log: (line: string) => void = () => undefined): BaseImage {
+  const dir = join(CACHE, `base-${recipeHash()}`);
+  const image: BaseImage = { disk: join(dir, 'root.img'), kernel: join(dir, 'vmlinuz'), initrd: join(dir, 'initrd.img') };
+  if (existsSync(join(dir, 'complete'))) return image;
+  mkdirSync(CACHE, { recursive: true });
+  // Built beside the cache entry and renamed into place, so a killed build never looks complete.
+  const work = `${dir}.build-${process.pid}`;
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  try {
+    const rootfs = join(work, 'rootfs');
+    const started = Date.now();
+    log(`debootstrap ${SUITE} minbase into ${rootfs}`);
+    run('debootstrap', ['--variant=minbase', `--include=${PACKAGES.join(',')}`, SUITE, rootfs, MIRROR]);
+    customize(rootfs);
+    const boot = join(rootfs, 'boot');
+    const pick = (prefix: string): string => {
+      const found = readdirSync(boot).filter((f) => f.startsWith(prefix)).sort();
+      if (found.length === 0) throw new Error(`no ${prefix}* in the debootstrap root's /boot`);
+      return join(boot, found[found.length - 1] as string);
+    };
+    copyFileSync(pick('vmlinuz-'), join(work, 'vmlinuz'));
+    copyFileSync(pick('initrd.img-'), join(work, 'initrd.img'));
+    run('mkfs.ext4', ['-q', '-F', '-L', 'kubemix-root', '-d', rootfs, join(work, 'root.img'), BASE_SIZE]);
+    rmSync(rootfs, { recursive: true, force: true });
+    writeFileSync(join(work, 'complete'), `${new Date().toISOString()} built in ${Math.round((Date.now() - started) / 1000)} s\n`);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(work, dir);
+    log(`base image cached in ${dir} (${Math.round((Date.now() - started) / 1000)} s)`);
+    return image;
+  } catch (error) {
+    rmSync(work, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function customize(rootfs: string): void {
+  const put = (path: string, text: string, mode = 0o644): void => {
+    mkdirSync(join(rootfs, path, '..'), { recursive: true });
+    writeFileSync(join(rootfs, path), text);
+    chmodSync(join(rootfs, path), mode);
+  };
+  // Keys generated at package install would be shared by every VM: each VM brings its own.
+  for (const f of readdirSync(join(rootfs, 'etc/ssh')).filter((f) => f.startsWith('ssh_host_'))) rmSync(join(rootfs, 'etc/ssh', f));
+  put('etc/ssh/sshd_config.d/kubemix-e2e.conf', SSHD_DROPIN);
+  put('etc/systemd/system/kubemix-seed.service', SEED_UNIT);
+  const wants = join(rootfs, 'etc/systemd/system/multi-user.target.wants');
+  mkdirSync(wants, { recursive: true });
+  symlinkSync('/etc/systemd/system/kubemix-seed.service', join(wants, 'kubemix-seed.service'));
+  put('etc/fstab', '/dev/vda / ext4 defaults,errors=remount-ro 0 1\n');
+  // An empty machine-id makes systemd generate one per VM at first boot.
+  put('etc/machine-id', '');
+  put('etc/hostname', 'kubemix-e2e\n');
+  put('etc/network/interfaces', 'auto lo\niface lo inet loopback\nsource /etc/network/interfaces.d/*\n');
+  // No package index in the image (the VMs have no route to a mirror unless a test gives them one).
+  rmSync(join(rootfs, 'var/cache/apt/archives'), { recursive: true, force: true });
+  mkdirSync(join(rootfs, 'var/cache/apt/archives/partial'), { recursive: true });
+}
+
+export interface VmDiskSpec {
+  readonly name: string;
+  readonly address: string;
+  readonly prefix: number;
+  readonly gateway: string;
+  readonly authorizedKey: string;
+  /** Private ed25519 host key file (its .pub beside it) the VM must present. */
+  readonly hostKeyFile: string;
+}
+
+export interface VmDisks {
+  readonly overlay: string;
+  readonly seed: string;
+}
+
+/** A VM's writable overlay and seed disk, in `dir`. */
+export function vmDisks(base: BaseImage, dir: string, vm: VmDiskSpec): VmDisks {
+  mkdirSync(dir, { recursive: true });
+  const overlay = join(dir, `${vm.name}.qcow2`);
+  run('qemu-img', ['create', '-q', '-f', 'qcow2', '-b', base.disk, '-F', 'raw', overlay]);
+  const stage = join(dir, `${vm.name}-seed`);
+  const root = join(stage, 'root');
+  const put = (path: string, text: string, mode = 0o644): void => {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), text);
+    chmodSync(join(root, path), mode);
+  };
+  put('etc/ssh/ssh_host_ed25519_key', readFileSync(vm.hostKeyFile, 'utf8'), 0o600);
+  put('etc/ssh/ssh_host_ed25519_key.pub', readFileSync(`${vm.hostKeyFile}.pub`, 'utf8'));
+  put('root/.ssh/authorized_keys', `${vm.authorizedKey.trim()}\n`, 0o600);
+  chmodSync(join(root, 'root/.ssh'), 0o700);
+  put('etc/hostname', `${vm.name}\n`);
+  put('etc/hosts', `127.0.0.1 localhost\n${vm.address} ${vm.name}\n`);
+  put('etc/network/interfaces.d/eth0', `auto eth0\niface eth0 inet static\n  address ${vm.address}/${vm.prefix}\n  gateway ${vm.gateway}\n`);
+  const seed = join(dir, `${vm.name}-seed.img`);
+  run('mkfs.ext4', ['-q', '-F', '-d', stage, seed, '8M']);
+  rmSync(stage, { recursive: true, force: true });
+  return { overlay, seed };
+}
