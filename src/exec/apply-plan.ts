@@ -71,7 +71,8 @@ export async function applyPlan(plan: Plan, artifacts: string | ReadonlyMap<stri
   const transports = new Map<string, HostTransport>();
   try {
     if (lock?.tookOverStale) bus.emit({ type: 'lock:stale', pid: lock.tookOverStale.pid, host: lock.tookOverStale.host });
-    const journal = mode === 'apply' ? await Journal.open(paths.root, plan.cluster.name, plan.hash) : undefined;
+    // --check reads the journal (a check-less task already done with the same inputs is no change) and never writes it.
+    const journal = await Journal.open(paths.root, plan.cluster.name, plan.hash);
     const knownHosts = await new KnownHostsFile(options.knownHostsFile ?? paths.knownHosts).load();
     const concurrency = Math.max(1, options.concurrency ?? 8);
     const selectedHosts = new Set(selection.tasks.map((t) => t.host));

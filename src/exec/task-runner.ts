@@ -2,6 +2,7 @@
 // inputs, otherwise (re)connect, compare uploads, check, upload, apply,
 // capture — retrying transient transport failures with backoff and
 // recording every state in the journal.
+import { taskInputHash } from './hash.js';
 import type { Task } from '../plan/types.js';
 import { isTransient } from '../transport/errors.js';
 import { isKubemixError } from '../errors.js';
@@ -104,7 +105,11 @@ export async function checkTask(task: Task, ctx: RunContext): Promise<{ wouldCha
   await connect(task, ctx, 1);
   const stale = await staleUploads(task, prepareUploads(task, ctx), t);
   if (stale.length > 0) return { wouldChange: true, reason: `files differ: ${stale.map((u) => u.remotePath).join(', ')}` };
-  if (task.check === null) return { wouldChange: true, reason: 'no check: always applied' };
+  if (task.check === null) {
+    // Read-only and always-applied tasks have no check: done before with the same inputs means nothing to change.
+    const done = ctx.journal?.isDone(task.id, taskInputHash(task, ctx.artifacts)) === true;
+    return done ? { wouldChange: false, reason: 'done before with the same inputs (no check)' } : { wouldChange: true, reason: 'no check: always applied' };
+  }
   const r = await runCommand(task, 'check', task.check, ctx);
   return r.code === 0 ? { wouldChange: false, reason: 'check passed' } : { wouldChange: true, reason: `check exited ${r.code}` };
 }

@@ -77,10 +77,10 @@ describe('kubemix up SPEC on a real VM', { skip, timeout: 20 * 60_000 }, () => {
     log(`re-run: ${out.trim().split('\n').at(-1)}`);
   });
 
-  // Known gaps, left visible: the fact and validation tasks have no check, so --check reports them as
-  // "would change" (exit 1) although they only read the host. Run as a child process: in-process, an
-  // `up --check` kept the test process alive after the VM was gone (see docs/e2e.md).
-  it('--check runs every check on the VM again and finds nothing to change', { todo: 'read-only tasks without a check count as would-change' }, async () => {
+  // Check-less tasks (facts, validations) already done with the same inputs count as no change.
+  // Run as a child process: in-process, an `up --check` once kept the test process alive after
+  // the VM was gone (see docs/e2e.md).
+  it('--check runs every check on the VM again and finds nothing to change', async () => {
     const started = Date.now();
     const r = await cli(['up', specFile, '--check', '--known-hosts', knownHosts, '--stop-after', 'task-run-validations'], 60_000);
     log(`up --check: exit ${r.code} after ${((Date.now() - started) / 1000).toFixed(1)} s${r.code === null ? ' (killed: it did not exit)' : ''}`);
