@@ -4,12 +4,12 @@
 // so both kinds of test can run side by side. Everything made here (qemu by
 // pid, taps, the bridge, the claim, the scratch directory) is removed on
 // cleanup, on failure and at process exit.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { claimBlock, releaseBlock } from '../harness/netns.js';
+import { claimBlock, quiet, releaseBlock, sh } from '../harness/netns.js';
 import { baseImage, vmDisks, type BaseImage } from './image.js';
 
 const MAX_VMS = 4;
@@ -28,18 +28,6 @@ export interface Vm {
   readonly hostKeyFile: string;
   readonly consoleLog: string;
   qemu: ChildProcess | undefined;
-}
-
-function sh(cmd: string, args: readonly string[]): string {
-  return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-function quiet(cmd: string, args: readonly string[]): void {
-  try {
-    sh(cmd, args);
-  } catch {
-    // best effort during cleanup
-  }
 }
 
 export class VmNet {

@@ -24,11 +24,13 @@ export interface TestHost {
   sshd: ChildProcess | undefined;
 }
 
-function sh(cmd: string, args: readonly string[]): string {
+/** Runs a command, returning stdout; throws on a non-zero exit. */
+export function sh(cmd: string, args: readonly string[]): string {
   return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-function quiet(cmd: string, args: readonly string[]): void {
+/** Runs a command and ignores failure (cleanup). */
+export function quiet(cmd: string, args: readonly string[]): void {
   try {
     sh(cmd, args);
   } catch {
