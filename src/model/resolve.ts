@@ -56,7 +56,7 @@ export function resolveModel(input: SpecResult): ClusterModel {
       osFamily: isWindows(d.os) ? 'windows' : 'linux',
       ...(build === undefined ? {} : { windowsBuild: build }),
       ip: ips.get(d.name) ?? '',
-      ...(spec.driver === 'libvirt' ? { mac: macs.get(d.name) ?? '' } : {}),
+      ...(spec.driver === 'libvirt' ? { mac: macs.get(d.name) ?? '' } : d.mac === undefined ? {} : { mac: d.mac }),
       ...(hypervisor === undefined ? {} : { hypervisor }),
       ...(d.resources === undefined ? {} : { resources: d.resources }),
       ...(podCidr === undefined ? {} : { podCidr: { cidr: podCidr, predicted: true as const } }),

@@ -16,6 +16,8 @@ export interface NodeDraft {
   readonly path: string;
   /** existing driver: the node IP the user gave. */
   readonly ip?: string;
+  /** existing driver: the MAC the services node's DHCP reserves the node IP for. */
+  readonly mac?: string | undefined;
   /** existing driver: how to reach it. */
   readonly ssh?: SshTarget;
   /** existing driver: a control-plane host that is also a worker. */
@@ -77,13 +79,14 @@ const ROLE_ORDER: readonly Role[] = ['control-plane', 'worker', 'services'];
 function existingDrafts(spec: ClusterSpec): NodeDraft[] {
   const drafts = spec.hosts.map((host, i): NodeDraft & { order: number } => {
     const role = ROLE_ORDER.find((r) => host.roles.includes(r)) ?? 'worker';
-    const { name, ip, os, roles, ...ssh } = host;
+    const { name, ip, mac, os, roles, ...ssh } = host;
     return {
       name,
       role,
       os,
       path: `spec.infrastructure.hosts[${i}]`,
       ip,
+      ...(mac === undefined ? {} : { mac }),
       ssh,
       alsoWorker: role === 'control-plane' && roles.includes('worker'),
       order: ROLE_ORDER.indexOf(role) * 1e6 + i,

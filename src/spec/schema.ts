@@ -50,6 +50,12 @@ const existingHost = z.strictObject({
   name: dnsLabel,
   address: hostAddress.describe('Where SSH reaches the host'),
   ip: z.string().optional().describe('Node IP on the node network; default: address'),
+  mac: z
+    .string()
+    .regex(/^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$/, 'must be a MAC address such as 52:54:00:12:34:56')
+    .transform((m) => m.toLowerCase())
+    .optional()
+    .describe("MAC of the host's node-network interface: the services node's dnsmasq leases the node IP to it (DHCP)"),
   roles: z.array(z.enum(ROLES)).min(1),
   os: z.string().min(1).describe('debian-13, ubuntu-24.04, centos-stream-10, windows-2022, windows-2025, …'),
   ...sshFields,

@@ -21,6 +21,8 @@ export interface ExistingHost extends SshTarget {
   readonly name: string;
   /** Node IP on the node network. */
   readonly ip: string;
+  /** MAC of the node-network interface, for a DHCP reservation on the services node. */
+  readonly mac?: string | undefined;
   readonly roles: readonly ('control-plane' | 'worker' | 'services')[];
   readonly os: string;
 }

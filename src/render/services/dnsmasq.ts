@@ -1,5 +1,6 @@
 // dnsmasq on the services node, DHCP only: every planned MAC gets its planned
-// IP and hostname (the libvirt driver creates the VMs with those MACs), and
+// IP and hostname (the libvirt driver creates the VMs with those MACs; existing
+// hosts bring theirs in the spec), and
 // the cluster DNS as resolver. DNS itself is Bind's job, so port=0.
 import { formatIp, parseCidr } from '../../net/cidr.js';
 import type { RenderedArtifact } from '../../plan/types.js';
@@ -24,7 +25,7 @@ export function renderDnsmasq(facts: ServicesFacts): RenderedArtifact {
     `dhcp-option=option:dns-server,${resolver}`,
     `dhcp-option=option:domain-name,${facts.zone}`,
     `domain=${facts.zone}`,
-    ...[...facts.members, facts.node].map((n) => `dhcp-host=${n.mac},${n.ip},${n.name},infinite`),
+    ...facts.dhcpClients.map((n) => `dhcp-host=${n.mac},${n.ip},${n.name},infinite`),
   ];
   return { node: facts.node.name, remotePath: DNSMASQ_CONFIG, mode: '0644', owner: 'root:root', content: `${lines.join('\n')}\n` };
 }

@@ -19,6 +19,8 @@ export interface ServicesFacts {
   readonly ingress: readonly PlanNode[];
   /** Every cluster node but the services node, in model order. */
   readonly members: readonly PlanNode[];
+  /** Nodes with a MAC (services node included), in model order: dnsmasq's reservations. */
+  readonly dhcpClients: readonly PlanNode[];
   readonly registryHost: string;
   readonly registryEndpoint: string;
   readonly gateway: string;
@@ -44,12 +46,13 @@ export function servicesFacts(model: ClusterModel): ServicesFacts | undefined {
     controllers,
     ingress: workers.length > 0 ? workers : controllers,
     members: model.nodes.filter((n) => n.role !== 'services'),
+    dhcpClients: model.nodes.filter((n) => n.mac !== undefined),
     registryHost: `registry.${zone}`,
     registryEndpoint: `registry.${zone}:${SERVICES.registryPort}`,
     gateway: model.cluster.network.gateway,
     nodeCidr: model.cluster.network.nodeCidr,
-    // dnsmasq hands out leases only on networks kubemix creates itself.
-    toggles: { dns: s.dns, loadBalancer: s.loadBalancer, dhcp: s.dhcp && model.cluster.driver === 'libvirt', registry: s.registry },
+    // dnsmasq only hands out reserved leases: VMs kubemix creates, existing hosts with a MAC.
+    toggles: { dns: s.dns, loadBalancer: s.loadBalancer, dhcp: s.dhcp && model.nodes.some((n) => n.mac !== undefined), registry: s.registry },
   };
 }
 

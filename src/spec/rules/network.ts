@@ -123,8 +123,13 @@ export const existingHostAddresses: Rule = (ctx) => {
   const net = nodeNetwork(ctx);
   const out: Diagnostic[] = [];
   const seen = new Map<bigint, string>();
+  const macs = new Map<string, string>();
   const gateway = ctx.spec.network.gateway === undefined ? undefined : parseIp(ctx.spec.network.gateway)?.value;
   ctx.spec.hosts.forEach((host, i) => {
+    // Two reservations for one MAC: dnsmasq would hand that machine either address.
+    const macOwner = host.mac === undefined ? undefined : macs.get(host.mac);
+    if (macOwner !== undefined) out.push(error('nodes.mac-duplicate', `spec.infrastructure.hosts[${i}].mac`, `${host.name} has the same MAC as ${macOwner}`, 'give every host the MAC of its own interface'));
+    if (host.mac !== undefined && macOwner === undefined) macs.set(host.mac, host.name);
     const path = `spec.infrastructure.hosts[${i}].ip`;
     const ip = parseIp(host.ip);
     if (ip === undefined || ip.family !== 4) {

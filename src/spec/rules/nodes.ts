@@ -102,8 +102,8 @@ export const existingHostRoles: Rule = (ctx) => {
   if (services.length === 0 && ctx.parsed.spec.services.enabled && ctx.spec.services.enabled) {
     out.push(warning('services.no-host', 'spec.services.enabled', 'no host has the "services" role, so there is no services node (DNS, load balancer, registry)', 'add a host with roles: [services], or set services.enabled: false'));
   }
-  if (ctx.spec.services.dhcp && services.length > 0) {
-    out.push(warning('services.dhcp-existing', 'spec.services.dhcp', 'DHCP reservations are only served for VMs kubemix creates (libvirt); with existing hosts it is not deployed'));
+  if (ctx.spec.services.dhcp && services.length > 0 && !ctx.spec.hosts.some((h) => h.mac !== undefined)) {
+    out.push(warning('services.dhcp-existing', 'spec.services.dhcp', 'no host has a "mac", so there is nothing to reserve: DHCP is not deployed', 'give the hosts that boot by DHCP their "mac", or set services.dhcp: false'));
   }
   return out;
 };
