@@ -12,7 +12,17 @@ import { join } from 'node:path';
 export const CACHE = process.env['KUBEMIX_E2E_CACHE'] ?? '/var/cache/kubemix-e2e';
 const MIRROR = 'http://deb.debian.org/debian';
 const SUITE = 'bookworm';
-const PACKAGES = ['systemd-sysv', 'openssh-server', 'ifupdown', 'isc-dhcp-client', 'iproute2', 'sudo', 'linux-image-cloud-amd64'];
+const BOOT = ['systemd-sysv', 'dbus', 'openssh-server', 'ifupdown', 'isc-dhcp-client', 'iproute2', 'sudo', 'linux-image-cloud-amd64'];
+/**
+ * What kubemix's tasks would install with apt-get: the VMs have no route to a
+ * Debian mirror, so the image brings them (the tasks' checks then find them
+ * installed). Services node: HAProxy, Bind, dnsmasq, the registry, htpasswd,
+ * openssl. Host prep: download tools, modprobe, sysctl, timesyncd.
+ */
+const TASK_PACKAGES = ['haproxy', 'bind9', 'bind9-utils', 'dnsmasq', 'docker-registry', 'apache2-utils', 'openssl', 'ca-certificates', 'curl', 'gpg', 'tar', 'kmod', 'procps', 'systemd-timesyncd'];
+const PACKAGES = [...BOOT, ...TASK_PACKAGES];
+/** Installed but off at boot: kubemix's tasks configure, enable and start them. */
+const DISABLED_UNITS = ['haproxy.service', 'named.service', 'dnsmasq.service', 'docker-registry.service'];
 /** Room for what later tasks install; the file is sparse, so unused space costs nothing. */
 const BASE_SIZE = '4G';
 
@@ -44,7 +54,7 @@ export interface BaseImage {
 
 /** Everything that shapes the base: a change here yields a new cache entry. */
 function recipeHash(): string {
-  return createHash('sha256').update(JSON.stringify({ MIRROR, SUITE, PACKAGES, BASE_SIZE, SEED_UNIT, SSHD_DROPIN, v: 1 })).digest('hex').slice(0, 16);
+  return createHash('sha256').update(JSON.stringify({ MIRROR, SUITE, PACKAGES, DISABLED_UNITS, BASE_SIZE, SEED_UNIT, SSHD_DROPIN, v: 1 })).digest('hex').slice(0, 16);
 }
 
 function run(cmd: string, args: readonly string[]): void {
@@ -101,6 +111,7 @@ function customize(rootfs: string): void {
   const wants = join(rootfs, 'etc/systemd/system/multi-user.target.wants');
   mkdirSync(wants, { recursive: true });
   symlinkSync('/etc/systemd/system/kubemix-seed.service', join(wants, 'kubemix-seed.service'));
+  run('chroot', [rootfs, 'systemctl', 'disable', '--quiet', ...DISABLED_UNITS]);
   put('etc/fstab', '/dev/vda / ext4 defaults,errors=remount-ro 0 1\n');
   // An empty machine-id makes systemd generate one per VM at first boot.
   put('etc/machine-id', '');
@@ -113,7 +124,8 @@ function customize(rootfs: string): void {
 
 export interface VmDiskSpec {
   readonly name: string;
-  readonly address: string;
+  /** Static address; undefined: the VM asks by DHCP. */
+  readonly address: string | undefined;
   readonly prefix: number;
   readonly gateway: string;
   readonly authorizedKey: string;
@@ -143,8 +155,8 @@ export function vmDisks(base: BaseImage, dir: string, vm: VmDiskSpec): VmDisks {
   put('root/.ssh/authorized_keys', `${vm.authorizedKey.trim()}\n`, 0o600);
   chmodSync(join(root, 'root/.ssh'), 0o700);
   put('etc/hostname', `${vm.name}\n`);
-  put('etc/hosts', `127.0.0.1 localhost\n${vm.address} ${vm.name}\n`);
-  put('etc/network/interfaces.d/eth0', `auto eth0\niface eth0 inet static\n  address ${vm.address}/${vm.prefix}\n  gateway ${vm.gateway}\n`);
+  put('etc/hosts', `127.0.0.1 localhost\n${vm.address === undefined ? '' : `${vm.address} ${vm.name}\n`}`);
+  put('etc/network/interfaces.d/eth0', vm.address === undefined ? 'auto eth0\niface eth0 inet dhcp\n' : `auto eth0\niface eth0 inet static\n  address ${vm.address}/${vm.prefix}\n  gateway ${vm.gateway}\n`);
   const seed = join(dir, `${vm.name}-seed.img`);
   run('mkfs.ext4', ['-q', '-F', '-d', stage, seed, '8M']);
   rmSync(stage, { recursive: true, force: true });

@@ -4,8 +4,8 @@
 // so both kinds of test can run side by side. Everything made here (qemu by
 // pid, taps, the bridge, the claim, the scratch directory) is removed on
 // cleanup, on failure and at process exit.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { appendFileSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,13 +14,18 @@ import { baseImage, vmDisks, type BaseImage } from './image.js';
 
 const MAX_VMS = 4;
 
-export interface VmOptions {
+export interface VmSpec {
+  /** Host name, also the node name the test's spec uses. */
+  readonly name: string;
   /** vCPUs; the control-plane validation wants at least 2. */
   readonly cpus?: number;
   readonly memoryMiB?: number;
+  /** Ask for the address by DHCP instead of configuring it statically. */
+  readonly dhcp?: boolean;
 }
 
 export interface Vm {
+  readonly spec: VmSpec;
   readonly name: string;
   readonly address: string;
   readonly mac: string;
@@ -35,12 +40,15 @@ export class VmNet {
   readonly root: string;
   readonly clientKey: string;
   readonly bridge: string;
+  /** known_hosts with the pinned key of every VM defined so far. */
+  readonly knownHosts: string;
   private cleaned = false;
   private readonly exitHook = (): void => this.cleanup();
 
-  private constructor(readonly block: number, readonly base: BaseImage) {
+  private constructor(readonly block: number, readonly base: BaseImage, private readonly log: (line: string) => void) {
     this.root = mkdtempSync(join(tmpdir(), 'kubemix-vms-'));
     this.clientKey = join(this.root, 'client_key');
+    this.knownHosts = join(this.root, 'known_hosts');
     this.bridge = `kmbr${block}`;
     process.on('exit', this.exitHook);
   }
@@ -49,19 +57,16 @@ export class VmNet {
     return `198.51.100.${this.block * 16 + 1}`;
   }
 
-  /** Builds (or reuses) the base image, boots `count` VMs and waits until each answers SSH. */
-  static async create(count: number, options: VmOptions & { bootTimeoutMs?: number; log?: (line: string) => void } = {}): Promise<VmNet> {
-    if (count > MAX_VMS) throw new Error(`at most ${MAX_VMS} VMs per net (tcg on this machine is slow)`);
+  /** Builds (or reuses) the base image and makes the test's bridge; no VM yet. */
+  static create(options: { log?: (line: string) => void } = {}): VmNet {
     const base = baseImage(options.log);
-    const net = new VmNet(claimBlock(), base);
+    const net = new VmNet(claimBlock(), base, options.log ?? (() => undefined));
     try {
       sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'kubemix-e2e', '-f', net.clientKey]);
+      writeFileSync(net.knownHosts, '');
       sh('ip', ['link', 'add', net.bridge, 'type', 'bridge']);
       sh('ip', ['addr', 'add', `${net.gateway}/28`, 'dev', net.bridge]);
       sh('ip', ['link', 'set', net.bridge, 'up']);
-      for (let i = 0; i < count; i++) net.boot(i, options);
-      const timeout = options.bootTimeoutMs ?? 240_000;
-      await Promise.all(net.vms.map((vm) => net.waitForSsh(vm, timeout)));
       return net;
     } catch (error) {
       net.cleanup();
@@ -69,20 +74,35 @@ export class VmNet {
     }
   }
 
-  private boot(i: number, options: VmOptions): void {
+  /** A VM's address, MAC and pinned host key, before it boots (so specs can name it). */
+  define(spec: VmSpec): Vm {
+    const i = this.vms.length;
+    if (i >= MAX_VMS) throw new Error(`at most ${MAX_VMS} VMs per net (tcg on this machine is slow)`);
     const octet = this.block * 16 + 2 + i;
-    const name = `vm-${i + 1}`;
     // Tap names follow the netns harness's veth names, so its sweep of a dead owner's block removes them too.
-    const vm: Vm = { name, address: `198.51.100.${octet}`, mac: `52:54:00:c6:33:${octet.toString(16).padStart(2, '0')}`, tap: `km${this.block}v${i}`, hostKeyFile: join(this.root, `${name}.host_key`), consoleLog: join(this.root, `${name}.console.log`), qemu: undefined };
+    const vm: Vm = { spec, name: spec.name, address: `198.51.100.${octet}`, mac: `52:54:00:c6:33:${octet.toString(16).padStart(2, '0')}`, tap: `km${this.block}v${i}`, hostKeyFile: join(this.root, `${spec.name}.host_key`), consoleLog: join(this.root, `${spec.name}.console.log`), qemu: undefined };
     this.vms.push(vm);
-    sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', vm.hostKeyFile]);
-    const disks = vmDisks(this.base, this.root, { name, address: vm.address, prefix: 28, gateway: this.gateway, authorizedKey: readFileSync(`${this.clientKey}.pub`, 'utf8'), hostKeyFile: vm.hostKeyFile });
+    sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', spec.name, '-f', vm.hostKeyFile]);
+    appendFileSync(this.knownHosts, `${this.knownHostsLine(vm)}\n`);
+    return vm;
+  }
+
+  /** Boots the VMs and waits until each answers SSH at its planned address. */
+  async start(vms: readonly Vm[], bootTimeoutMs = 240_000): Promise<void> {
+    const started = Date.now();
+    for (const vm of vms) this.boot(vm);
+    await Promise.all(vms.map((vm) => this.waitForSsh(vm, bootTimeoutMs)));
+    this.log(`${vms.map((v) => v.name).join(', ')} answer SSH after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+
+  private boot(vm: Vm): void {
+    const disks = vmDisks(this.base, this.root, { name: vm.name, address: vm.spec.dhcp === true ? undefined : vm.address, prefix: 28, gateway: this.gateway, authorizedKey: readFileSync(`${this.clientKey}.pub`, 'utf8'), hostKeyFile: vm.hostKeyFile });
     quiet('ip', ['link', 'del', vm.tap]);
     sh('ip', ['tuntap', 'add', 'dev', vm.tap, 'mode', 'tap']);
     sh('ip', ['link', 'set', vm.tap, 'master', this.bridge, 'up']);
     const console = openSync(vm.consoleLog, 'a');
     const args = [
-      '-accel', 'tcg', '-smp', String(options.cpus ?? 2), '-m', String(options.memoryMiB ?? 2048), '-nographic', '-no-reboot',
+      '-accel', 'tcg', '-smp', String(vm.spec.cpus ?? 1), '-m', String(vm.spec.memoryMiB ?? 1024), '-nographic', '-no-reboot',
       '-kernel', this.base.kernel, '-initrd', this.base.initrd,
       '-append', 'root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=-1',
       '-drive', `file=${disks.overlay},if=virtio,format=qcow2`,
@@ -94,6 +114,13 @@ export class VmNet {
     // whose exit hook cannot run, takes its VMs with it instead of leaving them running.
     vm.qemu = spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'qemu-system-x86_64', ...args], { stdio: ['ignore', console, console] });
     closeSync(console);
+  }
+
+  /** Runs a shell command on the VM as root over the system's ssh client (pinned key); its stdout. */
+  ssh(vm: Vm, command: string, timeoutMs = 60_000): string {
+    const r = spawnSync('ssh', ['-i', this.clientKey, '-o', `UserKnownHostsFile=${this.knownHosts}`, '-o', 'StrictHostKeyChecking=yes', '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', '-o', 'LogLevel=ERROR', `root@${vm.address}`, command], { encoding: 'utf8', timeout: timeoutMs });
+    if (r.status !== 0) throw new Error(`ssh ${vm.name} ${JSON.stringify(command)}: exit ${r.status ?? r.signal}\n${r.stderr}`);
+    return r.stdout;
   }
 
   /** Polls TCP 22 until the SSH banner arrives (the guest is up) or the deadline passes. */

@@ -30,11 +30,15 @@ kubectl version --client 2>/dev/null | grep -q 'Client Version: v${v}$'`;
   const check = family === 'apt'
     ? `${installed}\n[ "$(apt-mark showhold ${list} | sort | tr '\\n' ' ')" = '${KUBERNETES_PACKAGES.join(' ')} ' ]`
     : installed;
+  // The key lands in a file first: sh has no pipefail, so `curl | gpg` would
+  // hide an unreachable pkgs.k8s.io behind a later, vaguer apt-get error.
   const apply = family === 'apt'
     ? `set -eu
 export DEBIAN_FRONTEND=noninteractive
 install -d -m 0755 /etc/apt/keyrings
-curl -fsSL '${URLS.kubernetesDeb(model.versions.kubernetesMinor)}Release.key' | gpg --dearmor --yes -o ${APT_KEYRING}
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+curl -fsSL -o "$work/Release.key" '${URLS.kubernetesDeb(model.versions.kubernetesMinor)}Release.key'
+gpg --dearmor --yes -o ${APT_KEYRING} "$work/Release.key"
 apt-get update -q
 apt-mark unhold ${list} >/dev/null
 apt-get install -y -q --allow-downgrades ${KUBERNETES_PACKAGES.map((p) => `${p}='${v}-*'`).join(' ')}

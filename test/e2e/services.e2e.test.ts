@@ -1,0 +1,221 @@
+// e2e tier: kubemix deploys the services node and Linux host prep into real
+// Debian 12 VMs (qemu, software emulation) of an `existing`-driver spec, then
+// adds a worker that gets its address from the services node's DHCP, and
+// finally takes it all down. Runs under `npm run test:e2e` only
+// (KUBEMIX_E2E=1): it boots VMs and may build the base image.
+//
+// What stands in for what (and is said so in docs/e2e.md): `openssl s_server`
+// on the controller's 6443 stands in for kube-apiserver behind HAProxy; the
+// VMs have no route to the internet, so downloads from GitHub and
+// pkgs.k8s.io fail and the tasks that need them stop there, named.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { connect } from 'node:tls';
+import { stringify } from 'yaml';
+import { call, OCI_MANIFEST, pushImage } from '../helpers/oci-push.js';
+import { applied, finalStates, kubemix, output, taskEvents } from './kubemix.js';
+import { VmNet, vmsAvailable, type Vm } from './vm.js';
+
+const skip = process.env['KUBEMIX_E2E'] === '1' ? vmsAvailable() : 'the VM tier runs with npm run test:e2e (KUBEMIX_E2E=1)';
+const log = (line: string): void => void process.stderr.write(`# e2e: ${line}\n`);
+const CLUSTER = 'lab';
+const DOMAIN = 'e2e.internal';
+const ZONE = `${CLUSTER}.${DOMAIN}`;
+/** Tasks that need the internet (GitHub releases, pkgs.k8s.io), which the VMs cannot reach. */
+const OFFLINE_FAILURES = ['cni-plugins', 'containerd-binaries', 'kubernetes-packages', 'runc'];
+
+describe('services node, host prep, add-node and down on real VMs', { skip, timeout: 40 * 60_000 }, () => {
+  const started = Date.now();
+  let net: VmNet;
+  let svc: Vm;
+  let cp1: Vm;
+  let w1: Vm;
+  let specFile: string;
+  let stateDir: string;
+  const hostEntry = (vm: Vm, roles: string[], extra: Record<string, unknown> = {}) => ({ name: vm.name, address: vm.address, roles, os: 'debian-12', identityFile: net.clientKey, ...extra });
+  const writeSpec = (hosts: unknown[]): void => {
+    writeFileSync(specFile, stringify({
+      apiVersion: 'kubemix.dev/v1alpha1', kind: 'Cluster', metadata: { name: CLUSTER },
+      spec: { domain: DOMAIN, kubernetes: { version: '1.36' }, network: { nodeCidr: `198.51.100.${net.block * 16}/28`, gateway: net.gateway }, infrastructure: { driver: 'existing', hosts } },
+    }));
+  };
+  const flags = (): string[] => ['--known-hosts', net.knownHosts, '--json'];
+  const secret = (name: string): string => (JSON.parse(readFileSync(join(stateDir, 'secrets.json'), 'utf8')) as Record<string, { value: string }>)[name]?.value ?? '';
+  const dig = (...args: string[]): string[] => execFileSync('dig', ['+short', '+time=3', '+tries=2', `@${svc.address}`, ...args], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+
+  before(async () => {
+    net = VmNet.create({ log });
+    svc = net.define({ name: 'svc', cpus: 1, memoryMiB: 1024 });
+    cp1 = net.define({ name: 'cp1', cpus: 2, memoryMiB: 2048 });
+    w1 = net.define({ name: 'w1', cpus: 1, memoryMiB: 1024, dhcp: true });
+    specFile = join(net.root, 'cluster.yaml');
+    stateDir = join(net.root, '.kubemix', CLUSTER);
+    writeSpec([hostEntry(svc, ['services']), hostEntry(cp1, ['control-plane'])]);
+    await net.start([svc, cp1]);
+  });
+  after(() => {
+    net?.cleanup();
+    log(`tier wall time ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  });
+
+  it('kill -9 during the first `up`, then resume: nothing completed is applied again', async () => {
+    const killAfter = 3 + Math.floor(Math.random() * 6);
+    const killed = await kubemix(['up', specFile, ...flags(), '--stop-after', 'task-create-services'], { killAfterDone: killAfter });
+    assert.equal(killed.code, null, `expected a kill after ${killAfter} tasks\n${output(killed)}`);
+    const journal = JSON.parse(readFileSync(join(stateDir, 'journal.json'), 'utf8')) as { tasks: Record<string, { state: string }> };
+    const doneBefore = Object.entries(journal.tasks).filter(([, e]) => e.state === 'done').map(([id]) => id);
+    log(`killed after ${killAfter} finished tasks (${killed.seconds.toFixed(1)} s); journal: ${doneBefore.length} done`);
+    assert.ok(doneBefore.length >= 1, JSON.stringify(journal.tasks));
+
+    const resumed = await kubemix(['up', specFile, ...flags(), '--stop-after', 'task-create-services']);
+    assert.equal(resumed.code, 0, output(resumed));
+    const states = finalStates(resumed);
+    for (const id of doneBefore) assert.equal(states.get(id), 'skipped', `${id} was done before the kill and ran again`);
+    assert.ok([...states.values()].every((s) => s === 'done' || s === 'skipped'), JSON.stringify([...states]));
+    log(`resumed in ${resumed.seconds.toFixed(1)} s; applied ${applied(resumed).length} task(s)`);
+  });
+
+  it('facts of every VM are recorded', () => {
+    const dir = join(stateDir, 'facts', 'cp1');
+    const facts = readdir(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+    assert.match(facts, /cpus=2\b/);
+    assert.match(facts, /os=debian\nversion=12/);
+  });
+
+  it('Bind answers for the API name, *.apps and reverse lookups', () => {
+    assert.deepEqual(dig(`api.${ZONE}`), [svc.address]);
+    assert.deepEqual(dig(`anything.apps.${ZONE}`), [svc.address]);
+    assert.deepEqual(dig(`cp1.${ZONE}`), [cp1.address]);
+    assert.deepEqual(dig('-x', cp1.address), [`cp1.${ZONE}.`]);
+    assert.deepEqual(dig('-x', svc.address), [`svc.${ZONE}.`]);
+  });
+
+  it('HAProxy on 6443 forwards to the controller (openssl s_server stands in for kube-apiserver)', async () => {
+    // The backend's health check is GET /readyz over TLS: s_server -www answers 200 to any GET.
+    net.ssh(cp1, [
+      'openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj "/CN=kube-apiserver stand-in on cp1" -keyout /root/standin.key -out /root/standin.crt 2>/dev/null',
+      'systemd-run --quiet --unit=apiserver-standin openssl s_server -quiet -accept 6443 -cert /root/standin.crt -key /root/standin.key -www',
+    ].join(' && '));
+    const deadline = Date.now() + 60_000;
+    let last = '';
+    while (Date.now() < deadline) {
+      last = await throughHaproxy(svc.address).catch((e: Error) => e.message);
+      if (last.startsWith('kube-apiserver stand-in on cp1|HTTP/1.0 200 ok')) return;
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+    assert.fail(`no answer from the controller through HAProxy: ${last}`);
+  });
+
+  it('the registry takes a push and serves the pull over TLS from the cluster CA, with auth', async () => {
+    const ca = secret('cluster-ca-cert');
+    const password = secret('registry-password');
+    assert.ok(ca.includes('BEGIN CERTIFICATE') && password.length >= 16);
+    const anonymous = { host: `${svc.address}:5000`, ca };
+    const authorized = { ...anonymous, authorization: `Basic ${Buffer.from(`kubemix:${password}`).toString('base64')}` };
+    assert.equal((await call('GET', `https://${svc.address}:5000/v2/`, anonymous)).status, 401);
+    const pushed = await pushImage(authorized, 'e2e/hello', 'v1', { os: 'linux' });
+    const pulled = await call('GET', `https://${svc.address}:5000/v2/e2e/hello/manifests/v1`, authorized, { accept: OCI_MANIFEST });
+    assert.equal(pulled.status, 200, pulled.body);
+    assert.equal(`sha256:${sha256(pulled.body)}`, pushed.digest);
+  });
+
+  it('re-running changes nothing, and --check agrees', async () => {
+    const again = await kubemix(['up', specFile, ...flags(), '--stop-after', 'task-create-services']);
+    assert.equal(again.code, 0, output(again));
+    assert.deepEqual(applied(again), []);
+    const check = await kubemix(['up', specFile, '--check', ...flags(), '--stop-after', 'task-create-services']);
+    assert.equal(check.code, 0, output(check));
+    assert.equal(check.events.find((e) => e['type'] === 'run:end')?.['changes'], 0, output(check));
+  });
+
+  it('host prep changes the controller; the tasks that need the internet stop, named', async () => {
+    net.ssh(cp1, 'fallocate -l 32M /swapfile && chmod 600 /swapfile && mkswap -q /swapfile && swapon /swapfile && echo "/swapfile none swap sw 0 0" >> /etc/fstab && sysctl -qw net.ipv4.ip_forward=0');
+    const prep = await kubemix(['up', specFile, ...flags(), '--stop-after', 'task-prepare-cluster']);
+    assert.equal(prep.code, 3, output(prep));
+    const failed = taskEvents(prep).filter((e) => e.state === 'failed');
+    assert.deepEqual(failed.map((e) => e.id).sort(), OFFLINE_FAILURES.map((n) => `task-prepare-cluster/cp1/${n}`), output(prep));
+    for (const f of failed) assert.match(f.error ?? '', /Could not resolve host|resolve/i, f.error);
+    const states = finalStates(prep);
+    assert.equal(states.get('task-prepare-cluster/cp1/containerd'), undefined, 'containerd waits for its binaries');
+    for (const name of ['kernel-modules', 'sysctls', 'swap-off', 'hostname', 'etc-hosts', 'registry-ca', 'time-sync', 'cgroup-v2', 'download-tools']) {
+      assert.equal(states.get(`task-prepare-cluster/cp1/${name}`), 'done', name);
+    }
+    const state = net.ssh(cp1, [
+      'lsmod | awk \'$1 == "br_netfilter" || $1 == "overlay" { print "module " $1 }\' | sort',
+      'sysctl -n net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables',
+      'echo "swap [$(swapon --noheadings --show)]"; grep swapfile /etc/fstab',
+      'hostname; grep -c "^# BEGIN kubemix$" /etc/hosts',
+      `cmp -s /etc/containerd/certs.d/registry.${ZONE}:5000/ca.crt - <<'EOF' && echo ca-placed\n${secret('cluster-ca-cert').trim()}\nEOF`,
+      'timedatectl show --property=NTP --value',
+    ].join('\n'));
+    assert.equal(state, ['module br_netfilter', 'module overlay', '1', '1', 'swap []', '#/swapfile none swap sw 0 0', 'cp1', '1', 'ca-placed', 'yes', ''].join('\n'));
+  });
+
+  it('add-node: a worker with a MAC; only the services that depend on it change, then it boots by DHCP', async () => {
+    writeSpec([hostEntry(svc, ['services']), hostEntry(cp1, ['control-plane']), hostEntry(w1, ['worker'], { mac: w1.mac })]);
+    // w1 is still off: its facts fail (named), the services node is updated for it.
+    const first = await kubemix(['add-node', specFile, ...flags(), '--stop-after', 'task-create-services']);
+    assert.equal(first.code, 3, output(first));
+    assert.deepEqual(applied(first), ['task-create-services/svc/bind', 'task-create-services/svc/dnsmasq', 'task-create-services/svc/haproxy'], output(first));
+    const down = taskEvents(first).filter((e) => e.state === 'failed');
+    assert.deepEqual(down.map((e) => e.id), ['task-gather-facts/w1/facts'], output(first));
+    assert.match(down[0]?.error ?? '', /w1|198\.51\.100/);
+
+    await net.start([w1]);
+    const leases = net.ssh(svc, 'cat /var/lib/misc/dnsmasq.leases');
+    assert.match(leases, new RegExp(`${w1.mac} ${w1.address.replace(/\./g, '\\.')} w1 `), leases);
+    assert.deepEqual(dig(`w1.${ZONE}`), [w1.address]);
+
+    const second = await kubemix(['add-node', specFile, ...flags(), '--stop-after', 'task-prepare-cluster']);
+    const changed = applied(second);
+    const otherHosts = changed.filter((id) => !id.includes('/w1/'));
+    assert.deepEqual(otherHosts, ['task-prepare-cluster/cp1/etc-hosts'], output(second));
+    assert.ok(changed.includes('task-prepare-cluster/w1/sysctls') && changed.includes('task-gather-facts/w1/facts'), output(second));
+    assert.equal(net.ssh(w1, 'hostname; sysctl -n net.ipv4.ip_forward'), 'w1\n1\n');
+  });
+
+  it('status: per node what is done, left and failed; exit 1', async () => {
+    const status = await kubemix(['status', specFile, '--json']);
+    assert.equal(status.code, 1, output(status));
+    const doc = JSON.parse(status.stdout) as { hosts: { host: string; done: number; failed: number; left: number }[] };
+    const byHost = new Map(doc.hosts.map((h) => [h.host, h]));
+    assert.equal(byHost.get('svc')?.failed, 0);
+    assert.equal(byHost.get('cp1')?.failed, OFFLINE_FAILURES.length);
+    assert.ok((byHost.get('w1')?.done ?? 0) > 5);
+  });
+
+  it('down --yes stops and removes the services and resets the nodes', async () => {
+    const refused = await kubemix(['down', specFile, '--known-hosts', net.knownHosts]);
+    assert.equal(refused.code, 2, output(refused));
+    const gone = await kubemix(['down', specFile, '--yes', ...flags()]);
+    assert.equal(gone.code, 0, output(gone));
+    const left = net.ssh(svc, 'for u in haproxy named dnsmasq docker-registry; do printf "%s=%s\\n" $u "$(systemctl is-active $u)"; done; ls /etc/haproxy/haproxy.cfg /etc/dnsmasq.d/kubemix.conf 2>&1 | grep -c "No such file"');
+    assert.equal(left, 'haproxy=inactive\nnamed=inactive\ndnsmasq=inactive\ndocker-registry=inactive\n2\n');
+  });
+});
+
+function readdir(dir: string): string[] {
+  return execFileSync('ls', [dir], { encoding: 'utf8' }).trim().split('\n');
+}
+
+function sha256(text: string): string {
+  return execFileSync('sha256sum', { input: text, encoding: 'utf8' }).split(' ')[0] ?? '';
+}
+
+/** TLS through HAProxy's 6443: "<peer CN>|<first line of the answer to GET /readyz>". */
+function throughHaproxy(address: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: address, port: 6443, rejectUnauthorized: false, timeout: 5000 }, () => {
+      const cn = socket.getPeerCertificate().subject?.CN ?? '';
+      let answer = '';
+      socket.on('data', (d: Buffer) => (answer += d.toString()));
+      socket.on('end', () => resolve(`${String(cn)}|${answer.split('\r\n')[0] ?? ''}`));
+      socket.write('GET /readyz HTTP/1.0\r\n\r\n');
+    });
+    socket.on('timeout', () => socket.destroy(new Error('timeout')));
+    socket.on('error', reject);
+  });
+}
