@@ -19,7 +19,9 @@ export function uploadScript(shell: Shell, remotePath: string, mode: string, own
     'set -e',
     `dest=${shellQuote(remotePath)}`,
     't="$dest.kubemix-tmp.$$"',
-    'mkdir -p "$(dirname "$dest")"',
+    // The session's umask is 077 (secrets); directories made for an upload are
+    // read by services running as other users (named reads /etc/bind/kubemix).
+    '(umask 022 && mkdir -p "$(dirname "$dest")")',
     'cat > "$t"',
     `chmod ${mode} "$t"`,
     ...(owner === '' ? [] : [`chown ${shellQuote(owner)} "$t"`]),

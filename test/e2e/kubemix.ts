@@ -51,7 +51,8 @@ export function kubemix(argv: readonly string[], options: RunOptions = {}): Prom
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.once('close', (code) => {
       clearTimeout(timer);
-      const events = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      // NDJSON events are one line each; a failed run ends with its error document, pretty-printed.
+      const events = stdout.split('\n').filter((l) => l.startsWith('{') && l.endsWith('}')).map((l) => JSON.parse(l) as Record<string, unknown>);
       resolve({ code, stdout, stderr, events, seconds: (Date.now() - started) / 1000 });
     });
   });

@@ -13,6 +13,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Resolver } from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import { connect } from 'node:tls';
 import { stringify } from 'yaml';
 import { call, OCI_MANIFEST, pushImage } from '../helpers/oci-push.js';
@@ -48,7 +50,7 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
 
   before(async () => {
     net = VmNet.create({ log });
-    svc = net.define({ name: 'svc', cpus: 1, memoryMiB: 1024 });
+    svc = net.define({ name: 'svc', cpus: 2, memoryMiB: 1024 });
     cp1 = net.define({ name: 'cp1', cpus: 2, memoryMiB: 2048 });
     w1 = net.define({ name: 'w1', cpus: 1, memoryMiB: 1024, dhcp: true });
     specFile = join(net.root, 'cluster.yaml');
@@ -62,7 +64,7 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
   });
 
   it('kill -9 during the first `up`, then resume: nothing completed is applied again', async () => {
-    const killAfter = 3 + Math.floor(Math.random() * 6);
+    const killAfter = 5 + Math.floor(Math.random() * 5);
     const killed = await kubemix(['up', specFile, ...flags(), '--stop-after', 'task-create-services'], { killAfterDone: killAfter });
     assert.equal(killed.code, null, `expected a kill after ${killAfter} tasks\n${output(killed)}`);
     const journal = JSON.parse(readFileSync(join(stateDir, 'journal.json'), 'utf8')) as { tasks: Record<string, { state: string }> };
@@ -113,7 +115,8 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     const ca = secret('cluster-ca-cert');
     const password = secret('registry-password');
     assert.ok(ca.includes('BEGIN CERTIFICATE') && password.length >= 16);
-    const anonymous = { host: `${svc.address}:5000`, ca };
+    // Blob uploads redirect to registry.<zone>: resolved through the services node's Bind.
+    const anonymous = { host: `${svc.address}:5000`, ca, lookup: lookupVia(svc.address) };
     const authorized = { ...anonymous, authorization: `Basic ${Buffer.from(`kubemix:${password}`).toString('base64')}` };
     assert.equal((await call('GET', `https://${svc.address}:5000/v2/`, anonymous)).status, 401);
     const pushed = await pushImage(authorized, 'e2e/hello', 'v1', { os: 'linux' });
@@ -196,6 +199,19 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     assert.equal(left, 'haproxy=inactive\nnamed=inactive\ndnsmasq=inactive\ndocker-registry=inactive\n2\n');
   });
 });
+
+/** A LookupFunction that asks only the given DNS server (IPv4). */
+function lookupVia(server: string): LookupFunction {
+  const resolver = new Resolver();
+  resolver.setServers([server]);
+  return ((hostname: string, options: { all?: boolean }, callback: (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void) => {
+    resolver.resolve4(hostname, (err, addresses) => {
+      if (err !== null || addresses[0] === undefined) callback(err ?? new Error(`no A record for ${hostname}`), '', 4);
+      else if (options.all === true) callback(null, addresses.map((address) => ({ address, family: 4 })));
+      else callback(null, addresses[0], 4);
+    });
+  }) as LookupFunction;
+}
 
 function readdir(dir: string): string[] {
   return execFileSync('ls', [dir], { encoding: 'utf8' }).trim().split('\n');

@@ -2,11 +2,14 @@
 // by monolithic upload, manifests and indexes by PUT. No docker, no SDK.
 import { createHash } from 'node:crypto';
 import { request } from 'node:https';
+import type { LookupFunction } from 'node:net';
 
 export interface Target {
   readonly host: string;
   readonly ca: string;
   readonly authorization?: string;
+  /** Name resolution for the registry's own host name (its redirects use it). */
+  readonly lookup?: LookupFunction;
 }
 
 interface Reply {
@@ -19,7 +22,7 @@ export function call(method: string, url: string, target: Target, headers: Recor
   return new Promise((resolve, reject) => {
     const h: Record<string, string> = { ...headers, ...(target.authorization === undefined ? {} : { authorization: target.authorization }) };
     if (body !== undefined) h['content-length'] = String(body.length);
-    const req = request(url, { method, headers: h, ca: target.ca, timeout: 10_000 }, (res) => {
+    const req = request(url, { method, headers: h, ca: target.ca, timeout: 10_000, ...(target.lookup === undefined ? {} : { lookup: target.lookup }) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location, body: Buffer.concat(chunks).toString('utf8') }));

@@ -36,6 +36,9 @@ export function configTask(input: ConfigTaskInput): Task {
     ...input.files.map((f) => `chown ${f.owner} ${f.remotePath} && chmod ${f.mode} ${f.remotePath}`),
     ...(input.validate === undefined ? [] : [input.validate]),
     ...(input.service === undefined ? [] : [`systemctl enable --quiet ${input.service}`, `systemctl restart ${input.service}`]),
+    // A service can be active and still not serve its files (a zone named could not read):
+    // the apply fails unless the live state follows within 15 s.
+    ...(input.live === undefined ? [] : [waitFor(input.live, `${input.name}: ${input.service ?? 'the host'} does not serve what the files say`)]),
   ].join('\n');
   return task({
     stage: input.stage,
@@ -50,3 +53,10 @@ export function configTask(input: ConfigTaskInput): Task {
   });
 }
 
+function waitFor(live: string, failure: string): string {
+  return `i=0
+until { ${live}; } >/dev/null 2>&1; do
+  i=$((i + 1)); [ "$i" -lt 30 ] || { echo '${failure.replace(/'/g, '')}' >&2; exit 1; }
+  sleep 0.5
+done`;
+}

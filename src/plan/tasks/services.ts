@@ -16,6 +16,8 @@ import { configTask } from './config-files.js';
 import { SECRET, htpasswdApply, htpasswdCheck, registryTlsApply, registryTlsCheck } from './registry-scripts.js';
 
 const STAGE = 'task-create-services';
+/** named (user bind) reads the zones here: an upload made it under the session's umask 077 before. */
+const BIND_ZONE_DIR = '/etc/bind/kubemix';
 
 export function servicesContribution(model: ClusterModel): { tasks: Task[]; artifacts: RenderedArtifact[] } {
   const facts = servicesFacts(model);
@@ -29,7 +31,7 @@ export function servicesContribution(model: ClusterModel): { tasks: Task[]; arti
   const tasks: Task[] = [packages];
   // dnsmasq first: Debian's package starts it on port 53, which Bind needs.
   if (t.dhcp) tasks.push(configTask({ stage: STAGE, host, name: 'dnsmasq', description: 'DHCP reservations for every planned MAC, DNS off (port=0)', files: files(DNSMASQ_CONFIG), validate: `dnsmasq --test --conf-file=${DNSMASQ_CONFIG}`, service: 'dnsmasq', after: [packages.id] }));
-  if (t.dns) tasks.push(configTask({ stage: STAGE, host, name: 'bind', description: `zones ${facts.zone} and ${facts.reverseZone}, recursion for the cluster`, files: files(NAMED_CONF, '/etc/bind/kubemix'), validate: `named-checkconf -z ${NAMED_CONF} >/dev/null`, service: 'named', after: [packages.id, ...(t.dhcp ? [id('dnsmasq')] : [])] }));
+  if (t.dns) tasks.push(configTask({ stage: STAGE, host, name: 'bind', description: `zones ${facts.zone} and ${facts.reverseZone}, recursion for the cluster`, files: files(NAMED_CONF, BIND_ZONE_DIR), validate: `chmod 0755 ${BIND_ZONE_DIR}\nnamed-checkconf -z ${NAMED_CONF} >/dev/null`, service: 'named', live: [facts.zone, facts.reverseZone].map((z) => `rndc zonestatus ${z} >/dev/null 2>&1`).join(' && '), after: [packages.id, ...(t.dhcp ? [id('dnsmasq')] : [])] }));
   if (t.loadBalancer) tasks.push(configTask({ stage: STAGE, host, name: 'haproxy', description: `API 6443 → ${facts.controllers.length} controllers, 80/443 → ${facts.ingress.map((n) => n.name).join(', ')}, stats ${SERVICES.haproxyStatsPort}`, files: files(HAPROXY_CONFIG), validate: `haproxy -c -q -f ${HAPROXY_CONFIG}`, service: 'haproxy', after: [packages.id] }));
   if (t.registry) tasks.push(...registryTasks(facts, files(REGISTRY_PATHS.config), packages.id));
   return { tasks, artifacts };
