@@ -2,8 +2,7 @@
 // from a test CA, open, behind htpasswd (Basic) and behind token auth (Bearer,
 // token server in helpers/token-server.ts), serving images this test pushes.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ImageCache } from '../src/registry/cache.js';
@@ -13,7 +12,7 @@ import type { RegistryError } from '../src/registry/errors.js';
 import { fetchPlatforms } from '../src/registry/platforms.js';
 import { parseRegistryRef } from '../src/registry/reference.js';
 import { registryResolver } from '../src/registry/resolver.js';
-import { freePort, startRegistry, type RunningRegistry } from './helpers/docker-registry.js';
+import { freePort, registryFiles, startRegistry, type RunningRegistry } from './helpers/docker-registry.js';
 import { DOCKER_MANIFEST, pushImage, pushIndex } from './helpers/oci-push.js';
 import { makePki, type TestPki } from './helpers/pki.js';
 import { scratch } from './helpers/shapes.js';
@@ -35,10 +34,7 @@ describe('registry client against docker-registry', () => {
   before(async () => {
     pki = makePki(tmp.dir);
     const tls = pki.server('registry');
-    const storage = join(tmp.dir, 'storage');
-    mkdirSync(storage);
-    const htpasswd = join(tmp.dir, 'htpasswd');
-    assert.equal(spawnSync('htpasswd', ['-c', '-B', '-i', htpasswd, USER], { input: PASSWORD }).status, 0);
+    const { storage, htpasswd } = registryFiles(tmp.dir, USER, PASSWORD);
     tokens = await startTokenServer(tmp.dir, tls, USER, PASSWORD, 'kubemix-test', 'kubemix-test-issuer');
     [open, basic, bearer] = await Promise.all([
       startRegistry(tmp.dir, 'open', storage, tls, { kind: 'none' }, pki.caCert),

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { after, before, it } from 'node:test';
-import { httpsGet } from '../src/registry/http.js';
+import { registryGet } from '../src/registry/http.js';
 import { makePki } from './helpers/pki.js';
 import { scratch } from './helpers/shapes.js';
 
@@ -47,16 +47,16 @@ after(async () => {
 it('keeps Authorization within the registry, drops it when a redirect leaves host:port', async () => {
   seenByStorage = [];
   const headers = { authorization: 'Bearer secret-token' };
-  const cross = await httpsGet(`https://127.0.0.1:${registryPort}/cross`, { headers, ca: [ca], timeoutMs: 5000, maxBytes: 1024 });
+  const cross = await registryGet(`https://127.0.0.1:${registryPort}/cross`, { headers, ca: [ca], timeoutMs: 5000, maxBytes: 1024 });
   assert.equal(cross.body.toString(), 'blob');
   assert.match(cross.url, /^https:\/\/localhost:\d+\/blob\?sig=1$/);
   // Another port is another origin: dropped too.
-  await httpsGet(`https://127.0.0.1:${registryPort}/port`, { headers, ca: [ca], timeoutMs: 5000, maxBytes: 1024 });
-  const same = await httpsGet(`https://127.0.0.1:${registryPort}/same`, { headers, ca: [ca], timeoutMs: 5000, maxBytes: 1024 });
+  await registryGet(`https://127.0.0.1:${registryPort}/port`, { headers, ca: [ca], timeoutMs: 5000, maxBytes: 1024 });
+  const same = await registryGet(`https://127.0.0.1:${registryPort}/same`, { headers, ca: [ca], timeoutMs: 5000, maxBytes: 1024 });
   assert.equal(same.body.toString(), 'Bearer secret-token');
   assert.deepEqual(seenByStorage, [undefined, undefined]);
 });
 
 it('caps the size and the time', async () => {
-  await assert.rejects(httpsGet(`https://127.0.0.1:${registryPort}/cross`, { ca: [ca], timeoutMs: 5000, maxBytes: 2 }), { code: 'registry.too-large' });
+  await assert.rejects(registryGet(`https://127.0.0.1:${registryPort}/cross`, { ca: [ca], timeoutMs: 5000, maxBytes: 2 }), { code: 'registry.too-large' });
 });

@@ -9,14 +9,16 @@ import type { ImageOsResolver } from '../lint/image-os.js';
 import { defaultCacheDir } from '../registry/cache.js';
 import { dockerConfigCredentials, parseRegistryAuthFlag, type Credential } from '../registry/credentials.js';
 import type { RegistryError } from '../registry/errors.js';
-import { buildImageResolver, DEFAULT_TIMEOUT_MS, DEFAULT_TTL_MS } from '../registry/setup.js';
+import { parseInsecureRegistry } from '../registry/insecure.js';
+import { buildImageResolvers, DEFAULT_TIMEOUT_MS, DEFAULT_TTL_MS, type ImageResolvers } from '../registry/setup.js';
 import type { CliIo } from './io.js';
 
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function withRegistryOptions(command: Command): Command {
   return command
     .option('--registry-auth <HOST=USER:FILE>', 'registry credentials; the password is read from FILE (repeatable)', collect)
+    .option('--insecure-registry <HOST[:PORT]>', 'reach this registry over plain HTTP, never HTTPS (repeatable)', collect)
     .option('--ca-file <FILE>', 'PEM CA certificate(s) to trust for registries, e.g. the cluster CA (repeatable)', collect)
     .option('--cache-dir <DIR>', 'image OS cache (default $KUBEMIX_CACHE_DIR or ~/.cache/kubemix/images)')
     .option('--cache-ttl <SECONDS>', 'how long a tag → digest answer is trusted', String(DEFAULT_TTL_MS / 1000))
@@ -32,6 +34,11 @@ export interface RegistryFlagContext {
 }
 
 export function resolverFromFlags(opts: Record<string, unknown>, io: CliIo, ctx: RegistryFlagContext): ImageOsResolver {
+  return resolversFromFlags(opts, io, ctx).base;
+}
+
+/** The shared chain and, for the webhook, chains scoped to a pod's pull-secret credentials. */
+export function resolversFromFlags(opts: Record<string, unknown>, io: CliIo, ctx: RegistryFlagContext): ImageResolvers {
   const read = (file: string): string => readFileSync(resolve(io.cwd, file), 'utf8');
   const credentials = new Map<string, Credential>(dockerConfigCredentials(io.env));
   for (const flag of strings(opts['registryAuth'])) {
@@ -46,11 +53,13 @@ export function resolverFromFlags(opts: Record<string, unknown>, io: CliIo, ctx:
       throw new InputError('flags.ca-file', `--ca-file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
     }
   }
+  const insecure = new Set(strings(opts['insecureRegistry']).map(parseInsecureRegistry));
   const cacheDir = typeof opts['cacheDir'] === 'string' ? resolve(io.cwd, opts['cacheDir']) : defaultCacheDir(io.env);
-  return buildImageResolver({
+  return buildImageResolvers({
     offline: ctx.offline,
     credentials,
     ca,
+    insecure,
     mirrors: ctx.mirrors,
     cacheDir,
     ttlMs: seconds(opts['cacheTtl'], '--cache-ttl') * 1000,

@@ -14,19 +14,22 @@ import type { Verdict } from './review.js';
 export interface AdmitContext {
   readonly resolver: ImageOsResolver;
   readonly cluster: LintCluster | undefined;
+  /** The resolver for one object in its namespace, e.g. with its pull secrets' credentials; default `resolver`. */
+  readonly resolverFor?: (namespace: string | undefined, object: JsonMap) => Promise<ImageOsResolver>;
 }
 
 /** Rules the validator leaves to the mutator: it runs first and adds what they ask for. */
 const LEFT_TO_MUTATE = new Set(['placement/missing-os', 'placement/os-name-missing', 'placement/missing-toleration']);
 
-async function analyseObject(object: JsonMap, ctx: AdmitContext) {
+async function analyseObject(object: JsonMap, ctx: AdmitContext, namespace: string | undefined) {
+  const resolver = ctx.resolverFor === undefined ? ctx.resolver : await ctx.resolverFor(namespace, object);
   // The object is already parsed: lint analyses it as it would a manifest file, without a print and re-parse.
-  return analyseFiles([sourceFromObject('<admission>', object)], { resolver: ctx.resolver, ...(ctx.cluster === undefined ? {} : { cluster: ctx.cluster }) });
+  return analyseFiles([sourceFromObject('<admission>', object)], { resolver, ...(ctx.cluster === undefined ? {} : { cluster: ctx.cluster }) });
 }
 
-export async function mutate(object: JsonMap | undefined, ctx: AdmitContext): Promise<Verdict> {
+export async function mutate(object: JsonMap | undefined, ctx: AdmitContext, namespace?: string): Promise<Verdict> {
   if (object === undefined) return { allowed: true };
-  const analysis = await analyseObject(object, ctx);
+  const analysis = await analyseObject(object, ctx, namespace);
   const patch: AddOp[] = [];
   const warnings: string[] = [];
   for (const t of analysis.templates) {
@@ -39,9 +42,9 @@ export async function mutate(object: JsonMap | undefined, ctx: AdmitContext): Pr
   return { allowed: true, patch, warnings };
 }
 
-export async function validate(object: JsonMap | undefined, ctx: AdmitContext): Promise<Verdict> {
+export async function validate(object: JsonMap | undefined, ctx: AdmitContext, namespace?: string): Promise<Verdict> {
   if (object === undefined) return { allowed: true };
-  const analysis = await analyseObject(object, ctx);
+  const analysis = await analyseObject(object, ctx, namespace);
   const findings = findingsOf(analysis).filter((f) => !LEFT_TO_MUTATE.has(f.rule) && !f.rule.startsWith('input/'));
   const errors = findings.filter((f) => f.severity === 'error');
   const warnings = findings.filter((f) => f.severity === 'warning').map((f) => `${f.rule}: ${f.message}`);

@@ -1,6 +1,8 @@
 // The webhook's manifests: Namespace, TLS Secret, cluster spec ConfigMap,
-// Deployment (2 replicas, Linux only, spread over nodes), PodDisruptionBudget,
-// Service and the two WebhookConfigurations. Pure: the certificate comes in.
+// ServiceAccount with the one permission it needs (get on Secrets, to read
+// pods' imagePullSecrets; none with --no-pull-secrets), Deployment (2
+// replicas, Linux only, spread over nodes), PodDisruptionBudget, Service and
+// the two WebhookConfigurations. Pure: the certificate comes in.
 import { VERSION } from '../version.js';
 
 export interface InstallInput {
@@ -13,6 +15,10 @@ export interface InstallInput {
   readonly specArg: string;
   readonly failurePolicy: 'Fail' | 'Ignore';
   readonly timeoutSeconds: number;
+  /** Read pods' imagePullSecrets (needs get on secrets in every namespace). */
+  readonly pullSecrets: boolean;
+  /** Passed to guard serve as --insecure-registry. */
+  readonly insecureRegistries: readonly string[];
 }
 
 export const GUARD_NAME = 'kubemix-guard';
@@ -30,6 +36,8 @@ export function renderInstall(i: InstallInput): Record<string, unknown>[] {
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: i.namespace, labels: { ...labels, 'pod-security.kubernetes.io/enforce': 'restricted' } } },
     { apiVersion: 'v1', kind: 'Secret', metadata: meta(`${GUARD_NAME}-tls`), type: 'kubernetes.io/tls', data: { 'tls.crt': b64(i.tls.cert), 'tls.key': b64(i.tls.key) } },
     ...(i.specText === undefined ? [] : [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: meta(`${GUARD_NAME}-cluster`), data: { 'cluster.yaml': i.specText } }]),
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(GUARD_NAME), automountServiceAccountToken: i.pullSecrets },
+    ...(i.pullSecrets ? secretReader(i, labels) : []),
     deployment(i, labels),
     { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: meta(GUARD_NAME), spec: { minAvailable: 1, selector: { matchLabels: { 'app.kubernetes.io/name': GUARD_NAME } } } },
     { apiVersion: 'v1', kind: 'Service', metadata: meta(GUARD_NAME), spec: { selector: { 'app.kubernetes.io/name': GUARD_NAME }, ports: [{ name: 'https', port: 443, targetPort: PORT, protocol: 'TCP' }] } },
@@ -55,11 +63,16 @@ function deployment(i: InstallInput, labels: Record<string, string>): Record<str
           os: { name: 'linux' },
           nodeSelector: { 'kubernetes.io/os': 'linux' },
           affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: select } } }] } },
+          serviceAccountName: GUARD_NAME,
           securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
           containers: [{
             name: 'guard',
             image: i.image,
-            args: ['guard', 'serve', '--cluster', cluster, '--listen', `0.0.0.0:${PORT}`, '--tls-cert', '/etc/kubemix/tls/tls.crt', '--tls-key', '/etc/kubemix/tls/tls.key'],
+            args: [
+              'guard', 'serve', '--cluster', cluster, '--listen', `0.0.0.0:${PORT}`, '--tls-cert', '/etc/kubemix/tls/tls.crt', '--tls-key', '/etc/kubemix/tls/tls.key',
+              ...(i.pullSecrets ? [] : ['--no-pull-secrets']),
+              ...i.insecureRegistries.flatMap((host) => ['--insecure-registry', host]),
+            ],
             env: [{ name: 'KUBEMIX_CACHE_DIR', value: '/var/cache/kubemix' }],
             ports: [{ name: 'https', containerPort: PORT }],
             readinessProbe: probe('/healthz'),
@@ -81,6 +94,23 @@ function deployment(i: InstallInput, labels: Record<string, string>): Record<str
       },
     },
   };
+}
+
+/**
+ * get on secrets, nothing else: no list or watch, so the webhook can read a
+ * Secret only by the name a pod gives. Cluster-wide because pods come from
+ * every namespace; resourceNames cannot help, the names are the users'.
+ */
+function secretReader(i: InstallInput, labels: Record<string, string>): Record<string, unknown>[] {
+  const name = `${GUARD_NAME}-pull-secrets`;
+  return [
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, labels }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+      subjects: [{ kind: 'ServiceAccount', name: GUARD_NAME, namespace: i.namespace }],
+    },
+  ];
 }
 
 const RULES = [

@@ -30,7 +30,7 @@ class HttpError extends Error {
   }
 }
 
-const ADMIT: Readonly<Record<string, (o: Parameters<typeof mutate>[0], c: AdmitContext) => Promise<Verdict>>> = { '/mutate': mutate, '/validate': validate };
+const ADMIT: Readonly<Record<string, (o: Parameters<typeof mutate>[0], c: AdmitContext, namespace?: string) => Promise<Verdict>>> = { '/mutate': mutate, '/validate': validate };
 
 export function createGuardServer(options: GuardServerOptions): GuardServer {
   const metrics = new Metrics();
@@ -85,7 +85,7 @@ async function handle(req: IncomingMessage, route: string, o: GuardServerOptions
   if (req.method !== 'POST') throw new HttpError(405, 'POST an AdmissionReview');
   const body = await readBody(req, maxBody);
   const review = parseReview(body);
-  const verdict = await withDeadline(admit(review.object, o), timeout);
+  const verdict = await withDeadline(admit(review.object, o, review.namespace), timeout);
   return { status: 200, type: 'application/json', body: JSON.stringify(reviewResponse(review.uid, verdict)) };
 }
 

@@ -2,7 +2,9 @@
 // (manifest digest → platforms, never expires) and time-bound where it is not
 // (tag → digest, trusted for `ttlMs`). A memory layer in front keeps the
 // webhook's warm path off the disk. Files are written beside and renamed, so
-// a reader never sees half an entry; a corrupt entry is a miss.
+// a reader never sees half an entry; a corrupt entry is a miss. Without a
+// directory the cache is memory only: what a pod's pull secrets fetched stays
+// in the process, in a cache of that namespace's own.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -15,13 +17,13 @@ export interface TagEntry {
 }
 
 export class ImageCache {
-  readonly dir: string;
+  readonly dir: string | undefined;
   readonly ttlMs: number;
   readonly #now: () => number;
   readonly #tags = new Map<string, TagEntry>();
   readonly #digests = new Map<string, readonly Platform[]>();
 
-  constructor(dir: string, ttlMs: number, now: () => number = Date.now) {
+  constructor(dir: string | undefined, ttlMs: number, now: () => number = Date.now) {
     this.dir = dir;
     this.ttlMs = ttlMs;
     this.#now = now;
@@ -29,7 +31,7 @@ export class ImageCache {
 
   /** The digest a reference pointed at; with `fresh`, only within the TTL. */
   tag(ref: string, fresh: boolean): TagEntry | undefined {
-    const entry = this.#tags.get(ref) ?? this.#read<TagEntry>(this.#tagPath(ref));
+    const entry = this.#tags.get(ref) ?? this.#read<TagEntry>(['tags', `${keyOf(ref)}.json`]);
     if (entry === undefined || typeof entry.digest !== 'string' || typeof entry.fetchedAt !== 'number') return undefined;
     this.#tags.set(ref, entry);
     return !fresh || this.#now() - entry.fetchedAt < this.ttlMs ? entry : undefined;
@@ -40,7 +42,7 @@ export class ImageCache {
     if (memo !== undefined) return memo;
     const hex = /^sha256:([0-9a-f]{64})$/.exec(digest)?.[1];
     if (hex === undefined) return undefined;
-    const entry = this.#read<{ platforms?: Platform[] }>(join(this.dir, 'digests', 'sha256', `${hex}.json`));
+    const entry = this.#read<{ platforms?: Platform[] }>(['digests', 'sha256', `${hex}.json`]);
     if (!Array.isArray(entry?.platforms)) return undefined;
     this.#digests.set(digest, entry.platforms);
     return entry.platforms;
@@ -51,24 +53,23 @@ export class ImageCache {
     this.#tags.set(ref, tag);
     this.#digests.set(image.digest, image.platforms);
     const hex = image.digest.slice('sha256:'.length);
-    this.#write(join(this.dir, 'digests', 'sha256'), `${hex}.json`, { digest: image.digest, platforms: image.platforms });
-    this.#write(join(this.dir, 'tags'), `${keyOf(ref)}.json`, { ref, ...tag });
+    this.#write(['digests', 'sha256'], `${hex}.json`, { digest: image.digest, platforms: image.platforms });
+    this.#write(['tags'], `${keyOf(ref)}.json`, { ref, ...tag });
   }
 
-  #tagPath(ref: string): string {
-    return join(this.dir, 'tags', `${keyOf(ref)}.json`);
-  }
-
-  #read<T>(path: string): T | undefined {
+  #read<T>(path: readonly string[]): T | undefined {
+    if (this.dir === undefined) return undefined;
     try {
-      return JSON.parse(readFileSync(path, 'utf8')) as T;
+      return JSON.parse(readFileSync(join(this.dir, ...path), 'utf8')) as T;
     } catch {
       return undefined;
     }
   }
 
   /** Best effort: a cache that cannot be written only costs a lookup next time. */
-  #write(dir: string, name: string, value: unknown): void {
+  #write(subdir: readonly string[], name: string, value: unknown): void {
+    if (this.dir === undefined) return;
+    const dir = join(this.dir, ...subdir);
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const tmp = join(dir, `.${name}.${process.pid}.tmp`);

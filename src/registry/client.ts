@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { parseChallenge } from './challenge.js';
 import type { Credential, Credentials } from './credentials.js';
 import { RegistryError } from './errors.js';
-import { httpsGet, type HttpResponse } from './http.js';
+import { registryGet, type HttpResponse } from './http.js';
 import type { RegistryRef } from './reference.js';
 
 export const MEDIA = {
@@ -20,6 +20,8 @@ export interface ClientOptions {
   readonly credentials: Credentials;
   readonly ca: readonly string[];
   readonly timeoutMs: number;
+  /** Hosts reached over plain HTTP (--insecure-registry); every other host is HTTPS only. */
+  readonly insecure?: ReadonlySet<string>;
 }
 
 export interface Fetched {
@@ -57,7 +59,8 @@ export class RegistryClient {
   }
 
   async #get(ref: RegistryRef, path: string, accept: string, signal: AbortSignal | undefined): Promise<HttpResponse> {
-    const url = `https://${ref.host}/v2/${ref.repository}/${path}`;
+    const scheme = this.#options.insecure?.has(ref.host) === true ? 'http' : 'https';
+    const url = `${scheme}://${ref.host}/v2/${ref.repository}/${path}`;
     const key = `${ref.host}/${ref.repository}`;
     let res = await this.#send(url, accept, this.#auth.get(key), signal);
     if (res.status === 401) {
@@ -74,7 +77,11 @@ export class RegistryClient {
   #send(url: string, accept: string, authorization: string | undefined, signal: AbortSignal | undefined): Promise<HttpResponse> {
     const headers: Record<string, string> = { accept, 'user-agent': 'kubemix' };
     if (authorization !== undefined) headers['authorization'] = authorization;
-    return httpsGet(url, { headers, ca: this.#options.ca, timeoutMs: this.#options.timeoutMs, maxBytes: MAX_BYTES, ...(signal === undefined ? {} : { signal }) });
+    return registryGet(url, { headers, ca: this.#options.ca, timeoutMs: this.#options.timeoutMs, maxBytes: MAX_BYTES, ...this.#transport(), ...(signal === undefined ? {} : { signal }) });
+  }
+
+  #transport(): { insecure?: ReadonlySet<string> } {
+    return this.#options.insecure === undefined ? {} : { insecure: this.#options.insecure };
   }
 
   async #authorize(ref: RegistryRef, res: HttpResponse, signal: AbortSignal | undefined): Promise<string> {
@@ -97,7 +104,7 @@ export class RegistryClient {
     url.searchParams.set('scope', params['scope'] ?? `repository:${ref.repository}:pull`);
     const headers: Record<string, string> = { 'user-agent': 'kubemix' };
     if (credential !== undefined) headers['authorization'] = basic(credential);
-    const res = await httpsGet(url.toString(), { headers, ca: this.#options.ca, timeoutMs: this.#options.timeoutMs, maxBytes: 1024 * 1024, ...(signal === undefined ? {} : { signal }) });
+    const res = await registryGet(url.toString(), { headers, ca: this.#options.ca, timeoutMs: this.#options.timeoutMs, maxBytes: 1024 * 1024, ...this.#transport(), ...(signal === undefined ? {} : { signal }) });
     if (res.status !== 200) throw new RegistryError('registry.unauthorized', `${url.host}: token request answered HTTP ${res.status}`, { status: res.status });
     const body = parseJson(res.body, `${url.host} token`) as { token?: unknown; access_token?: unknown };
     const token = typeof body.token === 'string' ? body.token : body.access_token;

@@ -39,16 +39,33 @@ export function parseDockerConfig(text: string, path: string): Map<string, Crede
   } catch {
     throw new InputError('registry.docker-config', `${path} is not valid JSON`);
   }
+  return credentialsOfAuths((parsed as { auths?: unknown } | null)?.auths);
+}
+
+/**
+ * Docker's `auths` map (config.json, a dockerconfigjson Secret, or a legacy
+ * dockercfg Secret, which is that map alone): `auth` (base64 user:password),
+ * else `username` and `password` as `kubectl create secret docker-registry`
+ * also writes them.
+ */
+export function credentialsOfAuths(auths: unknown): Map<string, Credential> {
   const out = new Map<string, Credential>();
-  const auths = (parsed as { auths?: Record<string, { auth?: unknown }> }).auths ?? {};
-  for (const [key, entry] of Object.entries(auths)) {
-    if (typeof entry?.auth !== 'string' || entry.auth === '') continue;
-    const decoded = Buffer.from(entry.auth, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon <= 0) continue;
-    out.set(normaliseHost(key), { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) });
+  if (typeof auths !== 'object' || auths === null) return out;
+  for (const [key, entry] of Object.entries(auths as Record<string, { auth?: unknown; username?: unknown; password?: unknown } | null>)) {
+    const credential = typeof entry?.auth === 'string' && entry.auth !== '' ? fromAuth(entry.auth) : fromFields(entry?.username, entry?.password);
+    if (credential !== undefined) out.set(normaliseHost(key), credential);
   }
   return out;
+}
+
+function fromAuth(auth: string): Credential | undefined {
+  const decoded = Buffer.from(auth, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon <= 0 ? undefined : { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+function fromFields(username: unknown, password: unknown): Credential | undefined {
+  return typeof username === 'string' && username !== '' && typeof password === 'string' ? { username, password } : undefined;
 }
 
 /** `host=user:/path/to/password-file`; the file's trailing newline is dropped. */

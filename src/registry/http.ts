@@ -1,10 +1,13 @@
-// One HTTPS GET with what registries need: extra trust anchors, a deadline
-// for the whole exchange, a size cap, and redirects followed by hand so the
+// One GET with what registries need: extra trust anchors, a deadline for the
+// whole exchange, a size cap, and redirects followed by hand so the
 // Authorization header never leaves the registry's host (blob storage on S3
 // or a CDN gets a pre-signed URL and must not see our credentials).
+// HTTPS always; plain HTTP only to hosts the user named as insecure
+// registries, and never as a fallback when TLS fails.
+import { request as httpRequest } from 'node:http';
 import { request } from 'node:https';
 import { rootCertificates } from 'node:tls';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { RegistryError } from './errors.js';
 
 export interface HttpOptions {
@@ -14,6 +17,8 @@ export interface HttpOptions {
   readonly timeoutMs: number;
   readonly maxBytes: number;
   readonly signal?: AbortSignal;
+  /** `host[:port]`s that may be reached over plain HTTP (--insecure-registry). */
+  readonly insecure?: ReadonlySet<string>;
 }
 
 export interface HttpResponse {
@@ -26,7 +31,7 @@ export interface HttpResponse {
 
 const MAX_REDIRECTS = 5;
 
-export async function httpsGet(url: string, options: HttpOptions): Promise<HttpResponse> {
+export async function registryGet(url: string, options: HttpOptions): Promise<HttpResponse> {
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal === undefined ? deadline : AbortSignal.any([deadline, options.signal]);
   const origin = new URL(url).host;
@@ -37,7 +42,9 @@ export async function httpsGet(url: string, options: HttpOptions): Promise<HttpR
     const location = res.headers.location;
     if (res.status < 300 || res.status >= 400 || location === undefined) return res;
     const next = new URL(location, current);
-    if (next.protocol !== 'https:') throw new RegistryError('registry.insecure-redirect', `${current} redirects to ${next.protocol} URL; only https is followed`);
+    if (!allowed(next, options.insecure)) {
+      throw new RegistryError('registry.insecure-redirect', `${current} redirects to ${next.protocol} URL of ${next.host}; only https is followed, http only to --insecure-registry hosts`);
+    }
     if (next.host !== origin) {
       const { authorization: _dropped, Authorization: _alsoDropped, ...rest } = headers;
       headers = rest;
@@ -50,13 +57,13 @@ export async function httpsGet(url: string, options: HttpOptions): Promise<HttpR
 function once(url: string, headers: Record<string, string>, options: HttpOptions, signal: AbortSignal): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    if (u.protocol !== 'https:') {
-      reject(new RegistryError('registry.insecure', `${url}: only https registries are supported`));
+    if (!allowed(u, options.insecure)) {
+      reject(new RegistryError('registry.insecure', `${u.protocol}//${u.host}: plain HTTP only to hosts given as --insecure-registry`, { hint: `--insecure-registry ${u.host} if this registry really has no TLS` }));
       return;
     }
     // Giving `ca` replaces Node's roots; keep them so public registries still verify.
     const ca = options.ca === undefined || options.ca.length === 0 ? undefined : [...rootCertificates, ...options.ca];
-    const req = request(u, { method: 'GET', headers, signal, ...(ca === undefined ? {} : { ca }) }, (res) => {
+    const onResponse = (res: IncomingMessage): void => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
@@ -70,10 +77,18 @@ function once(url: string, headers: Record<string, string>, options: HttpOptions
       });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), url }));
       res.on('error', reject);
-    });
+    };
+    const req = u.protocol === 'http:'
+      ? httpRequest(u, { method: 'GET', headers, signal }, onResponse)
+      : request(u, { method: 'GET', headers, signal, ...(ca === undefined ? {} : { ca }) }, onResponse);
     req.on('error', (error) => reject(wrapNetworkError(url, error, signal)));
     req.end();
   });
+}
+
+/** https anywhere; http only to a host named insecure, so a TLS failure is never retried in clear. */
+function allowed(u: URL, insecure: ReadonlySet<string> | undefined): boolean {
+  return u.protocol === 'https:' || (u.protocol === 'http:' && insecure?.has(u.host) === true);
 }
 
 function wrapNetworkError(url: string, error: Error, signal: AbortSignal): Error {

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseChallenge } from './challenge.js';
 import { normaliseHost, parseDockerConfig, parseRegistryAuthFlag } from './credentials.js';
+import { parseInsecureRegistry } from './insecure.js';
 import { summarise } from './platforms.js';
+import { credentialsOfPullSecret } from './pull-secret.js';
 import { applyMirror, parseRegistryRef } from './reference.js';
 
 test('references: Docker Hub defaults, ports, digests, case-kept tags', () => {
@@ -44,4 +46,21 @@ test('summarise: one OS, the build only when all Windows entries agree, arm64 ig
   assert.deepEqual(summarise([{ os: 'windows', osVersion: '10.0.20348.1' }, { os: 'windows', osVersion: '10.0.26100.1' }]), { os: 'windows' });
   assert.deepEqual(summarise([{ os: 'linux', architecture: 'amd64' }, { os: 'windows', architecture: 'arm64' }]), { os: 'linux' });
   assert.equal(summarise([{ os: 'linux' }, { os: 'windows' }]), null);
+});
+
+test('--insecure-registry: HOST[:PORT] lowercased; schemes, paths and wildcards refused', () => {
+  assert.equal(parseInsecureRegistry('Registry.Lab:5000'), 'registry.lab:5000');
+  assert.equal(parseInsecureRegistry('localhost'), 'localhost');
+  for (const bad of ['http://registry.lab', 'registry.lab/path', '*.lab', '', 'a b']) assert.throws(() => parseInsecureRegistry(bad), { code: 'flags.insecure-registry' }, bad);
+});
+
+test('pull secrets: dockerconfigjson (auth or username/password), legacy dockercfg, other types none', () => {
+  const auth = Buffer.from('bot:pw:1').toString('base64');
+  const json = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
+  assert.deepEqual([...credentialsOfPullSecret('kubernetes.io/dockerconfigjson', { '.dockerconfigjson': json({ auths: { 'reg.lab:5000': { auth } } }) }) ?? []], [['reg.lab:5000', { username: 'bot', password: 'pw:1' }]]);
+  assert.deepEqual([...credentialsOfPullSecret('kubernetes.io/dockerconfigjson', { '.dockerconfigjson': json({ auths: { 'https://index.docker.io/v1/': { username: 'u', password: 'p' } } }) }) ?? []], [['registry-1.docker.io', { username: 'u', password: 'p' }]]);
+  assert.deepEqual([...credentialsOfPullSecret('kubernetes.io/dockercfg', { '.dockercfg': json({ 'https://reg.lab': { auth } }) }) ?? []], [['reg.lab', { username: 'bot', password: 'pw:1' }]]);
+  assert.equal(credentialsOfPullSecret('Opaque', { '.dockerconfigjson': json({ auths: {} }) }), undefined);
+  assert.equal(credentialsOfPullSecret('kubernetes.io/dockerconfigjson', { '.dockerconfigjson': Buffer.from('{') }), undefined);
+  assert.equal(credentialsOfPullSecret('kubernetes.io/dockerconfigjson', { '.dockerconfigjson': Buffer.from('null') })?.size, 0);
 });

@@ -65,7 +65,7 @@ export function cacheResolver(cache: ImageCache, mirrors: Readonly<Record<string
   };
 }
 
-function refOf(image: string, mirrors: Readonly<Record<string, string>>): RegistryRef | undefined {
+export function refOf(image: string, mirrors: Readonly<Record<string, string>>): RegistryRef | undefined {
   try {
     return applyMirror(parseRegistryRef(image), mirrors);
   } catch {

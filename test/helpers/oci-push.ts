@@ -1,12 +1,17 @@
 // Pushes images built in the test with plain distribution API calls: blobs
 // by monolithic upload, manifests and indexes by PUT. No docker, no SDK.
+// A target without a CA is a plain-HTTP (insecure) registry.
 import { createHash } from 'node:crypto';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 import type { LookupFunction } from 'node:net';
 
+const base = (t: Target): string => `${t.ca === undefined ? 'http' : 'https'}://${t.host}`;
+
 export interface Target {
   readonly host: string;
-  readonly ca: string;
+  /** undefined: plain HTTP. */
+  readonly ca: string | undefined;
   readonly authorization?: string;
   /** Name resolution for the registry's own host name (its redirects use it). */
   readonly lookup?: LookupFunction;
@@ -22,11 +27,15 @@ export function call(method: string, url: string, target: Target, headers: Recor
   return new Promise((resolve, reject) => {
     const h: Record<string, string> = { ...headers, ...(target.authorization === undefined ? {} : { authorization: target.authorization }) };
     if (body !== undefined) h['content-length'] = String(body.length);
-    const req = request(url, { method, headers: h, ca: target.ca, timeout: 10_000, ...(target.lookup === undefined ? {} : { lookup: target.lookup }) }, (res) => {
+    const onResponse = (res: IncomingMessage): void => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    };
+    const lookup = target.lookup === undefined ? {} : { lookup: target.lookup };
+    const req = target.ca === undefined
+      ? httpRequest(url, { method, headers: h, timeout: 10_000, ...lookup }, onResponse)
+      : request(url, { method, headers: h, ca: target.ca, timeout: 10_000, ...lookup }, onResponse);
     req.on('error', reject);
     req.end(body);
   });
@@ -36,9 +45,9 @@ export const digestOf = (data: Buffer): string => `sha256:${createHash('sha256')
 
 export async function pushBlob(t: Target, repo: string, data: Buffer): Promise<{ digest: string; size: number }> {
   const digest = digestOf(data);
-  const start = await call('POST', `https://${t.host}/v2/${repo}/blobs/uploads/`, t);
+  const start = await call('POST', `${base(t)}/v2/${repo}/blobs/uploads/`, t);
   if (start.status !== 202 || start.location === undefined) throw new Error(`upload start ${start.status} ${start.body}`);
-  const url = new URL(start.location, `https://${t.host}`);
+  const url = new URL(start.location, base(t));
   url.searchParams.set('digest', digest);
   const put = await call('PUT', url.toString(), t, { 'content-type': 'application/octet-stream' }, data);
   if (put.status !== 201) throw new Error(`blob put ${put.status} ${put.body}`);
@@ -47,7 +56,7 @@ export async function pushBlob(t: Target, repo: string, data: Buffer): Promise<{
 
 export async function pushManifest(t: Target, repo: string, reference: string, mediaType: string, doc: unknown): Promise<{ digest: string; size: number; mediaType: string }> {
   const body = Buffer.from(JSON.stringify(doc));
-  const put = await call('PUT', `https://${t.host}/v2/${repo}/manifests/${reference}`, t, { 'content-type': mediaType }, body);
+  const put = await call('PUT', `${base(t)}/v2/${repo}/manifests/${reference}`, t, { 'content-type': mediaType }, body);
   if (put.status !== 201) throw new Error(`manifest put ${repo}:${reference} ${put.status} ${put.body}`);
   return { digest: digestOf(body), size: body.length, mediaType };
 }

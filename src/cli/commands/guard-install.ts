@@ -10,9 +10,11 @@ import { InputError } from '../../errors.js';
 import { SecretStore } from '../../exec/secrets.js';
 import { renderInstall, serviceDnsNames } from '../../guard/install.js';
 import { signServingCert } from '../../guard/serving-cert.js';
+import { parseInsecureRegistry } from '../../registry/insecure.js';
 import { SECRET_NAMES } from '../../plan/secret-names.js';
 import { VERSION } from '../../version.js';
 import type { CliIo } from '../io.js';
+import { collect } from '../registry-flags.js';
 import { loadSpec } from '../spec-arg.js';
 
 interface InstallFlags {
@@ -25,6 +27,8 @@ interface InstallFlags {
   readonly namespace: string;
   readonly image: string;
   readonly out: string;
+  readonly pullSecrets: boolean;
+  readonly insecureRegistry?: string[];
 }
 
 export function registerGuardInstall(guard: Command, io: CliIo): void {
@@ -40,6 +44,8 @@ export function registerGuardInstall(guard: Command, io: CliIo): void {
     .option('--namespace <NAME>', 'namespace of the webhook', 'kubemix-guard')
     .option('--image <IMAGE>', 'kubemix container image', `ghcr.io/kubemix/kubemix:${VERSION}`)
     .option('--out <DIR>', 'directory to write the manifests to', 'kubemix-guard')
+    .option('--no-pull-secrets', 'no ClusterRole to get Secrets; the webhook then ignores pods\' imagePullSecrets')
+    .option('--insecure-registry <HOST[:PORT]>', 'passed to guard serve: reach this registry over plain HTTP (repeatable)', collect)
     .action(async (flags: InstallFlags) => runInstall(flags, io));
 }
 
@@ -54,6 +60,7 @@ async function runInstall(f: InstallFlags, io: CliIo): Promise<void> {
     namespace: f.namespace, image: f.image, caBundle: ca.cert, tls,
     specText: loaded.file === undefined ? undefined : readFileSync(loaded.file, 'utf8'),
     specArg: f.cluster, failurePolicy: f.failurePolicy, timeoutSeconds,
+    pullSecrets: f.pullSecrets, insecureRegistries: (f.insecureRegistry ?? []).map(parseInsecureRegistry),
   });
   const out = resolve(io.cwd, f.out);
   mkdirSync(out, { recursive: true, mode: 0o700 });

@@ -3,10 +3,12 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { InputError } from '../../errors.js';
+import { InputError, type KubemixError } from '../../errors.js';
+import { PullSecretReader, pullSecretResolverFor } from '../../guard/pull-secrets.js';
 import { createGuardServer } from '../../guard/server.js';
 import type { CliIo } from '../io.js';
-import { resolverFromFlags, withRegistryOptions } from '../registry-flags.js';
+import { kubeAccessFromFlags, withPullSecretOptions } from '../pull-secret-flags.js';
+import { resolversFromFlags, withRegistryOptions } from '../registry-flags.js';
 import { lintTargetFromSpec } from './lint.js';
 import { registerGuardInstall } from './guard-install.js';
 
@@ -20,7 +22,7 @@ export function registerGuard(program: Command, io: CliIo): void {
     .requiredOption('--tls-cert <FILE>', 'serving certificate (PEM)')
     .requiredOption('--tls-key <FILE>', 'serving key (PEM)')
     .option('--offline', 'image OS from the cache and name heuristics only');
-  withRegistryOptions(serve).action(async (options: { cluster: string; listen: string; tlsCert: string; tlsKey: string; offline?: boolean }, cmd: Command) => {
+  withPullSecretOptions(withRegistryOptions(serve)).action(async (options: { cluster: string; listen: string; tlsCert: string; tlsKey: string; offline?: boolean }, cmd: Command) => {
     await runServe(options, cmd.optsWithGlobals(), io);
   });
   registerGuardInstall(guard, io);
@@ -45,15 +47,16 @@ async function runServe(o: { cluster: string; listen: string; tlsCert: string; t
   const { host, port } = parseListen(o.listen);
   const target = lintTargetFromSpec(o.cluster, io);
   const log = (line: Record<string, unknown>): void => io.stderr(`${JSON.stringify({ time: new Date().toISOString(), ...line })}\n`);
-  const resolver = resolverFromFlags(opts, io, {
-    offline: o.offline === true,
-    mirrors: target.mirrors,
-    retryAfterMs: 30_000,
-    warn: (message, error) => log({ level: 'warn', msg: message, code: error.code }),
+  const warn = (message: string, error: KubemixError): void => log({ level: 'warn', msg: message, code: error.code });
+  const resolvers = resolversFromFlags(opts, io, { offline: o.offline === true, mirrors: target.mirrors, retryAfterMs: 30_000, warn });
+  const access = kubeAccessFromFlags(opts, io);
+  const reader = access === undefined ? undefined : new PullSecretReader({ access, timeoutMs: 5_000, ttlMs: 60_000, warn });
+  const guard = createGuardServer({
+    cert: readPem(io, o.tlsCert, '--tls-cert'), key: readPem(io, o.tlsKey, '--tls-key'), resolver: resolvers.base, cluster: target.cluster, log,
+    ...(reader === undefined ? {} : { resolverFor: pullSecretResolverFor(reader, resolvers) }),
   });
-  const guard = createGuardServer({ cert: readPem(io, o.tlsCert, '--tls-cert'), key: readPem(io, o.tlsKey, '--tls-key'), resolver, cluster: target.cluster, log });
   const bound = await guard.listen(host, port);
-  log({ level: 'info', msg: 'listening', address: host, port: bound, offline: o.offline === true });
+  log({ level: 'info', msg: 'listening', address: host, port: bound, offline: o.offline === true, pullSecrets: access?.origin ?? 'not read' });
   await new Promise<void>((done) => {
     const stop = (): void => done();
     io.signal.addEventListener('abort', stop, { once: true });
