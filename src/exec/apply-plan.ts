@@ -35,6 +35,12 @@ export interface ApplyOptions extends SelectionOptions {
   readonly ssh?: Partial<typeof DEFAULT_SSH_OPTIONS>;
   /** ssh-agent socket (SSH_AUTH_SOCK). */
   readonly agent?: string | undefined;
+  /**
+   * Reaches each selected host (`local` included) instead of SSH and the local
+   * shell. Tests pass a recording target here to trace what would run on
+   * hosts this machine does not have (kubeadm, Windows).
+   */
+  readonly transportFor?: (host: string) => HostTransport;
 }
 
 export interface ApplyResult {
@@ -78,9 +84,9 @@ export async function applyPlan(plan: Plan, artifacts: string | ReadonlyMap<stri
     const selectedHosts = new Set(selection.tasks.map((t) => t.host));
     for (const h of plan.hosts) {
       if (!selectedHosts.has(h.name)) continue;
-      transports.set(h.name, new SshTransport(h, { ...DEFAULT_SSH_OPTIONS, ...options.ssh, knownHosts, trustNewHosts: options.trustNewHosts === true, maxSessions: concurrency, agent: options.agent }));
+      transports.set(h.name, options.transportFor?.(h.name) ?? new SshTransport(h, { ...DEFAULT_SSH_OPTIONS, ...options.ssh, knownHosts, trustNewHosts: options.trustNewHosts === true, maxSessions: concurrency, agent: options.agent }));
     }
-    if (selectedHosts.has('local')) transports.set('local', new LocalTransport());
+    if (selectedHosts.has('local')) transports.set('local', options.transportFor?.('local') ?? new LocalTransport());
     const ctx: RunContext = {
       bus, journal, secrets, redactor, contents, transports, signal: options.signal, down: new Map(), factsDir: paths.facts,
       artifacts: new Map(plan.artifacts.map((a) => [a.id, a])),

@@ -3,6 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HostError } from '../errors.js';
+import { uploadPath } from '../plan/artifact-path.js';
 import type { Command, Shell, Task } from '../plan/types.js';
 import { psQuote, shellQuote } from '../transport/framing.js';
 import type { ExecResult, HostTransport } from '../transport/types.js';
@@ -28,7 +29,7 @@ export function prepareUploads(task: Task, ctx: RunContext): PreparedUpload[] {
     const text = raw.toString('utf8');
     const secret = secretRefs(text).length > 0;
     const content = secret ? Buffer.from(ctx.secrets.fill(text, `${task.id} upload ${a.remotePath}`)) : raw;
-    return { remotePath: a.remotePath, content, sha256: sha256(content), mode: secret ? '0600' : a.mode, owner: a.owner };
+    return { remotePath: uploadPath(a), content, sha256: sha256(content), mode: secret ? '0600' : a.mode, owner: a.owner };
   });
 }
 

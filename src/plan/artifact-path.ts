@@ -11,6 +11,21 @@ export function artifactLocalPath(node: string, remotePath: string): string {
   return ['artifacts', node, ...clean].join('/');
 }
 
+/** The node of artifacts applied through the API (manifests): no host has this name. */
+export const CLUSTER_NODE = 'cluster';
+/** Where cluster-node artifacts (`manifests/…`) are put on the host that applies them. */
+export const CLUSTER_ARTIFACT_DIR = '/etc/kubemix';
+
+/**
+ * The path an upload writes on the task's host. Cluster-node artifacts have a
+ * path relative to the plan (`manifests/x.yaml`), not to any host: written as
+ * is, they would land in the login's working directory, not where the task
+ * that applies them reads them.
+ */
+export function uploadPath(artifact: { readonly node: string; readonly remotePath: string }): string {
+  return artifact.node === CLUSTER_NODE ? `${CLUSTER_ARTIFACT_DIR}/${artifact.remotePath}` : artifact.remotePath;
+}
+
 export function artifactId(node: string, remotePath: string): string {
   return `${node}:${remotePath}`;
 }

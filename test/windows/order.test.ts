@@ -6,9 +6,8 @@ import { isInstallMedia } from '../../src/plan/artifact-path.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
 import type { Task } from '../../src/plan/types.js';
 import { WIN, SOURCE_VIP_PLACEHOLDER } from '../../src/render/windows/paths.js';
-import { GOLDEN_COMBOS, comboName, modelFor, type Combo } from './fixtures.js';
+import { GOLDEN_COMBOS, WINDOWS_TASK_ORDER as ORDER, comboName, modelFor, type Combo } from './fixtures.js';
 
-const ORDER = ['win-preflight', 'win-containers-feature', 'win-reboot', 'win-hns-external', 'win-containerd', 'win-binaries', 'win-kubelet-service', 'win-kubeadm-join', 'win-flanneld', 'win-cni-config', 'win-source-vip', 'win-kube-proxy', 'win-firewall', 'win-defender-exclusions', 'win-boot-order', 'win-kube-proxy-token-renewal'];
 
 /** True when `later` transitively depends on `earlier`. */
 function dependsOn(tasks: readonly Task[], later: Task, earlier: Task): boolean {

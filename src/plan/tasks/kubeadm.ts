@@ -5,8 +5,8 @@
 import type { ClusterModel } from '../../model/resolve.js';
 import { kubeadmConfigPath, renderKubeadm } from '../../render/kubeadm/config.js';
 import { KUBEADM_SECRET } from '../../render/kubeadm/secrets.js';
-import { CLUSTER_NODE, renderManifests } from '../../render/manifests/index.js';
-import { artifactId } from '../artifact-path.js';
+import { renderManifests } from '../../render/manifests/index.js';
+import { artifactId, uploadPath } from '../artifact-path.js';
 import { calicoOperatorTask } from './calico.js';
 import { sh, task, taskId } from '../task.js';
 import type { PlanNode, RenderedArtifact, Task } from '../types.js';
@@ -16,8 +16,6 @@ import { SECRET_NAMES } from '../secret-names.js';
 
 const DEPLOY = 'task-deploy-cluster';
 const ADMIN = '--kubeconfig=/etc/kubernetes/admin.conf';
-/** Where cluster-node artifacts (`manifests/…`) land on the host that applies them. */
-export const CLUSTER_ARTIFACT_DIR = '/etc/kubemix';
 const PREP_NEEDED = ['cgroup-v2', 'swap-off', 'sysctls', 'etc-hosts', 'containerd', 'kubernetes-packages'];
 
 export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artifacts: RenderedArtifact[] } {
@@ -34,8 +32,8 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
     stage: DEPLOY, host: first.name, name: 'cluster-manifests', description: `apply ${manifests.map((m) => m.remotePath).join(', ')}`,
     after: [init.id, ...operator.map((o) => o.id)], check: null,
     // Server-side apply is idempotent: re-running changes nothing that matches.
-    apply: sh(['set -eu', ...manifests.map((m) => `kubectl ${ADMIN} apply --server-side --force-conflicts -f ${CLUSTER_ARTIFACT_DIR}/${m.remotePath}`)].join('\n')),
-    uploads: manifests.map((m) => artifactId(CLUSTER_NODE, m.remotePath)),
+    apply: sh(['set -eu', ...manifests.map((m) => `kubectl ${ADMIN} apply --server-side --force-conflicts -f ${uploadPath(m)}`)].join('\n')),
+    uploads: manifests.map((m) => artifactId(m.node, m.remotePath)),
   });
   const joins = nodes.filter((n) => n !== first).map((n) => joinTask(n, [...prep(n), n.role === 'control-plane' ? init.id : cni.id]));
   const post = task({

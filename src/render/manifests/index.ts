@@ -3,6 +3,7 @@
 // apply order.
 import { stringify } from 'yaml';
 import type { ClusterModel } from '../../model/resolve.js';
+import { CLUSTER_NODE } from '../../plan/artifact-path.js';
 import type { RenderedArtifact } from '../../plan/types.js';
 import { calicoObjects } from './calico.js';
 import { flannelObjects } from './flannel.js';
@@ -10,7 +11,7 @@ import { kubeProxyTokenRbac } from './kube-proxy-token.js';
 import { runtimeClasses, windowsFlannelRbac } from './windows.js';
 import { hostProcessImages, hostProcessObjects } from './windows-hostprocess.js';
 
-export const CLUSTER_NODE = 'cluster';
+export { CLUSTER_NODE };
 
 export function manifestPath(name: string): string {
   return `manifests/${name}.yaml`;

@@ -1,0 +1,163 @@
+// Command traces of the bundled examples: the real executor (scheduler,
+// journal, secret store, redaction) runs each plan against a recording target
+// (test/trace/), because no kubeadm, kube-apiserver or Windows host exists
+// here. The traces show what would run, in what order, with which secrets —
+// as references only. Golden files: test/golden/traces/ (UPDATE_GOLDEN=1).
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { secretRefs } from '../src/exec/secrets.js';
+import { assertGolden } from './helpers/golden.js';
+import { Positions } from './trace/positions.js';
+import { renderTrace } from './trace/render-trace.js';
+import { traceExample, type Trace } from './trace/run-trace.js';
+import { WINDOWS_TASK_ORDER } from './windows/fixtures.js';
+
+const EXAMPLES = ['k8s-libvirt-1-1-1', 'k8s-libvirt-3-0-2', 'k8s-libvirt-3-2-1', 'calico-libvirt-1-1-1', 'existing-host-gw'] as const;
+const DEPLOY = 'task-deploy-cluster';
+/** Every fake secret value starts so (test/trace/fake-secrets.ts). */
+const FAKE = 'FAKE-TEST-VALUE-';
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+function joinTask(trace: Trace, node: string): string {
+  const n = trace.plan.nodes.find((x) => x.name === node);
+  return `${DEPLOY}/${node}/${n?.osFamily === 'windows' ? 'win-kubeadm-join' : 'kubeadm-join'}`;
+}
+
+function cluster(trace: Trace): { first: string; controllers: string[]; workers: string[]; windows: string[] } {
+  const init = trace.plan.tasks.find((t) => t.name === 'kubeadm-init');
+  assert.ok(init, `${trace.example}: no kubeadm-init task`);
+  const names = (f: (n: Trace['plan']['nodes'][number]) => boolean): string[] => trace.plan.nodes.filter(f).map((n) => n.name);
+  return {
+    first: init.host,
+    controllers: names((n) => n.role === 'control-plane' && n.name !== init.host),
+    workers: names((n) => n.role === 'worker'),
+    windows: names((n) => n.role === 'worker' && n.osFamily === 'windows'),
+  };
+}
+
+for (const example of EXAMPLES) {
+  describe(`trace of examples/${example}.yaml`, () => {
+    let trace: Trace;
+    let at: Positions;
+    // The same run with the other serialisation: an order claim that plan order
+    // alone (not the DAG) makes true fails on this one.
+    let both: [Trace, Positions][];
+    before(async () => {
+      trace = await traceExample(example);
+      at = new Positions(trace);
+      const reverse = await traceExample(example, 'last-first');
+      both = [[trace, at], [reverse, new Positions(reverse)]];
+    });
+    after(() => {
+      for (const [t] of both) rmSync(t.stateDir, { recursive: true, force: true });
+    });
+
+    it('matches its golden trace', () => assertGolden(`traces/${example}.txt`, renderTrace(trace)));
+
+    it('the executor ran every task once and sent exactly the plan\'s scripts and files', () => {
+      assert.equal(trace.result.counts.done, trace.plan.tasks.length);
+      assert.deepEqual([...at.taskOrder()].sort(), trace.plan.tasks.map((t) => t.id).sort());
+      // A task's commands are contiguous (the serial gate), so a task id never comes back later.
+      const blocks = trace.steps.filter((s, i) => i === 0 || trace.steps[i - 1]?.task !== s.task).length;
+      assert.equal(blocks, trace.plan.tasks.length);
+      const off = trace.steps.filter((s) => !s.matchesPlan || s.kind === 'unknown');
+      assert.deepEqual(off.map((s) => `${s.task} ${s.kind} ${s.path ?? ''}`), []);
+      for (const t of trace.plan.tasks) at.one(t.id, 'apply');
+    });
+
+    it('every upload lands at an absolute path, and the manifests where kubectl reads them', () => {
+      const uploads = trace.steps.filter((s) => s.kind === 'upload');
+      for (const u of uploads) assert.match(u.path ?? '', /^(\/|[A-Z]:\\)/, `${u.task} writes ${u.path ?? ''}`);
+      const { first } = cluster(trace);
+      const cni = `${DEPLOY}/${first}/cluster-manifests`;
+      const read = [...(at.stepsOf(cni).find((s) => s.kind === 'apply')?.script ?? '').matchAll(/ -f (\S+)/g)].map((m) => m[1]);
+      assert.ok(read.length > 0);
+      assert.deepEqual(read.sort(), at.stepsOf(cni).filter((s) => s.kind === 'upload').map((s) => s.path).sort());
+    });
+
+    it('follows the DAG: no task starts before everything it comes after has finished', () => {
+      for (const [tr, pos] of both) for (const t of tr.plan.tasks) for (const d of t.after) assert.ok(pos.last(d) < pos.first(t.id), `${tr.priority}: ${t.id} started before ${d} finished`);
+    });
+
+    it('secrets: filled into what hosts received, only references in the trace, journal, logs and events', () => {
+      for (const s of trace.steps) {
+        assert.equal(s.unfilledReference, false, `${s.task} ${s.kind}: a reference reached the host unfilled`);
+        // Every reference in the plan's text arrived as its value, and nothing else did.
+        assert.deepEqual([...s.filled].sort(), [...new Set(secretRefs(s.references.join('\n')))].sort(), `${s.task} ${s.kind}`);
+      }
+      const texts = [renderTrace(trace), JSON.stringify(trace.steps), trace.events.serialise(), ...filesUnder(trace.stateDir).filter((f) => !f.endsWith('secrets.json')).map((f) => readFileSync(f, 'utf8'))];
+      for (const text of texts) assert.ok(!text.includes(FAKE), `a secret value leaked: …${text.slice(text.indexOf(FAKE) - 80, text.indexOf(FAKE) + 60)}…`);
+      // The scan means something: values did flow, into the store and to hosts.
+      const store = readFileSync(join(trace.stateDir, 'secrets.json'), 'utf8');
+      assert.ok(store.includes(`${FAKE}admin-kubeconfig-END`), 'captured admin.conf stored');
+      assert.ok(trace.steps.some((s) => s.filled.includes('kubeadm-token')));
+    });
+
+    it('kubeadm init on the first controller before any join; CNI manifests after init and before worker joins', () => {
+      for (const [tr, pos] of both) {
+        const { first, controllers, workers } = cluster(tr);
+        const init = pos.one(`${DEPLOY}/${first}/kubeadm-init`, 'apply');
+        const cni = pos.one(`${DEPLOY}/${first}/cluster-manifests`, 'apply');
+        assert.ok(init < cni, `${tr.priority}: manifests applied after init`);
+        if (tr.plan.cluster.cni.plugin === 'calico') assert.ok(init < pos.first(`${DEPLOY}/${first}/calico-operator`) && pos.last(`${DEPLOY}/${first}/calico-operator`) < pos.first(`${DEPLOY}/${first}/cluster-manifests`));
+        for (const c of controllers) assert.ok(init < pos.first(joinTask(tr, c)), `${tr.priority}: ${c} joins after init`);
+        for (const w of workers) assert.ok(cni < pos.first(joinTask(tr, w)), `${tr.priority}: ${w} joins after the CNI`);
+        assert.ok(controllers.length + workers.length > 0);
+      }
+    });
+
+    it('joins carry the bootstrap token and CA hash (controllers: the certificate key) as references', () => {
+      const { controllers, workers } = cluster(trace);
+      for (const node of [...controllers, ...workers]) {
+        const steps = at.stepsOf(joinTask(trace, node));
+        const refs = steps.flatMap((s) => s.references).join('\n');
+        const wanted = ['kubeadm-token', 'cluster-ca-cert-hash', ...(controllers.includes(node) ? ['kubeadm-certificate-key'] : [])];
+        for (const name of wanted) {
+          assert.ok(refs.includes(`{{secret:${name}}}`), `${node} join refers to ${name}`);
+          assert.ok(steps.some((s) => s.filled.includes(name)), `${node} received ${name}'s value`);
+        }
+      }
+    });
+
+    it('post-deployment tasks come last', () => {
+      // In plan-order serialisation only: the DAG does not make linux-only-addons and
+      // label-workers wait for a Windows join, so in the other order they may run earlier.
+      const post = trace.plan.tasks.filter((t) => t.stage === 'task-post-deployment').map((t) => at.first(t.id));
+      const rest = trace.plan.tasks.filter((t) => t.stage !== 'task-post-deployment').map((t) => at.last(t.id));
+      assert.ok(post.length > 0);
+      assert.ok(Math.min(...post) > Math.max(...rest));
+    });
+
+    it('Windows workers: issue 4\'s order, the kube-proxy token minted on the controller first', (t) => {
+      if (cluster(trace).windows.length === 0) return t.skip('no Windows worker in this example');
+      for (const [tr, pos] of both) {
+        const { first, windows } = cluster(tr);
+        const mint = pos.one(`${DEPLOY}/${first}/kube-proxy-windows-token`, 'capture');
+        const expected = WINDOWS_TASK_ORDER.filter((n) => tr.plan.cluster.cni.backend === 'vxlan' || n !== 'win-source-vip');
+        for (const w of windows) {
+          const names = pos.taskOrder().filter((id) => id.split('/')[1] === w).map((id) => id.split('/')[2]);
+          assert.deepEqual(names.filter((n) => n?.startsWith('win-')), expected, tr.priority);
+          assert.ok(mint < pos.first(`${DEPLOY}/${w}/win-kube-proxy`), `${tr.priority}: token captured before kube-proxy starts`);
+          const proxy = pos.stepsOf(`${DEPLOY}/${w}/win-kube-proxy`);
+          assert.ok(proxy.some((s) => s.references.some((l) => l.includes('{{secret:kube-proxy-windows-token}}')) && s.filled.includes('kube-proxy-windows-token')));
+        }
+      }
+    });
+  });
+}
+
+describe('traces are deterministic', () => {
+  it('the same example traces to the same text twice', async () => {
+    const [a, b] = [await traceExample('k8s-libvirt-3-2-1'), await traceExample('k8s-libvirt-3-2-1')];
+    for (const t of [a, b]) rmSync(t.stateDir, { recursive: true, force: true });
+    assert.equal(renderTrace(a), renderTrace(b));
+  });
+});
