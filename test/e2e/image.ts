@@ -21,8 +21,10 @@ const BOOT = ['systemd-sysv', 'dbus', 'openssh-server', 'ifupdown', 'isc-dhcp-cl
  */
 const TASK_PACKAGES = ['haproxy', 'bind9', 'bind9-utils', 'dnsmasq', 'docker-registry', 'apache2-utils', 'openssl', 'ca-certificates', 'curl', 'gpg', 'tar', 'kmod', 'procps', 'systemd-timesyncd'];
 const PACKAGES = [...BOOT, ...TASK_PACKAGES];
-/** Installed but off at boot: kubemix's tasks configure, enable and start them. */
-const DISABLED_UNITS = ['haproxy.service', 'named.service', 'dnsmasq.service', 'docker-registry.service'];
+/** Installed but off at boot: kubemix's tasks configure, enable and start them (timesyncd: `timedatectl set-ntp true`). */
+const DISABLED_UNITS = ['haproxy.service', 'named.service', 'dnsmasq.service', 'docker-registry.service', 'systemd-timesyncd.service'];
+/** Boot-time chores that cost tens of seconds under tcg and matter nothing to a test VM. */
+const MASKED_UNITS = ['e2scrub_reap.service', 'e2scrub_all.timer'];
 /** Room for what later tasks install; the file is sparse, so unused space costs nothing. */
 const BASE_SIZE = '4G';
 
@@ -54,7 +56,7 @@ export interface BaseImage {
 
 /** Everything that shapes the base: a change here yields a new cache entry. */
 function recipeHash(): string {
-  return createHash('sha256').update(JSON.stringify({ MIRROR, SUITE, PACKAGES, DISABLED_UNITS, BASE_SIZE, SEED_UNIT, SSHD_DROPIN, v: 1 })).digest('hex').slice(0, 16);
+  return createHash('sha256').update(JSON.stringify({ MIRROR, SUITE, PACKAGES, DISABLED_UNITS, MASKED_UNITS, BASE_SIZE, SEED_UNIT, SSHD_DROPIN, v: 1 })).digest('hex').slice(0, 16);
 }
 
 function run(cmd: string, args: readonly string[]): void {
@@ -112,6 +114,7 @@ function customize(rootfs: string): void {
   mkdirSync(wants, { recursive: true });
   symlinkSync('/etc/systemd/system/kubemix-seed.service', join(wants, 'kubemix-seed.service'));
   run('chroot', [rootfs, 'systemctl', 'disable', '--quiet', ...DISABLED_UNITS]);
+  run('chroot', [rootfs, 'systemctl', 'mask', '--quiet', ...MASKED_UNITS]);
   put('etc/fstab', '/dev/vda / ext4 defaults,errors=remount-ro 0 1\n');
   // An empty machine-id makes systemd generate one per VM at first boot.
   put('etc/machine-id', '');

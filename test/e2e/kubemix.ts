@@ -12,6 +12,7 @@ export interface TaskEvent {
   readonly state: string;
   readonly changed?: boolean;
   readonly error?: string;
+  readonly reason?: string;
 }
 
 export interface KubemixRun {
