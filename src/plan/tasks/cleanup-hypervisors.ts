@@ -146,7 +146,7 @@ const APPLY = `d=$(leftover_domains) || fail "cannot list the domains at $uri"
 for i in $d; do
   if v list --name | grep -Fxq -- "$i"; then v destroy --domain "$i" >/dev/null || fail "cannot stop domain $i"; fi
   if v dominfo --domain "$i" 2>/dev/null | grep -q '^Persistent: *yes'; then
-    v undefine --domain "$i" --managed-save --snapshots-metadata --checkpoints-metadata --nvram --tpm >/dev/null || fail "cannot undefine domain $i"
+    v undefine --domain "$i" --managed-save --snapshots-metadata --checkpoints-metadata --nvram >/dev/null || fail "cannot undefine domain $i"
   fi
   echo "removed domain $i"
 done
