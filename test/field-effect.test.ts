@@ -21,7 +21,7 @@ const LIBVIRT: Doc = {
     cni: { plugin: 'flannel', backend: 'vxlan', vni: 4096, port: 4789, mtu: 1300 },
     infrastructure: {
       driver: 'libvirt',
-      hypervisors: [{ name: 'hypervisor-01', address: 'hv1.example.com', user: 'root', port: 22, identityFile: '~/.ssh/id_ed25519', bastion: { address: 'jump.example.com', port: 22, user: 'jump', identityFile: '~/.ssh/jump' } }],
+      hypervisors: [{ name: 'hypervisor-01', address: 'hv1.example.com', user: 'root', port: 22, identityFile: '~/.ssh/id_ed25519', bastion: { address: 'jump.example.com', port: 22, user: 'jump', identityFile: '~/.ssh/jump' }, libvirtUri: 'qemu:///system' }],
     },
     nodes: {
       controlPlane: { count: 1, distro: 'debian-13', vcpus: 4, ram: '8Gi', disk: '40Gi' },
@@ -73,6 +73,7 @@ const ALTERNATIVES: Record<string, { to: unknown; context?: Record<string, unkno
   'spec.infrastructure.hypervisors[0].bastion.port': { to: 2200 },
   'spec.infrastructure.hypervisors[0].bastion.user': { to: 'other' },
   'spec.infrastructure.hypervisors[0].bastion.identityFile': { to: '~/.ssh/other' },
+  'spec.infrastructure.hypervisors[0].libvirtUri': { to: 'qemu+ssh://root@hv1.example.com/system' },
   'spec.nodes.controlPlane.count': { to: 3 },
   'spec.nodes.controlPlane.distro': { to: 'ubuntu-24.04' },
   'spec.nodes.controlPlane.vcpus': { to: 8 },

@@ -5,6 +5,7 @@ import { sha256Hex } from '../util/json.js';
 import { planHash } from './hash.js';
 import { artifactId, artifactLocalPath } from './artifact-path.js';
 import { checkGraph } from './graph.js';
+import { cleanupTasks } from './tasks/cleanup-hypervisors.js';
 import { containerdContribution } from './tasks/containerd.js';
 import { factTasks } from './tasks/facts.js';
 import { clusterReadyTaskIds, kubeadmContribution } from './tasks/kubeadm.js';
@@ -28,6 +29,7 @@ export type PlanContributor = (model: ClusterModel) => { tasks: Task[]; artifact
 
 export const CONTRIBUTORS: readonly PlanContributor[] = [
   (model) => ({ tasks: factTasks(model) }),
+  (model) => ({ tasks: cleanupTasks(model) }),
   (model) => ({ tasks: validationTasks(model) }),
   (model) => windowsTasks(model, { ...DEFAULT_WINDOWS_OPTIONS, joinAfter: clusterReadyTaskIds(model), kubeProxyAfter: kubeProxyTokenTaskIds(model) }),
   servicesContribution,

@@ -5,6 +5,7 @@
 // Static defaults live here; defaults that depend on other fields (resources
 // by OS, MTU by topology, API endpoint) are filled in by normalise.ts.
 import { z } from 'zod';
+import { DEFAULT_LIBVIRT_URI } from '../drivers/libvirt/names.js';
 import { DEFAULT_CONTAINERD_LINE, DEFAULT_KUBERNETES_MINOR } from '../matrix/index.js';
 
 export const SPEC_API_VERSION = 'kubemix.dev/v1alpha1';
@@ -38,10 +39,17 @@ const sshFields = {
   bastion: bastion.optional().describe('Jump host (ProxyJump) in front of this host'),
 };
 
+// A libvirt connection URI (driver[+transport]://[host]/path[?params]), as virsh -c takes it.
+const libvirtUri = z
+  .string()
+  .max(1024)
+  .regex(/^[a-z][a-z0-9]*(\+[a-z0-9]+)?:\/\/\S*$/, 'must be a libvirt connection URI such as qemu:///system');
+
 const hypervisor = z.strictObject({
   name: dnsLabel,
   address: hostAddress,
   ...sshFields,
+  libvirtUri: libvirtUri.default(DEFAULT_LIBVIRT_URI).describe('libvirt connection URI on the hypervisor (virsh -c); default qemu:///system'),
 });
 
 export const ROLES = ['control-plane', 'worker', 'services'] as const;

@@ -10,6 +10,10 @@
 // (it is not a secret: it only has to be unpredictable to the commands' output).
 // Scripts are written to 0600 files in a 0700 directory and fed their stdin
 // from a file, so no script text ever reaches a command line.
+import { shellQuote } from '../util/shell.js';
+
+// Re-exported: the executor's scripts quote with the same rule as planned scripts.
+export { shellQuote };
 
 export const READY = 'KUBEMIX-READY';
 
@@ -96,9 +100,6 @@ export function frameHeader(id: number, script: Buffer, stdin: Buffer, privilege
   return Buffer.from(`${id} ${script.length} ${stdin.length} ${privilege} ${Math.max(1, Math.ceil(timeoutSeconds))}\n`);
 }
 
-export function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
 
 export function psQuote(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;

@@ -1,16 +1,16 @@
 // task-run-validations: stop before anything is changed when a host cannot
 // carry what the plan puts on it (Kubeinit's preflight: hypervisor RAM and
 // disk ≥ 1.1 × what its guests need; OS and size of existing hosts).
+import { LIBVIRT_IMAGES } from '../../drivers/libvirt/names.js';
 import { linuxDistro, windowsRelease } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../types.js';
 import { powershell, sh, task, taskId } from '../task.js';
+import { CLEANUP_STAGE, CLEANUP_TASK } from './cleanup-hypervisors.js';
 import type { Task } from '../types.js';
 
 /** Headroom Kubeinit asks of a hypervisor over the sum of its guests. */
 export const HYPERVISOR_HEADROOM = 1.1;
-/** Where libvirt keeps disk images (checked for free space). */
-export const LIBVIRT_IMAGES = '/var/lib/libvirt/images';
 /** kubeadm's own preflight minimums for a control-plane node. */
 export const CONTROL_PLANE_MINIMUM = { cpus: 2, ramMiB: 1700 } as const;
 
@@ -38,7 +38,8 @@ exit $ok
       host: hv.name,
       name: 'capacity',
       description: `check RAM ≥ ${ram} MiB and disk ≥ ${disk} GiB for ${guests.map((g) => g.name).join(', ') || 'no guests'}`,
-      after: [taskId('task-gather-facts', hv.name, 'facts')],
+      // After cleanup: the disk that leftovers held counts as free.
+      after: [taskId('task-gather-facts', hv.name, 'facts'), taskId(CLEANUP_STAGE, hv.name, CLEANUP_TASK)],
       check: null,
       apply: sh(script, 'user'),
       timeoutSeconds: 60,

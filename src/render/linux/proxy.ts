@@ -3,6 +3,7 @@
 // cluster's own networks and names always bypass it.
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
+import { shellQuote } from '../../util/shell.js';
 
 export const CONTAINERD_PROXY_DROPIN = '/etc/systemd/system/containerd.service.d/http-proxy.conf';
 
@@ -30,8 +31,4 @@ export function renderContainerdProxy(model: ClusterModel, node: PlanNode): Rend
   if (vars === undefined) return [];
   const lines = vars.filter(([k]) => k === k.toUpperCase()).map(([k, v]) => `Environment="${k}=${v}"`);
   return [{ node: node.name, remotePath: CONTAINERD_PROXY_DROPIN, mode: '0644', owner: 'root:root', content: `# Rendered by kubemix; re-plan instead of editing.\n[Service]\n${lines.join('\n')}\n` }];
-}
-
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", "'\\''")}'`;
 }
