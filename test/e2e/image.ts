@@ -20,9 +20,11 @@ const BOOT = ['systemd-sysv', 'dbus', 'openssh-server', 'ifupdown', 'isc-dhcp-cl
  * openssl. Host prep: download tools, modprobe, sysctl, timesyncd.
  */
 const TASK_PACKAGES = ['haproxy', 'bind9', 'bind9-utils', 'dnsmasq', 'docker-registry', 'apache2-utils', 'openssl', 'ca-certificates', 'curl', 'gpg', 'tar', 'kmod', 'procps', 'systemd-timesyncd'];
-const PACKAGES = [...BOOT, ...TASK_PACKAGES];
-/** Installed but off at boot: kubemix's tasks configure, enable and start them (timesyncd: `timedatectl set-ntp true`). */
-const DISABLED_UNITS = ['haproxy.service', 'named.service', 'dnsmasq.service', 'docker-registry.service', 'systemd-timesyncd.service'];
+/** What a test turns on in one VM to see kubemix deal with it: a running firewalld. */
+const TEST_PACKAGES = ['firewalld'];
+const PACKAGES = [...BOOT, ...TASK_PACKAGES, ...TEST_PACKAGES];
+/** Installed but off at boot: kubemix's tasks configure, enable and start them (timesyncd: `timedatectl set-ntp true`); firewalld only where a test starts it. */
+const DISABLED_UNITS = ['haproxy.service', 'named.service', 'dnsmasq.service', 'docker-registry.service', 'systemd-timesyncd.service', 'firewalld.service'];
 /** Boot-time chores that cost tens of seconds under tcg and matter nothing to a test VM. */
 const MASKED_UNITS = ['e2scrub_reap.service', 'e2scrub_all.timer'];
 /** Room for what later tasks install; the file is sparse, so unused space costs nothing. */

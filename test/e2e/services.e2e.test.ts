@@ -145,7 +145,7 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     const containerd = taskEvents(prep).find((e) => e.id === 'task-prepare-cluster/cp1/containerd');
     assert.equal(containerd?.state, 'skipped', 'containerd waits for its binaries');
     assert.match(containerd.reason ?? '', /task-prepare-cluster\/cp1\/(cni-plugins|containerd-binaries|runc) did not finish/);
-    for (const name of ['kernel-modules', 'sysctls', 'swap-off', 'hostname', 'etc-hosts', 'registry-ca', 'time-sync', 'cgroup-v2', 'download-tools']) {
+    for (const name of ['kernel-modules', 'sysctls', 'swap-off', 'hostname', 'etc-hosts', 'registry-ca', 'time-sync', 'cgroup-v2', 'download-tools', 'firewall']) {
       assert.equal(states.get(`task-prepare-cluster/cp1/${name}`), 'done', name);
     }
     const state = net.ssh(cp1, [
@@ -171,6 +171,8 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     assert.match(down[0]?.error ?? '', /w1|198\.51\.100/);
 
     await net.start([w1]);
+    // w1 runs firewalld (Debian does not by default): host prep must open the node ports in it.
+    net.ssh(w1, 'systemctl enable --now --quiet firewalld && firewall-cmd --state');
     const leases = net.ssh(svc, 'cat /var/lib/misc/dnsmasq.leases');
     assert.match(leases, new RegExp(`${w1.mac} ${w1.address.replace(/\./g, '\\.')} w1 `), leases);
     assert.deepEqual(dig(`w1.${ZONE}`), [w1.address]);
@@ -181,6 +183,9 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     assert.deepEqual(otherHosts, ['task-prepare-cluster/cp1/etc-hosts'], output(second));
     assert.ok(changed.includes('task-prepare-cluster/w1/sysctls') && changed.includes('task-gather-facts/w1/facts'), output(second));
     assert.equal(net.ssh(w1, 'hostname; sysctl -n net.ipv4.ip_forward'), 'w1\n1\n');
+    assert.ok(changed.includes('task-prepare-cluster/w1/firewall'), output(second));
+    const ports = net.ssh(w1, 'firewall-cmd --list-ports; firewall-cmd --zone=trusted --list-sources').split(/\s+/).filter(Boolean).sort();
+    assert.deepEqual(ports, ['10.244.0.0/16', '10250/tcp', '10256/tcp', '30000-32767/tcp', '4789/udp']);
   });
 
   it('status: per node what is done, left and failed; exit 1', async () => {

@@ -1,6 +1,8 @@
-// firewalld is on by default on CentOS Stream and Fedora: open what each role
-// serves (kubeadm's port list), the vxlan port (and Calico's Typha), and trust the pod
-// network so forwarded pod traffic is not dropped between interfaces.
+// firewalld is on by default on CentOS Stream and Fedora, and Debian or Ubuntu
+// hosts may run it too: wherever it runs, open what each role serves (kubeadm's
+// port list), the vxlan port (and Calico's Typha), and trust the pod network so
+// forwarded pod traffic is not dropped between interfaces. Where it does not
+// run, the check passes and nothing changes.
 import { CALICO } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { sh, task } from '../task.js';
@@ -25,9 +27,10 @@ open=" $(firewall-cmd --permanent --list-ports) "
 ${ports.map((p) => listed('open', p)).join('\n')}
 trusted=" $(firewall-cmd --permanent --zone=trusted --list-sources) "
 ${pods.map((c) => listed('trusted', c)).join('\n')}`;
+  // One firewall-cmd per zone: each call starts a Python interpreter.
   const apply = `set -eu
-${ports.map((p) => `firewall-cmd --quiet --permanent --add-port=${p}`).join('\n')}
-${pods.map((s) => `firewall-cmd --quiet --permanent --zone=trusted --add-source=${s}`).join('\n')}
+firewall-cmd --quiet --permanent ${ports.map((p) => `--add-port=${p}`).join(' ')}
+firewall-cmd --quiet --permanent --zone=trusted ${pods.map((s) => `--add-source=${s}`).join(' ')}
 firewall-cmd --quiet --reload`;
   return task({
     stage: 'task-prepare-cluster', host: node.name, name: 'firewall', description: `open ${ports.join(', ')} in firewalld; trust the pod network`,

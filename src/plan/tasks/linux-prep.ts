@@ -31,8 +31,8 @@ export function linuxPrepContribution(model: ClusterModel): { tasks: Task[]; art
       hostname(node),
       hostsFile(model, node, id('hostname')),
       timeSync(node, linuxDistro(node.os)?.family === 'dnf'),
+      firewallTask(model, node),
     );
-    if (linuxDistro(node.os)?.family === 'dnf') tasks.push(firewallTask(model, node));
   }
   return { tasks, artifacts };
 }
