@@ -7,6 +7,7 @@ import { buildPlan, countedTask, taskId, type TaskInput } from './harness/plan-b
 import { lines, newStateDir, run, writeKnownHosts } from './harness/fixture.js';
 import { HostError, InputError, isKubemixError } from '../src/errors.js';
 import { acquireLock } from '../src/exec/lock.js';
+import { summary } from '../src/cli/render/plain.js';
 
 const skip = harnessAvailable();
 
@@ -39,12 +40,15 @@ describe('executor on real sshd hosts', { skip, timeout: 120_000 }, () => {
     const first = await run(chainPlan('dag'), state, kh);
     assert.equal(first.error, undefined, String(first.error));
     assert.equal(first.result?.counts.done, 13);
+    assert.equal(first.result?.changes, 13, 'every task applied');
+    assert.match(summary(first.events.ofType('run:end')[0]!), /^apply ok in [\d.]+s: 13 done; 13 changed$/);
     assert.deepEqual(lines(join(net.hosts[0]!.dir, 'dag', 'apply.log')), ['step1', 'step2', 'step3', 'joined']);
     const journal = JSON.parse(readFileSync(join(state, 'journal.json'), 'utf8')) as { tasks: Record<string, { state: string }> };
     assert.ok(Object.values(journal.tasks).every((t) => t.state === 'done'));
     assert.equal(statSync(state).mode & 0o777, 0o700);
     const second = await run(chainPlan('dag'), state, kh);
     assert.equal(second.result?.counts.skipped, 13);
+    assert.match(summary(second.events.ofType('run:end')[0]!), /: 13 skipped; 0 changed$/);
     assert.equal(second.events.ofType('host:connected').length, 0, 'nothing to do: no connection opened');
     assert.equal(lines(join(net.hosts[0]!.dir, 'dag', 'apply.log')).length, 4);
     const check = await run(chainPlan('dag'), state, kh, { check: true });

@@ -112,9 +112,11 @@ async function runApply(plan: Plan, tasks: readonly Task[], forced: ReadonlySet<
   const selected = new Set(tasks.map((t) => t.id));
   const states = new Map<string, TaskState>();
   const failed: { id: string; host: string; error: string }[] = [];
+  let changes = 0;
   const unsubscribe = ctx.bus.subscribe((e) => {
     if (e.type !== 'task') return;
     states.set(e.id, e.state);
+    if (e.state === 'done' && e.changed === true) changes += 1;
     if (e.state === 'failed') failed.push({ id: e.id, host: e.host, error: e.error ?? '' });
   });
   const nodes = tasks.map((t) => {
@@ -137,10 +139,10 @@ async function runApply(plan: Plan, tasks: readonly Task[], forced: ReadonlySet<
   for (const s of states.values()) counts[s] += 1;
   const interrupted = ctx.signal.aborted;
   const ok = failed.length === 0 && !interrupted && [...outcomes.values()].every((o) => o === 'done');
-  ctx.bus.emit({ type: 'run:end', mode: 'apply', ok, interrupted, elapsedMs: Date.now() - started, counts, failed });
+  ctx.bus.emit({ type: 'run:end', mode: 'apply', ok, interrupted, elapsedMs: Date.now() - started, counts, failed, changes });
   if (interrupted) throw new InterruptedError(`interrupted: journal saved, ${counts.done} task(s) done`, { hint: 're-run to resume' });
   if (!ok) throw runFailed(failed, counts);
-  return { ok, counts, failed, changes: 0 };
+  return { ok, counts, failed, changes };
 }
 
 function runFailed(failed: readonly { id: string; host: string; error: string }[], counts: Record<TaskState, number>): HostError {

@@ -20,9 +20,13 @@ const BOOT = ['systemd-sysv', 'dbus', 'openssh-server', 'ifupdown', 'isc-dhcp-cl
  * openssl. Host prep: download tools, modprobe, sysctl, timesyncd.
  */
 const TASK_PACKAGES = ['haproxy', 'bind9', 'bind9-utils', 'dnsmasq', 'docker-registry', 'apache2-utils', 'openssl', 'ca-certificates', 'curl', 'gpg', 'tar', 'kmod', 'procps', 'systemd-timesyncd'];
-/** What a test turns on in one VM to see kubemix deal with it: a running firewalld. */
+/**
+ * What a test turns on in one VM to see kubemix deal with it: a running
+ * firewalld. Installed with apt-get in the chroot after debootstrap, whose own
+ * dependency resolution gives up on firewalld's alternatives.
+ */
 const TEST_PACKAGES = ['firewalld'];
-const PACKAGES = [...BOOT, ...TASK_PACKAGES, ...TEST_PACKAGES];
+const PACKAGES = [...BOOT, ...TASK_PACKAGES];
 /** Installed but off at boot: kubemix's tasks configure, enable and start them (timesyncd: `timedatectl set-ntp true`); firewalld only where a test starts it. */
 const DISABLED_UNITS = ['haproxy.service', 'named.service', 'dnsmasq.service', 'docker-registry.service', 'systemd-timesyncd.service', 'firewalld.service'];
 /** Boot-time chores that cost tens of seconds under tcg and matter nothing to a test VM. */
@@ -58,7 +62,7 @@ export interface BaseImage {
 
 /** Everything that shapes the base: a change here yields a new cache entry. */
 function recipeHash(): string {
-  return createHash('sha256').update(JSON.stringify({ MIRROR, SUITE, PACKAGES, DISABLED_UNITS, MASKED_UNITS, BASE_SIZE, SEED_UNIT, SSHD_DROPIN, v: 1 })).digest('hex').slice(0, 16);
+  return createHash('sha256').update(JSON.stringify({ MIRROR, SUITE, PACKAGES, TEST_PACKAGES, DISABLED_UNITS, MASKED_UNITS, BASE_SIZE, SEED_UNIT, SSHD_DROPIN, v: 1 })).digest('hex').slice(0, 16);
 }
 
 function run(cmd: string, args: readonly string[]): void {
@@ -79,7 +83,15 @@ export function baseImage(log: (line: string) => void = () => undefined): BaseIm
     const rootfs = join(work, 'rootfs');
     const started = Date.now();
     log(`debootstrap ${SUITE} minbase into ${rootfs}`);
-    run('debootstrap', ['--variant=minbase', `--include=${PACKAGES.join(',')}`, SUITE, rootfs, MIRROR]);
+    try {
+      run('debootstrap', ['--variant=minbase', `--include=${PACKAGES.join(',')}`, SUITE, rootfs, MIRROR]);
+    } catch (error) {
+      // debootstrap says why in its own log, not on stderr.
+      const logFile = join(rootfs, 'debootstrap', 'debootstrap.log');
+      const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-25).join('\n') : '(no debootstrap.log)';
+      throw new Error(`debootstrap failed:\n${tail}`, { cause: error });
+    }
+    aptInstall(rootfs, TEST_PACKAGES);
     customize(rootfs);
     const boot = join(rootfs, 'boot');
     const pick = (prefix: string): string => {
@@ -99,6 +111,24 @@ export function baseImage(log: (line: string) => void = () => undefined): BaseIm
   } catch (error) {
     rmSync(work, { recursive: true, force: true });
     throw error;
+  }
+}
+
+/** apt-get in the built root (the host's resolver for the mirror; no service starts: policy-rc.d). */
+function aptInstall(rootfs: string, packages: readonly string[]): void {
+  const policy = join(rootfs, 'usr/sbin/policy-rc.d');
+  writeFileSync(policy, '#!/bin/sh\nexit 101\n');
+  chmodSync(policy, 0o755);
+  copyFileSync('/etc/resolv.conf', join(rootfs, 'etc/resolv.conf'));
+  try {
+    run('chroot', [rootfs, 'apt-get', 'update', '-qq']);
+    run('chroot', [rootfs, 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...packages]);
+    run('chroot', [rootfs, 'apt-get', 'clean']);
+  } finally {
+    rmSync(policy, { force: true });
+    rmSync(join(rootfs, 'etc/resolv.conf'), { force: true });
+    rmSync(join(rootfs, 'var/lib/apt/lists'), { recursive: true, force: true });
+    mkdirSync(join(rootfs, 'var/lib/apt/lists/partial'), { recursive: true });
   }
 }
 

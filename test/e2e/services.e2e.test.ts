@@ -129,6 +129,7 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     const again = await kubemix(['up', specFile, ...flags(), '--stop-after', 'task-create-services']);
     assert.equal(again.code, 0, output(again));
     assert.deepEqual(applied(again), []);
+    assert.equal(again.events.find((e) => e['type'] === 'run:end')?.['changes'], 0, output(again));
     const check = await kubemix(['up', specFile, '--check', ...flags(), '--stop-after', 'task-create-services']);
     assert.equal(check.code, 0, output(check));
     assert.equal(check.events.find((e) => e['type'] === 'run:end')?.['changes'], 0, output(check));

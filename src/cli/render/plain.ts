@@ -38,6 +38,6 @@ export function plainLine(e: ExecEvent, verbose: boolean): string | undefined {
 export function summary(e: Extract<ExecEvent, { type: 'run:end' }>): string {
   const counts = Object.entries(e.counts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`).join(', ');
   const head = e.interrupted ? 'interrupted' : e.ok ? 'ok' : 'FAILED';
-  const change = e.mode === 'check' ? `; ${e.changes ?? 0} task(s) would change` : '';
+  const change = e.mode === 'check' ? `; ${e.changes ?? 0} task(s) would change` : `; ${e.changes ?? 0} changed`;
   return `${e.mode} ${head} in ${(e.elapsedMs / 1000).toFixed(1)}s: ${counts || 'nothing to do'}${change}`;
 }
