@@ -138,6 +138,7 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
   it('host prep changes the controller; the tasks that need the internet stop, named', async () => {
     net.ssh(cp1, 'fallocate -l 32M /swapfile && chmod 600 /swapfile && mkswap -q /swapfile && swapon /swapfile && echo "/swapfile none swap sw 0 0" >> /etc/fstab && sysctl -qw net.ipv4.ip_forward=0');
     const prep = await kubemix(['up', specFile, ...flags(), '--stop-after', 'task-prepare-cluster']);
+    log(`host prep of cp1: ${prep.seconds.toFixed(1)} s`);
     assert.equal(prep.code, 3, output(prep));
     const failed = taskEvents(prep).filter((e) => e.state === 'failed');
     assert.deepEqual(failed.map((e) => e.id).sort(), OFFLINE_FAILURES.map((n) => `task-prepare-cluster/cp1/${n}`), output(prep));
@@ -165,6 +166,7 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     writeSpec([hostEntry(svc, ['services']), hostEntry(cp1, ['control-plane']), hostEntry(w1, ['worker'], { mac: w1.mac })]);
     // w1 is still off: its facts fail (named), the services node is updated for it.
     const first = await kubemix(['add-node', specFile, ...flags(), '--stop-after', 'task-create-services']);
+    log(`add-node with w1 off: ${first.seconds.toFixed(1)} s`);
     assert.equal(first.code, 3, output(first));
     assert.deepEqual(applied(first), ['task-create-services/svc/bind', 'task-create-services/svc/dnsmasq', 'task-create-services/svc/haproxy'], output(first));
     const down = taskEvents(first).filter((e) => e.state === 'failed');
@@ -179,13 +181,14 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     assert.deepEqual(dig(`w1.${ZONE}`), [w1.address]);
 
     const second = await kubemix(['add-node', specFile, ...flags(), '--stop-after', 'task-prepare-cluster']);
+    log(`add-node preparing w1: ${second.seconds.toFixed(1)} s`);
     const changed = applied(second);
     const otherHosts = changed.filter((id) => !id.includes('/w1/'));
     assert.deepEqual(otherHosts, ['task-prepare-cluster/cp1/etc-hosts'], output(second));
     assert.ok(changed.includes('task-prepare-cluster/w1/sysctls') && changed.includes('task-gather-facts/w1/facts'), output(second));
     assert.equal(net.ssh(w1, 'hostname; sysctl -n net.ipv4.ip_forward'), 'w1\n1\n');
     assert.ok(changed.includes('task-prepare-cluster/w1/firewall'), output(second));
-    const ports = net.ssh(w1, 'firewall-cmd --list-ports; firewall-cmd --zone=trusted --list-sources').split(/\s+/).filter(Boolean).sort();
+    const ports = net.ssh(w1, 'firewall-cmd --zone="$(firewall-cmd --get-default-zone)" --list-ports; firewall-cmd --zone=trusted --list-sources').split(/\s+/).filter(Boolean).sort();
     assert.deepEqual(ports, ['10.244.0.0/16', '10250/tcp', '10256/tcp', '30000-32767/tcp', '4789/udp']);
   });
 
@@ -203,6 +206,7 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     const refused = await kubemix(['down', specFile, '--known-hosts', net.knownHosts]);
     assert.equal(refused.code, 2, output(refused));
     const gone = await kubemix(['down', specFile, '--yes', ...flags()]);
+    log(`down --yes: ${gone.seconds.toFixed(1)} s`);
     assert.equal(gone.code, 0, output(gone));
     const left = net.ssh(svc, 'for u in haproxy named dnsmasq docker-registry; do printf "%s=%s\\n" $u "$(systemctl is-active $u)"; done; ls /etc/haproxy/haproxy.cfg /etc/dnsmasq.d/kubemix.conf 2>&1 | grep -c "No such file"');
     assert.equal(left, 'haproxy=inactive\nnamed=inactive\ndnsmasq=inactive\ndocker-registry=inactive\n2\n');
