@@ -150,7 +150,8 @@ describe('malformed and other requests', () => {
 });
 
 it('kubemix guard serve: listens, answers, drains and exits 0 on SIGTERM', async () => {
-  const pki = makePki(scratch('guard-cli').dir);
+  const pkiDir = scratch('guard-cli');
+  const pki = makePki(pkiDir.dir);
   const tls = pki.server('cli');
   const cliPort = await freePort();
   const child = spawn(process.execPath, [`${repoPath()}/bin/kubemix.js`, 'guard', 'serve', '--cluster', 'k8s-libvirt-1-1-1', '--listen', `127.0.0.1:${cliPort}`, '--tls-cert', tls.cert, '--tls-key', tls.key, '--offline', '--cache-dir', `${tmp.dir}/cli-cache`], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -171,6 +172,7 @@ it('kubemix guard serve: listens, answers, drains and exits 0 on SIGTERM', async
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     if (child.pid !== undefined) process.kill(child.pid, 'SIGTERM');
     assert.equal(await exited, 0);
+    pkiDir.remove();
   }
   for (const line of stderr.trim().split('\n')) assert.doesNotThrow(() => JSON.parse(line), line);
   assert.match(stderr, /"msg":"stopped"/);
