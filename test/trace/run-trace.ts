@@ -8,6 +8,7 @@ import { applyPlan, type ApplyResult } from '../../src/exec/apply-plan.js';
 import { EventRecorder } from '../../src/exec/recorder.js';
 import { resolveModel } from '../../src/model/resolve.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
+import { assembleResetPlan } from '../../src/plan/reset.js';
 import type { Plan } from '../../src/plan/types.js';
 import { readSpec } from '../../src/spec/read.js';
 import { repoPath } from '../helpers/cli.js';
@@ -15,7 +16,11 @@ import { capturedNames, planSecretNames, seedSecrets } from './fake-secrets.js';
 import { RecordingTarget, type TraceStep } from './recording-target.js';
 import type { GatePriority } from './serial-gate.js';
 
+/** `up` traces the deploy plan, `down` the reset plan. */
+export type TracedCommand = 'up' | 'down';
+
 export interface Trace {
+  readonly command: TracedCommand;
   readonly example: string;
   readonly priority: GatePriority;
   readonly plan: Plan;
@@ -26,15 +31,16 @@ export interface Trace {
   readonly events: EventRecorder;
 }
 
-export function examplePlan(example: string): { plan: Plan; contents: Map<string, Buffer> } {
+export function examplePlan(example: string, command: TracedCommand = 'up'): { plan: Plan; contents: Map<string, Buffer> } {
   const path = repoPath('examples', `${example}.yaml`);
-  const { plan, files } = assemblePlan(resolveModel(readSpec({ kind: 'file', path, text: readFileSync(path, 'utf8') })));
+  const model = resolveModel(readSpec({ kind: 'file', path, text: readFileSync(path, 'utf8') }));
+  const { plan, files } = command === 'up' ? assemblePlan(model) : assembleResetPlan(model);
   return { plan, contents: new Map(plan.artifacts.map((a, i) => [a.id, Buffer.from(files[i]?.content ?? '')])) };
 }
 
-export async function traceExample(example: string, priority: GatePriority = 'plan-order'): Promise<Trace> {
+export async function traceExample(example: string, priority: GatePriority = 'plan-order', command: TracedCommand = 'up'): Promise<Trace> {
   const stateDir = mkdtempSync(join(tmpdir(), 'kubemix-trace-'));
-  const { plan, contents } = examplePlan(example);
+  const { plan, contents } = examplePlan(example, command);
   const secretNames = planSecretNames(plan, contents);
   await seedSecrets(stateDir, secretNames, capturedNames(plan));
   const target = new RecordingTarget(plan, secretNames, priority);
@@ -47,5 +53,5 @@ export async function traceExample(example: string, priority: GatePriority = 'pl
     listeners: [target.gate.listener, events.listener],
     transportFor: target.transportFor,
   });
-  return { example, priority, plan, steps: target.steps, secretNames, stateDir, result, events };
+  return { command, example, priority, plan, steps: target.steps, secretNames, stateDir, result, events };
 }

@@ -1,0 +1,59 @@
+// Command traces of `kubemix down` (the reset plan) for the examples with a
+// Windows worker: the real executor against the recording target, because
+// kubeadm reset, kubectl and Windows hosts do not exist here. Golden files:
+// test/golden/traces/down-*.txt (UPDATE_GOLDEN=1).
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { assertGolden } from './helpers/golden.js';
+import { Positions } from './trace/positions.js';
+import { renderTrace } from './trace/render-trace.js';
+import { traceExample, type Trace } from './trace/run-trace.js';
+
+const EXAMPLES = ['k8s-libvirt-1-1-1', 'k8s-libvirt-3-2-1', 'existing-host-gw'] as const;
+const STAGE = 'task-cleanup-hypervisors';
+const FAKE = 'FAKE-TEST-VALUE-';
+
+for (const example of EXAMPLES) {
+  describe(`down trace of examples/${example}.yaml`, () => {
+    let both: [Trace, Positions][];
+    before(async () => {
+      const trace = await traceExample(example, 'plan-order', 'down');
+      const reverse = await traceExample(example, 'last-first', 'down');
+      both = [[trace, new Positions(trace)], [reverse, new Positions(reverse)]];
+    });
+    after(() => {
+      for (const [t] of both) rmSync(t.stateDir, { recursive: true, force: true });
+    });
+    const nodes = (t: Trace, f: (n: Trace['plan']['nodes'][number]) => boolean): string[] => t.plan.nodes.filter(f).map((n) => n.name);
+
+    it('matches its golden trace; every task ran once', () => {
+      const [trace, at] = both[0] ?? assert.fail();
+      assertGolden(`traces/down-${example}.txt`, renderTrace(trace));
+      assert.equal(trace.result.counts.done, trace.plan.tasks.length);
+      assert.deepEqual([...at.taskOrder()].sort(), trace.plan.tasks.map((t) => t.id).sort());
+    });
+
+    it('Linux workers are reset before the controllers, and each Windows Node is deleted before its controller resets', () => {
+      for (const [tr, pos] of both) {
+        const controllers = nodes(tr, (n) => n.role === 'control-plane');
+        const linuxWorkers = nodes(tr, (n) => n.role === 'worker' && n.osFamily === 'linux');
+        const deletes = tr.plan.tasks.filter((t) => t.name.startsWith('delete-node-'));
+        assert.ok(deletes.length > 0, `${example}: a Windows worker's Node deletion is planned`);
+        for (const c of controllers) {
+          const reset = pos.first(`${STAGE}/${c}/node-reset`);
+          for (const w of linuxWorkers) assert.ok(pos.last(`${STAGE}/${w}/node-reset`) < reset, `${tr.priority}: ${w} reset before ${c}`);
+          for (const d of deletes) assert.ok(pos.last(d.id) < reset, `${tr.priority}: ${d.id} before ${c} resets`);
+        }
+      }
+    });
+
+    it('the services node is cleaned up, and nothing secret reaches a host as a value', () => {
+      const [trace] = both[0] ?? assert.fail();
+      const services = nodes(trace, (n) => n.role === 'services');
+      for (const s of services) assert.ok(trace.plan.tasks.some((t) => t.id === `${STAGE}/${s}/services-reset`), s);
+      const text = `${renderTrace(trace)}\n${JSON.stringify(trace.steps)}\n${trace.events.serialise()}`;
+      assert.ok(!text.includes(FAKE), 'a fake secret value reached the trace');
+    });
+  });
+}
