@@ -21,8 +21,8 @@ export function processIo(signal: AbortSignal): CliIo {
   const interactive = Boolean(process.stdin.isTTY) && Boolean(process.stderr.isTTY);
   return {
     ...(interactive ? { ask } : {}),
-    stdout: (text) => void process.stdout.write(text),
-    stderr: (text) => void process.stderr.write(text),
+    stdout: writerTo(process.stdout),
+    stderr: writerTo(process.stderr),
     env: process.env,
     cwd: process.cwd(),
     isTty: Boolean(process.stdout.isTTY),
@@ -32,6 +32,30 @@ export function processIo(signal: AbortSignal): CliIo {
       for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Uint8Array));
       return Buffer.concat(chunks).toString('utf8');
     },
+  };
+}
+
+/**
+ * Writes to a standard stream; once its reader is gone (EPIPE: `kubemix … | head`)
+ * further output is dropped instead of crashing the run. The run goes on and
+ * exits with its own code; the per-host logs in the state directory keep
+ * everything.
+ */
+function writerTo(stream: NodeJS.WriteStream): (text: string) => void {
+  let open = true;
+  const closed = (error: unknown): boolean => (error as NodeJS.ErrnoException | null)?.code === 'EPIPE';
+  stream.on('error', (error) => {
+    if (!closed(error)) throw error;
+    open = false;
+  });
+  return (text) => {
+    if (!open) return;
+    try {
+      stream.write(text);
+    } catch (error) {
+      if (!closed(error)) throw error;
+      open = false;
+    }
   };
 }
 
