@@ -11,13 +11,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Resolver } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { connect } from 'node:tls';
 import { stringify } from 'yaml';
-import { call, OCI_MANIFEST, pushImage } from '../helpers/oci-push.js';
+import { call, digestOf, OCI_MANIFEST, pushImage } from '../helpers/oci-push.js';
 import { applied, finalStates, kubemix, output, taskEvents } from './kubemix.js';
 import { VmNet, vmsAvailable, type Vm } from './vm.js';
 
@@ -82,7 +82,7 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
 
   it('facts of every VM are recorded', () => {
     const dir = join(stateDir, 'facts', 'cp1');
-    const facts = readdir(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+    const facts = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
     assert.match(facts, /cpus=2\b/);
     assert.match(facts, /os=debian\nversion=12/);
   });
@@ -122,7 +122,7 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     const pushed = await pushImage(authorized, 'e2e/hello', 'v1', { os: 'linux' });
     const pulled = await call('GET', `https://${svc.address}:5000/v2/e2e/hello/manifests/v1`, authorized, { accept: OCI_MANIFEST });
     assert.equal(pulled.status, 200, pulled.body);
-    assert.equal(`sha256:${sha256(pulled.body)}`, pushed.digest);
+    assert.equal(digestOf(Buffer.from(pulled.body)), pushed.digest);
   });
 
   it('re-running changes nothing, and --check agrees', async () => {
@@ -224,14 +224,6 @@ function lookupVia(server: string): LookupFunction {
       else callback(null, addresses[0], 4);
     });
   }) as LookupFunction;
-}
-
-function readdir(dir: string): string[] {
-  return execFileSync('ls', [dir], { encoding: 'utf8' }).trim().split('\n');
-}
-
-function sha256(text: string): string {
-  return execFileSync('sha256sum', { input: text, encoding: 'utf8' }).split(' ')[0] ?? '';
 }
 
 /** TLS through HAProxy's 6443: "<peer CN>|<first line of the answer to GET /readyz>". */
