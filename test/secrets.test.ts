@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isInstallMedia } from '../src/plan/artifact-path.js';
-import { SECRET_NAMES, sshHostKeySecret } from '../src/plan/secret-names.js';
+import { SECRET_NAMES, sshHostKeySecret } from '../src/model/secret-names.js';
 import { SHAPES, planFor } from './helpers/shapes.js';
 
 const REFERENCE = /\{\{secret:([a-z0-9-]+)\}\}/g;

@@ -6,7 +6,7 @@ import { TestNet, harnessAvailable } from './harness/netns.js';
 import { KnownHostsFile } from '../src/transport/known-hosts.js';
 import { SshTransport, DEFAULT_SSH_OPTIONS } from '../src/transport/ssh.js';
 import { HostKeyError } from '../src/transport/errors.js';
-import type { HostConnection } from '../src/plan/types.js';
+import type { HostConnection } from '../src/model/types.js';
 
 const skip = harnessAvailable();
 

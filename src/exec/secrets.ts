@@ -3,7 +3,7 @@
 // from a host at run time (Task.captures). Plans and journals only ever hold
 // secret *names*; `{{secret:NAME}}` is filled in just before a script goes on
 // stdin or a file is uploaded 0600.
-import { CLUSTER_CA_SECRETS, SECRET_NAMES } from '../plan/secret-names.js';
+import { CLUSTER_CA_SECRETS, SECRET_NAMES } from '../model/secret-names.js';
 import { generateClusterCa } from './cluster-ca.js';
 import { randomBytes, randomInt } from 'node:crypto';
 import { readFile } from 'node:fs/promises';

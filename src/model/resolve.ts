@@ -3,7 +3,7 @@
 // deterministic: the same spec always resolves to the same model.
 import { windowsRelease } from '../matrix/index.js';
 import { formatCidr, formatIp, parseCidr, subnetAt, type Cidr } from '../net/cidr.js';
-import type { HostConnection, NodeRole, PlanCluster, PlanNode } from '../plan/types.js';
+import type { HostConnection, NodeRole, PlanCluster, PlanNode } from '../model/types.js';
 import type { NodeDraft } from '../spec/nodes.js';
 import { NODE_POD_PREFIX } from '../spec/rules/network.js';
 import type { SpecResult } from '../spec/read.js';

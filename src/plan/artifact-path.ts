@@ -1,6 +1,10 @@
 // Where an artifact lies in a plan directory: `artifacts/<node>/<path on host>`,
 // with a Windows path `C:\k\x` becoming `artifacts/<node>/C/k/x`.
 
+import { CLUSTER_NODE } from '../render/types.js';
+
+export { CLUSTER_NODE };
+
 export function artifactLocalPath(node: string, remotePath: string): string {
   const windows = /^([A-Za-z]):[\\/](.*)$/.exec(remotePath);
   const parts = windows === null
@@ -11,8 +15,6 @@ export function artifactLocalPath(node: string, remotePath: string): string {
   return ['artifacts', node, ...clean].join('/');
 }
 
-/** The node of artifacts applied through the API (manifests): no host has this name. */
-export const CLUSTER_NODE = 'cluster';
 /** Where cluster-node artifacts (`manifests/…`) are put on the host that applies them. */
 export const CLUSTER_ARTIFACT_DIR = '/etc/kubemix';
 

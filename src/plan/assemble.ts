@@ -16,7 +16,8 @@ import { linuxPrepContribution } from './tasks/linux-prep.js';
 import { servicesContribution } from './tasks/services.js';
 import { validationTasks } from './tasks/validations.js';
 import { windowsTasks } from './tasks/windows.js';
-import { PLAN_API_VERSION, STAGES, type Artifact, type Plan, type RenderedArtifact, type Task } from './types.js';
+import { PLAN_API_VERSION, STAGES, type Artifact, type Plan, type Task } from './types.js';
+import type { RenderedArtifact } from '../render/types.js';
 
 export interface AssembledPlan {
   readonly plan: Plan;

@@ -11,7 +11,9 @@ import { sh, task, taskId } from './task.js';
 import { linuxNodes } from './tasks/linux-prep.js';
 import { servicesContribution } from './tasks/services.js';
 import { windowsResetTasks, windowsWorkers } from './tasks/windows.js';
-import type { PlanNode, RenderedArtifact, Task } from './types.js';
+import type { PlanNode } from '../model/types.js';
+import type { Task } from './types.js';
+import type { RenderedArtifact } from '../render/types.js';
 
 const STAGE = 'task-cleanup-hypervisors';
 /** Interfaces flannel and Calico leave behind on Linux nodes. */

@@ -5,6 +5,8 @@
 // them as `{{secret:NAME}}`; the executor fills them in at run time and passes
 // them only through stdin or 0600 files, never on a remote command line.
 
+import type { HostConnection, PlanCluster, PlanNode, Privilege, Shell } from '../model/types.js';
+
 export const PLAN_API_VERSION = 'kubemix.dev/v1alpha1' as const;
 
 /** Kubeinit's stage names, in run order. */
@@ -22,10 +24,6 @@ export const STAGES = [
   'task-post-deployment',
 ] as const;
 export type Stage = (typeof STAGES)[number];
-
-export type Shell = 'sh' | 'powershell';
-/** `root`: run with root/Administrator rights (sudo for non-root SSH users). */
-export type Privilege = 'root' | 'user';
 
 /** A command the executor runs on a task's host, in the given shell. */
 export interface Command {
@@ -96,64 +94,6 @@ export interface Artifact {
   readonly sha256: string;
 }
 
-/** An artifact together with its content, as `render/` produces it. */
-export interface RenderedArtifact {
-  readonly node: string;
-  readonly remotePath: string;
-  readonly mode: string;
-  readonly owner: string;
-  readonly content: string;
-}
-
-/** How the executor reaches a host (a node or a hypervisor). */
-export interface HostConnection {
-  readonly name: string;
-  /** IP address or DNS name to connect to. */
-  readonly address: string;
-  readonly port: number;
-  readonly user: string;
-  /** Private key file; absent means ssh-agent / default identities. */
-  readonly identityFile?: string;
-  /** Jump host (ProxyJump) to reach `address` through. */
-  readonly bastion?: { readonly address: string; readonly port: number; readonly user: string; readonly identityFile?: string };
-  /** The shell the host's SSH server runs commands in. */
-  readonly shell: Shell;
-  /**
-   * `kubemix`: a machine kubemix creates. Its host key is pinned before first
-   * contact and the login uses the cluster key in the state directory.
-   * `user`: a machine the user provides; keys follow the host-key policy.
-   */
-  readonly provisioner: 'kubemix' | 'user';
-}
-
-export type NodeRole = 'control-plane' | 'worker' | 'services';
-
-export interface PlanNode {
-  readonly name: string;
-  readonly fqdn: string;
-  readonly role: NodeRole;
-  readonly schedulable: boolean;
-  /** `debian-13`, `windows-2022`, … */
-  readonly os: string;
-  readonly osFamily: 'linux' | 'windows';
-  /** Windows build (`10.0.20348`) for Windows nodes. */
-  readonly windowsBuild?: string;
-  readonly ip: string;
-  /** MAC of the VM's NIC (libvirt); absent for existing hosts. */
-  readonly mac?: string;
-  /** Hypervisor the VM runs on (libvirt driver); absent for existing hosts. */
-  readonly hypervisor?: string;
-  /** Planned VM size (libvirt); absent for existing hosts. */
-  readonly resources?: { readonly vcpus: number; readonly ramMiB: number; readonly diskGiB: number };
-  /**
-   * The controller-manager assigns pod CIDRs in registration order: this is a
-   * prediction, never something a node depends on at run time.
-   */
-  readonly podCidr?: { readonly cidr: string; readonly predicted: true };
-  /** Taints the node registers with (`key=value:Effect`). */
-  readonly taints: readonly string[];
-}
-
 export interface Plan {
   readonly apiVersion: typeof PLAN_API_VERSION;
   readonly kind: 'Plan';
@@ -165,21 +105,4 @@ export interface Plan {
   readonly artifacts: readonly Artifact[];
   readonly tasks: readonly Task[];
   readonly warnings: readonly { readonly code: string; readonly path: string; readonly message: string }[];
-}
-
-export interface PlanCluster {
-  readonly name: string;
-  readonly domain: string;
-  readonly driver: 'libvirt' | 'existing';
-  readonly versions: Readonly<Record<string, string>>;
-  readonly network: {
-    readonly nodeCidr: string;
-    readonly gateway: string;
-    readonly podCidr: string;
-    readonly serviceCidr: string;
-    readonly nodeMtu: number;
-    readonly podMtu: number;
-  };
-  readonly cni: { readonly plugin: 'flannel' | 'calico'; readonly backend: 'vxlan' | 'host-gw'; readonly vni: number; readonly port: number };
-  readonly apiEndpoint: { readonly host: string; readonly port: number; readonly address: string };
 }

@@ -1,7 +1,7 @@
 // Small generated scripts the transport runs through a session: file upload
 // (content on stdin, written 0600 first, then chmod/chown, then renamed into
 // place) and reading a file back (secret capture).
-import type { Shell } from '../plan/types.js';
+import type { Shell } from '../model/types.js';
 import { psQuote, shellQuote } from './framing.js';
 
 export function uploadScript(shell: Shell, remotePath: string, mode: string, owner: string): string {

@@ -2,7 +2,7 @@
 // session runs one command at a time; the SSH transport keeps a small pool.
 import { randomBytes } from 'node:crypto';
 import type { Client, ClientChannel } from 'ssh2';
-import type { Shell } from '../plan/types.js';
+import type { Shell } from '../model/types.js';
 import { FrameReader, READY, driverCommand, frameHeader, type FrameEnd } from './framing.js';
 import { TailBuffer, type ExecRequest, type ExecResult } from './types.js';
 import { TransportError } from './errors.js';

@@ -3,7 +3,7 @@
 // reads through those sessions. Sudo (non-interactive) is applied inside the
 // session driver for `privilege: 'root'` when the SSH user is not root.
 import type { Client } from 'ssh2';
-import type { HostConnection } from '../plan/types.js';
+import type { HostConnection } from '../model/types.js';
 import { connectEndpoint, type ConnectOptions, type Endpoint } from './ssh-connect.js';
 import { ShellSession } from './shell-session.js';
 import { TransportError } from './errors.js';

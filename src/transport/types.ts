@@ -1,6 +1,6 @@
 // One interface for reaching a host. The executor only talks to hosts through
 // it, so tests can run the real thing against sshd test hosts.
-import type { Privilege, Shell } from '../plan/types.js';
+import type { Privilege, Shell } from '../model/types.js';
 
 export interface ExecRequest {
   readonly shell: Shell;

@@ -7,7 +7,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HostConnection } from '../../src/plan/types.js';
+import type { HostConnection } from '../../src/model/types.js';
 
 const CLAIMS = '/run/kubemix-harness';
 const MAX_HOSTS = 13;

@@ -2,7 +2,8 @@
 // and check in per-host files so tests can count them.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { PLAN_API_VERSION, type Artifact, type HostConnection, type Plan, type Stage, type Task } from '../../src/plan/types.js';
+import type { HostConnection } from '../../src/model/types.js';
+import { PLAN_API_VERSION, type Artifact, type Plan, type Stage, type Task } from '../../src/plan/types.js';
 import { planHash, sha256 } from '../../src/exec/hash.js';
 
 export interface TaskInput {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import type { RenderedArtifact } from '../../src/plan/types.js';
+import type { RenderedArtifact } from '../../src/render/types.js';
 import { REPO } from './shapes.js';
 
 export function goldenDir(name: string): string {

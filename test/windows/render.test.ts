@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assemblePlan } from '../../src/plan/assemble.js';
-import type { Plan, RenderedArtifact, Task } from '../../src/plan/types.js';
+import type { Plan, Task } from '../../src/plan/types.js';
+import type { RenderedArtifact } from '../../src/render/types.js';
 import { natExceptions, hnsNetworkName } from '../../src/render/windows/network.js';
 import { WIN, SOURCE_VIP_PLACEHOLDER } from '../../src/render/windows/paths.js';
 import { GOLDEN_COMBOS, comboName, modelFor, type Combo } from './fixtures.js';

@@ -10,7 +10,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { resolveModel, type ClusterModel } from '../../src/model/resolve.js';
 import { isInstallMedia } from '../../src/plan/artifact-path.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
-import type { PlanNode } from '../../src/plan/types.js';
+import type { PlanNode } from '../../src/model/types.js';
 import { renderUnattend, UNATTEND_MEDIA } from '../../src/render/windows/unattend.js';
 import { readSpec } from '../../src/spec/read.js';
 import { specText, type Combo } from './fixtures.js';

@@ -11,7 +11,7 @@ import { SecretStore } from '../../exec/secrets.js';
 import { renderInstall, serviceDnsNames } from '../../guard/install.js';
 import { signServingCert } from '../../guard/serving-cert.js';
 import { parseInsecureRegistry } from '../../registry/insecure.js';
-import { SECRET_NAMES } from '../../plan/secret-names.js';
+import { SECRET_NAMES } from '../../model/secret-names.js';
 import { VERSION } from '../../version.js';
 import type { CliIo } from '../io.js';
 import { collect } from '../registry-flags.js';

@@ -9,7 +9,7 @@ import { writeFileDurable } from '../../exec/durable.js';
 import { mergeKubeconfig, renameAdminKubeconfig } from '../../exec/kubeconfig.js';
 import { SecretStore } from '../../exec/secrets.js';
 import { statePaths } from '../../exec/state-dir.js';
-import { SECRET_NAMES } from '../../plan/secret-names.js';
+import { SECRET_NAMES } from '../../model/secret-names.js';
 import type { CliIo } from '../io.js';
 import { outputFor, stateDir } from '../settings.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';

@@ -3,7 +3,7 @@
 // tools can reach the same hosts. Deterministic: hosts in model order.
 import { stringify } from 'yaml';
 import type { ClusterModel } from '../../model/resolve.js';
-import type { HostConnection } from '../../plan/types.js';
+import type { HostConnection } from '../../model/types.js';
 
 export type InventoryFormat = 'ini' | 'yaml';
 

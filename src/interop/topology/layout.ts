@@ -2,7 +2,7 @@
 // model: hypervisors (or the existing hosts) are columns, their guests are
 // stacked in sub-columns of at most ROWS boxes, so boxes never overlap.
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
 
 export const NODE_W = 230;
 export const NODE_H = 84;

@@ -5,7 +5,7 @@
 // Windows nodes orange with square corners and a four-pane mark, so they
 // differ in colour and in shape. Deterministic and self-contained.
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
 import { layoutTopology, PAD, type Box, type Layout } from './layout.js';
 
 export const COLORS = { linux: '#dbe8fb', linuxStroke: '#2463c2', windows: '#fde6cf', windowsStroke: '#c25e00', services: '#e3f4e1', servicesStroke: '#2e7d32' } as const;

@@ -4,7 +4,8 @@
 import { sha256Hex } from '../../util/json.js';
 import { artifactId } from '../artifact-path.js';
 import { sh, task } from '../task.js';
-import type { RenderedArtifact, Stage, Task } from '../types.js';
+import type { Stage, Task } from '../types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 
 export interface ConfigTaskInput {
   readonly stage: Stage;

@@ -8,7 +8,9 @@ import { proxyExports, renderContainerdProxy } from '../../render/linux/proxy.js
 import { registryCaPath, renderRegistryHosts, servicesRegistry } from '../../render/containerd/hosts.js';
 import { CONTAINERD_PATHS as P } from '../../render/containerd/paths.js';
 import { sh, task, taskId } from '../task.js';
-import type { PlanNode, RenderedArtifact, Task } from '../types.js';
+import type { PlanNode } from '../../model/types.js';
+import type { Task } from '../types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 import { configTask } from './config-files.js';
 import { downloadScript } from './download.js';
 import { PREP_STAGE, linuxNodes } from './linux-prep.js';

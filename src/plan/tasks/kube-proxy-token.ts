@@ -5,7 +5,7 @@
 // Windows nodes then renew their own copy daily (render/windows/token.ts).
 import type { ClusterModel } from '../../model/resolve.js';
 import { KUBE_PROXY_TOKEN } from '../../render/manifests/kube-proxy-token.js';
-import { SECRET_NAMES } from '../secret-names.js';
+import { SECRET_NAMES } from '../../model/secret-names.js';
 import { sh, task, taskId } from '../task.js';
 import type { Task } from '../types.js';
 import { linuxNodes } from './linux-prep.js';

@@ -9,10 +9,12 @@ import { renderManifests } from '../../render/manifests/index.js';
 import { artifactId, uploadPath } from '../artifact-path.js';
 import { calicoOperatorTask } from './calico.js';
 import { sh, task, taskId } from '../task.js';
-import type { PlanNode, RenderedArtifact, Task } from '../types.js';
+import type { PlanNode } from '../../model/types.js';
+import type { Task } from '../types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 import { PREP_STAGE, linuxNodes } from './linux-prep.js';
 import { SECRET } from './registry-scripts.js';
-import { SECRET_NAMES } from '../secret-names.js';
+import { SECRET_NAMES } from '../../model/secret-names.js';
 
 const DEPLOY = 'task-deploy-cluster';
 const ADMIN = '--kubeconfig=/etc/kubernetes/admin.conf';

@@ -6,7 +6,9 @@ import { proxyExports } from '../../render/linux/proxy.js';
 import { APT_KEYRING, KUBERNETES_PACKAGES, renderKubernetesRepo } from '../../render/linux/kubernetes-repo.js';
 import { artifactId } from '../artifact-path.js';
 import { sh, task, taskId } from '../task.js';
-import type { PlanNode, RenderedArtifact, Task } from '../types.js';
+import type { PlanNode } from '../../model/types.js';
+import type { Task } from '../types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 import { PREP_STAGE, linuxNodes } from './linux-prep.js';
 
 export function kubernetesPackagesContribution(model: ClusterModel): { tasks: Task[]; artifacts: RenderedArtifact[] } {

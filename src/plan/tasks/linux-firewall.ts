@@ -6,7 +6,8 @@
 import { CALICO } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { sh, task } from '../task.js';
-import type { PlanNode, Task } from '../types.js';
+import type { PlanNode } from '../../model/types.js';
+import type { Task } from '../types.js';
 
 const NODE_PORTS = ['10250/tcp', '10256/tcp', '30000-32767/tcp'];
 const CONTROL_PLANE_PORTS = ['6443/tcp', '2379-2380/tcp', '10257/tcp', '10259/tcp'];

@@ -5,7 +5,9 @@ import { linuxDistro } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { KERNEL_MODULES, SYSCTLS, SYSCTL_FILE, hostsBlock, HOSTS_BEGIN, HOSTS_END, renderModules, renderSysctls } from '../../render/linux/host.js';
 import { sh, task, taskId } from '../task.js';
-import type { PlanNode, RenderedArtifact, Task } from '../types.js';
+import type { PlanNode } from '../../model/types.js';
+import type { Task } from '../types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 import { configTask } from './config-files.js';
 import { firewallTask } from './linux-firewall.js';
 

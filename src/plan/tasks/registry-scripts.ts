@@ -2,7 +2,7 @@
 // (signed on the host by the cluster CA) and its htpasswd file. Secrets come
 // in as `{{secret:NAME}}` inside heredocs; the executor fills them in and
 // feeds the script on stdin, so they never reach a command line or the plan.
-import { SECRET_NAMES } from '../secret-names.js';
+import { SECRET_NAMES } from '../../model/secret-names.js';
 import { SERVICES } from '../../matrix/index.js';
 
 export const SECRET = {

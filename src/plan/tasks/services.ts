@@ -11,7 +11,8 @@ import { renderServices } from '../../render/services/index.js';
 import { proxyExports } from '../../render/linux/proxy.js';
 import { REGISTRY_PATHS } from '../../render/services/registry.js';
 import { sh, task, taskId } from '../task.js';
-import type { RenderedArtifact, Task } from '../types.js';
+import type { Task } from '../types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 import { configTask } from './config-files.js';
 import { SECRET, htpasswdApply, htpasswdCheck, registryTlsApply, registryTlsCheck } from './registry-scripts.js';
 

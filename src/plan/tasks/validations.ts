@@ -4,7 +4,7 @@
 import { LIBVIRT_IMAGES } from '../../drivers/libvirt/names.js';
 import { linuxDistro, windowsRelease } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode } from '../types.js';
+import type { PlanNode } from '../../model/types.js';
 import { powershell, sh, task, taskId } from '../task.js';
 import { CLEANUP_STAGE, CLEANUP_TASK } from './cleanup-hypervisors.js';
 import type { Task } from '../types.js';

@@ -7,7 +7,9 @@ import { deleteNodeScript } from '../../render/windows/reset.js';
 import { WIN } from '../../render/windows/paths.js';
 import { artifactId } from '../artifact-path.js';
 import { powershell, sh, task, taskId } from '../task.js';
-import type { PlanNode, RenderedArtifact, Task } from '../types.js';
+import type { PlanNode } from '../../model/types.js';
+import type { Task } from '../types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 
 export interface WindowsTaskOptions extends WindowsOptions {
   /** Tasks the join waits for (control plane up, join token minted), by id. */

@@ -4,7 +4,8 @@
 // cgroup driver kubelet uses, and hosts.toml directories for registries.
 import { IMAGES } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 import { CONTAINERD_PATHS as P } from './paths.js';
 
 export function renderContainerdConfig(model: ClusterModel, node: PlanNode): RenderedArtifact {

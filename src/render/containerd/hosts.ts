@@ -2,7 +2,8 @@
 // node's registry trusted through the cluster CA, and every image mirror the
 // spec names, tried before the registry it stands in for.
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 import { servicesFacts } from '../services/facts.js';
 import { hostsDir } from './paths.js';
 

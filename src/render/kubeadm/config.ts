@@ -5,7 +5,8 @@
 // filled by the executor, so these files are uploaded with mode 0600.
 import { stringify } from 'yaml';
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 import { CONTAINERD_PATHS } from '../containerd/paths.js';
 import { KUBEADM_SECRET as S, ref } from './secrets.js';
 

@@ -1,6 +1,6 @@
 // Secrets the cluster bootstrap uses. Values live in kubemix's state and are
 // filled in by the executor at run time; plans and artifacts only name them.
-import { SECRET_NAMES } from '../../plan/secret-names.js';
+import { SECRET_NAMES } from '../../model/secret-names.js';
 
 export const KUBEADM_SECRET = {
   token: SECRET_NAMES.kubeadmToken,

@@ -2,7 +2,8 @@
 // sysctls kubelet, containerd and flannel need (REFERENCE.md §5), and the
 // /etc/hosts block naming every node and the API endpoint.
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 
 export const MODULES_FILE = '/etc/modules-load.d/kubemix.conf';
 export const SYSCTL_FILE = '/etc/sysctl.d/90-kubemix.conf';

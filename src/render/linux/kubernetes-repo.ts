@@ -2,7 +2,8 @@
 // and dnf. dnf's `exclude` keeps a routine `dnf upgrade` from moving the
 // cluster's version: kubemix installs with --disableexcludes instead.
 import { URLS } from '../../matrix/index.js';
-import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 
 export const APT_KEYRING = '/etc/apt/keyrings/kubernetes-apt-keyring.gpg';
 export const APT_LIST = '/etc/apt/sources.list.d/kubernetes.list';

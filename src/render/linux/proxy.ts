@@ -2,7 +2,8 @@
 // (curl, apt, dnf read the environment) and containerd pulling images. The
 // cluster's own networks and names always bypass it.
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 import { shellQuote } from '../../util/shell.js';
 
 export const CONTAINERD_PROXY_DROPIN = '/etc/systemd/system/containerd.service.d/http-proxy.conf';

@@ -3,8 +3,7 @@
 // apply order.
 import { stringify } from 'yaml';
 import type { ClusterModel } from '../../model/resolve.js';
-import { CLUSTER_NODE } from '../../plan/artifact-path.js';
-import type { RenderedArtifact } from '../../plan/types.js';
+import { CLUSTER_NODE, type RenderedArtifact } from '../types.js';
 import { calicoObjects } from './calico.js';
 import { flannelObjects } from './flannel.js';
 import { kubeProxyTokenRbac } from './kube-proxy-token.js';

@@ -3,7 +3,7 @@
 // recursion for the node and pod networks through configurable forwarders.
 import { createHash } from 'node:crypto';
 import type { ClusterModel } from '../../model/resolve.js';
-import type { RenderedArtifact } from '../../plan/types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 import { ptrLabel, type ServicesFacts } from './facts.js';
 
 export const NAMED_CONF = '/etc/bind/named.conf';

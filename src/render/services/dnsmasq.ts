@@ -3,7 +3,7 @@
 // hosts bring theirs in the spec), and
 // the cluster DNS as resolver. DNS itself is Bind's job, so port=0.
 import { formatIp, parseCidr } from '../../net/cidr.js';
-import type { RenderedArtifact } from '../../plan/types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 import type { ServicesFacts } from './facts.js';
 
 export const DNSMASQ_CONFIG = '/etc/dnsmasq.d/kubemix.conf';

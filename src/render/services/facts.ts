@@ -4,7 +4,7 @@
 import { SERVICES } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { parseCidr, parseIp } from '../../net/cidr.js';
-import type { PlanNode } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
 
 export interface ServicesFacts {
   readonly node: PlanNode;

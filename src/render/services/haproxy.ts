@@ -3,7 +3,8 @@
 // the controllers when there are none), plus stats with a monitor URI.
 import { SERVICES } from '../../matrix/index.js';
 import { API_PORT } from '../../model/resolve.js';
-import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 import type { ServicesFacts } from './facts.js';
 
 export const HAPROXY_CONFIG = '/etc/haproxy/haproxy.cfg';

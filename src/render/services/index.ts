@@ -1,7 +1,7 @@
 // renderServices: model → every file the services node needs, honouring the
 // spec's toggles (dns, loadBalancer, dhcp, registry). Pure.
 import type { ClusterModel } from '../../model/resolve.js';
-import type { RenderedArtifact } from '../../plan/types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 import { renderBind } from './bind.js';
 import { renderDnsmasq } from './dnsmasq.js';
 import { servicesFacts } from './facts.js';

@@ -3,7 +3,7 @@
 // auth. Key, certificate and htpasswd are made on the host at run time (see
 // plan/tasks/registry.ts): only their paths are in the artifact.
 import { SERVICES } from '../../matrix/index.js';
-import type { RenderedArtifact } from '../../plan/types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 import type { ServicesFacts } from './facts.js';
 
 export const REGISTRY_PATHS = {

@@ -2,8 +2,9 @@
 // REFERENCE.md §3) and one hosts.toml per mirrored registry.
 import { IMAGES, compareVersions, kubernetesRelease, windowsRelease } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
-import { SECRET_NAMES } from '../../plan/secret-names.js';
+import type { PlanNode } from '../../model/types.js';
+import type { RenderedArtifact } from '../../render/types.js';
+import { SECRET_NAMES } from '../../model/secret-names.js';
 import { servicesRegistry } from '../containerd/hosts.js';
 import { WIN } from './paths.js';
 

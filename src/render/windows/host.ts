@@ -1,7 +1,7 @@
 // Step 12 and after: firewall rules (never disabling the firewall), Defender
 // exclusions, and the boot order after a reboot.
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
 import { waitForFlannel } from './join.js';
 import { hnsNetworkName } from './network.js';
 import { WIN } from './paths.js';

@@ -1,8 +1,9 @@
 // renderWindowsNode: model + Windows node → the files it needs and the steps,
 // in the order a first join must run them (REFERENCE.md §4, issue 4). Pure.
 import type { ClusterModel } from '../../model/resolve.js';
-import { SECRET_NAMES } from '../../plan/secret-names.js';
-import type { PlanNode, RenderedArtifact } from '../../plan/types.js';
+import { SECRET_NAMES } from '../../model/secret-names.js';
+import type { PlanNode } from '../../model/types.js';
+import type { RenderedArtifact } from '../../render/types.js';
 import { hostProcessImages } from '../manifests/windows-hostprocess.js';
 import { containerdConfig, registryHosts } from './containerd.js';
 import { bootOrder, bootScript, defenderExclusions, firewall } from './host.js';

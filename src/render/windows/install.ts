@@ -2,7 +2,7 @@
 // service registered before the join (kubeadm stops and starts a service of
 // exactly that name and gives up after ~10 s each way).
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
 import { sha256Hex } from '../../util/json.js';
 import { containerdConfig } from './containerd.js';
 import { download, downloadFunction, downloadsFor, fetchCall, proxyOf } from './downloads.js';

@@ -1,7 +1,7 @@
 // Steps 7–8 of a Windows worker: kubeadm join, then flanneld under WinSW.
-import { SECRET_NAMES } from '../../plan/secret-names.js';
+import { SECRET_NAMES } from '../../model/secret-names.js';
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
 import { registeredName } from './kubeadm.js';
 import { hnsNetworkName } from './network.js';
 import { CONTAINERD_PIPE, WIN } from './paths.js';

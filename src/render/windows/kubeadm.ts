@@ -2,10 +2,10 @@
 // extra args only to kubeadm-flags.env, which nothing reads on Windows, so
 // everything the kubelet needs goes into JoinConfiguration `patches` (target
 // kubeletconfiguration) or onto the service command line (REFERENCE.md §4).
-import { SECRET_NAMES } from '../../plan/secret-names.js';
+import { SECRET_NAMES } from '../../model/secret-names.js';
 import { compareVersions } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
 import { CONTAINERD_PIPE, WIN } from './paths.js';
 
 /** The name the node registers with: kubelet lower-cases it, flanneld must match. */

@@ -3,7 +3,7 @@
 // creates, or pods never find their network (REFERENCE.md §5).
 import { WINDOWS_EXTERNAL_HNS_CIDR } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanCluster, PlanNode } from '../../plan/types.js';
+import type { PlanCluster, PlanNode } from '../../model/types.js';
 import { WIN } from './paths.js';
 
 /** The HNS network flanneld creates: `flannel.<VNI>` (Overlay) or `cbr0` (L2Bridge). */

@@ -2,7 +2,7 @@
 // reboot), and the persistent "External" HNS network.
 import { windowsRelease } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
 import { EXTERNAL_NETWORK } from './network.js';
 import { WIN } from './paths.js';
 import { HNS_FUNCTIONS, q } from './ps.js';

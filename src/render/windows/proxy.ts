@@ -1,8 +1,8 @@
 // Steps 9–11 of a Windows worker: the CNI config (after flanneld), the source
 // VIP (vxlan, reserved at run time) and kube-proxy.
-import { SECRET_NAMES } from '../../plan/secret-names.js';
+import { SECRET_NAMES } from '../../model/secret-names.js';
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
 import { sha256Hex } from '../../util/json.js';
 import { cniConfig, hnsNetworkName } from './network.js';
 import { SOURCE_VIP_PLACEHOLDER, WIN } from './paths.js';

@@ -2,7 +2,7 @@
 // networks and endpoints, CNI state, flannel's lease file, kubelet state and
 // certificates. The Node object is deleted from the control plane.
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
 import { hnsNetworkName } from './network.js';
 import { CONTAINERD_PIPE, WIN } from './paths.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q, qList } from './ps.js';

@@ -2,7 +2,7 @@
 // integration of its own) and kube-proxy (kernelspace, via kube-log-runner).
 import { compareVersions } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode } from '../../plan/types.js';
+import type { PlanNode } from '../../model/types.js';
 import { registeredName, logRunner } from './kubeadm.js';
 import { hnsNetworkName, podCidrV4 } from './network.js';
 import { SOURCE_VIP_PLACEHOLDER, WIN } from './paths.js';

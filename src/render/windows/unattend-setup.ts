@@ -3,8 +3,8 @@
 // cluster's login key for Administrators, SSH allowed from the node network
 // only, then a shutdown so the driver knows the install is done.
 import type { ClusterModel } from '../../model/resolve.js';
-import { SECRET_NAMES, sshHostKeySecret } from '../../plan/secret-names.js';
-import type { PlanNode } from '../../plan/types.js';
+import { SECRET_NAMES, sshHostKeySecret } from '../../model/secret-names.js';
+import type { PlanNode } from '../../model/types.js';
 import { q } from './ps.js';
 
 const SSH_DIR = 'C:\\ProgramData\\ssh';

@@ -7,8 +7,8 @@
 import { windowsRelease } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { parseCidr } from '../../net/cidr.js';
-import { SECRET_NAMES } from '../../plan/secret-names.js';
-import type { PlanNode } from '../../plan/types.js';
+import { SECRET_NAMES } from '../../model/secret-names.js';
+import type { PlanNode } from '../../model/types.js';
 import { WINDOWS_NAME_LIMIT } from '../../spec/rules/nodes.js';
 import { servicesFacts } from '../services/facts.js';
 import { el, renderXml, type XmlElement } from './xml.js';

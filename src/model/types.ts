@@ -1,0 +1,72 @@
+// The vocabulary every step after the model speaks: the cluster, its nodes and
+// how the executor reaches each host. Pure data, JSON-serialisable, stable.
+
+export type Shell = 'sh' | 'powershell';
+/** `root`: run with root/Administrator rights (sudo for non-root SSH users). */
+export type Privilege = 'root' | 'user';
+
+/** How the executor reaches a host (a node or a hypervisor). */
+export interface HostConnection {
+  readonly name: string;
+  /** IP address or DNS name to connect to. */
+  readonly address: string;
+  readonly port: number;
+  readonly user: string;
+  /** Private key file; absent means ssh-agent / default identities. */
+  readonly identityFile?: string;
+  /** Jump host (ProxyJump) to reach `address` through. */
+  readonly bastion?: { readonly address: string; readonly port: number; readonly user: string; readonly identityFile?: string };
+  /** The shell the host's SSH server runs commands in. */
+  readonly shell: Shell;
+  /**
+   * `kubemix`: a machine kubemix creates. Its host key is pinned before first
+   * contact and the login uses the cluster key in the state directory.
+   * `user`: a machine the user provides; keys follow the host-key policy.
+   */
+  readonly provisioner: 'kubemix' | 'user';
+}
+
+export type NodeRole = 'control-plane' | 'worker' | 'services';
+
+export interface PlanNode {
+  readonly name: string;
+  readonly fqdn: string;
+  readonly role: NodeRole;
+  readonly schedulable: boolean;
+  /** `debian-13`, `windows-2022`, … */
+  readonly os: string;
+  readonly osFamily: 'linux' | 'windows';
+  /** Windows build (`10.0.20348`) for Windows nodes. */
+  readonly windowsBuild?: string;
+  readonly ip: string;
+  /** MAC of the VM's NIC (libvirt); absent for existing hosts. */
+  readonly mac?: string;
+  /** Hypervisor the VM runs on (libvirt driver); absent for existing hosts. */
+  readonly hypervisor?: string;
+  /** Planned VM size (libvirt); absent for existing hosts. */
+  readonly resources?: { readonly vcpus: number; readonly ramMiB: number; readonly diskGiB: number };
+  /**
+   * The controller-manager assigns pod CIDRs in registration order: this is a
+   * prediction, never something a node depends on at run time.
+   */
+  readonly podCidr?: { readonly cidr: string; readonly predicted: true };
+  /** Taints the node registers with (`key=value:Effect`). */
+  readonly taints: readonly string[];
+}
+
+export interface PlanCluster {
+  readonly name: string;
+  readonly domain: string;
+  readonly driver: 'libvirt' | 'existing';
+  readonly versions: Readonly<Record<string, string>>;
+  readonly network: {
+    readonly nodeCidr: string;
+    readonly gateway: string;
+    readonly podCidr: string;
+    readonly serviceCidr: string;
+    readonly nodeMtu: number;
+    readonly podMtu: number;
+  };
+  readonly cni: { readonly plugin: 'flannel' | 'calico'; readonly backend: 'vxlan' | 'host-gw'; readonly vni: number; readonly port: number };
+  readonly apiEndpoint: { readonly host: string; readonly port: number; readonly address: string };
+}

@@ -1,0 +1,13 @@
+// What `render/` produces: a file for a host, with its content.
+
+/** An artifact together with its content, as `render/` produces it. */
+export interface RenderedArtifact {
+  readonly node: string;
+  readonly remotePath: string;
+  readonly mode: string;
+  readonly owner: string;
+  readonly content: string;
+}
+
+/** The node of artifacts applied through the API (manifests): no host has this name. */
+export const CLUSTER_NODE = 'cluster';
