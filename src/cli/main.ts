@@ -5,11 +5,11 @@ import { Command, CommanderError } from 'commander';
 import { ExitCode, InputError, InterruptedError, isKubemixError } from '../errors.js';
 import { processIo, type CliIo } from './io.js';
 import { reportFailure, writeCrashLog } from './failure.js';
-import { COMMANDS } from './commands/index.js';
+import { COMMANDS, requestedCommand } from './commands/index.js';
 import { VERSION } from '../version.js';
 
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
-  const program = buildProgram(io);
+  const program = await buildProgram(argv, io);
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return ExitCode.ok;
@@ -22,7 +22,11 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
 }
 
-export function buildProgram(io: CliIo): Command {
+/**
+ * The program with the one subcommand `argv` runs, loaded on demand; without
+ * one, every subcommand as a listing for `--help` (nothing else is loaded).
+ */
+export async function buildProgram(argv: readonly string[], io: CliIo): Promise<Command> {
   const program = new Command('kubemix')
     .description('Deploy, verify and keep healthy mixed Linux + Windows Kubernetes clusters.')
     .version(VERSION, '-V, --version')
@@ -37,7 +41,9 @@ export function buildProgram(io: CliIo): Command {
       writeErr: (text) => io.stderr(text),
       outputError: (text, write) => write(text),
     });
-  for (const register of COMMANDS) register(program, io);
+  const requested = requestedCommand(argv);
+  if (requested !== undefined) (await requested.load())(program, io);
+  else listCommands(program);
   for (const sub of program.commands) {
     sub.exitOverride().configureOutput({
       writeOut: (text) => io.stdout(text),
@@ -45,6 +51,14 @@ export function buildProgram(io: CliIo): Command {
     });
   }
   return program;
+}
+
+/** Name and description of every subcommand, for `kubemix --help` and unknown-command errors. */
+function listCommands(program: Command): void {
+  const terms = new Map(COMMANDS.map((c) => [c.name, c.term]));
+  for (const entry of COMMANDS) program.command(entry.name).description(entry.description);
+  const help = program.createHelp();
+  program.configureHelp({ subcommandTerm: (cmd) => terms.get(cmd.name()) ?? help.subcommandTerm(cmd) });
 }
 
 function commanderExit(error: CommanderError, argv: readonly string[], io: CliIo): number {

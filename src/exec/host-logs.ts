@@ -8,6 +8,8 @@ import type { Redactor } from './secrets.js';
 
 export class HostLogs {
   private readonly streams = new Map<string, WriteStream>();
+  private readonly pending = new Map<string, string[]>();
+  private flushing: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly dir: string,
@@ -27,15 +29,31 @@ export class HostLogs {
   }
 
   private write(host: string, line: string): void {
-    let stream = this.streams.get(host);
-    if (!stream) {
-      stream = createWriteStream(join(this.dir, `${host.replace(/[^A-Za-z0-9_.-]/g, '_')}.log`), { flags: 'a', mode: 0o600 });
-      this.streams.set(host, stream);
+    const lines = this.pending.get(host);
+    if (lines !== undefined) lines.push(this.redactor.redact(line));
+    else this.pending.set(host, [this.redactor.redact(line)]);
+    // One write per host per turn of the event loop, not one per line: a task's
+    // state changes and output lines arrive together, and each stream.write
+    // costs a write(2) in the thread pool.
+    this.flushing ??= setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushing = undefined;
+    for (const [host, lines] of this.pending) {
+      let stream = this.streams.get(host);
+      if (!stream) {
+        stream = createWriteStream(join(this.dir, `${host.replace(/[^A-Za-z0-9_.-]/g, '_')}.log`), { flags: 'a', mode: 0o600 });
+        this.streams.set(host, stream);
+      }
+      stream.write(`${lines.join('\n')}\n`);
     }
-    stream.write(`${this.redactor.redact(line)}\n`);
+    this.pending.clear();
   }
 
   async close(): Promise<void> {
+    if (this.flushing !== undefined) clearImmediate(this.flushing);
+    this.flush();
     await Promise.all([...this.streams.values()].map((s) => new Promise((r) => s.end(r))));
     this.streams.clear();
   }

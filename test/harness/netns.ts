@@ -2,7 +2,7 @@
 // host key and authorized key, all made and removed by the test. Addresses
 // come from 198.51.100.0/24 only, in /28 blocks claimed atomically so test
 // files running in parallel never collide; a block whose owner died is swept.
-import { preparePrivateEtc, sshdInPrivateEtc } from './private-etc.js';
+import { prepareRootShellEtc, preparePrivateEtc, sshdInPrivateEtc, type BindMount } from './private-etc.js';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -108,16 +108,16 @@ export class TestNet {
     process.on('exit', this.exitHook);
   }
 
-  /** Mounts that give every host's sshd a private /etc with a sudo user (see private-etc.ts). */
-  private privateEtc: { source: string; target: string }[] | undefined;
+  /** Mounts that give every host's sshd a private /etc: root with /bin/sh, maybe a sudo user (private-etc.ts). */
+  private privateEtc: BindMount[] = [];
 
   static async create(count: number, options: { sudoUser?: string } = {}): Promise<TestNet> {
     if (count > MAX_HOSTS) throw new Error(`at most ${MAX_HOSTS} test hosts per net`);
     const net = new TestNet(claimBlock());
     try {
-      if (options.sudoUser !== undefined) {
-        net.privateEtc = preparePrivateEtc(net.root, { name: options.sudoUser, uid: 64_000 + net.block, home: join(net.root, `home-${options.sudoUser}`) });
-      }
+      net.privateEtc = options.sudoUser === undefined
+        ? prepareRootShellEtc(net.root)
+        : preparePrivateEtc(net.root, { name: options.sudoUser, uid: 64_000 + net.block, home: join(net.root, `home-${options.sudoUser}`) });
       sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'kubemix-test', '-f', net.clientKey]);
       sh('ip', ['link', 'add', net.bridge, 'type', 'bridge']);
       sh('ip', ['addr', 'add', `${net.gateway}/28`, 'dev', net.bridge]);
@@ -161,7 +161,7 @@ export class TestNet {
   }
 
   startSshd(h: TestHost): Promise<void> {
-    const sshd = this.privateEtc === undefined ? ['/usr/sbin/sshd', '-D', '-e', '-f', h.configFile] : sshdInPrivateEtc(this.privateEtc, ['-D', '-e', '-f', h.configFile]);
+    const sshd = sshdInPrivateEtc(this.privateEtc, ['-D', '-e', '-f', h.configFile]);
     const child = spawn('ip', ['netns', 'exec', h.ns, ...sshd], { stdio: ['ignore', 'ignore', 'pipe'] });
     h.sshd = child;
     return new Promise((resolve, reject) => {

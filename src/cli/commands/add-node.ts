@@ -1,6 +1,6 @@
 // `kubemix add-node SPEC` after adding nodes to the spec: says which nodes
 // are new and which tasks of the existing hosts change because of them
-// (load balancer backends, DNS records, DHCP reservations, /etc/hosts), then
+// (load balancer backends, DNS records, DHCP reservations), then
 // applies exactly those: the journal skips every task whose inputs did not
 // change. Removing nodes is `down`'s business, so a spec that dropped a node
 // the journal knows is refused.

@@ -76,10 +76,10 @@ function hostname(node: PlanNode): Task {
 }
 
 function hostsFile(model: ClusterModel, node: PlanNode, after: string): Task {
-  const block = hostsBlock(model);
+  const block = hostsBlock(model, node);
   const current = `sed -n '/^${HOSTS_BEGIN}$/,/^${HOSTS_END}$/p' /etc/hosts`;
   return task({
-    stage: PREP_STAGE, host: node.name, name: 'etc-hosts', description: 'name every node and the API endpoint in /etc/hosts', after: [after],
+    stage: PREP_STAGE, host: node.name, name: 'etc-hosts', description: 'name this node, the API endpoint and the registry in /etc/hosts', after: [after],
     check: sh(`[ "$(${current})" = "$(cat <<'KUBEMIX_EOF'\n${block}\nKUBEMIX_EOF\n)" ]`),
     apply: sh(`set -eu
 tmp=$(mktemp)

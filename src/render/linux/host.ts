@@ -1,6 +1,6 @@
 // Files every Linux node gets before Kubernetes: the kernel modules and
 // sysctls kubelet, containerd and flannel need (REFERENCE.md §5), and the
-// /etc/hosts block naming every node and the API endpoint.
+// /etc/hosts block naming this node, the API endpoint and the registry.
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import type { RenderedArtifact } from '../../render/types.js';
@@ -29,11 +29,24 @@ export const HOSTS_BEGIN = '# BEGIN kubemix';
 export const HOSTS_END = '# END kubemix';
 
 /**
- * The block kubemix owns in /etc/hosts. The API name is here too, so nodes
- * reach the endpoint even before (or without) the services node's DNS.
+ * The block kubemix owns in /etc/hosts: only the names this node itself uses —
+ * its own name (kubelet and kubeadm look it up), the API endpoint (so the node
+ * reaches it before, or without, the services node's DNS) and the registry
+ * when the services node runs one. Kubernetes reaches other nodes by their
+ * InternalIP, never by these names, so listing every node here would only
+ * make the plan grow with the square of the cluster's size.
  */
-export function hostsBlock(model: ClusterModel): string {
+export function hostsBlock(model: ClusterModel, node: PlanNode): string {
   const api = model.cluster.apiEndpoint;
-  const nodes = model.nodes.map((n) => `${n.ip} ${n.fqdn} ${n.name}`);
-  return [HOSTS_BEGIN, ...nodes, `${api.address} ${api.host}`, HOSTS_END].join('\n');
+  const lines = [`${node.ip} ${node.fqdn} ${node.name}`, `${api.address} ${api.host}`];
+  const registry = registryAddress(model);
+  if (registry !== undefined) lines.push(`${registry.ip} ${registry.host}`);
+  return [HOSTS_BEGIN, ...lines, HOSTS_END].join('\n');
+}
+
+/** The registry's name and address, when the services node runs the registry. */
+function registryAddress(model: ClusterModel): { ip: string; host: string } | undefined {
+  const services = model.nodes.find((n) => n.role === 'services');
+  if (services === undefined || !model.spec.services.enabled || !model.spec.services.registry) return undefined;
+  return { ip: services.ip, host: `registry.${model.cluster.name}.${model.cluster.domain}` };
 }

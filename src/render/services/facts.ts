@@ -28,8 +28,19 @@ export interface ServicesFacts {
   readonly toggles: { readonly dns: boolean; readonly loadBalancer: boolean; readonly dhcp: boolean; readonly registry: boolean };
 }
 
+// Per-node renderers ask for the facts once per node: computed once per model,
+// or planning would scan every node once for each node.
+const cache = new WeakMap<ClusterModel, ServicesFacts | undefined>();
+
 /** undefined when the cluster has no services node. */
 export function servicesFacts(model: ClusterModel): ServicesFacts | undefined {
+  if (cache.has(model)) return cache.get(model);
+  const facts = computeFacts(model);
+  cache.set(model, facts);
+  return facts;
+}
+
+function computeFacts(model: ClusterModel): ServicesFacts | undefined {
   const node = model.nodes.find((n) => n.role === 'services');
   if (node === undefined || !model.spec.services.enabled) return undefined;
   const zone = `${model.cluster.name}.${model.cluster.domain}`;

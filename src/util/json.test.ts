@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { canonicalJson, canonicalSha256, sha256Hex } from './json.js';
+
+/** The definition canonicalJson must keep: JSON.stringify of a key-sorted copy. */
+function reference(value: unknown): string {
+  const sort = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sort);
+    if (v === null || typeof v !== 'object') return v;
+    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
+    return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, x]) => [k, sort(x)]));
+  };
+  return JSON.stringify(sort(value));
+}
+
+test('canonicalJson equals JSON.stringify of a key-sorted copy', () => {
+  const samples: unknown[] = [
+    { b: 1, a: [3, { d: 'x', c: null }], 'é': 'q"\\\n\u2028', z: undefined, B: true },
+    [undefined, 1.5, -0, 1e21, '', { '': [] }],
+    'plain',
+    42,
+    null,
+    { nested: { deeper: { keys: ['y', 'x'], Z: {}, a: [[]] } } },
+  ];
+  for (const sample of samples) assert.equal(canonicalJson(sample), reference(sample));
+});
+
+test('canonicalSha256 hashes the canonical text, also past one 64 KiB chunk', () => {
+  const big = { items: Array.from({ length: 5000 }, (_, i) => ({ id: `n${i}`, text: 'ü'.repeat(i % 40) })) };
+  assert.equal(canonicalSha256(big), sha256Hex(canonicalJson(big)));
+  assert.equal(canonicalSha256({ a: 1 }), sha256Hex('{"a":1}'));
+});
