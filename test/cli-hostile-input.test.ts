@@ -4,6 +4,7 @@
 // user never saw.
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { isAbsolute, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { generateClusterCa } from '../src/exec/cluster-ca.js';
@@ -72,6 +73,19 @@ describe('guard serve: TLS files checked before listening', () => {
     const a = pki.server('c');
     refused(await serve(file('garbage.crt', 'not a certificate\n'), a.key), 'guard.tls', /--tls-cert garbage\.crt: not a PEM certificate/);
     refused(await serve(a.cert, a.cert), 'guard.tls', /--tls-key .*c\.crt: not a PEM private key/);
+  });
+
+  it('an address already in use: exit 2 naming --listen, not a crash', async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
+    const port = (taken.address() as AddressInfo).port;
+    const d = pki.server('d');
+    try {
+      const r = await cli(['guard', 'serve', '--cluster', 'k8s-libvirt-1-1-1', '--listen', `127.0.0.1:${port}`, '--tls-cert', d.cert, '--tls-key', d.key, '--offline']);
+      refused(r, 'flags.listen', new RegExp(`--listen 127\\.0\\.0\\.1:${port}: cannot listen there \\(EADDRINUSE\\)`));
+    } finally {
+      taken.close();
+    }
   });
 
   it('the crash log keeps every flag and hides only secret values', () => {

@@ -50,7 +50,14 @@ async function runServe(o: { cluster: string; listen: string; tlsCert: string; t
     cert, key, resolver: resolvers.base, cluster: target.cluster, log,
     ...(reader === undefined ? {} : { resolverFor: pullSecretResolverFor(reader, resolvers) }),
   });
-  const bound = await guard.listen(host, port);
+  let bound: number;
+  try {
+    bound = await guard.listen(host, port);
+  } catch (error) {
+    // EADDRINUSE, EADDRNOTAVAIL, EACCES: the address the user gave cannot be served on.
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new InputError('flags.listen', `--listen ${o.listen}: cannot listen there (${code})`, { path: '--listen', hint: 'give a free port on an address of this machine' });
+  }
   log({ level: 'info', msg: 'listening', address: host, port: bound, offline: o.offline === true, pullSecrets: access?.origin ?? 'not read' });
   await new Promise<void>((done) => {
     const stop = (): void => done();
