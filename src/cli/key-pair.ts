@@ -22,29 +22,35 @@ export function readFlagFile(cwd: string, file: string, flag: string, code: stri
   try {
     return readFileSync(resolve(cwd, file), 'utf8');
   } catch (error) {
-    throw new InputError(code, `${flag} ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`, { path: flag });
+    const why = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new InputError(code, `${flag} ${file}: cannot read it (${why})`, { path: flag });
   }
 }
 
 export function checkKeyPair(certPem: string, keyPem: string, src: KeyPairSource): void {
-  const refuse = (path: string, message: string, hint: string): InputError => new InputError(src.code, `${path}: ${message}`, { path: path.split(' ')[0] ?? path, hint });
+  const refuse = (path: string, message: string, hint: string): InputError =>
+    new InputError(src.code, `${path}: ${message}`, { path: path.split(' ')[0] ?? path, hint });
   let cert: X509Certificate;
   try {
     if (!certPem.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no BEGIN CERTIFICATE block');
     cert = new X509Certificate(certPem);
   } catch (error) {
-    throw refuse(src.certName, `not a PEM certificate (${(error as Error).message})`, 'give the certificate file (-----BEGIN CERTIFICATE-----)');
+    const hint = 'give the certificate file (-----BEGIN CERTIFICATE-----)';
+    throw refuse(src.certName, `not a PEM certificate (${(error as Error).message})`, hint);
   }
   let key: KeyObject;
   try {
     key = createPrivateKey(keyPem);
   } catch (error) {
-    throw refuse(src.keyName, `not a PEM private key (${(error as Error).message})`, 'give the private key file (-----BEGIN … PRIVATE KEY-----), unencrypted');
+    const hint = 'give the private key file (-----BEGIN … PRIVATE KEY-----), unencrypted';
+    throw refuse(src.keyName, `not a PEM private key (${(error as Error).message})`, hint);
   }
   if (!cert.checkPrivateKey(key)) {
-    throw refuse(src.keyName, `this key does not belong to the certificate ${src.certName} (their public keys differ)`, 'give the key that was created together with this certificate');
+    const message = `this key does not belong to the certificate ${src.certName} (their public keys differ)`;
+    throw refuse(src.keyName, message, 'give the key that was created together with this certificate');
   }
   if (src.ca && !cert.ca) {
-    throw refuse(src.certName, 'not a CA certificate (basicConstraints CA:TRUE missing)', 'give the certificate of the CA that signs, e.g. the cluster CA');
+    const hint = 'give the certificate of the CA that signs, e.g. the cluster CA';
+    throw refuse(src.certName, 'not a CA certificate (basicConstraints CA:TRUE missing)', hint);
   }
 }

@@ -21,10 +21,12 @@ export interface PlanOutOptions {
 /** The absolute plan directory for `--out OUT`, or an exit-2 error when writing there would destroy something else. */
 export function checkPlanOut(out: string, cwd: string, options: PlanOutOptions): string {
   const dir = resolve(cwd, out);
-  const refuse = (message: string, hint: string): InputError => new InputError('flags.out', `--out ${out}: ${message}`, { path: '--out', hint });
+  const refuse = (message: string, hint: string): InputError =>
+    new InputError('flags.out', `--out ${out}: ${message}`, { path: '--out', hint });
+  const fresh = 'name a new directory for the plan, e.g. --out plan';
   const held = options.keep.find((p) => isInside(resolve(cwd, p), dir));
   if (held !== undefined) {
-    throw refuse(`the plan directory would replace ${dir}, which holds ${held}`, 'name a new directory for the plan, e.g. --out plan');
+    throw refuse(`the plan directory would replace ${dir}, which holds ${held}`, fresh);
   }
   let stat;
   try {
@@ -33,11 +35,15 @@ export function checkPlanOut(out: string, cwd: string, options: PlanOutOptions):
     return dir;
   }
   if (!stat.isDirectory()) {
-    throw refuse(`${stat.isSymbolicLink() ? 'is a symbolic link' : 'is a file'}, not a plan directory`, 'name a new directory for the plan, e.g. --out plan');
+    throw refuse(`${stat.isSymbolicLink() ? 'is a symbolic link' : 'is a file'}, not a plan directory`, fresh);
   }
   const entries = readdirSync(dir);
   if (entries.length === 0 || entries.includes(PLAN_MARKER) || options.force) return dir;
-  throw refuse(`is a directory kubemix did not write (no ${PLAN_MARKER} in it) and not empty; replacing it would delete its ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}`, 'name a new or empty directory, or pass --force to replace it');
+  const count = `${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}`;
+  throw refuse(
+    `is a directory kubemix did not write (no ${PLAN_MARKER} in it) and not empty; replacing it would delete its ${count}`,
+    'name a new or empty directory, or pass --force to replace it',
+  );
 }
 
 /** Whether `path` is `dir` or lies under it. */

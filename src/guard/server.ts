@@ -55,7 +55,8 @@ export function createGuardServer(options: GuardServerOptions): GuardServer {
       // No answer of ours reached the client: Node answered 408 itself, or the client went away first.
       const status = sent ? res.statusCode : timedOut.has(req.socket) ? 408 : 'aborted';
       metrics.observe(known, status, seconds);
-      if (known in ADMIT || !sent || res.statusCode >= 400) options.log({ level: 'info', msg: 'request', route: known, status, ms: Math.round(seconds * 1e6) / 1e3 });
+      const ms = Math.round(seconds * 1e6) / 1e3;
+      if (known in ADMIT || !sent || res.statusCode >= 400) options.log({ level: 'info', msg: 'request', route: known, status, ms });
     });
   });
   const timedOut = new WeakSet<object>();

@@ -181,7 +181,8 @@ function checkOverrides(entries: Record<string, unknown>[]): Parsed<NodeOverride
     }
     const notText = ['when_group', 'when_type', 'when_distro', 'os'].find((key) => entry[key] !== undefined && typeof entry[key] !== 'string');
     if (notText !== undefined) {
-      return fail('nodes.value', `${path}.${notText}`, `${notText} must be a single name, got ${JSON.stringify(entry[notText])}`, `e.g. ${notText}: ${notText === 'os' ? 'windows' : notText === 'when_group' ? 'compute_nodes' : '…'}`);
+      const example = notText === 'os' ? 'windows' : notText === 'when_group' ? 'compute_nodes' : '…';
+      return fail('nodes.value', `${path}.${notText}`, `${notText} must be a single name, got ${JSON.stringify(entry[notText])}`, `e.g. ${notText}: ${example}`);
     }
     const group = entry.when_group === undefined ? undefined : String(entry.when_group);
     if (group !== undefined && !GROUPS.includes(group)) {

@@ -93,6 +93,7 @@ async function loadCa(f: InstallFlags, io: CliIo): Promise<{ cert: string; key: 
   const cert = store.get(SECRET_NAMES.clusterCaCert);
   const key = store.get(SECRET_NAMES.clusterCaKey);
   if (cert === undefined || key === undefined) throw new InputError('guard.no-ca', `${secrets} holds no cluster CA yet`, { hint: 'run kubemix up first, or give --ca-cert and --ca-key' });
-  checkKeyPair(cert, key, { code: 'guard.ca', certName: `${secrets} ${SECRET_NAMES.clusterCaCert}`, keyName: `${secrets} ${SECRET_NAMES.clusterCaKey}`, ca: true });
+  const names = { certName: `${secrets} ${SECRET_NAMES.clusterCaCert}`, keyName: `${secrets} ${SECRET_NAMES.clusterCaKey}` };
+  checkKeyPair(cert, key, { code: 'guard.ca', ...names, ca: true });
   return { cert, key };
 }

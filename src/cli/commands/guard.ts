@@ -56,7 +56,8 @@ async function runServe(o: { cluster: string; listen: string; tlsCert: string; t
   } catch (error) {
     // EADDRINUSE, EADDRNOTAVAIL, EACCES: the address the user gave cannot be served on.
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new InputError('flags.listen', `--listen ${o.listen}: cannot listen there (${code})`, { path: '--listen', hint: 'give a free port on an address of this machine' });
+    const hint = 'give a free port on an address of this machine';
+    throw new InputError('flags.listen', `--listen ${o.listen}: cannot listen there (${code})`, { path: '--listen', hint });
   }
   log({ level: 'info', msg: 'listening', address: host, port: bound, offline: o.offline === true, pullSecrets: access?.origin ?? 'not read' });
   await new Promise<void>((done) => {

@@ -47,7 +47,8 @@ export function registerInventory(program: Command, io: CliIo): void {
 function importCommand(file: string, opts: { out?: string; force?: boolean; name?: string }, command: Command, io: CliIo): void {
   const out = outputFor(command, io);
   if (opts.name !== undefined && !DNS_LABEL.test(opts.name)) {
-    throw new InputError('flags.name', `--name ${opts.name}: a cluster name is one DNS label (lower-case letters, digits and "-", at most 63)`, { path: '--name' });
+    const message = `--name ${opts.name}: a cluster name is one DNS label (lower-case letters, digits and "-", at most 63)`;
+    throw new InputError('flags.name', message, { path: '--name' });
   }
   const path = resolve(io.cwd, file);
   let text: string;
@@ -77,7 +78,8 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 function checkImported(yaml: string, source: ImportSource): SpecResult {
   const bytes = Buffer.byteLength(yaml, 'utf8');
   if (bytes > YAML_LIMITS.maxBytes) {
-    throw new InputError('inventory.spec-too-large', `the spec generated from ${source.file} would be ${bytes} bytes, more than the ${YAML_LIMITS.maxBytes} a spec file may hold`, { path: source.file, hint: 'import fewer hosts, or shorter host vars' });
+    const message = `the spec generated from ${source.file} would be ${bytes} bytes, more than the ${YAML_LIMITS.maxBytes} a spec file may hold`;
+    throw new InputError('inventory.spec-too-large', message, { path: source.file, hint: 'import fewer hosts, or shorter host vars' });
   }
   try {
     return readSpec({ kind: 'file', path: source.file, text: yaml });

@@ -11,7 +11,8 @@ export const MAX_INVENTORY_BYTES = YAML_LIMITS.maxBytes;
 export function checkInventorySize(text: string, file: string): void {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_INVENTORY_BYTES) {
-    throw inventoryError(file, 1, 'inventory.too-large', `the inventory is ${bytes} bytes, more than ${MAX_INVENTORY_BYTES}`, 'check the path: an inventory of a cluster is a few kilobytes');
+    const hint = 'check the path: an inventory of a cluster is a few kilobytes';
+    throw inventoryError(file, 1, 'inventory.too-large', `the inventory is ${bytes} bytes, more than ${MAX_INVENTORY_BYTES}`, hint);
   }
 }
 
@@ -25,5 +26,6 @@ export function patternErrorCode(error: unknown): string {
 }
 
 export function patternHint(error: unknown): string | undefined {
-  return error instanceof TooManyHostsError ? `an inventory names at most ${MAX_INVENTORY_HOSTS} hosts; list the cluster's hosts with smaller ranges` : undefined;
+  if (!(error instanceof TooManyHostsError)) return undefined;
+  return `an inventory names at most ${MAX_INVENTORY_HOSTS} hosts; list the cluster's hosts with smaller ranges`;
 }

@@ -113,7 +113,8 @@ function addresses(ctx: Ctx, h: ClassifiedHost, at: string): { address: string; 
   if (host !== undefined) ctx.origins.set(`${at}.address`, { line: host.line });
   ctx.origins.set(`${at}.ip`, { line: (given ?? host)?.line ?? h.line });
   if (host !== undefined && parseIp(address) === undefined && !HOST_NAME.test(address)) {
-    fail(ctx, 'inventory.address', `${at}.address`, host.line, `${h.name}: ansible_host ${address} is neither an IP address nor a host name`, 'set ansible_host=<IP address or DNS name> on the host line');
+    const message = `${h.name}: ansible_host ${address} is neither an IP address nor a host name`;
+    fail(ctx, 'inventory.address', `${at}.address`, host.line, message, 'set ansible_host=<IP address or DNS name> on the host line');
   } else if (given !== undefined && parseIp(ip)?.family !== 4) {
     fail(ctx, 'inventory.ip', `${at}.ip`, given.line, `${h.name}: ip ${ip} is not an IPv4 address`, 'set ip=<IPv4 node address>');
   } else if (parseIp(ip)?.family !== 4) {

@@ -103,7 +103,8 @@ function setVar(ctx: Ctx, vars: Map<string, unknown>, lines: Map<string, number>
     if (pair.value !== null && pair.value !== undefined) value = pair.value.toJS(ctx.doc, { maxAliasCount: YAML_LIMITS.maxAliases });
   } catch (error) {
     // The yaml library throws on an alias bomb ("Excessive alias count") and on an alias to no anchor.
-    throw inventoryError(ctx.inv.file, ctx.lineOf(pair.value), 'yaml.aliases', `${key}: ${(error as Error).message}`, 'write the value out instead of building it from YAML aliases');
+    const hint = 'write the value out instead of building it from YAML aliases';
+    throw inventoryError(ctx.inv.file, ctx.lineOf(pair.value), 'yaml.aliases', `${key}: ${(error as Error).message}`, hint);
   }
   vars.set(key, value);
   lines.set(key, ctx.lineOf(pair.key));
