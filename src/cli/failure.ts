@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ExitCode, InvalidSpecError, isKubemixError } from '../errors.js';
 import type { CliIo } from './io.js';
 import { formatDiagnostic } from './output.js';
+import { terminalValue } from './terminal.js';
 import { VERSION } from '../version.js';
 
 /** Print a failure the way the user asked (text or one JSON document) and return its exit code. */
@@ -23,7 +24,7 @@ export function reportFailure(error: unknown, argv: readonly string[], io: CliIo
   if (error instanceof InvalidSpecError) {
     for (const d of error.diagnostics) io.stderr(formatDiagnostic(d));
   }
-  const where = error.path !== undefined && !error.message.startsWith(error.path) ? `${error.path}: ` : '';
+  const where = error.path !== undefined && !error.message.startsWith(error.path) ? `${terminalValue(error.path)}: ` : '';
   io.stderr(`kubemix: ${where}${error.message} [${error.code}]\n`);
   if (error.hint !== undefined) io.stderr(`  hint: ${error.hint}\n`);
   if (error.exit === ExitCode.interrupted) io.stderr('  re-run the same command to resume.\n');
@@ -49,7 +50,19 @@ export function writeCrashLog(error: unknown): string {
   return file;
 }
 
-/** Flags that may carry secrets are not copied into crash logs. */
-function redactArgv(argv: readonly string[]): string[] {
-  return argv.map((arg, i) => (/(token|password|secret|key)/i.test(argv[i - 1] ?? '') ? '<redacted>' : arg));
+const SECRET_FLAG = /^--?[\w-]*(token|password|secret|key)[\w-]*$/i;
+
+/**
+ * The value of a flag that may carry a secret (`--tls-key FILE`,
+ * `--token=…`) is not copied into crash logs; the flags themselves and
+ * everything else are.
+ */
+export function redactArgv(argv: readonly string[]): string[] {
+  return argv.map((arg, i) => {
+    const eq = arg.indexOf('=');
+    if (arg.startsWith('-') && eq > 0 && SECRET_FLAG.test(arg.slice(0, eq))) return `${arg.slice(0, eq)}=<redacted>`;
+    const previous = argv[i - 1] ?? '';
+    const takesValue = SECRET_FLAG.test(previous) && !previous.startsWith('--no-') && !previous.includes('=');
+    return takesValue && !arg.startsWith('--') ? '<redacted>' : arg;
+  });
 }

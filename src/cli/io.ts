@@ -15,6 +15,11 @@ export interface CliIo {
   readonly readStdin?: () => Promise<string>;
   /** Asks a question on the terminal and returns the answer; absent without a terminal. */
   readonly ask?: (question: string) => Promise<string>;
+  /**
+   * The streams without escaping of control characters (see terminal.ts): only
+   * for colours and redraws composed from values already escaped.
+   */
+  readonly raw?: { readonly stdout: (text: string) => void; readonly stderr: (text: string) => void };
 }
 
 export function processIo(signal: AbortSignal): CliIo {

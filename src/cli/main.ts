@@ -5,10 +5,13 @@ import { Command, CommanderError } from 'commander';
 import { ExitCode, InputError, InterruptedError, isKubemixError } from '../errors.js';
 import { processIo, type CliIo } from './io.js';
 import { reportFailure, writeCrashLog } from './failure.js';
+import { terminalIo } from './terminal.js';
 import { COMMANDS, requestedCommand } from './commands/index.js';
 import { VERSION } from '../version.js';
 
-export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+export async function run(argv: readonly string[], rawIo: CliIo): Promise<number> {
+  // Everything printed goes through the escaping streams (terminal.ts).
+  const io = terminalIo(rawIo);
   const program = await buildProgram(argv, io);
   try {
     await program.parseAsync([...argv], { from: 'user' });

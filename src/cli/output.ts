@@ -1,5 +1,6 @@
 import type { CliIo } from './io.js';
 import type { Diagnostic } from '../errors.js';
+import { terminalText, terminalValue } from './terminal.js';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 const LEVELS: readonly LogLevel[] = ['error', 'warn', 'info', 'debug'];
@@ -38,11 +39,16 @@ export class Output {
   log(level: LogLevel, message: string): void {
     if (LEVELS.indexOf(level) > LEVELS.indexOf(this.level)) return;
     const tag = level === 'info' ? '' : `${this.paint(level, level)}: `;
-    this.io.stderr(`${tag}${message}\n`);
+    this.stderrPainted(`${tag}${terminalText(message)}\n`);
   }
 
   diagnostic(d: Diagnostic): void {
-    this.io.stderr(formatDiagnostic(d, (text) => this.paint(d.severity === 'error' ? 'error' : 'warn', text)));
+    this.stderrPainted(formatDiagnostic(d, (text) => this.paint(d.severity === 'error' ? 'error' : 'warn', text)));
+  }
+
+  /** Text whose only control sequences are this class's colours: every input value in it is escaped already. */
+  private stderrPainted(text: string): void {
+    (this.io.raw?.stderr ?? this.io.stderr)(text);
   }
 
   private paint(level: LogLevel, text: string): string {
@@ -52,9 +58,14 @@ export class Output {
   }
 }
 
-/** `error file:3:5 spec.cni.vni: message [code]` plus the hint on its own line. */
+/**
+ * `error file:3:5 spec.cni.vni: message [code]` plus the hint on its own line.
+ * Every field is escaped for the terminal (a value from the input may hold
+ * control characters); a path that only repeats the location's file is left out.
+ */
 export function formatDiagnostic(d: Diagnostic, paint: (text: string) => string = (t) => t): string {
-  const where = d.location === undefined ? d.path : `${d.location} ${d.path}`;
-  const hint = d.hint === undefined ? '' : `\n    hint: ${d.hint}`;
-  return `${paint(d.severity)} ${where}: ${d.message} [${d.code}]${hint}\n`;
+  const v = terminalValue;
+  const where = d.location === undefined ? v(d.path) : d.location.startsWith(`${d.path}:`) ? v(d.location) : `${v(d.location)} ${v(d.path)}`;
+  const hint = d.hint === undefined ? '' : `\n    hint: ${v(d.hint)}`;
+  return `${paint(d.severity)} ${where}: ${v(d.message)} [${v(d.code)}]${hint}\n`;
 }

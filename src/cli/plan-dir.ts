@@ -1,10 +1,56 @@
 // Writing a plan directory: plan.json plus artifacts/<node>/<path>, replacing
 // DIR atomically — everything is written to a sibling temporary directory
 // first, then swapped in, so a failure never leaves a partial DIR.
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+// Replacing deletes what DIR held, so only a directory kubemix wrote (it holds
+// PLAN_MARKER) or an empty one is replaced without --force.
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { InputError } from '../errors.js';
 import type { AssembledPlan } from '../plan/assemble.js';
+
+/** Written into every plan directory; its presence lets the next `plan --out` replace the directory. */
+export const PLAN_MARKER = '.kubemix-plan';
+const MARKER_TEXT = 'This directory was written by `kubemix plan --out`; the next `kubemix plan --out` here replaces all of it.\n';
+
+export interface PlanOutOptions {
+  readonly force: boolean;
+  /** Paths that must survive: the working directory, the spec file. */
+  readonly keep: readonly string[];
+}
+
+/** The absolute plan directory for `--out OUT`, or an exit-2 error when writing there would destroy something else. */
+export function checkPlanOut(out: string, cwd: string, options: PlanOutOptions): string {
+  const dir = resolve(cwd, out);
+  const refuse = (message: string, hint: string): InputError =>
+    new InputError('flags.out', `--out ${out}: ${message}`, { path: '--out', hint });
+  const fresh = 'name a new directory for the plan, e.g. --out plan';
+  const held = options.keep.find((p) => isInside(resolve(cwd, p), dir));
+  if (held !== undefined) {
+    throw refuse(`the plan directory would replace ${dir}, which holds ${held}`, fresh);
+  }
+  let stat;
+  try {
+    stat = lstatSync(dir);
+  } catch {
+    return dir;
+  }
+  if (!stat.isDirectory()) {
+    throw refuse(`${stat.isSymbolicLink() ? 'is a symbolic link' : 'is a file'}, not a plan directory`, fresh);
+  }
+  const entries = readdirSync(dir);
+  if (entries.length === 0 || entries.includes(PLAN_MARKER) || options.force) return dir;
+  const count = `${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}`;
+  throw refuse(
+    `is a directory kubemix did not write (no ${PLAN_MARKER} in it) and not empty; replacing it would delete its ${count}`,
+    'name a new or empty directory, or pass --force to replace it',
+  );
+}
+
+/** Whether `path` is `dir` or lies under it. */
+function isInside(path: string, dir: string): boolean {
+  const rel = relative(dir, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
 
 export function writePlanDir(target: string, assembled: AssembledPlan): void {
   const dir = resolve(target);
@@ -15,6 +61,7 @@ export function writePlanDir(target: string, assembled: AssembledPlan): void {
   rmSync(tmp, { recursive: true, force: true });
   try {
     mkdirSync(join(tmp, 'artifacts'), { recursive: true });
+    writeFileSync(join(tmp, PLAN_MARKER), MARKER_TEXT);
     writeFileSync(join(tmp, 'plan.json'), `${JSON.stringify(assembled.plan, null, 2)}\n`);
     for (const file of assembled.files) {
       const path = join(tmp, file.localPath);

@@ -8,7 +8,8 @@ export class Metrics {
   readonly #buckets = new Map<string, number[]>();
   readonly #sums = new Map<string, number>();
 
-  observe(route: string, code: number, seconds: number): void {
+  /** `code` is the HTTP status the client got, or `aborted` when it got none. */
+  observe(route: string, code: number | 'aborted', seconds: number): void {
     const key = `route="${route}",code="${code}"`;
     this.#requests.set(key, (this.#requests.get(key) ?? 0) + 1);
     const counts = this.#buckets.get(route) ?? BUCKETS.map(() => 0);

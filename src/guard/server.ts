@@ -5,6 +5,7 @@
 // then returns.
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { mutate, validate, type AdmitContext } from './admit.js';
 import { Metrics } from './metrics.js';
 import { parseReview, ReviewError, reviewResponse, type Verdict } from './review.js';
@@ -36,23 +37,30 @@ export function createGuardServer(options: GuardServerOptions): GuardServer {
   const metrics = new Metrics();
   const maxBody = options.maxBodyBytes ?? 3 * 1024 * 1024;
   const timeout = options.requestTimeoutMs ?? 9_000;
-  const server = createServer({ cert: options.cert, key: options.key }, (req, res) => {
+  // Node checks request timeouts every connectionsCheckingInterval (30 s by default); a webhook's deadline is seconds.
+  const server = createServer({ cert: options.cert, key: options.key, connectionsCheckingInterval: 1000 }, (req, res) => {
     const started = process.hrtime.bigint();
     const route = new URL(req.url ?? '/', 'https://guard').pathname;
+    let sent = false;
     void handle(req, route, options, maxBody, timeout, metrics).then(
-      (reply) => send(res, reply.status, reply.type, reply.body),
+      (reply) => void (sent = send(res, reply.status, reply.type, reply.body)),
       (error: unknown) => {
         const status = error instanceof HttpError ? error.status : error instanceof ReviewError ? 400 : 500;
-        send(res, status, 'application/json', JSON.stringify({ error: status === 500 ? 'internal error' : (error as Error).message }));
-        if (status === 500) options.log({ level: 'error', msg: 'request failed', route, error: String(error) });
+        sent = send(res, status, 'application/json', JSON.stringify({ error: status === 500 ? 'internal error' : (error as Error).message }));
+        if (status === 500 && sent) options.log({ level: 'error', msg: 'request failed', route, error: String(error) });
       },
     ).finally(() => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const known = route in ADMIT || route === '/healthz' || route === '/metrics' ? route : 'other';
-      metrics.observe(known, res.statusCode, seconds);
-      if (known in ADMIT || res.statusCode >= 400) options.log({ level: 'info', msg: 'request', route: known, status: res.statusCode, ms: Math.round(seconds * 1e6) / 1e3 });
+      // No answer of ours reached the client: Node answered 408 itself, or the client went away first.
+      const status = sent ? res.statusCode : timedOut.has(req.socket) ? 408 : 'aborted';
+      metrics.observe(known, status, seconds);
+      const ms = Math.round(seconds * 1e6) / 1e3;
+      if (known in ADMIT || !sent || res.statusCode >= 400) options.log({ level: 'info', msg: 'request', route: known, status, ms });
     });
   });
+  const timedOut = new WeakSet<object>();
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, timedOut));
   server.requestTimeout = timeout + 1000;
   server.headersTimeout = timeout;
   return {
@@ -110,6 +118,8 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
+    // A client that goes away mid-body (or is cut off by the request timeout) ends the request without 'end'.
+    req.on('close', () => reject(new HttpError(400, 'request closed before its body was complete')));
   });
 }
 
@@ -122,8 +132,27 @@ function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
 }
 
-function send(res: ServerResponse, status: number, type: string, body: string): void {
-  if (res.headersSent || res.destroyed) return;
+/** Whether the answer was sent (not when the client is gone or Node answered already). */
+function send(res: ServerResponse, status: number, type: string, body: string): boolean {
+  if (res.headersSent || res.destroyed || res.socket === null || res.socket.destroyed) return false;
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
   res.end(body);
+  return true;
+}
+
+/**
+ * What Node's HTTP server answers a broken request by default (408 on its
+ * request timeout, 431 on oversized headers, else 400), remembering the
+ * timed-out sockets so the metrics count those requests as 408.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, timedOut: WeakSet<object>): void {
+  const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const reason = status === 408 ? 'Request Timeout' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+  // Only when no answer of ours has started on this socket, as Node's own handler does.
+  const answering = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage?.headersSent === true;
+  if (error.code !== 'ECONNRESET' && socket.writable && !answering) {
+    if (status === 408) timedOut.add(socket);
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n\r\n`);
+  }
+  socket.destroy();
 }

@@ -53,8 +53,8 @@ export function parseKubeinitSpec(text: string): Parsed<KubeinitSpec> {
   const counts = [controllers, computes, hypervisors].map((p) => (/^\d+$/.test(p) ? Number(p) : Number.NaN));
   const [nc = NaN, nw = NaN, nh = NaN] = counts;
   if (![1, 3, 5].includes(nc)) return fail('kubeinit.controllers', path, `controllers must be 1, 3 or 5, got "${controllers}"`);
-  if (!Number.isInteger(nw) || nw > 999) return fail('kubeinit.computes', path, `computes must be a number 0 or more, got "${computes}"`);
-  if (!Number.isInteger(nh) || nh < 1 || nh > 99) return fail('kubeinit.hypervisors', path, `hypervisors must be a number 1 or more, got "${hypervisors}"`);
+  if (!Number.isInteger(nw) || nw > 999) return fail('kubeinit.computes', path, `computes must be a whole number from 0 to 999, got "${computes}"`);
+  if (!Number.isInteger(nh) || nh < 1 || nh > 99) return fail('kubeinit.hypervisors', path, `hypervisors must be a whole number from 1 to 99, got "${hypervisors}"`);
   return { ok: true, value: { distro: 'k8s', driver, controllers: nc, computes: nw, hypervisors: nh } };
 }
 
@@ -164,6 +164,8 @@ export function kubeinitToSpecDocument(input: KubeinitInput): Parsed<Record<stri
   return { ok: true, value: document };
 }
 
+/** The spec's own bound on vcpus (schema.ts). */
+const MAX_VCPUS = 512;
 const OVERRIDE_KEYS = ['when_group', 'when_type', 'when_distro', 'os', 'vcpus', 'ram', 'disk'];
 const GROUPS = ['controller_nodes', 'compute_nodes', 'service_nodes'];
 
@@ -176,6 +178,11 @@ function checkOverrides(entries: Record<string, unknown>[]): Parsed<NodeOverride
         const guess = didYouMean(key, OVERRIDE_KEYS);
         return fail('nodes.unknown-key', `${path}.${key}`, `unknown key "${key}"${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`, `keys: ${OVERRIDE_KEYS.join(', ')}`);
       }
+    }
+    const notText = ['when_group', 'when_type', 'when_distro', 'os'].find((key) => entry[key] !== undefined && typeof entry[key] !== 'string');
+    if (notText !== undefined) {
+      const example = notText === 'os' ? 'windows' : notText === 'when_group' ? 'compute_nodes' : '…';
+      return fail('nodes.value', `${path}.${notText}`, `${notText} must be a single name, got ${JSON.stringify(entry[notText])}`, `e.g. ${notText}: ${example}`);
     }
     const group = entry.when_group === undefined ? undefined : String(entry.when_group);
     if (group !== undefined && !GROUPS.includes(group)) {
@@ -201,12 +208,13 @@ function overrideAttributes(entry: Record<string, unknown>, path: string): Parse
     set.os = os;
   }
   if (entry.vcpus !== undefined) {
-    const n = Number(entry.vcpus);
-    if (!Number.isInteger(n) || n < 1) return fail('nodes.value', `${path}.vcpus`, `vcpus must be a whole number, got "${String(entry.vcpus)}"`);
+    const n = typeof entry.vcpus === 'number' || (typeof entry.vcpus === 'string' && /^\d+$/.test(entry.vcpus)) ? Number(entry.vcpus) : Number.NaN;
+    if (!Number.isInteger(n) || n < 1 || n > MAX_VCPUS) return fail('nodes.value', `${path}.vcpus`, `vcpus must be a whole number from 1 to ${MAX_VCPUS}, got ${JSON.stringify(entry.vcpus)}`);
     set.vcpus = n;
   }
   for (const key of ['ram', 'disk'] as const) {
     if (entry[key] === undefined) continue;
+    if (typeof entry[key] !== 'number' && typeof entry[key] !== 'string') return fail('nodes.value', `${path}.${key}`, `${key} must be a number or a size such as 16Gi, got ${JSON.stringify(entry[key])}`);
     const size = kubeinitSize(String(entry[key]), key);
     if (size === undefined) return fail('nodes.value', `${path}.${key}`, `${key} must be a number (${key === 'ram' ? 'KiB, as Kubeinit' : 'GiB'}) or a size such as 16Gi, got "${String(entry[key])}"`);
     set[key] = size;

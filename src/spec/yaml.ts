@@ -30,7 +30,8 @@ export function loadYaml(text: string, source: string): YamlResult {
   if (first !== undefined) {
     const pos = lines.linePos(first.pos[0]);
     const location = `${source}:${pos.line}:${pos.col}`;
-    return fail('yaml.syntax', `${location}: ${first.message.split('\n')[0] ?? 'invalid YAML'}`, 'fix the YAML syntax at that line', location);
+    // The location is the diagnostic's own field; the message does not repeat it.
+    return fail('yaml.syntax', first.message.split('\n')[0] ?? 'invalid YAML', 'fix the YAML syntax at that line', location);
   }
   let value: unknown;
   try {

@@ -14,6 +14,7 @@ import { parseInsecureRegistry } from '../../registry/insecure.js';
 import { SECRET_NAMES } from '../../model/secret-names.js';
 import { VERSION } from '../../version.js';
 import type { CliIo } from '../io.js';
+import { checkKeyPair, readFlagFile } from '../key-pair.js';
 import { collect } from '../registry-flags.js';
 import { loadSpec } from '../spec-arg.js';
 
@@ -78,7 +79,10 @@ async function runInstall(f: InstallFlags, io: CliIo): Promise<void> {
 async function loadCa(f: InstallFlags, io: CliIo): Promise<{ cert: string; key: string }> {
   if ((f.caCert === undefined) !== (f.caKey === undefined)) throw new InputError('flags.ca', '--ca-cert and --ca-key go together');
   if (f.caCert !== undefined && f.caKey !== undefined) {
-    return { cert: readFileSync(resolve(io.cwd, f.caCert), 'utf8'), key: readFileSync(resolve(io.cwd, f.caKey), 'utf8') };
+    const cert = readFlagFile(io.cwd, f.caCert, '--ca-cert', 'guard.ca');
+    const key = readFlagFile(io.cwd, f.caKey, '--ca-key', 'guard.ca');
+    checkKeyPair(cert, key, { code: 'guard.ca', certName: `--ca-cert ${f.caCert}`, keyName: `--ca-key ${f.caKey}`, ca: true });
+    return { cert, key };
   }
   const dir = f.stateDir ?? io.env['KUBEMIX_STATE_DIR'];
   const secrets = dir === undefined ? undefined : join(resolve(io.cwd, dir), 'secrets.json');
@@ -89,5 +93,7 @@ async function loadCa(f: InstallFlags, io: CliIo): Promise<{ cert: string; key: 
   const cert = store.get(SECRET_NAMES.clusterCaCert);
   const key = store.get(SECRET_NAMES.clusterCaKey);
   if (cert === undefined || key === undefined) throw new InputError('guard.no-ca', `${secrets} holds no cluster CA yet`, { hint: 'run kubemix up first, or give --ca-cert and --ca-key' });
+  const names = { certName: `${secrets} ${SECRET_NAMES.clusterCaCert}`, keyName: `${secrets} ${SECRET_NAMES.clusterCaKey}` };
+  checkKeyPair(cert, key, { code: 'guard.ca', ...names, ca: true });
   return { cert, key };
 }

@@ -1,12 +1,11 @@
 // `kubemix guard serve` (the admission webhook) and `kubemix guard install`
 // (its manifests). The webhook runs until SIGTERM or Ctrl-C, then drains.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InputError, type KubemixError } from '../../errors.js';
 import { PullSecretReader, pullSecretResolverFor } from '../../guard/pull-secrets.js';
 import { createGuardServer } from '../../guard/server.js';
 import type { CliIo } from '../io.js';
+import { checkKeyPair, readFlagFile } from '../key-pair.js';
 import { kubeAccessFromFlags, withPullSecretOptions } from '../pull-secret-flags.js';
 import { resolversFromFlags, withRegistryOptions } from '../registry-flags.js';
 import { lintTargetFromSpec } from './lint.js';
@@ -35,16 +34,12 @@ function parseListen(listen: string): { host: string; port: number } {
   return { host: m[1].replace(/^\[|\]$/g, ''), port };
 }
 
-function readPem(io: CliIo, file: string, flag: string): string {
-  try {
-    return readFileSync(resolve(io.cwd, file), 'utf8');
-  } catch (error) {
-    throw new InputError('flags.unreadable', `${flag} ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-  }
-}
 
 async function runServe(o: { cluster: string; listen: string; tlsCert: string; tlsKey: string; offline?: boolean }, opts: Record<string, unknown>, io: CliIo): Promise<void> {
   const { host, port } = parseListen(o.listen);
+  const cert = readFlagFile(io.cwd, o.tlsCert, '--tls-cert', 'flags.unreadable');
+  const key = readFlagFile(io.cwd, o.tlsKey, '--tls-key', 'flags.unreadable');
+  checkKeyPair(cert, key, { code: 'guard.tls', certName: `--tls-cert ${o.tlsCert}`, keyName: `--tls-key ${o.tlsKey}`, ca: false });
   const target = lintTargetFromSpec(o.cluster, io);
   const log = (line: Record<string, unknown>): void => io.stderr(`${JSON.stringify({ time: new Date().toISOString(), ...line })}\n`);
   const warn = (message: string, error: KubemixError): void => log({ level: 'warn', msg: message, code: error.code });
@@ -52,10 +47,18 @@ async function runServe(o: { cluster: string; listen: string; tlsCert: string; t
   const access = kubeAccessFromFlags(opts, io);
   const reader = access === undefined ? undefined : new PullSecretReader({ access, timeoutMs: 5_000, ttlMs: 60_000, warn });
   const guard = createGuardServer({
-    cert: readPem(io, o.tlsCert, '--tls-cert'), key: readPem(io, o.tlsKey, '--tls-key'), resolver: resolvers.base, cluster: target.cluster, log,
+    cert, key, resolver: resolvers.base, cluster: target.cluster, log,
     ...(reader === undefined ? {} : { resolverFor: pullSecretResolverFor(reader, resolvers) }),
   });
-  const bound = await guard.listen(host, port);
+  let bound: number;
+  try {
+    bound = await guard.listen(host, port);
+  } catch (error) {
+    // EADDRINUSE, EADDRNOTAVAIL, EACCES: the address the user gave cannot be served on.
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    const hint = 'give a free port on an address of this machine';
+    throw new InputError('flags.listen', `--listen ${o.listen}: cannot listen there (${code})`, { path: '--listen', hint });
+  }
   log({ level: 'info', msg: 'listening', address: host, port: bound, offline: o.offline === true, pullSecrets: access?.origin ?? 'not read' });
   await new Promise<void>((done) => {
     const stop = (): void => done();

@@ -1,5 +1,5 @@
 import { existsSync, writeFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { Document } from 'yaml';
@@ -37,8 +37,18 @@ export function registerInit(program: Command, io: CliIo): void {
   });
 }
 
+/** The schema's `$id`: names it the same way on every machine (an editor maps it with yaml.schemas). */
+export const SCHEMA_ID = 'https://kubemix.dev/schema/v1alpha1/cluster.json';
+const KUBEMIX_DIR = dirname(dirname(SCHEMA_FILE));
+
+/**
+ * The spec as YAML with the editor hint on top: a relative path to the schema
+ * when the file is written inside the kubemix checkout (the examples), else
+ * the schema's `$id` — never a path of the machine that wrote it.
+ */
 export function specYaml(document: Record<string, unknown>, target: string | undefined): string {
-  const schema = target === undefined ? SCHEMA_FILE : relative(dirname(target), SCHEMA_FILE);
+  const inside = target !== undefined && !relative(KUBEMIX_DIR, target).startsWith('..') && !isAbsolute(relative(KUBEMIX_DIR, target));
+  const schema = inside ? relative(dirname(target), SCHEMA_FILE) : SCHEMA_ID;
   const doc = new Document(document);
   doc.commentBefore = ` yaml-language-server: $schema=${schema}`;
   return doc.toString({ lineWidth: 0 });

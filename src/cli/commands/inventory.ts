@@ -3,12 +3,14 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { InputError } from '../../errors.js';
+import { InputError, InvalidSpecError } from '../../errors.js';
 import { exportInventoryText } from '../../interop/inventory/export-text.js';
+import { inventoryLocations, type ImportSource } from '../../interop/inventory/import-locations.js';
 import { readInventory } from '../../interop/inventory/read.js';
 import { inventoryToSpec } from '../../interop/inventory/to-spec.js';
 import { resolveModel } from '../../model/resolve.js';
-import { readSpec } from '../../spec/read.js';
+import { readSpec, type SpecResult } from '../../spec/read.js';
+import { YAML_LIMITS } from '../../spec/yaml.js';
 import type { CliIo } from '../io.js';
 import { outputFor } from '../settings.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
@@ -44,6 +46,10 @@ export function registerInventory(program: Command, io: CliIo): void {
 
 function importCommand(file: string, opts: { out?: string; force?: boolean; name?: string }, command: Command, io: CliIo): void {
   const out = outputFor(command, io);
+  if (opts.name !== undefined && !DNS_LABEL.test(opts.name)) {
+    const message = `--name ${opts.name}: a cluster name is one DNS label (lower-case letters, digits and "-", at most 63)`;
+    throw new InputError('flags.name', message, { path: '--name' });
+  }
   const path = resolve(io.cwd, file);
   let text: string;
   try {
@@ -55,12 +61,32 @@ function importCommand(file: string, opts: { out?: string; force?: boolean; name
   const imported = inventoryToSpec(readInventory(text, file), name);
   const target = opts.out === undefined ? undefined : resolve(io.cwd, opts.out);
   const yaml = specYaml(imported.document, target);
-  // The generated spec goes through the same validation as a hand-written one.
-  const checked = readSpec({ kind: 'file', path: opts.out ?? `${file} (imported spec)`, text: yaml });
+  const source = { file, origins: imported.origins, ...(opts.name === undefined ? {} : { nameFlag: '--name' }) };
+  const checked = checkImported(yaml, source);
   emit(yaml, opts, io, out, imported.document);
   // The inventory's own even-control-plane warning names the inventory line; the spec's would repeat it.
   const specWarnings = checked.warnings.filter((w) => w.code !== 'nodes.even-control-plane');
-  for (const w of [...imported.warnings, ...specWarnings]) out.diagnostic(w);
+  for (const w of [...imported.warnings, ...inventoryLocations(specWarnings, source)]) out.diagnostic(w);
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/**
+ * The generated spec goes through the same validation as a hand-written one;
+ * what it finds is reported at the inventory lines (or flag) it came from.
+ */
+function checkImported(yaml: string, source: ImportSource): SpecResult {
+  const bytes = Buffer.byteLength(yaml, 'utf8');
+  if (bytes > YAML_LIMITS.maxBytes) {
+    const message = `the spec generated from ${source.file} would be ${bytes} bytes, more than the ${YAML_LIMITS.maxBytes} a spec file may hold`;
+    throw new InputError('inventory.spec-too-large', message, { path: source.file, hint: 'import fewer hosts, or shorter host vars' });
+  }
+  try {
+    return readSpec({ kind: 'file', path: source.file, text: yaml });
+  } catch (error) {
+    if (!(error instanceof InvalidSpecError)) throw error;
+    throw new InvalidSpecError(source.file, inventoryLocations(error.diagnostics, source));
+  }
 }
 
 function emit(text: string, opts: { out?: string; force?: boolean }, io: CliIo, out: ReturnType<typeof outputFor>, document?: unknown): void {

@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { FindingsError, InputError } from '../../errors.js';
 import type { CliIo } from '../io.js';
+import { terminalSafe } from '../terminal.js';
 import { lintClusterFor, type LintCluster } from '../../lint/cluster.js';
 import { resolveModel } from '../../model/resolve.js';
 import { loadSpec } from '../spec-arg.js';
@@ -113,7 +114,11 @@ export async function runLint(paths: readonly string[], flags: LintFlags, io: Cl
   const out = flags.diff ? io.stderr : io.stdout;
   if (flags.format === 'json') out(`${JSON.stringify(jsonReport(findings, meta), null, 2)}\n`);
   else if (flags.format === 'sarif') out(`${JSON.stringify(sarifReport(findings, RULES), null, 2)}\n`);
-  else out(formatText(findings, { color: flags.color && io.isTty && io.env['NO_COLOR'] === undefined }));
+  else {
+    // The findings quote manifests (names, images, file names): escaped here, so only the formatter's colours stay raw.
+    const raw = io.raw === undefined ? out : flags.diff ? io.raw.stderr : io.raw.stdout;
+    raw(formatText(findings.map(terminalSafe), { color: flags.color && io.isTty && io.env['NO_COLOR'] === undefined }));
+  }
   if (exit !== 0) throw failure(exit, findings, flags, undefined);
 }
 

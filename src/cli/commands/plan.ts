@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { resolveModel } from '../../model/resolve.js';
 import { assemblePlan } from '../../plan/assemble.js';
 import type { CliIo } from '../io.js';
-import { writePlanDir } from '../plan-dir.js';
+import { checkPlanOut, writePlanDir } from '../plan-dir.js';
 import { renderPlanText } from '../render-plan.js';
 import { outputFor } from '../settings.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
@@ -13,12 +13,15 @@ export function registerPlan(program: Command, io: CliIo): void {
       .command('plan')
       .description('show what would be deployed, and write plan.json + artifacts with --out')
       .argument('<SPEC>', 'spec file, or Kubeinit spec string such as k8s-libvirt-1-1-1')
-      .option('--out <DIR>', 'replace DIR atomically with plan.json and artifacts/'),
-  ).action((spec: string, opts: SpecOptions & { out?: string }, command: Command) => {
+      .option('--out <DIR>', 'replace DIR atomically with plan.json and artifacts/ (a new, empty or earlier plan directory)')
+      .option('--force', 'with --out: replace DIR even if it is a non-empty directory kubemix did not write'),
+  ).action((spec: string, opts: SpecOptions & { out?: string; force?: boolean }, command: Command) => {
     const out = outputFor(command, io);
     const loaded = loadSpec(spec, opts, io);
+    const keep = [io.cwd, ...(loaded.file === undefined ? [] : [loaded.file])];
+    const dir = opts.out === undefined ? undefined : checkPlanOut(opts.out, io.cwd, { force: opts.force === true, keep });
     const assembled = assemblePlan(resolveModel(loaded));
-    if (opts.out !== undefined) writePlanDir(opts.out, assembled);
+    if (dir !== undefined) writePlanDir(dir, assembled);
     if (out.json) out.document(assembled.plan);
     else out.text(renderPlanText(assembled.plan));
     for (const w of loaded.warnings) out.diagnostic(w);

@@ -50,7 +50,7 @@ function tuning(env: CliIo['env']): Pick<ApplyOptions, 'retry' | 'ssh'> {
 
 function renderer(io: CliIo, json: boolean, verbose: boolean): (e: ExecEvent) => void {
   if (json) return (e) => io.stdout(`${JSON.stringify(e)}\n`);
-  if (io.isTty && !verbose) return new TtyRenderer(io.stderr).listener;
+  if (io.isTty && !verbose) return new TtyRenderer(io.stderr, io.raw?.stderr).listener;
   return (e) => {
     const line = plainLine(e, verbose);
     if (line !== undefined) io.stderr(`${line}\n`);

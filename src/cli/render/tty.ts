@@ -17,7 +17,14 @@ export class TtyRenderer {
   private timer: NodeJS.Timeout | undefined;
   private now = 0;
 
-  constructor(private readonly write: (text: string) => void) {}
+  /**
+   * `write` escapes control characters (host and task names come from the
+   * spec); `control` carries only the cursor moves this renderer makes.
+   */
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly control: (text: string) => void = write,
+  ) {}
 
   readonly listener = (e: ExecEvent): void => {
     this.now = e.t;
@@ -53,7 +60,7 @@ export class TtyRenderer {
   }
 
   private clear(): void {
-    if (this.drawn > 0) this.write(`\u001b[${this.drawn}A\u001b[J`);
+    if (this.drawn > 0) this.control(`\u001b[${this.drawn}A\u001b[J`);
     this.drawn = 0;
   }
 

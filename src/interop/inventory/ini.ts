@@ -3,6 +3,7 @@
 // rest of the line, inline `#` included, as Ansible does), `[group:children]`,
 // `;`/`#` comment lines, groups declared later than they are used.
 import { expandHostPattern } from './ranges.js';
+import { hostBudget, patternErrorCode, patternHint } from './limits.js';
 import { addMember, emptyInventory, ensureGroup, ensureHost, inventoryError, type Inventory } from './types.js';
 import { parseValue, shlexSplit } from './value.js';
 import { reconcile } from './reconcile.js';
@@ -79,9 +80,9 @@ function hostLine(inv: Inventory, group: string, line: string, lineNo: number, f
   if (pattern === undefined) return;
   let expanded;
   try {
-    expanded = expandHostPattern(pattern);
+    expanded = expandHostPattern(pattern, hostBudget(inv));
   } catch (error) {
-    throw fail(lineNo, 'inventory.host-pattern', `host pattern ${pattern}: ${(error as Error).message}`);
+    throw fail(lineNo, patternErrorCode(error), `host pattern ${pattern}: ${(error as Error).message}`, patternHint(error));
   }
   const vars: [string, unknown][] = [];
   for (const a of assignments) {

@@ -2,10 +2,12 @@
 // file name says so or the text is a YAML mapping with an `all:`-style group;
 // INI otherwise (as Ansible tries its plugins in turn).
 import { parseIniInventory } from './ini.js';
+import { checkInventorySize } from './limits.js';
 import type { Inventory } from './types.js';
 import { parseYamlInventory } from './yaml.js';
 
 export function readInventory(text: string, file: string): Inventory {
+  checkInventorySize(text, file);
   return isYamlInventory(text, file) ? parseYamlInventory(text, file) : parseIniInventory(text, file);
 }
 

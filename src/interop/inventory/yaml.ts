@@ -6,6 +6,7 @@ import { isMap, isScalar, LineCounter, parseDocument, type Document, type Node, 
 import { YAML_LIMITS } from '../../spec/yaml.js';
 import { reconcile } from './reconcile.js';
 import { expandHostPattern } from './ranges.js';
+import { hostBudget, patternErrorCode, patternHint } from './limits.js';
 import { addMember, emptyInventory, ensureGroup, ensureHost, inventoryError, type Inventory } from './types.js';
 
 const SECTIONS = ['hosts', 'vars', 'children'] as const;
@@ -75,9 +76,9 @@ function hosts(ctx: Ctx, groupName: string, items: Pair<Node, Node | null>[]): v
     const line = ctx.lineOf(item.key);
     let expanded;
     try {
-      expanded = expandHostPattern(pattern);
+      expanded = expandHostPattern(pattern, hostBudget(ctx.inv));
     } catch (error) {
-      throw inventoryError(ctx.inv.file, line, 'inventory.host-pattern', `host pattern ${pattern}: ${(error as Error).message}`);
+      throw inventoryError(ctx.inv.file, line, patternErrorCode(error), `host pattern ${pattern}: ${(error as Error).message}`, patternHint(error));
     }
     const body = item.value;
     if (body !== null && body !== undefined && !isMap(body) && !(isScalar(body) && body.value === null)) {
@@ -97,7 +98,14 @@ function hosts(ctx: Ctx, groupName: string, items: Pair<Node, Node | null>[]): v
 
 function setVar(ctx: Ctx, vars: Map<string, unknown>, lines: Map<string, number>, pair: Pair<Node, Node | null>): void {
   const key = keyText(ctx, pair);
-  const value = pair.value === null || pair.value === undefined ? null : pair.value.toJS(ctx.doc, { maxAliasCount: YAML_LIMITS.maxAliases });
+  let value: unknown = null;
+  try {
+    if (pair.value !== null && pair.value !== undefined) value = pair.value.toJS(ctx.doc, { maxAliasCount: YAML_LIMITS.maxAliases });
+  } catch (error) {
+    // The yaml library throws on an alias bomb ("Excessive alias count") and on an alias to no anchor.
+    const hint = 'write the value out instead of building it from YAML aliases';
+    throw inventoryError(ctx.inv.file, ctx.lineOf(pair.value), 'yaml.aliases', `${key}: ${(error as Error).message}`, hint);
+  }
   vars.set(key, value);
   lines.set(key, ctx.lineOf(pair.key));
 }
