@@ -86,6 +86,7 @@ function textEdits(file: ParsedFile, planned: readonly PlannedFix[], style: Styl
 
 /** The Document API route: set each value and re-serialise every document of the file. */
 function documentEdits(file: ParsedFile, planned: readonly PlannedFix[]): string {
+  // The text parseSource parsed (quoted-scalar tabs made spaces, if it had to).
   const docs = parseAllDocuments(file.text, { version: '1.1' }) as Document.Parsed[];
   for (const { ctx, fix } of planned) {
     const index = file.documents.find((d) => d.doc === ctx.template.object.doc)?.index;
@@ -174,12 +175,12 @@ export async function fixSources(sources: readonly SourceText[], options: LintOp
     const style = detectStyle(file.text, /^\s*[{[]/.test(file.text));
     const edited = textEdits(file, planned, style);
     if (edited !== undefined && (await settled(file.path, edited, planned, options))) {
-      fixes.push({ path: file.path, before: file.text, after: edited, templates: planned.length, reformatted: false });
+      fixes.push({ path: file.path, before: file.source, after: edited, templates: planned.length, reformatted: false });
       continue;
     }
     const rewritten = rewrite(file, planned);
     if (rewritten !== undefined && (await settled(file.path, rewritten, planned, options))) {
-      fixes.push({ path: file.path, before: file.text, after: rewritten, templates: planned.length, reformatted: true });
+      fixes.push({ path: file.path, before: file.source, after: rewritten, templates: planned.length, reformatted: true });
     }
   }
   return fixes;
