@@ -92,3 +92,16 @@ test('a sequence item whose dash sits at its key column goes before a sibling en
   const out = applyInsertions(text, [entry, item]);
   assert.deepEqual(parseDocument(out).toJS(), { spec: { tolerations: [{ key: 'a' }, { key: 'os' }], os: { name: 'windows' } } });
 });
+
+test('two insertions at the end of a file without a final newline: one newline, no blank line', () => {
+  const text = 'spec:\n  nodeSelector:\n    disk: ssd';
+  const doc = parseDocument(text);
+  const spec = doc.get('spec', true);
+  const selector = doc.getIn(['spec', 'nodeSelector'], true);
+  assert.ok(isMap(spec) && isMap(selector));
+  const style = detectStyle(text, false);
+  const outer = insertEntry(text, spec, 'os', { name: 'linux' }, style);
+  const inner = insertEntry(text, selector, 'kubernetes.io/os', 'linux', style);
+  assert.ok(outer !== undefined && inner !== undefined);
+  assert.equal(applyInsertions(text, [outer, inner]), 'spec:\n  nodeSelector:\n    disk: ssd\n    kubernetes.io/os: linux\n  os:\n    name: linux\n');
+});

@@ -171,7 +171,9 @@ export function applyInsertions(text: string, insertions: readonly Insertion[]):
   let out = text;
   for (const [offset, group] of [...byOffset.entries()].sort((a, b) => b[0] - a[0])) {
     // Array.prototype.sort is stable: equal depths keep their order.
-    const joined = [...group].sort((a, b) => b.depth - a.depth).map((i) => i.text).join('');
+    const texts = [...group].sort((a, b) => b.depth - a.depth).map((i) => i.text);
+    // At the end of a file without a final newline each block insertion starts with one; the first is enough.
+    const joined = texts.map((t, i) => (i > 0 && t.startsWith('\n') && texts[i - 1]?.endsWith('\n') === true ? t.slice(1) : t)).join('');
     out = out.slice(0, offset) + joined + out.slice(offset);
   }
   return out;
