@@ -72,7 +72,7 @@ function errorCount(docs: readonly Document.Parsed[]): number {
 }
 
 /**
- * Aliases a document may expand into while it is turned into data. A few
+ * How many times aliases may expand while a document is turned into data. A few
  * anchors reused a few times is what real manifests do; nested aliases that
  * multiply (a "billion laughs" file of a few hundred bytes) would take
  * gigabytes, and the yaml library stops them at this count.
@@ -93,7 +93,7 @@ function plainData(doc: Document.Parsed, lineCounter: LineCounter): { value: unk
     const message = unresolved !== undefined
       ? `alias *${unresolved.source} has no anchor &${unresolved.source} before it`
       : aliases.length > 0
-        ? `aliases expand to more than ${MAX_ALIAS_EXPANSIONS} nodes (an alias bomb?); write the values out or use fewer nested aliases`
+        ? `aliases expand more than ${MAX_ALIAS_EXPANSIONS} times (an alias bomb?); write the values out or use fewer nested aliases`
         : `cannot be read as data: ${firstLine(error instanceof Error ? error.message : String(error))}`;
     return { problem: { line: pos.line, column: pos.col, message } };
   }
