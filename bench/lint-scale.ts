@@ -1,7 +1,15 @@
 // Lint 1,000 and 10,000 generated pod templates in one run and print the
-// times and their ratio (near-linear means ~10). Not a pass/fail test.
+// times and their ratio (near-linear means ~10); then single files of 1 and
+// 4 MiB read as the CLI reads them (time, MiB/s, peak RSS), and a 60 MiB
+// file, which the input bound refuses before parsing. Not a pass/fail test.
 // Run: npm run bench:lint
+// LINT_BENCH_UNBOUNDED=1 lifts the bound, to measure what the 60 MiB file
+// costs without it (minutes and gigabytes).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { readInputs } from '../src/lint/inputs.js';
 import { lintClusterFor } from '../src/lint/cluster.js';
 import { lintSources } from '../src/lint/engine.js';
 import type { SourceText } from '../src/lint/source.js';
@@ -57,9 +65,38 @@ async function time(templates: number): Promise<{ ms: number; findings: number; 
   return { ms: performance.now() - start, findings: report.findings.length, templates: report.templates };
 }
 
+/** One file of about `mib` MiB, read and linted as `kubemix lint FILE` does. */
+async function bigFile(mib: number): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'kubemix-lint-bench-'));
+  const path = join(dir, 'big.yaml');
+  const parts: string[] = [];
+  let size = 0;
+  for (let i = 0; size < mib * 1024 * 1024; i += 1) {
+    const doc = workload(i);
+    parts.push(doc);
+    size += doc.length;
+  }
+  writeFileSync(path, parts.join(''));
+  const unbounded = process.env['LINT_BENCH_UNBOUNDED'] === '1';
+  const start = performance.now();
+  const cpu = process.cpuUsage();
+  const inputs = await readInputs([path], { cwd: dir, readStdin: undefined, ...(unbounded ? { maxBytes: Infinity } : {}) });
+  const report = await lintSources(inputs.files, { cluster: lintClusterFor(['windows-2022', 'windows-2025']) });
+  const ms = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  const cpuMs = (used.user + used.system) / 1000;
+  rmSync(dir, { recursive: true });
+  const peak = (process.resourceUsage().maxRSS / 1024).toFixed(0);
+  const outcome = inputs.unreadable.length > 0
+    ? `refused (${inputs.unreadable[0]?.rule ?? ''})`
+    : `${report.templates} templates, ${(size / 1024 / 1024 / (cpuMs / 1000)).toFixed(2)} MiB per CPU second`;
+  return `${mib.toString().padStart(3)} MiB file: ${ms.toFixed(0).padStart(7)} ms (CPU ${cpuMs.toFixed(0)} ms), ${outcome}; peak RSS so far ${peak} MiB`;
+}
+
 await time(200); // warm up the JIT so the 1k run is not charged for it
 const small = await time(1_000);
 const large = await time(10_000);
 const fmt = (r: { ms: number; findings: number; templates: number }): string =>
   `${String(r.templates).padStart(6)} pod templates: ${r.ms.toFixed(0).padStart(6)} ms (${(r.ms / r.templates).toFixed(3)} ms/template, ${r.findings} findings)`;
 process.stdout.write(`${fmt(small)}\n${fmt(large)}\nratio 10k/1k: ${(large.ms / small.ms).toFixed(2)} (10 = linear)\n`);
+for (const mib of [1, 4, 60]) process.stdout.write(`${await bigFile(mib)}\n`);

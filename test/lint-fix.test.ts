@@ -2,16 +2,25 @@
 // <name>.fixed.<ext>. Files named cluster-* are fixed against a cluster with
 // windows-2022 and windows-2025 pools. Checks: output equals the golden file,
 // every comment line survives, the result lints clean for the placement
-// rules, and fixing again changes nothing. UPDATE_GOLDEN=1 rewrites goldens.
+// rules, and fixing again changes nothing. Every fixed pod spec also passes
+// the Kubernetes PodSpec schema (kubernetes-models), pins its OS with
+// something the scheduler reads (nodeSelector, required node affinity or a
+// RuntimeClass, never spec.os.name alone), and keeps `os` to its one field:
+// kubernetes-models does not reject unknown fields, so a selector label that
+// landed under `os` needs that last check. UPDATE_GOLDEN=1 rewrites goldens.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { lintClusterFor } from '../src/lint/cluster.js';
-import { lintSources } from '../src/lint/engine.js';
+import { analyse, lintSources } from '../src/lint/engine.js';
 import { fixSources, unifiedDiff } from '../src/lint/fix.js';
+import { validate as validatePodSpecFn } from 'kubernetes-models/_schemas/IoK8sApiCoreV1PodSpec';
+import type { LintOptions } from '../src/lint/engine.js';
 import { repoPath } from './helpers/cli.js';
 
+/** kubernetes-models' compiled ajv validator: a boolean, with the errors on the function. */
+const validatePodSpec = validatePodSpecFn as ((data: unknown) => boolean) & { errors?: unknown };
 const DIR = join(repoPath(), 'test', 'lint-fix');
 const PLACEMENT_FIXABLE = ['placement/missing-os', 'placement/os-name-missing', 'placement/missing-toleration'];
 /** Inputs the fixer must leave as they are (pods mixing OSes need a human). */
@@ -44,7 +53,23 @@ for (const name of inputs) {
     const left = report.findings.filter((f) => PLACEMENT_FIXABLE.includes(f.rule) && !UNFIXABLE_OBJECTS.includes(f.object?.name ?? ''));
     assert.deepEqual(left, []);
     assert.deepEqual(await fixSources([{ path: name, text: fix.after }], options), [], 'a second --fix changes nothing');
+    await assertPlacedForTheScheduler(name, fix.after, options);
   });
+}
+
+/** Each fixed pod spec: valid PodSpec, `os` holds only `name`, and the scheduler sees the OS. */
+async function assertPlacedForTheScheduler(name: string, text: string, options: LintOptions): Promise<void> {
+  const analysis = await analyse([{ path: name, text }], options);
+  for (const t of analysis.templates) {
+    if (UNFIXABLE_OBJECTS.includes(t.template.object.name)) continue;
+    const where = `${name} ${t.template.object.kind} ${t.template.object.name}`;
+    assert.ok(validatePodSpec(t.spec), `${where}: ${JSON.stringify(validatePodSpec.errors)}`);
+    const os = t.spec['os'] as Record<string, unknown> | undefined;
+    assert.deepEqual(Object.keys(os ?? {}), ['name'], `${where}: spec.os is ${JSON.stringify(os)}`);
+    const scheduling = t.placement.signals.filter((s) => s.via !== 'os.name');
+    assert.ok(scheduling.length > 0 || t.placement.runtimeClassName !== undefined, `${where}: only spec.os.name places it`);
+    assert.ok(scheduling.every((s) => s.os === os?.['name']), `${where}: scheduler placement and spec.os.name disagree`);
+  }
 }
 
 test('fix leaves files with syntax errors and already placed files alone', async () => {

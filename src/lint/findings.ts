@@ -69,3 +69,16 @@ export function exitCodeOf(findings: readonly Finding[], strict: boolean): ExitC
 export function unreadableFinding(file: string, message: string): Finding {
   return { rule: 'input/unreadable', severity: 'error', file, line: 0, column: 0, message, hint: 'check the path and its permissions' };
 }
+
+export function tooLargeFinding(file: string, bytes: number, limit: number): Finding {
+  const mib = (n: number): string => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  return {
+    rule: 'input/too-large',
+    severity: 'error',
+    file,
+    line: 0,
+    column: 0,
+    message: `${mib(bytes)}: lint reads inputs of up to ${mib(limit)}`,
+    hint: 'split the file (one per chart, kind or namespace) and lint the directory',
+  };
+}

@@ -12,7 +12,9 @@ import type { ParsedFile, SourceText } from './source.js';
 import { placementFix, type PlacementFix } from './suggest.js';
 import type { TemplateContext } from './rules/types.js';
 import { appendItem, applyInsertions, collectionAt, detectStyle, insertEntry, type EditValue, type Insertion, type Style } from './yaml-edit.js';
-import type { NodePath } from './values.js';
+import { newShapeErrors } from './fix-check.js';
+import { toleratesTaint } from './placement.js';
+import { asMap, stringEntries, type JsonMap, type NodePath } from './values.js';
 
 export interface FileFix {
   readonly path: string;
@@ -84,6 +86,7 @@ function textEdits(file: ParsedFile, planned: readonly PlannedFix[], style: Styl
 
 /** The Document API route: set each value and re-serialise every document of the file. */
 function documentEdits(file: ParsedFile, planned: readonly PlannedFix[]): string {
+  // The text parseSource parsed (quoted-scalar tabs made spaces, if it had to).
   const docs = parseAllDocuments(file.text, { version: '1.1' }) as Document.Parsed[];
   for (const { ctx, fix } of planned) {
     const index = file.documents.find((d) => d.doc === ctx.template.object.doc)?.index;
@@ -99,11 +102,24 @@ function documentEdits(file: ParsedFile, planned: readonly PlannedFix[]): string
       } else if (typeof entry.value === 'string') {
         doc.setIn(path, entry.value);
       } else {
-        for (const [k, v] of Object.entries(entry.value as Record<string, EditValue>)) doc.setIn([...path, k], doc.createNode(v));
+        setMap(doc, path, entry.value as Record<string, EditValue>);
       }
     }
   }
   return docs.map((d) => d.toString({ lineWidth: 0 })).join('');
+}
+
+/** Merge keys into the map at `path`, or create it when missing or empty (`nodeSelector:`). */
+function setMap(doc: Document.Parsed, path: NodePath, value: Record<string, EditValue>): void {
+  const existing: unknown = doc.getIn(path, true);
+  if (isMap(existing)) {
+    for (const [k, v] of Object.entries(value)) doc.setIn([...path, k], doc.createNode(v));
+  } else if (existing === undefined || (isScalar(existing) && existing.value === null)) {
+    // setIn through a missing map makes a YAML 1.1 `!!omap`, not a plain map: create the map whole.
+    doc.setIn(path, doc.createNode(value));
+  } else {
+    throw new Error(`${path.join('.')} is not a map`);
+  }
 }
 
 function rewrite(file: ParsedFile, planned: readonly PlannedFix[]): string | undefined {
@@ -115,10 +131,34 @@ function rewrite(file: ParsedFile, planned: readonly PlannedFix[]): string | und
   }
 }
 
-/** Nothing left for the placement fixer in the fixed text, and it still parses. */
-async function settled(path: string, text: string, options: LintOptions): Promise<boolean> {
+/** A template's identity across the original and the fixed text: its document and spec path. */
+function templateKey(ctx: TemplateContext): string {
+  const doc = ctx.template.object.file.documents.find((d) => d.doc === ctx.template.object.doc)?.index;
+  return `${String(doc)}:${ctx.template.specPath.join('/')}`;
+}
+
+/** The fixed pod spec carries what the fix meant, where the scheduler and the API server read it. */
+function applied(fix: PlacementFix, spec: JsonMap): boolean {
+  if (fix.osName && asMap(spec['os'])?.['name'] !== fix.os) return false;
+  if (fix.nodeSelector && stringEntries(spec['nodeSelector'])['kubernetes.io/os'] !== fix.os) return false;
+  if (fix.runtimeClass !== undefined && spec['runtimeClassName'] !== fix.runtimeClass) return false;
+  return !fix.toleration || toleratesTaint(spec);
+}
+
+/**
+ * The fixed text, parsed and linted again: it parses, leaves nothing for the
+ * placement fixer, every planned template carries its fix where Kubernetes
+ * reads it, and no placement field got a shape the API would not accept.
+ */
+async function settled(path: string, text: string, planned: readonly PlannedFix[], options: LintOptions): Promise<boolean> {
   const analysis = await analyse([{ path, text }], options);
-  return analysis.files.every((f) => f.syntaxErrors.length === 0) && analysis.templates.every((t) => placementFix(t) === undefined);
+  if (analysis.files.some((f) => f.syntaxErrors.length > 0)) return false;
+  if (analysis.templates.some((t) => placementFix(t) !== undefined)) return false;
+  const fixed = new Map(analysis.templates.map((t) => [templateKey(t), t.spec]));
+  return planned.every(({ ctx, fix }) => {
+    const spec = fixed.get(templateKey(ctx));
+    return spec !== undefined && applied(fix, spec) && newShapeErrors(ctx.spec, spec).length === 0;
+  });
 }
 
 /** Fixes for every input that needs one; inputs with syntax errors are left alone. */
@@ -134,13 +174,13 @@ export async function fixSources(sources: readonly SourceText[], options: LintOp
     if (planned.length === 0) continue;
     const style = detectStyle(file.text, /^\s*[{[]/.test(file.text));
     const edited = textEdits(file, planned, style);
-    if (edited !== undefined && (await settled(file.path, edited, options))) {
-      fixes.push({ path: file.path, before: file.text, after: edited, templates: planned.length, reformatted: false });
+    if (edited !== undefined && (await settled(file.path, edited, planned, options))) {
+      fixes.push({ path: file.path, before: file.source, after: edited, templates: planned.length, reformatted: false });
       continue;
     }
     const rewritten = rewrite(file, planned);
-    if (rewritten !== undefined && (await settled(file.path, rewritten, options))) {
-      fixes.push({ path: file.path, before: file.text, after: rewritten, templates: planned.length, reformatted: true });
+    if (rewritten !== undefined && (await settled(file.path, rewritten, planned, options))) {
+      fixes.push({ path: file.path, before: file.source, after: rewritten, templates: planned.length, reformatted: true });
     }
   }
   return fixes;

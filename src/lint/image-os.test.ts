@@ -37,6 +37,31 @@ test('Windows images by name, with the build from the matrix', () => {
   }
 });
 
+test('classic Docker Hub Windows images and older Windows releases, with their builds', () => {
+  const cases: [string, string | undefined][] = [
+    ['microsoft/iis', undefined],
+    ['microsoft/iis:windowsservercore-1803', '10.0.17134'],
+    ['microsoft/windowsservercore:1709', '10.0.16299'],
+    ['docker.io/microsoft/windowsservercore:ltsc2016', '10.0.14393'],
+    ['microsoft/nanoserver:10.0.14393.2068', '10.0.14393'],
+    ['microsoft/nanoserver:1903', '10.0.18362'],
+    ['microsoft/aspnet:4.7.2-windowsservercore-1909', '10.0.18363'],
+    ['microsoft/dotnet-framework:4.8-runtime', undefined],
+    ['microsoft/mssql-server-windows-developer:2017', undefined],
+    ['mcr.microsoft.com/windows/servercore:2004', '10.0.19041'],
+    ['mcr.microsoft.com/windows/nanoserver:20H2', '10.0.19042'],
+    ['python:3.7-windowsservercore-1709', '10.0.16299'],
+  ];
+  for (const [image, build] of cases) {
+    const os = imageOsFromName(image);
+    assert.equal(os?.os, 'windows', image);
+    assert.equal(os?.osVersion, build, image);
+  }
+  // Other Docker Hub repositories of Microsoft publish Linux or multi-OS images.
+  assert.equal(imageOsFromName('microsoft/dotnet:2.1-sdk'), undefined);
+  assert.equal(imageOsFromName('registry.example.com/microsoft/iis:latest'), undefined);
+});
+
 test('Linux images by name; unknown stays unknown', () => {
   for (const image of ['nginx', 'nginx:1.27', 'docker.io/library/redis:7', 'postgres:16-bookworm', 'python:3.12-slim', 'ghcr.io/x/y:1.0-alpine']) {
     assert.equal(imageOsFromName(image)?.os, 'linux', image);

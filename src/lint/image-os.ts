@@ -26,19 +26,39 @@ export interface ImageOsResolver {
 }
 
 /**
- * Windows tag families older than kubemix supports: recognised so an image
- * built for them is reported as a build mismatch instead of going unnoticed.
- * The builds kubemix deploys come from the compatibility matrix.
+ * Windows tag families older than kubemix supports, lower case: recognised so
+ * an image built for them is reported as a build mismatch instead of going
+ * unnoticed. Builds from Microsoft's "Windows container version
+ * compatibility" table (2016/1607 14393, 1709 16299, 1803 17134, 2019/1809
+ * 17763, 1903 18362, 1909 18363, 2004 19041, 20H2 19042). The builds
+ * kubemix deploys come from the compatibility matrix.
  */
 const LEGACY_WINDOWS_TAGS: Readonly<Record<string, string>> = {
+  ltsc2016: '10.0.14393',
+  sac2016: '10.0.14393',
+  '1607': '10.0.14393',
+  '1709': '10.0.16299',
+  '1803': '10.0.17134',
   ltsc2019: '10.0.17763',
   '1809': '10.0.17763',
+  '1903': '10.0.18362',
+  '1909': '10.0.18363',
   '2004': '10.0.19041',
   '20h2': '10.0.19042',
 };
 
 /** Windows-only repositories (after the registry), matched as path prefixes. */
 const WINDOWS_REPOS = ['windows/', 'dotnet/framework/', 'oss/kubernetes/windows-host-process-containers-base-image'];
+/**
+ * Windows-only repositories Microsoft published on Docker Hub before moving
+ * to mcr.microsoft.com (`microsoft/iis`, `microsoft/windowsservercore:1709`):
+ * deprecated, still in many manifests.
+ */
+const DOCKER_HUB_WINDOWS_REPOS = new Set([
+  'microsoft/windowsservercore', 'microsoft/nanoserver', 'microsoft/iis', 'microsoft/aspnet', 'microsoft/dotnet-framework',
+  'microsoft/dotnet-framework-build', 'microsoft/dotnet-framework-samples', 'microsoft/wcf',
+  'microsoft/mssql-server-windows', 'microsoft/mssql-server-windows-developer', 'microsoft/mssql-server-windows-express',
+]);
 /** Docker Hub official images that publish no Windows variant. */
 const LINUX_LIBRARY = new Set([
   'alpine', 'almalinux', 'busybox', 'centos', 'debian', 'fedora', 'haproxy', 'httpd', 'mariadb', 'memcached',
@@ -51,7 +71,7 @@ const WINDOWS_TAG_TOKENS = ['nanoserver', 'windowsservercore', 'servercore', 'wi
 function windowsBuildOfTag(tag: string): string | undefined {
   const explicit = /(?:^|[-_.])(10\.0\.\d{5})(?:\.\d+)?(?:$|[-_])/.exec(tag);
   if (explicit?.[1] !== undefined) return explicit[1];
-  const tokens = tag.split(/[-_.]/);
+  const tokens = tag.toLowerCase().split(/[-_.]/);
   for (const release of WINDOWS) {
     if (tokens.includes(release.ltsc)) return release.build;
   }
@@ -70,7 +90,8 @@ export function imageOsFromName(image: string): ImageOs | undefined {
   const tokens = tag.split(/[-_.]/);
   const windowsRepo = ref.registry === 'mcr.microsoft.com'
     ? WINDOWS_REPOS.some((prefix) => ref.repository.startsWith(prefix))
-    : /(^|\/)windows\/(servercore|nanoserver|server)(\/|$)/.test(ref.repository);
+    : (ref.registry === 'docker.io' && DOCKER_HUB_WINDOWS_REPOS.has(ref.repository))
+      || /(^|\/)windows\/(servercore|nanoserver|server)(\/|$)/.test(ref.repository);
   // Bare numbers (1809, 2004) only refine the build: as sole evidence they would
   // misread ordinary version tags.
   const windowsTag = /(?:^|[-_.])10\.0\.\d{5}/.test(tag)

@@ -36,7 +36,8 @@ export function namespaceKey(object: ManifestObject): string {
 export function objectsOf(file: ParsedFile): ManifestObject[] {
   const out: ManifestObject[] = [];
   for (const { doc, value: parsed } of file.documents) {
-    const value = asMap(parsed ?? doc.toJS({ maxAliasCount: 1000 }));
+    // parseSource already turned the document into data, with the alias limit.
+    const value = asMap(parsed);
     if (value !== undefined) collect(file, doc, [], value, out);
   }
   return out;

@@ -34,6 +34,14 @@ test('RuntimeClass: the cluster decides; without one a windows-looking name coun
   assert.equal(gvisor.placed, true);
 });
 
+test('spec.os.name names the OS but is not placement: the scheduler does not read it', () => {
+  const p = analysePlacement({ ...container, os: { name: 'linux' }, tolerations: [{ operator: 'Exists' }] }, undefined);
+  assert.equal(p.os, 'linux');
+  assert.equal(p.osName, 'linux');
+  assert.equal(p.placed, false);
+  assert.equal(analysePlacement({ ...container, os: { name: 'linux' }, nodeSelector: { 'kubernetes.io/os': 'linux' } }, undefined).placed, true);
+});
+
 test('disagreeing placement is a conflict', () => {
   const p = analysePlacement({ ...container, os: { name: 'windows' }, nodeSelector: { 'kubernetes.io/os': 'linux' } }, undefined);
   assert.equal(p.conflict, true);

@@ -1,7 +1,10 @@
 // Where a pod spec says it may run. Kubernetes has several ways to say it:
-// `spec.os.name` (validation only), a `kubernetes.io/os` nodeSelector or
-// required node affinity (scheduling), a windows-build selector, and a
-// RuntimeClass whose scheduling block adds selectors and tolerations.
+// a `kubernetes.io/os` nodeSelector or required node affinity, a
+// windows-build selector, and a RuntimeClass whose scheduling block adds
+// selectors and tolerations. `spec.os.name` says which OS the pod is for, but
+// only the API server's validation and the kubelet's admission read it: the
+// scheduler and the DaemonSet controller do not (Kubernetes docs, "Pods":
+// "Pod OS"), so on its own it places nothing.
 import type { LintCluster, WindowsTaint } from './cluster.js';
 import { WINDOWS_TAINT } from './cluster.js';
 import type { PodOs } from './image-os.js';
@@ -26,7 +29,11 @@ export interface Placement {
   /** The Windows pool the RuntimeClass belongs to, when the cluster knows it. */
   readonly runtimeClassBuild: string | undefined;
   readonly windowsBuild: string | undefined;
-  /** Any placement at all, including a RuntimeClass lint cannot interpret. */
+  /**
+   * Something the scheduler reads pins the OS (nodeSelector, required node
+   * affinity, windows-build selector), or a RuntimeClass that does or that
+   * lint cannot interpret. `spec.os.name` alone does not count.
+   */
   readonly placed: boolean;
 }
 
@@ -64,7 +71,7 @@ export function analysePlacement(spec: JsonMap, cluster: LintCluster | undefined
     runtimeClassName,
     runtimeClassBuild: pool?.build,
     windowsBuild,
-    placed: signals.length > 0 || runtimeClassName !== undefined,
+    placed: signals.some((s) => s.via !== 'os.name') || runtimeClassName !== undefined,
   };
 }
 

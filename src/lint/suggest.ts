@@ -34,19 +34,27 @@ function chooseRuntimeClass(ctx: TemplateContext): string | undefined {
   return builds.size === 0 && pools.length === 1 ? pools[0]?.runtimeClass : undefined;
 }
 
+/** The OS of each container image lint knows, in container order. */
+function imageOses(ctx: TemplateContext): PodOs[] {
+  return ctx.containers.map((c) => ctx.imageOs(c)?.os).filter((os): os is PodOs => os !== undefined);
+}
+
 export function placementFix(ctx: TemplateContext): PlacementFix | undefined {
   const { placement } = ctx;
   if (placement.conflict) return undefined;
   // Images of both OSes: no placement is right until the pod is split.
-  if (new Set(ctx.containers.map((c) => ctx.imageOs(c)?.os).filter((os) => os !== undefined)).size > 1) return undefined;
+  if (new Set(imageOses(ctx)).size > 1) return undefined;
   if (!placement.placed) {
     if (!ctx.mixed) return undefined;
+    // spec.os.name names the OS but places nothing; images that say otherwise need a human.
+    if (placement.osName !== undefined && imageOses(ctx).some((os) => os !== placement.osName)) return undefined;
     // Unknown images are assumed Linux: Windows images are recognisable by name.
     const os = ctx.os ?? 'linux';
-    if (os === 'linux') return { os, osName: true, nodeSelector: true, toleration: false, runtimeClass: undefined };
+    const osName = placement.osName === undefined;
+    if (os === 'linux') return { os, osName, nodeSelector: true, toleration: false, runtimeClass: undefined };
     const runtimeClass = chooseRuntimeClass(ctx);
-    if (runtimeClass !== undefined) return { os, osName: true, nodeSelector: false, toleration: false, runtimeClass };
-    return { os, osName: true, nodeSelector: true, toleration: !toleratesTaint(ctx.spec, ctx.cluster?.taint ?? WINDOWS_TAINT), runtimeClass: undefined };
+    if (runtimeClass !== undefined) return { os, osName, nodeSelector: false, toleration: false, runtimeClass };
+    return { os, osName, nodeSelector: true, toleration: !toleratesTaint(ctx.spec, ctx.cluster?.taint ?? WINDOWS_TAINT), runtimeClass: undefined };
   }
   const os = placement.os;
   if (os === undefined) return undefined;

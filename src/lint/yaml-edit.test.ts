@@ -60,3 +60,48 @@ test('a file without a final newline still gets whole lines', () => {
   });
   assert.equal(out, 'spec:\n  a: 1\n  b: "2"\n');
 });
+
+test('insertions at one offset go deepest first: an inner map that ends there keeps its new key', () => {
+  // The pod spec ends with its nodeSelector: a new spec entry and a new
+  // selector label both go after `disk: ssd`.
+  const text = 'spec:\n  containers: []\n  nodeSelector:\n    disk: ssd\n';
+  const doc = parseDocument(text);
+  const spec = doc.get('spec', true);
+  const selector = doc.getIn(['spec', 'nodeSelector'], true);
+  assert.ok(isMap(spec) && isMap(selector));
+  const style = detectStyle(text, false);
+  const outer = insertEntry(text, spec, 'os', { name: 'linux' }, style);
+  const inner = insertEntry(text, selector, 'kubernetes.io/os', 'linux', style);
+  assert.ok(outer !== undefined && inner !== undefined);
+  assert.equal(outer.offset, inner.offset);
+  const out = applyInsertions(text, [outer, inner]);
+  assert.equal(out, 'spec:\n  containers: []\n  nodeSelector:\n    disk: ssd\n    kubernetes.io/os: linux\n  os:\n    name: linux\n');
+  assert.deepEqual(parseDocument(out).toJS(), { spec: { containers: [], nodeSelector: { disk: 'ssd', 'kubernetes.io/os': 'linux' }, os: { name: 'linux' } } });
+});
+
+test('a sequence item whose dash sits at its key column goes before a sibling entry at that offset', () => {
+  const text = 'spec:\n  tolerations:\n  - key: a\n';
+  const doc = parseDocument(text);
+  const spec = doc.get('spec', true);
+  const seq = doc.getIn(['spec', 'tolerations'], true);
+  assert.ok(isMap(spec) && isSeq(seq));
+  const style = detectStyle(text, false);
+  const entry = insertEntry(text, spec, 'os', { name: 'windows' }, style);
+  const item = appendItem(text, seq, { key: 'os' }, style);
+  assert.ok(entry !== undefined && item !== undefined);
+  const out = applyInsertions(text, [entry, item]);
+  assert.deepEqual(parseDocument(out).toJS(), { spec: { tolerations: [{ key: 'a' }, { key: 'os' }], os: { name: 'windows' } } });
+});
+
+test('two insertions at the end of a file without a final newline: one newline, no blank line', () => {
+  const text = 'spec:\n  nodeSelector:\n    disk: ssd';
+  const doc = parseDocument(text);
+  const spec = doc.get('spec', true);
+  const selector = doc.getIn(['spec', 'nodeSelector'], true);
+  assert.ok(isMap(spec) && isMap(selector));
+  const style = detectStyle(text, false);
+  const outer = insertEntry(text, spec, 'os', { name: 'linux' }, style);
+  const inner = insertEntry(text, selector, 'kubernetes.io/os', 'linux', style);
+  assert.ok(outer !== undefined && inner !== undefined);
+  assert.equal(applyInsertions(text, [outer, inner]), 'spec:\n  nodeSelector:\n    disk: ssd\n    kubernetes.io/os: linux\n  os:\n    name: linux\n');
+});

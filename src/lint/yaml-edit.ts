@@ -11,6 +11,14 @@ export type EditValue = string | { readonly [key: string]: EditValue } | readonl
 export interface Insertion {
   readonly offset: number;
   readonly text: string;
+  /**
+   * How deep the inserted lines nest: their column, plus a half for a block
+   * sequence item (its dash may sit at its key's column). Several insertions
+   * at one offset are written deepest first, so an entry for an inner map
+   * that ends there stays in that map instead of landing under an outer entry
+   * inserted before it.
+   */
+  readonly depth: number;
 }
 
 /** How the file writes things, so insertions look like the rest. */
@@ -115,7 +123,8 @@ export function insertEntry(text: string, map: YAMLMap, key: string, value: Edit
   if (firstStart === undefined || end === undefined) return undefined;
   const offset = nextLineStart(text, end);
   const prefix = offset === text.length && !text.endsWith('\n') ? '\n' : '';
-  return { offset, text: prefix + blockEntry(key, value, columnOf(text, firstStart), style) };
+  const column = columnOf(text, firstStart);
+  return { offset, text: prefix + blockEntry(key, value, column, style), depth: column };
 }
 
 /** Insert an item as the last of a sequence. */
@@ -126,7 +135,8 @@ export function appendItem(text: string, seq: YAMLSeq, item: EditValue, style: S
   if (start === undefined || end === undefined) return undefined;
   const offset = nextLineStart(text, end);
   const prefix = offset === text.length && !text.endsWith('\n') ? '\n' : '';
-  return { offset, text: prefix + blockItem(item, columnOf(text, start), style) };
+  const column = columnOf(text, start);
+  return { offset, text: prefix + blockItem(item, column, style), depth: column + 0.5 };
 }
 
 function insertFlow(text: string, node: YAMLMap | YAMLSeq, entry: string, close: '}' | ']'): Insertion | undefined {
@@ -138,10 +148,11 @@ function insertFlow(text: string, node: YAMLMap | YAMLSeq, entry: string, close:
   const last = lastFlowItem(node);
   const lastEnd = nodeEnd(last?.end);
   const lastStart = (last?.start as Node | null | undefined)?.range?.[0];
-  if (lastEnd === undefined || lastStart === undefined) return { offset: closeAt, text: entry };
+  // Inside a flow collection nesting is by brackets, not columns: depth is moot.
+  if (lastEnd === undefined || lastStart === undefined) return { offset: closeAt, text: entry, depth: 0 };
   // Pretty-printed JSON keeps one entry per line: so does the new one.
   const multiline = text.slice(lastEnd, closeAt).includes('\n');
-  return { offset: lastEnd, text: multiline ? `,\n${' '.repeat(columnOf(text, lastStart))}${entry}` : `, ${entry}` };
+  return { offset: lastEnd, text: multiline ? `,\n${' '.repeat(columnOf(text, lastStart))}${entry}` : `, ${entry}`, depth: 0 };
 }
 
 function lastFlowItem(node: YAMLMap | YAMLSeq): { start: unknown; end: unknown } | undefined {
@@ -153,13 +164,17 @@ function lastFlowItem(node: YAMLMap | YAMLSeq): { start: unknown; end: unknown }
   return item === undefined ? undefined : { start: item, end: item };
 }
 
-/** Apply insertions; several at one offset keep their given order. */
+/** Apply insertions; several at one offset go deepest first, equal depths in their given order. */
 export function applyInsertions(text: string, insertions: readonly Insertion[]): string {
-  const byOffset = new Map<number, string>();
-  for (const ins of insertions) byOffset.set(ins.offset, (byOffset.get(ins.offset) ?? '') + ins.text);
+  const byOffset = new Map<number, Insertion[]>();
+  for (const ins of insertions) byOffset.set(ins.offset, [...(byOffset.get(ins.offset) ?? []), ins]);
   let out = text;
-  for (const offset of [...byOffset.keys()].sort((a, b) => b - a)) {
-    out = out.slice(0, offset) + (byOffset.get(offset) ?? '') + out.slice(offset);
+  for (const [offset, group] of [...byOffset.entries()].sort((a, b) => b[0] - a[0])) {
+    // Array.prototype.sort is stable: equal depths keep their order.
+    const texts = [...group].sort((a, b) => b.depth - a.depth).map((i) => i.text);
+    // At the end of a file without a final newline each block insertion starts with one; the first is enough.
+    const joined = texts.map((t, i) => (i > 0 && t.startsWith('\n') && texts[i - 1]?.endsWith('\n') === true ? t.slice(1) : t)).join('');
+    out = out.slice(0, offset) + joined + out.slice(offset);
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // Every rule, in the order `kubemix lint --rules` lists them.
 import { IMAGE_RULES } from './image.js';
 import { HOSTPROCESS_RULES, hostProcessPodSecurity } from './hostprocess.js';
+import { LINUX_RULES } from './linux.js';
 import { PLACEMENT_RULES } from './placement.js';
 import { SERVICE_RULES } from './services.js';
 import type { InputRule, Rule, SetRule, TemplateRule } from './types.js';
@@ -26,9 +27,19 @@ export const UNREADABLE: InputRule = {
   fixable: false,
 };
 
-export const TEMPLATE_RULES: readonly TemplateRule[] = [...PLACEMENT_RULES, ...IMAGE_RULES, ...WINDOWS_RULES, ...HOSTPROCESS_RULES];
+export const TOO_LARGE: InputRule = {
+  scope: 'input',
+  id: 'input/too-large',
+  severity: 'error',
+  why: 'Parsing keeps a node tree of the whole file in memory: a file far larger than any set of manifests would take minutes and gigabytes (exit code 2).',
+  hint: 'split the file (one per chart, kind or namespace) and lint the directory',
+  needsCluster: false,
+  fixable: false,
+};
+
+export const TEMPLATE_RULES: readonly TemplateRule[] = [...PLACEMENT_RULES, ...IMAGE_RULES, ...WINDOWS_RULES, ...LINUX_RULES, ...HOSTPROCESS_RULES];
 export const SET_RULES: readonly SetRule[] = [hostProcessPodSecurity, ...SERVICE_RULES];
-export const INPUT_RULES: readonly InputRule[] = [UNPARSEABLE, UNREADABLE];
+export const INPUT_RULES: readonly InputRule[] = [UNPARSEABLE, UNREADABLE, TOO_LARGE];
 
 export const RULES: readonly Rule[] = [...TEMPLATE_RULES, ...SET_RULES, ...INPUT_RULES];
 

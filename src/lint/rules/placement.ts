@@ -13,16 +13,26 @@ export const missingOs: TemplateRule = {
   scope: 'template',
   id: 'placement/missing-os',
   severity: 'error',
-  why: 'In a mixed cluster a pod without OS placement can land on a node of the other OS and hang in ContainerCreating.',
-  hint: 'set spec.os.name and a kubernetes.io/os nodeSelector (or a RuntimeClass); split pods whose images are for both OSes',
+  why: 'In a mixed cluster a pod that no nodeSelector, node affinity or RuntimeClass places can land on a node of the other OS '
+    + 'and hang in ContainerCreating; spec.os.name alone does not steer the scheduler or the DaemonSet controller.',
+  hint: 'set a kubernetes.io/os nodeSelector (or a RuntimeClass) and spec.os.name; split pods whose images are for both OSes',
   needsCluster: false,
   fixable: true,
   check(ctx) {
     if (!ctx.mixed || ctx.placement.placed) return [];
+    const osName = ctx.placement.osName;
+    if (osName !== undefined) {
+      return [{
+        path: ['os', 'name'],
+        message: `spec.os.name: ${osName} places nothing: the scheduler and the DaemonSet controller do not read it `
+          + '(needs a kubernetes.io/os nodeSelector or node affinity, or a RuntimeClass)',
+        hint: fixHint(ctx, this.hint),
+      }];
+    }
     const images = ctx.os === undefined ? '' : `; its images are ${ctx.os}`;
     return [{
       path: [],
-      message: `no OS placement (spec.os.name, kubernetes.io/os nodeSelector or node affinity, RuntimeClass)${images}`,
+      message: `no OS placement (kubernetes.io/os nodeSelector or node affinity, RuntimeClass)${images}`,
       hint: fixHint(ctx, this.hint),
       ...osSourceOf(ctx),
     }];
