@@ -99,7 +99,7 @@ const TABBED = [
 
 /** What PyYAML (libyaml's reading, as kubectl's go-yaml) makes of a text. */
 function pyyaml(text: string): unknown {
-  const out = execFileSync('python3', ['-c', 'import json,sys,yaml; print(json.dumps(yaml.safe_load(sys.stdin.read())))'], { input: text });
+  const out = execFileSync('/usr/bin/python3', ['-c', 'import json,sys,yaml; print(json.dumps(yaml.safe_load(sys.stdin.read())))'], { input: text });
   return JSON.parse(out.toString('utf8')) as unknown;
 }
 
