@@ -7,7 +7,7 @@ import { hnsNetworkName } from './network.js';
 import { WIN } from './paths.js';
 import { ensureExternalNetwork } from './prepare.js';
 import { q, qList } from './ps.js';
-import { checkThat, type WindowsStep } from './step.js';
+import { checkThat, type WindowsScripts } from './step.js';
 
 export interface FirewallRule {
   readonly name: string;
@@ -36,28 +36,19 @@ function ruleInPlace(r: FirewallRule): string {
   return r.from === undefined ? exists : `${exists} -and ((Get-NetFirewallRule -Name ${q(r.name)} | Get-NetFirewallAddressFilter).RemoteAddress -eq ${q(r.from)})`;
 }
 
-export function firewall(model: ClusterModel): WindowsStep {
+export function firewall(model: ClusterModel): WindowsScripts {
   const rules = firewallRules(model);
   const apply = rules.map((r) => `if ($null -eq (Get-NetFirewallRule -Name ${q(r.name)} -ErrorAction SilentlyContinue)) {
   New-NetFirewallRule -Name ${q(r.name)} -DisplayName ${q(`kubemix: ${r.what} (${r.port}/${r.protocol.toLowerCase()})`)} -Direction Inbound -Protocol ${r.protocol} -LocalPort ${q(r.port)} -Action Allow | Out-Null
 }${r.from === undefined ? '' : `\nSet-NetFirewallRule -Name ${q(r.name)} -RemoteAddress ${q(r.from)}`}`).join('\n');
-  return {
-    stage: 'task-deploy-cluster',
-    name: 'win-firewall',
-    description: `open ${rules.map((r) => `${r.port}/${r.protocol.toLowerCase()}`).join(', ')} (the firewall stays on)`,
-    check: checkThat(rules.map(ruleInPlace).join(' -and ')),
-    apply: `${apply}\n`,
-    uploads: [],
-    secrets: [],
-    timeoutSeconds: 120,
-  };
+  return { check: checkThat(rules.map(ruleInPlace).join(' -and ')), apply: `${apply}\n` };
 }
 
 const EXCLUDED_PATHS = [WIN.containerdDir, 'C:\\ProgramData\\containerd', WIN.root, WIN.kubeletDir, WIN.cniBin];
 const EXCLUDED_PROCESSES = ['containerd.exe', 'containerd-shim-runhcs-v1.exe', 'kubelet.exe', 'kube-proxy.exe', 'flanneld.exe'];
 
 /** Exclusions only: real-time protection stays on. */
-export function defenderExclusions(): WindowsStep {
+export function defenderExclusions(): WindowsScripts {
   const apply = `if ($null -ne (Get-Command -Name 'Add-MpPreference' -ErrorAction SilentlyContinue)) {
   Add-MpPreference -ExclusionPath ${qList(EXCLUDED_PATHS)} -ExclusionProcess ${qList(EXCLUDED_PROCESSES)}
 }
@@ -68,7 +59,7 @@ foreach ($p in ${qList(EXCLUDED_PATHS)}) { if (@($pref.ExclusionPath) -notcontai
 foreach ($p in ${qList(EXCLUDED_PROCESSES)}) { if (@($pref.ExclusionProcess) -notcontains $p) { exit 1 } }
 exit 0
 `;
-  return { stage: 'task-deploy-cluster', name: 'win-defender-exclusions', description: 'exclude containerd and kubelet paths from Defender scanning', check, apply, uploads: [], secrets: [], timeoutSeconds: 120 };
+  return { check, apply };
 }
 
 /**
@@ -95,7 +86,7 @@ ${hostProcess ? '' : `if ($null -ne (Get-Service -Name 'kube-proxy' -ErrorAction
 
 export const BOOT_TASK = 'kubemix-boot';
 
-export function bootOrder(hostProcess = false): WindowsStep {
+export function bootOrder(hostProcess = false): WindowsScripts {
   const manual = hostProcess ? ['kubelet'] : ['kubelet', 'kube-proxy', 'flanneld'];
   const apply = `$action = New-ScheduledTaskAction -Execute 'powershell.exe' -Argument ${q(`-NoProfile -ExecutionPolicy Bypass -File "${WIN.bootScript}"`)}
 $trigger = New-ScheduledTaskTrigger -AtStartup
@@ -105,5 +96,5 @@ Register-ScheduledTask -TaskName ${q(BOOT_TASK)} -Action $action -Trigger $trigg
 foreach ($name in ${manual.map(q).join(', ')}) { Set-Service -Name $name -StartupType Manual }
 `;
   const check = checkThat(`($null -ne (Get-ScheduledTask -TaskName ${q(BOOT_TASK)} -ErrorAction SilentlyContinue)) -and (Get-Service -Name 'kubelet').StartType -eq 'Manual'`);
-  return { stage: 'task-deploy-cluster', name: 'win-boot-order', description: hostProcess ? 'at boot: drop the stale subnet.env, then start the kubelet (it runs the flannel and kube-proxy pods)' : 'at boot: drop the stale subnet.env, start flanneld, then kubelet and kube-proxy', check, apply, uploads: [WIN.bootScript], secrets: [], timeoutSeconds: 60 };
+  return { check, apply };
 }

@@ -6,7 +6,7 @@ import type { PlanNode } from '../../model/types.js';
 import { EXTERNAL_NETWORK } from './network.js';
 import { WIN } from './paths.js';
 import { HNS_FUNCTIONS, q } from './ps.js';
-import { checkThat, type WindowsStep } from './step.js';
+import { checkThat, type WindowsScripts } from './step.js';
 
 /** NetBIOS computer names are at most 15 characters. */
 export const NETBIOS_MAX = 15;
@@ -15,7 +15,7 @@ export const MIN_RAM_MIB = 3500;
 
 const JOINED = `(Test-Path -LiteralPath ${q(WIN.kubeletKubeconfig)})`;
 
-export function preflight(model: ClusterModel, node: PlanNode): WindowsStep {
+export function preflight(model: ClusterModel, node: PlanNode): WindowsScripts {
   const build = windowsRelease(node.os)?.build ?? '';
   const apply = `$problems = New-Object System.Collections.Generic.List[string]
 $os = Get-CimInstance -ClassName Win32_OperatingSystem
@@ -46,50 +46,28 @@ if ($problems.Count -gt 0) {
   throw ("${node.name} is not ready for kubemix:\`n  " + ($problems -join "\`n  ") + "\`nRun 'kubemix reset' for leftovers from an earlier join.")
 }
 `;
-  return {
-    stage: 'task-prepare-cluster',
-    name: 'win-preflight',
-    description: `check build ${build}, name length, disk, RAM, pending reboot and leftovers of an earlier join`,
-    // A node kubemix already joined is past preflight: re-running the plan must not trip on its own state.
-    check: checkThat(JOINED),
-    apply,
-    uploads: [],
-    secrets: [],
-    timeoutSeconds: 120,
-  };
+  // A node kubemix already joined is past preflight: re-running the plan must not trip on its own state.
+  return { check: checkThat(JOINED), apply };
 }
 
-export function containersFeature(): WindowsStep {
+export function containersFeature(): WindowsScripts {
   return {
-    stage: 'task-prepare-cluster',
-    name: 'win-containers-feature',
-    description: 'install the Containers feature',
     check: checkThat(`(Get-WindowsFeature -Name 'Containers').Installed`),
     apply: `$result = Install-WindowsFeature -Name 'Containers'
 if (-not $result.Success) { throw 'installing the Containers feature failed' }
 `,
-    uploads: [],
-    secrets: [],
-    timeoutSeconds: 900,
   };
 }
 
-/** Reboots only when Windows says a reboot is pending; the executor waits through it. */
-export function rebootAfterFeature(): WindowsStep {
+/** Reboots only when Windows says a reboot is pending. */
+export function rebootAfterFeature(): WindowsScripts {
   const pending = `(Test-Path -LiteralPath 'HKLM:\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\Component Based Servicing\\RebootPending')`;
   return {
-    stage: 'task-prepare-cluster',
-    name: 'win-reboot',
-    description: 'reboot to finish the Containers feature, and wait for the host',
     check: checkThat(`-not ${pending} -and (Get-Service -Name 'hns' -ErrorAction SilentlyContinue)`),
     apply: `# Delay so this SSH session returns before the host goes down.
 & shutdown.exe /r /t 10 /c 'kubemix: finishing the Containers feature'
 if ($LASTEXITCODE -ne 0) { throw "shutdown.exe exited $LASTEXITCODE" }
 `,
-    uploads: [],
-    secrets: [],
-    timeoutSeconds: 900,
-    reboots: true,
   };
 }
 
@@ -116,16 +94,9 @@ export function ensureExternalNetwork(model: ClusterModel, node: PlanNode): stri
 `;
 }
 
-export function externalNetwork(model: ClusterModel, node: PlanNode): WindowsStep {
-  const overlay = model.cluster.cni.backend === 'vxlan';
+export function externalNetwork(model: ClusterModel, node: PlanNode): WindowsScripts {
   return {
-    stage: 'task-prepare-cluster',
-    name: 'win-hns-external',
-    description: `create the persistent HNS network External ${EXTERNAL_NETWORK.cidr} (${overlay ? `Overlay, VSID ${EXTERNAL_NETWORK.vsid}` : 'L2Bridge'})`,
     check: `${HNS_FUNCTIONS}${checkThat(`$null -ne (Get-KubemixHnsNetwork -Name ${q(EXTERNAL_NETWORK.name)})`)}`,
     apply: ensureExternalNetwork(model, node),
-    uploads: [],
-    secrets: [],
-    timeoutSeconds: 180,
   };
 }
