@@ -15,12 +15,14 @@ import { hostProcessImages } from '../../render/manifests/windows-hostprocess.js
 import { KUBE_PROXY_TOKEN } from '../../render/manifests/kube-proxy-token.js';
 import { windowsRelease } from '../../matrix/index.js';
 import { download } from '../../render/windows/downloads.js';
-import { bootOrder, defenderExclusions, firewall, firewallRules } from '../../render/windows/host.js';
+import { bootOrder } from '../../render/windows/boot.js';
+import { defenderExclusions, firewall, firewallRules } from '../../render/windows/host.js';
 import { binaries, containerd, kubeletService } from '../../render/windows/install.js';
 import { JOIN_SECRETS, flannelPod, flanneld, join } from '../../render/windows/join.js';
 import { registeredName } from '../../render/windows/kubeadm.js';
 import { EXTERNAL_NETWORK, hnsNetworkName } from '../../render/windows/network.js';
 import { WIN } from '../../render/windows/paths.js';
+import { hostsFile, windowsHostsEntries } from '../../render/windows/hosts.js';
 import { containersFeature, externalNetwork, preflight, rebootAfterFeature } from '../../render/windows/prepare.js';
 import { cniConfigStep, kubeProxy, kubeProxyConfig, sourceVip } from '../../render/windows/proxy.js';
 import type { WindowsScripts } from '../../render/windows/step.js';
@@ -55,6 +57,8 @@ export interface WindowsStep {
   readonly needs?: readonly string[];
   /** Tasks on other hosts this step waits for, by id, beside the step before it. */
   readonly after?: readonly string[];
+  /** The apply reboots the host: the executor waits until the check passes again (Task.reboots). */
+  readonly reboots?: true;
 }
 
 const PREPARE: Stage = 'task-prepare-cluster';
@@ -72,10 +76,12 @@ function prepareSteps(model: ClusterModel, node: PlanNode, artifacts: readonly R
   const caSecrets = hosts.some((a) => a.content.includes(`{{secret:${SECRET_NAMES.clusterCaCert}}}`)) ? [SECRET_NAMES.clusterCaCert] : [];
   return [
     step({ stage: PREPARE, name: 'win-preflight', description: `check build ${build}, name length, disk, RAM, pending reboot and leftovers of an earlier join`, scripts: preflight(model, node), timeoutSeconds: 120 }),
+    // Before anything resolves the API or the registry by name (containerd pulls, kubeadm join).
+    step({ stage: PREPARE, name: 'win-hosts-file', description: `name ${windowsHostsEntries(model).map((e) => e.split(' ')[1]).join(' and ')} in the hosts file (a block kubemix owns)`, scripts: hostsFile(model), timeoutSeconds: 60 }),
     step({ stage: PREPARE, name: 'win-containers-feature', description: 'install the Containers feature', scripts: containersFeature(), timeoutSeconds: 900 }),
-    step({ stage: PREPARE, name: 'win-reboot', description: 'reboot to finish the Containers feature, and wait for the host', scripts: rebootAfterFeature(), timeoutSeconds: 900 }),
+    step({ stage: PREPARE, name: 'win-reboot', description: 'reboot to finish the Containers feature, and wait for the host', scripts: rebootAfterFeature(), timeoutSeconds: 900, reboots: true }),
     step({ stage: PREPARE, name: 'win-hns-external', description: `create the persistent HNS network External ${EXTERNAL_NETWORK.cidr} (${overlay ? `Overlay, VSID ${EXTERNAL_NETWORK.vsid}` : 'L2Bridge'})`, scripts: externalNetwork(model, node), timeoutSeconds: 180, needs: ['win-reboot'] }),
-    step({ stage: PREPARE, name: 'win-containerd', description: `install containerd ${download(model, 'containerd.tar.gz').version} with its config.toml, as a service that restarts`, scripts: containerd(model, node), uploads: [WIN.containerdConfig, ...hosts.map((a) => a.remotePath)], secrets: caSecrets, timeoutSeconds: 900, needs: ['win-containers-feature'] }),
+    step({ stage: PREPARE, name: 'win-containerd', description: `install containerd ${download(model, 'containerd.tar.gz').version} with its config.toml, as a service that restarts`, scripts: containerd(model, node), uploads: [WIN.containerdConfig, ...hosts.map((a) => a.remotePath)], secrets: caSecrets, timeoutSeconds: 900, needs: ['win-containers-feature', 'win-hosts-file'] }),
     step({ stage: PREPARE, name: 'win-binaries', description: hostProcess ? 'download, verify (SHA256) and install kubelet, kubeadm, kube-log-runner and the CNI plugins (flanneld and kube-proxy come from their images)' : 'download, verify (SHA256) and install kubelet, kubeadm, kube-proxy, kube-log-runner, flanneld, WinSW and the CNI plugins', scripts: binaries(model, hostProcess), timeoutSeconds: 1800 }),
     // HostProcess: the flannel pod starts as soon as the node joins, so its net-conf.json must already be there.
     step({ stage: PREPARE, name: 'win-kubelet-service', description: 'register the kubelet service (absolute paths, kube-log-runner) and the pki link before the join', scripts: kubeletService(node), uploads: hostProcess ? [WIN.flannelNetConf] : [], timeoutSeconds: 120, needs: ['win-binaries'] }),
@@ -95,7 +101,7 @@ function networkSteps(model: ClusterModel, node: PlanNode, hostProcess: boolean,
     ? step({ stage: DEPLOY, name: 'win-kube-proxy-config', description: `kube-proxy's config (kernelspace on ${network}) and private kubeconfig for its HostProcess pod`, scripts: kubeProxyConfig(model), uploads: proxyFiles, secrets: [SECRET_NAMES.kubeProxyWindowsToken], timeoutSeconds: 120, after: deps.kubeProxy })
     : step({ stage: DEPLOY, name: 'win-kube-proxy', description: `run kube-proxy (kernelspace on ${network}${overlay ? ', source VIP from the node' : ''}) with a private kubeconfig and ServiceAccount token`, scripts: kubeProxy(model), uploads: proxyFiles, secrets: [SECRET_NAMES.kubeProxyWindowsToken], timeoutSeconds: 300, needs: ['win-cni-config'], after: deps.kubeProxy });
   return [
-    step({ stage: DEPLOY, name: 'win-kubeadm-join', description: `join the cluster as ${registeredName(node)} (taints and kubelet settings through JoinConfiguration patches)`, scripts: join(node), uploads: [WIN.joinConfig, WIN.kubeletPatch], secrets: [...JOIN_SECRETS], timeoutSeconds: 600, needs: ['win-kubelet-service'], after: deps.join }),
+    step({ stage: DEPLOY, name: 'win-kubeadm-join', description: `join the cluster as ${registeredName(node)} (taints and kubelet settings through JoinConfiguration patches)`, scripts: join(node), uploads: [WIN.joinConfig, WIN.kubeletPatch], secrets: [...JOIN_SECRETS], timeoutSeconds: 600, needs: ['win-kubelet-service', 'win-hosts-file'], after: deps.join }),
     ...flannel,
     // The source VIP is reserved on the network flanneld made; kube-proxy reads it from the node.
     ...(overlay ? [step({ stage: DEPLOY, name: 'win-source-vip', description: `reserve kube-proxy's source VIP on ${network} with host-local, at run time`, scripts: sourceVip(model), timeoutSeconds: 120, needs: [hostProcess ? 'win-flannel-pod' : 'win-flanneld'] })] : []),
@@ -109,7 +115,7 @@ function hostSteps(model: ClusterModel, options: WindowsOptions, hostProcess: bo
   return [
     step({ stage: DEPLOY, name: 'win-firewall', description: `open ${rules.map((r) => `${r.port}/${r.protocol.toLowerCase()}`).join(', ')} (the firewall stays on)`, scripts: firewall(model), timeoutSeconds: 120 }),
     ...(options.defenderExclusions ? [step({ stage: DEPLOY, name: 'win-defender-exclusions', description: 'exclude containerd and kubelet paths from Defender scanning', scripts: defenderExclusions(), timeoutSeconds: 120 })] : []),
-    step({ stage: DEPLOY, name: 'win-boot-order', description: hostProcess ? 'at boot: drop the stale subnet.env, then start the kubelet (it runs the flannel and kube-proxy pods)' : 'at boot: drop the stale subnet.env, start flanneld, then kubelet and kube-proxy', scripts: bootOrder(hostProcess), uploads: [WIN.bootScript], timeoutSeconds: 60 }),
+    step({ stage: DEPLOY, name: 'win-boot-order', description: hostProcess ? 'at boot, with no deadline: containerd, External network, drop a stale subnet.env, then the kubelet (it runs the flannel and kube-proxy pods); services restart on failure' : 'at boot, with no deadline: containerd, External network, drop a stale subnet.env, wait for the API, flanneld until the network is ready, then kubelet and kube-proxy; services restart on failure', scripts: bootOrder(hostProcess), uploads: [WIN.bootScript], timeoutSeconds: 60 }),
     // task-post-deployment: last, so no earlier-stage step waits for it. It renews the token the kube-proxy step installed.
     step({ stage: 'task-post-deployment', name: 'win-kube-proxy-token-renewal', description: `renew kube-proxy's ServiceAccount token daily (TokenRequest, ${KUBE_PROXY_TOKEN.lifetimeHours}h lifetime) from the node itself`, scripts: tokenRenewal(), uploads: [WIN.tokenRenewScript], timeoutSeconds: 120, needs: [hostProcess ? 'win-kube-proxy-config' : 'win-kube-proxy'] }),
   ];

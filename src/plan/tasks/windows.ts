@@ -45,6 +45,7 @@ export function windowsNodeTasks(model: ClusterModel, node: PlanNode, options: W
       uploads: step.uploads.map((p) => artifactId(node.name, p)),
       secrets: step.secrets,
       timeoutSeconds: step.timeoutSeconds,
+      ...(step.reboots === undefined ? {} : { reboots: step.reboots }),
     }));
   }
   assertNoForbidden(model, artifacts, tasks);

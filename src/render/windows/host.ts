@@ -1,11 +1,6 @@
-// Step 12 and after: firewall rules (never disabling the firewall), Defender
-// exclusions, and the boot order after a reboot.
+// Firewall rules (never disabling the firewall) and Defender exclusions.
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanNode } from '../../model/types.js';
-import { waitForFlannel } from './join.js';
-import { hnsNetworkName } from './network.js';
 import { WIN } from './paths.js';
-import { ensureExternalNetwork } from './prepare.js';
 import { q, qList } from './ps.js';
 import { checkThat, type WindowsScripts } from './step.js';
 
@@ -59,42 +54,5 @@ foreach ($p in ${qList(EXCLUDED_PATHS)}) { if (@($pref.ExclusionPath) -notcontai
 foreach ($p in ${qList(EXCLUDED_PROCESSES)}) { if (@($pref.ExclusionProcess) -notcontains $p) { exit 1 } }
 exit 0
 `;
-  return { check, apply };
-}
-
-/**
- * After a reboot the order differs from the first join: the stale subnet.env
- * goes first, then flanneld, and only then kubelet and kube-proxy. In
- * HostProcess mode flanneld and kube-proxy are pods: the kubelet starts them.
- */
-export function bootScript(model: ClusterModel, node: PlanNode, hostProcess = false): string {
-  return `$ErrorActionPreference = 'Stop'
-Start-Transcript -Path ${q(`${WIN.logs}\\kubemix-boot.log`)} -Append | Out-Null
-$deadline = (Get-Date).AddSeconds(300)
-while ((Get-Service -Name 'containerd').Status -ne 'Running') {
-  if ((Get-Date) -gt $deadline) { throw 'containerd did not start' }
-  Start-Sleep -Seconds 3
-}
-${ensureExternalNetwork(model, node)}# A subnet.env from before the reboot describes a network that no longer exists.
-if (Test-Path -LiteralPath ${q(WIN.subnetEnv)}) { Remove-Item -Force -LiteralPath ${q(WIN.subnetEnv)} }
-${hostProcess ? '' : `Start-Service -Name 'flanneld'
-${waitForFlannel(hnsNetworkName(model.cluster.cni), 300)}`}Start-Service -Name 'kubelet'
-${hostProcess ? '' : `if ($null -ne (Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue)) { Start-Service -Name 'kube-proxy' }
-`}Stop-Transcript | Out-Null
-`;
-}
-
-export const BOOT_TASK = 'kubemix-boot';
-
-export function bootOrder(hostProcess = false): WindowsScripts {
-  const manual = hostProcess ? ['kubelet'] : ['kubelet', 'kube-proxy', 'flanneld'];
-  const apply = `$action = New-ScheduledTaskAction -Execute 'powershell.exe' -Argument ${q(`-NoProfile -ExecutionPolicy Bypass -File "${WIN.bootScript}"`)}
-$trigger = New-ScheduledTaskTrigger -AtStartup
-$principal = New-ScheduledTaskPrincipal -UserId 'SYSTEM' -LogonType ServiceAccount -RunLevel Highest
-Register-ScheduledTask -TaskName ${q(BOOT_TASK)} -Action $action -Trigger $trigger -Principal $principal -Force | Out-Null
-# The boot task starts these in order; automatic start would race flanneld.
-foreach ($name in ${manual.map(q).join(', ')}) { Set-Service -Name $name -StartupType Manual }
-`;
-  const check = checkThat(`($null -ne (Get-ScheduledTask -TaskName ${q(BOOT_TASK)} -ErrorAction SilentlyContinue)) -and (Get-Service -Name 'kubelet').StartType -eq 'Manual'`);
   return { check, apply };
 }

@@ -6,7 +6,7 @@ import type { PlanNode } from '../../model/types.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { hostProcessImages } from '../manifests/windows-hostprocess.js';
 import { containerdConfig, registryHosts } from './containerd.js';
-import { bootScript } from './host.js';
+import { bootScript } from './boot.js';
 import { joinConfiguration, kubeletPatch } from './kubeadm.js';
 import { cniConfig, netConfJson } from './network.js';
 import { WIN } from './paths.js';

@@ -3,7 +3,7 @@
 import { windowsRelease } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
-import { EXTERNAL_NETWORK } from './network.js';
+import { EXTERNAL_NETWORK, hnsNetworkName } from './network.js';
 import { WIN } from './paths.js';
 import { HNS_FUNCTIONS, q } from './ps.js';
 import { checkThat, type WindowsScripts } from './step.js';
@@ -37,10 +37,9 @@ if (Test-Path -LiteralPath ${q(WIN.cniConfDir)}) {
   foreach ($f in Get-ChildItem -LiteralPath ${q(WIN.cniConfDir)} -File) { $problems.Add("CNI config directory holds $($f.Name)") }
 }
 if ($null -ne (Get-Service -Name 'hns' -ErrorAction SilentlyContinue)) {
-${HNS_FUNCTIONS}  foreach ($n in @(Invoke-KubemixHns -Method 'GET' -Path '/networks/')) {
-    if ($n.Name -ne ${q(EXTERNAL_NETWORK.name)} -and $n.Name -ne 'nat') { $problems.Add("HNS network $($n.Name) is left from an earlier setup") }
-  }
-  foreach ($e in @(Invoke-KubemixHns -Method 'GET' -Path '/endpoints/')) { $problems.Add("HNS endpoint $($e.ID) is left from an earlier setup") }
+${HNS_FUNCTIONS}  # flannel's network from an earlier join; networks kubemix does not make (Docker's, an admin's) are not ours to judge.
+  $flannel = @(Invoke-KubemixHns -Method 'GET' -Path '/networks/') | Where-Object { $_.Name -eq ${q(hnsNetworkName(model.cluster.cni))} }
+  foreach ($n in $flannel) { $problems.Add("HNS network $($n.Name) is left from an earlier setup") }
 }
 if ($problems.Count -gt 0) {
   throw ("${node.name} is not ready for kubemix:\`n  " + ($problems -join "\`n  ") + "\`nRun 'kubemix reset' for leftovers from an earlier join.")
@@ -75,11 +74,16 @@ if ($LASTEXITCODE -ne 0) { throw "shutdown.exe exited $LASTEXITCODE" }
 const ADAPTER = (ip: string) => `$alias = (Get-NetIPAddress -IPAddress ${q(ip)} -AddressFamily IPv4).InterfaceAlias
 if ($alias -match '^vEthernet \\((.+)\\)$') { $alias = $Matches[1] }`;
 
-/** Creates the External network if it is missing (also used by the boot script). */
+/** Creates the External network if it is missing, with HNS_FUNCTIONS. */
 export function ensureExternalNetwork(model: ClusterModel, node: PlanNode): string {
+  return `${HNS_FUNCTIONS}${createExternalNetwork(model, node)}`;
+}
+
+/** Creates the External network if it is missing; needs HNS_FUNCTIONS defined (the boot script defines them once). */
+export function createExternalNetwork(model: ClusterModel, node: PlanNode): string {
   const overlay = model.cluster.cni.backend === 'vxlan';
   const policies = overlay ? `; Policies = @(@{ Type = 'VSID'; VSID = ${EXTERNAL_NETWORK.vsid} })` : '';
-  return `${HNS_FUNCTIONS}if ($null -eq (Get-KubemixHnsNetwork -Name ${q(EXTERNAL_NETWORK.name)})) {
+  return `if ($null -eq (Get-KubemixHnsNetwork -Name ${q(EXTERNAL_NETWORK.name)})) {
   ${ADAPTER(node.ip).replace(/\n/g, '\n  ')}
   $request = @{
     Name = ${q(EXTERNAL_NETWORK.name)}
