@@ -68,7 +68,7 @@ type Step = Omit<WindowsStep, 'uploads' | 'secrets'> & { uploads?: readonly stri
 const step = (s: Step): WindowsStep => ({ ...s, uploads: s.uploads ?? [], secrets: s.secrets ?? [] });
 
 /** Steps 1–7: the host, the runtime and the binaries, before the node joins. */
-function prepareSteps(model: ClusterModel, node: PlanNode, artifacts: readonly RenderedArtifact[], hostProcess: boolean): WindowsStep[] {
+function prepareSteps(model: ClusterModel, node: PlanNode, artifacts: readonly RenderedArtifact[], hostProcess: boolean, options: WindowsOptions): WindowsStep[] {
   const build = windowsRelease(node.os)?.build ?? '';
   const overlay = model.cluster.cni.backend === 'vxlan';
   // The containerd step also places the registry hosts files, and the cluster CA the services registry's TLS chains to.
@@ -82,6 +82,8 @@ function prepareSteps(model: ClusterModel, node: PlanNode, artifacts: readonly R
     step({ stage: PREPARE, name: 'win-reboot', description: 'reboot to finish the Containers feature, and wait for the host', scripts: rebootAfterFeature(), timeoutSeconds: 900, reboots: true }),
     step({ stage: PREPARE, name: 'win-hns-external', description: `create the persistent HNS network External ${EXTERNAL_NETWORK.cidr} (${overlay ? `Overlay, VSID ${EXTERNAL_NETWORK.vsid}` : 'L2Bridge'})`, scripts: externalNetwork(model, node), timeoutSeconds: 180, needs: ['win-reboot'] }),
     step({ stage: PREPARE, name: 'win-containerd', description: `install containerd ${download(model, 'containerd.tar.gz').version} with its config.toml, as a service that restarts`, scripts: containerd(model, node), uploads: [WIN.containerdConfig, ...hosts.map((a) => a.remotePath)], secrets: caSecrets, timeoutSeconds: 900, needs: ['win-containers-feature', 'win-hosts-file'] }),
+    // Right after the runtime, before anything large lands on disk: the binaries, then the images the join pulls.
+    ...(options.defenderExclusions ? [step({ stage: PREPARE, name: 'win-defender-exclusions', description: 'exclude containerd and kubelet paths from Defender scanning, before the first downloads and image pulls', scripts: defenderExclusions(), timeoutSeconds: 120, needs: ['win-containerd'] })] : []),
     step({ stage: PREPARE, name: 'win-binaries', description: hostProcess ? 'download, verify (SHA256) and install kubelet, kubeadm, kube-log-runner and the CNI plugins (flanneld and kube-proxy come from their images)' : 'download, verify (SHA256) and install kubelet, kubeadm, kube-proxy, kube-log-runner, flanneld, WinSW and the CNI plugins', scripts: binaries(model, hostProcess), timeoutSeconds: 1800 }),
     // HostProcess: the flannel pod starts as soon as the node joins, so its net-conf.json must already be there.
     step({ stage: PREPARE, name: 'win-kubelet-service', description: 'register the kubelet service (absolute paths, kube-log-runner) and the pki link before the join', scripts: kubeletService(node), uploads: hostProcess ? [WIN.flannelNetConf] : [], timeoutSeconds: 120, needs: ['win-binaries'] }),
@@ -109,12 +111,11 @@ function networkSteps(model: ClusterModel, node: PlanNode, hostProcess: boolean,
   ];
 }
 
-/** Steps 13 and after: firewall, Defender, the boot order, and the token renewal. */
-function hostSteps(model: ClusterModel, options: WindowsOptions, hostProcess: boolean): WindowsStep[] {
+/** Steps 13 and after: firewall, the boot order, and the token renewal. */
+function hostSteps(model: ClusterModel, hostProcess: boolean): WindowsStep[] {
   const rules = firewallRules(model);
   return [
     step({ stage: DEPLOY, name: 'win-firewall', description: `open ${rules.map((r) => `${r.port}/${r.protocol.toLowerCase()}`).join(', ')} (the firewall stays on)`, scripts: firewall(model), timeoutSeconds: 120 }),
-    ...(options.defenderExclusions ? [step({ stage: DEPLOY, name: 'win-defender-exclusions', description: 'exclude containerd and kubelet paths from Defender scanning', scripts: defenderExclusions(), timeoutSeconds: 120 })] : []),
     step({ stage: DEPLOY, name: 'win-boot-order', description: hostProcess ? 'at boot, with no deadline: containerd, External network, drop a stale subnet.env, then the kubelet (it runs the flannel and kube-proxy pods); services restart on failure' : 'at boot, with no deadline: containerd, External network, drop a stale subnet.env, wait for the API, flanneld until the network is ready, then kubelet and kube-proxy; services restart on failure', scripts: bootOrder(hostProcess), uploads: [WIN.bootScript], timeoutSeconds: 60 }),
     // task-post-deployment: last, so no earlier-stage step waits for it. It renews the token the kube-proxy step installed.
     step({ stage: 'task-post-deployment', name: 'win-kube-proxy-token-renewal', description: `renew kube-proxy's ServiceAccount token daily (TokenRequest, ${KUBE_PROXY_TOKEN.lifetimeHours}h lifetime) from the node itself`, scripts: tokenRenewal(), uploads: [WIN.tokenRenewScript], timeoutSeconds: 120, needs: [hostProcess ? 'win-kube-proxy-config' : 'win-kube-proxy'] }),
@@ -124,7 +125,7 @@ function hostSteps(model: ClusterModel, options: WindowsOptions, hostProcess: bo
 /** The steps of one Windows worker, in the order they run. */
 export function windowsRecipe(model: ClusterModel, node: PlanNode, artifacts: readonly RenderedArtifact[], options: WindowsOptions, deps: WindowsExternalDeps): WindowsStep[] {
   const hostProcess = hostProcessImages(model) !== undefined;
-  const steps = [...prepareSteps(model, node, artifacts, hostProcess), ...networkSteps(model, node, hostProcess, deps), ...hostSteps(model, options, hostProcess)];
+  const steps = [...prepareSteps(model, node, artifacts, hostProcess, options), ...networkSteps(model, node, hostProcess, deps), ...hostSteps(model, hostProcess)];
   assertNeedsEarlier(steps);
   return steps;
 }
