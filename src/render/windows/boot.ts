@@ -115,8 +115,8 @@ Stop-Transcript | Out-Null
 
 /**
  * The services the boot script starts stay Manual (automatic start would race
- * flanneld), restart on failure without a limit (the SCM repeats its last
- * action), and the scheduled task runs without a time limit and is restarted
+ * flanneld), restart on failure without a limit (the SCM repeats the last
+ * failure action for every later failure: MS-SCMR SERVICE_FAILURE_ACTIONS), and the scheduled task runs without a time limit and is restarted
  * by the Task Scheduler if it dies.
  */
 export function bootOrder(hostProcess = false): WindowsScripts {
