@@ -31,6 +31,7 @@ export const planSchema = z.object({
       secrets: z.array(z.string()),
       timeoutSeconds: z.number().positive(),
       captures: z.array(z.object({ name: z.string().min(1), remotePath: z.string().min(1) })).optional(),
+      reboots: z.literal(true).optional(),
     }),
   ),
   warnings: z.array(z.unknown()),
@@ -55,6 +56,8 @@ export function checkPlanRules(plan: Plan): Diagnostic[] {
       if (!dep) out.push(problem(`${where}.after`, `unknown task ${d}`));
       else if (STAGES.indexOf(dep.stage) > STAGES.indexOf(t.stage)) out.push(problem(`${where}.after`, `${d} is in a later stage (${dep.stage})`));
     }
+    // Only the check can tell a host that came back from one still going down.
+    if (t.reboots === true && t.check === null) out.push(problem(`${where}.check`, 'a task that reboots its host needs a check that passes once the reboot is over'));
   });
   const cycle = findCycle(plan);
   if (cycle) out.push(problem('tasks', `dependency cycle: ${cycle.join(' → ')}`, 'plan.cycle'));

@@ -10,6 +10,7 @@ import type { Outcome } from './dag.js';
 import type { TaskState } from './journal.js';
 import { backoff, sleep, type RunContext } from './context.js';
 import { applyFailed, captureSecrets, keepFacts, prepareUploads, runCommand, staleUploads } from './task-steps.js';
+import { waitForReboot } from './reboot.js';
 
 function message(error: unknown): string {
   if (isKubemixError(error)) return error.hint === undefined ? error.message : `${error.message} (hint: ${error.hint})`;
@@ -40,6 +41,7 @@ async function converge(task: Task, ctx: RunContext): Promise<boolean> {
   for (const u of stale) await t.upload({ shell: task.apply.shell, privilege: task.apply.privilege, remotePath: u.remotePath, content: u.content, mode: u.mode, owner: u.owner });
   const result = await runCommand(task, 'apply', task.apply, ctx);
   if (result.code !== 0) throw applyFailed(task, result);
+  if (task.reboots === true) await waitForReboot(task, ctx, (attempt) => connect(task, ctx, attempt));
   await captureSecrets(task, ctx, false);
   await keepFacts(task, result, ctx);
   return true;

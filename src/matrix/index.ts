@@ -22,7 +22,8 @@ export interface KubernetesRelease {
 export const KUBERNETES: readonly KubernetesRelease[] = [
   { minor: '1.34', patch: '1.34.9', released: '2025-08-27', endOfLife: '2026-10-27', kubeadmApis: ['v1beta4', 'v1beta3'], containerdLines: ['2.2', '2.3'] },
   { minor: '1.35', patch: '1.35.6', released: '2025-12-17', endOfLife: '2027-02-28', kubeadmApis: ['v1beta4', 'v1beta3'], containerdLines: ['2.2', '2.3'] },
-  { minor: '1.36', patch: '1.36.2', released: '2026-04-22', endOfLife: '2027-06-28', kubeadmApis: ['v1beta4', 'v1beta3'], containerdLines: ['2.2', '2.3'] },
+  // kubeadm 1.36 removed v1beta3 (kubernetes/kubernetes#136016, deprecated since 1.31; migrate with the 1.35 binary).
+  { minor: '1.36', patch: '1.36.2', released: '2026-04-22', endOfLife: '2027-06-28', kubeadmApis: ['v1beta4'], containerdLines: ['2.2', '2.3'] },
   { minor: '1.37', patch: '1.37.0', released: '2026-08-26', endOfLife: '2027-10-28', kubeadmApis: ['v1beta4'], containerdLines: [] },
 ];
 

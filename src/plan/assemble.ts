@@ -9,13 +9,12 @@ import { cleanupTasks } from './tasks/cleanup-hypervisors.js';
 import { containerdContribution } from './tasks/containerd.js';
 import { factTasks } from './tasks/facts.js';
 import { clusterReadyTaskIds, kubeadmContribution } from './tasks/kubeadm.js';
-import { DEFAULT_WINDOWS_OPTIONS } from '../render/windows/index.js';
 import { kubeProxyTokenTaskIds, kubeProxyTokenTasks } from './tasks/kube-proxy-token.js';
 import { kubernetesPackagesContribution } from './tasks/kubernetes-packages.js';
 import { linuxPrepContribution } from './tasks/linux-prep.js';
 import { servicesContribution } from './tasks/services.js';
 import { validationTasks } from './tasks/validations.js';
-import { windowsTasks } from './tasks/windows.js';
+import { DEFAULT_WINDOWS_OPTIONS, windowsTasks } from './tasks/windows.js';
 import { PLAN_API_VERSION, STAGES, type Artifact, type Plan, type Task } from './types.js';
 import type { RenderedArtifact } from '../render/types.js';
 

@@ -5,7 +5,7 @@
 // CA. Pure, like every plan.
 import type { ClusterModel } from '../model/resolve.js';
 import { WIN } from '../render/windows/paths.js';
-import { DEFAULT_WINDOWS_OPTIONS, renderWindowsNode } from '../render/windows/index.js';
+import { renderWindowsNode } from '../render/windows/index.js';
 import { assemblePlan, type AssembledPlan } from './assemble.js';
 import { sh, task, taskId } from './task.js';
 import { linuxNodes } from './tasks/linux-prep.js';
@@ -26,7 +26,7 @@ export function assembleResetPlan(model: ClusterModel): AssembledPlan {
 }
 
 function windowsReset(model: ClusterModel): { tasks: Task[]; artifacts: RenderedArtifact[] } {
-  const artifacts = windowsWorkers(model).flatMap((n) => renderWindowsNode(model, n, DEFAULT_WINDOWS_OPTIONS).artifacts.filter((a) => a.remotePath === WIN.resetScript));
+  const artifacts = windowsWorkers(model).flatMap((n) => renderWindowsNode(model, n).filter((a) => a.remotePath === WIN.resetScript));
   return { tasks: windowsResetTasks(model), artifacts };
 }
 

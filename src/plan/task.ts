@@ -13,6 +13,8 @@ export interface TaskInput {
   /** Files on the host whose content the executor stores as secrets after apply. */
   readonly captures?: readonly SecretCapture[];
   readonly timeoutSeconds?: number;
+  /** The apply reboots the host; the executor waits until the check passes again. */
+  readonly reboots?: true;
 }
 
 export const DEFAULT_TIMEOUT_SECONDS = 300;
@@ -35,6 +37,7 @@ export function task(input: TaskInput): Task {
     secrets: [...(input.secrets ?? [])].sort(),
     timeoutSeconds: input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
     ...(input.captures === undefined ? {} : { captures: input.captures }),
+    ...(input.reboots === undefined ? {} : { reboots: input.reboots }),
   };
 }
 

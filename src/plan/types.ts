@@ -72,6 +72,14 @@ export interface Task {
    * /etc/kubemix/secrets/ca-cert-hash (0600), captured as `ca-cert-hash`.
    */
   readonly captures?: readonly SecretCapture[];
+  /**
+   * The apply reboots the host (executor extension, optional; needs a check).
+   * After apply the executor reconnects until the check passes on the
+   * rebooted host, within `timeoutSeconds`; connection failures meanwhile are
+   * expected. The check must fail until the reboot is over (e.g. Windows'
+   * RebootPending key) so the next task never runs on a host going down.
+   */
+  readonly reboots?: true;
 }
 
 export interface SecretCapture {

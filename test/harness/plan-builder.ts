@@ -17,6 +17,8 @@ export interface TaskInput {
   readonly secrets?: readonly string[];
   readonly captures?: Task['captures'];
   readonly timeoutSeconds?: number;
+  /** The apply reboots the host (Task.reboots). */
+  readonly reboots?: true;
   /** Default root (sudo for a non-root login). */
   readonly privilege?: 'root' | 'user';
 }
@@ -57,6 +59,7 @@ export function buildPlan(hosts: readonly HostConnection[], tasks: readonly Task
     secrets: t.secrets ?? [],
     timeoutSeconds: t.timeoutSeconds ?? 30,
     ...(t.captures === undefined ? {} : { captures: t.captures }),
+    ...(t.reboots === undefined ? {} : { reboots: t.reboots }),
   }));
   const body: Omit<Plan, 'hash'> = {
     apiVersion: PLAN_API_VERSION,

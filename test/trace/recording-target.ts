@@ -1,7 +1,8 @@
 // A recording target for the real executor: one transport per host, the same
 // interface the SSH transport implements, that runs nothing. It records every
 // call in the order the executor makes them and answers like a fresh host:
-// checks "not done" (exit 1), upload probes "missing", applies "ok", and
+// checks "not done" (exit 1) — except the check after a rebooting task's
+// apply (Task.reboots), which finds the host back — upload probes "missing", applies "ok", and
 // captured files a fake value. The executor fills secrets in before a script
 // reaches the transport, so the recorder turns the fake values back into
 // `{{secret:NAME}}` and keeps only that; whether the text then equals the
@@ -44,6 +45,8 @@ export class RecordingTarget {
   readonly steps: TraceStep[] = [];
   readonly gate: SerialGate;
   private readonly tasks: ReadonlyMap<string, Task>;
+  /** Rebooting tasks whose apply ran: their host has come back. */
+  private readonly rebooted = new Set<string>();
 
   constructor(
     private readonly plan: Plan,
@@ -77,7 +80,8 @@ export class RecordingTarget {
     this.steps.push({ host, task: id, kind, shell: r.shell, privilege: r.privilege, script: text, references: references(text), filled: found, matchesPlan: kind !== 'unknown', unfilledReference: r.script.includes('{{secret:') });
     // A fresh host: nothing is in place, so every uploaded file is reported missing.
     if (kind === 'probe') return { ...OK, code: 0, stdout: task.uploads.map(() => 'missing\n').join('') };
-    return { ...OK, code: kind === 'check' ? 1 : 0, stdout: '' };
+    if (kind === 'apply' && task.reboots === true) this.rebooted.add(id);
+    return { ...OK, code: kind === 'check' && !this.rebooted.has(id) ? 1 : 0, stdout: '' };
   }
 
   private upload(host: string, id: string, r: UploadRequest): void {

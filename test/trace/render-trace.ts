@@ -33,7 +33,7 @@ function stepLines(s: TraceStep): string[] {
 export function renderTrace(trace: Trace): string {
   const head = [
     `# kubemix ${trace.command} ${`examples/${trace.example}.yaml`}: executor trace against a recording target (nothing executed)`,
-    '# checks answer "not done", applies "ok"; secrets appear only as {{secret:NAME}}',
+    '# checks answer "not done" (after a rebooting task\'s apply: "done", the host is back), applies "ok"; secrets appear only as {{secret:NAME}}',
     '# order: the executor\'s with --concurrency 1, one task at a time across hosts (the earliest in plan order goes first)',
     '# scripts are the plan\'s (asserted); shown here: the lines that carry a secret reference',
   ];

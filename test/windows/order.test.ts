@@ -47,6 +47,10 @@ describe('first-join order is enforced by the task DAG', () => {
     const { win } = winTasks(GOLDEN_COMBOS[0] as Combo);
     const reboot = win.find((t) => t.name === 'win-reboot');
     assert.match(reboot?.apply.script ?? '', /shutdown\.exe \/r/);
+    assert.equal(reboot?.reboots, true);
+    // The check is what tells a host back from its reboot from one still going down.
+    assert.match(reboot?.check?.script ?? '', /RebootPending/);
+    assert.ok(win.filter((t) => t.reboots === true).length === 1, 'only win-reboot reboots');
   });
 });
 

@@ -79,3 +79,41 @@ export function lintPowerShell(script: string): string[] {
   }
   return problems;
 }
+
+/** One `if (cond) { return 'x' }` of a decision function, or its final `return 'x'` (cond undefined). */
+export interface DecisionBranch {
+  readonly condition?: string;
+  readonly returns: string;
+}
+
+/**
+ * The branches of a PowerShell decision function, in order, as the grammar
+ * sees them: each top-level statement must be an `if` whose block only
+ * returns a string, or a final bare `return`. Anything else is reported.
+ */
+export function decisionBranches(script: string, name: string): DecisionBranch[] {
+  let fn: SyntaxNode | undefined;
+  walk(parse(script).rootNode, (n) => { if (n.type === 'function_statement' && n.children.some((c) => c.type === 'function_name' && c.text === name)) fn = n; });
+  if (fn === undefined) throw new Error(`no function ${name}`);
+  const body = fn.descendantsOfType('script_block_body')[0]?.namedChildren[0];
+  if (body?.type !== 'statement_list') throw new Error(`${name} has no statement list`);
+  const returned = (n: SyntaxNode): string => {
+    const m = /^return '([^']*)'$/.exec(n.text.trim());
+    if (n.type !== 'flow_control_statement' || m === null) throw new Error(`${name}: ${n.text} is not a return of a literal`);
+    return m[1] ?? '';
+  };
+  return body.namedChildren.filter((s) => s.type !== 'comment').map((s) => {
+    if (s.type === 'flow_control_statement') return { returns: returned(s) };
+    if (s.type !== 'if_statement' || s.namedChildren.some((c) => c.type === 'elseif_clauses' || c.type === 'else_clause')) throw new Error(`${name}: unexpected ${s.type}: ${s.text}`);
+    const cond = s.namedChildren.find((c) => c.type === 'pipeline');
+    const block = s.namedChildren.find((c) => c.type === 'statement_block')?.namedChildren.find((c) => c.type === 'statement_list');
+    const only = block?.namedChildren;
+    if (cond === undefined || only?.length !== 1 || only[0] === undefined) throw new Error(`${name}: ${s.text} is not if (…) { return '…' }`);
+    return { condition: cond.text, returns: returned(only[0]) };
+  });
+}
+
+/** Every node of a type, with its text (e.g. flow_control_statement for throw/exit). */
+export function nodesOfType(script: string, type: string): string[] {
+  return parse(script).rootNode.descendantsOfType(type).map((n) => n.text);
+}

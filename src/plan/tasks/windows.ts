@@ -1,15 +1,19 @@
-// Windows workers: each node's recipe (render/windows) as a chain of tasks in
-// the first-join order of issue 4. Each step waits for the one before it, so
+// Windows workers: each node's recipe (windows-recipe.ts) as a chain of
+// tasks in the first-join order. Each step waits for the one before it, so
 // the order is in the DAG itself, not in the sort.
 import type { ClusterModel } from '../../model/resolve.js';
-import { renderWindowsNode, DEFAULT_WINDOWS_OPTIONS, type WindowsOptions } from '../../render/windows/index.js';
+import { renderWindowsNode } from '../../render/windows/index.js';
 import { deleteNodeScript } from '../../render/windows/reset.js';
+import { forbiddenFor } from '../../render/windows/services.js';
 import { WIN } from '../../render/windows/paths.js';
 import { artifactId } from '../artifact-path.js';
 import { powershell, sh, task, taskId } from '../task.js';
 import type { PlanNode } from '../../model/types.js';
 import type { Task } from '../types.js';
 import type { RenderedArtifact } from '../../render/types.js';
+import { DEFAULT_WINDOWS_OPTIONS, windowsRecipe, type WindowsOptions } from './windows-recipe.js';
+
+export { DEFAULT_WINDOWS_OPTIONS, type WindowsOptions } from './windows-recipe.js';
 
 export interface WindowsTaskOptions extends WindowsOptions {
   /** Tasks the join waits for (control plane up, join token minted), by id. */
@@ -18,39 +22,42 @@ export interface WindowsTaskOptions extends WindowsOptions {
   readonly kubeProxyAfter?: readonly string[];
 }
 
-/** Extra dependencies of a step beyond the one before it. */
-function stepAfter(name: string, options: WindowsTaskOptions): readonly string[] {
-  if (name === 'win-kubeadm-join') return options.joinAfter;
-  // Native service or HostProcess pod: either way kube-proxy's token must be minted first.
-  if (name === 'win-kube-proxy' || name === 'win-kube-proxy-config') return options.kubeProxyAfter ?? [];
-  return [];
-}
-
 export function windowsWorkers(model: ClusterModel): PlanNode[] {
   return model.nodes.filter((n) => n.osFamily === 'windows');
 }
 
 export function windowsNodeTasks(model: ClusterModel, node: PlanNode, options: WindowsTaskOptions): { tasks: Task[]; artifacts: RenderedArtifact[] } {
-  const { steps, artifacts } = renderWindowsNode(model, node, options);
+  const artifacts = renderWindowsNode(model, node);
+  const steps = windowsRecipe(model, node, artifacts, options, { join: options.joinAfter, kubeProxy: options.kubeProxyAfter ?? [] });
   const first = model.cluster.driver === 'existing' ? [taskId('task-run-validations', node.name, 'os-and-size')] : [];
   const tasks: Task[] = [];
   for (const step of steps) {
     const previous = tasks.at(-1);
-    const after = previous === undefined ? first : [previous.id, ...stepAfter(step.name, options)];
+    const after = previous === undefined ? first : [previous.id, ...(step.after ?? [])];
     tasks.push(task({
       stage: step.stage,
       host: node.name,
       name: step.name,
       description: step.description,
       after,
-      check: step.check === null ? null : powershell(step.check),
-      apply: powershell(step.apply),
+      check: step.scripts.check === null ? null : powershell(step.scripts.check),
+      apply: powershell(step.scripts.apply),
       uploads: step.uploads.map((p) => artifactId(node.name, p)),
       secrets: step.secrets,
       timeoutSeconds: step.timeoutSeconds,
+      ...(step.reboots === undefined ? {} : { reboots: step.reboots }),
     }));
   }
+  assertNoForbidden(model, artifacts, tasks);
   return { tasks, artifacts };
+}
+
+/** A locked gate or removed flag in any file or script is a kubemix bug: refuse to plan it. */
+function assertNoForbidden(model: ClusterModel, artifacts: readonly RenderedArtifact[], tasks: readonly Task[]): void {
+  const texts = [...artifacts.map((a) => a.content), ...tasks.flatMap((t) => [t.apply.script, t.check?.script ?? ''])];
+  for (const bad of forbiddenFor(model.versions.kubernetes)) {
+    if (texts.some((t) => t.includes(bad))) throw new Error(`Windows plan for Kubernetes ${model.versions.kubernetes} contains ${bad}, which it rejects`);
+  }
 }
 
 /** The plan contributor: every Windows worker's tasks and files. */

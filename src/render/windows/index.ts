@@ -1,39 +1,22 @@
-// renderWindowsNode: model + Windows node → the files it needs and the steps,
-// in the order a first join must run them (REFERENCE.md §4, issue 4). Pure.
+// renderWindowsNode: model + Windows node → the files it needs. The scripts
+// of its steps are rendered by the modules beside this one; plan/tasks/
+// windows-recipe.ts puts them in order. Pure.
 import type { ClusterModel } from '../../model/resolve.js';
-import { SECRET_NAMES } from '../../model/secret-names.js';
 import type { PlanNode } from '../../model/types.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { hostProcessImages } from '../manifests/windows-hostprocess.js';
 import { containerdConfig, registryHosts } from './containerd.js';
-import { bootOrder, bootScript, defenderExclusions, firewall } from './host.js';
-import { binaries, containerd, kubeletService } from './install.js';
-import { flannelPod, flanneld, join } from './join.js';
+import { bootScript } from './boot.js';
 import { joinConfiguration, kubeletPatch } from './kubeadm.js';
 import { cniConfig, netConfJson } from './network.js';
 import { WIN } from './paths.js';
-import { containersFeature, externalNetwork, preflight, rebootAfterFeature } from './prepare.js';
-import { cniConfigStep, kubeProxy, kubeProxyConfig, sourceVip } from './proxy.js';
 import { resetScript } from './reset.js';
-import { flanneldServiceXml, forbiddenFor, kubeProxyConfigTemplate, kubeProxyKubeconfig } from './services.js';
-import type { WindowsStep } from './step.js';
-import { tokenRenewal, tokenRenewScript } from './token.js';
+import { flanneldServiceXml, kubeProxyConfigTemplate, kubeProxyKubeconfig } from './services.js';
+import { tokenRenewScript } from './token.js';
 import { renderUnattend, UNATTEND_MEDIA } from './unattend.js';
 import { setupCompleteCmd, setupScript } from './unattend-setup.js';
 
-export interface WindowsOptions {
-  /** Defender exclusions for containerd and kubelet paths (seed 004); on by default. */
-  readonly defenderExclusions: boolean;
-}
-
-export const DEFAULT_WINDOWS_OPTIONS: WindowsOptions = { defenderExclusions: true };
-
-export interface WindowsNodeRender {
-  readonly artifacts: RenderedArtifact[];
-  readonly steps: WindowsStep[];
-}
-
-export function renderWindowsNode(model: ClusterModel, node: PlanNode, options: WindowsOptions = DEFAULT_WINDOWS_OPTIONS): WindowsNodeRender {
+export function renderWindowsNode(model: ClusterModel, node: PlanNode): RenderedArtifact[] {
   // HostProcess mode: flanneld and kube-proxy run as pods (manifests/windows-hostprocess.yaml), not services.
   const hostProcess = hostProcessImages(model) !== undefined;
   // A file that names a secret is written 0600 (the executor fills it in on upload).
@@ -44,7 +27,7 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode, options: 
     file(WIN.joinConfig, joinConfiguration(model, node)),
     file(WIN.kubeletPatch, kubeletPatch(model, node)),
     file(WIN.flannelNetConf, netConfJson(model.cluster)),
-    ...(hostProcess ? [] : [file(`${WIN.flanneldDir}\\flanneld-service.xml`, flanneldServiceXml(node))]),
+    ...(hostProcess ? [] : [file(WIN.flanneldServiceXml, flanneldServiceXml(node))]),
     file(WIN.cniConf, cniConfig(model, node)),
     file(WIN.kubeProxyConfigTemplate, kubeProxyConfigTemplate(model, node)),
     file(WIN.kubeProxyKubeconfig, kubeProxyKubeconfig(model)),
@@ -56,42 +39,5 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode, options: 
       ? [file(UNATTEND_MEDIA.answerFile, renderUnattend(model, node)), file(UNATTEND_MEDIA.setupScript, setupScript(model, node)), file(UNATTEND_MEDIA.setupComplete, setupCompleteCmd())]
       : []),
   ];
-  const overlay = model.cluster.cni.backend === 'vxlan';
-  const steps = [
-    preflight(model, node),
-    containersFeature(),
-    rebootAfterFeature(),
-    externalNetwork(model, node),
-    containerd(model, node),
-    binaries(model, hostProcess),
-    kubeletService(node),
-    join(node),
-    ...(hostProcess ? [cniConfigStep(model, node), flannelPod(model)] : [flanneld(model, node), cniConfigStep(model, node)]),
-    ...(overlay ? [sourceVip(model)] : []),
-    hostProcess ? kubeProxyConfig(model) : kubeProxy(model),
-    firewall(model),
-    ...(options.defenderExclusions ? [defenderExclusions()] : []),
-    bootOrder(hostProcess),
-    // task-post-deployment: last, so no earlier-stage step waits for it.
-    tokenRenewal(),
-  ];
-  // The containerd step uploads the registry hosts too, and the cluster CA the services registry's needs.
-  const hosts = artifacts.filter((a) => a.remotePath.startsWith(`${WIN.containerdCerts}\\`));
-  const caSecrets = hosts.some((a) => a.content.includes(`{{secret:${SECRET_NAMES.clusterCaCert}}}`)) ? [SECRET_NAMES.clusterCaCert] : [];
-  const withHosts = steps.map((s) => {
-    if (s.name === 'win-containerd') return { ...s, uploads: [...s.uploads, ...hosts.map((a) => a.remotePath)], secrets: [...new Set([...s.secrets, ...caSecrets])].sort() };
-    // The flannel pod starts as soon as the node joins: its net-conf.json must already be there.
-    if (hostProcess && s.name === 'win-kubelet-service') return { ...s, uploads: [...s.uploads, WIN.flannelNetConf] };
-    return s;
-  });
-  assertNoForbidden(model, artifacts, withHosts);
-  return { artifacts, steps: withHosts };
-}
-
-/** A locked gate or removed flag in any output is a kubemix bug: refuse to render it. */
-function assertNoForbidden(model: ClusterModel, artifacts: readonly RenderedArtifact[], steps: readonly WindowsStep[]): void {
-  const texts = [...artifacts.map((a) => a.content), ...steps.flatMap((s) => [s.apply, s.check ?? ''])];
-  for (const bad of forbiddenFor(model.versions.kubernetes)) {
-    if (texts.some((t) => t.includes(bad))) throw new Error(`Windows render for Kubernetes ${model.versions.kubernetes} contains ${bad}, which it rejects`);
-  }
+  return artifacts;
 }

@@ -9,7 +9,7 @@ import { download, downloadFunction, downloadsFor, fetchCall, proxyOf } from './
 import { kubeletCommandLine } from './kubeadm.js';
 import { WIN } from './paths.js';
 import { SERVICE_FUNCTIONS, q, qList } from './ps.js';
-import { checkThat, type WindowsStep } from './step.js';
+import { checkThat, type WindowsScripts } from './step.js';
 
 const CONTAINERD_EXE = `${WIN.containerdDir}\\containerd.exe`;
 
@@ -22,7 +22,7 @@ function proxyEnvironment(model: ClusterModel): string[] {
   return [`HTTP_PROXY=${model.spec.proxy?.http ?? proxy}`, `HTTPS_PROXY=${proxy}`, `NO_PROXY=${noProxy.join(',')}`];
 }
 
-export function containerd(model: ClusterModel, node: PlanNode): WindowsStep {
+export function containerd(model: ClusterModel, node: PlanNode): WindowsScripts {
   const d = download(model, 'containerd.tar.gz');
   const configHash = sha256Hex(containerdConfig(model, node)).toUpperCase();
   const env = proxyEnvironment(model);
@@ -44,7 +44,7 @@ Set-Service -Name 'containerd' -StartupType Automatic
 Start-Service -Name 'containerd'
 `;
   const check = checkThat(`(Get-Service -Name 'containerd' -ErrorAction SilentlyContinue).Status -eq 'Running' -and (& ${q(CONTAINERD_EXE)} --version) -match ${q(` v${d.version} `)} -and (Get-FileHash -Algorithm SHA256 -LiteralPath ${q(WIN.containerdConfig)}).Hash -eq ${q(configHash)}`);
-  return { stage: 'task-prepare-cluster', name: 'win-containerd', description: `install containerd ${d.version} with its config.toml, as a service that restarts`, check, apply, uploads: [WIN.containerdConfig], secrets: [], timeoutSeconds: 900 };
+  return { check, apply };
 }
 
 /** Unpack an archive into a fresh folder under TEMP; `$<variable>` holds the folder. */
@@ -77,7 +77,7 @@ Copy-Item -Force -LiteralPath $file -Destination ${q(`${WIN.flanneldDir}\\flanne
 `;
 }
 
-export function binaries(model: ClusterModel, hostProcess = false): WindowsStep {
+export function binaries(model: ClusterModel, hostProcess = false): WindowsScripts {
   const marker = `${WIN.kubemix}\\binaries.json`;
   const wanted = downloadsFor(model).filter((d) => d.name !== 'containerd.tar.gz' && !(hostProcess && FROM_IMAGES.includes(d.name)));
   const stamp = JSON.stringify(wanted.map((d) => `${d.name}@${d.version}`));
@@ -98,10 +98,10 @@ ${pick('sdn', 'sdnbridge.exe', `${WIN.cniBin}\\sdnbridge.exe`)}
 Set-Content -LiteralPath ${q(marker)} -Value ${q(stamp)} -NoNewline
 `;
   const check = checkThat(`(Test-Path -LiteralPath ${q(marker)}) -and (Get-Content -Raw -LiteralPath ${q(marker)}) -eq ${q(stamp)}`);
-  return { stage: 'task-prepare-cluster', name: 'win-binaries', description: hostProcess ? 'download, verify (SHA256) and install kubelet, kubeadm, kube-log-runner and the CNI plugins (flanneld and kube-proxy come from their images)' : 'download, verify (SHA256) and install kubelet, kubeadm, kube-proxy, kube-log-runner, flanneld, WinSW and the CNI plugins', check, apply, uploads: [], secrets: [], timeoutSeconds: 1800 };
+  return { check, apply };
 }
 
-export function kubeletService(node: PlanNode): WindowsStep {
+export function kubeletService(node: PlanNode): WindowsScripts {
   const cmd = kubeletCommandLine(node);
   const apply = `${SERVICE_FUNCTIONS}New-Item -ItemType Directory -Force -Path ${qList([WIN.pki, WIN.kubeletDir, `${WIN.logs}\\kubelet`, WIN.patchesDir])} | Out-Null
 New-Item -ItemType Directory -Force -Path ${q(`${WIN.kubeletDir}\\etc\\kubernetes`)} | Out-Null
@@ -120,5 +120,5 @@ if ($null -eq (Get-Service -Name 'kubelet' -ErrorAction SilentlyContinue)) {
 Set-KubemixRestart -Name 'kubelet' -Enabled $false
 `;
   const check = checkThat(`(Test-Path -LiteralPath ${q(WIN.kubeletPkiLink)}) -and (Get-CimInstance -ClassName Win32_Service -Filter "Name='kubelet'").PathName -eq ${q(cmd)}`);
-  return { stage: 'task-prepare-cluster', name: 'win-kubelet-service', description: 'register the kubelet service (absolute paths, kube-log-runner) and the pki link before the join', check, apply, uploads: [], secrets: [], timeoutSeconds: 120 };
+  return { check, apply };
 }

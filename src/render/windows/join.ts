@@ -6,7 +6,7 @@ import { registeredName } from './kubeadm.js';
 import { hnsNetworkName } from './network.js';
 import { CONTAINERD_PIPE, WIN } from './paths.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q } from './ps.js';
-import { checkThat, type WindowsStep } from './step.js';
+import { checkThat, type WindowsScripts } from './step.js';
 
 export const JOIN_SECRETS = [SECRET_NAMES.clusterCaCertHash, SECRET_NAMES.kubeadmToken] as const;
 
@@ -44,7 +44,7 @@ if (Test-Path -LiteralPath ${q(WIN.kubeadmFlags)}) {
 `;
 }
 
-export function join(node: PlanNode): WindowsStep {
+export function join(node: PlanNode): WindowsScripts {
   const apply = `${SERVICE_FUNCTIONS}Set-KubemixRestart -Name 'kubelet' -Enabled $false
 & ${q(`${WIN.bin}\\kubeadm.exe`)} join --config ${q(WIN.joinConfig)}
 $joinExit = $LASTEXITCODE
@@ -53,16 +53,7 @@ Remove-Item -Force -LiteralPath ${q(WIN.joinConfig)}
 if ($joinExit -ne 0) { throw "kubeadm join exited $joinExit" }
 ${flagsEnvCheck(node)}Set-KubemixRestart -Name 'kubelet' -Enabled $true
 `;
-  return {
-    stage: 'task-deploy-cluster',
-    name: 'win-kubeadm-join',
-    description: `join the cluster as ${registeredName(node)} (taints and kubelet settings through JoinConfiguration patches)`,
-    check: checkThat(`Test-Path -LiteralPath ${q(WIN.kubeletKubeconfig)}`),
-    apply,
-    uploads: [WIN.joinConfig, WIN.kubeletPatch],
-    secrets: [...JOIN_SECRETS],
-    timeoutSeconds: 600,
-  };
+  return { check: checkThat(`Test-Path -LiteralPath ${q(WIN.kubeletKubeconfig)}`), apply };
 }
 
 /** Waits until flanneld wrote subnet.env and its HNS network exists. */
@@ -75,7 +66,7 @@ while (-not ((Test-Path -LiteralPath ${q(WIN.subnetEnv)}) -and $null -ne (Get-Ku
 `;
 }
 
-export function flanneld(model: ClusterModel, node: PlanNode): WindowsStep {
+export function flanneld(model: ClusterModel, node: PlanNode): WindowsScripts {
   const network = hnsNetworkName(model.cluster.cni);
   const wrapper = `${WIN.flanneldDir}\\flanneld-service.exe`;
   const apply = `${SERVICE_FUNCTIONS}New-Item -ItemType Directory -Force -Path ${q('C:\\run\\flannel')}, ${q(`${WIN.logs}\\flanneld`)} | Out-Null
@@ -89,14 +80,8 @@ Set-KubemixRestart -Name 'flanneld' -Enabled $true
 Start-Service -Name 'flanneld'
 ${waitForFlannel(network, 180)}`;
   return {
-    stage: 'task-deploy-cluster',
-    name: 'win-flanneld',
-    description: `run flanneld under WinSW as ${registeredName(node)}; it creates the HNS network ${network}`,
     check: `${HNS_FUNCTIONS}${checkThat(`(Get-Service -Name 'flanneld' -ErrorAction SilentlyContinue).Status -eq 'Running' -and (Test-Path -LiteralPath ${q(WIN.subnetEnv)}) -and $null -ne (Get-KubemixHnsNetwork -Name ${q(network)})`)}`,
     apply,
-    uploads: [WIN.flannelNetConf, `${WIN.flanneldDir}\\flanneld-service.xml`],
-    secrets: [],
-    timeoutSeconds: 300,
   };
 }
 
@@ -105,16 +90,10 @@ ${waitForFlannel(network, 180)}`;
  * node has joined; wait for the network it creates (the image may still be
  * pulling).
  */
-export function flannelPod(model: ClusterModel): WindowsStep {
+export function flannelPod(model: ClusterModel): WindowsScripts {
   const network = hnsNetworkName(model.cluster.cni);
   return {
-    stage: 'task-deploy-cluster',
-    name: 'win-flannel-pod',
-    description: `wait for the flannel HostProcess pod to create the HNS network ${network}`,
     check: `${HNS_FUNCTIONS}${checkThat(`(Test-Path -LiteralPath ${q(WIN.subnetEnv)}) -and $null -ne (Get-KubemixHnsNetwork -Name ${q(network)})`)}`,
     apply: waitForFlannel(network, 900),
-    uploads: [],
-    secrets: [],
-    timeoutSeconds: 960,
   };
 }

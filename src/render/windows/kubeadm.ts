@@ -79,8 +79,16 @@ export function kubeletCommandLine(node: PlanNode): string {
   return logRunner('kubelet', args);
 }
 
+/**
+ * kube-log-runner's rotation (k8s.io/component-base logs/kube-log-runner):
+ * `-log-file-size` is a resource.Quantity in bytes (a bare 100 would rotate
+ * at 100 bytes), `-log-file-age` a Go duration (no `d` unit); without an age
+ * rotated files are never deleted. 100 MiB per file, kept one week.
+ */
+export const LOG_ROTATION = { size: '100Mi', age: '168h' } as const;
+
 /** `"C:\k\bin\kube-log-runner.exe" -log-file=… "C:\k\bin\<exe>.exe" args…`, quoted for binPath. */
 export function logRunner(exe: string, args: readonly string[]): string {
-  const runner = [`"${WIN.bin}\\kube-log-runner.exe"`, `-log-file=${WIN.logs}\\${exe}\\${exe}.log`, '-log-file-size=100'];
+  const runner = [`"${WIN.bin}\\kube-log-runner.exe"`, `-log-file=${WIN.logs}\\${exe}\\${exe}.log`, `-log-file-size=${LOG_ROTATION.size}`, `-log-file-age=${LOG_ROTATION.age}`];
   return [...runner, `"${WIN.bin}\\${exe}.exe"`, ...args].join(' ');
 }

@@ -22,6 +22,7 @@ export const WIN = {
   flannelNetConf: 'C:\\etc\\kube-flannel\\net-conf.json',
   subnetEnv: 'C:\\run\\flannel\\subnet.env',
   flanneldDir: 'C:\\k\\flanneld',
+  flanneldServiceXml: 'C:\\k\\flanneld\\flanneld-service.xml',
   kubeletDir: 'C:\\var\\lib\\kubelet',
   kubeletConfig: 'C:\\var\\lib\\kubelet\\config.yaml',
   kubeletCertDir: 'C:\\var\\lib\\kubelet\\pki',

@@ -3,10 +3,10 @@
 import { windowsRelease } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
-import { EXTERNAL_NETWORK } from './network.js';
+import { EXTERNAL_NETWORK, hnsNetworkName } from './network.js';
 import { WIN } from './paths.js';
 import { HNS_FUNCTIONS, q } from './ps.js';
-import { checkThat, type WindowsStep } from './step.js';
+import { checkThat, type WindowsScripts } from './step.js';
 
 /** NetBIOS computer names are at most 15 characters. */
 export const NETBIOS_MAX = 15;
@@ -15,7 +15,7 @@ export const MIN_RAM_MIB = 3500;
 
 const JOINED = `(Test-Path -LiteralPath ${q(WIN.kubeletKubeconfig)})`;
 
-export function preflight(model: ClusterModel, node: PlanNode): WindowsStep {
+export function preflight(model: ClusterModel, node: PlanNode): WindowsScripts {
   const build = windowsRelease(node.os)?.build ?? '';
   const apply = `$problems = New-Object System.Collections.Generic.List[string]
 $os = Get-CimInstance -ClassName Win32_OperatingSystem
@@ -37,59 +37,36 @@ if (Test-Path -LiteralPath ${q(WIN.cniConfDir)}) {
   foreach ($f in Get-ChildItem -LiteralPath ${q(WIN.cniConfDir)} -File) { $problems.Add("CNI config directory holds $($f.Name)") }
 }
 if ($null -ne (Get-Service -Name 'hns' -ErrorAction SilentlyContinue)) {
-${HNS_FUNCTIONS}  foreach ($n in @(Invoke-KubemixHns -Method 'GET' -Path '/networks/')) {
-    if ($n.Name -ne ${q(EXTERNAL_NETWORK.name)} -and $n.Name -ne 'nat') { $problems.Add("HNS network $($n.Name) is left from an earlier setup") }
-  }
-  foreach ($e in @(Invoke-KubemixHns -Method 'GET' -Path '/endpoints/')) { $problems.Add("HNS endpoint $($e.ID) is left from an earlier setup") }
+${HNS_FUNCTIONS}  # flannel's network from an earlier join; networks kubemix does not make (Docker's, an admin's) are not ours to judge.
+  $flannel = @(Invoke-KubemixHns -Method 'GET' -Path '/networks/') | Where-Object { $_.Name -eq ${q(hnsNetworkName(model.cluster.cni))} }
+  foreach ($n in $flannel) { $problems.Add("HNS network $($n.Name) is left from an earlier setup") }
 }
 if ($problems.Count -gt 0) {
   throw ("${node.name} is not ready for kubemix:\`n  " + ($problems -join "\`n  ") + "\`nRun 'kubemix reset' for leftovers from an earlier join.")
 }
 `;
-  return {
-    stage: 'task-prepare-cluster',
-    name: 'win-preflight',
-    description: `check build ${build}, name length, disk, RAM, pending reboot and leftovers of an earlier join`,
-    // A node kubemix already joined is past preflight: re-running the plan must not trip on its own state.
-    check: checkThat(JOINED),
-    apply,
-    uploads: [],
-    secrets: [],
-    timeoutSeconds: 120,
-  };
+  // A node kubemix already joined is past preflight: re-running the plan must not trip on its own state.
+  return { check: checkThat(JOINED), apply };
 }
 
-export function containersFeature(): WindowsStep {
+export function containersFeature(): WindowsScripts {
   return {
-    stage: 'task-prepare-cluster',
-    name: 'win-containers-feature',
-    description: 'install the Containers feature',
     check: checkThat(`(Get-WindowsFeature -Name 'Containers').Installed`),
     apply: `$result = Install-WindowsFeature -Name 'Containers'
 if (-not $result.Success) { throw 'installing the Containers feature failed' }
 `,
-    uploads: [],
-    secrets: [],
-    timeoutSeconds: 900,
   };
 }
 
-/** Reboots only when Windows says a reboot is pending; the executor waits through it. */
-export function rebootAfterFeature(): WindowsStep {
+/** Reboots only when Windows says a reboot is pending. */
+export function rebootAfterFeature(): WindowsScripts {
   const pending = `(Test-Path -LiteralPath 'HKLM:\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\Component Based Servicing\\RebootPending')`;
   return {
-    stage: 'task-prepare-cluster',
-    name: 'win-reboot',
-    description: 'reboot to finish the Containers feature, and wait for the host',
     check: checkThat(`-not ${pending} -and (Get-Service -Name 'hns' -ErrorAction SilentlyContinue)`),
     apply: `# Delay so this SSH session returns before the host goes down.
 & shutdown.exe /r /t 10 /c 'kubemix: finishing the Containers feature'
 if ($LASTEXITCODE -ne 0) { throw "shutdown.exe exited $LASTEXITCODE" }
 `,
-    uploads: [],
-    secrets: [],
-    timeoutSeconds: 900,
-    reboots: true,
   };
 }
 
@@ -97,11 +74,16 @@ if ($LASTEXITCODE -ne 0) { throw "shutdown.exe exited $LASTEXITCODE" }
 const ADAPTER = (ip: string) => `$alias = (Get-NetIPAddress -IPAddress ${q(ip)} -AddressFamily IPv4).InterfaceAlias
 if ($alias -match '^vEthernet \\((.+)\\)$') { $alias = $Matches[1] }`;
 
-/** Creates the External network if it is missing (also used by the boot script). */
+/** Creates the External network if it is missing, with HNS_FUNCTIONS. */
 export function ensureExternalNetwork(model: ClusterModel, node: PlanNode): string {
+  return `${HNS_FUNCTIONS}${createExternalNetwork(model, node)}`;
+}
+
+/** Creates the External network if it is missing; needs HNS_FUNCTIONS defined (the boot script defines them once). */
+export function createExternalNetwork(model: ClusterModel, node: PlanNode): string {
   const overlay = model.cluster.cni.backend === 'vxlan';
   const policies = overlay ? `; Policies = @(@{ Type = 'VSID'; VSID = ${EXTERNAL_NETWORK.vsid} })` : '';
-  return `${HNS_FUNCTIONS}if ($null -eq (Get-KubemixHnsNetwork -Name ${q(EXTERNAL_NETWORK.name)})) {
+  return `if ($null -eq (Get-KubemixHnsNetwork -Name ${q(EXTERNAL_NETWORK.name)})) {
   ${ADAPTER(node.ip).replace(/\n/g, '\n  ')}
   $request = @{
     Name = ${q(EXTERNAL_NETWORK.name)}
@@ -116,16 +98,9 @@ export function ensureExternalNetwork(model: ClusterModel, node: PlanNode): stri
 `;
 }
 
-export function externalNetwork(model: ClusterModel, node: PlanNode): WindowsStep {
-  const overlay = model.cluster.cni.backend === 'vxlan';
+export function externalNetwork(model: ClusterModel, node: PlanNode): WindowsScripts {
   return {
-    stage: 'task-prepare-cluster',
-    name: 'win-hns-external',
-    description: `create the persistent HNS network External ${EXTERNAL_NETWORK.cidr} (${overlay ? `Overlay, VSID ${EXTERNAL_NETWORK.vsid}` : 'L2Bridge'})`,
     check: `${HNS_FUNCTIONS}${checkThat(`$null -ne (Get-KubemixHnsNetwork -Name ${q(EXTERNAL_NETWORK.name)})`)}`,
     apply: ensureExternalNetwork(model, node),
-    uploads: [],
-    secrets: [],
-    timeoutSeconds: 180,
   };
 }

@@ -8,10 +8,10 @@ import { cniConfig, hnsNetworkName } from './network.js';
 import { SOURCE_VIP_PLACEHOLDER, WIN } from './paths.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q } from './ps.js';
 import { kubeProxyCommandLine } from './services.js';
-import { checkThat, type WindowsStep } from './step.js';
+import { checkThat, type WindowsScripts } from './step.js';
 import { TOKEN_FUNCTIONS, installTokenScript } from './token.js';
 
-export function cniConfigStep(model: ClusterModel, node: PlanNode): WindowsStep {
+export function cniConfigStep(model: ClusterModel, node: PlanNode): WindowsScripts {
   const hash = sha256Hex(cniConfig(model, node)).toUpperCase();
   const name = WIN.cniConf.split('\\').pop() ?? '';
   // The CNI directory must hold only this file: the runtime takes the first one it finds.
@@ -21,7 +21,7 @@ export function cniConfigStep(model: ClusterModel, node: PlanNode): WindowsStep 
 if ((Get-FileHash -Algorithm SHA256 -LiteralPath ${q(WIN.cniConf)}).Hash -ne ${q(hash)}) { throw 'the CNI config on the host differs from the plan' }
 `;
   const check = checkThat(`(@(Get-ChildItem -LiteralPath ${q(WIN.cniConfDir)} -File -ErrorAction SilentlyContinue).Count -eq 1) -and (Test-Path -LiteralPath ${q(WIN.cniConf)}) -and (Get-FileHash -Algorithm SHA256 -LiteralPath ${q(WIN.cniConf)}).Hash -eq ${q(hash)}`);
-  return { stage: 'task-deploy-cluster', name: 'win-cni-config', description: `write the only CNI config (network ${hnsNetworkName(model.cluster.cni)}) after flanneld`, check, apply, uploads: [WIN.cniConf], secrets: [], timeoutSeconds: 60 };
+  return { check, apply };
 }
 
 /**
@@ -29,7 +29,7 @@ if ((Get-FileHash -Algorithm SHA256 -LiteralPath ${q(WIN.cniConf)}).Hash -ne ${q
  * data directory the pods use, in the subnet HNS reports for flannel's
  * network. kube-proxy creates the endpoint itself; we only reserve.
  */
-export function sourceVip(model: ClusterModel): WindowsStep {
+export function sourceVip(model: ClusterModel): WindowsScripts {
   const network = hnsNetworkName(model.cluster.cni);
   const apply = `${HNS_FUNCTIONS}$net = Get-KubemixHnsNetwork -Name ${q(network)}
 if ($null -eq $net) { throw ${q(`HNS network ${network} does not exist: is flanneld running?`)} }
@@ -49,29 +49,8 @@ $vip = (@($result.ips)[0].address -split '/')[0]
 if ($vip -notmatch '^\\d+\\.\\d+\\.\\d+\\.\\d+$') { throw "host-local returned no address: $out" }
 Set-Content -LiteralPath ${q(WIN.sourceVipFile)} -Value (@{ ip = $vip; subnet = $subnet } | ConvertTo-Json)
 `;
-  return {
-    stage: 'task-deploy-cluster',
-    name: 'win-source-vip',
-    description: `reserve kube-proxy's source VIP on ${network} with host-local, at run time`,
-    check: checkThat(`Test-Path -LiteralPath ${q(WIN.sourceVipFile)}`),
-    apply,
-    uploads: [],
-    secrets: [],
-    timeoutSeconds: 120,
-  };
+  return { check: checkThat(`Test-Path -LiteralPath ${q(WIN.sourceVipFile)}`), apply };
 }
-
-/** Owner-only ACL: SYSTEM and Administrators (by SID, so any UI language works). */
-export const RESTRICT_ACL = `function Set-KubemixPrivateAcl([string]$Path) {
-  $acl = New-Object System.Security.AccessControl.FileSecurity
-  $acl.SetAccessRuleProtection($true, $false)
-  foreach ($sid in 'S-1-5-18', 'S-1-5-32-544') {
-    $who = New-Object System.Security.Principal.SecurityIdentifier($sid)
-    $acl.AddAccessRule((New-Object System.Security.AccessControl.FileSystemAccessRule($who, 'FullControl', 'Allow')))
-  }
-  Set-Acl -LiteralPath $Path -AclObject $acl
-}
-`;
 
 /** kube-proxy's private kubeconfig and its config, with the source VIP reserved on the node. */
 function kubeProxyFiles(model: ClusterModel): string {
@@ -81,7 +60,7 @@ $config = $config.Replace(${q(SOURCE_VIP_PLACEHOLDER)}, $vip)
 `
     : '';
   // The kubeconfig reads the ServiceAccount token from a private file (tokenFile), in both modes.
-  return `${RESTRICT_ACL}${TOKEN_FUNCTIONS}Set-KubemixPrivateAcl -Path ${q(WIN.kubeProxyKubeconfig)}
+  return `${TOKEN_FUNCTIONS}Set-KubemixPrivateAcl -Path ${q(WIN.kubeProxyKubeconfig)}
 ${installTokenScript(`{{secret:${SECRET_NAMES.kubeProxyWindowsToken}}}`)}New-Item -ItemType Directory -Force -Path ${q(`${WIN.logs}\\kube-proxy`)} | Out-Null
 $config = Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyConfigTemplate)}
 ${vip}Set-Content -LiteralPath ${q(WIN.kubeProxyConfig)} -Value $config -NoNewline
@@ -94,21 +73,11 @@ const configReady = `(Test-Path -LiteralPath ${q(WIN.kubeProxyToken)}) -and (Tes
  * HostProcess mode: the node keeps kube-proxy's files (the pod reads them
  * from the host); the kube-proxy-windows DaemonSet runs the process.
  */
-export function kubeProxyConfig(model: ClusterModel): WindowsStep {
-  return {
-    stage: 'task-deploy-cluster',
-    name: 'win-kube-proxy-config',
-    description: `kube-proxy's config (kernelspace on ${hnsNetworkName(model.cluster.cni)}) and private kubeconfig for its HostProcess pod`,
-    check: checkThat(configReady),
-    apply: kubeProxyFiles(model),
-    uploads: [WIN.kubeProxyKubeconfig, WIN.kubeProxyConfigTemplate],
-    secrets: [SECRET_NAMES.kubeProxyWindowsToken],
-    timeoutSeconds: 120,
-  };
+export function kubeProxyConfig(model: ClusterModel): WindowsScripts {
+  return { check: checkThat(configReady), apply: kubeProxyFiles(model) };
 }
 
-export function kubeProxy(model: ClusterModel): WindowsStep {
-  const overlay = model.cluster.cni.backend === 'vxlan';
+export function kubeProxy(model: ClusterModel): WindowsScripts {
   const cmd = kubeProxyCommandLine();
   const apply = `${SERVICE_FUNCTIONS}${kubeProxyFiles(model)}$binPath = ${q(cmd)}
 if ($null -eq (Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue)) {
@@ -121,14 +90,5 @@ Set-KubemixRestart -Name 'kube-proxy' -Enabled $true
 Restart-Service -Name 'kube-proxy'
 `;
   const check = checkThat(`(Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue).Status -eq 'Running' -and ${configReady}`);
-  return {
-    stage: 'task-deploy-cluster',
-    name: 'win-kube-proxy',
-    description: `run kube-proxy (kernelspace on ${hnsNetworkName(model.cluster.cni)}${overlay ? ', source VIP from the node' : ''}) with a private kubeconfig and ServiceAccount token`,
-    check,
-    apply,
-    uploads: [WIN.kubeProxyKubeconfig, WIN.kubeProxyConfigTemplate],
-    secrets: [SECRET_NAMES.kubeProxyWindowsToken],
-    timeoutSeconds: 300,
-  };
+  return { check, apply };
 }

@@ -62,3 +62,15 @@ function Set-KubemixServiceEnvironment([string]$Name, [string[]]$Values) {
   New-ItemProperty -Path $key -Name 'Environment' -PropertyType MultiString -Value $Values -Force | Out-Null
 }
 `;
+
+/** Owner-only ACL: SYSTEM and Administrators (by SID, so any UI language works). */
+export const ACL_FUNCTIONS = `function Set-KubemixPrivateAcl([string]$Path) {
+  $acl = New-Object System.Security.AccessControl.FileSecurity
+  $acl.SetAccessRuleProtection($true, $false)
+  foreach ($sid in 'S-1-5-18', 'S-1-5-32-544') {
+    $who = New-Object System.Security.Principal.SecurityIdentifier($sid)
+    $acl.AddAccessRule((New-Object System.Security.AccessControl.FileSystemAccessRule($who, 'FullControl', 'Allow')))
+  }
+  Set-Acl -LiteralPath $Path -AclObject $acl
+}
+`;

@@ -1,13 +1,42 @@
-// Reset a Windows worker to its state before kubemix: services, HNS
-// networks and endpoints, CNI state, flannel's lease file, kubelet state and
-// certificates. The Node object is deleted from the control plane.
+// Reset a Windows worker to its state before kubemix: services, the HNS
+// networks kubemix and flannel made (by name: External and flannel's) and
+// their endpoints, CNI state, flannel's lease file, kubelet state and
+// certificates, the hosts-file block. Networks kubemix did not make (Docker's
+// nat, an admin's external switch) stay. The Node object is deleted from the
+// control plane.
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
-import { hnsNetworkName } from './network.js';
+import { HOSTS_BEGIN, HOSTS_END, WINDOWS_HOSTS_FILE } from './hosts.js';
+import { EXTERNAL_NETWORK, hnsNetworkName } from './network.js';
 import { CONTAINERD_PIPE, WIN } from './paths.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q, qList } from './ps.js';
-import { BOOT_TASK } from './host.js';
+import { BOOT_TASK } from './boot.js';
 import { TOKEN_RENEW_TASK } from './token.js';
+
+/** The HNS networks kubemix (External) and flanneld (its backend's network) create on a node. */
+export function ownedNetworks(model: ClusterModel): string[] {
+  return [EXTERNAL_NETWORK.name, hnsNetworkName(model.cluster.cni)];
+}
+
+/**
+ * Deletes a tree without following links: the kubelet's directory holds
+ * symlinks and mount points into the host (the pki link, hostPath and CSI
+ * volumes), and a recursive Remove-Item in Windows PowerShell 5.1 deletes
+ * what a directory link points at. A link is removed as a link.
+ */
+export const REMOVE_TREE_FUNCTION = `function Remove-KubemixTree([string]$Path) {
+  $item = Get-Item -LiteralPath $Path -Force -ErrorAction SilentlyContinue
+  if ($null -eq $item) { return }
+  if (($item.Attributes -band [IO.FileAttributes]::ReparsePoint) -ne 0) {
+    if ($item.PSIsContainer) { [IO.Directory]::Delete($item.FullName, $false) } else { [IO.File]::Delete($item.FullName) }
+    return
+  }
+  if ($item.PSIsContainer) {
+    foreach ($child in @(Get-ChildItem -LiteralPath $item.FullName -Force)) { Remove-KubemixTree -Path $child.FullName }
+  }
+  Remove-Item -Force -LiteralPath $item.FullName
+}
+`;
 
 export function resetScript(model: ClusterModel): string {
   const removed = [
@@ -49,15 +78,22 @@ foreach ($name in 'kube-proxy', 'kubelet') {
     if ($LASTEXITCODE -ne 0) { throw "sc.exe delete $name exited $LASTEXITCODE" }
   }
 }
+# Only the networks kubemix and flanneld made, by name, and the endpoints on them.
+$owned = @(Invoke-KubemixHns -Method 'GET' -Path '/networks/') | Where-Object { ${qList(ownedNetworks(model))} -contains $_.Name }
+$ownedIds = @($owned | ForEach-Object { $_.ID })
 foreach ($e in @(Invoke-KubemixHns -Method 'GET' -Path '/endpoints/')) {
-  Invoke-KubemixHns -Method 'DELETE' -Path "/endpoints/$($e.ID)" | Out-Null
+  if ($ownedIds -contains $e.VirtualNetwork) { Invoke-KubemixHns -Method 'DELETE' -Path "/endpoints/$($e.ID)" | Out-Null }
 }
-# Windows' own nat network stays; ours (External, flannel's) go.
-foreach ($n in @(Invoke-KubemixHns -Method 'GET' -Path '/networks/')) {
-  if ($n.Name -ne 'nat') { Invoke-KubemixHns -Method 'DELETE' -Path "/networks/$($n.ID)" | Out-Null }
-}
-foreach ($path in ${qList(removed)}) {
-  if (Test-Path -LiteralPath $path) { Remove-Item -Recurse -Force -LiteralPath $path }
+foreach ($n in $owned) { Invoke-KubemixHns -Method 'DELETE' -Path "/networks/$($n.ID)" | Out-Null }
+${REMOVE_TREE_FUNCTION}foreach ($path in ${qList(removed)}) { Remove-KubemixTree -Path $path }
+# kubemix's block in the hosts file; every other line stays.
+$lines = @(Get-Content -LiteralPath ${q(WINDOWS_HOSTS_FILE)} -ErrorAction SilentlyContinue)
+$begin = [Array]::IndexOf($lines, ${q(HOSTS_BEGIN)})
+$end = [Array]::IndexOf($lines, ${q(HOSTS_END)})
+if ($begin -ge 0 -and $end -gt $begin) {
+  $kept = New-Object System.Collections.Generic.List[string]
+  for ($i = 0; $i -lt $lines.Count; $i++) { if ($i -lt $begin -or $i -gt $end) { $kept.Add($lines[$i]) } }
+  Set-Content -LiteralPath ${q(WINDOWS_HOSTS_FILE)} -Value $kept -Encoding ASCII
 }
 `;
 }

@@ -6,14 +6,16 @@
 import { KUBE_PROXY_TOKEN, tokenRequestPath } from '../../render/manifests/kube-proxy-token.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { WIN } from './paths.js';
-import { q } from './ps.js';
-import { RESTRICT_ACL } from './proxy.js';
-import { checkThat, type WindowsStep } from './step.js';
+import { ACL_FUNCTIONS, q } from './ps.js';
+import { checkThat, type WindowsScripts } from './step.js';
 
 export const TOKEN_RENEW_TASK = 'kubemix-kube-proxy-token';
 
-/** Needs RESTRICT_ACL. JWT expiry, and a private file written without a readable moment. */
-export const TOKEN_FUNCTIONS = `function Get-KubemixTokenExpiry([string]$Jwt) {
+/**
+ * JWT expiry, and a private file written without a readable moment. Carries
+ * the ACL function it calls, so it never depends on what a caller defined first.
+ */
+export const TOKEN_FUNCTIONS = `${ACL_FUNCTIONS}function Get-KubemixTokenExpiry([string]$Jwt) {
   # The exp claim (seconds since 1970) of a JWT; 0 when it cannot be read.
   try {
     $part = $Jwt.Split('.')[1].Replace('-', '+').Replace('_', '/')
@@ -56,7 +58,7 @@ export function tokenRenewScript(model: ClusterModel): string {
   const request = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: KUBE_PROXY_TOKEN.lifetimeHours * 3600 } });
   const dir = WIN.kubeProxyDir;
   return `$ErrorActionPreference = 'Stop'
-${RESTRICT_ACL}${TOKEN_FUNCTIONS}$headers = ${q(`${dir}\\renew.headers`)}
+${TOKEN_FUNCTIONS}$headers = ${q(`${dir}\\renew.headers`)}
 $body = ${q(`${dir}\\renew.request.json`)}
 $response = ${q(`${dir}\\renew.response.json`)}
 $current = ([string](Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyToken)})).Trim()
@@ -85,7 +87,7 @@ try {
  * days at the next start); the apply runs it once, so a broken renewal path
  * (RBAC, CA, curl) fails the deploy instead of kube-proxy a month later.
  */
-export function tokenRenewal(): WindowsStep {
+export function tokenRenewal(): WindowsScripts {
   const run = `-NoProfile -ExecutionPolicy Bypass -File "${WIN.tokenRenewScript}"`;
   const apply = `$action = New-ScheduledTaskAction -Execute 'powershell.exe' -Argument ${q(run)}
 $trigger = New-ScheduledTaskTrigger -Daily -At '03:00' -RandomDelay (New-TimeSpan -Hours 1)
@@ -96,14 +98,5 @@ Register-ScheduledTask -TaskName ${q(TOKEN_RENEW_TASK)} -Action $action -Trigger
 if ($LASTEXITCODE -ne 0) { throw "renewing the kube-proxy token failed ($LASTEXITCODE)" }
 `;
   const check = checkThat(`$null -ne (Get-ScheduledTask -TaskName ${q(TOKEN_RENEW_TASK)} -ErrorAction SilentlyContinue)`);
-  return {
-    stage: 'task-post-deployment',
-    name: 'win-kube-proxy-token-renewal',
-    description: `renew kube-proxy's ServiceAccount token daily (TokenRequest, ${KUBE_PROXY_TOKEN.lifetimeHours}h lifetime) from the node itself`,
-    check,
-    apply,
-    uploads: [WIN.tokenRenewScript],
-    secrets: [],
-    timeoutSeconds: 120,
-  };
+  return { check, apply };
 }

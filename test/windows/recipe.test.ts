@@ -1,0 +1,32 @@
+// The recipe's ordering rules are checked when the plan is made: a step that
+// reads an earlier step's result fails the plan if it is moved before it.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DEFAULT_WINDOWS_OPTIONS, assertNeedsEarlier, windowsRecipe, type WindowsStep } from '../../src/plan/tasks/windows-recipe.js';
+import { renderWindowsNode } from '../../src/render/windows/index.js';
+import { modelFor } from './fixtures.js';
+
+function recipe(): WindowsStep[] {
+  const model = modelFor({ k8s: '1.36', os: 'windows-2022', backend: 'vxlan' });
+  const node = model.nodes.find((n) => n.name === 'win-01');
+  assert.ok(node);
+  return windowsRecipe(model, node, renderWindowsNode(model, node), DEFAULT_WINDOWS_OPTIONS, { join: ['j'], kubeProxy: ['k'] });
+}
+
+describe('Windows recipe ordering rules', () => {
+  it('the recipe as planned satisfies every need, and the token renewal needs the kube-proxy step', () => {
+    const steps = recipe();
+    assert.doesNotThrow(() => assertNeedsEarlier(steps));
+    assert.deepEqual(steps.find((s) => s.name === 'win-kube-proxy-token-renewal')?.needs, ['win-kube-proxy']);
+    assert.deepEqual(steps.find((s) => s.name === 'win-kubeadm-join')?.after, ['j']);
+    assert.deepEqual(steps.find((s) => s.name === 'win-kube-proxy')?.after, ['k']);
+  });
+  it('moving the renewal before kube-proxy, or flanneld before the join, fails', () => {
+    const steps = recipe();
+    const renewal = steps.findIndex((s) => s.name === 'win-kube-proxy-token-renewal');
+    const moved = [steps[renewal], ...steps.filter((_, i) => i !== renewal)].filter((s) => s !== undefined);
+    assert.throws(() => assertNeedsEarlier(moved), /win-kube-proxy-token-renewal needs win-kube-proxy, which runs after it/);
+    const join = steps.findIndex((s) => s.name === 'win-kubeadm-join');
+    assert.throws(() => assertNeedsEarlier(steps.filter((_, i) => i !== join)), /needs win-kubeadm-join, which is not in the recipe/);
+  });
+});
