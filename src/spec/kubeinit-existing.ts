@@ -3,7 +3,7 @@
 import { allocateAddresses, defaultGateway } from '../model/addresses.js';
 import { parseCidr } from '../net/cidr.js';
 import { DEFAULT_LINUX_DISTRO } from '../matrix/index.js';
-import type { KubeinitNodes } from './kubeinit-nodes.js';
+import type { KubeinitNodes } from './kubeinit-types.js';
 import { NAME_PREFIX, twoDigits } from './nodes.js';
 
 const DEFAULT_NODE_CIDR = '10.0.0.0/24';
