@@ -8,9 +8,10 @@ import type { NodeDraft } from '../spec/nodes.js';
 import { NODE_POD_PREFIX } from '../spec/rules/network.js';
 import type { SpecResult } from '../spec/read.js';
 import type { ClusterSpec, SshTarget } from '../spec/types.js';
-import { allocateAddresses, gatewayOf } from './addresses.js';
+import { allocateAddresses, gatewayOf } from '../net/addresses.js';
 import { assignMacs } from './mac.js';
-import { nodeMtu, podMtu } from './mtu.js';
+import { nodeMtu, podMtu } from '../net/mtu.js';
+import { mtuSettings } from '../spec/mtu.js';
 import { placeOnHypervisors } from './placement.js';
 import { resolveVersions, type ResolvedVersions } from './versions.js';
 
@@ -121,8 +122,8 @@ function clusterFacts(spec: ClusterSpec, versions: ResolvedVersions, nodes: read
       gateway,
       podCidr: spec.network.podCidr,
       serviceCidr: spec.network.serviceCidr,
-      nodeMtu: nodeMtu(spec),
-      podMtu: podMtu(spec),
+      nodeMtu: nodeMtu(mtuSettings(spec)),
+      podMtu: podMtu(mtuSettings(spec)),
     },
     cni: { plugin: spec.cni.plugin, backend: spec.cni.backend, vni: spec.cni.vni, port: spec.cni.port },
     apiEndpoint: { host, port: API_PORT, address: (viaLoadBalancer ? services?.ip : firstController?.ip) ?? '' },
