@@ -27,7 +27,7 @@ export function torRoutes(model: ClusterModel): PodRoute[] {
 
 /** flannel host-gw: on each node, a route to every other node's pod CIDR. Empty for vxlan. */
 export function hostGwRoutes(model: ClusterModel): NodeRoutes[] {
-  if (model.cluster.cni.backend !== 'host-gw') return [];
+  if (model.overlay.vxlan !== undefined) return [];
   const all = torRoutes(model);
   return all.map((own) => ({ node: own.node, routes: all.filter((r) => r.node !== own.node) }));
 }

@@ -39,7 +39,7 @@ export function containerdContribution(model: ClusterModel): { tasks: Task[]; ar
 
 function binaryTasks(model: ClusterModel, node: PlanNode): Task[] {
   const v = model.versions;
-  const mirror = model.spec.mirrors.artifacts;
+  const mirror = model.mirrors.artifacts;
   const tools = toolsTask(node, proxyExports(model));
   const fetch = (name: string, description: string, check: string, url: string, checksumUrl: string, install: string): Task =>
     task({ stage: PREP_STAGE, host: node.name, name, description, after: [tools.id], check: sh(check), apply: sh(`${proxyExports(model)}${downloadScript({ url, checksumUrl, install }, mirror)}`), timeoutSeconds: 600 });

@@ -9,10 +9,11 @@ export const FLANNEL_NAMESPACE = 'kube-flannel';
 type Obj = Record<string, unknown>;
 
 export function netConf(model: ClusterModel): string {
-  const [v4, v6] = model.cluster.network.podCidr.split(',').map((c) => c.trim());
-  const cni = model.cluster.cni;
-  const backend = cni.backend === 'vxlan' ? { Type: 'vxlan', VNI: cni.vni, Port: cni.port } : { Type: 'host-gw' };
-  return `${JSON.stringify({ Network: v4, ...(v6 === undefined ? {} : { EnableIPv6: true, IPv6Network: v6 }), Backend: backend }, null, 2)}\n`;
+  const { ipv4, ipv6 } = model.podNetworks;
+  const vxlan = model.overlay.vxlan;
+  const backend = vxlan === undefined ? { Type: 'host-gw' } : { Type: 'vxlan', VNI: vxlan.vni, Port: vxlan.port };
+  const dualStack = ipv6 === undefined ? {} : { EnableIPv6: true, IPv6Network: ipv6 };
+  return `${JSON.stringify({ Network: ipv4, ...dualStack, Backend: backend }, null, 2)}\n`;
 }
 
 const CNI_CONF = `${JSON.stringify({
