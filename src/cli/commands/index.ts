@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import { registerAddNode } from './add-node.js';
 import { registerDown } from './down.js';
-import { registerGuard } from './guard.js';
+import { registerGuard } from './guard/index.js';
 import { registerInit } from './init.js';
 import { registerInventory } from './inventory.js';
 import { registerKubeconfig } from './kubeconfig.js';

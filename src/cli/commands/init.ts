@@ -1,15 +1,11 @@
 import { existsSync, writeFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { Document } from 'yaml';
 import { InputError } from '../../errors.js';
 import type { CliIo } from '../io.js';
 import { outputFor } from '../settings.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
-
-/** The committed JSON Schema, for the editor hint at the top of a written spec. */
-export const SCHEMA_FILE = fileURLToPath(new URL('../../../../schema/cluster.schema.json', import.meta.url));
+import { specYaml } from '../spec-yaml.js';
 
 export function registerInit(program: Command, io: CliIo): void {
   withSpecOptions(
@@ -35,11 +31,4 @@ export function registerInit(program: Command, io: CliIo): void {
     else if (target === undefined) out.text(text);
     for (const w of loaded.warnings) out.diagnostic(w);
   });
-}
-
-export function specYaml(document: Record<string, unknown>, target: string | undefined): string {
-  const schema = target === undefined ? SCHEMA_FILE : relative(dirname(target), SCHEMA_FILE);
-  const doc = new Document(document);
-  doc.commentBefore = ` yaml-language-server: $schema=${schema}`;
-  return doc.toString({ lineWidth: 0 });
 }
