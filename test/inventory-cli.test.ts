@@ -24,8 +24,8 @@ async function importHosts(file: string): Promise<{ hosts: Host[]; stderr: strin
 }
 
 describe('kubemix inventory import', () => {
-  it('seed 004: every role kept, Windows by group, defaults warned with their line', async () => {
-    const { hosts, stderr, doc } = await importHosts('seed004.ini');
+  it('kubernetes-for-windows inventory: every role kept, Windows by group, defaults warned with their line', async () => {
+    const { hosts, stderr, doc } = await importHosts('kubernetes-for-windows.ini');
     assert.deepEqual(hosts.map((h) => [h.name, h.roles.join('+'), h.os]), [
       ['ubuntu01', 'control-plane', 'debian-13'],
       ['ubuntu02', 'control-plane+worker', 'debian-13'],
@@ -36,10 +36,10 @@ describe('kubemix inventory import', () => {
     assert.deepEqual(hosts.map((h) => h.user), ['root', 'root', 'root', 'Administrator', 'Administrator']);
     assert.equal(doc['spec'].network.nodeCidr, '10.3.0.0/29');
     assert.equal(doc['spec'].services.enabled, false);
-    assert.match(stderr, /seed004\.ini:43 spec\.infrastructure\.hosts\[3\]\.os: .*windows-2022.*\[inventory\.default-os\]/);
-    assert.match(stderr, /seed004\.ini:16 .*2 control-plane hosts.*\[inventory\.even-control-plane\]/);
-    assert.match(stderr, /seed004\.ini:11 .*ubuntu03 is in etcd.*\[inventory\.etcd-on-worker\]/);
-    assert.match(stderr, /seed004\.ini:9 .*10\.3\.0\.0\/29.*\[inventory\.default-network\]/);
+    assert.match(stderr, /kubernetes-for-windows\.ini:43 spec\.infrastructure\.hosts\[3\]\.os: .*windows-2022.*\[inventory\.default-os\]/);
+    assert.match(stderr, /kubernetes-for-windows\.ini:16 .*2 control-plane hosts.*\[inventory\.even-control-plane\]/);
+    assert.match(stderr, /kubernetes-for-windows\.ini:11 .*ubuntu03 is in etcd.*\[inventory\.etcd-on-worker\]/);
+    assert.match(stderr, /kubernetes-for-windows\.ini:9 .*10\.3\.0\.0\/29.*\[inventory\.default-network\]/);
     assert.doesNotMatch(stderr, /nodes\.even-control-plane/);
   });
 
@@ -123,7 +123,7 @@ describe('kubemix inventory export', { skip: ansibleMissing() }, () => {
 
   it('import → export → import keeps hosts and roles', async () => {
     const spec = join(tmp, 'round.yaml');
-    assert.equal((await runCli(['inventory', 'import', INV('seed004.ini'), '--out', spec])).code, 0);
+    assert.equal((await runCli(['inventory', 'import', INV('kubernetes-for-windows.ini'), '--out', spec])).code, 0);
     const exported = join(tmp, 'round.ini');
     assert.equal((await runCli(['inventory', 'export', spec, '--out', exported])).code, 0);
     const again = await runCli(['inventory', 'import', exported]);

@@ -1,4 +1,4 @@
-// Real VMs for the e2e tier: qemu with software emulation (REFERENCE.md §9:
+// Real VMs for the e2e tier: qemu with software emulation (
 // /dev/kvm here is a PVM host that hangs ordinary guests) on a bridge of the
 // test's own, in a /28 of 198.51.100.0/24 claimed like the netns test hosts,
 // so both kinds of test can run side by side. Everything made here (qemu by

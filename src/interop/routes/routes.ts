@@ -1,5 +1,5 @@
-// Static routes for the pod network. Upstream L3 routing (seed 001): the
-// top-of-rack router sends each node's pod CIDR to that node. flannel host-gw:
+// Static routes for the pod network. Upstream L3 routing (the topology of
+// Kubernetes' Windows networking guide since v1.9): the top-of-rack router sends each node's pod CIDR to that node. flannel host-gw:
 // every node routes every other node's pod CIDR to that node's IP. The pod
 // CIDRs are the model's prediction (registration order) until read from a
 // live cluster, and are marked so in every format.

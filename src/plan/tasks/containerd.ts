@@ -1,5 +1,6 @@
 // containerd from the pinned upstream release on every distro (distro
-// packages are too old, REFERENCE.md §3), with runc and the CNI plugins,
+// packages are too old: Debian 12 ships 1.6, Debian 13 and Ubuntu 24.04 ship
+// 1.7, which Kubernetes 1.36 no longer supports), with runc and the CNI plugins,
 // each sha256-verified; then its config, unit and registry hosts.
 import { CHECKSUM_URLS, URLS, linuxDistro } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';

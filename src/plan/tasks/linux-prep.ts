@@ -43,7 +43,7 @@ function sysctlLive(): string {
   return Object.entries(SYSCTLS).map(([k, v]) => `[ "$(sysctl -n ${k})" = ${v} ]`).join(' && ');
 }
 
-/** Read-only: kubelet ≥1.35 refuses cgroup v1 (REFERENCE.md §2). */
+/** Read-only: kubelet ≥1.35 refuses cgroup v1 unless failCgroupV1: false (Kubernetes 1.35 release notes). */
 function cgroupCheck(node: PlanNode): Task {
   return task({
     stage: PREP_STAGE, host: node.name, name: 'cgroup-v2', description: 'fail early unless the host runs the unified cgroup v2 hierarchy',

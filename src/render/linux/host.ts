@@ -1,5 +1,7 @@
 // Files every Linux node gets before Kubernetes: the kernel modules and
-// sysctls kubelet, containerd and flannel need (REFERENCE.md §5), and the
+// sysctls kubelet, containerd and flannel need (br_netfilter,
+// bridge-nf-call-iptables, ip_forward: Kubernetes docs, "Container Runtimes"
+// → network configuration), and the
 // /etc/hosts block naming every node and the API endpoint.
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';

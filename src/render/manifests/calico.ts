@@ -1,4 +1,5 @@
-// Calico through the Tigera operator (REFERENCE.md §5), our own custom
+// Calico through the Tigera operator (Calico docs, "Install Calico for
+// Windows" with the operator), our own custom
 // resources: VXLAN only (BGP off), VNI/port as the spec says (≥ 4096 / 4789,
 // what Windows needs, set before calico-node first starts), IPAM strict
 // affinity (Windows nodes cannot borrow addresses from other nodes' blocks),

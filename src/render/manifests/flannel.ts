@@ -1,5 +1,5 @@
 // flannel for the cluster, our own rendering of the upstream kube-flannel
-// objects (REFERENCE.md §5): pinned images, vxlan VNI 4096 / port 4789 from
+// objects (flannel-io/flannel Documentation/kube-flannel.yml): pinned images, vxlan VNI 4096 / port 4789 from
 // the first start (Windows requires them; changing later is disruptive), the
 // DaemonSet only on Linux nodes (Windows runs flanneld as a service).
 import { IMAGES } from '../../matrix/index.js';

@@ -105,7 +105,10 @@ export const podCidrFitsNodes: Rule = (ctx) => {
   return out;
 };
 
-/** Windows overlay (vxlan) networking has no IPv6 between pods (REFERENCE.md §5). */
+/**
+ * Windows overlay (vxlan) networking has no IPv6 between pods (Kubernetes docs,
+ * "Networking on Windows" → limitations: dual-stack only on l2bridge networks).
+ */
 export const dualStackWithWindows: Rule = (ctx) => {
   if (!hasWindows(ctx) || ctx.spec.cni.backend !== 'vxlan') return [];
   const out: Diagnostic[] = [];
