@@ -139,7 +139,8 @@ function clusterFacts(spec: ClusterSpec, versions: ResolvedVersions, nodes: read
   }
   const controllers = nodes.filter((n) => n.role === 'control-plane').length;
   if (!viaLoadBalancer && controllers > 1) {
-    warnings.push({ code: 'api.no-load-balancer', path: 'spec.services.loadBalancer', message: `the API endpoint points at ${firstController?.name} only: with ${controllers} control-plane nodes and no load balancer the API is not highly available` });
+    const message = `the API endpoint points at ${firstController?.name} only: with ${controllers} control-plane nodes and no load balancer the API is not highly available`;
+    warnings.push({ code: 'api.no-load-balancer', path: 'spec.services.loadBalancer', message });
   }
   return {
     name: spec.name,

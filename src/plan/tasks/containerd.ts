@@ -47,12 +47,28 @@ function binaryTasks(model: ClusterModel, node: PlanNode): Task[] {
   const containerd = URLS.containerd(v.containerd, 'linux');
   const runc = URLS.runc(v.runc);
   const cni = URLS.cniPlugins(v.cniPlugins);
+  // The plugins have no --version of their own: a marker records what was unpacked.
+  const cniMarker = `${P.cniBin}/.kubemix-version`;
   return [
     tools,
-    fetch('containerd-binaries', `containerd ${v.containerd} from the upstream release`, `${P.binary} --version 2>/dev/null | grep -q ' v${v.containerd} '`, containerd, CHECKSUM_URLS.containerd(containerd), 'tar -C /usr/local -xzf "$file" bin/'),
-    fetch('runc', `runc ${v.runc}`, `${P.runc} --version 2>/dev/null | grep -q '^runc version ${v.runc}$'`, runc, CHECKSUM_URLS.runc(runc), `install -D -m 0755 "$file" ${P.runc}`),
-    // The plugins have no --version of their own: a marker records what was unpacked.
-    fetch('cni-plugins', `CNI plugins ${v.cniPlugins} in ${P.cniBin}`, `[ -x ${P.cniBin}/bridge ] && [ "$(cat ${P.cniBin}/.kubemix-version 2>/dev/null)" = ${v.cniPlugins} ]`, cni, CHECKSUM_URLS.cniPlugins(cni), `install -d -m 0755 ${P.cniBin}\ntar -C ${P.cniBin} -xzf "$file"\necho ${v.cniPlugins} > ${P.cniBin}/.kubemix-version`),
+    fetch(
+      'containerd-binaries', `containerd ${v.containerd} from the upstream release`,
+      `${P.binary} --version 2>/dev/null | grep -q ' v${v.containerd} '`,
+      containerd, CHECKSUM_URLS.containerd(containerd),
+      'tar -C /usr/local -xzf "$file" bin/',
+    ),
+    fetch(
+      'runc', `runc ${v.runc}`,
+      `${P.runc} --version 2>/dev/null | grep -q '^runc version ${v.runc}$'`,
+      runc, CHECKSUM_URLS.runc(runc),
+      `install -D -m 0755 "$file" ${P.runc}`,
+    ),
+    fetch(
+      'cni-plugins', `CNI plugins ${v.cniPlugins} in ${P.cniBin}`,
+      `[ -x ${P.cniBin}/bridge ] && [ "$(cat ${cniMarker} 2>/dev/null)" = ${v.cniPlugins} ]`,
+      cni, CHECKSUM_URLS.cniPlugins(cni),
+      `install -d -m 0755 ${P.cniBin}\ntar -C ${P.cniBin} -xzf "$file"\necho ${v.cniPlugins} > ${cniMarker}`,
+    ),
   ];
 }
 

@@ -28,8 +28,21 @@ export function linuxPrepContribution(model: ClusterModel): { tasks: Task[]; art
     tasks.push(
       cgroupCheck(node),
       swapOff(node),
-      configTask({ stage: PREP_STAGE, host: node.name, name: 'kernel-modules', description: `load ${KERNEL_MODULES.join(', ')} now and at boot`, files: [modules], live: KERNEL_MODULES.map((m) => `[ -d /sys/module/${m} ]`).join(' && '), validate: KERNEL_MODULES.map((m) => `modprobe ${m}`).join('\n') }),
-      configTask({ stage: PREP_STAGE, host: node.name, name: 'sysctls', description: 'bridge netfilter and IPv4 forwarding', files: [sysctls], after: [id('kernel-modules')], live: sysctlLive(), validate: `sysctl -q -p ${SYSCTL_FILE}` }),
+      configTask({
+        stage: PREP_STAGE, host: node.name, name: 'kernel-modules',
+        description: `load ${KERNEL_MODULES.join(', ')} now and at boot`,
+        files: [modules],
+        live: KERNEL_MODULES.map((m) => `[ -d /sys/module/${m} ]`).join(' && '),
+        validate: KERNEL_MODULES.map((m) => `modprobe ${m}`).join('\n'),
+      }),
+      configTask({
+        stage: PREP_STAGE, host: node.name, name: 'sysctls',
+        description: 'bridge netfilter and IPv4 forwarding',
+        files: [sysctls],
+        after: [id('kernel-modules')],
+        live: sysctlLive(),
+        validate: `sysctl -q -p ${SYSCTL_FILE}`,
+      }),
       hostname(node),
       hostsFile(model, node, id('hostname')),
       timeSync(node, linuxDistro(node.os)?.family === 'dnf'),

@@ -66,8 +66,20 @@ function daemonSet(metadata: Obj): Obj {
           serviceAccountName: 'flannel',
           tolerations: [{ operator: 'Exists', effect: 'NoSchedule' }],
           initContainers: [
-            { name: 'install-cni-plugin', image: `${IMAGES.flannelCniPlugin.repository}:${IMAGES.flannelCniPlugin.tag}`, command: ['cp'], args: ['-f', '/flannel', '/opt/cni/bin/flannel'], volumeMounts: [{ name: 'cni-plugin', mountPath: '/opt/cni/bin' }] },
-            { name: 'install-cni', image: flannel, command: ['cp'], args: ['-f', '/etc/kube-flannel/cni-conf.json', '/etc/cni/net.d/10-flannel.conflist'], volumeMounts: [{ name: 'cni', mountPath: '/etc/cni/net.d' }, { name: 'flannel-cfg', mountPath: '/etc/kube-flannel/' }] },
+            {
+              name: 'install-cni-plugin',
+              image: `${IMAGES.flannelCniPlugin.repository}:${IMAGES.flannelCniPlugin.tag}`,
+              command: ['cp'],
+              args: ['-f', '/flannel', '/opt/cni/bin/flannel'],
+              volumeMounts: [{ name: 'cni-plugin', mountPath: '/opt/cni/bin' }],
+            },
+            {
+              name: 'install-cni',
+              image: flannel,
+              command: ['cp'],
+              args: ['-f', '/etc/kube-flannel/cni-conf.json', '/etc/cni/net.d/10-flannel.conflist'],
+              volumeMounts: [{ name: 'cni', mountPath: '/etc/cni/net.d' }, { name: 'flannel-cfg', mountPath: '/etc/kube-flannel/' }],
+            },
           ],
           containers: [{
             name: 'kube-flannel', image: flannel, command: ['/opt/bin/flanneld'], args: ['--ip-masq', '--kube-subnet-mgr'],
