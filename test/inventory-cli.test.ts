@@ -46,7 +46,10 @@ describe('kubemix inventory import', () => {
   it('kubespray: ip is the node address, ansible_host the SSH address, the bastion host is the jump host', async () => {
     const { hosts, stderr } = await importHosts('kubespray.ini');
     assert.equal(hosts.length, 5);
-    assert.deepEqual(hosts[0], { name: 'node1', address: '198.51.100.11', ip: '10.10.1.11', roles: ['control-plane'], os: 'debian-13', user: 'ubuntu', port: 22, identityFile: '~/.ssh/kubespray_ed25519', bastion: { address: '198.51.100.2', user: 'jump' } });
+    assert.deepEqual(hosts[0], {
+      name: 'node1', address: '198.51.100.11', ip: '10.10.1.11', roles: ['control-plane'], os: 'debian-13',
+      user: 'ubuntu', port: 22, identityFile: '~/.ssh/kubespray_ed25519', bastion: { address: '198.51.100.2', user: 'jump' },
+    });
     assert.match(stderr, /\[inventory\.bastion\]/);
   });
 
