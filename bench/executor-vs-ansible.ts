@@ -104,7 +104,12 @@ function ansible(net: TestNet, kh: string, n: number): number {
   mkdirSync(dir, { recursive: true });
   const inventory = ['[test]', ...hosts.map((h) => `${h.name} ansible_host=${h.conn.address} ansible_user=root ansible_ssh_private_key_file=${net.clientKey} d=${h.dir}`)].join('\n');
   writeFileSync(join(dir, 'inventory.ini'), `${inventory}\n`);
-  const cfg = ['[defaults]', `forks = ${n}`, 'host_key_checking = True', 'interpreter_python = /usr/bin/python3', 'strategy = free', 'gathering = explicit', 'retry_files_enabled = False', '[ssh_connection]', 'pipelining = True', `ssh_args = -o ControlMaster=auto -o ControlPersist=120s -o UserKnownHostsFile=${kh} -o StrictHostKeyChecking=yes -o IdentitiesOnly=yes`, `control_path_dir = ${dir}/cp`];
+  const sshArgs = `-o ControlMaster=auto -o ControlPersist=120s -o UserKnownHostsFile=${kh} -o StrictHostKeyChecking=yes -o IdentitiesOnly=yes`;
+  const cfg = [
+    '[defaults]', `forks = ${n}`, 'host_key_checking = True', 'interpreter_python = /usr/bin/python3', 'strategy = free',
+    'gathering = explicit', 'retry_files_enabled = False',
+    '[ssh_connection]', 'pipelining = True', `ssh_args = ${sshArgs}`, `control_path_dir = ${dir}/cp`,
+  ];
   writeFileSync(join(dir, 'ansible.cfg'), `${cfg.join('\n')}\n`);
   const tasks = Array.from({ length: M }, (_, i) => `    - name: t${i + 1}\n      ansible.builtin.shell: mkdir -p {{ d }}; echo t${i + 1} >> {{ d }}/log; sleep ${SLEEP}; touch {{ d }}/t${i + 1}\n      args:\n        creates: "{{ d }}/t${i + 1}"`);
   writeFileSync(join(dir, 'play.yml'), `- hosts: all\n  gather_facts: false\n  strategy: free\n  tasks:\n${tasks.join('\n')}\n`);

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { generateClusterCa } from '../src/exec/cluster-ca.js';
 import { redactArgv } from '../src/cli/failure.js';
 import { clusterJsonSchema } from '../src/spec/schema.js';
-import { SCHEMA_ID } from '../src/cli/commands/init.js';
+import { SCHEMA_ID } from '../src/cli/spec-yaml.js';
 import { hasStackTrace, runCli, type CliResult } from './helpers/cli.js';
 import { makePki, type TestPki } from './helpers/pki.js';
 import { scratch } from './helpers/shapes.js';

@@ -88,3 +88,20 @@ test('a failed plan write leaves the previous DIR untouched and no temporary dir
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('an empty --state-dir is exit 2 naming the flag, in every command that takes it (KUBEMIX_STATE_DIR set or not)', async () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'kubemix-empty-state-'));
+  try {
+    for (const env of [{}, { KUBEMIX_STATE_DIR: join(cwd, 'from-env') }]) {
+      for (const argv of [['status', 'k8s-libvirt-1-1-1'], ['kubeconfig', 'k8s-libvirt-1-1-1'], ['logs'], ['up', 'k8s-libvirt-1-1-1'], ['down', '--yes', 'k8s-libvirt-1-1-1'], ['add-node', 'k8s-libvirt-1-1-1']]) {
+        const r = await runCli([...argv, '--state-dir', ''], { cwd, env });
+        assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, /--state-dir is empty/, argv.join(' '));
+        assert.ok(!hasStackTrace(r.stderr));
+      }
+    }
+    assert.deepEqual(readdirSync(cwd), [], 'nothing written anywhere');
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+});

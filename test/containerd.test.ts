@@ -16,7 +16,7 @@ import { SHAPES, planFor, scratch } from './helpers/shapes.js';
 type Table = Record<string, unknown>;
 const at = (doc: unknown, ...keys: string[]): unknown => keys.reduce<unknown>((t, k) => (t as Table | undefined)?.[k], doc);
 
-/** What each config version must say (REFERENCE.md §3), as [path, expected] pairs. */
+/** What each config version must say (containerd docs/cri/config.md), as [path, expected] pairs. */
 function expectedKeys(pause: string): [string[], unknown][] {
   const images = ['plugins', 'io.containerd.cri.v1.images'];
   const runtime = ['plugins', 'io.containerd.cri.v1.runtime'];

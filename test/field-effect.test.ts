@@ -21,7 +21,11 @@ const LIBVIRT: Doc = {
     cni: { plugin: 'flannel', backend: 'vxlan', vni: 4096, port: 4789, mtu: 1300 },
     infrastructure: {
       driver: 'libvirt',
-      hypervisors: [{ name: 'hypervisor-01', address: 'hv1.example.com', user: 'root', port: 22, identityFile: '~/.ssh/id_ed25519', bastion: { address: 'jump.example.com', port: 22, user: 'jump', identityFile: '~/.ssh/jump' }, libvirtUri: 'qemu:///system' }],
+      hypervisors: [{
+        name: 'hypervisor-01', address: 'hv1.example.com', user: 'root', port: 22, identityFile: '~/.ssh/id_ed25519',
+        bastion: { address: 'jump.example.com', port: 22, user: 'jump', identityFile: '~/.ssh/jump' },
+        libvirtUri: 'qemu:///system',
+      }],
     },
     nodes: {
       controlPlane: { count: 1, distro: 'debian-13', vcpus: 4, ram: '8Gi', disk: '40Gi' },

@@ -154,7 +154,11 @@ it('kubemix guard serve: listens, answers, drains and exits 0 on SIGTERM', async
   const pki = makePki(pkiDir.dir);
   const tls = pki.server('cli');
   const cliPort = await freePort();
-  const child = spawn(process.execPath, [`${repoPath()}/bin/kubemix.js`, 'guard', 'serve', '--cluster', 'k8s-libvirt-1-1-1', '--listen', `127.0.0.1:${cliPort}`, '--tls-cert', tls.cert, '--tls-key', tls.key, '--offline', '--cache-dir', `${tmp.dir}/cli-cache`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const argv = [
+    `${repoPath()}/bin/kubemix.js`, 'guard', 'serve', '--cluster', 'k8s-libvirt-1-1-1', '--listen', `127.0.0.1:${cliPort}`,
+    '--tls-cert', tls.cert, '--tls-key', tls.key, '--offline', '--cache-dir', `${tmp.dir}/cli-cache`,
+  ];
+  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
   try {

@@ -24,8 +24,8 @@ async function importHosts(file: string): Promise<{ hosts: Host[]; stderr: strin
 }
 
 describe('kubemix inventory import', () => {
-  it('seed 004: every role kept, Windows by group, defaults warned with their line', async () => {
-    const { hosts, stderr, doc } = await importHosts('seed004.ini');
+  it('kubernetes-for-windows inventory: every role kept, Windows by group, defaults warned with their line', async () => {
+    const { hosts, stderr, doc } = await importHosts('kubernetes-for-windows.ini');
     assert.deepEqual(hosts.map((h) => [h.name, h.roles.join('+'), h.os]), [
       ['ubuntu01', 'control-plane', 'debian-13'],
       ['ubuntu02', 'control-plane+worker', 'debian-13'],
@@ -36,17 +36,20 @@ describe('kubemix inventory import', () => {
     assert.deepEqual(hosts.map((h) => h.user), ['root', 'root', 'root', 'Administrator', 'Administrator']);
     assert.equal(doc['spec'].network.nodeCidr, '10.3.0.0/29');
     assert.equal(doc['spec'].services.enabled, false);
-    assert.match(stderr, /seed004\.ini:43 spec\.infrastructure\.hosts\[3\]\.os: .*windows-2022.*\[inventory\.default-os\]/);
-    assert.match(stderr, /seed004\.ini:16 .*2 control-plane hosts.*\[inventory\.even-control-plane\]/);
-    assert.match(stderr, /seed004\.ini:11 .*ubuntu03 is in etcd.*\[inventory\.etcd-on-worker\]/);
-    assert.match(stderr, /seed004\.ini:9 .*10\.3\.0\.0\/29.*\[inventory\.default-network\]/);
+    assert.match(stderr, /kubernetes-for-windows\.ini:43 spec\.infrastructure\.hosts\[3\]\.os: .*windows-2022.*\[inventory\.default-os\]/);
+    assert.match(stderr, /kubernetes-for-windows\.ini:16 .*2 control-plane hosts.*\[inventory\.even-control-plane\]/);
+    assert.match(stderr, /kubernetes-for-windows\.ini:11 .*ubuntu03 is in etcd.*\[inventory\.etcd-on-worker\]/);
+    assert.match(stderr, /kubernetes-for-windows\.ini:9 .*10\.3\.0\.0\/29.*\[inventory\.default-network\]/);
     assert.doesNotMatch(stderr, /nodes\.even-control-plane/);
   });
 
   it('kubespray: ip is the node address, ansible_host the SSH address, the bastion host is the jump host', async () => {
     const { hosts, stderr } = await importHosts('kubespray.ini');
     assert.equal(hosts.length, 5);
-    assert.deepEqual(hosts[0], { name: 'node1', address: '198.51.100.11', ip: '10.10.1.11', roles: ['control-plane'], os: 'debian-13', user: 'ubuntu', port: 22, identityFile: '~/.ssh/kubespray_ed25519', bastion: { address: '198.51.100.2', user: 'jump' } });
+    assert.deepEqual(hosts[0], {
+      name: 'node1', address: '198.51.100.11', ip: '10.10.1.11', roles: ['control-plane'], os: 'debian-13',
+      user: 'ubuntu', port: 22, identityFile: '~/.ssh/kubespray_ed25519', bastion: { address: '198.51.100.2', user: 'jump' },
+    });
     assert.match(stderr, /\[inventory\.bastion\]/);
   });
 
@@ -123,7 +126,7 @@ describe('kubemix inventory export', { skip: ansibleMissing() }, () => {
 
   it('import → export → import keeps hosts and roles', async () => {
     const spec = join(tmp, 'round.yaml');
-    assert.equal((await runCli(['inventory', 'import', INV('seed004.ini'), '--out', spec])).code, 0);
+    assert.equal((await runCli(['inventory', 'import', INV('kubernetes-for-windows.ini'), '--out', spec])).code, 0);
     const exported = join(tmp, 'round.ini');
     assert.equal((await runCli(['inventory', 'export', spec, '--out', exported])).code, 0);
     const again = await runCli(['inventory', 'import', exported]);

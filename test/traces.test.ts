@@ -138,7 +138,7 @@ for (const example of EXAMPLES) {
       assert.ok(Math.min(...post) > Math.max(...rest));
     });
 
-    if (WITH_WINDOWS.has(example)) it('Windows workers: issue 4\'s order, the kube-proxy token minted on the controller first', () => {
+    if (WITH_WINDOWS.has(example)) it('Windows workers: the first-join order, the kube-proxy token minted on the controller first', () => {
       assert.ok(cluster(trace).windows.length > 0, `${example} has a Windows worker`);
       for (const [tr, pos] of both) {
         const { first, windows } = cluster(tr);

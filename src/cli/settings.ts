@@ -1,7 +1,8 @@
 // Settings precedence: flags > KUBEMIX_* environment > spec > defaults.
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../errors.js';
+import { resolveStateDir } from '../exec/state-dir.js';
 import type { CliIo } from './io.js';
 import { Output, isLogLevel, type LogLevel } from './output.js';
 
@@ -29,11 +30,9 @@ export function outputFor(command: Command, io: CliIo): Output {
 /**
  * The cluster's state directory: --state-dir > KUBEMIX_STATE_DIR >
  * `.kubemix/<cluster>/` beside the spec file (the working directory for a
- * Kubeinit string).
+ * Kubeinit string). The rules are the executor's (exec/state-dir.ts).
  */
 export function stateDir(flag: string | undefined, io: CliIo, cluster: string, specFile: string | undefined): string {
-  const chosen = flag ?? io.env.KUBEMIX_STATE_DIR;
-  if (chosen !== undefined && chosen !== '') return isAbsolute(chosen) ? chosen : resolve(io.cwd, chosen);
-  const base = specFile === undefined ? io.cwd : dirname(resolve(io.cwd, specFile));
-  return join(base, '.kubemix', cluster);
+  const beside = specFile === undefined ? io.cwd : dirname(resolve(io.cwd, specFile));
+  return resolveStateDir({ flag, env: io.env, cwd: io.cwd, cluster, beside });
 }

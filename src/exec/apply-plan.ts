@@ -8,7 +8,7 @@ import { KnownHostsFile } from '../transport/known-hosts.js';
 import { LocalTransport } from '../transport/local.js';
 import { DEFAULT_SSH_OPTIONS, SshTransport } from '../transport/ssh.js';
 import type { HostTransport } from '../transport/types.js';
-import { DEFAULT_RETRY, type RetryPolicy, type RunContext } from './context.js';
+import { DEFAULT_RETRY, type ApplyResult, type RetryPolicy, type RunContext } from './context.js';
 import { runDag, type Outcome } from './dag.js';
 import { EventBus, type Listener } from './events.js';
 import { taskInputHash } from './hash.js';
@@ -21,6 +21,8 @@ import { selectTasks, type SelectionOptions } from './selection.js';
 import { prepareStateDir } from './state-dir.js';
 import { runChecks } from './check-run.js';
 import { runTask } from './task-runner.js';
+
+export type { ApplyResult } from './context.js';
 
 export interface ApplyOptions extends SelectionOptions {
   readonly stateDir: string;
@@ -41,14 +43,6 @@ export interface ApplyOptions extends SelectionOptions {
    * hosts this machine does not have (kubeadm, Windows).
    */
   readonly transportFor?: (host: string) => HostTransport;
-}
-
-export interface ApplyResult {
-  readonly ok: boolean;
-  readonly counts: Readonly<Record<TaskState, number>>;
-  readonly failed: readonly { readonly id: string; readonly host: string; readonly error: string }[];
-  /** --check: how many tasks would change their host. */
-  readonly changes: number;
 }
 
 /** Every secret name a task uses: declared, and referenced by its scripts or uploads. */

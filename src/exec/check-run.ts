@@ -4,10 +4,9 @@
 import type { Task } from '../plan/types.js';
 import { isKubemixError } from '../errors.js';
 import { HostError } from '../errors.js';
-import type { RunContext } from './context.js';
+import type { ApplyResult, RunContext } from './context.js';
 import { runDag } from './dag.js';
 import { TASK_STATES, type TaskState } from './journal.js';
-import type { ApplyResult } from './apply-plan.js';
 import { checkTask } from './task-runner.js';
 
 export async function runChecks(tasks: readonly Task[], ctx: RunContext, concurrency: number): Promise<ApplyResult> {

@@ -1,7 +1,7 @@
 import type { Artifact } from '../plan/types.js';
 import type { HostTransport } from '../transport/types.js';
 import type { EventBus } from './events.js';
-import type { Journal } from './journal.js';
+import type { Journal, TaskState } from './journal.js';
 import type { Redactor, SecretStore } from './secrets.js';
 
 export interface RetryPolicy {
@@ -12,6 +12,15 @@ export interface RetryPolicy {
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 6, baseDelayMs: 1_000, maxDelayMs: 15_000 };
+
+/** What applyPlan (and its --check mode) returns. */
+export interface ApplyResult {
+  readonly ok: boolean;
+  readonly counts: Readonly<Record<TaskState, number>>;
+  readonly failed: readonly { readonly id: string; readonly host: string; readonly error: string }[];
+  /** --check: how many tasks would change their host. */
+  readonly changes: number;
+}
 
 /** Everything a task run needs; built once per run by applyPlan. */
 export interface RunContext {

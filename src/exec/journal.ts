@@ -2,8 +2,9 @@
 // rewritten durably (temp + fsync + rename + dir fsync) on every change that
 // matters, so `kill -9` at any moment loses nothing already reported done.
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { InputError } from '../errors.js';
 import { writeFileDurable } from './durable.js';
+import { statePaths } from './state-dir.js';
 
 export const TASK_STATES = ['pending', 'running', 'retrying', 'done', 'failed', 'skipped', 'cancelled'] as const;
 export type TaskState = (typeof TASK_STATES)[number];
@@ -42,7 +43,7 @@ export class Journal {
   ) {}
 
   static async open(stateDir: string, cluster: string, planHash: string): Promise<Journal> {
-    const journal = new Journal(join(stateDir, 'journal.json'), cluster, planHash);
+    const journal = new Journal(statePaths(stateDir).journal, cluster, planHash);
     try {
       const doc = JSON.parse(await readFile(journal.path, 'utf8')) as JournalDocument;
       if (doc.version === 1) journal.tasks = { ...doc.tasks };
@@ -84,5 +85,20 @@ export class Journal {
   private write(): Promise<void> {
     const doc: JournalDocument = { version: 1, cluster: this.cluster, planHash: this.planHash, updatedAt: new Date().toISOString(), tasks: this.tasks };
     return writeFileDurable(this.path, `${JSON.stringify(doc, null, 1)}\n`, 0o600);
+  }
+}
+
+/**
+ * The journal of a state directory as last written, for reports (`status`,
+ * `add-node`); undefined when nothing was ever run there.
+ */
+export async function readJournal(stateDir: string): Promise<JournalDocument | undefined> {
+  const path = statePaths(stateDir).journal;
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as JournalDocument;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const why = error instanceof Error ? error.message : String(error);
+    throw new InputError('state.journal', `cannot read the journal in ${stateDir}: ${why}`, { path, hint: 'remove it to start over: every task runs again, and its check skips what is already in place' });
   }
 }

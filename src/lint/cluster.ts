@@ -25,7 +25,7 @@ export interface LintCluster {
   readonly windowsDsr?: boolean;
 }
 
-/** kubemix taints every Windows node with this (REFERENCE.md §4). */
+/** kubemix taints every Windows node with this, the taint Kubernetes' Windows scheduling guide suggests. */
 export const WINDOWS_TAINT: WindowsTaint = { key: 'os', value: 'windows', effect: 'NoSchedule' };
 
 /** Without a cluster lint assumes the cluster kubemix exists for: Linux and Windows workers. */

@@ -2,9 +2,10 @@
 // depends on lives here and nowhere else. Versions drift; when upstream ships
 // a release, this is the one file to change (and the golden files that follow).
 //
-// Sources: REFERENCE.md §2–5 (Kubernetes release table, containerd support
-// table, Windows builds) and upstream release notes as of 2026-06 for patch
-// versions. `confirmed: false` marks rows upstream has not published yet.
+// Sources: the Kubernetes release history (kubernetes.io/releases), containerd's
+// RELEASES.md (support table, Kubernetes compatibility), Microsoft's Windows
+// Server release information (builds) and upstream release notes as of
+// 2026-06 for patch versions. `confirmed: false` marks rows upstream has not published yet.
 
 export interface KubernetesRelease {
   readonly minor: string;
@@ -33,7 +34,7 @@ export const DEFAULT_KUBERNETES_MINOR = '1.36';
 export interface ContainerdLine {
   readonly line: string;
   readonly patch: string;
-  /** `config.toml` schema version for this line (REFERENCE.md §3). */
+  /** `config.toml` schema version for this line (containerd RELEASES.md: 1.7 reads version 2, 2.x version 3). */
   readonly configVersion: 2 | 3;
   readonly endOfLife: string;
   readonly lts: boolean;
@@ -121,7 +122,7 @@ export const URLS = {
   calicoManifest: (version: string, name: string) => `https://raw.githubusercontent.com/projectcalico/calico/v${version}/manifests/${name}`,
 } as const;
 
-/** Windows-only components (REFERENCE.md §4–5). */
+/** Windows-only components (each from its upstream release page). */
 export const WINDOWS_COMPONENTS = {
   /** Service wrapper for flanneld, which has no Windows service integration. */
   winsw: '2.12.0',
@@ -191,7 +192,10 @@ export const CHECKSUM_URLS = {
  */
 export const RELEASE_SHA256: Readonly<Record<string, string>> = {};
 
-/** The "External" HNS network every Windows node gets (REFERENCE.md §4). */
+/**
+ * The "External" HNS network every Windows node gets, as Microsoft's
+ * sig-windows-tools and Kubernetes' GCE Windows scripts create it.
+ */
 export const WINDOWS_EXTERNAL_HNS_CIDR = '192.168.255.0/30';
 
 /** flannel vxlan settings Windows requires; used from the start on every cluster. */

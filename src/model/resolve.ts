@@ -3,14 +3,18 @@
 // deterministic: the same spec always resolves to the same model.
 import { windowsRelease } from '../matrix/index.js';
 import { formatCidr, formatIp, parseCidr, subnetAt, type Cidr } from '../net/cidr.js';
-import type { HostConnection, NodeRole, PlanCluster, PlanNode } from '../model/types.js';
+import type {
+  AddressRanges, HostConnection, HttpProxy, Hypervisor, Mirrors, NodeRole, PlanCluster, PlanNode, PodOverlay, ServicesSettings,
+} from './types.js';
+import { addressRanges, resolveHypervisors, resolveMirrors, resolveOverlay, resolveProxy, resolveServices } from './settings.js';
 import type { NodeDraft } from '../spec/nodes.js';
 import { NODE_POD_PREFIX } from '../spec/rules/network.js';
 import type { SpecResult } from '../spec/read.js';
 import type { ClusterSpec, SshTarget } from '../spec/types.js';
-import { allocateAddresses, gatewayOf } from './addresses.js';
+import { allocateAddresses, gatewayOf } from '../net/addresses.js';
 import { assignMacs } from './mac.js';
-import { nodeMtu, podMtu } from './mtu.js';
+import { nodeMtu, podMtu } from '../net/mtu.js';
+import { mtuSettings } from '../spec/mtu.js';
 import { placeOnHypervisors } from './placement.js';
 import { resolveVersions, type ResolvedVersions } from './versions.js';
 
@@ -25,11 +29,24 @@ export interface ModelWarning {
 }
 
 export interface ClusterModel {
+  /** The validated spec, for the CLI; later steps read the resolved fields below. */
   readonly spec: ClusterSpec;
+  /** The facts a plan carries in its header (serialised into plan.json). */
   readonly cluster: PlanCluster;
   readonly versions: ResolvedVersions;
   readonly nodes: readonly PlanNode[];
   readonly hosts: readonly HostConnection[];
+  readonly overlay: PodOverlay;
+  readonly podNetworks: AddressRanges;
+  readonly serviceNetworks: AddressRanges;
+  readonly proxy: HttpProxy | undefined;
+  readonly mirrors: Mirrors;
+  /** Undefined when the cluster has no services node. */
+  readonly services: ServicesSettings | undefined;
+  /** libvirt driver: the hypervisors in spec order; empty for existing hosts. */
+  readonly hypervisors: readonly Hypervisor[];
+  /** HostProcess mode's images: set in the spec and the CNI is flannel (Calico has no such mode here). */
+  readonly windowsHostProcess: { readonly flannelImage: string; readonly kubeProxyImage: string } | undefined;
   readonly warnings: readonly ModelWarning[];
 }
 
@@ -42,7 +59,9 @@ export function resolveModel(input: SpecResult): ClusterModel {
   const macs = assignMacs(spec.name, drafts.map((d) => d.name));
   const placement = placeOnHypervisors(drafts, spec.hypervisors.map((h) => h.name));
   const hasLinuxWorker = drafts.some((d) => (d.role === 'worker' && !isWindows(d.os)) || d.alsoWorker);
-  const podCidrs = predictPodCidrs(spec, drafts);
+  const overlay = resolveOverlay(spec);
+  const podNetworks = addressRanges(spec.network.podCidr);
+  const podCidrs = overlay.plugin === 'flannel' ? predictPodCidrs(podNetworks, drafts) : new Map<string, string>();
   const nodes = drafts.map((d): PlanNode => {
     const build = windowsRelease(d.os)?.build;
     const hypervisor = placement.get(d.name);
@@ -66,7 +85,18 @@ export function resolveModel(input: SpecResult): ClusterModel {
   const versions = resolveVersions(spec);
   const warnings: ModelWarning[] = input.warnings.map((w) => ({ code: w.code, path: w.path, message: w.message }));
   const cluster = clusterFacts(spec, versions, nodes, formatIp(4, gateway), warnings);
-  return { spec, cluster, versions, nodes, hosts: hostConnections(spec, nodes), warnings };
+  return {
+    spec, cluster, versions, nodes, hosts: hostConnections(spec, nodes),
+    overlay,
+    podNetworks,
+    serviceNetworks: addressRanges(spec.network.serviceCidr),
+    proxy: resolveProxy(spec),
+    mirrors: resolveMirrors(spec),
+    services: resolveServices(spec),
+    hypervisors: resolveHypervisors(spec),
+    windowsHostProcess: spec.cni.plugin === 'flannel' ? spec.windows?.hostProcess : undefined,
+    warnings,
+  };
 }
 
 function isWindows(os: string): boolean {
@@ -81,12 +111,12 @@ function ipsFor(spec: ClusterSpec, drafts: readonly NodeDraft[], net: Cidr, gate
 
 /**
  * The controller-manager hands out pod CIDRs in registration order; we
- * predict control plane first, then workers in spec order. Only a prediction.
+ * predict control plane first, then workers in spec order, from the first
+ * pod range when it is IPv4. Only a prediction. Calico's IPAM hands out /26
+ * blocks on demand: there is no per-node range to predict.
  */
-function predictPodCidrs(spec: ClusterSpec, drafts: readonly NodeDraft[]): Map<string, string> {
-  // Calico's IPAM hands out /26 blocks on demand: there is no per-node range to predict.
-  if (spec.cni.plugin !== 'flannel') return new Map();
-  const first = parseCidr(spec.network.podCidr.split(',')[0]?.trim() ?? '');
+function predictPodCidrs(podNetworks: AddressRanges, drafts: readonly NodeDraft[]): Map<string, string> {
+  const first = parseCidr(podNetworks.all[0] ?? '');
   const out = new Map<string, string>();
   if (first === undefined || first.family !== 4) return out;
   drafts.filter((d) => d.role !== 'services').forEach((d, i) => out.set(d.name, formatCidr(subnetAt(first, NODE_POD_PREFIX, BigInt(i)))));
@@ -109,7 +139,8 @@ function clusterFacts(spec: ClusterSpec, versions: ResolvedVersions, nodes: read
   }
   const controllers = nodes.filter((n) => n.role === 'control-plane').length;
   if (!viaLoadBalancer && controllers > 1) {
-    warnings.push({ code: 'api.no-load-balancer', path: 'spec.services.loadBalancer', message: `the API endpoint points at ${firstController?.name} only: with ${controllers} control-plane nodes and no load balancer the API is not highly available` });
+    const message = `the API endpoint points at ${firstController?.name} only: with ${controllers} control-plane nodes and no load balancer the API is not highly available`;
+    warnings.push({ code: 'api.no-load-balancer', path: 'spec.services.loadBalancer', message });
   }
   return {
     name: spec.name,
@@ -121,8 +152,8 @@ function clusterFacts(spec: ClusterSpec, versions: ResolvedVersions, nodes: read
       gateway,
       podCidr: spec.network.podCidr,
       serviceCidr: spec.network.serviceCidr,
-      nodeMtu: nodeMtu(spec),
-      podMtu: podMtu(spec),
+      nodeMtu: nodeMtu(mtuSettings(spec)),
+      podMtu: podMtu(mtuSettings(spec)),
     },
     cni: { plugin: spec.cni.plugin, backend: spec.cni.backend, vni: spec.cni.vni, port: spec.cni.port },
     apiEndpoint: { host, port: API_PORT, address: (viaLoadBalancer ? services?.ip : firstController?.ip) ?? '' },

@@ -70,3 +70,63 @@ export interface PlanCluster {
   readonly cni: { readonly plugin: 'flannel' | 'calico'; readonly backend: 'vxlan' | 'host-gw'; readonly vni: number; readonly port: number };
   readonly apiEndpoint: { readonly host: string; readonly port: number; readonly address: string };
 }
+
+/**
+ * How pods on different nodes reach each other, resolved once from the spec's
+ * cni settings: ask `vxlan !== undefined` rather than comparing backend names.
+ */
+export interface PodOverlay {
+  readonly plugin: 'flannel' | 'calico';
+  readonly backend: 'vxlan' | 'host-gw';
+  /**
+   * VXLAN's VNI and UDP port between nodes. Undefined for host-gw, which does
+   * not encapsulate: pod traffic is routed via node IPs on one L2 segment.
+   */
+  readonly vxlan: { readonly vni: number; readonly port: number } | undefined;
+  /** The pod MTU: node MTU less the encapsulation header. */
+  readonly podMtu: number;
+}
+
+/**
+ * The pod or the service network: one range per address family (dual-stack
+ * gives two), parsed once from the spec's comma-separated text.
+ */
+export interface AddressRanges {
+  /** Every range, trimmed, in the order the spec lists them (kubeadm's podSubnet order). */
+  readonly all: readonly string[];
+  readonly ipv4: string | undefined;
+  readonly ipv6: string | undefined;
+}
+
+/** The operator's HTTP proxy; undefined when the spec sets neither http nor https. */
+export interface HttpProxy {
+  readonly http: string | undefined;
+  readonly https: string | undefined;
+  /** The operator's own bypass list (the cluster's networks and names are added where it is used). */
+  readonly noProxy: readonly string[];
+}
+
+export interface Mirrors {
+  /** Registry → mirror, sorted by registry name. */
+  readonly images: readonly { readonly registry: string; readonly mirror: string }[];
+  /** Base URL that serves upstream downloads under `<mirror>/<host>/<path>`. */
+  readonly artifacts: string | undefined;
+}
+
+/** What the services node runs; the model has one only when spec.services.enabled. */
+export interface ServicesSettings {
+  readonly dns: boolean;
+  readonly loadBalancer: boolean;
+  /** DHCP asked for; it serves only nodes with a known MAC. */
+  readonly dhcp: boolean;
+  readonly registry: boolean;
+  /** Upstream resolvers for Bind; undefined means the gateway. */
+  readonly forwarders: readonly string[] | undefined;
+}
+
+/** A libvirt hypervisor: where its guests run and how virsh reaches libvirtd there. */
+export interface Hypervisor {
+  readonly name: string;
+  readonly address: string;
+  readonly libvirtUri: string;
+}

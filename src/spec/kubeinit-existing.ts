@@ -1,9 +1,9 @@
 // `k8s-existing-…` strings: the hosts already exist at the addresses kubemix
 // would have given them on the default node network.
-import { allocateAddresses, defaultGateway } from '../model/addresses.js';
+import { allocateAddresses, defaultGateway } from '../net/addresses.js';
 import { parseCidr } from '../net/cidr.js';
 import { DEFAULT_LINUX_DISTRO } from '../matrix/index.js';
-import type { KubeinitNodes } from './kubeinit-nodes.js';
+import type { KubeinitNodes } from './kubeinit-types.js';
 import { NAME_PREFIX, twoDigits } from './nodes.js';
 
 const DEFAULT_NODE_CIDR = '10.0.0.0/24';

@@ -1,31 +1,11 @@
 // cluster_nodes_spec semantics: every node starts from defaults; each
 // override whose when_* conditions match sets attributes; later entries win.
 import { DEFAULT_LINUX_DISTRO } from '../matrix/index.js';
-import type { KubeinitSpec } from './kubeinit.js';
-
-export interface NodeAttributes {
-  readonly os?: string;
-  readonly vcpus?: number;
-  readonly ram?: string;
-  readonly disk?: string;
-}
-
-export interface NodeOverride {
-  readonly group?: string;
-  readonly type?: string;
-  readonly distro?: string;
-  readonly set: NodeAttributes;
-}
+import type { KubeinitNodes, KubeinitSpec, NodeAttributes, NodeOverride } from './kubeinit-types.js';
 
 interface KubeinitNode {
   readonly group: 'controller_nodes' | 'compute_nodes' | 'service_nodes';
   attributes: NodeAttributes;
-}
-
-export interface KubeinitNodes {
-  readonly controlPlane: Record<string, unknown>;
-  readonly workers: Record<string, unknown>[];
-  readonly services: Record<string, unknown>;
 }
 
 export function applyOverrides(spec: KubeinitSpec, overrides: readonly NodeOverride[]): KubeinitNodes {

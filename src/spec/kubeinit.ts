@@ -7,20 +7,13 @@ import type { Diagnostic } from '../errors.js';
 import { LINUX_DISTROS, WINDOWS } from '../matrix/index.js';
 import { SPEC_API_VERSION } from './schema.js';
 import { didYouMean } from './suggest.js';
-import { applyOverrides, type NodeAttributes, type NodeOverride } from './kubeinit-nodes.js';
+import { applyOverrides } from './kubeinit-nodes.js';
+import type { KubeinitSpec, NodeAttributes, NodeOverride } from './kubeinit-types.js';
 import { existingHostsFor } from './kubeinit-existing.js';
 
 export const KUBEINIT_DEFAULTS = { cluster: 'k8scluster', domain: 'kubeinit.local' } as const;
 
 const UNSUPPORTED_DISTROS = ['okd', 'ocp', 'rke', 'eks', 'cdk', 'kid', 'k3s', 'openshift'];
-
-export interface KubeinitSpec {
-  readonly distro: 'k8s';
-  readonly driver: 'libvirt' | 'existing';
-  readonly controllers: number;
-  readonly computes: number;
-  readonly hypervisors: number;
-}
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; diagnostics: Diagnostic[] };
 

@@ -88,7 +88,12 @@ async function judgeKey(endpoint: Endpoint, name: string, key: Buffer, options: 
       );
     case 'unknown':
       if (endpoint.pinned) {
-        throw new HostKeyError(endpoint.label, `${endpoint.label} (${name}) is created by kubemix but its pinned host key is missing from ${file} (offered ${verdict.fingerprint})`, 'pinned keys are never learnt on first contact: restore the state directory or re-create the machine');
+        const missing = `${endpoint.label} (${name}) is created by kubemix but its pinned host key is missing from ${file}`;
+        throw new HostKeyError(
+          endpoint.label,
+          `${missing} (offered ${verdict.fingerprint})`,
+          'pinned keys are never learnt on first contact: restore the state directory or re-create the machine',
+        );
       }
       if (!options.trustNewHosts) {
         const ca = verdict.caOnly ? ' (only an @cert-authority line matches; host certificates are not supported by this client, add the plain key)' : '';

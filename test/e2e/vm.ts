@@ -1,4 +1,4 @@
-// Real VMs for the e2e tier: qemu with software emulation (REFERENCE.md §9:
+// Real VMs for the e2e tier: qemu with software emulation (
 // /dev/kvm here is a PVM host that hangs ordinary guests) on a bridge of the
 // test's own, in a /28 of 198.51.100.0/24 claimed like the netns test hosts,
 // so both kinds of test can run side by side. Everything made here (qemu by
@@ -80,7 +80,16 @@ export class VmNet {
     if (i >= MAX_VMS) throw new Error(`at most ${MAX_VMS} VMs per net (tcg on this machine is slow)`);
     const octet = this.block * 16 + 2 + i;
     // Tap names follow the netns harness's veth names, so its sweep of a dead owner's block removes them too.
-    const vm: Vm = { spec, name: spec.name, address: `198.51.100.${octet}`, mac: `52:54:00:c6:33:${octet.toString(16).padStart(2, '0')}`, tap: `km${this.block}v${i}`, hostKeyFile: join(this.root, `${spec.name}.host_key`), consoleLog: join(this.root, `${spec.name}.console.log`), qemu: undefined };
+    const vm: Vm = {
+      spec,
+      name: spec.name,
+      address: `198.51.100.${octet}`,
+      mac: `52:54:00:c6:33:${octet.toString(16).padStart(2, '0')}`,
+      tap: `km${this.block}v${i}`,
+      hostKeyFile: join(this.root, `${spec.name}.host_key`),
+      consoleLog: join(this.root, `${spec.name}.console.log`),
+      qemu: undefined,
+    };
     this.vms.push(vm);
     sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', spec.name, '-f', vm.hostKeyFile]);
     appendFileSync(this.knownHosts, `${this.knownHostsLine(vm)}\n`);
@@ -120,7 +129,9 @@ export class VmNet {
 
   /** Runs a shell command on the VM as root over the system's ssh client (pinned key); its stdout. */
   ssh(vm: Vm, command: string, timeoutMs = 60_000): string {
-    const r = spawnSync('ssh', ['-i', this.clientKey, '-o', `UserKnownHostsFile=${this.knownHosts}`, '-o', 'StrictHostKeyChecking=yes', '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', '-o', 'LogLevel=ERROR', `root@${vm.address}`, command], { encoding: 'utf8', timeout: timeoutMs });
+    const options = [`UserKnownHostsFile=${this.knownHosts}`, 'StrictHostKeyChecking=yes', 'BatchMode=yes', 'ConnectTimeout=10', 'LogLevel=ERROR'];
+    const args = ['-i', this.clientKey, ...options.flatMap((o) => ['-o', o]), `root@${vm.address}`, command];
+    const r = spawnSync('ssh', args, { encoding: 'utf8', timeout: timeoutMs });
     if (r.status !== 0) throw new Error(`ssh ${vm.name} ${JSON.stringify(command)}: exit ${r.status ?? r.signal}\n${r.stderr}`);
     return r.stdout;
   }

@@ -138,7 +138,16 @@ export class TestNet {
 
   private addHost(i: number): void {
     const name = `host-${i + 1}`;
-    const h: TestHost = { name, ns: `km${this.block}h${i}`, address: `198.51.100.${this.block * 16 + 2 + i}`, veth: `km${this.block}v${i}`, dir: join(this.root, name), configFile: join(this.root, `${name}.sshd_config`), hostKeyFile: join(this.root, `${name}.host_key`), sshd: undefined };
+    const h: TestHost = {
+      name,
+      ns: `km${this.block}h${i}`,
+      address: `198.51.100.${this.block * 16 + 2 + i}`,
+      veth: `km${this.block}v${i}`,
+      dir: join(this.root, name),
+      configFile: join(this.root, `${name}.sshd_config`),
+      hostKeyFile: join(this.root, `${name}.host_key`),
+      sshd: undefined,
+    };
     mkdirSync(h.dir, { recursive: true });
     quiet('ip', ['link', 'del', h.veth]);
     sh('ip', ['netns', 'add', h.ns]);

@@ -64,7 +64,15 @@ export function buildPlan(hosts: readonly HostConnection[], tasks: readonly Task
   const body: Omit<Plan, 'hash'> = {
     apiVersion: PLAN_API_VERSION,
     kind: 'Plan' as const,
-    cluster: { name: cluster, domain: 'test.local', driver: 'existing' as const, versions: {}, network: { nodeCidr: '198.51.100.0/24', gateway: '198.51.100.1', podCidr: '10.244.0.0/16', serviceCidr: '10.96.0.0/12', nodeMtu: 1500, podMtu: 1450 }, cni: { plugin: 'flannel' as const, backend: 'vxlan' as const, vni: 4096, port: 4789 }, apiEndpoint: { host: 'api', port: 6443, address: '198.51.100.2' } },
+    cluster: {
+      name: cluster, domain: 'test.local', driver: 'existing' as const, versions: {},
+      network: {
+        nodeCidr: '198.51.100.0/24', gateway: '198.51.100.1', podCidr: '10.244.0.0/16', serviceCidr: '10.96.0.0/12',
+        nodeMtu: 1500, podMtu: 1450,
+      },
+      cni: { plugin: 'flannel' as const, backend: 'vxlan' as const, vni: 4096, port: 4789 },
+      apiEndpoint: { host: 'api', port: 6443, address: '198.51.100.2' },
+    },
     hosts,
     nodes: [],
     artifacts,

@@ -1,4 +1,5 @@
-// The first-join order of issue 4 lives in the task DAG; versions never get
+// The first-join order of a Windows worker (containerd → kubelet service →
+// kubeadm join → flanneld → CNI config → kube-proxy) lives in the task DAG; versions never get
 // flags or gates they reject; run-time values never come from the plan.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,5 +1,6 @@
 // Windows worker recipe: every script parses under tree-sitter-powershell and
-// passes kubemix's rules; the traps of REFERENCE.md §4–5 are pinned by tests.
+// passes kubemix's rules; the known Windows traps (kubeadm join's
+// service and paths, HNS networks, CNI config names) are pinned by tests.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assemblePlan } from '../../src/plan/assemble.js';

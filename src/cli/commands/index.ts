@@ -83,7 +83,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: 'guard',
     term: 'guard',
     description: 'admission webhook that places pods by image OS and rejects what Windows cannot run',
-    load: async () => (await import('./guard.js')).registerGuard,
+    load: async () => (await import('./guard/index.js')).registerGuard,
   },
   {
     name: 'inventory',

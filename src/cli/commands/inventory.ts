@@ -14,7 +14,7 @@ import { YAML_LIMITS } from '../../spec/yaml.js';
 import type { CliIo } from '../io.js';
 import { outputFor } from '../settings.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
-import { specYaml } from './init.js';
+import { specYaml } from '../spec-yaml.js';
 
 export function registerInventory(program: Command, io: CliIo): void {
   const inventory = program.command('inventory').description('Ansible inventories in (import) and out (export)');

@@ -10,6 +10,7 @@ import { mergeKubeconfig, renameAdminKubeconfig } from '../../exec/kubeconfig.js
 import { SecretStore } from '../../exec/secrets.js';
 import { statePaths } from '../../exec/state-dir.js';
 import { SECRET_NAMES } from '../../model/secret-names.js';
+import { withStateDirOption } from '../executor-flags.js';
 import type { CliIo } from '../io.js';
 import { outputFor, stateDir } from '../settings.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
@@ -31,14 +32,13 @@ async function readOptional(path: string): Promise<string> {
 }
 
 export function registerKubeconfig(program: Command, io: CliIo): void {
-  withSpecOptions(program
+  withStateDirOption(withSpecOptions(program
     .command('kubeconfig')
     .description('write the admin kubeconfig (0600) from the state directory; --merge adds it to ~/.kube/config')
     .argument('<SPEC>', 'spec file or Kubeinit string')
-    .option('--state-dir <dir>', 'state directory (env KUBEMIX_STATE_DIR; default .kubemix/<cluster> beside the spec file)')
     .option('--out <file>', 'where to write it (default <state dir>/kubeconfig)')
     .option('--merge [file]', 'merge into this kubeconfig (default: the first path of $KUBECONFIG, else ~/.kube/config) with a context named after the cluster')
-    .option('--use', 'with --merge: make the cluster\'s context the current one'))
+    .option('--use', 'with --merge: make the cluster\'s context the current one')))
     .action(async (spec: string, flags: Flags, command: Command) => {
       const out = outputFor(command, io);
       const loaded = loadSpec(spec, flags, io);

@@ -5,10 +5,9 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { FindingsError, InputError } from '../../errors.js';
 import type { CliIo } from '../io.js';
+import type { LintCluster } from '../../lint/cluster.js';
+import { lintTargetFromSpec } from '../lint-target.js';
 import { terminalSafe } from '../terminal.js';
-import { lintClusterFor, type LintCluster } from '../../lint/cluster.js';
-import { resolveModel } from '../../model/resolve.js';
-import { loadSpec } from '../spec-arg.js';
 import { lintSources } from '../../lint/engine.js';
 import { exitCodeOf, sortFindings, summarize, type Finding } from '../../lint/findings.js';
 import { fixSources, unifiedDiff } from '../../lint/fix.js';
@@ -175,22 +174,4 @@ class LintInputError extends InputError {
   override toJSON(): Record<string, unknown> {
     return this.lintReport === undefined ? super.toJSON() : { ...super.toJSON(), report: this.lintReport };
   }
-}
-
-/** The Windows builds and Linux presence of the cluster a spec describes, and its image mirrors. */
-export function lintTargetFromSpec(spec: string, io: CliIo): { cluster: LintCluster; mirrors: Readonly<Record<string, string>> } {
-  const loaded = loadSpec(spec, {}, io);
-  return { cluster: lintClusterOf(loaded), mirrors: loaded.spec.mirrors.images };
-}
-
-/** The Windows builds and Linux presence of the cluster a spec describes. */
-export function lintClusterFromSpec(spec: string, io: CliIo): LintCluster {
-  return lintClusterOf(loadSpec(spec, {}, io));
-}
-
-function lintClusterOf(loaded: ReturnType<typeof loadSpec>): LintCluster {
-  const model = resolveModel(loaded);
-  const kube = model.nodes.filter((n) => n.role !== 'services' && n.schedulable);
-  const windows = [...new Set(kube.filter((n) => n.osFamily === 'windows').map((n) => n.os))].sort();
-  return lintClusterFor(windows, { hasLinux: kube.some((n) => n.osFamily === 'linux') });
 }

@@ -2,17 +2,18 @@
 // of past runs (secrets already redacted when they were written).
 import type { Command } from 'commander';
 import { readdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { InputError } from '../../errors.js';
-import { statePaths } from '../../exec/state-dir.js';
+import { chosenStateDir, statePaths } from '../../exec/state-dir.js';
+import { withStateDirOption } from '../executor-flags.js';
 import type { CliIo } from '../io.js';
 import { stateDir } from '../settings.js';
 import { loadSpec } from '../spec-arg.js';
 
 /** With a state directory given, the one argument is a host; otherwise SPEC [HOST]. */
 function stateAndHost(args: readonly string[], flag: string | undefined, io: CliIo): { dir: string; host: string | undefined } {
-  const given = flag ?? io.env['KUBEMIX_STATE_DIR'];
-  if (given !== undefined && given !== '') {
+  const given = chosenStateDir({ flag, env: io.env, cwd: io.cwd });
+  if (given !== undefined) {
     if (args.length > 1) throw new InputError('flags.invalid', 'with --state-dir (or KUBEMIX_STATE_DIR) give at most one HOST');
     return { dir: given, host: args[0] };
   }
@@ -24,7 +25,7 @@ function stateAndHost(args: readonly string[], flag: string | undefined, io: Cli
 
 export async function runLogs(args: readonly string[], flag: string | undefined, io: CliIo): Promise<void> {
   const { dir, host } = stateAndHost(args, flag, io);
-  const logs = statePaths(resolve(io.cwd, dir)).logs;
+  const logs = statePaths(dir).logs;
   let files: string[];
   try {
     files = (await readdir(logs)).filter((f) => f.endsWith('.log')).sort();
@@ -40,10 +41,9 @@ export async function runLogs(args: readonly string[], flag: string | undefined,
 }
 
 export function registerLogs(program: Command, io: CliIo): void {
-  program
+  withStateDirOption(program
     .command('logs')
     .description('print the per-host logs of `kubemix up` runs (secrets redacted)')
-    .argument('[args...]', 'SPEC [HOST], or only [HOST] with --state-dir')
-    .option('--state-dir <dir>', 'state directory of the cluster (env KUBEMIX_STATE_DIR; default .kubemix/<cluster> beside the spec file)')
+    .argument('[args...]', 'SPEC [HOST], or only [HOST] with --state-dir'))
     .action(async (args: string[], flags: { stateDir?: string }) => runLogs(args, flags.stateDir, io));
 }

@@ -1,26 +1,16 @@
 // `kubemix status SPEC`: per host, what is done, what is left, what failed.
 // Exit 0 when every planned task is done with today's inputs, 1 otherwise.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Command } from 'commander';
-import { FindingsError, InputError } from '../../errors.js';
-import type { JournalDocument } from '../../exec/journal.js';
+import { FindingsError } from '../../errors.js';
+import { readJournal } from '../../exec/journal.js';
 import { clusterStatus, type ClusterStatus } from '../../exec/status.js';
 import { resolveModel } from '../../model/resolve.js';
 import { assemblePlan } from '../../plan/assemble.js';
 import type { CliIo } from '../io.js';
+import { withStateDirOption } from '../executor-flags.js';
 import { table } from '../render-plan.js';
 import { outputFor, stateDir } from '../settings.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
-
-async function readJournal(dir: string): Promise<JournalDocument | undefined> {
-  try {
-    return JSON.parse(await readFile(join(dir, 'journal.json'), 'utf8')) as JournalDocument;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new InputError('state.journal', `cannot read the journal in ${dir}: ${error instanceof Error ? error.message : String(error)}`, { path: join(dir, 'journal.json') });
-  }
-}
 
 function statusText(status: ClusterStatus): string {
   const rows = status.hosts.map((h) => [h.host, String(h.done), String(h.left), String(h.failed), h.failures[0]?.error ?? h.next ?? '-']);
@@ -32,11 +22,10 @@ function statusText(status: ClusterStatus): string {
 }
 
 export function registerStatus(program: Command, io: CliIo): void {
-  withSpecOptions(program
+  withStateDirOption(withSpecOptions(program
     .command('status')
     .description('per host: tasks done, left and failed (exit 1 while incomplete)')
-    .argument('<SPEC>', 'spec file or Kubeinit string')
-    .option('--state-dir <dir>', 'state directory (env KUBEMIX_STATE_DIR; default .kubemix/<cluster> beside the spec file)'))
+    .argument('<SPEC>', 'spec file or Kubeinit string')))
     .action(async (spec: string, flags: SpecOptions & { stateDir?: string }, command: Command) => {
       const out = outputFor(command, io);
       const loaded = loadSpec(spec, flags, io);

@@ -1,5 +1,5 @@
-// Static routes for the pod network. Upstream L3 routing (seed 001): the
-// top-of-rack router sends each node's pod CIDR to that node. flannel host-gw:
+// Static routes for the pod network. Upstream L3 routing (the topology of
+// Kubernetes' Windows networking guide since v1.9): the top-of-rack router sends each node's pod CIDR to that node. flannel host-gw:
 // every node routes every other node's pod CIDR to that node's IP. The pod
 // CIDRs are the model's prediction (registration order) until read from a
 // live cluster, and are marked so in every format.
@@ -27,7 +27,7 @@ export function torRoutes(model: ClusterModel): PodRoute[] {
 
 /** flannel host-gw: on each node, a route to every other node's pod CIDR. Empty for vxlan. */
 export function hostGwRoutes(model: ClusterModel): NodeRoutes[] {
-  if (model.cluster.cni.backend !== 'host-gw') return [];
+  if (model.overlay.vxlan !== undefined) return [];
   const all = torRoutes(model);
   return all.map((own) => ({ node: own.node, routes: all.filter((r) => r.node !== own.node) }));
 }

@@ -54,5 +54,5 @@ export function layoutTopology(model: ClusterModel, top: number): Layout {
 
 function columnsOf(model: ClusterModel): { name: string; address?: string; nodes: PlanNode[] }[] {
   if (model.cluster.driver === 'existing') return [{ name: 'existing hosts', nodes: [...model.nodes] }];
-  return model.spec.hypervisors.map((h) => ({ name: h.name, address: h.address, nodes: model.nodes.filter((n) => n.hypervisor === h.name) }));
+  return model.hypervisors.map((h) => ({ name: h.name, address: h.address, nodes: model.nodes.filter((n) => n.hypervisor === h.name) }));
 }

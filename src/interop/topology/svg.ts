@@ -78,14 +78,16 @@ function physical(model: ClusterModel, layout: Layout): string[] {
 }
 
 function logical(model: ClusterModel, layout: Layout, top: number): string[] {
-  const { network, cni, apiEndpoint, name, domain } = model.cluster;
+  const { network, apiEndpoint, name, domain } = model.cluster;
+  const { plugin, backend, vxlan } = model.overlay;
+  const overlay = vxlan === undefined ? ' · routes via node IPs (one L2 segment)' : ` · VNI ${vxlan.vni} · UDP ${vxlan.port}`;
   const w = layout.width - 2 * PAD;
   const lines = [
     `node network ${network.nodeCidr} · gateway ${network.gateway} · MTU ${network.nodeMtu}: ${nodeAddresses(model)}`,
     `pod network ${network.podCidr} (a /24 per node, predicted) · pod MTU ${network.podMtu} · service CIDR ${network.serviceCidr}`,
-    `API ${apiEndpoint.host}:${apiEndpoint.port} → ${apiEndpoint.address} ${model.nodes.some((n) => n.role === 'services') && model.spec.services.loadBalancer ? '(HAProxy on the services node → control plane)' : '(first control-plane node, no load balancer)'}`,
+    `API ${apiEndpoint.host}:${apiEndpoint.port} → ${apiEndpoint.address} ${model.services?.loadBalancer === true ? '(HAProxy on the services node → control plane)' : '(first control-plane node, no load balancer)'}`,
     `DNS: <node>.${name}.${domain}, api / api-int / *.apps / registry .${name}.${domain}`,
-    `CNI ${cni.plugin} ${cni.backend}${cni.backend === 'vxlan' ? ` · VNI ${cni.vni} · UDP ${cni.port}` : ' · routes via node IPs (one L2 segment)'}`,
+    `CNI ${plugin} ${backend}${overlay}`,
   ];
   const out = [text(PAD, top - 10, 'Logical: networks, endpoints, names', 'class="h"'), `<rect x="${PAD}" y="${top}" width="${w}" height="${lines.length * 22 + 16}" rx="6" fill="#fafafa" stroke="#777"/>`];
   lines.forEach((l, i) => out.push(text(PAD + 12, top + 26 + i * 22, l)));

@@ -1,6 +1,7 @@
 // HostProcess pods run directly on the Windows host (CNI, kube-proxy,
-// monitoring agents). Kubernetes admits them only in one shape
-// (REFERENCE.md §6).
+// monitoring agents). Kubernetes admits them only in one shape (Kubernetes
+// docs, "Create a Windows HostProcess Pod"): hostNetwork, every container
+// HostProcess, a host account, runAsNonRoot not true.
 import { isHostProcess, podHostProcess, runAsUserName } from '../pod.js';
 import { asMap, stringEntries } from '../values.js';
 import type { ObjectHit, RuleHit, SetRule, TemplateContext, TemplateRule } from './types.js';

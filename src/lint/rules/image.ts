@@ -1,5 +1,6 @@
 // Rules about the images in a pod: Windows process isolation needs the image's
-// build to equal the node's (REFERENCE.md §4), and one pod cannot mix OSes.
+// build to equal the node's (Microsoft docs, "Windows container version
+// compatibility"), and one pod cannot mix OSes.
 import { WINDOWS } from '../../matrix/index.js';
 import { isHostProcess } from '../pod.js';
 import type { RuleHit, TemplateRule } from './types.js';

@@ -1,5 +1,6 @@
-// Rules about where a pod may be scheduled (seed 000: a Linux deployment
-// scheduled onto Windows nodes hangs until it times out).
+// Rules about where a pod may be scheduled: a Linux pod scheduled onto a
+// Windows node cannot pull its image and hangs in ContainerCreating until it
+// times out (Kubernetes docs, "Guide for scheduling Windows containers").
 import { describeFix, needsToleration, placementFix } from '../suggest.js';
 import { WINDOWS_TAINT } from '../cluster.js';
 import { osSourceOf, type RuleHit, type TemplateContext, type TemplateRule } from './types.js';

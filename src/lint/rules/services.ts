@@ -1,5 +1,5 @@
-// Services in front of Windows pods meet Windows networking limits
-// (REFERENCE.md §5): at most 64 backends, no IPv6 between overlay pods, and
+// Services in front of Windows pods meet Windows networking limits (Kubernetes
+// docs, "Windows containers in Kubernetes" → networking): at most 64 backends, no IPv6 between overlay pods, and
 // `externalTrafficPolicy: Local` only with DSR in kube-proxy.
 import { namespaceKey, type ManifestObject } from '../objects.js';
 import { asArray, asMap, asString, stringEntries } from '../values.js';

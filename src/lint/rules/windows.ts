@@ -1,4 +1,5 @@
-// Fields Windows pods cannot use (REFERENCE.md §6). With spec.os.name: windows
+// Fields Windows pods cannot use (Kubernetes docs, "Pod OS" field validation:
+// the fields listed for spec.os.name windows). With spec.os.name: windows
 // the API server rejects most of them; without it they are silently ignored,
 // which is worse: the pod runs without the protection the author asked for.
 import { anyHostProcess } from '../pod.js';

@@ -14,7 +14,7 @@ const ADMIN = '--kubeconfig=/etc/kubernetes/admin.conf';
 const VERSION_ANNOTATION = 'kubemix.dev/calico-version';
 
 export function calicoOperatorTask(model: ClusterModel, host: string, after: readonly string[]): Task {
-  const mirror = model.spec.mirrors.artifacts;
+  const mirror = model.mirrors.artifacts;
   const steps = CALICO.manifests.map((name) => `(
 ${downloadScript({
     url: URLS.calicoManifest(CALICO.version, name),

@@ -36,7 +36,7 @@ export interface Expected {
 export function cleanupTasks(model: ClusterModel): Task[] {
   if (model.cluster.driver !== 'libvirt') return [];
   const cluster = clusterIdentity(model.cluster);
-  return model.spec.hypervisors.map((hv) => {
+  return model.hypervisors.map((hv) => {
     const guests = model.nodes.filter((n) => n.hypervisor === hv.name);
     const expected: Expected = {
       domains: guests.map(domainName).sort(),

@@ -1,5 +1,6 @@
 // containerd from the pinned upstream release on every distro (distro
-// packages are too old, REFERENCE.md §3), with runc and the CNI plugins,
+// packages are too old: Debian 12 ships 1.6, Debian 13 and Ubuntu 24.04 ship
+// 1.7, which Kubernetes 1.36 no longer supports), with runc and the CNI plugins,
 // each sha256-verified; then its config, unit and registry hosts.
 import { CHECKSUM_URLS, URLS, linuxDistro } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
@@ -39,19 +40,35 @@ export function containerdContribution(model: ClusterModel): { tasks: Task[]; ar
 
 function binaryTasks(model: ClusterModel, node: PlanNode): Task[] {
   const v = model.versions;
-  const mirror = model.spec.mirrors.artifacts;
+  const mirror = model.mirrors.artifacts;
   const tools = toolsTask(node, proxyExports(model));
   const fetch = (name: string, description: string, check: string, url: string, checksumUrl: string, install: string): Task =>
     task({ stage: PREP_STAGE, host: node.name, name, description, after: [tools.id], check: sh(check), apply: sh(`${proxyExports(model)}${downloadScript({ url, checksumUrl, install }, mirror)}`), timeoutSeconds: 600 });
   const containerd = URLS.containerd(v.containerd, 'linux');
   const runc = URLS.runc(v.runc);
   const cni = URLS.cniPlugins(v.cniPlugins);
+  // The plugins have no --version of their own: a marker records what was unpacked.
+  const cniMarker = `${P.cniBin}/.kubemix-version`;
   return [
     tools,
-    fetch('containerd-binaries', `containerd ${v.containerd} from the upstream release`, `${P.binary} --version 2>/dev/null | grep -q ' v${v.containerd} '`, containerd, CHECKSUM_URLS.containerd(containerd), 'tar -C /usr/local -xzf "$file" bin/'),
-    fetch('runc', `runc ${v.runc}`, `${P.runc} --version 2>/dev/null | grep -q '^runc version ${v.runc}$'`, runc, CHECKSUM_URLS.runc(runc), `install -D -m 0755 "$file" ${P.runc}`),
-    // The plugins have no --version of their own: a marker records what was unpacked.
-    fetch('cni-plugins', `CNI plugins ${v.cniPlugins} in ${P.cniBin}`, `[ -x ${P.cniBin}/bridge ] && [ "$(cat ${P.cniBin}/.kubemix-version 2>/dev/null)" = ${v.cniPlugins} ]`, cni, CHECKSUM_URLS.cniPlugins(cni), `install -d -m 0755 ${P.cniBin}\ntar -C ${P.cniBin} -xzf "$file"\necho ${v.cniPlugins} > ${P.cniBin}/.kubemix-version`),
+    fetch(
+      'containerd-binaries', `containerd ${v.containerd} from the upstream release`,
+      `${P.binary} --version 2>/dev/null | grep -q ' v${v.containerd} '`,
+      containerd, CHECKSUM_URLS.containerd(containerd),
+      'tar -C /usr/local -xzf "$file" bin/',
+    ),
+    fetch(
+      'runc', `runc ${v.runc}`,
+      `${P.runc} --version 2>/dev/null | grep -q '^runc version ${v.runc}$'`,
+      runc, CHECKSUM_URLS.runc(runc),
+      `install -D -m 0755 "$file" ${P.runc}`,
+    ),
+    fetch(
+      'cni-plugins', `CNI plugins ${v.cniPlugins} in ${P.cniBin}`,
+      `[ -x ${P.cniBin}/bridge ] && [ "$(cat ${cniMarker} 2>/dev/null)" = ${v.cniPlugins} ]`,
+      cni, CHECKSUM_URLS.cniPlugins(cni),
+      `install -d -m 0755 ${P.cniBin}\ntar -C ${P.cniBin} -xzf "$file"\necho ${v.cniPlugins} > ${cniMarker}`,
+    ),
   ];
 }
 

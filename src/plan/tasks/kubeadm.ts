@@ -29,7 +29,7 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
   const prep = (n: PlanNode): string[] => PREP_NEEDED.map((name) => taskId(PREP_STAGE, n.name, name));
   const init = initTask(model, first, [...prep(first), ...servicesReady(model)]);
   // Calico's operator brings the CRDs our Installation and Felix/IPAM objects need.
-  const operator = model.cluster.cni.plugin === 'calico' ? [calicoOperatorTask(model, first.name, [init.id])] : [];
+  const operator = model.overlay.plugin === 'calico' ? [calicoOperatorTask(model, first.name, [init.id])] : [];
   const cni = task({
     stage: DEPLOY, host: first.name, name: 'cluster-manifests', description: `apply ${manifests.map((m) => m.remotePath).join(', ')}`,
     after: [init.id, ...operator.map((o) => o.id)], check: null,
@@ -76,8 +76,8 @@ function labelTasks(nodes: readonly PlanNode[], first: PlanNode, joins: readonly
 /** The API endpoint resolves and balances only once the services node serves it. */
 function servicesReady(model: ClusterModel): string[] {
   const services = model.nodes.find((n) => n.role === 'services');
-  if (services === undefined || !model.spec.services.enabled) return [];
-  const s = model.spec.services;
+  const s = model.services;
+  if (services === undefined || s === undefined) return [];
   return [...(s.loadBalancer ? ['haproxy'] : []), ...(s.dns ? ['bind'] : [])].map((name) => taskId('task-create-services', services.name, name));
 }
 

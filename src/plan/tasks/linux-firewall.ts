@@ -13,15 +13,16 @@ const NODE_PORTS = ['10250/tcp', '10256/tcp', '30000-32767/tcp'];
 const CONTROL_PLANE_PORTS = ['6443/tcp', '2379-2380/tcp', '10257/tcp', '10259/tcp'];
 
 export function firewallPorts(model: ClusterModel, node: PlanNode): string[] {
-  const overlay = model.cluster.cni.backend === 'vxlan' ? [`${model.cluster.cni.port}/udp`] : [];
+  const vxlan = model.overlay.vxlan;
+  const overlay = vxlan === undefined ? [] : [`${vxlan.port}/udp`];
   // calico-node talks to Typha, which the operator may place on any node.
-  const typha = model.cluster.cni.plugin === 'calico' ? [`${CALICO.typhaPort}/tcp`] : [];
+  const typha = model.overlay.plugin === 'calico' ? [`${CALICO.typhaPort}/tcp`] : [];
   return [...(node.role === 'control-plane' ? CONTROL_PLANE_PORTS : []), ...NODE_PORTS, ...overlay, ...typha].sort();
 }
 
 export function firewallTask(model: ClusterModel, node: PlanNode): Task {
   const ports = firewallPorts(model, node);
-  const pods = model.cluster.network.podCidr.split(',').map((c) => c.trim());
+  const pods = model.podNetworks.all;
   // A stopped firewalld needs nothing; one that runs must list every opening.
   const check = `systemctl is-active --quiet firewalld || exit 0
 open=" $(firewall-cmd --permanent --list-ports) "

@@ -28,8 +28,21 @@ export function linuxPrepContribution(model: ClusterModel): { tasks: Task[]; art
     tasks.push(
       cgroupCheck(node),
       swapOff(node),
-      configTask({ stage: PREP_STAGE, host: node.name, name: 'kernel-modules', description: `load ${KERNEL_MODULES.join(', ')} now and at boot`, files: [modules], live: KERNEL_MODULES.map((m) => `[ -d /sys/module/${m} ]`).join(' && '), validate: KERNEL_MODULES.map((m) => `modprobe ${m}`).join('\n') }),
-      configTask({ stage: PREP_STAGE, host: node.name, name: 'sysctls', description: 'bridge netfilter and IPv4 forwarding', files: [sysctls], after: [id('kernel-modules')], live: sysctlLive(), validate: `sysctl -q -p ${SYSCTL_FILE}` }),
+      configTask({
+        stage: PREP_STAGE, host: node.name, name: 'kernel-modules',
+        description: `load ${KERNEL_MODULES.join(', ')} now and at boot`,
+        files: [modules],
+        live: KERNEL_MODULES.map((m) => `[ -d /sys/module/${m} ]`).join(' && '),
+        validate: KERNEL_MODULES.map((m) => `modprobe ${m}`).join('\n'),
+      }),
+      configTask({
+        stage: PREP_STAGE, host: node.name, name: 'sysctls',
+        description: 'bridge netfilter and IPv4 forwarding',
+        files: [sysctls],
+        after: [id('kernel-modules')],
+        live: sysctlLive(),
+        validate: `sysctl -q -p ${SYSCTL_FILE}`,
+      }),
       hostname(node),
       hostsFile(model, node, id('hostname')),
       timeSync(node, linuxDistro(node.os)?.family === 'dnf'),
@@ -43,7 +56,7 @@ function sysctlLive(): string {
   return Object.entries(SYSCTLS).map(([k, v]) => `[ "$(sysctl -n ${k})" = ${v} ]`).join(' && ');
 }
 
-/** Read-only: kubelet ≥1.35 refuses cgroup v1 (REFERENCE.md §2). */
+/** Read-only: kubelet ≥1.35 refuses cgroup v1 unless failCgroupV1: false (Kubernetes 1.35 release notes). */
 function cgroupCheck(node: PlanNode): Task {
   return task({
     stage: PREP_STAGE, host: node.name, name: 'cgroup-v2', description: 'fail early unless the host runs the unified cgroup v2 hierarchy',

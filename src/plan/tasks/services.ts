@@ -27,13 +27,44 @@ export function servicesContribution(model: ClusterModel): { tasks: Task[]; arti
   const host = facts.node.name;
   const packages = packagesTask(facts, proxyExports(model));
   const id = (name: string): string => taskId(STAGE, host, name);
-  const files = (...paths: string[]): RenderedArtifact[] => artifacts.filter((a) => paths.some((p) => a.remotePath === p || a.remotePath.startsWith(`${p}/`)));
+  const under = (path: string, p: string): boolean => path === p || path.startsWith(`${p}/`);
+  const files = (...paths: string[]): RenderedArtifact[] => artifacts.filter((a) => paths.some((p) => under(a.remotePath, p)));
   const t = facts.toggles;
   const tasks: Task[] = [packages];
   // dnsmasq first: Debian's package starts it on port 53, which Bind needs.
-  if (t.dhcp) tasks.push(configTask({ stage: STAGE, host, name: 'dnsmasq', description: 'DHCP reservations for every planned MAC, DNS off (port=0)', files: files(DNSMASQ_CONFIG), validate: `dnsmasq --test --conf-file=${DNSMASQ_CONFIG}`, service: 'dnsmasq', after: [packages.id] }));
-  if (t.dns) tasks.push(configTask({ stage: STAGE, host, name: 'bind', description: `zones ${facts.zone} and ${facts.reverseZone}, recursion for the cluster`, files: files(NAMED_CONF, BIND_ZONE_DIR), validate: `chmod 0755 ${BIND_ZONE_DIR}\nnamed-checkconf -z ${NAMED_CONF} >/dev/null`, service: 'named', live: [facts.zone, facts.reverseZone].map((z) => `rndc zonestatus ${z} >/dev/null 2>&1`).join(' && '), after: [packages.id, ...(t.dhcp ? [id('dnsmasq')] : [])] }));
-  if (t.loadBalancer) tasks.push(configTask({ stage: STAGE, host, name: 'haproxy', description: `API 6443 → ${facts.controllers.length} controllers, 80/443 → ${facts.ingress.map((n) => n.name).join(', ')}, stats ${SERVICES.haproxyStatsPort}`, files: files(HAPROXY_CONFIG), validate: `haproxy -c -q -f ${HAPROXY_CONFIG}`, service: 'haproxy', after: [packages.id] }));
+  if (t.dhcp) {
+    tasks.push(configTask({
+      stage: STAGE, host, name: 'dnsmasq',
+      description: 'DHCP reservations for every planned MAC, DNS off (port=0)',
+      files: files(DNSMASQ_CONFIG),
+      validate: `dnsmasq --test --conf-file=${DNSMASQ_CONFIG}`,
+      service: 'dnsmasq',
+      after: [packages.id],
+    }));
+  }
+  if (t.dns) {
+    const zones = [facts.zone, facts.reverseZone];
+    tasks.push(configTask({
+      stage: STAGE, host, name: 'bind',
+      description: `zones ${facts.zone} and ${facts.reverseZone}, recursion for the cluster`,
+      files: files(NAMED_CONF, BIND_ZONE_DIR),
+      validate: `chmod 0755 ${BIND_ZONE_DIR}\nnamed-checkconf -z ${NAMED_CONF} >/dev/null`,
+      service: 'named',
+      live: zones.map((z) => `rndc zonestatus ${z} >/dev/null 2>&1`).join(' && '),
+      after: [packages.id, ...(t.dhcp ? [id('dnsmasq')] : [])],
+    }));
+  }
+  if (t.loadBalancer) {
+    const ingress = facts.ingress.map((n) => n.name).join(', ');
+    tasks.push(configTask({
+      stage: STAGE, host, name: 'haproxy',
+      description: `API 6443 → ${facts.controllers.length} controllers, 80/443 → ${ingress}, stats ${SERVICES.haproxyStatsPort}`,
+      files: files(HAPROXY_CONFIG),
+      validate: `haproxy -c -q -f ${HAPROXY_CONFIG}`,
+      service: 'haproxy',
+      after: [packages.id],
+    }));
+  }
   if (t.registry) tasks.push(...registryTasks(facts, files(REGISTRY_PATHS.config), packages.id));
   return { tasks, artifacts };
 }
@@ -41,7 +72,14 @@ export function servicesContribution(model: ClusterModel): { tasks: Task[]; arti
 function packagesTask(facts: ServicesFacts, proxy: string): Task {
   const t = facts.toggles;
   // Install only what is switched on: an idle dnsmasq would hold port 53.
-  const wanted = SERVICES.aptPackages.filter((p) => (p !== 'dnsmasq' || t.dhcp) && (!p.startsWith('bind9') || t.dns) && (p !== 'haproxy' || t.loadBalancer) && (!['docker-registry', 'apache2-utils'].includes(p) || t.registry));
+  const switchedOn = (p: string): boolean => {
+    if (p === 'dnsmasq') return t.dhcp;
+    if (p.startsWith('bind9')) return t.dns;
+    if (p === 'haproxy') return t.loadBalancer;
+    if (p === 'docker-registry' || p === 'apache2-utils') return t.registry;
+    return true;
+  };
+  const wanted = SERVICES.aptPackages.filter(switchedOn);
   const list = wanted.join(' ');
   return task({
     stage: STAGE,

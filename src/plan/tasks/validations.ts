@@ -19,7 +19,7 @@ export function validationTasks(model: ClusterModel): Task[] {
 }
 
 function hypervisorChecks(model: ClusterModel): Task[] {
-  return model.spec.hypervisors.map((hv) => {
+  return model.hypervisors.map((hv) => {
     const guests = model.nodes.filter((n) => n.hypervisor === hv.name);
     const ram = Math.ceil(HYPERVISOR_HEADROOM * guests.reduce((sum, n) => sum + (n.resources?.ramMiB ?? 0), 0));
     const disk = Math.ceil(HYPERVISOR_HEADROOM * guests.reduce((sum, n) => sum + (n.resources?.diskGiB ?? 0), 0));

@@ -1,4 +1,5 @@
-// containerd's config.toml for the line in use (REFERENCE.md §3). The 2.x
+// containerd's config.toml for the line in use (containerd docs/cri/config.md
+// and RELEASES.md for the config versions). The 2.x
 // lines share config `version = 3`: CRI split into images and runtime
 // plugins, the pause image pinned, CNI bin_dirs (2.1+), runc with the systemd
 // cgroup driver kubelet uses, and hosts.toml directories for registries.

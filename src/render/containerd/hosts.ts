@@ -29,7 +29,7 @@ export function renderRegistryHosts(model: ClusterModel, node: PlanNode): Render
   if (own !== undefined) {
     out.push(file(own, `server = 'https://${own}'\n\n[host.'https://${own}']\n  capabilities = ['pull', 'resolve', 'push']\n${trust(own)}`));
   }
-  for (const [registry, mirror] of Object.entries(model.spec.mirrors.images).sort(([a], [b]) => (a < b ? -1 : 1))) {
+  for (const { registry, mirror } of model.mirrors.images) {
     const slash = mirror.replace(/^https?:\/\//, '').indexOf('/');
     const bare = mirror.replace(/^https?:\/\//, '');
     const host = slash < 0 ? bare : bare.slice(0, slash);

@@ -1,4 +1,4 @@
-// kubeadm configuration (REFERENCE.md §2): InitConfiguration +
+// kubeadm configuration (kubeadm API v1beta4, the only one 1.36 accepts): InitConfiguration +
 // ClusterConfiguration + KubeletConfiguration for the first controller,
 // JoinConfiguration for the other controllers and for Linux workers. v1beta4:
 // extraArgs are lists of {name, value}. Secrets are `{{secret:…}}` references

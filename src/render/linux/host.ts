@@ -1,6 +1,8 @@
 // Files every Linux node gets before Kubernetes: the kernel modules and
-// sysctls kubelet, containerd and flannel need (REFERENCE.md §5), and the
-// /etc/hosts block naming this node, the API endpoint and the registry.
+// sysctls kubelet, containerd and flannel need (br_netfilter,
+// bridge-nf-call-iptables, ip_forward: Kubernetes docs, "Container Runtimes"
+// → network configuration), and the /etc/hosts block naming this node, the
+// API endpoint and the registry.
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import type { RenderedArtifact } from '../../render/types.js';

@@ -1,4 +1,5 @@
-// The per-minor pkgs.k8s.io package repository (REFERENCE.md §2), for apt
+// The per-minor pkgs.k8s.io package repository (Kubernetes docs, "Installing
+// kubeadm": one repository per minor version, signed by its Release.key), for apt
 // and dnf. dnf's `exclude` keeps a routine `dnf upgrade` from moving the
 // cluster's version: kubemix installs with --disableexcludes instead.
 import { URLS } from '../../matrix/index.js';

@@ -9,10 +9,12 @@ import { shellQuote } from '../../util/shell.js';
 export const CONTAINERD_PROXY_DROPIN = '/etc/systemd/system/containerd.service.d/http-proxy.conf';
 
 function proxyVars(model: ClusterModel): [string, string][] | undefined {
-  const p = model.spec.proxy;
-  if (p === undefined || (p.http === undefined && p.https === undefined)) return undefined;
+  const p = model.proxy;
+  if (p === undefined) return undefined;
   const c = model.cluster;
-  const bypass = [...p.noProxy, 'localhost', '127.0.0.1', c.network.nodeCidr, ...c.network.podCidr.split(','), ...c.network.serviceCidr.split(','), `.${c.name}.${c.domain}`, '.svc', '.cluster.local'];
+  const clusterNames = [`.${c.name}.${c.domain}`, '.svc', '.cluster.local'];
+  const ownNetworks = [c.network.nodeCidr, ...model.podNetworks.all, ...model.serviceNetworks.all];
+  const bypass = [...p.noProxy, 'localhost', '127.0.0.1', ...ownNetworks, ...clusterNames];
   const vars: [string, string][] = [];
   if (p.http !== undefined) vars.push(['HTTP_PROXY', p.http], ['http_proxy', p.http]);
   if (p.https !== undefined) vars.push(['HTTPS_PROXY', p.https], ['https_proxy', p.https]);

@@ -1,4 +1,5 @@
-// Calico through the Tigera operator (REFERENCE.md §5), our own custom
+// Calico through the Tigera operator (Calico docs, "Install Calico for
+// Windows" with the operator), our own custom
 // resources: VXLAN only (BGP off), VNI/port as the spec says (≥ 4096 / 4789,
 // what Windows needs, set before calico-node first starts), IPAM strict
 // affinity (Windows nodes cannot borrow addresses from other nodes' blocks),
@@ -14,7 +15,9 @@ export const TIGERA_NAMESPACE = 'tigera-operator';
  * kinds are the ones the operator's CRDs define (no Calico API server yet).
  */
 export function calicoObjects(model: ClusterModel): Obj[] {
-  const { cni, network, apiEndpoint } = model.cluster;
+  const { network, apiEndpoint } = model.cluster;
+  // The spec rules allow Calico with the vxlan backend and one pod range only.
+  const vxlan = model.overlay.vxlan;
   const windows = model.nodes.some((n) => n.osFamily === 'windows');
   return [
     // The operator and calico-node reach the API here instead of through the
@@ -24,22 +27,22 @@ export function calicoObjects(model: ClusterModel): Obj[] {
       apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kubernetes-services-endpoint', namespace: TIGERA_NAMESPACE },
       data: { KUBERNETES_SERVICE_HOST: apiEndpoint.address, KUBERNETES_SERVICE_PORT: String(apiEndpoint.port) },
     },
-    { apiVersion: 'crd.projectcalico.org/v1', kind: 'FelixConfiguration', metadata: { name: 'default' }, spec: { vxlanVNI: cni.vni, vxlanPort: cni.port } },
+    { apiVersion: 'crd.projectcalico.org/v1', kind: 'FelixConfiguration', metadata: { name: 'default' }, spec: { vxlanVNI: vxlan?.vni, vxlanPort: vxlan?.port } },
     { apiVersion: 'crd.projectcalico.org/v1', kind: 'IPAMConfig', metadata: { name: 'default' }, spec: { strictAffinity: true, autoAllocateBlocks: true } },
     {
       apiVersion: 'operator.tigera.io/v1', kind: 'Installation', metadata: { name: 'default' },
       spec: {
         variant: 'Calico',
         // The Windows dataplane needs the service CIDRs to program its load balancers.
-        serviceCIDRs: network.serviceCidr.split(',').map((c) => c.trim()),
+        serviceCIDRs: model.serviceNetworks.all,
         cni: { type: 'Calico', ipam: { type: 'Calico' } },
         calicoNetwork: {
           bgp: 'Disabled',
-          mtu: network.podMtu,
+          mtu: model.overlay.podMtu,
           linuxDataplane: 'Iptables',
           windowsDataplane: windows ? 'HNS' : 'Disabled',
           nodeAddressAutodetectionV4: { cidrs: [network.nodeCidr] },
-          ipPools: [{ name: 'default-ipv4-ippool', cidr: network.podCidr, encapsulation: 'VXLAN', natOutgoing: 'Enabled', nodeSelector: 'all()', blockSize: 26 }],
+          ipPools: [{ name: 'default-ipv4-ippool', cidr: model.podNetworks.all[0], encapsulation: 'VXLAN', natOutgoing: 'Enabled', nodeSelector: 'all()', blockSize: 26 }],
         },
       },
     },

@@ -1,5 +1,5 @@
 // flannel for the cluster, our own rendering of the upstream kube-flannel
-// objects (REFERENCE.md §5): pinned images, vxlan VNI 4096 / port 4789 from
+// objects (flannel-io/flannel Documentation/kube-flannel.yml): pinned images, vxlan VNI 4096 / port 4789 from
 // the first start (Windows requires them; changing later is disruptive), the
 // DaemonSet only on Linux nodes (Windows runs flanneld as a service).
 import { IMAGES } from '../../matrix/index.js';
@@ -9,10 +9,11 @@ export const FLANNEL_NAMESPACE = 'kube-flannel';
 type Obj = Record<string, unknown>;
 
 export function netConf(model: ClusterModel): string {
-  const [v4, v6] = model.cluster.network.podCidr.split(',').map((c) => c.trim());
-  const cni = model.cluster.cni;
-  const backend = cni.backend === 'vxlan' ? { Type: 'vxlan', VNI: cni.vni, Port: cni.port } : { Type: 'host-gw' };
-  return `${JSON.stringify({ Network: v4, ...(v6 === undefined ? {} : { EnableIPv6: true, IPv6Network: v6 }), Backend: backend }, null, 2)}\n`;
+  const { ipv4, ipv6 } = model.podNetworks;
+  const vxlan = model.overlay.vxlan;
+  const backend = vxlan === undefined ? { Type: 'host-gw' } : { Type: 'vxlan', VNI: vxlan.vni, Port: vxlan.port };
+  const dualStack = ipv6 === undefined ? {} : { EnableIPv6: true, IPv6Network: ipv6 };
+  return `${JSON.stringify({ Network: ipv4, ...dualStack, Backend: backend }, null, 2)}\n`;
 }
 
 const CNI_CONF = `${JSON.stringify({
@@ -65,8 +66,20 @@ function daemonSet(metadata: Obj): Obj {
           serviceAccountName: 'flannel',
           tolerations: [{ operator: 'Exists', effect: 'NoSchedule' }],
           initContainers: [
-            { name: 'install-cni-plugin', image: `${IMAGES.flannelCniPlugin.repository}:${IMAGES.flannelCniPlugin.tag}`, command: ['cp'], args: ['-f', '/flannel', '/opt/cni/bin/flannel'], volumeMounts: [{ name: 'cni-plugin', mountPath: '/opt/cni/bin' }] },
-            { name: 'install-cni', image: flannel, command: ['cp'], args: ['-f', '/etc/kube-flannel/cni-conf.json', '/etc/cni/net.d/10-flannel.conflist'], volumeMounts: [{ name: 'cni', mountPath: '/etc/cni/net.d' }, { name: 'flannel-cfg', mountPath: '/etc/kube-flannel/' }] },
+            {
+              name: 'install-cni-plugin',
+              image: `${IMAGES.flannelCniPlugin.repository}:${IMAGES.flannelCniPlugin.tag}`,
+              command: ['cp'],
+              args: ['-f', '/flannel', '/opt/cni/bin/flannel'],
+              volumeMounts: [{ name: 'cni-plugin', mountPath: '/opt/cni/bin' }],
+            },
+            {
+              name: 'install-cni',
+              image: flannel,
+              command: ['cp'],
+              args: ['-f', '/etc/kube-flannel/cni-conf.json', '/etc/cni/net.d/10-flannel.conflist'],
+              volumeMounts: [{ name: 'cni', mountPath: '/etc/cni/net.d' }, { name: 'flannel-cfg', mountPath: '/etc/kube-flannel/' }],
+            },
           ],
           containers: [{
             name: 'kube-flannel', image: flannel, command: ['/opt/bin/flanneld'], args: ['--ip-masq', '--kube-subnet-mgr'],

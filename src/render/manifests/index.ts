@@ -23,11 +23,11 @@ export function toYaml(objects: readonly Record<string, unknown>[]): string {
 /** name → objects; only what the cluster's CNI and node mix call for. */
 export function clusterManifests(model: ClusterModel): Map<string, Record<string, unknown>[]> {
   const out = new Map<string, Record<string, unknown>[]>();
-  if (model.cluster.cni.plugin === 'flannel') out.set('flannel', flannelObjects(model));
-  if (model.cluster.cni.plugin === 'calico') out.set('calico', calicoObjects(model));
+  if (model.overlay.plugin === 'flannel') out.set('flannel', flannelObjects(model));
+  if (model.overlay.plugin === 'calico') out.set('calico', calicoObjects(model));
   const windows = model.nodes.some((n) => n.osFamily === 'windows');
   if (windows) out.set('windows-runtimeclasses', runtimeClasses(model));
-  if (windows && model.cluster.cni.plugin === 'flannel') out.set('flannel-windows-rbac', windowsFlannelRbac());
+  if (windows && model.overlay.plugin === 'flannel') out.set('flannel-windows-rbac', windowsFlannelRbac());
   if (windows) out.set('kube-proxy-windows-rbac', kubeProxyTokenRbac());
   if (windows && hostProcessImages(model) !== undefined) out.set('windows-hostprocess', hostProcessObjects(model));
   return out;

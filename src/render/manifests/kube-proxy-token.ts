@@ -1,4 +1,4 @@
-// Credentials of the native Windows kube-proxy (REFERENCE.md §5). kubeadm's
+// Credentials of the native Windows kube-proxy. kubeadm's
 // kube-system/kube-proxy ServiceAccount already holds system:node-proxier; a
 // Windows service cannot mount a projected token, so the first controller
 // mints one with the TokenRequest API and each Windows node renews its own

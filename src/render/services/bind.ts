@@ -28,7 +28,7 @@ export function renderBind(model: ClusterModel, facts: ServicesFacts, options: B
 }
 
 function namedConf(model: ClusterModel, facts: ServicesFacts, forwarders: readonly string[]): string {
-  const clients = [facts.nodeCidr, ...model.cluster.network.podCidr.split(',').map((c) => c.trim())];
+  const clients = [facts.nodeCidr, ...model.podNetworks.all];
   const list = (items: readonly string[]): string => items.map((i) => `${i}; `).join('');
   const zone = (name: string): string => `zone "${name}" {\n    type primary;\n    file "${zoneFile(name)}";\n    allow-update { none; };\n};`;
   return `// Rendered by kubemix for ${facts.zone}; re-plan instead of editing.

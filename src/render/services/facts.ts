@@ -26,6 +26,8 @@ export interface ServicesFacts {
   readonly gateway: string;
   readonly nodeCidr: string;
   readonly toggles: { readonly dns: boolean; readonly loadBalancer: boolean; readonly dhcp: boolean; readonly registry: boolean };
+  /** Bind's upstream resolvers; undefined means the gateway. */
+  readonly forwarders: readonly string[] | undefined;
 }
 
 // Per-node renderers ask for the facts once per node: computed once per model,
@@ -42,13 +44,13 @@ export function servicesFacts(model: ClusterModel): ServicesFacts | undefined {
 
 function computeFacts(model: ClusterModel): ServicesFacts | undefined {
   const node = model.nodes.find((n) => n.role === 'services');
-  if (node === undefined || !model.spec.services.enabled) return undefined;
+  const s = model.services;
+  if (node === undefined || s === undefined) return undefined;
   const zone = `${model.cluster.name}.${model.cluster.domain}`;
   const controllers = model.nodes.filter((n) => n.role === 'control-plane');
   // Ingress controllers are Linux pods: Windows workers are tainted for them.
   const workers = model.nodes.filter((n) => n.role === 'worker' && n.osFamily === 'linux');
   const { name, octets } = reverseZoneOf(model.cluster.network.nodeCidr);
-  const s = model.spec.services;
   return {
     node,
     zone,
@@ -64,6 +66,7 @@ function computeFacts(model: ClusterModel): ServicesFacts | undefined {
     nodeCidr: model.cluster.network.nodeCidr,
     // dnsmasq only hands out reserved leases: VMs kubemix creates, existing hosts with a MAC.
     toggles: { dns: s.dns, loadBalancer: s.loadBalancer, dhcp: s.dhcp && model.nodes.some((n) => n.mac !== undefined), registry: s.registry },
+    forwarders: s.forwarders,
   };
 }
 

@@ -21,7 +21,8 @@ spec:
 
 function model(toggles: Record<string, boolean>, shape = 'k8s-libvirt-1-1-1'): ClusterModel {
   const base = resolveModel(readSpec({ kind: 'kubeinit', spec: shape, hypervisors: 'hv1.example.com' }));
-  return { ...base, spec: { ...base.spec, services: { ...base.spec.services, ...toggles } } };
+  const services = base.services ?? assert.fail('the shape has a services node');
+  return { ...base, services: toggles['enabled'] === false ? undefined : { ...services, ...toggles } };
 }
 
 describe('renderServices', () => {

@@ -14,7 +14,7 @@ export function renderServices(model: ClusterModel): RenderedArtifact[] {
   const t = facts.toggles;
   return [
     ...(t.loadBalancer ? [renderHaproxy(facts)] : []),
-    ...(t.dns ? renderBind(model, facts, model.spec.services.forwarders === undefined ? {} : { forwarders: model.spec.services.forwarders }) : []),
+    ...(t.dns ? renderBind(model, facts, facts.forwarders === undefined ? {} : { forwarders: facts.forwarders }) : []),
     ...(t.dhcp ? [renderDnsmasq(facts)] : []),
     ...(t.registry ? [renderRegistryConfig(facts)] : []),
   ];

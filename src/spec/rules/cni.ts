@@ -1,7 +1,8 @@
 // CNI rules: settings Windows requires, and pod MTU.
 import { FLANNEL_VXLAN } from '../../matrix/index.js';
 import type { Diagnostic } from '../../errors.js';
-import { podMtu } from '../../model/mtu.js';
+import { maxPodMtu } from '../../net/mtu.js';
+import { mtuSettings } from '../mtu.js';
 import { error, hasWindows, warning, type Rule } from './context.js';
 
 export const vxlanSettings: Rule = (ctx) => {
@@ -46,6 +47,6 @@ export const hostProcessApplies: Rule = (ctx) => {
 export const mtuFits: Rule = (ctx) => {
   const wanted = ctx.spec.cni.mtu;
   if (wanted === undefined) return [];
-  const max = podMtu(ctx.spec);
+  const max = maxPodMtu(mtuSettings(ctx.spec));
   return wanted > max ? [error('cni.mtu-too-large', 'spec.cni.mtu', `pod MTU ${wanted} does not fit: the node network MTU leaves at most ${max} after ${ctx.spec.cni.backend} encapsulation`, `use ${max} or less (or leave it out)`)] : [];
 };

@@ -89,7 +89,8 @@ export const roomForNodes: Rule = (ctx) => {
   if (net === undefined || ctx.spec.driver === 'existing') return [];
   const needed = BigInt(ctx.nodes.length + 1);
   if (needed <= usableHosts(net)) return [];
-  return [error('network.too-small', 'spec.network.nodeCidr', `the node network ${ctx.spec.network.nodeCidr} has ${usableHosts(net)} usable addresses; ${ctx.nodes.length} nodes and the gateway need ${needed}`, 'use a larger node network (a smaller prefix)')];
+  const why = `the node network ${ctx.spec.network.nodeCidr} has ${usableHosts(net)} usable addresses; ${ctx.nodes.length} nodes and the gateway need ${needed}`;
+  return [error('network.too-small', 'spec.network.nodeCidr', why, 'use a larger node network (a smaller prefix)')];
 };
 
 export const podCidrFitsNodes: Rule = (ctx) => {
@@ -105,7 +106,10 @@ export const podCidrFitsNodes: Rule = (ctx) => {
   return out;
 };
 
-/** Windows overlay (vxlan) networking has no IPv6 between pods (REFERENCE.md §5). */
+/**
+ * Windows overlay (vxlan) networking has no IPv6 between pods (Kubernetes docs,
+ * "Networking on Windows" → limitations: dual-stack only on l2bridge networks).
+ */
 export const dualStackWithWindows: Rule = (ctx) => {
   if (!hasWindows(ctx) || ctx.spec.cni.backend !== 'vxlan') return [];
   const out: Diagnostic[] = [];

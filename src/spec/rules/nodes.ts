@@ -113,5 +113,6 @@ export const servicesNodeDistro: Rule = (ctx) => {
   const services = ctx.nodes.find((n) => n.role === 'services');
   const distro = services === undefined ? undefined : linuxDistro(services.os);
   if (services === undefined || distro === undefined || distro.family === 'apt') return [];
-  return [error('services.distro-unsupported', osPath(services.path, 'services'), `the services node runs on Debian or Ubuntu (its packages come from apt); ${services.os} is not supported there yet`, 'use debian-12, debian-13 or ubuntu-24.04 for the services node')];
+  const why = `the services node runs on Debian or Ubuntu (its packages come from apt); ${services.os} is not supported there yet`;
+  return [error('services.distro-unsupported', osPath(services.path, 'services'), why, 'use debian-12, debian-13 or ubuntu-24.04 for the services node')];
 };

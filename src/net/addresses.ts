@@ -1,7 +1,7 @@
 // Node addresses: controllers from the first host address up, then workers in
 // group order; the services node takes the highest usable address below the
 // gateway (10.0.0.0/24 → gateway .254, services .253), as Kubeinit does.
-import { formatIp, lastAddress, parseIp, type Cidr } from '../net/cidr.js';
+import { formatIp, lastAddress, parseIp, type Cidr } from './cidr.js';
 
 export function defaultGateway(net: Cidr): bigint {
   return lastAddress(net) - 1n;

@@ -1,15 +1,15 @@
 // `kubemix guard serve` (the admission webhook) and `kubemix guard install`
 // (its manifests). The webhook runs until SIGTERM or Ctrl-C, then drains.
 import type { Command } from 'commander';
-import { InputError, type KubemixError } from '../../errors.js';
-import { PullSecretReader, pullSecretResolverFor } from '../../guard/pull-secrets.js';
-import { createGuardServer } from '../../guard/server.js';
-import type { CliIo } from '../io.js';
-import { checkKeyPair, readFlagFile } from '../key-pair.js';
-import { kubeAccessFromFlags, withPullSecretOptions } from '../pull-secret-flags.js';
-import { resolversFromFlags, withRegistryOptions } from '../registry-flags.js';
-import { lintTargetFromSpec } from './lint.js';
-import { registerGuardInstall } from './guard-install.js';
+import { InputError, type KubemixError } from '../../../errors.js';
+import { PullSecretReader, pullSecretResolverFor } from '../../../guard/pull-secrets.js';
+import { createGuardServer } from '../../../guard/server.js';
+import type { CliIo } from '../../io.js';
+import { checkKeyPair, readFlagFile } from '../../key-pair.js';
+import { kubeAccessFromFlags, withPullSecretOptions } from '../../pull-secret-flags.js';
+import { resolversFromFlags, withRegistryOptions } from '../../registry-flags.js';
+import { lintTargetFromSpec } from '../../lint-target.js';
+import { registerGuardInstall } from './install.js';
 
 export function registerGuard(program: Command, io: CliIo): void {
   const guard = program.command('guard').description('admission webhook that places pods by image OS and rejects what Windows cannot run');

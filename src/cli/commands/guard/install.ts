@@ -6,17 +6,18 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
-import { InputError } from '../../errors.js';
-import { SecretStore } from '../../exec/secrets.js';
-import { renderInstall, serviceDnsNames } from '../../guard/install.js';
-import { signServingCert } from '../../guard/serving-cert.js';
-import { parseInsecureRegistry } from '../../registry/insecure.js';
-import { SECRET_NAMES } from '../../model/secret-names.js';
-import { VERSION } from '../../version.js';
-import type { CliIo } from '../io.js';
-import { checkKeyPair, readFlagFile } from '../key-pair.js';
-import { collect } from '../registry-flags.js';
-import { loadSpec } from '../spec-arg.js';
+import { InputError } from '../../../errors.js';
+import { SecretStore } from '../../../exec/secrets.js';
+import { chosenStateDir, statePaths } from '../../../exec/state-dir.js';
+import { renderInstall, serviceDnsNames } from '../../../guard/install.js';
+import { signServingCert } from '../../../guard/serving-cert.js';
+import { parseInsecureRegistry } from '../../../registry/insecure.js';
+import { SECRET_NAMES } from '../../../model/secret-names.js';
+import { VERSION } from '../../../version.js';
+import type { CliIo } from '../../io.js';
+import { checkKeyPair, readFlagFile } from '../../key-pair.js';
+import { collect } from '../../registry-flags.js';
+import { loadSpec } from '../../spec-arg.js';
 
 interface InstallFlags {
   readonly cluster: string;
@@ -84,8 +85,8 @@ async function loadCa(f: InstallFlags, io: CliIo): Promise<{ cert: string; key: 
     checkKeyPair(cert, key, { code: 'guard.ca', certName: `--ca-cert ${f.caCert}`, keyName: `--ca-key ${f.caKey}`, ca: true });
     return { cert, key };
   }
-  const dir = f.stateDir ?? io.env['KUBEMIX_STATE_DIR'];
-  const secrets = dir === undefined ? undefined : join(resolve(io.cwd, dir), 'secrets.json');
+  const dir = chosenStateDir({ flag: f.stateDir, env: io.env, cwd: io.cwd });
+  const secrets = dir === undefined ? undefined : statePaths(dir).secrets;
   if (secrets === undefined || !existsSync(secrets)) {
     throw new InputError('guard.no-ca', 'no CA to sign the serving certificate', { hint: 'give --ca-cert and --ca-key, or --state-dir of a cluster kubemix created' });
   }

@@ -1,0 +1,45 @@
+// The cluster-wide settings later steps need, resolved once from the spec so
+// render/, plan/ and interop/ never read the raw spec: the pod overlay, the
+// pod and service networks per address family, proxy, mirrors, the services
+// node's toggles and the hypervisors.
+import { parseCidr } from '../net/cidr.js';
+import { podMtu } from '../net/mtu.js';
+import { mtuSettings } from '../spec/mtu.js';
+import type { ClusterSpec } from '../spec/types.js';
+import type { AddressRanges, HttpProxy, Hypervisor, Mirrors, PodOverlay, ServicesSettings } from './types.js';
+
+export function resolveOverlay(spec: ClusterSpec): PodOverlay {
+  const { plugin, backend, vni, port } = spec.cni;
+  return { plugin, backend, vxlan: backend === 'vxlan' ? { vni, port } : undefined, podMtu: podMtu(mtuSettings(spec)) };
+}
+
+/** `10.244.0.0/16,fd00:10:244::/56` → both ranges, and each under its family. */
+export function addressRanges(text: string): AddressRanges {
+  const all = text.split(',').map((c) => c.trim());
+  const ofFamily = (family: 4 | 6): string | undefined => all.find((c) => parseCidr(c)?.family === family);
+  return { all, ipv4: ofFamily(4), ipv6: ofFamily(6) };
+}
+
+export function resolveProxy(spec: ClusterSpec): HttpProxy | undefined {
+  const p = spec.proxy;
+  if (p === undefined || (p.http === undefined && p.https === undefined)) return undefined;
+  return { http: p.http, https: p.https, noProxy: p.noProxy };
+}
+
+export function resolveMirrors(spec: ClusterSpec): Mirrors {
+  const images = Object.entries(spec.mirrors.images)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([registry, mirror]) => ({ registry, mirror }));
+  return { images, artifacts: spec.mirrors.artifacts };
+}
+
+export function resolveServices(spec: ClusterSpec): ServicesSettings | undefined {
+  const s = spec.services;
+  if (!s.enabled) return undefined;
+  return { dns: s.dns, loadBalancer: s.loadBalancer, dhcp: s.dhcp, registry: s.registry, forwarders: s.forwarders };
+}
+
+export function resolveHypervisors(spec: ClusterSpec): Hypervisor[] {
+  if (spec.driver !== 'libvirt') return [];
+  return spec.hypervisors.map((h) => ({ name: h.name, address: h.address, libvirtUri: h.libvirtUri }));
+}
