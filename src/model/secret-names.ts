@@ -17,6 +17,8 @@ export const SECRET_NAMES = {
   adminKubeconfig: 'admin-kubeconfig',
   /** Token of the kube-system/kube-proxy ServiceAccount for the native Windows kube-proxy. */
   kubeProxyWindowsToken: 'kube-proxy-windows-token',
+  /** Token of the kube-flannel/flannel-windows ServiceAccount for flanneld as a Windows service. */
+  flannelWindowsToken: 'flannel-windows-token',
   /** Local Administrator of a Windows VM kubemix installs (Autounattend.xml); generated. */
   windowsAdminPassword: 'windows-admin-password',
   /**

@@ -16,6 +16,8 @@ export interface WindowsTaskOptions extends WindowsOptions {
   readonly joinAfter: readonly string[];
   /** Tasks kube-proxy waits for (its ServiceAccount token minted), by id. */
   readonly kubeProxyAfter?: readonly string[];
+  /** Tasks the flanneld service waits for (its ServiceAccount token minted), by id. */
+  readonly flanneldAfter?: readonly string[];
 }
 
 /** Extra dependencies of a step beyond the one before it. */
@@ -23,6 +25,7 @@ function stepAfter(name: string, options: WindowsTaskOptions): readonly string[]
   if (name === 'win-kubeadm-join') return options.joinAfter;
   // Native service or HostProcess pod: either way kube-proxy's token must be minted first.
   if (name === 'win-kube-proxy' || name === 'win-kube-proxy-config') return options.kubeProxyAfter ?? [];
+  if (name === 'win-flanneld') return options.flanneldAfter ?? [];
   return [];
 }
 

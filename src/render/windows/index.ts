@@ -15,9 +15,8 @@ import { WIN } from './paths.js';
 import { containersFeature, externalNetwork, preflight, rebootAfterFeature } from './prepare.js';
 import { cniConfigStep, kubeProxy, kubeProxyConfig, sourceVip } from './proxy.js';
 import { resetScript } from './reset.js';
-import { flanneldServiceXml, forbiddenFor, kubeProxyConfigTemplate, kubeProxyKubeconfig } from './services.js';
+import { flanneldKubeconfig, flanneldServiceXml, forbiddenFor, kubeProxyConfigTemplate, kubeProxyKubeconfig } from './services.js';
 import type { WindowsStep } from './step.js';
-import { tokenRenewal, tokenRenewScript } from './token.js';
 import { renderUnattend, UNATTEND_MEDIA } from './unattend.js';
 import { setupCompleteCmd, setupScript } from './unattend-setup.js';
 
@@ -44,13 +43,12 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode, options: 
     file(WIN.joinConfig, joinConfiguration(model, node)),
     file(WIN.kubeletPatch, kubeletPatch(model, node)),
     file(WIN.flannelNetConf, netConfJson(model.cluster)),
-    ...(hostProcess ? [] : [file(`${WIN.flanneldDir}\\flanneld-service.xml`, flanneldServiceXml(node))]),
+    ...(hostProcess ? [] : [file(`${WIN.flanneldDir}\\flanneld-service.xml`, flanneldServiceXml(node)), file(WIN.flanneldKubeconfig, flanneldKubeconfig(model))]),
     file(WIN.cniConf, cniConfig(model, node)),
     file(WIN.kubeProxyConfigTemplate, kubeProxyConfigTemplate(model, node)),
     file(WIN.kubeProxyKubeconfig, kubeProxyKubeconfig(model)),
     file(WIN.bootScript, bootScript(model, node, hostProcess)),
     file(WIN.resetScript, resetScript(model)),
-    file(WIN.tokenRenewScript, tokenRenewScript(model)),
     // VMs kubemix creates install from ISO with these (the libvirt driver's install media).
     ...(model.cluster.driver === 'libvirt'
       ? [file(UNATTEND_MEDIA.answerFile, renderUnattend(model, node)), file(UNATTEND_MEDIA.setupScript, setupScript(model, node)), file(UNATTEND_MEDIA.setupComplete, setupCompleteCmd())]
@@ -72,8 +70,6 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode, options: 
     firewall(model),
     ...(options.defenderExclusions ? [defenderExclusions()] : []),
     bootOrder(hostProcess),
-    // task-post-deployment: last, so no earlier-stage step waits for it.
-    tokenRenewal(),
   ];
   // The containerd step uploads the registry hosts too, and the cluster CA the services registry's needs.
   const hosts = artifacts.filter((a) => a.remotePath.startsWith(`${WIN.containerdCerts}\\`));

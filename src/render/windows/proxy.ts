@@ -9,7 +9,9 @@ import { SOURCE_VIP_PLACEHOLDER, WIN } from './paths.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q } from './ps.js';
 import { kubeProxyCommandLine } from './services.js';
 import { checkThat, type WindowsStep } from './step.js';
-import { TOKEN_FUNCTIONS, installTokenScript } from './token.js';
+import { DROP_OLD_RENEWAL, RESTRICT_ACL, TOKEN_FUNCTIONS, installTokenScript, tokenCheckPrelude, tokenCurrent } from './token.js';
+
+export { RESTRICT_ACL };
 
 export function cniConfigStep(model: ClusterModel, node: PlanNode): WindowsStep {
   const hash = sha256Hex(cniConfig(model, node)).toUpperCase();
@@ -61,18 +63,6 @@ Set-Content -LiteralPath ${q(WIN.sourceVipFile)} -Value (@{ ip = $vip; subnet = 
   };
 }
 
-/** Owner-only ACL: SYSTEM and Administrators (by SID, so any UI language works). */
-export const RESTRICT_ACL = `function Set-KubemixPrivateAcl([string]$Path) {
-  $acl = New-Object System.Security.AccessControl.FileSecurity
-  $acl.SetAccessRuleProtection($true, $false)
-  foreach ($sid in 'S-1-5-18', 'S-1-5-32-544') {
-    $who = New-Object System.Security.Principal.SecurityIdentifier($sid)
-    $acl.AddAccessRule((New-Object System.Security.AccessControl.FileSystemAccessRule($who, 'FullControl', 'Allow')))
-  }
-  Set-Acl -LiteralPath $Path -AclObject $acl
-}
-`;
-
 /** kube-proxy's private kubeconfig and its config, with the source VIP reserved on the node. */
 function kubeProxyFiles(model: ClusterModel): string {
   const vip = model.cluster.cni.backend === 'vxlan'
@@ -81,14 +71,17 @@ $config = $config.Replace(${q(SOURCE_VIP_PLACEHOLDER)}, $vip)
 `
     : '';
   // The kubeconfig reads the ServiceAccount token from a private file (tokenFile), in both modes.
-  return `${RESTRICT_ACL}${TOKEN_FUNCTIONS}Set-KubemixPrivateAcl -Path ${q(WIN.kubeProxyKubeconfig)}
-${installTokenScript(`{{secret:${SECRET_NAMES.kubeProxyWindowsToken}}}`)}New-Item -ItemType Directory -Force -Path ${q(`${WIN.logs}\\kube-proxy`)} | Out-Null
+  return `${RESTRICT_ACL}${TOKEN_FUNCTIONS}${DROP_OLD_RENEWAL}Set-KubemixPrivateAcl -Path ${q(WIN.kubeProxyKubeconfig)}
+${installTokenScript(TOKEN_REF, WIN.kubeProxyToken, SECRET_NAMES.kubeProxyWindowsToken)}New-Item -ItemType Directory -Force -Path ${q(`${WIN.logs}\\kube-proxy`)} | Out-Null
 $config = Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyConfigTemplate)}
 ${vip}Set-Content -LiteralPath ${q(WIN.kubeProxyConfig)} -Value $config -NoNewline
 `;
 }
 
-const configReady = `(Test-Path -LiteralPath ${q(WIN.kubeProxyToken)}) -and (Test-Path -LiteralPath ${q(WIN.kubeProxyConfig)}) -and -not (Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyConfig)}).Contains(${q(SOURCE_VIP_PLACEHOLDER)})`;
+const TOKEN_REF = `{{secret:${SECRET_NAMES.kubeProxyWindowsToken}}}`;
+
+/** Files in place and the node's token at least as long-lived as the store's (a newer one re-runs the step). */
+const configReady = `${tokenCurrent(WIN.kubeProxyToken)} -and (Test-Path -LiteralPath ${q(WIN.kubeProxyConfig)}) -and -not (Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyConfig)}).Contains(${q(SOURCE_VIP_PLACEHOLDER)})`;
 
 /**
  * HostProcess mode: the node keeps kube-proxy's files (the pod reads them
@@ -99,7 +92,7 @@ export function kubeProxyConfig(model: ClusterModel): WindowsStep {
     stage: 'task-deploy-cluster',
     name: 'win-kube-proxy-config',
     description: `kube-proxy's config (kernelspace on ${hnsNetworkName(model.cluster.cni)}) and private kubeconfig for its HostProcess pod`,
-    check: checkThat(configReady),
+    check: `${tokenCheckPrelude(TOKEN_REF)}${checkThat(configReady)}`,
     apply: kubeProxyFiles(model),
     uploads: [WIN.kubeProxyKubeconfig, WIN.kubeProxyConfigTemplate],
     secrets: [SECRET_NAMES.kubeProxyWindowsToken],
@@ -120,7 +113,7 @@ if ($null -eq (Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue)) {
 Set-KubemixRestart -Name 'kube-proxy' -Enabled $true
 Restart-Service -Name 'kube-proxy'
 `;
-  const check = checkThat(`(Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue).Status -eq 'Running' -and ${configReady}`);
+  const check = `${tokenCheckPrelude(TOKEN_REF)}${checkThat(`(Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue).Status -eq 'Running' -and ${configReady}`)}`;
   return {
     stage: 'task-deploy-cluster',
     name: 'win-kube-proxy',
