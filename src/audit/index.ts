@@ -2,3 +2,4 @@
 export { auditPlan, credentialLabel, requestText, type AuditOptions } from './audit.js';
 export { auditMarkdown, auditRows, auditText } from './format.js';
 export type { AuditResult, Component, Credential, NeededRequest } from './types.js';
+export { guardAudit } from './guard.js';
