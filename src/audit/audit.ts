@@ -67,7 +67,7 @@ export function auditPlan(input: AuditInput, options: AuditOptions = {}): AuditR
 
 export function requestText(r: ApiRequest): string {
   const res = r.group === '' ? r.resource : `${r.resource}.${r.group}`;
-  const where = r.scope === 'own-node' ? ' (own Node)' : r.scope === 'node-pods' ? ' (its pods)' : r.scope === 'pod-referenced' ? ' (its pods\')' : r.name !== undefined ? ` ${r.name}` : r.namespace === undefined ? ' (all)' : '';
+  const where = r.scope === 'own-node' ? ' (own Node)' : r.scope === 'node-pods' ? ' (its pods)' : r.scope === 'pod-referenced' ? ' (its pods\')' : r.name !== undefined ? ` ${r.name}` : r.namespace === undefined && ['get', 'list', 'watch'].includes(r.verb) ? ' (all)' : '';
   return `${r.verb} ${res}${r.namespace !== undefined && r.scope === undefined ? ` in ${r.namespace}` : ''}${where}`;
 }
 
