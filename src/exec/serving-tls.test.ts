@@ -39,5 +39,6 @@ test('a serving certificate near its end is due for re-issue; a bad IP is refuse
   const now = new Date('2030-01-01T00:00:00Z');
   assert.equal(servingTlsDue(issueServingTls(ca.cert, ca.key, 'r.example', '10.0.0.1', 397, now).cert, now), false);
   assert.equal(servingTlsDue(issueServingTls(ca.cert, ca.key, 'r.example', '10.0.0.1', 30, now).cert, now), true);
+  assert.equal(servingTlsDue('not a certificate', now), false);
   assert.throws(() => issueServingTls(ca.cert, ca.key, 'r.example', 'not-an-ip', 397, now), /not an IP address/);
 });

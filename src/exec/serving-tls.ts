@@ -41,12 +41,17 @@ export function issueServingTls(caCertPem: string, caKeyPem: string, dnsName: st
   return { cert: forge.pki.certificateToPem(cert), key: keyPem };
 }
 
-/** True when the certificate is unreadable or ends within `SERVING_RENEW_DAYS` of `now`. */
+/**
+ * True when the certificate ends within `SERVING_RENEW_DAYS` of `now`. One
+ * that cannot be read is left as the store holds it: the host's check then
+ * fails on it by name, rather than kubemix overwriting a value it did not make.
+ */
 export function servingTlsDue(certPem: string, now: Date = new Date()): boolean {
+  let notAfter: number;
   try {
-    const notAfter = forge.pki.certificateFromPem(certPem).validity.notAfter.getTime();
-    return notAfter - now.getTime() < SERVING_RENEW_DAYS * 24 * 3600 * 1000;
+    notAfter = forge.pki.certificateFromPem(certPem).validity.notAfter.getTime();
   } catch {
-    return true;
+    return false;
   }
+  return notAfter - now.getTime() < SERVING_RENEW_DAYS * 24 * 3600 * 1000;
 }

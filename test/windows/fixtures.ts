@@ -13,7 +13,7 @@ export interface Combo {
 }
 
 /** Issue 4's first-join order of a Windows worker's tasks (native mode; win-source-vip with vxlan only). */
-export const WINDOWS_TASK_ORDER = ['win-preflight', 'win-containers-feature', 'win-reboot', 'win-hns-external', 'win-containerd', 'win-binaries', 'win-kubelet-service', 'win-kubeadm-join', 'win-flanneld', 'win-cni-config', 'win-source-vip', 'win-kube-proxy', 'win-firewall', 'win-defender-exclusions', 'win-boot-order', 'win-kube-proxy-token-renewal'] as const;
+export const WINDOWS_TASK_ORDER = ['win-preflight', 'win-containers-feature', 'win-reboot', 'win-hns-external', 'win-containerd', 'win-binaries', 'win-kubelet-service', 'win-kubeadm-join', 'win-flanneld', 'win-cni-config', 'win-source-vip', 'win-kube-proxy', 'win-firewall', 'win-defender-exclusions', 'win-boot-order'] as const;
 
 /** Pairwise over minor × build × backend: every pair of values appears at least once. */
 export const GOLDEN_COMBOS: readonly Combo[] = [
