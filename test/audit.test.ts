@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments, stringify } from 'yaml';
-import { auditPlan, auditText, guardAudit, type AuditResult } from '../src/audit/index.js';
+import { auditPlan, auditSummaryMarkdown, auditText, guardAudit, type AuditResult } from '../src/audit/index.js';
 import { nodeAuthorizer } from '../src/audit/node-authorizer.js';
 import { policyFrom, rbacAllows } from '../src/audit/rbac.js';
 import { resolveModel } from '../src/model/resolve.js';
@@ -160,5 +160,20 @@ describe('secrets by host', () => {
       const windows = new Set(plan.nodes.filter((n) => n.osFamily === 'windows').map((n) => n.name));
       for (const f of files.filter((x) => windows.has(x.node))) assert.doesNotMatch(f.content, /serviceaccounts\/[^/]+\/token/, f.remotePath);
     }
+  });
+});
+
+describe('docs/windows.md', () => {
+  const docs = readFileSync(join(REPO, 'docs', 'windows.md'), 'utf8');
+  const table = (name: string): string => {
+    const m = new RegExp(`<!-- audit-table: ${name} -->\\n([\\s\\S]*?)<!-- /audit-table -->`).exec(docs);
+    assert.ok(m !== null, `docs/windows.md has the ${name} audit table`);
+    return m[1] ?? '';
+  };
+  it('shows the audit of examples/k8s-libvirt-1-1-1.yaml (with the guard) exactly as kubemix computes it', () => {
+    assert.equal(table('k8s-libvirt-1-1-1'), auditSummaryMarkdown(auditPlan(planFor('k8s-libvirt-1-1-1'), { extra: guardAudit('kubemix-guard', true) })));
+  });
+  it('and of HostProcess mode', () => {
+    assert.equal(table('hostprocess'), auditSummaryMarkdown(auditPlan(assemblePlan(comboModel(HOSTPROCESS)))));
   });
 });

@@ -1,7 +1,6 @@
 // The API requests kubemix's own tasks make with kubectl on the first
 // controller (read from the tasks' scripts): applying the cluster manifests
-// (server-side apply: get and patch of every object), minting tokens,
-// labelling and deleting nodes, waiting for rollouts and CRDs.
+// (server-side apply: get and patch of every object), labelling and deleting nodes, waiting for rollouts and CRDs. Minting tokens is its own component (components.ts).
 import type { Plan } from '../plan/types.js';
 import type { NeededRequest } from './types.js';
 
@@ -18,7 +17,6 @@ const KINDS: Record<string, readonly [string, string]> = {
 };
 
 const PATTERNS: readonly [RegExp, (m: RegExpExecArray) => NeededRequest[]][] = [
-  [/ create token (\S+)/, (m) => [{ verb: 'create', group: '', resource: 'serviceaccounts/token', name: m[1] ?? '', source: 'kubectl create token' }]],
   [/ delete node /, () => [{ verb: 'delete', group: '', resource: 'nodes', source: 'kubectl delete node (reset)' }]],
   [/ label --overwrite node /, () => [{ verb: 'patch', group: '', resource: 'nodes', source: 'kubectl label node' }]],
   [/ get nodes /, () => [{ verb: 'list', group: '', resource: 'nodes', source: 'kubectl get nodes' }]],

@@ -51,3 +51,23 @@ export function auditMarkdown(result: AuditResult): string {
   const head = '| component | OS | runs on | credential | request | decision | upstream source |\n|---|---|---|---|---|---|---|\n';
   return head + auditRows(result).map((r) => `| ${[r.component, r.os, r.runsOn.join(', '), r.credential, r.request, r.decision, r.source].map(cell).join(' | ')} |`).join('\n') + '\n';
 }
+
+/** One row per component and credential: its requests and what allows them (docs/windows.md). */
+export function auditSummaryMarkdown(result: AuditResult): string {
+  const rows = new Map<string, { component: string; os: string; runsOn: string[]; credential: string; requests: string[]; by: Set<string>; denied: number; sources: Set<string> }>();
+  for (const r of auditRows(result)) {
+    const key = [r.component, r.os, r.credential].join('|');
+    const row = rows.get(key) ?? { component: r.component, os: r.os, runsOn: [], credential: r.credential, requests: [], by: new Set<string>(), denied: 0, sources: new Set<string>() };
+    for (const n of r.runsOn) if (!row.runsOn.includes(n)) row.runsOn.push(n);
+    row.requests.push(r.request);
+    row.by.add(r.decision.replace(/^(allowed|DENIED): /, '').replace(/ via .*/, ''));
+    if (r.decision.startsWith('DENIED')) row.denied += 1;
+    row.sources.add(r.source.replace(/ \(.*$/, '').replace(/:[\d,]+$/, ''));
+    rows.set(key, row);
+  }
+  const head = '| component | OS | runs on | credential | requests | decided by | upstream source |\n|---|---|---|---|---|---|---|\n';
+  return head + [...rows.values()].map((r) => `| ${[
+    r.component, r.os, r.runsOn.join(', '), r.credential, r.requests.join('; '),
+    `${r.denied === 0 ? 'all allowed' : `${r.denied} DENIED`}: ${[...r.by].join('; ')}`, [...r.sources].join('; '),
+  ].map(cell).join(' | ')} |`).join('\n') + '\n';
+}
