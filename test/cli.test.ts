@@ -36,6 +36,20 @@ test('plan --json prints the plan document and nothing else on stdout', async ()
   assert.match(plan.hash, /^[0-9a-f]{64}$/);
 });
 
+test('plan --audit prints the authorization audit (text and --json) and exits 0 when it passes', async () => {
+  const text = await runCli(['plan', '--audit', 'examples/k8s-libvirt-1-1-1.yaml']);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /^flanneld \(service\) \(windows\) on compute-01 — ServiceAccount kube-flannel\/flannel-windows \(minted token\)$/m);
+  assert.match(text.stdout, /ok {3}list nodes \(all\) {2}\[RBAC ClusterRole\/flannel-windows via ClusterRoleBinding\/flannel-windows\]/);
+  assert.match(text.stdout, /guard webhook \(linux\)/);
+  assert.match(text.stdout, /authorization audit: every needed request is allowed, nothing broader\n$/);
+  const json = await runCli(['plan', '--audit', '--json', 'k8s-libvirt-1-1-1']);
+  assert.equal(json.code, 0);
+  const doc = JSON.parse(json.stdout) as { ok: boolean; components: unknown[] };
+  assert.equal(doc.ok, true);
+  assert.ok(doc.components.length > 5);
+});
+
 test('settings: a bad --log-level or KUBEMIX_LOG_LEVEL is exit 2 naming its source', async () => {
   const flag = await runCli(['validate', '--log-level', 'loud', 'k8s-libvirt-1-1-1']);
   assert.equal(flag.code, 2);

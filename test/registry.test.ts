@@ -3,8 +3,8 @@
 // docker-registry started on loopback with the rendered config (paths and
 // address adapted) must answer /v2/ with 401 unless the credentials are right.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -12,13 +12,15 @@ import { after, before, describe, it } from 'node:test';
 import { SERVICES } from '../src/matrix/index.js';
 import { servicesFacts } from '../src/render/services/facts.js';
 import { REGISTRY_PATHS, renderRegistryConfig } from '../src/render/services/registry.js';
-import { htpasswdApply, htpasswdCheck, registryTlsApply, registryTlsCheck } from '../src/plan/tasks/registry-scripts.js';
+import { htpasswdApply, htpasswdCheck, registryTlsApply, registryTlsCheck, registryTlsSecrets } from '../src/plan/tasks/registry-scripts.js';
+import { generateClusterCa } from '../src/exec/cluster-ca.js';
+import { issueServingTls } from '../src/exec/serving-tls.js';
 import { modelFor, scratch } from './helpers/shapes.js';
 
 const PASSWORD = 'canary-Registry-pw-7f3a';
 
 function fill(script: string, secrets: Record<string, string>): string {
-  return script.replace(/\{\{secret:([a-z0-9-]+)\}\}/g, (_, name: string) => {
+  return script.replace(/\{\{secret:([A-Za-z0-9_.-]+)\}\}/g, (_, name: string) => {
     const value = secrets[name];
     if (value === undefined) throw new Error(`no secret ${name}`);
     return value.trimEnd();
@@ -61,9 +63,11 @@ describe('registry on loopback with the rendered config', () => {
   let port = 0;
 
   before(() => {
-    // The cluster CA kubemix generates; here a throwaway one.
-    execFileSync('openssl', ['req', '-x509', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-days', '2', '-subj', '/CN=kubemix test CA', '-keyout', join(tmp.dir, 'ca.key'), '-out', join(tmp.dir, 'ca.crt')], { stdio: 'ignore' });
-    secrets = { 'cluster-ca-cert': readFileSync(join(tmp.dir, 'ca.crt'), 'utf8'), 'cluster-ca-key': readFileSync(join(tmp.dir, 'ca.key'), 'utf8'), 'registry-password': PASSWORD };
+    // The cluster CA and the registry certificate as the executor makes them on the deployer.
+    const ca = generateClusterCa();
+    const issued = issueServingTls(ca.cert, ca.key, tls.host, tls.ip, SERVICES.registryCertDays);
+    const names = registryTlsSecrets(tls);
+    secrets = { 'cluster-ca-cert': ca.cert, [names.cert]: issued.cert, [names.key]: issued.key, 'registry-password': PASSWORD };
   });
 
   after(() => {
@@ -73,6 +77,21 @@ describe('registry on loopback with the rendered config', () => {
 
   it('TLS task: check fails, apply makes a certificate the check accepts', () => {
     assert.notEqual(sh(fill(registryTlsCheck(tls), secrets)), 0);
+    assert.equal(sh(fill(registryTlsApply(tls), secrets)), 0);
+    assert.equal(sh(fill(registryTlsCheck(tls), secrets)), 0);
+    // The scripts never see the CA's key: filling them without it must work.
+    assert.doesNotMatch(registryTlsApply(tls) + registryTlsCheck(tls), /cluster-ca-key|CAkey/);
+  });
+
+  it('TLS task: a re-issued certificate in the store fails the check until applied', () => {
+    const ca = generateClusterCa();
+    const names = registryTlsSecrets(tls);
+    const other = issueServingTls(ca.cert, ca.key, tls.host, tls.ip, 10);
+    const next = { ...secrets, 'cluster-ca-cert': ca.cert, [names.cert]: other.cert, [names.key]: other.key };
+    assert.notEqual(sh(fill(registryTlsCheck(tls), next)), 0);
+    assert.equal(sh(fill(registryTlsApply(tls), next)), 0);
+    // Ten days left: the check still refuses it (it wants 30 more days).
+    assert.notEqual(sh(fill(registryTlsCheck(tls), next)), 0);
     assert.equal(sh(fill(registryTlsApply(tls), secrets)), 0);
     assert.equal(sh(fill(registryTlsCheck(tls), secrets)), 0);
   });

@@ -7,7 +7,8 @@ import { isInstallMedia } from '../src/plan/artifact-path.js';
 import { SECRET_NAMES, sshHostKeySecret } from '../src/model/secret-names.js';
 import { SHAPES, planFor } from './helpers/shapes.js';
 
-const REFERENCE = /\{\{secret:([a-z0-9-]+)\}\}/g;
+// The executor's own grammar for a reference (src/exec/secrets.ts).
+const REFERENCE = /\{\{secret:([A-Za-z0-9_.-]+)\}\}/g;
 // PEM private keys, bcrypt/apr1/SHA-crypt hashes, bootstrap tokens.
 const MATERIAL = [/-----BEGIN [A-Z ]*PRIVATE KEY-----/, /\$(2[aby]|apr1|[56])\$[./A-Za-z0-9]{8,}/, /\b[a-z0-9]{6}\.[a-z0-9]{16}\b/];
 

@@ -3,7 +3,9 @@
 // from a host at run time (Task.captures). Plans and journals only ever hold
 // secret *names*; `{{secret:NAME}}` is filled in just before a script goes on
 // stdin or a file is uploaded 0600.
-import { CLUSTER_CA_SECRETS, SECRET_NAMES } from '../model/secret-names.js';
+import { CLUSTER_CA_SECRETS, SECRET_NAMES, parseServingTlsSecret, servingTlsSecrets } from '../model/secret-names.js';
+import { SERVICES } from '../matrix/index.js';
+import { issueServingTls, servingTlsDue } from './serving-tls.js';
 import { generateClusterCa } from './cluster-ca.js';
 import { randomBytes, randomInt } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -90,7 +92,8 @@ export class SecretStore {
   async ensureGenerated(names: Iterable<string>, captured: ReadonlySet<string>): Promise<string[]> {
     const made: string[] = [];
     const wanted = [...names];
-    if (wanted.some((n) => (CLUSTER_CA_SECRETS as readonly string[]).includes(n)) && !CLUSTER_CA_SECRETS.some((n) => this.records.has(n) || captured.has(n))) {
+    const serving = wanted.some((n) => parseServingTlsSecret(n) !== undefined);
+    if ((serving || wanted.some((n) => (CLUSTER_CA_SECRETS as readonly string[]).includes(n))) && !CLUSTER_CA_SECRETS.some((n) => this.records.has(n) || captured.has(n))) {
       const ca = generateClusterCa();
       const at = new Date().toISOString();
       const [cert, key, hash] = CLUSTER_CA_SECRETS;
@@ -99,6 +102,7 @@ export class SecretStore {
       this.records.set(hash, { value: ca.hash, source: 'generated', at });
       made.push(...CLUSTER_CA_SECRETS);
     }
+    made.push(...this.ensureServingTls(wanted));
     for (const name of wanted) {
       const value = this.records.has(name) || captured.has(name) || made.includes(name) ? undefined : generateSecret(name);
       if (value === undefined) continue;
@@ -106,6 +110,33 @@ export class SecretStore {
       made.push(name);
     }
     if (made.length > 0) await this.save();
+    return made;
+  }
+
+  /**
+   * Serving certificates named by the plan (`serving-cert_<dns>_<ip>`), issued
+   * here from the cluster CA with their key, as a pair; again when due for renewal.
+   */
+  private ensureServingTls(wanted: readonly string[]): string[] {
+    const made: string[] = [];
+    for (const name of wanted) {
+      const parsed = parseServingTlsSecret(name);
+      if (parsed === undefined) continue;
+      const pair = servingTlsSecrets(parsed.dnsName, parsed.ip);
+      if (made.includes(pair.cert)) continue;
+      const cert = this.get(pair.cert);
+      if (cert !== undefined && this.has(pair.key) && !servingTlsDue(cert)) continue;
+      const caCert = this.get(SECRET_NAMES.clusterCaCert);
+      const caKey = this.get(SECRET_NAMES.clusterCaKey);
+      if (caCert === undefined || caKey === undefined) {
+        throw new HostError('secret.no-ca', `cannot issue the certificate for ${parsed.dnsName}: the secret store holds no cluster CA key`, { hint: 'the cluster CA is created by kubemix up; a store without its key cannot sign' });
+      }
+      const tls = issueServingTls(caCert, caKey, parsed.dnsName, parsed.ip, SERVICES.registryCertDays);
+      const at = new Date().toISOString();
+      this.records.set(pair.cert, { value: tls.cert, source: 'generated', at });
+      this.records.set(pair.key, { value: tls.key, source: 'generated', at });
+      made.push(pair.cert, pair.key);
+    }
     return made;
   }
 

@@ -17,6 +17,8 @@ export const SECRET_NAMES = {
   adminKubeconfig: 'admin-kubeconfig',
   /** Token of the kube-system/kube-proxy ServiceAccount for the native Windows kube-proxy. */
   kubeProxyWindowsToken: 'kube-proxy-windows-token',
+  /** Token of the kube-flannel/flannel-windows ServiceAccount for flanneld as a Windows service. */
+  flannelWindowsToken: 'flannel-windows-token',
   /** Local Administrator of a Windows VM kubemix installs (Autounattend.xml); generated. */
   windowsAdminPassword: 'windows-admin-password',
   /**
@@ -34,6 +36,24 @@ export const SECRET_NAMES = {
  */
 export function sshHostKeySecret(node: string): string {
   return `ssh-host-key-${node.toLowerCase()}`;
+}
+
+/**
+ * A serving certificate and its key, issued by the executor on the deployer
+ * from the cluster CA, so the CA's key never leaves the deployer for the
+ * host that serves it. The names carry the DNS name and IP address the
+ * certificate is for: a new name or address means a new certificate.
+ */
+export function servingTlsSecrets(dnsName: string, ip: string): { readonly cert: string; readonly key: string } {
+  const base = `${dnsName.toLowerCase()}_${ip}`;
+  return { cert: `serving-cert_${base}`, key: `serving-key_${base}` };
+}
+
+/** The DNS name and IP address a serving-certificate secret name is for; undefined for other names. */
+export function parseServingTlsSecret(name: string): { readonly part: 'cert' | 'key'; readonly dnsName: string; readonly ip: string } | undefined {
+  const m = /^serving-(cert|key)_([a-z0-9.-]+)_([0-9.]+|[0-9a-f:]+)$/.exec(name);
+  if (m === null) return undefined;
+  return { part: m[1] === 'cert' ? 'cert' : 'key', dnsName: m[2] ?? '', ip: m[3] ?? '' };
 }
 
 /** The secrets that make up the cluster CA: created together, never one alone. */

@@ -9,7 +9,7 @@ import { cleanupTasks } from './tasks/cleanup-hypervisors.js';
 import { containerdContribution } from './tasks/containerd.js';
 import { factTasks } from './tasks/facts.js';
 import { clusterReadyTaskIds, kubeadmContribution } from './tasks/kubeadm.js';
-import { kubeProxyTokenTaskIds, kubeProxyTokenTasks } from './tasks/kube-proxy-token.js';
+import { flannelTokenTaskIds, kubeProxyTokenTaskIds, kubeProxyTokenTasks } from './tasks/kube-proxy-token.js';
 import { kubernetesPackagesContribution } from './tasks/kubernetes-packages.js';
 import { linuxPrepContribution } from './tasks/linux-prep.js';
 import { servicesContribution } from './tasks/services.js';
@@ -31,7 +31,7 @@ export const CONTRIBUTORS: readonly PlanContributor[] = [
   (model) => ({ tasks: factTasks(model) }),
   (model) => ({ tasks: cleanupTasks(model) }),
   (model) => ({ tasks: validationTasks(model) }),
-  (model) => windowsTasks(model, { ...DEFAULT_WINDOWS_OPTIONS, joinAfter: clusterReadyTaskIds(model), kubeProxyAfter: kubeProxyTokenTaskIds(model) }),
+  (model) => windowsTasks(model, { ...DEFAULT_WINDOWS_OPTIONS, joinAfter: clusterReadyTaskIds(model), kubeProxyAfter: kubeProxyTokenTaskIds(model), flanneldAfter: flannelTokenTaskIds(model) }),
   servicesContribution,
   linuxPrepContribution,
   containerdContribution,

@@ -16,7 +16,7 @@ export interface Combo {
 export const WINDOWS_TASK_ORDER = [
   'win-preflight', 'win-hosts-file', 'win-containers-feature', 'win-reboot', 'win-hns-external', 'win-containerd',
   'win-defender-exclusions', 'win-binaries', 'win-kubelet-service', 'win-kubeadm-join', 'win-flanneld', 'win-cni-config',
-  'win-source-vip', 'win-kube-proxy', 'win-firewall', 'win-boot-order', 'win-kube-proxy-token-renewal',
+  'win-source-vip', 'win-kube-proxy', 'win-firewall', 'win-boot-order',
 ] as const;
 
 /** Pairwise over minor × build × backend: every pair of values appears at least once. */

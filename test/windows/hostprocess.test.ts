@@ -63,7 +63,10 @@ describe('HostProcess mode', () => {
       const [flannel, proxy] = sets.map((s) => s.spec.template.spec.containers[0]);
       assert.equal(flannel.image, FLANNEL);
       assert.equal(proxy.image, PROXY);
-      assert.deepEqual(flannel.env.map((e: Obj) => [e.name, e.valueFrom.fieldRef.fieldPath]), [['NODE_NAME', 'spec.nodeName'], ['NODE_IP', 'status.hostIP']]);
+      assert.deepEqual(flannel.env.map((e: Obj) => [e.name, e.valueFrom?.fieldRef.fieldPath ?? e.value]), [['NODE_NAME', 'spec.nodeName'], ['NODE_IP', 'status.hostIP'], ['KUBERNETES_SERVICE_HOST', model.cluster.apiEndpoint.address], ['KUBERNETES_SERVICE_PORT', '6443']]);
+      // Its own projected flannel-windows token (in-cluster config), never the kubelet's kubeconfig.
+      assert.equal(sets[0]?.spec.template.spec.serviceAccountName, 'flannel-windows');
+      assert.ok(!flannel.args.some((a: string) => a.startsWith('--kubeconfig-file')));
       assert.ok(flannel.args.includes('--iface=$(NODE_IP)') && flannel.args.includes('--kube-subnet-mgr'));
       assert.ok(!flannel.args.some((a: string) => a.startsWith('--ip-masq')));
       assert.deepEqual(proxy.args, ['--config=C:\\k\\kube-proxy\\config.yaml']);

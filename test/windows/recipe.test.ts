@@ -10,22 +10,23 @@ function recipe(): WindowsStep[] {
   const model = modelFor({ k8s: '1.36', os: 'windows-2022', backend: 'vxlan' });
   const node = model.nodes.find((n) => n.name === 'win-01');
   assert.ok(node);
-  return windowsRecipe(model, node, renderWindowsNode(model, node), DEFAULT_WINDOWS_OPTIONS, { join: ['j'], kubeProxy: ['k'] });
+  return windowsRecipe(model, node, renderWindowsNode(model, node), DEFAULT_WINDOWS_OPTIONS, { join: ['j'], kubeProxy: ['k'], flanneld: ['f'] });
 }
 
 describe('Windows recipe ordering rules', () => {
-  it('the recipe as planned satisfies every need, and the token renewal needs the kube-proxy step', () => {
+  it('the recipe as planned satisfies every need; join, flanneld and kube-proxy wait for their external tasks', () => {
     const steps = recipe();
     assert.doesNotThrow(() => assertNeedsEarlier(steps));
-    assert.deepEqual(steps.find((s) => s.name === 'win-kube-proxy-token-renewal')?.needs, ['win-kube-proxy']);
+    assert.deepEqual(steps.find((s) => s.name === 'win-kube-proxy')?.needs, ['win-cni-config', 'win-source-vip']);
     assert.deepEqual(steps.find((s) => s.name === 'win-kubeadm-join')?.after, ['j']);
     assert.deepEqual(steps.find((s) => s.name === 'win-kube-proxy')?.after, ['k']);
+    assert.deepEqual(steps.find((s) => s.name === 'win-flanneld')?.after, ['f']);
   });
-  it('moving the renewal before kube-proxy, or flanneld before the join, fails', () => {
+  it('moving kube-proxy before its source VIP, or dropping the join, fails', () => {
     const steps = recipe();
-    const renewal = steps.findIndex((s) => s.name === 'win-kube-proxy-token-renewal');
-    const moved = [steps[renewal], ...steps.filter((_, i) => i !== renewal)].filter((s) => s !== undefined);
-    assert.throws(() => assertNeedsEarlier(moved), /win-kube-proxy-token-renewal needs win-kube-proxy, which runs after it/);
+    const proxy = steps.findIndex((s) => s.name === 'win-kube-proxy');
+    const moved = [steps[proxy], ...steps.filter((_, i) => i !== proxy)].filter((s) => s !== undefined);
+    assert.throws(() => assertNeedsEarlier(moved), /win-kube-proxy needs win-cni-config, which runs after it/);
     const join = steps.findIndex((s) => s.name === 'win-kubeadm-join');
     assert.throws(() => assertNeedsEarlier(steps.filter((_, i) => i !== join)), /needs win-kubeadm-join, which is not in the recipe/);
   });

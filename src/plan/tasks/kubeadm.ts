@@ -95,12 +95,12 @@ cat > ${pki}/ca.crt <<'KUBEMIX_EOF'
 {{secret:${SECRET.caCert}}}
 KUBEMIX_EOF
 cat > ${pki}/ca.key <<'KUBEMIX_EOF'
-{{secret:${SECRET.caKey}}}
+{{secret:${SECRET_NAMES.clusterCaKey}}}
 KUBEMIX_EOF
 chmod 0644 ${pki}/ca.crt
 kubeadm init --config=${kubeadmConfigPath('init')} --upload-certs`),
     uploads: [artifactId(node.name, kubeadmConfigPath('init'))],
-    secrets: [SECRET.caCert, SECRET.caKey, KUBEADM_SECRET.token, KUBEADM_SECRET.certificateKey],
+    secrets: [SECRET.caCert, SECRET_NAMES.clusterCaKey, KUBEADM_SECRET.token, KUBEADM_SECRET.certificateKey],
     // `kubemix kubeconfig` hands this to the user.
     captures: [{ name: SECRET_NAMES.adminKubeconfig, remotePath: '/etc/kubernetes/admin.conf' }],
     timeoutSeconds: 900,

@@ -1,13 +1,13 @@
 // Shell for the registry's run-time material: its TLS key and certificate
-// (signed on the host by the cluster CA) and its htpasswd file. Secrets come
+// (issued on the deployer from the cluster CA, whose key never comes here)
+// and its htpasswd file. Secrets come
 // in as `{{secret:NAME}}` inside heredocs; the executor fills them in and
 // feeds the script on stdin, so they never reach a command line or the plan.
-import { SECRET_NAMES } from '../../model/secret-names.js';
+import { SECRET_NAMES, servingTlsSecrets } from '../../model/secret-names.js';
 import { SERVICES } from '../../matrix/index.js';
 
 export const SECRET = {
   caCert: SECRET_NAMES.clusterCaCert,
-  caKey: SECRET_NAMES.clusterCaKey,
   registryPassword: SECRET_NAMES.registryPassword,
 } as const;
 
@@ -20,15 +20,26 @@ export interface RegistryTlsInput {
   readonly trustAnchor?: string;
 }
 
+/** The registry's certificate and key in the secret store (the executor issues them). */
+export function registryTlsSecrets(t: Pick<RegistryTlsInput, 'host' | 'ip'>): { readonly cert: string; readonly key: string } {
+  return servingTlsSecrets(t.host, t.ip);
+}
+
 const heredoc = (target: string, secret: string): string => `cat > ${target} <<'KUBEMIX_EOF'\n{{secret:${secret}}}\nKUBEMIX_EOF`;
 
-/** Exits 0 when key and certificate exist, match, name the registry, chain to the current CA and last 30 more days. */
+/**
+ * Exits 0 when key and certificate are the issued ones, name the registry,
+ * chain to the current CA and last 30 more days.
+ */
 export function registryTlsCheck(t: RegistryTlsInput): string {
+  const s = registryTlsSecrets(t);
   return `set -eu
 dir=${t.dir}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 ${heredoc('"$work/ca.crt"', SECRET.caCert)}
+${heredoc('"$work/registry.crt"', s.cert)}
 cmp -s "$work/ca.crt" "$dir/ca.crt"
+cmp -s "$work/registry.crt" "$dir/registry.crt"
 openssl verify -CAfile "$dir/ca.crt" "$dir/registry.crt" >/dev/null
 openssl x509 -in "$dir/registry.crt" -noout -checkend 2592000 >/dev/null
 openssl x509 -in "$dir/registry.crt" -noout -checkhost ${t.host} | grep -q 'does match'
@@ -37,8 +48,9 @@ openssl x509 -in "$dir/registry.crt" -noout -checkip ${t.ip} | grep -q 'does mat
 `;
 }
 
-/** A fresh P-256 key and a certificate for the registry's name and IP, signed by the cluster CA. */
+/** Installs the CA certificate and the registry's issued certificate and key (no key material made here). */
 export function registryTlsApply(t: RegistryTlsInput): string {
+  const s = registryTlsSecrets(t);
   const trust = t.trustAnchor === undefined ? '' : `install -m 0644 "$dir/ca.crt" ${t.trustAnchor}\nupdate-ca-certificates >/dev/null\n`;
   return `set -eu
 umask 077
@@ -46,10 +58,9 @@ dir=${t.dir}
 install -d -m 0750 -o root -g ${t.group} "$dir"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 ${heredoc('"$work/ca.crt"', SECRET.caCert)}
-${heredoc('"$work/ca.key"', SECRET.caKey)}
-openssl req -new -nodes -newkey ec -pkeyopt ec_paramgen_curve:P-256 -subj "/CN=${t.host}" -keyout "$work/registry.key" -out "$work/registry.csr" 2>/dev/null
-printf '%s\\n' 'subjectAltName=DNS:${t.host},IP:${t.ip}' 'keyUsage=critical,digitalSignature' 'extendedKeyUsage=serverAuth' 'basicConstraints=critical,CA:FALSE' > "$work/ext"
-openssl x509 -req -sha256 -days ${SERVICES.registryCertDays} -in "$work/registry.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -set_serial "0x$(openssl rand -hex 16)" -extfile "$work/ext" -out "$work/registry.crt" 2>/dev/null
+${heredoc('"$work/registry.crt"', s.cert)}
+${heredoc('"$work/registry.key"', s.key)}
+[ "$(openssl x509 -in "$work/registry.crt" -noout -pubkey)" = "$(openssl pkey -in "$work/registry.key" -pubout)" ]
 install -m 0644 "$work/ca.crt" "$dir/ca.crt"
 install -m 0644 "$work/registry.crt" "$dir/registry.crt"
 install -m 0640 -o root -g ${t.group} "$work/registry.key" "$dir/registry.key"

@@ -14,7 +14,7 @@ import { sh, task, taskId } from '../task.js';
 import type { Task } from '../types.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { configTask } from './config-files.js';
-import { SECRET, htpasswdApply, htpasswdCheck, registryTlsApply, registryTlsCheck } from './registry-scripts.js';
+import { SECRET, htpasswdApply, htpasswdCheck, registryTlsApply, registryTlsCheck, registryTlsSecrets } from './registry-scripts.js';
 
 const STAGE = 'task-create-services';
 /** named (user bind) reads the zones here: an upload made it under the session's umask 077 before. */
@@ -96,8 +96,9 @@ function registryTasks(facts: ServicesFacts, config: RenderedArtifact[], after: 
   const host = facts.node.name;
   const tls = { dir: REGISTRY_PATHS.tlsDir, group: 'docker-registry', host: facts.registryHost, ip: facts.node.ip, trustAnchor: '/usr/local/share/ca-certificates/kubemix-cluster-ca.crt' };
   const tlsTask = task({
-    stage: STAGE, host, name: 'registry-tls', description: `key and certificate for ${facts.registryHost}, signed by the cluster CA`,
-    after: [after], check: sh(registryTlsCheck(tls)), apply: sh(registryTlsApply(tls)), secrets: [SECRET.caCert, SECRET.caKey],
+    stage: STAGE, host, name: 'registry-tls', description: `key and certificate for ${facts.registryHost}, issued by the cluster CA on the deployer`,
+    after: [after], check: sh(registryTlsCheck(tls)), apply: sh(registryTlsApply(tls)),
+    secrets: [SECRET.caCert, registryTlsSecrets(tls).cert, registryTlsSecrets(tls).key],
   });
   const authTask = task({
     stage: STAGE, host, name: 'registry-htpasswd', description: `htpasswd entry for ${SERVICES.registryUser}`,

@@ -12,7 +12,6 @@ import { SECRET_NAMES } from '../../model/secret-names.js';
 import type { PlanNode } from '../../model/types.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { hostProcessImages } from '../../render/manifests/windows-hostprocess.js';
-import { KUBE_PROXY_TOKEN } from '../../render/manifests/kube-proxy-token.js';
 import { windowsRelease } from '../../matrix/index.js';
 import { download } from '../../render/windows/downloads.js';
 import { bootOrder } from '../../render/windows/boot.js';
@@ -26,7 +25,6 @@ import { hostsFile, windowsHostsEntries } from '../../render/windows/hosts.js';
 import { containersFeature, externalNetwork, preflight, rebootAfterFeature } from '../../render/windows/prepare.js';
 import { cniConfigStep, kubeProxy, kubeProxyConfig, sourceVip } from '../../render/windows/proxy.js';
 import type { WindowsScripts } from '../../render/windows/step.js';
-import { tokenRenewal } from '../../render/windows/token.js';
 import type { Stage } from '../types.js';
 
 export interface WindowsOptions {
@@ -42,6 +40,8 @@ export interface WindowsExternalDeps {
   readonly join: readonly string[];
   /** kube-proxy waits for these (its ServiceAccount token minted), native service or HostProcess pod alike. */
   readonly kubeProxy: readonly string[];
+  /** The flanneld service waits for these (its ServiceAccount token minted). */
+  readonly flanneld: readonly string[];
 }
 
 export interface WindowsStep {
@@ -178,9 +178,12 @@ function networkSteps(model: ClusterModel, node: PlanNode, hostProcess: boolean,
       name: 'win-flanneld',
       description: `run flanneld under WinSW as ${registeredName(node)}; it creates the HNS network ${network}`,
       scripts: flanneld(model, node),
-      uploads: [WIN.flannelNetConf, WIN.flanneldServiceXml],
+      uploads: [WIN.flannelNetConf, WIN.flanneldServiceXml, WIN.flanneldKubeconfig],
+      // Its own ServiceAccount token (flannel-windows), minted by the executor: never the kubelet's credential.
+      secrets: [SECRET_NAMES.flannelWindowsToken],
       timeoutSeconds: 300,
       needs: ['win-kubeadm-join'],
+      after: deps.flanneld,
     }), cni];
   const proxyFiles = [WIN.kubeProxyKubeconfig, WIN.kubeProxyConfigTemplate];
   const proxy = hostProcess
@@ -231,7 +234,7 @@ function networkSteps(model: ClusterModel, node: PlanNode, hostProcess: boolean,
   ];
 }
 
-/** Steps 13 and after: firewall, the boot order, and the token renewal. */
+/** Steps 13 and after: the firewall and the boot order. */
 function hostSteps(model: ClusterModel, hostProcess: boolean): WindowsStep[] {
   const rules = firewallRules(model);
   return [
@@ -249,16 +252,6 @@ function hostSteps(model: ClusterModel, hostProcess: boolean): WindowsStep[] {
       scripts: bootOrder(hostProcess),
       uploads: [WIN.bootScript],
       timeoutSeconds: 60,
-    }),
-    // task-post-deployment: last, so no earlier-stage step waits for it. It renews the token the kube-proxy step installed.
-    step({
-      stage: 'task-post-deployment',
-      name: 'win-kube-proxy-token-renewal',
-      description: `renew kube-proxy's ServiceAccount token daily (TokenRequest, ${KUBE_PROXY_TOKEN.lifetimeHours}h lifetime) from the node itself`,
-      scripts: tokenRenewal(),
-      uploads: [WIN.tokenRenewScript],
-      timeoutSeconds: 120,
-      needs: [hostProcess ? 'win-kube-proxy-config' : 'win-kube-proxy'],
     }),
   ];
 }

@@ -20,6 +20,8 @@ export interface WindowsTaskOptions extends WindowsOptions {
   readonly joinAfter: readonly string[];
   /** Tasks kube-proxy waits for (its ServiceAccount token minted), by id. */
   readonly kubeProxyAfter?: readonly string[];
+  /** Tasks the flanneld service waits for (its ServiceAccount token minted), by id. */
+  readonly flanneldAfter?: readonly string[];
 }
 
 export function windowsWorkers(model: ClusterModel): PlanNode[] {
@@ -28,7 +30,7 @@ export function windowsWorkers(model: ClusterModel): PlanNode[] {
 
 export function windowsNodeTasks(model: ClusterModel, node: PlanNode, options: WindowsTaskOptions): { tasks: Task[]; artifacts: RenderedArtifact[] } {
   const artifacts = renderWindowsNode(model, node);
-  const steps = windowsRecipe(model, node, artifacts, options, { join: options.joinAfter, kubeProxy: options.kubeProxyAfter ?? [] });
+  const steps = windowsRecipe(model, node, artifacts, options, { join: options.joinAfter, kubeProxy: options.kubeProxyAfter ?? [], flanneld: options.flanneldAfter ?? [] });
   const first = model.cluster.driver === 'existing' ? [taskId('task-run-validations', node.name, 'os-and-size')] : [];
   const tasks: Task[] = [];
   for (const step of steps) {

@@ -6,7 +6,6 @@ import type { ClusterModel } from '../../model/resolve.js';
 import { CLUSTER_NODE, type RenderedArtifact } from '../types.js';
 import { calicoObjects } from './calico.js';
 import { flannelObjects } from './flannel.js';
-import { kubeProxyTokenRbac } from './kube-proxy-token.js';
 import { runtimeClasses, windowsFlannelRbac } from './windows.js';
 import { hostProcessImages, hostProcessObjects } from './windows-hostprocess.js';
 
@@ -28,7 +27,6 @@ export function clusterManifests(model: ClusterModel): Map<string, Record<string
   const windows = model.nodes.some((n) => n.osFamily === 'windows');
   if (windows) out.set('windows-runtimeclasses', runtimeClasses(model));
   if (windows && model.overlay.plugin === 'flannel') out.set('flannel-windows-rbac', windowsFlannelRbac());
-  if (windows) out.set('kube-proxy-windows-rbac', kubeProxyTokenRbac());
   if (windows && hostProcessImages(model) !== undefined) out.set('windows-hostprocess', hostProcessObjects(model));
   return out;
 }

@@ -1,48 +1,47 @@
-// Credentials of the native Windows kube-proxy. kubeadm's
-// kube-system/kube-proxy ServiceAccount already holds system:node-proxier; a
-// Windows service cannot mount a projected token, so the first controller
-// mints one with the TokenRequest API and each Windows node renews its own
-// token before it expires, through the one extra permission granted here.
+// ServiceAccount tokens of the Windows node services (REFERENCE.md §5): a
+// native Windows service cannot mount a projected token, so the executor
+// mints one with the TokenRequest API on the first controller (admin.conf,
+// where the right to mint already lives) and installs it on each Windows
+// node. No ServiceAccount may request tokens for itself: a credential that
+// can renew itself outlives any theft of it. Renewal is therefore the
+// executor's: every `kubemix up` re-mints a copy older than `renewAfterHours`
+// and the node takes it when it lives longer than the one it holds.
+import { SECRET_NAMES } from '../../model/secret-names.js';
 
-/** Lifetime and renewal of the Windows kube-proxy token. */
-export const KUBE_PROXY_TOKEN = {
-  namespace: 'kube-system',
-  serviceAccount: 'kube-proxy',
+export interface WindowsToken {
+  /** Secret-store name the minted token is captured under. */
+  readonly secret: string;
+  readonly namespace: string;
+  readonly serviceAccount: string;
+  /** What runs with it, and what the ServiceAccount is bound to. */
+  readonly purpose: string;
+}
+
+/** Lifetime and renewal of every minted Windows token. */
+export const WINDOWS_TOKEN_LIFETIME = {
   /**
-   * 30 days. Each Windows node renews daily, so in normal operation a token
-   * is at most a day old; 30 days is the slack for a node that is off or cut
-   * off from the API, and also the longest a leaked token stays usable
-   * (tokens not bound to an object cannot be revoked one by one).
+   * 90 days: the longest a node may go without a `kubemix up` before its
+   * services lose the API, and also the longest a leaked token stays usable
+   * (tokens not bound to an object cannot be revoked one by one; recreating
+   * the ServiceAccount revokes them all).
    */
-  lifetimeHours: 720,
-  /** The controller re-mints its copy (for `kubemix up` re-runs) past half the lifetime. */
-  renewAfterHours: 360,
-  /** Name of the Role/RoleBinding that lets the token renew itself. */
-  renewalRbac: 'kubemix:kube-proxy-windows-token',
+  lifetimeHours: 2160,
+  /** A copy older than 30 days is re-minted by the next `kubemix up`: a monthly run keeps 60 days of slack. */
+  renewAfterHours: 720,
 } as const;
 
-type Obj = Record<string, unknown>;
+/** kube-proxy: kubeadm's kube-system/kube-proxy ServiceAccount already holds system:node-proxier. */
+export const KUBE_PROXY_TOKEN: WindowsToken = {
+  secret: SECRET_NAMES.kubeProxyWindowsToken,
+  namespace: 'kube-system',
+  serviceAccount: 'kube-proxy',
+  purpose: 'the Windows kube-proxy (system:node-proxier)',
+};
 
-/**
- * Lets the kube-proxy ServiceAccount request tokens for itself only
- * (resourceNames), so a Windows node can renew with the token it holds.
- */
-export function kubeProxyTokenRbac(): Obj[] {
-  const { namespace, serviceAccount, renewalRbac } = KUBE_PROXY_TOKEN;
-  return [
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: renewalRbac, namespace },
-      rules: [{ apiGroups: [''], resources: ['serviceaccounts/token'], resourceNames: [serviceAccount], verbs: ['create'] }],
-    },
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: renewalRbac, namespace },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: renewalRbac },
-      subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace }],
-    },
-  ];
-}
-
-/** The TokenRequest path of the ServiceAccount, relative to the API server. */
-export function tokenRequestPath(): string {
-  return `/api/v1/namespaces/${KUBE_PROXY_TOKEN.namespace}/serviceaccounts/${KUBE_PROXY_TOKEN.serviceAccount}/token`;
-}
+/** flanneld as a Windows service: the flannel-windows ServiceAccount (nodes get/list/watch, nodes/status patch). */
+export const FLANNEL_WINDOWS_TOKEN: WindowsToken = {
+  secret: SECRET_NAMES.flannelWindowsToken,
+  namespace: 'kube-flannel',
+  serviceAccount: 'flannel-windows',
+  purpose: 'the Windows flanneld service (ClusterRole flannel-windows)',
+};

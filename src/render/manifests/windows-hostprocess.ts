@@ -64,14 +64,21 @@ const fieldEnv = (name: string, fieldPath: string): Obj => ({ name, valueFrom: {
 export function hostProcessObjects(model: ClusterModel): Obj[] {
   const images = hostProcessImages(model);
   if (images === undefined) return [];
-  // Same flags as the flanneld service; the node's address and registered name come from the API.
+  // The service's flags but no kubeconfig: the pod's projected flannel-windows token (in-cluster
+  // config). The API by address: the kubernetes Service VIP needs kube-proxy, which starts after flannel.
   const flannelArgs = flanneldArgs({ ip: '$(NODE_IP)' });
+  const api = model.cluster.apiEndpoint;
   const flannel = daemonSet('kube-flannel-ds-windows', FLANNEL_NAMESPACE, WINDOWS_FLANNEL_SA, {
     name: 'kube-flannel',
     image: images.flannelImage,
     command: [`${SANDBOX}\\flanneld.exe`],
     args: flannelArgs,
-    env: [fieldEnv('NODE_NAME', 'spec.nodeName'), fieldEnv('NODE_IP', 'status.hostIP')],
+    env: [
+      fieldEnv('NODE_NAME', 'spec.nodeName'),
+      fieldEnv('NODE_IP', 'status.hostIP'),
+      { name: 'KUBERNETES_SERVICE_HOST', value: api.address },
+      { name: 'KUBERNETES_SERVICE_PORT', value: String(api.port) },
+    ],
   });
   const kubeProxy = daemonSet('kube-proxy-windows', 'kube-system', 'kube-proxy', {
     name: 'kube-proxy',

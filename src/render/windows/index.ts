@@ -11,8 +11,7 @@ import { joinConfiguration, kubeletPatch } from './kubeadm.js';
 import { cniConfig, netConfJson } from './network.js';
 import { WIN } from './paths.js';
 import { resetScript } from './reset.js';
-import { flanneldServiceXml, kubeProxyConfigTemplate, kubeProxyKubeconfig } from './services.js';
-import { tokenRenewScript } from './token.js';
+import { flanneldKubeconfig, flanneldServiceXml, kubeProxyConfigTemplate, kubeProxyKubeconfig } from './services.js';
 import { renderUnattend, UNATTEND_MEDIA } from './unattend.js';
 import { setupCompleteCmd, setupScript } from './unattend-setup.js';
 
@@ -27,13 +26,12 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode): Rendered
     file(WIN.joinConfig, joinConfiguration(model, node)),
     file(WIN.kubeletPatch, kubeletPatch(model, node)),
     file(WIN.flannelNetConf, netConfJson(model.cluster)),
-    ...(hostProcess ? [] : [file(WIN.flanneldServiceXml, flanneldServiceXml(node))]),
+    ...(hostProcess ? [] : [file(WIN.flanneldServiceXml, flanneldServiceXml(node)), file(WIN.flanneldKubeconfig, flanneldKubeconfig(model))]),
     file(WIN.cniConf, cniConfig(model, node)),
     file(WIN.kubeProxyConfigTemplate, kubeProxyConfigTemplate(model, node)),
     file(WIN.kubeProxyKubeconfig, kubeProxyKubeconfig(model)),
     file(WIN.bootScript, bootScript(model, node, hostProcess)),
     file(WIN.resetScript, resetScript(model)),
-    file(WIN.tokenRenewScript, tokenRenewScript(model)),
     // VMs kubemix creates install from ISO with these (the libvirt driver's install media).
     ...(model.cluster.driver === 'libvirt'
       ? [file(UNATTEND_MEDIA.answerFile, renderUnattend(model, node)), file(UNATTEND_MEDIA.setupScript, setupScript(model, node)), file(UNATTEND_MEDIA.setupComplete, setupCompleteCmd())]

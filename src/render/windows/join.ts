@@ -7,6 +7,7 @@ import { hnsNetworkName } from './network.js';
 import { CONTAINERD_PIPE, WIN } from './paths.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q } from './ps.js';
 import { checkThat, type WindowsScripts } from './step.js';
+import { TOKEN_FUNCTIONS, installTokenScript, tokenCheckPrelude, tokenCurrent } from './token.js';
 
 export const JOIN_SECRETS = [SECRET_NAMES.clusterCaCertHash, SECRET_NAMES.kubeadmToken] as const;
 
@@ -66,11 +67,15 @@ while (-not ((Test-Path -LiteralPath ${q(WIN.subnetEnv)}) -and $null -ne (Get-Ku
 `;
 }
 
+export const FLANNEL_TOKEN_REF = `{{secret:${SECRET_NAMES.flannelWindowsToken}}}`;
+
 export function flanneld(model: ClusterModel, node: PlanNode): WindowsScripts {
   const network = hnsNetworkName(model.cluster.cni);
   const wrapper = `${WIN.flanneldDir}\\flanneld-service.exe`;
-  const apply = `${SERVICE_FUNCTIONS}New-Item -ItemType Directory -Force -Path ${q('C:\\run\\flannel')}, ${q(`${WIN.logs}\\flanneld`)} | Out-Null
-if ($null -eq (Get-Service -Name 'flanneld' -ErrorAction SilentlyContinue)) {
+  // Its own ServiceAccount token (flannel-windows), never the kubelet's credential.
+  const apply = `${SERVICE_FUNCTIONS}${TOKEN_FUNCTIONS}New-Item -ItemType Directory -Force -Path ${q('C:\\run\\flannel')}, ${q(`${WIN.logs}\\flanneld`)} | Out-Null
+Set-KubemixPrivateAcl -Path ${q(WIN.flanneldKubeconfig)}
+${installTokenScript(FLANNEL_TOKEN_REF, WIN.flanneldToken, SECRET_NAMES.flannelWindowsToken)}if ($null -eq (Get-Service -Name 'flanneld' -ErrorAction SilentlyContinue)) {
   & ${q(wrapper)} install
   if ($LASTEXITCODE -ne 0) { throw "WinSW could not install flanneld (exit $LASTEXITCODE)" }
 }
@@ -80,7 +85,8 @@ Set-KubemixRestart -Name 'flanneld' -Enabled $true
 Start-Service -Name 'flanneld'
 ${waitForFlannel(network, 180)}`;
   return {
-    check: `${HNS_FUNCTIONS}${checkThat(`(Get-Service -Name 'flanneld' -ErrorAction SilentlyContinue).Status -eq 'Running' -and (Test-Path -LiteralPath ${q(WIN.subnetEnv)}) -and $null -ne (Get-KubemixHnsNetwork -Name ${q(network)})`)}`,
+    // A longer-lived token in the store (the next kubemix up re-minted it) re-runs the step.
+    check: `${HNS_FUNCTIONS}${tokenCheckPrelude(FLANNEL_TOKEN_REF)}${checkThat(`(Get-Service -Name 'flanneld' -ErrorAction SilentlyContinue).Status -eq 'Running' -and ${tokenCurrent(WIN.flanneldToken)} -and (Test-Path -LiteralPath ${q(WIN.subnetEnv)}) -and $null -ne (Get-KubemixHnsNetwork -Name ${q(network)})`)}`,
     apply,
   };
 }

@@ -9,7 +9,7 @@ import { SOURCE_VIP_PLACEHOLDER, WIN } from './paths.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q } from './ps.js';
 import { kubeProxyCommandLine } from './services.js';
 import { checkThat, type WindowsScripts } from './step.js';
-import { TOKEN_FUNCTIONS, installTokenScript } from './token.js';
+import { DROP_OLD_RENEWAL, TOKEN_FUNCTIONS, installTokenScript, tokenCheckPrelude, tokenCurrent } from './token.js';
 
 export function cniConfigStep(model: ClusterModel, node: PlanNode): WindowsScripts {
   const hash = sha256Hex(cniConfig(model, node)).toUpperCase();
@@ -60,21 +60,24 @@ $config = $config.Replace(${q(SOURCE_VIP_PLACEHOLDER)}, $vip)
 `
     : '';
   // The kubeconfig reads the ServiceAccount token from a private file (tokenFile), in both modes.
-  return `${TOKEN_FUNCTIONS}Set-KubemixPrivateAcl -Path ${q(WIN.kubeProxyKubeconfig)}
-${installTokenScript(`{{secret:${SECRET_NAMES.kubeProxyWindowsToken}}}`)}New-Item -ItemType Directory -Force -Path ${q(`${WIN.logs}\\kube-proxy`)} | Out-Null
+  return `${TOKEN_FUNCTIONS}${DROP_OLD_RENEWAL}Set-KubemixPrivateAcl -Path ${q(WIN.kubeProxyKubeconfig)}
+${installTokenScript(TOKEN_REF, WIN.kubeProxyToken, SECRET_NAMES.kubeProxyWindowsToken)}New-Item -ItemType Directory -Force -Path ${q(`${WIN.logs}\\kube-proxy`)} | Out-Null
 $config = Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyConfigTemplate)}
 ${vip}Set-Content -LiteralPath ${q(WIN.kubeProxyConfig)} -Value $config -NoNewline
 `;
 }
 
-const configReady = `(Test-Path -LiteralPath ${q(WIN.kubeProxyToken)}) -and (Test-Path -LiteralPath ${q(WIN.kubeProxyConfig)}) -and -not (Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyConfig)}).Contains(${q(SOURCE_VIP_PLACEHOLDER)})`;
+const TOKEN_REF = `{{secret:${SECRET_NAMES.kubeProxyWindowsToken}}}`;
+
+/** Files in place and the node's token at least as long-lived as the store's (a newer one re-runs the step). */
+const configReady = `${tokenCurrent(WIN.kubeProxyToken)} -and (Test-Path -LiteralPath ${q(WIN.kubeProxyConfig)}) -and -not (Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyConfig)}).Contains(${q(SOURCE_VIP_PLACEHOLDER)})`;
 
 /**
  * HostProcess mode: the node keeps kube-proxy's files (the pod reads them
  * from the host); the kube-proxy-windows DaemonSet runs the process.
  */
 export function kubeProxyConfig(model: ClusterModel): WindowsScripts {
-  return { check: checkThat(configReady), apply: kubeProxyFiles(model) };
+  return { check: `${tokenCheckPrelude(TOKEN_REF)}${checkThat(configReady)}`, apply: kubeProxyFiles(model) };
 }
 
 export function kubeProxy(model: ClusterModel): WindowsScripts {
@@ -89,6 +92,6 @@ if ($null -eq (Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue)) {
 Set-KubemixRestart -Name 'kube-proxy' -Enabled $true
 Restart-Service -Name 'kube-proxy'
 `;
-  const check = checkThat(`(Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue).Status -eq 'Running' -and ${configReady}`);
+  const check = `${tokenCheckPrelude(TOKEN_REF)}${checkThat(`(Get-Service -Name 'kube-proxy' -ErrorAction SilentlyContinue).Status -eq 'Running' -and ${configReady}`)}`;
   return { check, apply };
 }

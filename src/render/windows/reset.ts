@@ -47,6 +47,8 @@ export function resetScript(model: ClusterModel): string {
     WIN.kubeProxyConfig,
     WIN.kubeProxyKubeconfig,
     WIN.kubeProxyToken,
+    WIN.flanneldKubeconfig,
+    WIN.flanneldToken,
     WIN.kubeletDir,
     WIN.kubernetesDir,
     WIN.joinConfig,

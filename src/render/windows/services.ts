@@ -6,16 +6,23 @@ import type { PlanNode } from '../../model/types.js';
 import { registeredName, logRunner } from './kubeadm.js';
 import { hnsNetworkName, podCidrV4 } from './network.js';
 import { SOURCE_VIP_PLACEHOLDER, WIN } from './paths.js';
+import { tokenKubeconfig } from './token.js';
 
 function xml(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-export function flanneldArgs(node: Pick<PlanNode, 'ip'>): string[] {
+/**
+ * flanneld's flags. `kubeconfig` is the service's own (a ServiceAccount token
+ * file); a HostProcess pod passes none and uses its projected token.
+ * Never the kubelet's kubeconfig: flannel lists and watches every Node,
+ * which the Node authorizer denies a node (AuthorizeNodeWithSelectors).
+ */
+export function flanneldArgs(node: Pick<PlanNode, 'ip'>, kubeconfig?: string): string[] {
   // No --ip-masq: on Windows masquerading is the CNI delegate's OutBoundNAT.
   return [
     '--kube-subnet-mgr',
-    `--kubeconfig-file=${WIN.kubeletKubeconfig}`,
+    ...(kubeconfig === undefined ? [] : [`--kubeconfig-file=${kubeconfig}`]),
     `--iface=${node.ip}`,
     `--net-config-path=${WIN.flannelNetConf}`,
     `--subnet-file=${WIN.subnetEnv}`,
@@ -29,7 +36,7 @@ export function flanneldServiceXml(node: PlanNode): string {
   <name>flanneld</name>
   <description>flannel for kubemix (WinSW wrapper)</description>
   <executable>${xml(`${WIN.bin}\\flanneld.exe`)}</executable>
-  <arguments>${xml(flanneldArgs(node).join(' '))}</arguments>
+  <arguments>${xml(flanneldArgs(node, WIN.flanneldKubeconfig).join(' '))}</arguments>
   <env name="NODE_NAME" value="${xml(registeredName(node))}"/>
   <startmode>Manual</startmode>
   <logpath>${xml(`${WIN.logs}\\flanneld`)}</logpath>
@@ -70,29 +77,16 @@ export function kubeProxyCommandLine(): string {
 
 /**
  * kube-proxy's kubeconfig. The ServiceAccount token lives in its own private
- * file (`tokenFile`, re-read by client-go every minute) so that the node can
- * renew it without a restart; the kubeconfig itself holds no secret.
+ * file (`tokenFile`, re-read by client-go every minute) so that a newer token
+ * needs no restart; the kubeconfig itself holds no secret.
  */
 export function kubeProxyKubeconfig(model: ClusterModel): string {
-  const api = model.cluster.apiEndpoint;
-  return `apiVersion: v1
-kind: Config
-clusters:
-  - name: kubernetes
-    cluster:
-      server: 'https://${api.host}:${api.port}'
-      certificate-authority: '${WIN.caCert}'
-users:
-  - name: kube-proxy
-    user:
-      tokenFile: '${WIN.kubeProxyToken}'
-contexts:
-  - name: kube-proxy
-    context:
-      cluster: kubernetes
-      user: kube-proxy
-current-context: kube-proxy
-`;
+  return tokenKubeconfig(model, 'kube-proxy', WIN.kubeProxyToken);
+}
+
+/** flanneld's (service mode): the flannel-windows ServiceAccount's token file. */
+export function flanneldKubeconfig(model: ClusterModel): string {
+  return tokenKubeconfig(model, 'flannel-windows', WIN.flanneldToken);
 }
 
 /** Flags the kubelet or kube-proxy of this version rejects, and gates locked on. */

@@ -1,14 +1,18 @@
-// The Windows kube-proxy's ServiceAccount token: installed from the secret
-// store by win-kube-proxy, renewed by the node itself every day (a scheduled
-// task calling the TokenRequest API with the token it holds). kube-proxy
-// reads it through `tokenFile`, which client-go re-reads every minute, so a
-// renewal needs no restart.
-import { KUBE_PROXY_TOKEN, tokenRequestPath } from '../../render/manifests/kube-proxy-token.js';
+// ServiceAccount tokens on a Windows node (kube-proxy's, and flanneld's when
+// it runs as a service): minted by the executor on the first controller,
+// installed here from the secret store into a file only SYSTEM and
+// Administrators can read, which the service's kubeconfig names as
+// `tokenFile` (client-go re-reads it every minute, so a newer token needs no
+// restart). The node never requests tokens itself: renewal is the next
+// `kubemix up`, whose check sees the store holding a longer-lived token.
 import type { ClusterModel } from '../../model/resolve.js';
 import { WIN } from './paths.js';
 import { ACL_FUNCTIONS, q } from './ps.js';
-import { checkThat, type WindowsScripts } from './step.js';
 
+/** The owner-only ACL function (SYSTEM and Administrators), for callers that need it without the token functions. */
+export const RESTRICT_ACL = ACL_FUNCTIONS;
+
+/** A scheduled task earlier kubemix versions used to renew kube-proxy's token from the node; removed on sight. */
 export const TOKEN_RENEW_TASK = 'kubemix-kube-proxy-token';
 
 /**
@@ -26,6 +30,10 @@ export const TOKEN_FUNCTIONS = `${ACL_FUNCTIONS}function Get-KubemixTokenExpiry(
     return [long]0
   }
 }
+function Get-KubemixTokenFile([string]$Path) {
+  if (-not (Test-Path -LiteralPath $Path)) { return '' }
+  return ([string](Get-Content -Raw -LiteralPath $Path)).Trim()
+}
 function Set-KubemixPrivateFile([string]$Path, [string]$Value) {
   # Created empty, locked to SYSTEM and Administrators, then filled and moved
   # into place (a move on one volume keeps the ACL).
@@ -37,66 +45,56 @@ function Set-KubemixPrivateFile([string]$Path, [string]$Value) {
 }
 `;
 
-/** win-kube-proxy's part: install the store's token unless the node holds one that lives longer. */
-export function installTokenScript(secretRef: string): string {
-  return `$stored = @'
+const stored = (secretRef: string): string => `$stored = @'
 ${secretRef}
 '@
 $stored = $stored.Trim()
-$present = ''
-if (Test-Path -LiteralPath ${q(WIN.kubeProxyToken)}) { $present = ([string](Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyToken)})).Trim() }
-# The node renews its own token: a re-run must not replace it with an older one.
-if ((Get-KubemixTokenExpiry $stored) -gt (Get-KubemixTokenExpiry $present)) { Set-KubemixPrivateFile -Path ${q(WIN.kubeProxyToken)} -Value $stored }
-if ((Get-KubemixTokenExpiry ([string](Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyToken)}))) -le [DateTimeOffset]::UtcNow.ToUnixTimeSeconds()) { throw 'the kube-proxy token has expired: re-run the kube-proxy-windows-token task on the first controller' }
 `;
-}
-
-/** The renewal script the scheduled task runs (as SYSTEM). */
-export function tokenRenewScript(model: ClusterModel): string {
-  const api = model.cluster.apiEndpoint;
-  const url = `https://${api.host}:${api.port}${tokenRequestPath()}`;
-  const request = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: KUBE_PROXY_TOKEN.lifetimeHours * 3600 } });
-  const dir = WIN.kubeProxyDir;
-  return `$ErrorActionPreference = 'Stop'
-${TOKEN_FUNCTIONS}$headers = ${q(`${dir}\\renew.headers`)}
-$body = ${q(`${dir}\\renew.request.json`)}
-$response = ${q(`${dir}\\renew.response.json`)}
-$current = ([string](Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyToken)})).Trim()
-try {
-  # The bearer token goes to curl in a private file, never on its command line.
-  Set-KubemixPrivateFile -Path $headers -Value ('Authorization: Bearer ' + $current)
-  Set-KubemixPrivateFile -Path $response -Value ''
-  Set-Content -LiteralPath $body -Value ${q(request)} -NoNewline -Encoding ASCII
-  # In-box curl.exe (Schannel) verifies the API server against the cluster CA;
-  # Windows PowerShell 5.1 cannot take a CA file. The API is on the node network: no proxy.
-  # kubeadm's CA publishes no revocation list, so Schannel's revocation check could only fail.
-  $curlArgs = @('--silent', '--show-error', '--fail', '--ssl-no-revoke', '--noproxy', '*', '--max-time', '60', '--cacert', ${q(WIN.caCert)}, '--header', ('@' + $headers), '--header', 'Content-Type: application/json', '--data-binary', ('@' + $body), '--output', $response, ${q(url)})
-  & (Join-Path $env:SystemRoot 'System32\\curl.exe') @curlArgs
-  if ($LASTEXITCODE -ne 0) { throw "curl.exe exited $LASTEXITCODE" }
-  $renewed = [string](Get-Content -Raw -LiteralPath $response | ConvertFrom-Json).status.token
-  if ((Get-KubemixTokenExpiry $renewed) -le (Get-KubemixTokenExpiry $current)) { throw 'the API server returned no longer-lived token' }
-  Set-KubemixPrivateFile -Path ${q(WIN.kubeProxyToken)} -Value $renewed
-} finally {
-  foreach ($f in $headers, $response) { if (Test-Path -LiteralPath $f) { Remove-Item -Force -LiteralPath $f } }
-}
-`;
-}
 
 /**
- * task-post-deployment: a daily scheduled task renews the token (runs missed
- * days at the next start); the apply runs it once, so a broken renewal path
- * (RBAC, CA, curl) fails the deploy instead of kube-proxy a month later.
+ * Install the store's token at `path` unless the node holds one that lives
+ * at least as long (so a re-run never replaces a newer token with an older
+ * one); refuse an expired one. Needs RESTRICT_ACL and TOKEN_FUNCTIONS.
  */
-export function tokenRenewal(): WindowsScripts {
-  const run = `-NoProfile -ExecutionPolicy Bypass -File "${WIN.tokenRenewScript}"`;
-  const apply = `$action = New-ScheduledTaskAction -Execute 'powershell.exe' -Argument ${q(run)}
-$trigger = New-ScheduledTaskTrigger -Daily -At '03:00' -RandomDelay (New-TimeSpan -Hours 1)
-$settings = New-ScheduledTaskSettingsSet -StartWhenAvailable
-$principal = New-ScheduledTaskPrincipal -UserId 'SYSTEM' -LogonType ServiceAccount -RunLevel Highest
-Register-ScheduledTask -TaskName ${q(TOKEN_RENEW_TASK)} -Action $action -Trigger $trigger -Settings $settings -Principal $principal -Force | Out-Null
-& powershell.exe -NoProfile -ExecutionPolicy Bypass -File ${q(WIN.tokenRenewScript)}
-if ($LASTEXITCODE -ne 0) { throw "renewing the kube-proxy token failed ($LASTEXITCODE)" }
+export function installTokenScript(secretRef: string, path: string, mintTask: string): string {
+  return `${stored(secretRef)}if ((Get-KubemixTokenExpiry $stored) -gt (Get-KubemixTokenExpiry (Get-KubemixTokenFile ${q(path)}))) { Set-KubemixPrivateFile -Path ${q(path)} -Value $stored }
+if ((Get-KubemixTokenExpiry (Get-KubemixTokenFile ${q(path)})) -le [DateTimeOffset]::UtcNow.ToUnixTimeSeconds()) { throw ${q(`the token in ${path} has expired: re-run the ${mintTask} task on the first controller (kubemix up)`)} }
 `;
-  const check = checkThat(`$null -ne (Get-ScheduledTask -TaskName ${q(TOKEN_RENEW_TASK)} -ErrorAction SilentlyContinue)`);
-  return { check, apply };
+}
+
+/** Check condition (after TOKEN_FUNCTIONS and `tokenCheckPrelude`): the node's token lives as long as the store's. */
+export function tokenCurrent(path: string): string {
+  return `((Get-KubemixTokenExpiry (Get-KubemixTokenFile ${q(path)})) -ge (Get-KubemixTokenExpiry $stored))`;
+}
+
+/** What a check needs before `tokenCurrent`: the functions and the store's token. */
+export function tokenCheckPrelude(secretRef: string): string {
+  return `${TOKEN_FUNCTIONS}${stored(secretRef)}`;
+}
+
+/** Remove the node-side renewal task of earlier versions: its credential may no longer mint. */
+export const DROP_OLD_RENEWAL = `Unregister-ScheduledTask -TaskName ${q(TOKEN_RENEW_TASK)} -Confirm:$false -ErrorAction SilentlyContinue
+`;
+
+/** A kubeconfig that authenticates with a ServiceAccount token file (it holds no secret itself). */
+export function tokenKubeconfig(model: ClusterModel, user: string, tokenFile: string): string {
+  const api = model.cluster.apiEndpoint;
+  return `apiVersion: v1
+kind: Config
+clusters:
+  - name: kubernetes
+    cluster:
+      server: 'https://${api.host}:${api.port}'
+      certificate-authority: '${WIN.caCert}'
+users:
+  - name: ${user}
+    user:
+      tokenFile: '${tokenFile}'
+contexts:
+  - name: ${user}
+    context:
+      cluster: kubernetes
+      user: ${user}
+current-context: ${user}
+`;
 }
