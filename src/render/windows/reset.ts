@@ -8,6 +8,7 @@ import { CONTAINERD_PIPE, WIN } from './paths.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q, qList } from './ps.js';
 import { BOOT_TASK } from './host.js';
 import { TOKEN_RENEW_TASK } from './token.js';
+import { shellQuote } from '../../util/escape/index.js';
 
 export function resetScript(model: ClusterModel): string {
   const removed = [
@@ -64,5 +65,5 @@ foreach ($path in ${qList(removed)}) {
 
 /** Deletes the Node object through the first control-plane node's admin kubeconfig. */
 export function deleteNodeScript(node: PlanNode): string {
-  return `kubectl --kubeconfig /etc/kubernetes/admin.conf delete node '${node.name.toLowerCase()}' --ignore-not-found\n`;
+  return `kubectl --kubeconfig /etc/kubernetes/admin.conf delete node ${shellQuote(node.name.toLowerCase())} --ignore-not-found\n`;
 }

@@ -6,10 +6,9 @@ import type { PlanNode } from '../../model/types.js';
 import { registeredName, logRunner } from './kubeadm.js';
 import { hnsNetworkName, podCidrV4 } from './network.js';
 import { SOURCE_VIP_PLACEHOLDER, WIN } from './paths.js';
+import { xmlEscape } from '../../util/escape/index.js';
 
-function xml(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
+const xml = xmlEscape;
 
 export function flanneldArgs(node: Pick<PlanNode, 'ip'>): string[] {
   // No --ip-masq: on Windows masquerading is the CNI delegate's OutBoundNAT.
