@@ -14,6 +14,7 @@ import { windowsResetTasks, windowsWorkers } from './tasks/windows.js';
 import type { PlanNode } from '../model/types.js';
 import type { Task } from './types.js';
 import type { RenderedArtifact } from '../render/types.js';
+import { shellQuote } from '../util/escape/index.js';
 
 const STAGE = 'task-cleanup-hypervisors';
 /** Interfaces flannel and Calico leave behind on Linux nodes. */
@@ -68,8 +69,8 @@ function servicesReset(model: ClusterModel): { tasks: Task[] } {
       host,
       name: 'services-reset',
       description: `stop ${SERVICE_UNITS.join(', ')} and remove the files kubemix wrote`,
-      check: sh(`for u in ${units}; do ! systemctl is-active --quiet "$u" || exit 1; done\nfor f in ${files.map((f) => `'${f}'`).join(' ')}; do [ ! -e "$f" ] || exit 1; done`),
-      apply: sh(`for u in ${units}; do systemctl disable --now "$u" 2>/dev/null || true; done\nrm -f ${files.map((f) => `'${f}'`).join(' ')}`),
+      check: sh(`for u in ${units}; do ! systemctl is-active --quiet "$u" || exit 1; done\nfor f in ${files.map(shellQuote).join(' ')}; do [ ! -e "$f" ] || exit 1; done`),
+      apply: sh(`for u in ${units}; do systemctl disable --now "$u" 2>/dev/null || true; done\nrm -f ${files.map(shellQuote).join(' ')}`),
       timeoutSeconds: 300,
     })],
   };

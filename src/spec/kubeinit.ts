@@ -5,7 +5,7 @@
 import { parse as parseYaml } from 'yaml';
 import type { Diagnostic } from '../errors.js';
 import { LINUX_DISTROS, WINDOWS } from '../matrix/index.js';
-import { SPEC_API_VERSION } from './schema.js';
+import { MAX_DISK_MIB, MAX_RAM_MIB, SPEC_API_VERSION } from './schema.js';
 import { didYouMean } from './suggest.js';
 import { applyOverrides } from './kubeinit-nodes.js';
 import type { KubeinitSpec, NodeAttributes, NodeOverride } from './kubeinit-types.js';
@@ -209,19 +209,25 @@ function overrideAttributes(entry: Record<string, unknown>, path: string): Parse
     if (entry[key] === undefined) continue;
     if (typeof entry[key] !== 'number' && typeof entry[key] !== 'string') return fail('nodes.value', `${path}.${key}`, `${key} must be a number or a size such as 16Gi, got ${JSON.stringify(entry[key])}`);
     const size = kubeinitSize(String(entry[key]), key);
-    if (size === undefined) return fail('nodes.value', `${path}.${key}`, `${key} must be a number (${key === 'ram' ? 'KiB, as Kubeinit' : 'GiB'}) or a size such as 16Gi, got "${String(entry[key])}"`);
+    if (size === undefined) return fail('nodes.value', `${path}.${key}`, `${key} must be a number (${key === 'ram' ? 'KiB, as Kubeinit' : 'GiB'}) or a size such as 16Gi, at most ${key === 'ram' ? '64Ti' : '1024Ti'}, got "${String(entry[key])}"`);
     set[key] = size;
   }
   return { ok: true, value: set };
 }
 
-/** Kubeinit gives RAM in KiB (`16777216`) and disks as `25G`. */
+/**
+ * Kubeinit gives RAM in KiB (`16777216`) and disks as `25G`. Numbers past
+ * what a machine can have are refused here, before they lose precision as
+ * JavaScript numbers (10^23 KiB would print as 9.765625e+19 MiB).
+ */
 function kubeinitSize(text: string, key: 'ram' | 'disk'): string | undefined {
-  if (/^[1-9]\d*$/.test(text)) {
+  if (/^[1-9]\d{0,15}$/.test(text)) {
     const n = Number(text);
-    return key === 'ram' ? `${Math.ceil(n / 1024)}Mi` : `${n}Gi`;
+    if (key === 'ram') return n <= MAX_RAM_MIB * 1024 ? `${Math.ceil(n / 1024)}Mi` : undefined;
+    return n <= MAX_DISK_MIB / 1024 ? `${n}Gi` : undefined;
   }
-  return /^[1-9]\d*(Mi|Gi|Ti|M|G|T)$/.test(text) ? text : undefined;
+  // Sizes with a unit are bounded by the schema, which reads the spec this string becomes.
+  return /^[1-9]\d{0,15}(Mi|Gi|Ti|M|G|T)$/.test(text) ? text : undefined;
 }
 
 /** `windows` → windows-2022, `debian` → the matrix's Debian, full ids as they are. */

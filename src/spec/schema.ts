@@ -18,22 +18,62 @@ const dnsName = z
   .string()
   .max(253)
   .regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS name such as kubeinit.local');
+// Free-form text that lands in scripts and config files: printable and on
+// one line. Control characters (a newline ends a unit-file setting, an
+// inventory line, a TOML key), NUL and lone surrogates no file can carry.
+// The escapers (src/util/escape) quote what is left for each format.
+const NO_CONTROL = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\ud800-\udfff]*$/;
+const CONTROL_MESSAGE = 'must not contain control characters, line breaks or invalid Unicode';
+const text = (max: number) => z.string().min(1).max(max).regex(NO_CONTROL, CONTROL_MESSAGE);
+
+/** http(s) URL, as the WHATWG URL parser reads it, without quotes, whitespace, backslashes or braces. */
+const httpUrl = z
+  .string()
+  .max(2048)
+  .regex(/^[^\s'"\\`<>{}|^\u0000-\u001f\u007f-\u009f]+$/, 'must be a URL without quotes, whitespace, backslashes or <>{}|^`')
+  .refine((v) => {
+    if (!URL.canParse(v)) return false;
+    const u = new URL(v);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  }, 'must be an http:// or https:// URL with a host, such as https://mirror.example.com/files');
+
 const hostAddress = z.string().min(1).max(253).regex(/^[A-Za-z0-9.:_-]+$/, 'must be an IP address or a host name');
 const port = z.number().int().min(1).max(65535);
 /** Sizes with a binary unit: `512Mi`, `8Gi`, `1Ti` (`M`, `G`, `T` mean the same, as in qemu and Kubeinit). */
-export const quantity = z.string().regex(/^[1-9][0-9]*(Mi|Gi|Ti|M|G|T)$/, 'must be a size with a unit, such as 8Gi or 512Mi');
+export const quantity = z.string().max(16).regex(/^[1-9][0-9]*(Mi|Gi|Ti|M|G|T)$/, 'must be a size with a unit, such as 8Gi or 512Mi');
+const UNIT_MIB: Readonly<Record<string, number>> = { Mi: 1, M: 1, Gi: 1024, G: 1024, Ti: 1024 * 1024, T: 1024 * 1024 };
+/** `8Gi` → 8192. NaN for anything that is not a quantity. */
+export function quantityMiB(text: string): number {
+  const match = /^([1-9][0-9]{0,15})(Mi|Gi|Ti|M|G|T)$/.exec(text);
+  return match === null ? Number.NaN : Number(match[1]) * (UNIT_MIB[match[2] ?? ''] ?? Number.NaN);
+}
+/**
+ * What one machine can have: 64 TiB of RAM (the largest x86 servers sold,
+ * 16-socket HPE Superdome Flex / 8-socket systems, top out at 48–64 TiB)
+ * and a 1 PiB disk. Anything above is a typo, and would overflow the exact
+ * integers the capacity checks compare.
+ */
+export const MAX_RAM_MIB = 64 * 1024 * 1024;
+export const MAX_DISK_MIB = 1024 * 1024 * 1024;
+const bounded = (max: number, unit: string) => quantity.refine((v) => quantityMiB(v) <= max, `must be at most ${unit}: no machine has more`);
 const version = (what: string) => z.string().regex(/^\d+\.\d+(\.\d+)?$/, `must be a ${what} version such as 1.36 or 1.36.2`);
-const path = z.string().min(1);
+const path = text(4096);
+// Linux (useradd: [a-z_][a-z0-9_-]*) and Windows account names; `@` for user@domain.
+const userName = z.string().min(1).max(256).regex(/^[A-Za-z0-9_][A-Za-z0-9._@-]*$/, 'must be a user name: letters, digits and . _ @ -');
+// OS ids and distro names: debian-13, ubuntu-24.04, windows-2022 (checked against the matrix later).
+const osName = z.string().min(1).max(64).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be an operating system id such as debian-13 or windows-2022');
+// Addresses and CIDRs before the network rules read them: digits, hex, dots, colons, slashes, commas.
+const netText = z.string().max(128).regex(/^[0-9A-Fa-f.:/, ]*$/, 'must be an IP address or CIDR such as 10.0.0.0/24');
 
 const bastion = z.strictObject({
   address: hostAddress.describe('Jump host address'),
   port: port.default(22),
-  user: z.string().min(1).default('root'),
+  user: userName.default('root'),
   identityFile: path.optional(),
 });
 
 const sshFields = {
-  user: z.string().min(1).optional().describe('SSH user (default root; Administrator on Windows)'),
+  user: userName.optional().describe('SSH user (default root; Administrator on Windows)'),
   port: port.default(22),
   identityFile: path.optional().describe('Private key file; default: ssh-agent'),
   bastion: bastion.optional().describe('Jump host (ProxyJump) in front of this host'),
@@ -43,7 +83,7 @@ const sshFields = {
 const libvirtUri = z
   .string()
   .max(1024)
-  .regex(/^[a-z][a-z0-9]*(\+[a-z0-9]+)?:\/\/\S*$/, 'must be a libvirt connection URI such as qemu:///system');
+  .regex(/^[a-z][a-z0-9]*(\+[a-z0-9]+)?:\/\/[A-Za-z0-9._~:@/?&=%+,[\]-]*$/, 'must be a libvirt connection URI such as qemu:///system, without quotes, spaces or shell characters');
 
 const hypervisor = z.strictObject({
   name: dnsLabel,
@@ -57,7 +97,7 @@ export const ROLES = ['control-plane', 'worker', 'services'] as const;
 const existingHost = z.strictObject({
   name: dnsLabel,
   address: hostAddress.describe('Where SSH reaches the host'),
-  ip: z.string().optional().describe('Node IP on the node network; default: address'),
+  ip: netText.optional().describe('Node IP on the node network; default: address'),
   mac: z
     .string()
     .regex(/^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$/, 'must be a MAC address such as 52:54:00:12:34:56')
@@ -65,7 +105,7 @@ const existingHost = z.strictObject({
     .optional()
     .describe("MAC of the host's node-network interface: the services node's dnsmasq leases the node IP to it (DHCP)"),
   roles: z.array(z.enum(ROLES)).min(1),
-  os: z.string().min(1).describe('debian-13, ubuntu-24.04, centos-stream-10, windows-2022, windows-2025, …'),
+  os: osName.describe('debian-13, ubuntu-24.04, centos-stream-10, windows-2022, windows-2025, …'),
   ...sshFields,
 });
 
@@ -82,20 +122,20 @@ const infrastructure = z.discriminatedUnion('driver', [
 
 const resources = {
   vcpus: z.number().int().min(1).max(512).optional(),
-  ram: quantity.optional(),
-  disk: quantity.optional(),
+  ram: bounded(MAX_RAM_MIB, '64Ti').optional(),
+  disk: bounded(MAX_DISK_MIB, '1024Ti').optional(),
 };
 
 const controlPlane = z.strictObject({
   count: z.number().int().min(0).max(99).default(1),
-  distro: z.string().min(1).optional().describe('Linux distribution of the control plane'),
+  distro: osName.optional().describe('Linux distribution of the control plane'),
   ...resources,
 });
 
 const workerGroup = z.strictObject({
   name: dnsLabel.default('compute').describe('Node name prefix: <name>-01, <name>-02, …'),
   count: z.number().int().min(0).max(999),
-  os: z.string().min(1).describe('A Linux distribution, or windows-2022 / windows-2025'),
+  os: osName.describe('A Linux distribution, or windows-2022 / windows-2025'),
   ...resources,
 });
 
@@ -106,7 +146,7 @@ const nodes = z.strictObject({
 
 const services = z.strictObject({
   enabled: z.boolean().default(true),
-  distro: z.string().min(1).optional(),
+  distro: osName.optional(),
   dns: z.boolean().default(true),
   loadBalancer: z.boolean().default(true),
   dhcp: z.boolean().default(true),
@@ -116,11 +156,11 @@ const services = z.strictObject({
 });
 
 const network = z.strictObject({
-  nodeCidr: z.string().default('10.0.0.0/24'),
-  gateway: z.string().optional().describe('Default: the last usable address of the node network'),
+  nodeCidr: netText.default('10.0.0.0/24'),
+  gateway: netText.optional().describe('Default: the last usable address of the node network'),
   mtu: z.number().int().min(576).max(9216).optional().describe('Node network MTU; default 1500, 1442 across OVN Geneve'),
-  podCidr: z.string().default('10.244.0.0/16').describe('One CIDR, or two separated by a comma for dual-stack'),
-  serviceCidr: z.string().default('10.96.0.0/12'),
+  podCidr: netText.default('10.244.0.0/16').describe('One CIDR, or two separated by a comma for dual-stack'),
+  serviceCidr: netText.default('10.96.0.0/12'),
 });
 
 const cni = z.strictObject({
@@ -132,9 +172,10 @@ const cni = z.strictObject({
 });
 
 const proxy = z.strictObject({
-  http: z.url().optional(),
-  https: z.url().optional(),
-  noProxy: z.array(z.string().min(1)).default([]),
+  http: httpUrl.optional(),
+  https: httpUrl.optional(),
+  // NO_PROXY entries: host names, .domains, IPs, CIDRs, host:port, [IPv6], `*`.
+  noProxy: z.array(z.string().min(1).max(253).regex(/^[A-Za-z0-9.*:/_[\]-]+$/, 'must be a host name, .domain, IP address or CIDR, without spaces, quotes or commas')).max(1000).default([]),
 });
 
 // A container image reference as a user names it: `registry/repo:tag` or `…@sha256:…`.
@@ -148,8 +189,12 @@ const windows = z.strictObject({
 });
 
 const mirrors = z.strictObject({
-  images: z.record(z.string().min(1), z.string().min(1)).default({}).describe('Registry host → mirror, e.g. registry.k8s.io: mirror.example.com/k8s'),
-  artifacts: z.url().optional().describe('Base URL that serves release downloads in place of their origins'),
+  images: z.record(
+    // The host-name form of the key is the mirrors.registry rule's to check (it says what to write instead).
+    text(253),
+    z.string().min(1).max(512).regex(/^(https?:\/\/)?[A-Za-z0-9.-]+(:[0-9]{1,5})?(\/[A-Za-z0-9._~/-]*)?$/, 'must be a registry host with an optional port and path, such as mirror.example.com/k8s'),
+  ).default({}).describe('Registry host → mirror, e.g. registry.k8s.io: mirror.example.com/k8s'),
+  artifacts: httpUrl.optional().describe('Base URL that serves release downloads in place of their origins'),
 });
 
 export const clusterSpecSchema = z.strictObject({

@@ -10,10 +10,10 @@
 // (it is not a secret: it only has to be unpredictable to the commands' output).
 // Scripts are written to 0600 files in a 0700 directory and fed their stdin
 // from a file, so no script text ever reaches a command line.
-import { shellQuote } from '../util/shell.js';
+import { psQuote, shellQuote } from '../util/escape/index.js';
 
-// Re-exported: the executor's scripts quote with the same rule as planned scripts.
-export { shellQuote };
+// Re-exported: the executor's scripts quote with the same rules as planned scripts.
+export { psQuote, shellQuote };
 
 export const READY = 'KUBEMIX-READY';
 
@@ -100,10 +100,6 @@ export function frameHeader(id: number, script: Buffer, stdin: Buffer, privilege
   return Buffer.from(`${id} ${script.length} ${stdin.length} ${privilege} ${Math.max(1, Math.ceil(timeoutSeconds))}\n`);
 }
 
-
-export function psQuote(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
-}
 
 export interface FrameEnd {
   readonly id: number;

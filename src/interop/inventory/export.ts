@@ -4,6 +4,7 @@
 import { stringify } from 'yaml';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { HostConnection } from '../../model/types.js';
+import { iniValue } from '../../util/escape/index.js';
 
 export type InventoryFormat = 'ini' | 'yaml';
 
@@ -59,17 +60,11 @@ export function renderInventory(inv: ExportedInventory, format: InventoryFormat,
 }
 
 function renderIni(inv: ExportedInventory, header: string): string {
-  const lines = [`# ${header}`, '[all]'];
+  const lines = [comment(header), '[all]'];
   for (const [name, vars] of inv.hosts) lines.push([name, ...Object.entries(vars).map(([k, v]) => `${k}=${iniValue(v)}`)].join(' '));
   for (const [group, members] of inv.groups) lines.push('', `[${group}]`, ...members);
   lines.push('', '[k8s_cluster:children]', ...CLUSTER_CHILDREN, '');
   return lines.join('\n');
-}
-
-/** Quoted when Ansible's shlex split would otherwise cut or eat it. */
-function iniValue(v: string | number): string {
-  const text = String(v);
-  return /^[A-Za-z0-9._~/:@%+,-]+$/.test(text) ? text : `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }
 
 function renderYaml(inv: ExportedInventory, header: string): string {
@@ -77,5 +72,10 @@ function renderYaml(inv: ExportedInventory, header: string): string {
   for (const [group, members] of inv.groups) children[group] = members.length === 0 ? {} : { hosts: Object.fromEntries(members.map((m) => [m, null])) };
   children['k8s_cluster'] = { children: Object.fromEntries(CLUSTER_CHILDREN.map((c) => [c, null])) };
   const doc = { all: { hosts: Object.fromEntries(inv.hosts), children } };
-  return `# ${header}\n${stringify(doc, { lineWidth: 0, nullStr: '' })}`;
+  return `${comment(header)}\n${stringify(doc, { lineWidth: 0, nullStr: '' })}`;
+}
+
+/** A one-line `#` comment: control characters (a newline would end it) shown as \uXXXX. */
+function comment(text: string): string {
+  return `# ${text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}`;
 }

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { InvalidSpecError } from '../../errors.js';
 import { resolveModel } from '../../model/resolve.js';
 import { readSpec } from '../../spec/read.js';
 import { assemblePlan } from '../assemble.js';
@@ -31,15 +32,21 @@ test('existing hosts get no cleanup task: kubemix created nothing there', () => 
   assert.deepEqual(cleanupTasks(model('k8s-existing-1-1-1')), []);
 });
 
-test('the libvirt URI is one quoted shell word whatever it holds', () => {
-  const spec = readSpec({ kind: 'file', path: 'x.yaml', text: `apiVersion: kubemix.dev/v1alpha1
+test('a libvirt URI with quotes or shell characters is refused at the spec boundary, with its path', () => {
+  assert.throws(() => readSpec({ kind: 'file', path: 'x.yaml', text: `apiVersion: kubemix.dev/v1alpha1
 kind: Cluster
 metadata: { name: lab }
 spec:
   infrastructure:
     driver: libvirt
     hypervisors: [{ name: hv, address: hv.example.com, libvirtUri: "qemu+ssh://root@hv/system?keyfile=/k/it's;rm" }]
-` });
-  const [t] = cleanupTasks(resolveModel(spec));
+` }), (e: unknown) => e instanceof InvalidSpecError && e.diagnostics.some((d) => d.path === 'spec.infrastructure.hypervisors[0].libvirtUri'));
+});
+
+test('the libvirt URI is one quoted shell word whatever it holds (past the boundary too)', () => {
+  const m = model('k8s-libvirt-1-1-1');
+  const hostile = "qemu+ssh://root@hv/system?keyfile=/k/it's;rm";
+  const spec = { ...m.spec, hypervisors: m.spec.hypervisors.map((h) => ({ ...h, libvirtUri: hostile })) };
+  const [t] = cleanupTasks({ ...m, spec });
   assert.match(t?.apply.script ?? '', /^uri='qemu\+ssh:\/\/root@hv\/system\?keyfile=\/k\/it'\\''s;rm'$/m);
 });

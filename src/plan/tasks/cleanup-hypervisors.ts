@@ -19,7 +19,7 @@ import {
   volumeNames,
 } from '../../drivers/libvirt/names.js';
 import type { ClusterModel } from '../../model/resolve.js';
-import { shellQuote } from '../../util/shell.js';
+import { shellQuote } from '../../util/escape/index.js';
 import { sh, task, taskId } from '../task.js';
 import type { Task } from '../types.js';
 

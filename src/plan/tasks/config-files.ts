@@ -6,6 +6,7 @@ import { artifactId } from '../artifact-path.js';
 import { sh, task } from '../task.js';
 import type { Stage, Task } from '../types.js';
 import type { RenderedArtifact } from '../../render/types.js';
+import { shellQuote } from '../../util/escape/index.js';
 
 export interface ConfigTaskInput {
   readonly stage: Stage;
@@ -57,7 +58,7 @@ export function configTask(input: ConfigTaskInput): Task {
 function waitFor(live: string, failure: string): string {
   return `i=0
 until { ${live}; } >/dev/null 2>&1; do
-  i=$((i + 1)); [ "$i" -lt 30 ] || { echo '${failure.replace(/'/g, '')}' >&2; exit 1; }
+  i=$((i + 1)); [ "$i" -lt 30 ] || { echo ${shellQuote(failure)} >&2; exit 1; }
   sleep 0.5
 done`;
 }

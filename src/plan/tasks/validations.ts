@@ -1,6 +1,9 @@
 // task-run-validations: stop before anything is changed when a host cannot
 // carry what the plan puts on it (Kubeinit's preflight: hypervisor RAM and
 // disk ≥ 1.1 × what its guests need; OS and size of existing hosts).
+// Every comparison is written so that it must *succeed* for the check to
+// pass: `[ a -ge b ] || fail`. A value that is not a number makes `[` exit 2,
+// which then fails the check instead of skipping an `if [ a -lt b ]`.
 import { LIBVIRT_IMAGES } from '../../drivers/libvirt/names.js';
 import { linuxDistro, windowsRelease } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
@@ -23,14 +26,16 @@ function hypervisorChecks(model: ClusterModel): Task[] {
     const guests = model.nodes.filter((n) => n.hypervisor === hv.name);
     const ram = Math.ceil(HYPERVISOR_HEADROOM * guests.reduce((sum, n) => sum + (n.resources?.ramMiB ?? 0), 0));
     const disk = Math.ceil(HYPERVISOR_HEADROOM * guests.reduce((sum, n) => sum + (n.resources?.diskGiB ?? 0), 0));
+    // The schema bounds every size; a sum past exact integers would print as 1e+21 and break `[`.
+    if (!Number.isSafeInteger(ram) || !Number.isSafeInteger(disk)) throw new Error(`${hv.name}: guest sizes ${ram} MiB / ${disk} GiB are not exact integers`);
     const script = `need_ram=${ram}
 need_disk=${disk}
 have_ram=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
 dir=${LIBVIRT_IMAGES}; [ -d "$dir" ] || dir=/
 have_disk=$(df -Pk "$dir" | awk 'NR == 2 { print int($4 / 1048576) }')
 ok=0
-if [ "$have_ram" -lt "$need_ram" ]; then echo "${hv.name}: $have_ram MiB RAM, its ${guests.length} guests need $need_ram MiB (${HYPERVISOR_HEADROOM} x their total)" >&2; ok=1; fi
-if [ "$have_disk" -lt "$need_disk" ]; then echo "${hv.name}: $have_disk GiB free in $dir, its guests need $need_disk GiB (${HYPERVISOR_HEADROOM} x their total)" >&2; ok=1; fi
+[ "$have_ram" -ge "$need_ram" ] || { echo "${hv.name}: $have_ram MiB RAM, its ${guests.length} guests need $need_ram MiB (${HYPERVISOR_HEADROOM} x their total)" >&2; ok=1; }
+[ "$have_disk" -ge "$need_disk" ] || { echo "${hv.name}: $have_disk GiB free in $dir, its guests need $need_disk GiB (${HYPERVISOR_HEADROOM} x their total)" >&2; ok=1; }
 exit $ok
 `;
     return task({
@@ -71,7 +76,7 @@ if [ "$ID" != "${distro?.osRelease.id}" ] || [ "\${VERSION_ID:-}" != "${distro?.
 fi
 cpus=$(getconf _NPROCESSORS_ONLN)
 ram=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
-if [ "$cpus" -lt ${min.cpus} ] || [ "$ram" -lt ${min.ramMiB} ]; then
+if [ "$cpus" -ge ${min.cpus} ] && [ "$ram" -ge ${min.ramMiB} ]; then :; else
   echo "${node.name} has $cpus CPUs and $ram MiB RAM; a ${node.role} node needs ${min.cpus} CPUs and ${min.ramMiB} MiB" >&2; exit 1
 fi
 `;

@@ -4,7 +4,7 @@
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import type { RenderedArtifact } from '../../render/types.js';
-import { shellQuote } from '../../util/shell.js';
+import { shellQuote, systemdEnvironment } from '../../util/escape/index.js';
 
 export const CONTAINERD_PROXY_DROPIN = '/etc/systemd/system/containerd.service.d/http-proxy.conf';
 
@@ -32,6 +32,6 @@ export function proxyExports(model: ClusterModel): string {
 export function renderContainerdProxy(model: ClusterModel, node: PlanNode): RenderedArtifact[] {
   const vars = proxyVars(model);
   if (vars === undefined) return [];
-  const lines = vars.filter(([k]) => k === k.toUpperCase()).map(([k, v]) => `Environment="${k}=${v}"`);
+  const lines = vars.filter(([k]) => k === k.toUpperCase()).map(([k, v]) => systemdEnvironment(k, v));
   return [{ node: node.name, remotePath: CONTAINERD_PROXY_DROPIN, mode: '0644', owner: 'root:root', content: `# Rendered by kubemix; re-plan instead of editing.\n[Service]\n${lines.join('\n')}\n` }];
 }

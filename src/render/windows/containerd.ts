@@ -7,12 +7,10 @@ import type { RenderedArtifact } from '../../render/types.js';
 import { SECRET_NAMES } from '../../model/secret-names.js';
 import { servicesRegistry } from '../containerd/hosts.js';
 import { WIN } from './paths.js';
+import { tomlBasicString, tomlString } from '../../util/escape/index.js';
 
-/** A TOML literal string: Windows paths keep their backslashes. */
-function lit(value: string): string {
-  if (value.includes("'")) throw new Error(`cannot write ${value} as a TOML literal string`);
-  return `'${value}'`;
-}
+/** A TOML string, literal where TOML allows: Windows paths keep their backslashes. */
+const lit = tomlString;
 
 /** The pause image for the node's build; 2025 needs ≥ 3.10.2 (ltsc2025 layer). */
 export function sandboxImage(model: ClusterModel, node: PlanNode): string {
@@ -83,14 +81,14 @@ export function registryHosts(model: ClusterModel, node: PlanNode): RenderedArti
   const file = (registry: string, content: string): RenderedArtifact => ({ node: node.name, remotePath: `${windowsHostsDir(registry)}\\hosts.toml`, mode: '0644', owner: 'Administrators', content });
   const out: RenderedArtifact[] = [];
   if (own !== undefined) {
-    out.push(file(own, `server = "https://${own}"\n\n[host."https://${own}"]\n  capabilities = ["pull", "resolve"]\n${trust(own)}`));
+    out.push(file(own, `server = ${tomlBasicString(`https://${own}`)}\n\n[host.${tomlBasicString(`https://${own}`)}]\n  capabilities = ["pull", "resolve"]\n${trust(own)}`));
     out.push({ node: node.name, remotePath: windowsRegistryCa(own), mode: '0600', owner: 'Administrators', content: `{{secret:${SECRET_NAMES.clusterCaCert}}}\n` });
   }
   for (const [registry, mirror] of Object.entries(model.spec.mirrors.images).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const m = mirrorEndpoint(mirror);
-    out.push(file(registry, `server = "https://${registry}"
+    out.push(file(registry, `server = ${tomlBasicString(`https://${registry}`)}
 
-[host."${m.url}"]
+[host.${tomlBasicString(m.url)}]
   capabilities = ["pull", "resolve"]
 ${m.overridePath ? '  override_path = true\n' : ''}${trust(new URL(m.url).host)}`));
   }

@@ -7,16 +7,15 @@ import { compareVersions } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import { CONTAINERD_PIPE, WIN } from './paths.js';
+import { yamlString } from '../../util/escape/index.js';
 
 /** The name the node registers with: kubelet lower-cases it, flanneld must match. */
 export function registeredName(node: PlanNode): string {
   return node.name.toLowerCase();
 }
 
-/** YAML single-quoted scalar. */
-function y(value: string): string {
-  return `'${value.replace(/'/g, "''")}'`;
-}
+/** A YAML scalar (single-quoted where YAML allows). */
+const y = yamlString;
 
 export function joinConfiguration(model: ClusterModel, node: PlanNode): string {
   const api = model.cluster.apiEndpoint;

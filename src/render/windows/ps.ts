@@ -1,16 +1,13 @@
 // PowerShell building blocks shared by the Windows scripts. Every value from
 // the model is emitted as a single-quoted literal through `q`, so nothing in
 // a spec can become code.
+import { psList, psQuote } from '../../util/escape/index.js';
 
-/** A single-quoted PowerShell string literal (`'` doubled inside). */
-export function q(value: string): string {
-  return `'${value.replace(/'/g, "''")}'`;
-}
+/** A single-quoted PowerShell string literal (every PowerShell single-quote character doubled). */
+export const q = psQuote;
 
 /** A PowerShell array literal of single-quoted strings. */
-export function qList(values: readonly string[]): string {
-  return `@(${values.map(q).join(', ')})`;
-}
+export const qList = psList;
 
 /**
  * The HNS v1 API of the in-box vmcompute.dll, the same entry point Microsoft's

@@ -12,6 +12,7 @@ import { CONTAINERD_PIPE, WIN } from './paths.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q, qList } from './ps.js';
 import { BOOT_TASK } from './boot.js';
 import { TOKEN_RENEW_TASK } from './token.js';
+import { shellQuote } from '../../util/escape/index.js';
 
 /** The HNS networks kubemix (External) and flanneld (its backend's network) create on a node. */
 export function ownedNetworks(model: ClusterModel): string[] {
@@ -102,5 +103,5 @@ if ($begin -ge 0 -and $end -gt $begin) {
 
 /** Deletes the Node object through the first control-plane node's admin kubeconfig. */
 export function deleteNodeScript(node: PlanNode): string {
-  return `kubectl --kubeconfig /etc/kubernetes/admin.conf delete node '${node.name.toLowerCase()}' --ignore-not-found\n`;
+  return `kubectl --kubeconfig /etc/kubernetes/admin.conf delete node ${shellQuote(node.name.toLowerCase())} --ignore-not-found\n`;
 }

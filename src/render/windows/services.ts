@@ -7,10 +7,9 @@ import { registeredName, logRunner } from './kubeadm.js';
 import { hnsNetworkName, podCidrV4 } from './network.js';
 import { SOURCE_VIP_PLACEHOLDER, WIN } from './paths.js';
 import { tokenKubeconfig } from './token.js';
+import { xmlEscape } from '../../util/escape/index.js';
 
-function xml(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
+const xml = xmlEscape;
 
 /**
  * flanneld's flags. `kubeconfig` is the service's own (a ServiceAccount token

@@ -13,10 +13,9 @@ export function el(tag: string, body: string | readonly XmlElement[] = [], attrs
   return { tag, attrs, body };
 }
 
-/** Escapes text and attribute values (`&`, `<`, `>`, `"`, `'`). */
-export function xmlEscape(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
-}
+import { xmlEscape } from '../../util/escape/index.js';
+
+export { xmlEscape };
 
 export function renderXml(root: XmlElement): string {
   return `<?xml version="1.0" encoding="utf-8"?>\n${renderElement(root, 0)}`;

@@ -1,0 +1,190 @@
+// Hostile values in every string field the schema allows, in every bundled
+// example: each must be refused at the spec boundary with that field's path,
+// or reach every rendered artifact, task script and exported inventory only
+// in the form its format's escaper gives it. The fields come from walking
+// the zod schema (test/helpers/schema-leaves.ts), not from a list.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { XMLParser } from 'fast-xml-parser';
+import { parse as parseToml } from 'smol-toml';
+import { parse as parseYaml, parseAllDocuments, stringify } from 'yaml';
+import { InvalidSpecError } from '../src/errors.js';
+import { renderInventory, inventoryOf } from '../src/interop/inventory/export.js';
+import { resolveModel } from '../src/model/resolve.js';
+import { assemblePlan } from '../src/plan/assemble.js';
+import { readSpec } from '../src/spec/read.js';
+import { clusterSpecSchema } from '../src/spec/schema.js';
+import { repoPath } from './helpers/cli.js';
+import { slotsOf, stringLeaves, type Slot } from './helpers/schema-leaves.js';
+
+const TOKEN = 'KMXMARK';
+/** Breaking in every format (quotes of each kind, command substitution, newline, `%` specifier, markup). */
+export const PAYLOADS: readonly string[] = [
+  `${TOKEN}'"$(touch /tmp/PWN)\`;\n%n\u2019<&`,
+  `${TOKEN}'"$(touch$IFS/tmp/PWN)\u2019%n<&`,
+  // What an http(s) URL may still hold after the boundary: no quotes or spaces, but `$(…)`, `;`, `%`.
+  `${TOKEN}$(touch$IFS/tmp/PWN);%n&`,
+];
+
+/** Optional sections the examples leave out, so their fields have a place to be injected. */
+function enrich(doc: Record<string, unknown>, windows: boolean): void {
+  const spec = doc['spec'] as Record<string, unknown>;
+  spec['containerRuntime'] ??= {};
+  spec['proxy'] = { http: 'http://proxy.example.com:3128/', https: 'http://proxy.example.com:3128/', noProxy: ['intranet.example'] };
+  spec['mirrors'] = { images: { 'docker.io': 'mirror.example.com/docker' }, artifacts: 'https://mirror.example.com/files/' };
+  spec['services'] = { ...(spec['services'] as Record<string, unknown> | undefined), forwarders: ['192.0.2.53'] };
+  if (windows) spec['windows'] = { hostProcess: { flannelImage: 'registry.example.com/flannel:v1', kubeProxyImage: 'registry.example.com/kube-proxy:v1' } };
+  const infra = spec['infrastructure'] as { hypervisors?: Record<string, unknown>[] };
+  for (const hv of infra.hypervisors ?? []) hv['bastion'] = { address: 'bastion.example.com', user: 'jump' };
+}
+
+type Format = 'sh' | 'powershell' | 'systemd' | 'ini' | 'toml' | 'yaml' | 'json' | 'xml' | 'opaque';
+
+interface Output { readonly where: string; readonly format: Format; readonly text: string }
+
+/** Whether a correct escaper for the format must change the payload (so the raw payload must not appear). */
+const CHANGES: Record<'sh' | 'powershell' | 'systemd' | 'ini', (p: string) => boolean> = {
+  sh: (p) => p.includes("'"),
+  powershell: (p) => /['\u2018-\u201b]/.test(p),
+  systemd: (p) => /[%"\\\n]/.test(p),
+  ini: (p) => /['"\\\n]/.test(p),
+};
+
+function formatOf(path: string, text: string): Format {
+  if (path.endsWith('.toml')) return 'toml';
+  if (path.endsWith('.service') || path.includes('/systemd/')) return 'systemd';
+  if (/\.ya?ml$/.test(path)) return 'yaml';
+  if (path.endsWith('.xml')) return 'xml';
+  if (path.endsWith('.ps1')) return 'powershell';
+  if (path.endsWith('.sh')) return 'sh';
+  try { JSON.parse(text); return 'json'; } catch { /* not JSON */ }
+  const docs = parseAllDocuments(text);
+  const yamlOk = (Array.isArray(docs) ? docs : [docs]).every((d) => d.errors.length === 0 && typeof d.toJS() === 'object');
+  return yamlOk ? 'yaml' : 'opaque';
+}
+
+function outputsOf(doc: Record<string, unknown>): Output[] {
+  const spec = readSpec({ kind: 'file', path: 'marker.yaml', text: stringify(doc) });
+  const model = resolveModel(spec);
+  const { plan, files } = assemblePlan(model);
+  const out: Output[] = files.map((f) => ({ where: `${f.node}:${f.remotePath}`, format: formatOf(f.remotePath, f.content), text: f.content }));
+  for (const t of plan.tasks) {
+    for (const [kind, c] of [['apply', t.apply], ['check', t.check]] as const) {
+      if (c !== null) out.push({ where: `${t.id} ${kind}`, format: c.shell === 'powershell' ? 'powershell' : 'sh', text: c.script });
+    }
+  }
+  const inv = inventoryOf(model);
+  out.push({ where: 'inventory.ini', format: 'ini', text: renderInventory(inv, 'ini', 'marker') });
+  out.push({ where: 'inventory.yaml', format: 'yaml', text: renderInventory(inv, 'yaml', 'marker') });
+  return out;
+}
+
+/** Strings (keys and values) of a parsed document. */
+function strings(value: unknown, keys: string[], values: string[]): void {
+  if (typeof value === 'string') values.push(value);
+  else if (Array.isArray(value)) for (const v of value) strings(v, keys, values);
+  else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) { keys.push(k); strings(v, keys, values); }
+  }
+}
+
+function parsed(o: Output): unknown[] {
+  switch (o.format) {
+    case 'toml': return [parseToml(o.text)];
+    case 'json': return [JSON.parse(o.text)];
+    case 'yaml': return parseAllDocuments(o.text).map((d) => { assert.deepEqual(d.errors, [], o.where); return d.toJS() as unknown; });
+    case 'xml': return [new XMLParser({ ignoreAttributes: false, processEntities: true, htmlEntities: true, parseTagValue: false, parseAttributeValue: false, trimValues: false }).parse(o.text)];
+    default: return [];
+  }
+}
+
+/**
+ * Offsets of the marker in a shell script that are not inside '…' (POSIX
+ * quoting: outside single quotes `$(`, `;` and `$IFS` are live).
+ */
+function unquotedInSh(script: string): number[] {
+  const out: number[] = [];
+  let state: 'none' | 'single' | 'double' = 'none';
+  for (let i = 0; i < script.length; i++) {
+    if (script.startsWith(TOKEN, i) && state !== 'single') out.push(i);
+    const c = script[i];
+    if (state === 'single') { if (c === "'") state = 'none'; }
+    else if (c === '\\') i++;
+    else if (state === 'double') { if (c === '"') state = 'none'; }
+    else if (c === "'") state = 'single';
+    else if (c === '"') state = 'double';
+  }
+  return out;
+}
+
+/** Problems with one output: the payload where its format would run or restructure it. */
+function problems(o: Output, payload: string): string[] {
+  if (!o.text.includes(TOKEN)) return [];
+  if (o.format === 'opaque') return [`${o.where}: the marker reached a file of no known format`];
+  if (o.format === 'sh' && unquotedInSh(o.text).length > 0) return [`${o.where}: the marker is outside single quotes in a shell script`];
+  if (o.format in CHANGES) {
+    return CHANGES[o.format as keyof typeof CHANGES](payload) && o.text.includes(payload) ? [`${o.where}: the payload is written unescaped (${o.format})`] : [];
+  }
+  const keys: string[] = [];
+  const values: string[] = [];
+  for (const d of parsed(o)) strings(d, keys, values);
+  const out: string[] = [];
+  if (keys.some((k) => k.includes(TOKEN))) out.push(`${o.where}: the marker became a ${o.format} key`);
+  if (values.some((v) => v.includes(TOKEN) && !v.includes(payload))) out.push(`${o.where}: a ${o.format} value holds only part of the payload`);
+  if (!values.some((v) => v.includes(TOKEN))) out.push(`${o.where}: the marker is in the ${o.format} text but in no value`);
+  return out;
+}
+
+const EXAMPLES = readdirSync(repoPath('examples')).filter((f) => f.endsWith('.yaml')).sort();
+const LEAVES = stringLeaves(clusterSpecSchema);
+
+function baseDoc(example: string): Record<string, unknown> {
+  const text = readFileSync(repoPath(`examples/${example}`), 'utf8');
+  const doc = parseYaml(text) as Record<string, unknown>;
+  enrich(doc, text.includes('windows-'));
+  return doc;
+}
+
+test('the schema walk finds the string fields (sanity)', () => {
+  const names = LEAVES.map((l) => l.join('.'));
+  for (const want of ['spec.mirrors.artifacts', 'spec.proxy.noProxy.[]', 'spec.mirrors.images.{value}', 'spec.infrastructure.hosts.[].bastion.user']) assert.ok(names.includes(want), want);
+});
+
+test('the enriched examples plan as they are', () => {
+  for (const example of EXAMPLES) assert.ok(outputsOf(baseDoc(example)).length > 10, example);
+});
+
+test('every string field, every example, every payload: refused with its path, or escaped for every format it reaches', () => {
+  const injected = new Set<string>();
+  const failures: string[] = [];
+  let accepted = 0;
+  for (const example of EXAMPLES) {
+    for (const leaf of LEAVES) {
+      const count = slotsOf(baseDoc(example), leaf).length;
+      for (let i = 0; i < count; i++) {
+        for (const payload of PAYLOADS) {
+          const doc = baseDoc(example);
+          const slot = slotsOf(doc, leaf)[i] as Slot;
+          slot.set(doc, `${slot.current ?? ''}${payload}`);
+          injected.add(leaf.join('.'));
+          let outputs: Output[];
+          try {
+            outputs = outputsOf(doc);
+          } catch (e) {
+            const ok = e instanceof InvalidSpecError && e.diagnostics.some((d) => d.severity === 'error' && d.path.startsWith(slot.reportedAt));
+            if (!ok) failures.push(`${example} ${slot.path}: not refused at the spec boundary with its path: ${e instanceof InvalidSpecError ? JSON.stringify(e.diagnostics.map((d) => d.path)) : String(e)}`);
+            continue;
+          }
+          accepted++;
+          if (process.env['KUBEMIX_MARKER_DEBUG'] !== undefined) process.stderr.write(`accepted: ${example} ${slot.path} ${JSON.stringify(payload)}\n`);
+          for (const o of outputs) failures.push(...problems(o, payload).map((p) => `${example} ${slot.path} ${JSON.stringify(payload)}: ${p}`));
+        }
+      }
+    }
+  }
+  assert.deepEqual(failures.slice(0, 20), []);
+  const missed = LEAVES.map((l) => l.join('.')).filter((l) => !injected.has(l));
+  assert.deepEqual(missed, [], 'schema string fields no example gives a place to inject into: extend enrich()');
+  assert.ok(accepted > 0, 'no payload was accepted anywhere: the escaping half of the test never ran');
+});
