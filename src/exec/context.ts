@@ -1,5 +1,7 @@
 import type { Artifact } from '../plan/types.js';
+import type { ResolvedDownload } from '../model/downloads.js';
 import type { HostTransport } from '../transport/types.js';
+import type { DownloadCache } from './downloads.js';
 import type { EventBus } from './events.js';
 import type { Journal } from './journal.js';
 import type { Redactor, SecretStore } from './secrets.js';
@@ -27,6 +29,8 @@ export interface RunContext {
   /** Hosts given up on in this run, with the reason. */
   readonly down: Map<string, string>;
   readonly factsDir: string;
+  /** The plan's downloads, their verified hashes (`{{sha256:ID}}`) and the deployer's cache. */
+  readonly downloads: { readonly byId: ReadonlyMap<string, ResolvedDownload>; readonly hashes: ReadonlyMap<string, string>; readonly cache: DownloadCache | undefined };
 }
 
 export function backoff(policy: RetryPolicy, attempt: number): number {

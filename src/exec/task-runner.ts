@@ -9,7 +9,7 @@ import { isKubemixError } from '../errors.js';
 import type { Outcome } from './dag.js';
 import type { TaskState } from './journal.js';
 import { backoff, sleep, type RunContext } from './context.js';
-import { applyFailed, captureSecrets, keepFacts, prepareUploads, runCommand, staleUploads } from './task-steps.js';
+import { applyFailed, captureSecrets, fillServedCache, keepFacts, prepareUploads, runCommand, staleUploads } from './task-steps.js';
 
 function message(error: unknown): string {
   if (isKubemixError(error)) return error.hint === undefined ? error.message : `${error.message} (hint: ${error.hint})`;
@@ -29,9 +29,10 @@ async function connect(task: Task, ctx: RunContext, attempt: number): Promise<vo
 async function converge(task: Task, ctx: RunContext): Promise<boolean> {
   const t = ctx.transports.get(task.host);
   if (!t) throw new Error(`no transport for ${task.host}`);
+  const served = await fillServedCache(task, ctx, t);
   const uploads = prepareUploads(task, ctx);
   const stale = await staleUploads(task, uploads, t);
-  let needed = stale.length > 0 || task.check === null;
+  let needed = served > 0 || stale.length > 0 || task.check === null;
   if (!needed && task.check) needed = (await runCommand(task, 'check', task.check, ctx)).code !== 0;
   if (!needed) {
     await captureSecrets(task, ctx, true);
@@ -107,7 +108,7 @@ export async function checkTask(task: Task, ctx: RunContext): Promise<{ wouldCha
   if (stale.length > 0) return { wouldChange: true, reason: `files differ: ${stale.map((u) => u.remotePath).join(', ')}` };
   if (task.check === null) {
     // Read-only and always-applied tasks have no check: done before with the same inputs means nothing to change.
-    const done = ctx.journal?.isDone(task.id, taskInputHash(task, ctx.artifacts)) === true;
+    const done = ctx.journal?.isDone(task.id, taskInputHash(task, ctx.artifacts, ctx.downloads.byId)) === true;
     return done ? { wouldChange: false, reason: 'done before with the same inputs (no check)' } : { wouldChange: true, reason: 'no check: always applied' };
   }
   const r = await runCommand(task, 'check', task.check, ctx);

@@ -12,6 +12,8 @@ export interface TaskInput {
   readonly uploads?: readonly string[];
   /** Files on the host whose content the executor stores as secrets after apply. */
   readonly captures?: readonly SecretCapture[];
+  /** A download cache the executor fills on this host (Task.serves). */
+  readonly serves?: { readonly dir: string; readonly downloads: readonly string[] };
   readonly timeoutSeconds?: number;
 }
 
@@ -35,6 +37,7 @@ export function task(input: TaskInput): Task {
     secrets: [...(input.secrets ?? [])].sort(),
     timeoutSeconds: input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
     ...(input.captures === undefined ? {} : { captures: input.captures }),
+    ...(input.serves === undefined ? {} : { serves: input.serves }),
   };
 }
 

@@ -1,5 +1,7 @@
 // `kubemix up SPEC` / `kubemix up --plan DIR` / `kubemix up SPEC --plan DIR`:
 // apply (or --check) the plan of a spec, or a plan written by `kubemix plan`.
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { FindingsError, InputError } from '../../errors.js';
 import { applyPlan, type ApplyOptions } from '../../exec/apply-plan.js';
@@ -29,6 +31,7 @@ export interface UpFlags {
   from?: string;
   json?: boolean;
   verbose?: boolean;
+  downloads?: string;
 }
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
@@ -128,12 +131,21 @@ export async function execute(loaded: Target, flags: UpFlags, io: CliIo): Promis
     signal: io.signal,
     listeners,
     agent: io.env['SSH_AUTH_SOCK'],
+    ...(flags.downloads === undefined ? {} : { downloads: { seed: await seedDir(flags.downloads, io) } }),
     ...tuning(io.env),
   });
   if (flags.check === true) {
     if (!json) report.print();
     if (result.changes > 0) throw new FindingsError(`${result.changes} task(s) would change their host`);
   }
+}
+
+/** --downloads DIR must be a readable directory. */
+async function seedDir(dir: string, io: CliIo): Promise<string> {
+  const path = resolve(io.cwd, dir);
+  const ok = await stat(path).then((s) => s.isDirectory(), () => false);
+  if (!ok) throw new InputError('flags.downloads', `--downloads ${dir}: not a directory`, { path: '--downloads', hint: 'a directory of release files (their upstream names, or named by SHA256)' });
+  return path;
 }
 
 export function registerUp(program: Command, io: CliIo): void {
@@ -151,6 +163,7 @@ export function registerUp(program: Command, io: CliIo): void {
     .option('--stop-before <stage>', 'run the stages before this one')
     .option('--only <host...>', 'only tasks on these hosts')
     .option('--from <task>', 'start at this task id (it and every later task are re-checked even if done)')
+    .option('--downloads <dir>', 'seed the download cache from this directory (air-gapped sites); every file is still checked against its SHA256')
     .action(async (spec: string | undefined, flags: UpFlags & SpecOptions, cmd: Command) => {
       const globals = cmd.optsWithGlobals<{ json?: boolean; verbose?: boolean; logLevel?: string }>();
       await runUp(spec, { ...flags, json: globals.json === true, verbose: globals.verbose === true || globals.logLevel === 'debug' }, io);

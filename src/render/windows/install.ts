@@ -5,7 +5,7 @@ import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import { sha256Hex } from '../../util/json.js';
 import { containerdConfig } from './containerd.js';
-import { download, downloadFunction, downloadsFor, fetchCall, proxyOf } from './downloads.js';
+import { download, downloadFunction, downloadSecrets, downloadsFor, fetchCall, proxyOf } from './downloads.js';
 import { kubeletCommandLine } from './kubeadm.js';
 import { WIN } from './paths.js';
 import { SERVICE_FUNCTIONS, q, qList } from './ps.js';
@@ -44,7 +44,7 @@ Set-Service -Name 'containerd' -StartupType Automatic
 Start-Service -Name 'containerd'
 `;
   const check = checkThat(`(Get-Service -Name 'containerd' -ErrorAction SilentlyContinue).Status -eq 'Running' -and (& ${q(CONTAINERD_EXE)} --version) -match ${q(` v${d.version} `)} -and (Get-FileHash -Algorithm SHA256 -LiteralPath ${q(WIN.containerdConfig)}).Hash -eq ${q(configHash)}`);
-  return { stage: 'task-prepare-cluster', name: 'win-containerd', description: `install containerd ${d.version} with its config.toml, as a service that restarts`, check, apply, uploads: [WIN.containerdConfig], secrets: [], timeoutSeconds: 900 };
+  return { stage: 'task-prepare-cluster', name: 'win-containerd', description: `install containerd ${d.version} with its config.toml, as a service that restarts`, check, apply, uploads: [WIN.containerdConfig], secrets: downloadSecrets(model), timeoutSeconds: 900 };
 }
 
 /** Unpack an archive into a fresh folder under TEMP; `$<variable>` holds the folder. */
@@ -98,7 +98,7 @@ ${pick('sdn', 'sdnbridge.exe', `${WIN.cniBin}\\sdnbridge.exe`)}
 Set-Content -LiteralPath ${q(marker)} -Value ${q(stamp)} -NoNewline
 `;
   const check = checkThat(`(Test-Path -LiteralPath ${q(marker)}) -and (Get-Content -Raw -LiteralPath ${q(marker)}) -eq ${q(stamp)}`);
-  return { stage: 'task-prepare-cluster', name: 'win-binaries', description: hostProcess ? 'download, verify (SHA256) and install kubelet, kubeadm, kube-log-runner and the CNI plugins (flanneld and kube-proxy come from their images)' : 'download, verify (SHA256) and install kubelet, kubeadm, kube-proxy, kube-log-runner, flanneld, WinSW and the CNI plugins', check, apply, uploads: [], secrets: [], timeoutSeconds: 1800 };
+  return { stage: 'task-prepare-cluster', name: 'win-binaries', description: hostProcess ? 'download, verify (SHA256) and install kubelet, kubeadm, kube-log-runner and the CNI plugins (flanneld and kube-proxy come from their images)' : 'download, verify (SHA256) and install kubelet, kubeadm, kube-proxy, kube-log-runner, flanneld, WinSW and the CNI plugins', check, apply, uploads: [], secrets: downloadSecrets(model), timeoutSeconds: 1800 };
 }
 
 export function kubeletService(node: PlanNode): WindowsStep {
