@@ -47,7 +47,7 @@ $kubemixFetch = @(if ($kubemixProxy -ne '') { '--proxy', $kubemixProxy })
 `;
   return `$ProgressPreference = 'SilentlyContinue'
 ${source}function Get-KubemixDownload([string]$Name, [string]$Version, [string]$Url, [string]$Hash) {
-  if ($Hash -notmatch '^[0-9a-fA-F]{64}$') { throw "no verified SHA256 for $Name $Version: the executor fills it in" }
+  if ($Hash -notmatch '^[0-9a-fA-F]{64}$') { throw "no verified SHA256 for $Name $Version (the executor fills it in)" }
   $dir = Join-Path ${q(WIN.cache)} $Version
   New-Item -ItemType Directory -Force -Path $dir | Out-Null
   $file = Join-Path $dir $Name
