@@ -51,7 +51,7 @@ export function nodeDownloadScript(model: ClusterModel, id: string, install: str
   return `set -eu
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 ${tls}file="$work/${d.name}"
-want=${sha256Ref(id)}
+want='${sha256Ref(id)}'
 ${curl} -o "$file" '${nodeFetchUrl(model, id)}'
 got=$(sha256sum "$file" | cut -d' ' -f1)
 [ "$got" = "$want" ] || { echo "sha256 mismatch for ${d.name} ${d.version} (${id}): got $got, want $want; nothing installed" >&2; exit 1; }
