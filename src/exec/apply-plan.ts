@@ -91,7 +91,7 @@ export async function applyPlan(plan: Plan, artifacts: string | ReadonlyMap<stri
       transports.set(h.name, options.transportFor?.(h.name) ?? new SshTransport(h, { ...DEFAULT_SSH_OPTIONS, ...options.ssh, knownHosts, trustNewHosts: options.trustNewHosts === true, maxSessions: concurrency, agent: options.agent }));
     }
     if (selectedHosts.has('local')) transports.set('local', options.transportFor?.('local') ?? new LocalTransport());
-    const downloads = await prepareDownloads(plan, selection.tasks, contents, { dir: join(paths.root, 'downloads'), ...options.downloads }, options.signal, bus);
+    const downloads = await prepareDownloads(plan, contents, { dir: join(paths.root, 'downloads'), ...options.downloads }, options.signal, bus);
     const ctx: RunContext = {
       bus, journal, secrets, redactor, contents, transports, signal: options.signal, down: new Map(), factsDir: paths.facts, downloads,
       artifacts: new Map(plan.artifacts.map((a) => [a.id, a])),

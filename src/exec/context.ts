@@ -1,7 +1,6 @@
 import type { Artifact } from '../plan/types.js';
-import type { ResolvedDownload } from '../model/downloads.js';
 import type { HostTransport } from '../transport/types.js';
-import type { DownloadCache } from './downloads.js';
+import type { RunDownloads } from './download-run.js';
 import type { EventBus } from './events.js';
 import type { Journal } from './journal.js';
 import type { Redactor, SecretStore } from './secrets.js';
@@ -30,7 +29,7 @@ export interface RunContext {
   readonly down: Map<string, string>;
   readonly factsDir: string;
   /** The plan's downloads, their verified hashes (`{{sha256:ID}}`) and the deployer's cache. */
-  readonly downloads: { readonly byId: ReadonlyMap<string, ResolvedDownload>; readonly hashes: ReadonlyMap<string, string>; readonly cache: DownloadCache | undefined };
+  readonly downloads: RunDownloads;
 }
 
 export function backoff(policy: RetryPolicy, attempt: number): number {

@@ -29,6 +29,7 @@ async function connect(task: Task, ctx: RunContext, attempt: number): Promise<vo
 async function converge(task: Task, ctx: RunContext): Promise<boolean> {
   const t = ctx.transports.get(task.host);
   if (!t) throw new Error(`no transport for ${task.host}`);
+  await ctx.downloads.resolveFor(task);
   const served = await fillServedCache(task, ctx, t);
   const uploads = prepareUploads(task, ctx);
   const stale = await staleUploads(task, uploads, t);
@@ -103,6 +104,7 @@ export async function checkTask(task: Task, ctx: RunContext): Promise<{ wouldCha
   if (missing.length > 0) return { wouldChange: true, reason: `needs secret${missing.length === 1 ? '' : 's'} ${missing.join(', ')} not known yet` };
   const t = ctx.transports.get(task.host);
   if (!t) throw new Error(`no transport for ${task.host}`);
+  await ctx.downloads.resolveFor(task);
   await connect(task, ctx, 1);
   const stale = await staleUploads(task, prepareUploads(task, ctx), t);
   if (stale.length > 0) return { wouldChange: true, reason: `files differ: ${stale.map((u) => u.remotePath).join(', ')}` };
