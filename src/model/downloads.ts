@@ -47,8 +47,8 @@ function matrixDownloads(model: ClusterModel): NodeDownload[] {
 }
 
 /** One download, resolved; a download without any known hash fails planning (exit 2), naming the pin to add. */
-export function resolveDownload(model: ClusterModel, id: string): ResolvedDownload {
-  const d = matrixDownloads(model).find((x) => x.id === id);
+export function resolveDownload(model: ClusterModel, id: string, matrix: readonly NodeDownload[] = matrixDownloads(model)): ResolvedDownload {
+  const d = matrix.find((x) => x.id === id);
   if (d === undefined) throw new Error(`no download ${id} in the matrix`);
   const user = model.spec.downloads[id];
   const mirror = model.spec.mirrors.artifacts;
