@@ -27,6 +27,13 @@ describe('kubemix up / logs (CLI, in process)', { skip, timeout: 60_000 }, () =>
   });
   after(async () => net?.cleanup());
 
+  it('--downloads must name a directory: exit 2 before any host is touched', async () => {
+    const c = io();
+    assert.equal(await run(['up', '--plan', planDir, '--state-dir', newStateDir(net), '--downloads', join(net.root, 'no-such-dir')], c), 2);
+    assert.match(c.err.join(''), /--downloads .*no-such-dir: not a directory \[flags\.downloads\]/);
+    assert.doesNotMatch(c.err.join(''), /connected/);
+  });
+
   it('exit 2 without --plan, and for a plan whose hash does not match', async () => {
     assert.equal(await run(['up'], io()), 2);
     const bad = join(net.root, 'bad');

@@ -1,5 +1,6 @@
 // With a proxy in the spec: containerd gets a systemd drop-in and every
-// downloading script exports the proxy, with the cluster's networks exempt.
+// script that reaches the internet exports the proxy, with the cluster's
+// networks exempt; node binaries come from the services node, not through it.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -23,11 +24,22 @@ describe('proxy environment', () => {
     assert.ok(containerd?.uploads.some((u) => u.artifact.endsWith('http-proxy.conf')));
   });
 
-  it('downloading scripts export the proxy and still pass shellcheck', () => {
-    for (const name of ['download-tools', 'containerd-binaries', 'runc', 'cni-plugins', 'kubernetes-packages']) {
+  it('scripts that reach the internet export the proxy and still pass shellcheck', () => {
+    for (const name of ['download-tools', 'kubernetes-packages']) {
       const t = plan.tasks.find((x) => x.id === `task-prepare-cluster/controller-01/${name}`);
       assert.match(t?.apply.script ?? '', /^export https_proxy='http:\/\/proxy\.example\.com:3128'$/m, name);
       const lint = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], { input: t?.apply.script, encoding: 'utf8' });
+      assert.equal(lint.status, 0, lint.stdout);
+    }
+  });
+
+  it('node binaries come from the services node\'s cache, past the proxy, and pass shellcheck', () => {
+    for (const name of ['containerd-binaries', 'runc', 'cni-plugins']) {
+      const t = plan.tasks.find((x) => x.id === `task-prepare-cluster/controller-01/${name}`);
+      const script = t?.apply.script ?? '';
+      assert.doesNotMatch(script, /https_proxy/, name);
+      assert.match(script, /curl -fsSL --retry 3 --noproxy '\*' --cacert "\$work\/ca\.crt" -o "\$file" 'https:\/\/10\.0\.0\.253:8443\/sha256\/\{\{sha256:linux\/[a-z.-]+\}\}'$/m, name);
+      const lint = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], { input: script, encoding: 'utf8' });
       assert.equal(lint.status, 0, lint.stdout);
     }
   });

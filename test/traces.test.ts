@@ -129,6 +129,31 @@ for (const example of EXAMPLES) {
       }
     });
 
+    it('every node binary comes from the services node\'s cache, checked by its hash; the deployer fetched each file once', () => {
+      const svc = trace.plan.nodes.find((n) => n.role === 'services');
+      assert.ok(svc, `${example} has a services node`);
+      const fetchLines = trace.steps.filter((s) => s.kind === 'apply').flatMap((s) => (s.script ?? '').split('\n').filter((l) => /\{\{sha256:[^}]+\}\}/.test(l) && /https?:\/\//.test(l)).map((l) => ({ task: s.task, l })));
+      assert.ok(fetchLines.length > 0);
+      for (const { task, l } of fetchLines) assert.match(l, new RegExp(`'https://${svc.ip.replace(/\./g, '\\.')}:8443/sha256/\\{\\{sha256:[^}]+\\}\\}'`), `${task}: ${l}`);
+      const ids = (trace.plan.downloads ?? []).map((d) => d.id);
+      assert.deepEqual([...trace.fetched].sort(), [...ids].sort(), 'each download fetched exactly once, however many nodes need it');
+      const cached = trace.steps.filter((s) => s.kind === 'cache-upload');
+      assert.deepEqual(cached.map((s) => s.download).sort(), [...ids].sort());
+      assert.ok(cached.every((s) => s.host === svc.name && s.matchesPlan));
+    });
+
+    it('a second up downloads nothing; with a fresh journal the deployer\'s cache still fetches nothing', async () => {
+      const again = await traceExample(example, 'plan-order', 'up', trace.stateDir);
+      assert.deepEqual(again.fetched, []);
+      assert.deepEqual(again.steps.filter((s) => s.kind === 'cache-upload' || s.kind === 'apply'), []);
+      assert.deepEqual(again.events.events.filter((e) => e.type === 'download'), []);
+      rmSync(join(trace.stateDir, 'journal.json'));
+      const fresh = await traceExample(example, 'plan-order', 'up', trace.stateDir);
+      assert.deepEqual(fresh.fetched, []);
+      const actions = new Set(fresh.events.events.flatMap((e) => (e.type === 'download' ? [e.action] : [])));
+      assert.deepEqual([...actions].sort(), ['cached', 'uploaded']);
+    });
+
     it('post-deployment tasks come last', () => {
       // In plan-order serialisation only: the DAG does not make linux-only-addons and
       // label-workers wait for a Windows join, so in the other order they may run earlier.

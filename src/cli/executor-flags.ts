@@ -1,5 +1,7 @@
 // The executor's flags, declared once for every command that runs a plan
 // (up, down, add-node) and turned into applyPlan's options in one place.
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../errors.js';
 import type { ApplyOptions } from '../exec/apply-plan.js';
@@ -16,6 +18,8 @@ export interface ExecutorFlags {
   readonly stopBefore?: string;
   readonly only?: string[];
   readonly from?: string;
+  /** `up --downloads DIR`: seeds the deployer's download cache. */
+  readonly downloads?: string;
 }
 
 /** How the run is shown: the global --json, and --verbose (or --log-level debug). */
@@ -97,6 +101,17 @@ export function applyOptions(flags: ExecutorFlags, io: CliIo): Omit<ApplyOptions
     from: flags.from,
     signal: io.signal,
     agent: io.env['SSH_AUTH_SOCK'],
+    ...(flags.downloads === undefined ? {} : { downloads: { seed: seedDir(flags.downloads, io) } }),
     ...tuning(io.env),
   };
+}
+
+/** --downloads DIR must be a readable directory. */
+function seedDir(dir: string, io: CliIo): string {
+  const path = resolve(io.cwd, dir);
+  if (!statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
+    const hint = 'a directory of release files (their upstream names, or named by SHA256)';
+    throw new InputError('flags.downloads', `--downloads ${dir}: not a directory`, { path: '--downloads', hint });
+  }
+  return path;
 }

@@ -2,6 +2,7 @@
 // directory's lock, opens journal and secrets, connects to hosts lazily,
 // runs the selected tasks as a DAG and reports through events. Throws
 // HostError (exit 3) when tasks failed, InterruptedError (130) when aborted.
+import { join } from 'node:path';
 import { HostError, InterruptedError } from '../errors.js';
 import type { Plan, Task } from '../plan/types.js';
 import { KnownHostsFile } from '../transport/known-hosts.js';
@@ -21,6 +22,7 @@ import { selectTasks, type SelectionOptions } from './selection.js';
 import { prepareStateDir } from './state-dir.js';
 import { runChecks } from './check-run.js';
 import { runTask } from './task-runner.js';
+import { prepareDownloads, type DownloadOptions } from './download-run.js';
 
 export type { ApplyResult } from './context.js';
 
@@ -43,6 +45,8 @@ export interface ApplyOptions extends SelectionOptions {
    * hosts this machine does not have (kubeadm, Windows).
    */
   readonly transportFor?: (host: string) => HostTransport;
+  /** The deployer's download cache (default <state>/downloads), --downloads DIR, and a fetcher for tests. */
+  readonly downloads?: DownloadOptions;
 }
 
 /** Every secret name a task uses: declared, and referenced by its scripts or uploads. */
@@ -81,8 +85,9 @@ export async function applyPlan(plan: Plan, artifacts: string | ReadonlyMap<stri
       transports.set(h.name, options.transportFor?.(h.name) ?? new SshTransport(h, { ...DEFAULT_SSH_OPTIONS, ...options.ssh, knownHosts, trustNewHosts: options.trustNewHosts === true, maxSessions: concurrency, agent: options.agent }));
     }
     if (selectedHosts.has('local')) transports.set('local', options.transportFor?.('local') ?? new LocalTransport());
+    const downloads = await prepareDownloads(plan, contents, { dir: join(paths.root, 'downloads'), ...options.downloads }, options.signal, bus);
     const ctx: RunContext = {
-      bus, journal, secrets, redactor, contents, transports, signal: options.signal, down: new Map(), factsDir: paths.facts,
+      bus, journal, secrets, redactor, contents, transports, signal: options.signal, down: new Map(), factsDir: paths.facts, downloads,
       artifacts: new Map(plan.artifacts.map((a) => [a.id, a])),
       retry: { ...DEFAULT_RETRY, ...options.retry },
     };
@@ -102,7 +107,7 @@ export async function applyPlan(plan: Plan, artifacts: string | ReadonlyMap<stri
 async function runApply(plan: Plan, tasks: readonly Task[], forced: ReadonlySet<string>, ctx: RunContext, concurrency: number): Promise<ApplyResult> {
   const started = Date.now();
   const artifacts = ctx.artifacts;
-  const hashes = new Map(plan.tasks.map((t) => [t.id, taskInputHash(t, artifacts)]));
+  const hashes = new Map(plan.tasks.map((t) => [t.id, taskInputHash(t, artifacts, ctx.downloads.byId)]));
   const selected = new Set(tasks.map((t) => t.id));
   const states = new Map<string, TaskState>();
   const failed: { id: string; host: string; error: string }[] = [];

@@ -1,5 +1,6 @@
 import type { Artifact } from '../plan/types.js';
 import type { HostTransport } from '../transport/types.js';
+import type { RunDownloads } from './download-run.js';
 import type { EventBus } from './events.js';
 import type { Journal, TaskState } from './journal.js';
 import type { Redactor, SecretStore } from './secrets.js';
@@ -36,6 +37,8 @@ export interface RunContext {
   /** Hosts given up on in this run, with the reason. */
   readonly down: Map<string, string>;
   readonly factsDir: string;
+  /** The plan's downloads, their verified hashes (`{{sha256:ID}}`) and the deployer's cache. */
+  readonly downloads: RunDownloads;
 }
 
 export function backoff(policy: RetryPolicy, attempt: number): number {

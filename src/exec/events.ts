@@ -5,6 +5,13 @@ import type { Redactor } from './secrets.js';
 
 export type RunMode = 'apply' | 'check';
 
+/**
+ * What the deployer's download cache did with a file: `fetched` from its
+ * source, `seeded` from --downloads DIR, `cached` (already held), `uploaded`
+ * to the services node's cache.
+ */
+export type DownloadAction = 'fetched' | 'seeded' | 'cached' | 'uploaded';
+
 interface Timed {
   /** Milliseconds since the run started. */
   readonly t: number;
@@ -29,6 +36,7 @@ export type ExecEvent = Timed &
         readonly wouldChange: boolean; readonly reason: string;
       }
     | { readonly type: 'secret:stored'; readonly name: string; readonly source: 'generated' | 'captured'; readonly by?: string }
+    | { readonly type: 'download'; readonly id: string; readonly action: DownloadAction; readonly sha256: string; readonly host?: string; readonly bytes?: number }
     | { readonly type: 'lock:stale'; readonly pid: number; readonly host: string }
     | {
         readonly type: 'run:end'; readonly mode: RunMode; readonly ok: boolean; readonly interrupted: boolean;

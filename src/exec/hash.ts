@@ -2,6 +2,7 @@
 // every level, no whitespace; the plan hash is sha256 of the canonical plan
 // without its `hash` field (the contract in plan/types.ts).
 import { canonicalJson, sha256Hex } from '../util/json.js';
+import type { ResolvedDownload } from '../model/downloads.js';
 import type { Artifact, Task } from '../plan/types.js';
 
 export { planHash } from '../plan/hash.js';
@@ -13,10 +14,24 @@ export const sha256 = sha256Hex;
  * placement of what it uploads, and the *names* of its secrets. Description,
  * timeout and ordering are left out: changing them does not re-run a task.
  */
-export function taskInputHash(task: Task, artifacts: ReadonlyMap<string, Artifact>): string {
+const REF = /\{\{sha256:([A-Za-z0-9_.\/-]+)\}\}/g;
+
+/**
+ * The downloads a task names or serves, as the plan resolves them (source and
+ * hash): a new release or pin re-runs the task even though its text, which
+ * only says `{{sha256:ID}}`, stays the same.
+ */
+function downloadInputs(task: Task, downloads: ReadonlyMap<string, ResolvedDownload>): unknown[] {
+  const ids = new Set([...`${task.check?.script ?? ''}\n${task.apply.script}`.matchAll(REF)].map((m) => m[1] ?? ''));
+  for (const id of task.serves?.downloads ?? []) ids.add(id);
+  return [...ids].sort().map((id) => downloads.get(id) ?? id);
+}
+
+export function taskInputHash(task: Task, artifacts: ReadonlyMap<string, Artifact>, downloads: ReadonlyMap<string, ResolvedDownload> = new Map()): string {
   const uploads = task.uploads.map((u) => {
     const a = artifacts.get(u.artifact);
     return { artifact: u.artifact, sha256: a?.sha256, remotePath: a?.remotePath, mode: a?.mode, owner: a?.owner };
   });
-  return sha256(canonicalJson({ id: task.id, host: task.host, check: task.check, apply: task.apply, uploads, secrets: [...task.secrets].sort(), captures: task.captures ?? [] }));
+  const inputs = downloadInputs(task, downloads);
+  return sha256(canonicalJson({ id: task.id, host: task.host, check: task.check, apply: task.apply, uploads, secrets: [...task.secrets].sort(), captures: task.captures ?? [], ...(inputs.length === 0 ? {} : { downloads: inputs, serves: task.serves?.dir ?? null }) }));
 }

@@ -32,8 +32,13 @@ export const planSchema = z.object({
       timeoutSeconds: z.number().positive(),
       captures: z.array(z.object({ name: z.string().min(1), remotePath: z.string().min(1) })).optional(),
       reboots: z.literal(true).optional(),
+      serves: z.object({ dir: z.string().min(1), downloads: z.array(z.string()) }).optional(),
     }),
   ),
+  downloads: z.array(z.object({
+    id: z.string().min(1), name: z.string().min(1), version: z.string(), url: z.string().min(1),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(), checksumUrl: z.string().min(1).optional(), hashFrom: z.enum(['spec', 'matrix', 'published']),
+  })).optional(),
   warnings: z.array(z.unknown()),
 });
 
@@ -58,6 +63,13 @@ export function checkPlanRules(plan: Plan): Diagnostic[] {
     }
     // Only the check can tell a host that came back from one still going down.
     if (t.reboots === true && t.check === null) out.push(problem(`${where}.check`, 'a task that reboots its host needs a check that passes once the reboot is over'));
+  });
+  const downloads = new Set((plan.downloads ?? []).map((d) => d.id));
+  (plan.downloads ?? []).forEach((d, i) => {
+    if (d.sha256 === undefined && d.checksumUrl === undefined) out.push(problem(`downloads[${i}] (${d.id})`, 'no SHA256 and no published checksum: the file could never be verified'));
+  });
+  plan.tasks.forEach((t, i) => {
+    for (const id of t.serves?.downloads ?? []) if (!downloads.has(id)) out.push(problem(`tasks[${i}] (${t.id}).serves`, `unknown download ${id}`));
   });
   const cycle = findCycle(plan);
   if (cycle) out.push(problem('tasks', `dependency cycle: ${cycle.join(' → ')}`, 'plan.cycle'));

@@ -9,12 +9,14 @@ import { clusterStatus } from './status.js';
 
 const plan = assemblePlan(resolveModel(readSpec({ kind: 'kubeinit', spec: 'k8s-existing-1-1-1' }))).plan;
 const artifacts = new Map(plan.artifacts.map((a) => [a.id, a]));
+// The executor's input hash covers the downloads a task names (their source and hash).
+const downloads = new Map((plan.downloads ?? []).map((d) => [d.id, d]));
 
 function journal(entries: Record<string, Partial<JournalEntry> & { state: JournalEntry['state'] }>): JournalDocument {
   const tasks: Record<string, JournalEntry> = {};
   for (const [id, e] of Object.entries(entries)) {
     const t = plan.tasks.find((x) => x.id === id) ?? assert.fail(id);
-    tasks[id] = { host: t.host, attempts: 1, inputHash: taskInputHash(t, artifacts), ...e };
+    tasks[id] = { host: t.host, attempts: 1, inputHash: taskInputHash(t, artifacts, downloads), ...e };
   }
   return { version: 1, cluster: 'k8scluster', planHash: plan.hash, updatedAt: '', tasks };
 }

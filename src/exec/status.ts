@@ -28,10 +28,11 @@ export interface ClusterStatus {
 
 export function clusterStatus(plan: Plan, journal: JournalDocument | undefined): ClusterStatus {
   const artifacts = new Map(plan.artifacts.map((a) => [a.id, a]));
+  const downloads = new Map((plan.downloads ?? []).map((d) => [d.id, d]));
   const tasks = plan.tasks.map((t) => {
     const entry = journal?.tasks[t.id];
     let status: TaskStatus = 'left';
-    if (entry?.state === 'done') status = entry.inputHash === taskInputHash(t, artifacts) ? 'done' : 'outdated';
+    if (entry?.state === 'done') status = entry.inputHash === taskInputHash(t, artifacts, downloads) ? 'done' : 'outdated';
     else if (entry?.state === 'failed') status = 'failed';
     return { id: t.id, host: t.host, status, error: entry?.error };
   });

@@ -9,7 +9,7 @@ import { isKubemixError } from '../errors.js';
 import type { Outcome } from './dag.js';
 import type { TaskState } from './journal.js';
 import { backoff, sleep, type RunContext } from './context.js';
-import { applyFailed, captureSecrets, keepFacts, prepareUploads, runCommand, staleUploads } from './task-steps.js';
+import { applyFailed, captureSecrets, fillServedCache, keepFacts, prepareUploads, runCommand, staleUploads } from './task-steps.js';
 import { waitForReboot } from './reboot.js';
 
 function message(error: unknown): string {
@@ -30,9 +30,11 @@ async function connect(task: Task, ctx: RunContext, attempt: number): Promise<vo
 async function converge(task: Task, ctx: RunContext): Promise<boolean> {
   const t = ctx.transports.get(task.host);
   if (!t) throw new Error(`no transport for ${task.host}`);
+  await ctx.downloads.resolveFor(task);
+  const served = await fillServedCache(task, ctx, t);
   const uploads = prepareUploads(task, ctx);
   const stale = await staleUploads(task, uploads, t);
-  let needed = stale.length > 0 || task.check === null;
+  let needed = served > 0 || stale.length > 0 || task.check === null;
   if (!needed && task.check) needed = (await runCommand(task, 'check', task.check, ctx)).code !== 0;
   if (!needed) {
     await captureSecrets(task, ctx, true);
@@ -104,12 +106,13 @@ export async function checkTask(task: Task, ctx: RunContext): Promise<{ wouldCha
   if (missing.length > 0) return { wouldChange: true, reason: `needs secret${missing.length === 1 ? '' : 's'} ${missing.join(', ')} not known yet` };
   const t = ctx.transports.get(task.host);
   if (!t) throw new Error(`no transport for ${task.host}`);
+  await ctx.downloads.resolveFor(task);
   await connect(task, ctx, 1);
   const stale = await staleUploads(task, prepareUploads(task, ctx), t);
   if (stale.length > 0) return { wouldChange: true, reason: `files differ: ${stale.map((u) => u.remotePath).join(', ')}` };
   if (task.check === null) {
     // Read-only and always-applied tasks have no check: done before with the same inputs means nothing to change.
-    const done = ctx.journal?.isDone(task.id, taskInputHash(task, ctx.artifacts)) === true;
+    const done = ctx.journal?.isDone(task.id, taskInputHash(task, ctx.artifacts, ctx.downloads.byId)) === true;
     return done ? { wouldChange: false, reason: 'done before with the same inputs (no check)' } : { wouldChange: true, reason: 'no check: always applied' };
   }
   const r = await runCommand(task, 'check', task.check, ctx);

@@ -11,6 +11,7 @@ import type { ExecResult, HostTransport } from '../transport/types.js';
 import { sha256 } from './hash.js';
 import { LineSplitter } from './host-logs.js';
 import { secretRefs } from './secrets.js';
+import { fillDownloads } from './downloads.js';
 import type { RunContext } from './context.js';
 
 export interface PreparedUpload {
@@ -29,7 +30,10 @@ export function prepareUploads(task: Task, ctx: RunContext): PreparedUpload[] {
     if (!a || !raw) throw new HostError('plan.artifact-missing', `${task.id}: artifact ${u.artifact} is not loaded`, { path: task.id });
     const text = raw.toString('utf8');
     const secret = secretRefs(text).length > 0;
-    const content = secret ? Buffer.from(ctx.secrets.fill(text, `${task.id} upload ${a.remotePath}`)) : raw;
+    const where = `${task.id} upload ${a.remotePath}`;
+    const filled = secret ? ctx.secrets.fill(text, where) : text;
+    const withHashes = filled.includes('{{sha256:') ? fillDownloads(filled, ctx.downloads.hashes, where) : filled;
+    const content = secret || withHashes !== filled ? Buffer.from(withHashes) : raw;
     return { remotePath: uploadPath(a), content, sha256: sha256(content), mode: secret ? '0600' : a.mode, owner: a.owner };
   });
 }
@@ -53,7 +57,7 @@ export async function staleUploads(task: Task, uploads: readonly PreparedUpload[
 export async function runCommand(task: Task, which: 'check' | 'apply', command: Command, ctx: RunContext): Promise<ExecResult> {
   const t = ctx.transports.get(task.host);
   if (!t) throw new HostError('exec.no-transport', `${task.host}: no connection`, { path: task.host });
-  const script = ctx.secrets.fill(command.script, `${task.id} ${which}`);
+  const script = fillDownloads(ctx.secrets.fill(command.script, `${task.id} ${which}`), ctx.downloads.hashes, `${task.id} ${which}`);
   const emit = (stream: 'stdout' | 'stderr') => new LineSplitter((line) => ctx.bus.emit({ type: 'task:output', id: task.id, host: task.host, stream, line }));
   const out = emit('stdout');
   const err = emit('stderr');
@@ -87,4 +91,31 @@ export async function keepFacts(task: Task, result: ExecResult, ctx: RunContext)
   const dir = join(ctx.factsDir, task.host);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await writeFile(join(dir, `${task.name}.txt`), ctx.redactor.redact(result.stdout), { mode: 0o600 });
+}
+
+/**
+ * Task.serves: the host's cache holds `<dir>/<sha256>` for every listed
+ * download. Probes what is there, uploads from the deployer's verified cache
+ * only what differs; returns how many files went up.
+ */
+export async function fillServedCache(task: Task, ctx: RunContext, t: HostTransport): Promise<number> {
+  const serves = task.serves;
+  if (serves === undefined || serves.downloads.length === 0) return 0;
+  const cache = ctx.downloads.cache;
+  if (cache === undefined) throw new HostError('download.no-cache', `${task.id}: no download cache in this run`, { path: task.id });
+  const wanted = serves.downloads.map((id) => {
+    const hash = ctx.downloads.hashes.get(id);
+    const d = ctx.downloads.byId.get(id);
+    if (hash === undefined || d === undefined) throw new HostError('download.unresolved', `${task.id}: download ${id} is not in the plan's downloads`, { path: task.id });
+    return { id, d, hash, remotePath: `${serves.dir}/${hash}` };
+  });
+  const r = await t.exec({ shell: task.apply.shell, privilege: task.apply.privilege, script: `mkdir -p ${shellQuote(serves.dir)}\n${hashScript(task.apply.shell, wanted.map((w) => w.remotePath))}`, timeoutMs: 600_000 });
+  const lines = r.stdout.trim().split(/\r?\n/);
+  const stale = wanted.filter((w, i) => lines[i]?.trim() !== w.hash);
+  for (const w of stale) {
+    const { content } = await cache.content(w.d);
+    await t.upload({ shell: task.apply.shell, privilege: task.apply.privilege, remotePath: w.remotePath, content, mode: '0644', owner: 'root:root' });
+    ctx.bus.emit({ type: 'download', id: w.id, action: 'uploaded', sha256: w.hash, host: task.host, bytes: content.length });
+  }
+  return stale.length;
 }

@@ -130,46 +130,87 @@ export const WINDOWS_COMPONENTS = {
 } as const;
 
 /**
- * How a download is verified: `sidecar` fetches the upstream checksum file
- * beside the asset (first token of its first line is the SHA256); `pinned`
- * carries the hash here. A pinned `null` means upstream publishes no checksum
- * and no verified value is recorded yet: the rendered script refuses to
- * install such a file (fail closed) until the hash is added here.
+ * How a download is verified: `sidecar` — the deployer fetches the checksum
+ * file upstream publishes beside the asset (first token of the line naming
+ * the file, or of the first line) before it uses the file; `pinned` carries
+ * the hash here, with `source` saying who publishes it. A pinned `null` means
+ * no trustworthy published hash is known: planning fails (exit 2) until the
+ * spec pins it (`spec.downloads.<id>.sha256`), so no run can reach a node
+ * that would refuse the file.
  */
-export type Checksum = { readonly kind: 'sidecar'; readonly url: string } | { readonly kind: 'pinned'; readonly sha256: string | null };
+export type Checksum =
+  | { readonly kind: 'sidecar'; readonly url: string }
+  | { readonly kind: 'pinned'; readonly sha256: string | null; readonly source?: string };
 
-export interface WindowsDownload {
+/** A file a node installs, as the matrix knows it for one release. */
+export interface NodeDownload {
+  /** Stable key, the same across versions (`windows/kubelet.exe`): `spec.downloads.<id>` overrides it. */
+  readonly id: string;
   /** Cache and log name (`kubelet.exe`, `containerd.tar.gz`). */
   readonly name: string;
   readonly version: string;
   readonly url: string;
   readonly checksum: Checksum;
 }
+/** Kept for the Windows renderers: every Windows download is a NodeDownload. */
+export type WindowsDownload = NodeDownload;
 
 const sidecar = (url: string, suffix: string): Checksum => ({ kind: 'sidecar', url: `${url}${suffix}` });
 
+/**
+ * Hashes of single files upstream publishes no checksum for, each copied
+ * from a project that pins the same URL, with where it was read.
+ */
+const PINNED = {
+  // rancher/rke2 Dockerfile.windows (commit 51288cd1730e517482451d8e17e8c9810ae2cc03, 2026-06-03)
+  // pins flannel-io/flannel v0.28.4 flanneld.exe by this SHA256 (`sha256sum -c`).
+  flanneld: { version: '0.28.4', sha256: 'd5dd439bdd9e1adb04b715d3d4c15ddc1e59e7cd1bd7ab2a3d77a4aeca23429b', source: 'rancher/rke2 Dockerfile.windows@51288cd1' },
+  // winsw/winsw v2.12.0 publishes no checksum; three unrelated public projects that verify
+  // WinSW-x64.exe v2.12.0 before use pin this same SHA256 (found by code search, 2026-11).
+  winsw: { version: '2.12.0', sha256: '05b82d46ad331cc16bdc00de5c6332c1ef818df8ceefcd49c726553209b3a0da', source: 'three independent pinning projects (WinSW publishes none)' },
+  // microsoft/windows-container-networking v0.3.1 publishes no checksum; hash recorded from a signed third-party manifest.
+  wcn: { version: '0.3.1', sha256: '4f36ee6905ada238ca2a9e1bfb8a1fb2912c2d88c4b6e5af4c41a42db70d7d68', source: 'third-party signed manifest' },
+} as const;
+
+/** The matrix's pin for a component, or null when the version differs from the one the hash is for. */
+function pin(p: { readonly version: string; readonly sha256: string; readonly source: string }, version: string): Checksum {
+  return version === p.version ? { kind: 'pinned', sha256: p.sha256, source: p.source } : { kind: 'pinned', sha256: null };
+}
+
 /** Every file a Windows worker downloads, for one Kubernetes and containerd release. */
-export function windowsDownloads(kubernetes: string, containerd: string): WindowsDownload[] {
-  const k8s = (name: string): WindowsDownload => {
+export function windowsDownloads(kubernetes: string, containerd: string): NodeDownload[] {
+  const k8s = (name: string): NodeDownload => {
     const url = URLS.windowsBinary(kubernetes, name);
-    return { name: `${name}.exe`, version: kubernetes, url, checksum: sidecar(url, '.sha256') };
+    return { id: `windows/${name}.exe`, name: `${name}.exe`, version: kubernetes, url, checksum: sidecar(url, '.sha256') };
   };
   const ctr = URLS.containerd(containerd, 'windows');
   const cni = `https://github.com/containernetworking/plugins/releases/download/v${COMPONENTS.cniPlugins}/cni-plugins-windows-amd64-v${COMPONENTS.cniPlugins}.tgz`;
   const fcni = `https://github.com/flannel-io/cni-plugin/releases/download/v${WINDOWS_COMPONENTS.flannelCniPlugin}/cni-plugin-flannel-windows-amd64-v${WINDOWS_COMPONENTS.flannelCniPlugin}.tgz`;
   const wcn = `https://github.com/microsoft/windows-container-networking/releases/download/v${COMPONENTS.windowsContainerNetworking}/windows-container-networking-cni-amd64-v${COMPONENTS.windowsContainerNetworking}.zip`;
+  const win = (name: string, version: string, url: string, checksum: Checksum): NodeDownload => ({ id: `windows/${name}`, name, version, url, checksum });
   return [
     k8s('kubelet'),
     k8s('kubeadm'),
     k8s('kube-proxy'),
     k8s('kube-log-runner'),
-    { name: 'containerd.tar.gz', version: containerd, url: ctr, checksum: sidecar(ctr, '.sha256sum') },
-    { name: 'cni-plugins.tgz', version: COMPONENTS.cniPlugins, url: cni, checksum: sidecar(cni, '.sha256') },
-    { name: 'flannel-cni-plugin.tgz', version: WINDOWS_COMPONENTS.flannelCniPlugin, url: fcni, checksum: sidecar(fcni, '.sha256') },
-    // [S] hash as recorded by a third-party signed manifest; upstream publishes none.
-    { name: 'windows-container-networking.zip', version: COMPONENTS.windowsContainerNetworking, url: wcn, checksum: { kind: 'pinned', sha256: '4f36ee6905ada238ca2a9e1bfb8a1fb2912c2d88c4b6e5af4c41a42db70d7d68' } },
-    { name: 'flanneld.exe', version: COMPONENTS.flannel, url: `https://github.com/flannel-io/flannel/releases/download/v${COMPONENTS.flannel}/flanneld.exe`, checksum: { kind: 'pinned', sha256: null } },
-    { name: 'winsw.exe', version: WINDOWS_COMPONENTS.winsw, url: `https://github.com/winsw/winsw/releases/download/v${WINDOWS_COMPONENTS.winsw}/WinSW-x64.exe`, checksum: { kind: 'pinned', sha256: null } },
+    win('containerd.tar.gz', containerd, ctr, sidecar(ctr, '.sha256sum')),
+    win('cni-plugins.tgz', COMPONENTS.cniPlugins, cni, sidecar(cni, '.sha256')),
+    win('flannel-cni-plugin.tgz', WINDOWS_COMPONENTS.flannelCniPlugin, fcni, sidecar(fcni, '.sha256')),
+    win('windows-container-networking.zip', COMPONENTS.windowsContainerNetworking, wcn, pin(PINNED.wcn, COMPONENTS.windowsContainerNetworking)),
+    win('flanneld.exe', COMPONENTS.flannel, `https://github.com/flannel-io/flannel/releases/download/v${COMPONENTS.flannel}/flanneld.exe`, pin(PINNED.flanneld, COMPONENTS.flannel)),
+    win('winsw.exe', WINDOWS_COMPONENTS.winsw, `https://github.com/winsw/winsw/releases/download/v${WINDOWS_COMPONENTS.winsw}/WinSW-x64.exe`, pin(PINNED.winsw, WINDOWS_COMPONENTS.winsw)),
+  ];
+}
+
+/** Every file a Linux node downloads (kubelet and kubeadm come from the signed pkgs.k8s.io repository instead). */
+export function linuxDownloads(containerd: string, runc: string, cniPlugins: string): NodeDownload[] {
+  const ctr = URLS.containerd(containerd, 'linux');
+  const rc = URLS.runc(runc);
+  const cni = URLS.cniPlugins(cniPlugins);
+  return [
+    { id: 'linux/containerd.tar.gz', name: 'containerd.tar.gz', version: containerd, url: ctr, checksum: sidecar(ctr, '.sha256sum') },
+    { id: 'linux/runc', name: 'runc', version: runc, url: rc, checksum: { kind: 'sidecar', url: CHECKSUM_URLS.runc(rc) } },
+    { id: 'linux/cni-plugins.tgz', name: 'cni-plugins.tgz', version: cniPlugins, url: cni, checksum: sidecar(cni, '.sha256') },
   ];
 }
 
@@ -184,6 +225,9 @@ export const CHECKSUM_URLS = {
   /** Attached to each Calico release; a file it does not list is refused until RELEASE_SHA256 pins it. */
   calico: (version: string) => `https://github.com/projectcalico/calico/releases/download/v${version}/SHA256SUMS`,
 } as const;
+
+/** Every download id a spec may override, for any release. */
+export const DOWNLOAD_IDS: readonly string[] = [...linuxDownloads('0', '0', '0'), ...windowsDownloads('0', '0')].map((d) => d.id);
 
 /**
  * sha256 of release downloads, by URL, recorded when a release is reviewed.
@@ -246,6 +290,8 @@ export const MATRIX_DATE = '2026-11-22';
 export const SERVICES = {
   haproxyStatsPort: 9000,
   registryPort: 5000,
+  /** The download cache's HTTPS port (nginx): nodes fetch every binary here, by SHA256. */
+  filesPort: 8443,
   registryUser: 'kubemix',
   /** Days the registry's serving certificate stays valid; renewed by re-running the task. */
   registryCertDays: 397,

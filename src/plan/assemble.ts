@@ -1,6 +1,7 @@
 // assemblePlan: model → Plan (tasks in a DAG, artifacts by reference) plus the
 // artifact contents to write beside it. Pure and deterministic.
 import type { ClusterModel } from '../model/resolve.js';
+import { downloadCache, resolveDownload, sha256Refs } from '../model/downloads.js';
 import { sha256Hex } from '../util/json.js';
 import { planHash } from './hash.js';
 import { artifactId, artifactLocalPath } from './artifact-path.js';
@@ -42,9 +43,10 @@ export const CONTRIBUTORS: readonly PlanContributor[] = [
 
 export function assemblePlan(model: ClusterModel, contributors: readonly PlanContributor[] = CONTRIBUTORS): AssembledPlan {
   const parts = contributors.map((c) => c(model));
-  const tasks = sortTasks(parts.flatMap((p) => p.tasks));
-  checkGraph(tasks);
   const rendered = parts.flatMap((p) => p.artifacts ?? []);
+  const ids = downloadIds(parts.flatMap((p) => p.tasks), rendered);
+  const tasks = sortTasks(withDownloadCache(model, parts.flatMap((p) => p.tasks), ids));
+  checkGraph(tasks);
   const files = rendered
     .map((a) => ({ ...a, localPath: artifactLocalPath(a.node, a.remotePath) }))
     .sort((a, b) => compare(a.localPath, b.localPath));
@@ -65,11 +67,35 @@ export function assemblePlan(model: ClusterModel, contributors: readonly PlanCon
     nodes: model.nodes,
     artifacts,
     tasks,
+    downloads: ids.map((id) => resolveDownload(model, id)),
     warnings: model.warnings,
   };
   const hash = planHash(body);
-  const plan: Plan = { apiVersion: body.apiVersion, kind: body.kind, hash, cluster: body.cluster, hosts: body.hosts, nodes: body.nodes, artifacts, tasks, warnings: body.warnings };
+  const plan: Plan = { apiVersion: body.apiVersion, kind: body.kind, hash, cluster: body.cluster, hosts: body.hosts, nodes: body.nodes, artifacts, tasks, downloads: body.downloads, warnings: body.warnings };
   return { plan, files };
+}
+
+/** Every `{{sha256:ID}}` the tasks' scripts and the artifacts name, sorted. */
+function downloadIds(tasks: readonly Task[], rendered: readonly RenderedArtifact[]): string[] {
+  const texts = [...tasks.flatMap((t) => [t.check?.script ?? '', t.apply.script]), ...rendered.map((a) => a.content)];
+  return [...new Set(texts.flatMap(sha256Refs))].sort();
+}
+
+/**
+ * The services node's cache task learns which files to hold, and every task
+ * that fetches from the cache waits for it: the plan names the downloads only
+ * once all contributors have spoken.
+ */
+function withDownloadCache(model: ClusterModel, tasks: readonly Task[], ids: readonly string[]): Task[] {
+  const cache = downloadCache(model);
+  const holder = cache === undefined ? undefined : tasks.find((t) => t.host === cache.node && t.serves !== undefined);
+  if (holder === undefined || holder.serves === undefined) return [...tasks];
+  const serves = { dir: holder.serves.dir, downloads: ids };
+  return tasks.map((t) => {
+    if (t === holder) return { ...t, serves };
+    const fetches = sha256Refs(`${t.check?.script ?? ''}\n${t.apply.script}`).length > 0;
+    return fetches && !t.after.includes(holder.id) ? { ...t, after: [...t.after, holder.id].sort() } : t;
+  });
 }
 
 function sortTasks(tasks: readonly Task[]): Task[] {

@@ -20,7 +20,7 @@ const STAGE = 'task-cleanup-hypervisors';
 /** Interfaces flannel and Calico leave behind on Linux nodes. */
 const CNI_LINKS = ['flannel.4096', 'cni0', 'vxlan.calico'];
 /** The services node's daemons, by the Debian unit names the services tasks enable. */
-const SERVICE_UNITS = ['haproxy', 'named', 'dnsmasq', 'docker-registry'];
+const SERVICE_UNITS = ['haproxy', 'named', 'dnsmasq', 'docker-registry', 'kubemix-files'];
 
 export function assembleResetPlan(model: ClusterModel): AssembledPlan {
   return assemblePlan(model, [windowsReset, linuxReset, servicesReset]);

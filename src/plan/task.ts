@@ -12,6 +12,8 @@ export interface TaskInput {
   readonly uploads?: readonly string[];
   /** Files on the host whose content the executor stores as secrets after apply. */
   readonly captures?: readonly SecretCapture[];
+  /** A download cache the executor fills on this host (Task.serves). */
+  readonly serves?: { readonly dir: string; readonly downloads: readonly string[] };
   readonly timeoutSeconds?: number;
   /** The apply reboots the host; the executor waits until the check passes again. */
   readonly reboots?: true;
@@ -38,6 +40,7 @@ export function task(input: TaskInput): Task {
     timeoutSeconds: input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
     ...(input.captures === undefined ? {} : { captures: input.captures }),
     ...(input.reboots === undefined ? {} : { reboots: input.reboots }),
+    ...(input.serves === undefined ? {} : { serves: input.serves }),
   };
 }
 

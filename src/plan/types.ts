@@ -5,6 +5,7 @@
 // them as `{{secret:NAME}}`; the executor fills them in at run time and passes
 // them only through stdin or 0600 files, never on a remote command line.
 
+import type { ResolvedDownload } from '../model/downloads.js';
 import type { HostConnection, PlanCluster, PlanNode, Privilege, Shell } from '../model/types.js';
 
 export const PLAN_API_VERSION = 'kubemix.dev/v1alpha1' as const;
@@ -80,6 +81,13 @@ export interface Task {
    * RebootPending key) so the next task never runs on a host going down.
    */
   readonly reboots?: true;
+  /**
+   * Download cache this task keeps on its host (executor extension,
+   * optional): before `check`, the executor makes sure `<dir>/<sha256>` holds
+   * each listed download (ids of `Plan.downloads`), uploading from its own
+   * verified cache only the files whose content on the host differs.
+   */
+  readonly serves?: { readonly dir: string; readonly downloads: readonly string[] };
 }
 
 export interface SecretCapture {
@@ -112,5 +120,11 @@ export interface Plan {
   readonly nodes: readonly PlanNode[];
   readonly artifacts: readonly Artifact[];
   readonly tasks: readonly Task[];
+  /**
+   * Every file the tasks' scripts name as `{{sha256:ID}}`: where the
+   * deployer fetches it and how its hash is known. The executor fills each
+   * reference with the verified SHA256 from its content-addressed cache.
+   */
+  readonly downloads?: readonly ResolvedDownload[];
   readonly warnings: readonly { readonly code: string; readonly path: string; readonly message: string }[];
 }

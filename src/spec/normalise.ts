@@ -76,6 +76,7 @@ export function normalise(parsed: ClusterSpecParsed): ClusterSpec {
     },
     ...(s.proxy === undefined ? {} : { proxy: s.proxy }),
     mirrors: s.mirrors,
+    downloads: Object.fromEntries(Object.entries(s.downloads).map(([id, d]) => [id, { ...(d.url === undefined ? {} : { url: d.url }), ...(d.sha256 === undefined ? {} : { sha256: d.sha256.toLowerCase() }) }])),
     ...(s.windows?.hostProcess === undefined ? {} : { windows: { hostProcess: s.windows.hostProcess } }),
   };
 }

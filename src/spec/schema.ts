@@ -197,6 +197,11 @@ const mirrors = z.strictObject({
   artifacts: httpUrl.optional().describe('Base URL that serves release downloads in place of their origins'),
 });
 
+const downloadOverride = z.strictObject({
+  url: z.url().optional().describe('Where the deployer fetches the file instead (an internal mirror, a newer build); needs sha256'),
+  sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal digits').optional().describe('SHA256 the file must have; wins over the matrix and over upstream\'s published checksum'),
+});
+
 export const clusterSpecSchema = z.strictObject({
   apiVersion: z.literal(SPEC_API_VERSION),
   kind: z.literal('Cluster'),
@@ -212,6 +217,7 @@ export const clusterSpecSchema = z.strictObject({
     services: services.prefault({}),
     proxy: proxy.optional(),
     mirrors: mirrors.prefault({}),
+    downloads: z.record(z.string().min(1), downloadOverride).default({}).describe('Per-file pins and sources by download id (windows/flanneld.exe, linux/containerd.tar.gz, …), so a new release or an internal mirror needs no code change'),
     windows: windows.optional(),
   }),
 });

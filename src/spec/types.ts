@@ -76,6 +76,14 @@ export interface ClusterSpec {
   };
   readonly proxy?: { readonly http?: string | undefined; readonly https?: string | undefined; readonly noProxy: readonly string[] };
   readonly mirrors: { readonly images: Readonly<Record<string, string>>; readonly artifacts?: string | undefined };
+  /** User pins by download id: a source URL and/or the SHA256 the file must have. */
+  readonly downloads: Readonly<Record<string, DownloadOverride>>;
   /** Windows workers: flanneld and kube-proxy as HostProcess DaemonSets (images the user names) instead of services. */
   readonly windows?: { readonly hostProcess?: { readonly flannelImage: string; readonly kubeProxyImage: string } };
+}
+
+export interface DownloadOverride {
+  readonly url?: string;
+  /** Lower-case hex. */
+  readonly sha256?: string;
 }

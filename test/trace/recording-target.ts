@@ -14,7 +14,7 @@ import type { ExecRequest, ExecResult, HostTransport, UploadRequest } from '../.
 import { fakeSecret, unfill } from './fake-secrets.js';
 import { SerialGate, type GatePriority } from './serial-gate.js';
 
-export type StepKind = 'check' | 'probe' | 'upload' | 'apply' | 'capture' | 'unknown';
+export type StepKind = 'check' | 'probe' | 'upload' | 'apply' | 'capture' | 'cache-probe' | 'cache-upload' | 'unknown';
 
 export interface TraceStep {
   readonly host: string;
@@ -37,6 +37,8 @@ export interface TraceStep {
   readonly unfilledReference: boolean;
   /** The capture's secret name. */
   readonly secret?: string;
+  /** A download-cache upload: the download's id. */
+  readonly download?: string;
 }
 
 const OK: Omit<ExecResult, 'code' | 'stdout'> = { timedOut: false, stderr: '', durationMs: 0 };
@@ -73,24 +75,48 @@ export class RecordingTarget {
     return t;
   }
 
+  /** Turns verified download hashes back into their `{{sha256:ID}}` references. */
+  private unhash(text: string): string {
+    let out = text;
+    for (const d of this.plan.downloads ?? []) if (d.sha256 !== undefined) out = out.split(d.sha256).join(`{{sha256:${d.id}}}`);
+    return out;
+  }
+
   private exec(host: string, id: string, r: ExecRequest): ExecResult {
     const task = this.task(id);
-    const { text, found } = unfill(r.script, this.secretNames);
+    const { text: unfilled, found } = unfill(r.script, this.secretNames);
+    const text = this.unhash(unfilled);
     const kind = classify(task, text);
     this.steps.push({ host, task: id, kind, shell: r.shell, privilege: r.privilege, script: text, references: references(text), filled: found, matchesPlan: kind !== 'unknown', unfilledReference: r.script.includes('{{secret:') });
     // A fresh host: nothing is in place, so every uploaded file is reported missing.
     if (kind === 'probe') return { ...OK, code: 0, stdout: task.uploads.map(() => 'missing\n').join('') };
+    if (kind === 'cache-probe') return { ...OK, code: 0, stdout: (task.serves?.downloads ?? []).map(() => 'missing\n').join('') };
     if (kind === 'apply' && task.reboots === true) this.rebooted.add(id);
     return { ...OK, code: kind === 'check' && !this.rebooted.has(id) ? 1 : 0, stdout: '' };
   }
 
   private upload(host: string, id: string, r: UploadRequest): void {
-    const { text, found } = unfill(r.content.toString('utf8'), this.secretNames);
+    const served = this.served(id, r);
+    if (served !== undefined) {
+      this.steps.push({ host, task: id, kind: 'cache-upload', shell: r.shell, privilege: r.privilege, path: r.remotePath, mode: r.mode, references: [], filled: [], matchesPlan: served.ok, unfilledReference: false, download: served.id });
+      return;
+    }
+    const { text: unfilled, found } = unfill(r.content.toString('utf8'), this.secretNames);
+    const text = this.unhash(unfilled);
     // One of the task's own artifacts, written where the executor places it, with the plan's content.
     const mine = new Set(this.task(id).uploads.map((u) => u.artifact));
     const artifact = this.plan.artifacts.find((a) => mine.has(a.id) && uploadPath(a) === r.remotePath);
     const matchesPlan = artifact !== undefined && sha256(text) === artifact.sha256;
     this.steps.push({ host, task: id, kind: 'upload', shell: r.shell, privilege: r.privilege, path: r.remotePath, mode: r.mode, references: references(text), filled: found, matchesPlan, unfilledReference: r.content.includes('{{secret:') });
+  }
+
+  /** An upload into the task's download cache: whether it is a plan download with the content its hash says; undefined for other uploads. */
+  private served(id: string, r: UploadRequest): { ok: boolean; id: string } | undefined {
+    const serves = this.task(id).serves;
+    if (serves === undefined || !r.remotePath.startsWith(`${serves.dir}/`)) return undefined;
+    const hash = r.remotePath.slice(serves.dir.length + 1);
+    const d = (this.plan.downloads ?? []).find((x) => x.sha256 === hash);
+    return { ok: d !== undefined && serves.downloads.includes(d.id) && sha256(r.content.toString('utf8')) === hash, id: d?.id ?? '?' };
   }
 
   private capture(host: string, id: string, path: string, privilege: string): string {
@@ -111,5 +137,7 @@ function classify(task: Task, script: string): StepKind {
   if (script === task.apply.script) return 'apply';
   // The executor's own probe: sha256 of each upload's destination (task-steps.ts hashScript).
   if (task.uploads.length > 0 && /^(for f in |foreach \(\$f in )/.test(script)) return 'probe';
+  // The executor's download-cache probe (task-steps.ts fillServedCache).
+  if (task.serves !== undefined && script.startsWith(`mkdir -p '${task.serves.dir}'\n`)) return 'cache-probe';
   return 'unknown';
 }

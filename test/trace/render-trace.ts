@@ -21,13 +21,22 @@ function head(s: TraceStep): string {
       return `  capture ${s.path ?? ''} -> {{secret:${s.secret ?? '?'}}}`;
     case 'probe':
       return `  probe   sha256 of the uploads' destinations`;
+    case 'cache-probe':
+      return `  probe   sha256 of the download cache's files`;
+    case 'cache-upload':
+      return `  cache   ${s.download ?? '?'} → ${s.path ?? ''} ${s.mode ?? ''}`;
     default:
       return `  ${s.kind.padEnd(7)} ${s.shell} ${s.privilege}${filled}`;
   }
 }
 
+/** Lines that fetch a download: where from, by which hash reference. */
+function fetchLines(s: TraceStep): string[] {
+  return (s.script ?? '').split('\n').filter((l) => /\{\{sha256:[^}]+\}\}/.test(l) && /https?:\/\//.test(l));
+}
+
 function stepLines(s: TraceStep): string[] {
-  return [head(s), ...s.references.map((l) => `          | ${clip(l)}`)];
+  return [head(s), ...s.references.map((l) => `          | ${clip(l)}`), ...fetchLines(s).map((l) => `          > ${clip(l)}`)];
 }
 
 export function renderTrace(trace: Trace): string {
@@ -35,7 +44,7 @@ export function renderTrace(trace: Trace): string {
     `# kubemix ${trace.command} ${`examples/${trace.example}.yaml`}: executor trace against a recording target (nothing executed)`,
     '# checks answer "not done" (after a rebooting task\'s apply: "done", the host is back), applies "ok"; secrets appear only as {{secret:NAME}}',
     '# order: the executor\'s with --concurrency 1, one task at a time across hosts (the earliest in plan order goes first)',
-    '# scripts are the plan\'s (asserted); shown here: the lines that carry a secret reference',
+    '# scripts are the plan\'s (asserted); shown here: the lines that carry a secret reference (|) and that fetch a download (>)',
   ];
   const out = [...head];
   let current = '';

@@ -10,6 +10,9 @@ import { resolveModel } from '../../src/model/resolve.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
 import { assembleResetPlan } from '../../src/plan/reset.js';
 import type { Plan } from '../../src/plan/types.js';
+import type { Fetcher } from '../../src/exec/downloads.js';
+import { sha256 } from '../../src/exec/hash.js';
+import { DOWNLOAD_IDS } from '../../src/matrix/index.js';
 import { readSpec } from '../../src/spec/read.js';
 import { repoPath } from '../helpers/cli.js';
 import { capturedNames, planSecretNames, seedSecrets } from './fake-secrets.js';
@@ -29,20 +32,47 @@ export interface Trace {
   readonly stateDir: string;
   readonly result: ApplyResult;
   readonly events: EventRecorder;
+  /** Download ids the stand-in source served (the deployer fetched), in order. */
+  readonly fetched: readonly string[];
 }
 
+/**
+ * The example's plan. The real release files cannot be had here, so every
+ * node download is a stand-in file this harness makes (standInFile), pinned
+ * in the spec by its SHA256 as a user would pin a file (`spec.downloads`).
+ */
 export function examplePlan(example: string, command: TracedCommand = 'up'): { plan: Plan; contents: Map<string, Buffer> } {
   const path = repoPath('examples', `${example}.yaml`);
-  const model = resolveModel(readSpec({ kind: 'file', path, text: readFileSync(path, 'utf8') }));
+  const read = readSpec({ kind: 'file', path, text: readFileSync(path, 'utf8') });
+  const downloads = Object.fromEntries(DOWNLOAD_IDS.map((id) => [id, { sha256: sha256(standInFile(id)) }]));
+  const model = resolveModel({ ...read, spec: { ...read.spec, downloads } });
   const { plan, files } = command === 'up' ? assemblePlan(model) : assembleResetPlan(model);
   return { plan, contents: new Map(plan.artifacts.map((a, i) => [a.id, Buffer.from(files[i]?.content ?? '')])) };
 }
 
-export async function traceExample(example: string, priority: GatePriority = 'plan-order', command: TracedCommand = 'up'): Promise<Trace> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'kubemix-trace-'));
+/** The stand-in for a release file: unmistakably a test file. */
+export function standInFile(id: string): Buffer {
+  return Buffer.from(`kubemix trace stand-in for ${id}\n`);
+}
+
+/** Serves the stand-in for every download URL of the plan, and counts what it served. */
+export class StandInSource {
+  readonly served: string[] = [];
+  constructor(private readonly plan: Plan) {}
+  fetcher: Fetcher = async (url) => {
+    const d = (this.plan.downloads ?? []).find((x) => x.url === url);
+    if (d === undefined) throw new Error(`trace: no download at ${url}`);
+    this.served.push(d.id);
+    return standInFile(d.id);
+  };
+}
+
+export async function traceExample(example: string, priority: GatePriority = 'plan-order', command: TracedCommand = 'up', reuseStateDir?: string): Promise<Trace> {
+  const stateDir = reuseStateDir ?? mkdtempSync(join(tmpdir(), 'kubemix-trace-'));
   const { plan, contents } = examplePlan(example, command);
   const secretNames = planSecretNames(plan, contents);
-  await seedSecrets(stateDir, secretNames, capturedNames(plan));
+  if (reuseStateDir === undefined) await seedSecrets(stateDir, secretNames, capturedNames(plan));
+  const source = new StandInSource(plan);
   const target = new RecordingTarget(plan, secretNames, priority);
   const events = new EventRecorder();
   const result = await applyPlan(plan, contents, {
@@ -52,6 +82,7 @@ export async function traceExample(example: string, priority: GatePriority = 'pl
     signal: new AbortController().signal,
     listeners: [target.gate.listener, events.listener],
     transportFor: target.transportFor,
+    downloads: { fetcher: source.fetcher },
   });
-  return { command, example, priority, plan, steps: target.steps, secretNames, stateDir, result, events };
+  return { command, example, priority, plan, steps: target.steps, secretNames, stateDir, result, events, fetched: source.served };
 }

@@ -48,7 +48,8 @@ export function registerUp(program: Command, io: CliIo): void {
     .command('up')
     .description('apply the plan of SPEC (or of --plan DIR) to its hosts over SSH (resumable; --check changes nothing)')
     .argument('[SPEC]', 'spec file or Kubeinit string; with --plan DIR the plan must be what SPEC produces')
-    .option('--plan <dir>', 'plan directory written by `kubemix plan SPEC --out DIR`');
+    .option('--plan <dir>', 'plan directory written by `kubemix plan SPEC --out DIR`')
+    .option('--downloads <dir>', 'seed the download cache from this directory (air-gapped sites); every file is still checked against its SHA256');
   withExecutorOptions(withSpecOptions(up), {
     check: 'run every check and print what would change per host; change nothing (exit 1 when something would)',
     selection: ['stop-after', 'stop-before', 'only', 'from'],

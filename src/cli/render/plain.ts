@@ -28,6 +28,8 @@ export function plainLine(e: ExecEvent, verbose: boolean): string | undefined {
       return `${at} ${e.host} ${e.id}: ${e.wouldChange ? 'WOULD CHANGE' : 'up to date'} (${e.reason})`;
     case 'secret:stored':
       return `${at} secret ${e.name} ${e.source}${e.by ? ` by ${e.by}` : ''}`;
+    case 'download':
+      return e.action === 'cached' && !verbose ? undefined : `${at} download ${e.id} ${e.action}${e.host === undefined ? '' : ` to ${e.host}`} (sha256 ${e.sha256.slice(0, 12)})`;
     case 'lock:stale':
       return `${at} took over a stale lock (pid ${e.pid} on ${e.host} is gone)`;
     case 'run:end':

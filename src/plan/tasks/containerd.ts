@@ -2,7 +2,8 @@
 // packages are too old: Debian 12 ships 1.6, Debian 13 and Ubuntu 24.04 ship
 // 1.7, which Kubernetes 1.36 no longer supports), with runc and the CNI plugins,
 // each sha256-verified; then its config, unit and registry hosts.
-import { CHECKSUM_URLS, URLS, linuxDistro } from '../../matrix/index.js';
+import { linuxDistro } from '../../matrix/index.js';
+import { downloadCache } from '../../model/downloads.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { renderContainerdConfig, renderContainerdUnit } from '../../render/containerd/config.js';
 import { proxyExports, renderContainerdProxy } from '../../render/linux/proxy.js';
@@ -13,7 +14,7 @@ import type { PlanNode } from '../../model/types.js';
 import type { Task } from '../types.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { configTask } from './config-files.js';
-import { downloadScript } from './download.js';
+import { nodeDownloadScript } from './download.js';
 import { PREP_STAGE, linuxNodes } from './linux-prep.js';
 import { SECRET } from './registry-scripts.js';
 
@@ -40,35 +41,22 @@ export function containerdContribution(model: ClusterModel): { tasks: Task[]; ar
 
 function binaryTasks(model: ClusterModel, node: PlanNode): Task[] {
   const v = model.versions;
-  const mirror = model.mirrors.artifacts;
   const tools = toolsTask(node, proxyExports(model));
-  const fetch = (name: string, description: string, check: string, url: string, checksumUrl: string, install: string): Task =>
-    task({ stage: PREP_STAGE, host: node.name, name, description, after: [tools.id], check: sh(check), apply: sh(`${proxyExports(model)}${downloadScript({ url, checksumUrl, install }, mirror)}`), timeoutSeconds: 600 });
-  const containerd = URLS.containerd(v.containerd, 'linux');
-  const runc = URLS.runc(v.runc);
-  const cni = URLS.cniPlugins(v.cniPlugins);
-  // The plugins have no --version of their own: a marker records what was unpacked.
-  const cniMarker = `${P.cniBin}/.kubemix-version`;
+  const cached = downloadCache(model) !== undefined;
+  const fetch = (name: string, description: string, check: string, id: string, install: string): Task =>
+    task({
+      stage: PREP_STAGE, host: node.name, name, description, after: [tools.id], check: sh(check),
+      // From the services node's cache no proxy applies; from the source the spec's proxy does.
+      apply: sh(`${cached ? '' : proxyExports(model)}${nodeDownloadScript(model, id, install)}`),
+      ...(cached ? { secrets: [SECRET.caCert] } : {}),
+      timeoutSeconds: 600,
+    });
   return [
     tools,
-    fetch(
-      'containerd-binaries', `containerd ${v.containerd} from the upstream release`,
-      `${P.binary} --version 2>/dev/null | grep -q ' v${v.containerd} '`,
-      containerd, CHECKSUM_URLS.containerd(containerd),
-      'tar -C /usr/local -xzf "$file" bin/',
-    ),
-    fetch(
-      'runc', `runc ${v.runc}`,
-      `${P.runc} --version 2>/dev/null | grep -q '^runc version ${v.runc}$'`,
-      runc, CHECKSUM_URLS.runc(runc),
-      `install -D -m 0755 "$file" ${P.runc}`,
-    ),
-    fetch(
-      'cni-plugins', `CNI plugins ${v.cniPlugins} in ${P.cniBin}`,
-      `[ -x ${P.cniBin}/bridge ] && [ "$(cat ${cniMarker} 2>/dev/null)" = ${v.cniPlugins} ]`,
-      cni, CHECKSUM_URLS.cniPlugins(cni),
-      `install -d -m 0755 ${P.cniBin}\ntar -C ${P.cniBin} -xzf "$file"\necho ${v.cniPlugins} > ${cniMarker}`,
-    ),
+    fetch('containerd-binaries', `containerd ${v.containerd} from the upstream release`, `${P.binary} --version 2>/dev/null | grep -q ' v${v.containerd} '`, 'linux/containerd.tar.gz', 'tar -C /usr/local -xzf "$file" bin/'),
+    fetch('runc', `runc ${v.runc}`, `${P.runc} --version 2>/dev/null | grep -q '^runc version ${v.runc}$'`, 'linux/runc', `install -D -m 0755 "$file" ${P.runc}`),
+    // The plugins have no --version of their own: a marker records what was unpacked.
+    fetch('cni-plugins', `CNI plugins ${v.cniPlugins} in ${P.cniBin}`, `[ -x ${P.cniBin}/bridge ] && [ "$(cat ${P.cniBin}/.kubemix-version 2>/dev/null)" = ${v.cniPlugins} ]`, 'linux/cni-plugins.tgz', `install -d -m 0755 ${P.cniBin}\ntar -C ${P.cniBin} -xzf "$file"\necho ${v.cniPlugins} > ${P.cniBin}/.kubemix-version`),
   ];
 }
 

@@ -1,9 +1,13 @@
 // Shell that downloads one release file and refuses it unless its sha256
-// matches: the digest pinned in the matrix when there is one, else the one
-// upstream publishes beside the release. The spec's artifact mirror, when
-// set, serves both in place of their origin.
+// matches. Node binaries (nodeDownloadScript) come from the services node's
+// cache by the hash the executor verified; other release files (Calico's
+// manifests, downloadScript) from their origin, checked against the digest
+// pinned in the matrix or the one upstream publishes beside the release.
 import { RELEASE_SHA256 } from '../../matrix/index.js';
 import { shellQuote } from '../../util/escape/index.js';
+import { downloadCache, nodeFetchUrl, resolveDownload, sha256Ref } from '../../model/downloads.js';
+import type { ClusterModel } from '../../model/resolve.js';
+import { SECRET_NAMES } from '../../model/secret-names.js';
 
 export interface Download {
   readonly url: string;
@@ -31,5 +35,27 @@ ${want}
 [ -n "$want" ] || { echo "no sha256 for ${name}" >&2; exit 1; }
 echo "$want  $file" | sha256sum --check --status || { echo "sha256 mismatch for ${name}" >&2; exit 1; }
 ${d.install}
+`;
+}
+
+/**
+ * Fetches a node download by the SHA256 the executor fills in (`{{sha256:ID}}`):
+ * from the services node's cache over HTTPS trusting only the cluster CA
+ * (no proxy), or from its source when the cluster has no services node.
+ * A file whose hash differs is named and removed; nothing is installed.
+ */
+export function nodeDownloadScript(model: ClusterModel, id: string, install: string): string {
+  const d = resolveDownload(model, id);
+  const cached = downloadCache(model) !== undefined;
+  const tls = cached ? `cat > "$work/ca.crt" <<'KUBEMIX_EOF'\n{{secret:${SECRET_NAMES.clusterCaCert}}}\nKUBEMIX_EOF\n` : '';
+  const curl = cached ? `curl -fsSL --retry 3 --noproxy '*' --cacert "$work/ca.crt"` : 'curl -fsSL --retry 3';
+  return `set -eu
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+${tls}file="$work/${d.name}"
+want='${sha256Ref(id)}'
+${curl} -o "$file" '${nodeFetchUrl(model, id)}'
+got=$(sha256sum "$file" | cut -d' ' -f1)
+[ "$got" = "$want" ] || { echo "sha256 mismatch for ${d.name} ${d.version} (${id}): got $got, want $want; nothing installed" >&2; exit 1; }
+${install}
 `;
 }

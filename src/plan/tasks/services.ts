@@ -10,6 +10,7 @@ import { HAPROXY_CONFIG } from '../../render/services/haproxy.js';
 import { renderServices } from '../../render/services/index.js';
 import { proxyExports } from '../../render/linux/proxy.js';
 import { REGISTRY_PATHS } from '../../render/services/registry.js';
+import { FILES_PATHS } from '../../render/services/files.js';
 import { sh, task, taskId } from '../task.js';
 import type { Task } from '../types.js';
 import type { RenderedArtifact } from '../../render/types.js';
@@ -66,7 +67,11 @@ export function servicesContribution(model: ClusterModel): { tasks: Task[]; arti
     }));
   }
   if (t.registry) tasks.push(...registryTasks(facts, files(REGISTRY_PATHS.config), packages.id));
-  return { tasks, artifacts };
+  const cache = filesTasks(facts, files(FILES_PATHS.config, FILES_PATHS.unit), packages.id, proxyExports(model));
+  tasks.push(...cache);
+  // Debian's nginx.service is stopped before HAProxy takes port 80.
+  const filesPackage = cache[0]?.id;
+  return { tasks: tasks.map((x) => (x.name === 'haproxy' && filesPackage !== undefined ? { ...x, after: [...x.after, filesPackage].sort() } : x)), artifacts };
 }
 
 function packagesTask(facts: ServicesFacts, proxy: string): Task {
@@ -106,4 +111,44 @@ function registryTasks(facts: ServicesFacts, config: RenderedArtifact[], after: 
   });
   const serve = configTask({ stage: STAGE, host, name: 'registry', description: `registry on ${facts.registryEndpoint} (TLS, htpasswd)`, files: config, service: 'docker-registry', after: [tlsTask.id, authTask.id] });
   return [tlsTask, authTask, serve];
+}
+
+/** nginx (its own unit), its certificate, and the cache directory the executor fills (Task.serves). */
+function filesTasks(facts: ServicesFacts, config: RenderedArtifact[], after: string, proxy: string): Task[] {
+  const host = facts.node.name;
+  const p = FILES_PATHS;
+  const pkg = task({
+    stage: STAGE, host, name: 'files-package', description: 'nginx and curl for the download cache, Debian\'s own nginx site off',
+    after: [after],
+    check: sh(`dpkg-query -W -f='\${Status}' nginx 2>/dev/null | grep -q 'install ok installed' && command -v curl >/dev/null && ! systemctl is-enabled --quiet nginx.service 2>/dev/null`),
+    // Debian's nginx starts its default site on port 80 at install, which HAProxy's ingress holds:
+    // policy-rc.d (exit 101) keeps any service from starting during this install.
+    apply: sh(`${proxy}set -eu
+export DEBIAN_FRONTEND=noninteractive
+if [ ! -e /usr/sbin/policy-rc.d ]; then printf '#!/bin/sh\\nexit 101\\n' > /usr/sbin/policy-rc.d; chmod 0755 /usr/sbin/policy-rc.d; trap 'rm -f /usr/sbin/policy-rc.d' EXIT; fi
+apt-get install -y -q --no-install-recommends nginx curl
+systemctl disable --now nginx.service >/dev/null 2>&1 || true`),
+    timeoutSeconds: 900,
+  });
+  const tls = { dir: p.tlsDir, group: 'root', host: `${host}.${facts.zone}`, ip: facts.node.ip };
+  const tlsTask = task({
+    stage: STAGE, host, name: 'files-tls', description: `key and certificate for ${facts.node.ip}:${SERVICES.filesPort}, signed by the cluster CA`,
+    after: [after], check: sh(registryTlsCheck(tls)), apply: sh(registryTlsApply(tls)), secrets: [SECRET.caCert, registryTlsSecrets(tls).cert, registryTlsSecrets(tls).key],
+  });
+  const serve = configTask({
+    stage: STAGE, host, name: 'files-server', description: `nginx serving ${p.cache} on ${facts.node.ip}:${SERVICES.filesPort} (HTTPS)`,
+    files: config, validate: `install -d -m 0755 ${p.cache}\nsystemctl daemon-reload\nnginx -t -q -c ${p.config}`, service: p.service, after: [pkg.id, tlsTask.id],
+  });
+  const check = `set -eu
+for f in ${p.cache}/*; do
+  [ -f "$f" ] || continue
+  h=\${f##*/}
+  curl -fsS --noproxy '*' --cacert ${p.tlsDir}/ca.crt -r 0-0 -o /dev/null "https://${facts.node.ip}:${SERVICES.filesPort}/sha256/$h" || { echo "the download cache does not serve $h" >&2; exit 1; }
+done
+`;
+  const cache = task({
+    stage: STAGE, host, name: 'download-cache', description: `every node download in ${p.cache}, served by SHA256`,
+    after: [serve.id], check: sh(check), apply: sh(`systemctl reload-or-restart ${p.service}\n${check}`), serves: { dir: p.cache, downloads: [] }, timeoutSeconds: 1800,
+  });
+  return [pkg, tlsTask, serve, cache];
 }

@@ -13,7 +13,7 @@ import type { PlanNode } from '../../model/types.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { hostProcessImages } from '../../render/manifests/windows-hostprocess.js';
 import { windowsRelease } from '../../matrix/index.js';
-import { download } from '../../render/windows/downloads.js';
+import { download, downloadSecrets } from '../../render/windows/downloads.js';
 import { bootOrder } from '../../render/windows/boot.js';
 import { defenderExclusions, firewall, firewallRules } from '../../render/windows/host.js';
 import { binaries, containerd, kubeletService } from '../../render/windows/install.js';
@@ -119,7 +119,7 @@ function prepareSteps(model: ClusterModel, node: PlanNode, artifacts: readonly R
       description: `install containerd ${download(model, 'containerd.tar.gz').version} with its config.toml, as a service that restarts`,
       scripts: containerd(model, node),
       uploads: [WIN.containerdConfig, ...hosts.map((a) => a.remotePath)],
-      secrets: caSecrets,
+      secrets: [...new Set([...caSecrets, ...downloadSecrets(model)])].sort(),
       timeoutSeconds: 900,
       needs: ['win-containers-feature', 'win-hosts-file'],
     }),
@@ -137,6 +137,7 @@ function prepareSteps(model: ClusterModel, node: PlanNode, artifacts: readonly R
       name: 'win-binaries',
       description: hostProcess ? 'download, verify (SHA256) and install kubelet, kubeadm, kube-log-runner and the CNI plugins (flanneld and kube-proxy come from their images)' : 'download, verify (SHA256) and install kubelet, kubeadm, kube-proxy, kube-log-runner, flanneld, WinSW and the CNI plugins',
       scripts: binaries(model, hostProcess),
+      secrets: downloadSecrets(model),
       timeoutSeconds: 1800,
     }),
     // HostProcess: the flannel pod starts as soon as the node joins, so its net-conf.json must already be there.

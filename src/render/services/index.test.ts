@@ -28,9 +28,11 @@ function model(toggles: Record<string, boolean>, shape = 'k8s-libvirt-1-1-1'): C
 describe('renderServices', () => {
   it('renders only what the spec switches on', () => {
     const paths = (m: ClusterModel): string[] => renderServices(m).map((a) => a.remotePath).sort();
-    assert.equal(paths(model({})).length, 6);
-    assert.deepEqual(paths(model({ dns: false, dhcp: false, registry: false })), ['/etc/haproxy/haproxy.cfg']);
-    assert.deepEqual(paths(model({ loadBalancer: false, dns: false, registry: false })), ['/etc/dnsmasq.d/kubemix.conf']);
+    // The download cache's nginx config and unit come with every services node.
+    const cache = ['/etc/kubemix/files/nginx.conf', '/etc/systemd/system/kubemix-files.service'];
+    assert.equal(paths(model({})).length, 8);
+    assert.deepEqual(paths(model({ dns: false, dhcp: false, registry: false })), [...cache, '/etc/haproxy/haproxy.cfg'].sort());
+    assert.deepEqual(paths(model({ loadBalancer: false, dns: false, registry: false })), [...cache, '/etc/dnsmasq.d/kubemix.conf'].sort());
     assert.deepEqual(renderServices(model({ enabled: false })), []);
   });
 

@@ -7,6 +7,7 @@ import { renderDnsmasq } from './dnsmasq.js';
 import { servicesFacts } from './facts.js';
 import { renderHaproxy } from './haproxy.js';
 import { renderRegistryConfig } from './registry.js';
+import { renderFilesServer } from './files.js';
 
 export function renderServices(model: ClusterModel): RenderedArtifact[] {
   const facts = servicesFacts(model);
@@ -17,5 +18,7 @@ export function renderServices(model: ClusterModel): RenderedArtifact[] {
     ...(t.dns ? renderBind(model, facts, facts.forwarders === undefined ? {} : { forwarders: facts.forwarders }) : []),
     ...(t.dhcp ? [renderDnsmasq(facts)] : []),
     ...(t.registry ? [renderRegistryConfig(facts)] : []),
+    // The download cache: every node binary comes from here.
+    ...renderFilesServer(facts),
   ];
 }

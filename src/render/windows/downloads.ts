@@ -1,16 +1,18 @@
-// Downloads on a Windows worker: through the spec's proxy and artifact
-// mirror, cached per version under C:\k\cache, installed only after the
-// SHA256 matches (a published checksum file or a hash pinned in the matrix).
+// Downloads on a Windows worker: from the services node's cache (HTTPS,
+// trusting only the cluster CA, no proxy) or, without a services node, from
+// the source through the spec's proxy; cached per version under C:\k\cache
+// and installed only when the SHA256 equals the one the executor verified on
+// the deployer (`{{sha256:ID}}`, filled in at run time).
 import { windowsDownloads, type WindowsDownload } from '../../matrix/index.js';
+import { downloadCache, mirroredUrl, nodeFetchUrl, sha256Ref } from '../../model/downloads.js';
 import type { ClusterModel } from '../../model/resolve.js';
+import { SECRET_NAMES } from '../../model/secret-names.js';
 import { WIN } from './paths.js';
 import { q } from './ps.js';
 
 /** `https://host/path` → `<mirror>/host/path` when the spec names an artifact mirror. */
 export function mirrored(url: string, mirror: string | undefined): string {
-  if (mirror === undefined) return url;
-  const u = new URL(url);
-  return `${mirror.replace(/\/+$/, '')}/${u.host}${u.pathname}`;
+  return mirroredUrl(url, mirror);
 }
 
 export function downloadsFor(model: ClusterModel): WindowsDownload[] {
@@ -22,35 +24,41 @@ export function proxyOf(model: ClusterModel): string {
   return model.spec.proxy?.https ?? model.spec.proxy?.http ?? '';
 }
 
+/** Secrets a script with `downloadFunction` refers to: the cluster CA when the cache serves it. */
+export function downloadSecrets(model: ClusterModel): string[] {
+  return downloadCache(model) === undefined ? [] : [SECRET_NAMES.clusterCaCert];
+}
+
+const CA_FILE = `${WIN.kubemix}\\cluster-ca.crt`;
+
 /** Defines `Get-KubemixDownload`; returns the verified file's path in the cache. */
 export function downloadFunction(model: ClusterModel): string {
+  const cached = downloadCache(model) !== undefined;
+  // curl.exe ships with Windows Server 2019 and later; Schannel cannot reach a CRL for the cluster CA (--ssl-no-revoke).
+  const source = cached
+    ? `New-Item -ItemType Directory -Force -Path ${q(WIN.kubemix)} | Out-Null
+Set-Content -LiteralPath ${q(CA_FILE)} -Value @'
+{{secret:${SECRET_NAMES.clusterCaCert}}}
+'@
+$kubemixFetch = @('--noproxy', '*', '--ssl-no-revoke', '--cacert', ${q(CA_FILE)})
+`
+    : `$kubemixProxy = ${q(proxyOf(model))}
+$kubemixFetch = @(if ($kubemixProxy -ne '') { '--proxy', $kubemixProxy })
+`;
   return `$ProgressPreference = 'SilentlyContinue'
-[Net.ServicePointManager]::SecurityProtocol = [Net.SecurityProtocolType]::Tls12
-$kubemixProxy = ${q(proxyOf(model))}
-function Invoke-KubemixFetch([string]$Uri, [string]$OutFile) {
-  $fetch = @{ Uri = $Uri; OutFile = $OutFile; UseBasicParsing = $true }
-  if ($kubemixProxy -ne '') { $fetch.Proxy = $kubemixProxy }
-  Invoke-WebRequest @fetch
-}
-function Get-KubemixDownload([string]$Name, [string]$Version, [string]$Url, [string]$ChecksumUrl, [string]$Hash) {
+${source}function Get-KubemixDownload([string]$Name, [string]$Version, [string]$Url, [string]$Hash) {
+  if ($Hash -notmatch '^[0-9a-fA-F]{64}$') { throw "no verified SHA256 for $Name $Version (the executor fills it in)" }
   $dir = Join-Path ${q(WIN.cache)} $Version
   New-Item -ItemType Directory -Force -Path $dir | Out-Null
   $file = Join-Path $dir $Name
-  if ($ChecksumUrl -ne '') {
-    $sumFile = "$file.sha256"
-    if (-not (Test-Path -LiteralPath $sumFile)) { Invoke-KubemixFetch -Uri $ChecksumUrl -OutFile $sumFile }
-    $Hash = ((Get-Content -Raw -LiteralPath $sumFile).Trim() -split '\\s+')[0]
-  }
-  if ($Hash -notmatch '^[0-9a-fA-F]{64}$') {
-    throw "kubemix has no verified SHA256 for $Name $Version and refuses to install it; record the hash in the compatibility matrix"
-  }
   if ((Test-Path -LiteralPath $file) -and (Get-FileHash -Algorithm SHA256 -LiteralPath $file).Hash -eq $Hash) { return $file }
   $partial = "$file.partial"
-  Invoke-KubemixFetch -Uri $Url -OutFile $partial
+  & curl.exe --fail --silent --show-error --location --retry 3 @kubemixFetch --output $partial $Url
+  if ($LASTEXITCODE -ne 0) { throw "could not fetch $Name $Version from $Url (curl.exe exit $LASTEXITCODE)" }
   $actual = (Get-FileHash -Algorithm SHA256 -LiteralPath $partial).Hash
   if ($actual -ne $Hash) {
     Remove-Item -Force -LiteralPath $partial
-    throw "SHA256 mismatch for $Name from $Url (got $actual, want $Hash)"
+    throw "SHA256 mismatch for $Name $Version from $Url (got $actual, want $Hash); nothing installed"
   }
   Move-Item -Force -LiteralPath $partial -Destination $file
   return $file
@@ -60,10 +68,7 @@ function Get-KubemixDownload([string]$Name, [string]$Version, [string]$Url, [str
 
 /** One `Get-KubemixDownload` call for a matrix entry, result in `$<variable>`. */
 export function fetchCall(model: ClusterModel, d: WindowsDownload, variable: string): string {
-  const mirror = model.spec.mirrors.artifacts;
-  const sumUrl = d.checksum.kind === 'sidecar' ? mirrored(d.checksum.url, mirror) : '';
-  const pinned = d.checksum.kind === 'pinned' ? (d.checksum.sha256 ?? '') : '';
-  return `$${variable} = Get-KubemixDownload -Name ${q(d.name)} -Version ${q(d.version)} -Url ${q(mirrored(d.url, mirror))} -ChecksumUrl ${q(sumUrl)} -Hash ${q(pinned)}`;
+  return `$${variable} = Get-KubemixDownload -Name ${q(d.name)} -Version ${q(d.version)} -Url ${q(nodeFetchUrl(model, d.id))} -Hash ${q(sha256Ref(d.id))}`;
 }
 
 export function download(model: ClusterModel, name: string): WindowsDownload {

@@ -5,6 +5,7 @@ import { cidrsValidAndDisjoint, dualStackWithWindows, existingHostAddresses, gat
 import { controlPlaneCount, existingHostRoles, servicesNodeDistro, knownOperatingSystems, uniqueNames, untaintedControlPlane, windowsNameLength, windowsOnlyAsWorkers } from './nodes.js';
 import { containerdVersion, kubernetesVersion, windowsPauseImage } from './versions.js';
 import { mirrorKeys } from './mirrors.js';
+import { downloadOverrides } from './downloads.js';
 import { notUsedYet } from './not-used-yet.js';
 
 /** Every cross-field rule, run in this order; each returns all it finds. */
@@ -32,6 +33,7 @@ export const RULES: readonly Rule[] = [
   containerdVersion,
   windowsPauseImage,
   mirrorKeys,
+  downloadOverrides,
   notUsedYet,
 ];
 

@@ -1,0 +1,187 @@
+// The download cache end to end on loopback, with the real programs: the
+// deployer's cache seeded from a directory of files this test makes (pinned
+// in the spec by their SHA256, as an air-gapped site would), the executor's
+// upload into the services node's cache directory (LocalTransport), the
+// planned TLS script signing the server certificate with a cluster CA, nginx
+// running the rendered config, and the planned node-side fetch script
+// verifying what it gets. A file whose content does not match its hash is
+// refused, named, and nothing is installed.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { generateClusterCa, type ClusterCa } from '../src/exec/cluster-ca.js';
+import type { RunContext } from '../src/exec/context.js';
+import { DownloadCache, fillDownloads } from '../src/exec/downloads.js';
+import { EventBus } from '../src/exec/events.js';
+import { sha256 } from '../src/exec/hash.js';
+import { fillServedCache } from '../src/exec/task-steps.js';
+import { resolveModel, type ClusterModel } from '../src/model/resolve.js';
+import { assemblePlan } from '../src/plan/assemble.js';
+import { nodeDownloadScript } from '../src/plan/tasks/download.js';
+import { registryTlsApply } from '../src/plan/tasks/registry-scripts.js';
+import type { Plan, Task } from '../src/plan/types.js';
+import { filesServerConfig } from '../src/render/services/files.js';
+import { readSpec } from '../src/spec/read.js';
+import { LocalTransport } from '../src/transport/local.js';
+import { REPO } from './helpers/shapes.js';
+
+const IDS = ['linux/containerd.tar.gz', 'linux/runc', 'linux/cni-plugins.tgz'] as const;
+/** existing-host-gw's services node, where the planned scripts fetch from. */
+const PLANNED_BASE = 'https://192.0.2.5:8443/';
+
+const made = (id: string): Buffer => Buffer.from(`file made by the download cache test for ${id}\n${'x'.repeat(4096)}\n`);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => (typeof a === 'object' && a !== null ? resolve(a.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function waitForPort(port: number, child: ChildProcess, log: () => string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (child.exitCode !== null) throw new Error(`nginx exited ${child.exitCode}: ${log()}`);
+    const up = await new Promise<boolean>((resolve) => {
+      const c = connect(port, '127.0.0.1', () => (c.end(), resolve(true)));
+      c.once('error', () => resolve(false));
+    });
+    if (up) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`nginx did not listen on ${port}: ${log()}`);
+}
+
+function runSh(script: string, env: NodeJS.ProcessEnv = {}): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync('sh', ['-s'], { input: script, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...env } });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('download cache: deployer → services node (nginx, HTTPS) → node fetch with checksum', () => {
+  let dir: string;
+  let model: ClusterModel;
+  let plan: Plan;
+  let ca: ClusterCa;
+  let cache: DownloadCache;
+  let nginx: ChildProcess | undefined;
+  let nginxLog = '';
+  let port: number;
+  const root = (): string => join(dir, 'www');
+  const served = (): string => join(root(), 'sha256');
+  const hashes = new Map<string, string>();
+  const events: string[] = [];
+
+  /** The planned node script for a download, its cache address pointed at the loopback server, CA and hash filled in. */
+  function nodeScript(id: string, install: string): string {
+    const planned = nodeDownloadScript(model, id, install);
+    assert.equal(planned.split(PLANNED_BASE).length, 2, 'the script fetches from the services node once');
+    const local = planned.replace(PLANNED_BASE, `https://127.0.0.1:${port}/`);
+    return fillDownloads(local.replace('{{secret:cluster-ca-cert}}', ca.cert.trim()), hashes, id);
+  }
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kubemix-dlcache-'));
+    chmodSync(dir, 0o755); // nginx workers (nobody) read the served files
+    const seed = join(dir, 'seed');
+    mkdirSync(seed);
+    // The air-gapped directory holds the files under their upstream names.
+    const read = readSpec({ kind: 'file', path: 'existing-host-gw.yaml', text: readFileSync(join(REPO, 'examples', 'existing-host-gw.yaml'), 'utf8') });
+    const downloads = Object.fromEntries(IDS.map((id) => [id, { sha256: sha256(made(id)) }]));
+    model = resolveModel({ ...read, spec: { ...read.spec, downloads } });
+    plan = assemblePlan(model).plan;
+    for (const id of IDS) {
+      const d = plan.downloads?.find((x) => x.id === id);
+      assert.ok(d, id);
+      writeFileSync(join(seed, new URL(d.url).pathname.split('/').pop() ?? ''), made(id));
+    }
+    cache = await DownloadCache.open({
+      dir: join(dir, 'deployer-cache'), seed, signal: new AbortController().signal, report: (id, action) => void events.push(`${id} ${action}`),
+      fetcher: async (url) => { throw new Error(`no network in this test: ${url}`); },
+    });
+    for (const d of plan.downloads ?? []) if (d.sha256 !== undefined) hashes.set(d.id, d.sha256);
+
+    // The services node's certificate, by the planned script, signed by a fresh cluster CA.
+    ca = generateClusterCa();
+    const tls = join(dir, 'tls');
+    const sign = registryTlsApply({ dir: tls, group: 'root', host: 'files.test', ip: '127.0.0.1' })
+      .replace('{{secret:cluster-ca-cert}}', ca.cert.trim()).replace('{{secret:cluster-ca-key}}', ca.key.trim());
+    const signed = runSh(sign);
+    assert.equal(signed.status, 0, signed.stderr);
+
+    port = await freePort();
+    mkdirSync(served(), { recursive: true, mode: 0o755 });
+    const conf = join(dir, 'nginx.conf');
+    writeFileSync(conf, filesServerConfig({ listen: `127.0.0.1:${port}`, root: root(), certificate: join(tls, 'registry.crt'), key: join(tls, 'registry.key'), pid: join(dir, 'nginx.pid') }));
+    const test = spawnSync('nginx', ['-t', '-q', '-e', 'stderr', '-c', conf], { encoding: 'utf8' });
+    assert.equal(test.status, 0, `nginx -t: ${test.stderr}`);
+    nginx = spawn('nginx', ['-e', 'stderr', '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    nginx.stderr?.on('data', (c: Buffer) => (nginxLog += c.toString()));
+    await waitForPort(port, nginx, () => nginxLog);
+  });
+
+  after(() => {
+    if (nginx?.pid !== undefined && nginx.exitCode === null) nginx.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the executor fills the services node\'s cache from the seeded deployer cache once; a second pass uploads nothing', async () => {
+    const holder = plan.tasks.find((t) => t.serves !== undefined);
+    assert.ok(holder, 'the plan has a download-cache task');
+    assert.deepEqual([...(holder.serves?.downloads ?? [])].sort(), (plan.downloads ?? []).map((d) => d.id).sort());
+    // Only the Linux files: this test serves what the Linux nodes fetch.
+    const task: Task = { ...holder, serves: { dir: served(), downloads: [...IDS] } };
+    const bus = new EventBus();
+    bus.subscribe((e) => void (e.type === 'download' && events.push(`${e.id} ${e.action}`)));
+    const ctx = { bus, downloads: { byId: new Map((plan.downloads ?? []).map((d) => [d.id, d])), hashes, cache } } as unknown as RunContext;
+    const t = new LocalTransport();
+    assert.equal(await fillServedCache(task, ctx, t), 3);
+    assert.deepEqual(events.sort(), IDS.flatMap((id) => [`${id} seeded`, `${id} uploaded`]).sort());
+    assert.deepEqual(readdirSync(served()).sort(), IDS.map((id) => hashes.get(id)).sort());
+    events.length = 0;
+    assert.equal(await fillServedCache(task, ctx, t), 0);
+    assert.deepEqual(events, []);
+  });
+
+  it('a node fetches over HTTPS trusting the cluster CA, past a dead proxy, verifies and installs', () => {
+    const dest = join(dir, 'node', 'usr-local-sbin-runc');
+    const r = runSh(nodeScript('linux/runc', `install -D -m 0755 "$file" ${dest}`), { https_proxy: 'http://127.0.0.1:9', HTTPS_PROXY: 'http://127.0.0.1:9' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(readFileSync(dest), made('linux/runc'));
+  });
+
+  it('a file whose content does not match its hash is refused, named, and nothing is installed', () => {
+    const hash = hashes.get('linux/containerd.tar.gz') ?? '';
+    writeFileSync(join(served(), hash), 'tampered on the services node\n', { mode: 0o644 });
+    const dest = join(dir, 'node', 'usr-local');
+    const r = runSh(nodeScript('linux/containerd.tar.gz', `mkdir -p ${dest}\ntar -C ${dest} -xzf "$file" bin/`));
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /sha256 mismatch for containerd\.tar\.gz 2\.3\.2 \(linux\/containerd\.tar\.gz\): got [0-9a-f]{64}, want [0-9a-f]{64}; nothing installed/);
+    assert.ok(r.stderr.includes(`want ${hash}`));
+    assert.equal(existsSync(dest), false, 'nothing installed');
+  });
+
+  it('a server with another CA\'s certificate is refused before any byte is used', () => {
+    const other = generateClusterCa();
+    const planned = nodeScript('linux/cni-plugins.tgz', 'echo installed');
+    const r = runSh(planned.replace(ca.cert.trim(), other.cert.trim()));
+    assert.notEqual(r.status, 0);
+    assert.doesNotMatch(r.stdout, /installed/);
+  });
+
+  it('serves only /sha256/<64 hex>: no listing, no other path', () => {
+    const caFile = join(dir, 'ca.crt');
+    writeFileSync(caFile, ca.cert);
+    const get = (path: string): string => spawnSync('curl', ['-sS', '--noproxy', '*', '--cacert', caFile, '-o', '/dev/null', '-w', '%{http_code}', `https://127.0.0.1:${port}${path}`], { encoding: 'utf8' }).stdout;
+    assert.equal(get(`/sha256/${hashes.get('linux/runc') ?? ''}`), '200');
+    assert.equal(get('/sha256/'), '404');
+    assert.equal(get('/'), '404');
+    assert.equal(get('/nginx.conf'), '404');
+  });
+});
