@@ -53,6 +53,7 @@ fi
 
 work=$(mktemp -d "$cache/run.XXXXXX")
 root=$work/root
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
   # The mounts live in the private namespace below and end with it; check anyway before removing anything.
   local left

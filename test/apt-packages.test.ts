@@ -43,6 +43,11 @@ const INDIRECT: readonly ProgramUse[] = [
   { program: 'htpasswd', where: 'src/plan/tasks/registry-scripts.ts run by test/registry.test.ts' },
   { program: 'install', where: 'src/plan/tasks/registry-scripts.ts run by test/registry.test.ts' },
   { program: 'cmp', where: 'src/plan/tasks/registry-scripts.ts run by test/registry.test.ts' },
+  // npm ci (scripts/prepare.sh, before the tests): node-gyp compiles tree-sitter's native
+  // binding (the npm package of tree-sitter 0.25.0 has no prebuilt one) with python3, make and g++.
+  { program: 'python3', where: 'node-gyp: tree-sitter install script (npm ci)' },
+  { program: 'make', where: 'node-gyp: tree-sitter install script (npm ci)' },
+  { program: 'g++', where: 'node-gyp: tree-sitter install script (npm ci)' },
   // Headless chromium screenshots the topology (test/topology-browser.test.ts) through playwright-core.
   { program: 'chromium', where: 'playwright-core (test/topology-browser.test.ts)' },
 ];
