@@ -39,14 +39,32 @@ function satisfies(range: string, v: Version): boolean {
   return range.split('||').some((set) => set.trim().replace(/([<>=^~]+)\s+/g, '$1').split(/\s+/).every((c) => admits(c, v)));
 }
 
-describe('Node engines of the installed packages', () => {
-  const pkg = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as { engines: { node: string } };
-  const lock = JSON.parse(readFileSync(repoPath('package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; engines?: { node?: string } }> };
-  const promised = /^>=\s*(\d+)$/.exec(pkg.engines.node)?.[1];
-
-  it('package.json promises a lowest Node major (engines.node ">=N")', () => {
-    assert.ok(promised !== undefined, `engines.node is ${pkg.engines.node}`);
+/** Versions a range promises: each alternative's lowest version, a late release of that major, and later majors after `>=`. */
+function samples(range: string): Version[] {
+  return range.split('||').flatMap((set): Version[] => {
+    const m = /(>=|\^|~)?\s*(\d+(?:\.\d+){0,2})/.exec(set.trim());
+    if (m === null) throw new Error(`cannot read range ${range}`);
+    const v = parse(m[2]!);
+    return m[1] === '>=' ? [v, [v[0], 99, 0], [v[0] + 2, 0, 0], [v[0] + 4, 0, 0]] : [v, [v[0], 99, 0]];
   });
+}
+
+interface Locked {
+  readonly version?: string;
+  readonly dev?: boolean;
+  readonly engines?: { readonly node?: string };
+}
+
+function refusals(packages: [string, Locked][], versions: readonly Version[]): string[] {
+  return packages
+    .filter(([, p]) => p.engines?.node !== undefined)
+    .flatMap(([path, p]) => versions.filter((v) => !satisfies(p.engines!.node!, v)).map((v) => `${path}@${p.version}: engines.node ${p.engines!.node} refuses Node ${v.join('.')}`));
+}
+
+describe('Node engines of the installed packages', () => {
+  const pkg = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as { engines: { node: string }; devEngines: { runtime: { name: string; version: string } } };
+  const lock = JSON.parse(readFileSync(repoPath('package-lock.json'), 'utf8')) as { packages: Record<string, Locked> };
+  const locked = Object.entries(lock.packages).filter(([path]) => path !== '');
 
   it('the range reader agrees with npm on the forms in the lockfile', () => {
     assert.equal(satisfies('>=22', [20, 0, 0]), false);
@@ -54,15 +72,19 @@ describe('Node engines of the installed packages', () => {
     assert.equal(satisfies('^18 || >=21', [20, 0, 0]), false);
     assert.equal(satisfies('>= 14.6', [14, 5, 9]), false);
     assert.equal(satisfies('~20.1', [20, 2, 0]), false);
+    assert.deepEqual(samples('^20.19.0 || >=24'), [[20, 19, 0], [20, 99, 0], [24, 0, 0], [24, 99, 0], [26, 0, 0], [28, 0, 0]]);
   });
 
-  it('every locked package accepts the promised Node and later majors', () => {
-    const major = Number(promised);
-    // The first release of the promised major, a late one, and the next two even (LTS) majors.
-    const versions: Version[] = [[major, 0, 0], [major, 99, 0], [major + 2, 0, 0], [major + 4, 0, 0]];
-    const refused = Object.entries(lock.packages)
-      .filter(([path, p]) => path !== '' && p.engines?.node !== undefined)
-      .flatMap(([path, p]) => versions.filter((v) => !satisfies(p.engines!.node!, v)).map((v) => `${path}@${p.version}: engines.node ${p.engines!.node} refuses Node ${v.join('.')}`));
-    assert.deepEqual(refused, []);
+  it('every package kubemix runs with (dependencies) accepts the Node that package.json engines promises', () => {
+    assert.deepEqual(refusals(locked.filter(([, p]) => p.dev !== true), samples(pkg.engines.node)), []);
+  });
+
+  it('every development package (tests, build, lint) accepts the Node that devEngines asks of a checkout', () => {
+    assert.equal(pkg.devEngines.runtime.name, 'node');
+    assert.deepEqual(refusals(locked.filter(([, p]) => p.dev === true), samples(pkg.devEngines.runtime.version)), []);
+  });
+
+  it('a checkout asks no less of Node than kubemix does', () => {
+    for (const v of samples(pkg.devEngines.runtime.version)) assert.ok(satisfies(pkg.engines.node, v), `devEngines admits ${v.join('.')}, engines does not`);
   });
 });
