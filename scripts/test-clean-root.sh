@@ -89,28 +89,34 @@ say "testing commit $(git -C "$root/work/kubemix" rev-parse --short HEAD) of $re
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod 0755 "$root/usr/sbin/policy-rc.d"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# The machine's extra TLS trust anchors for node (e.g. an egress proxy's CA), so npm reaches its registry as here.
+extra_ca=
+if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
+  extra_ca=/etc/kubemix-clean-root-extra-ca.pem
+  cp "$NODE_EXTRA_CA_CERTS" "$root$extra_ca"
+fi
 
 # Runs in the private mount and PID namespace: the mounts, then the two phases.
 inner=$(cat <<'EOF'
 set -euo pipefail
-root=$1
+root=$1 extra_ca=$2
 mount --rbind /dev "$root/dev"
 mount --rbind /sys "$root/sys"
 mount -t proc proc "$root/proc"
 mount -t tmpfs -o mode=0755 tmpfs "$root/run"
 mkdir -p "$root/run/lock"
-run() { chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
-  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin bash -c "cd /work/kubemix && $1"; }
+run() { chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 ${extra_ca:+NODE_EXTRA_CA_CERTS=$extra_ca} \
+  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin bash -c "set -euo pipefail; cd /work/kubemix && $1"; }
 echo "test-clean-root: apt-get the listed packages and npm ci (scripts/prepare.sh, as npm test does)" >&2
 run '. scripts/prepare.sh && prepare scripts/apt-packages.txt'
 echo "test-clean-root: bash .ci/run in a network namespace of its own" >&2
 rc=0
-unshare --net bash -c "$(declare -f run); root=\$1; run 'ip link set lo up && bash .ci/run'" inner "$root" || rc=$?
+unshare --net bash -c "$(declare -f run); root=\$1 extra_ca=\$2; run 'ip link set lo up && bash .ci/run'" inner "$root" "$extra_ca" || rc=$?
 umount -R "$root/run" "$root/proc" "$root/sys" "$root/dev" 2>/dev/null || umount -R -l "$root/dev" "$root/sys" 2>/dev/null || true
 exit "$rc"
 EOF
 )
 rc=0
-unshare --mount --propagation private --pid --fork --kill-child bash -c "$inner" inner "$root" || rc=$?
+unshare --mount --propagation private --pid --fork --kill-child bash -c "$inner" inner "$root" "$extra_ca" || rc=$?
 say "suite exit status $rc"
 exit "$rc"
