@@ -70,23 +70,29 @@ export interface Resolved {
   readonly pkg: string | undefined;
 }
 
-function onPath(program: string): string | undefined {
-  if (program.startsWith('/')) return existsSync(program) ? program : undefined;
+/** Every file PATH offers for a program, in PATH order (an absolute path: itself). */
+function onPath(program: string): string[] {
+  if (program.startsWith('/')) return existsSync(program) ? [program] : [];
+  const found: string[] = [];
   for (const dir of (process.env.PATH ?? '').split(':').filter(Boolean)) {
     try {
       accessSync(join(dir, program), constants.X_OK);
-      return join(dir, program);
+      found.push(join(dir, program));
     } catch {
       // not in this directory
     }
   }
-  return undefined;
+  return found;
 }
 
-/** PATH lookups (as execFile does them) and owners (`dpkg -S`, one call) of many programs. */
+/**
+ * PATH lookups and owners (`dpkg -S`, one call) of many programs. A program found
+ * both outside Debian (a pyenv shim, /usr/local) and in a Debian package is judged
+ * by the package: that is the copy a machine with only Debian's has.
+ */
 export function resolvePrograms(programs: readonly string[]): Map<string, Resolved> {
   const located = programs.map((p) => [p, onPath(p)] as const);
-  const candidates = [...new Set(located.flatMap(([, path]) => (path === undefined ? [] : pathVariants(path))))];
+  const candidates = [...new Set(located.flatMap(([, paths]) => paths.flatMap(pathVariants)))];
   // dpkg -S exits 1 when one of the paths is unknown; the others are still answered on stdout.
   const owners = new Map<string, string>();
   const answer = candidates.length === 0 ? '' : spawnSync('dpkg', ['-S', ...candidates], { encoding: 'utf8' }).stdout;
@@ -96,9 +102,9 @@ export function resolvePrograms(programs: readonly string[]): Map<string, Resolv
     owners.set(line.slice(at + 2), bare(line.slice(0, at).split(',')[0]!));
   }
   const result = new Map<string, Resolved>();
-  for (const [program, path] of located) {
-    const pkg = path === undefined ? undefined : pathVariants(path).map((v) => owners.get(v)).find((o) => o !== undefined);
-    result.set(program, { path, pkg });
+  for (const [program, paths] of located) {
+    const owned = paths.map((path) => ({ path, pkg: pathVariants(path).map((v) => owners.get(v)).find((o) => o !== undefined) }));
+    result.set(program, owned.find((o) => o.pkg !== undefined) ?? { path: paths[0], pkg: undefined });
   }
   return result;
 }
