@@ -22,7 +22,18 @@ export const NEVER = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'schema/', 'test/golden/', 'test/lint-corpus/', 'test/lint-fix/', 'test/spec-corpus/', 'test/fixtures/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'schema/',
+      'test/golden/',
+      'test/lint-corpus/',
+      'test/lint-fix/',
+      'test/spec-corpus/',
+      'test/fixtures/',
+    ],
+  },
   js.configs.recommended,
   tseslint.configs.recommended,
   {
@@ -33,7 +44,10 @@ export default tseslint.config(
       'kubemix/no-cycle': 'error',
       'kubemix/layering': ['error', NEVER.map(([from, to, why]) => ({ from, to, why }))],
       // Unused bindings are errors, except the conventional `_` placeholders.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
     },
   },
   {

@@ -5,7 +5,14 @@
 // machine with leftovers and fails on a fresh one: this test names it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { dependencyClosure, listedPackages, readPackageDb, resolvePrograms, type PackageDb, type Resolved } from './helpers/debian-packages.js';
+import {
+  dependencyClosure,
+  listedPackages,
+  readPackageDb,
+  resolvePrograms,
+  type PackageDb,
+  type Resolved,
+} from './helpers/debian-packages.js';
 import { repoPath } from './helpers/cli.js';
 import { scanSpawnedPrograms, type ProgramUse } from './helpers/spawned-programs.js';
 
@@ -56,7 +63,9 @@ const INDIRECT: readonly ProgramUse[] = [
 const NOT_DEBIAN = new Set(['node', process.execPath]);
 
 const root = repoPath();
-const scan = scanSpawnedPrograms(root, ['src', 'test'], (p) => /\/test\/(e2e|golden|fixtures|lint-corpus|lint-fix|spec-corpus|trace\/golden)$/.test(p));
+const scan = scanSpawnedPrograms(root, ['src', 'test'], (p) =>
+  /\/test\/(e2e|golden|fixtures|lint-corpus|lint-fix|spec-corpus|trace\/golden)$/.test(p),
+);
 
 const resolved = new Map<string, Resolved>();
 
@@ -68,10 +77,16 @@ function unlisted(uses: readonly ProgramUse[], db: PackageDb, listed: readonly s
   const problems: string[] = [];
   for (const program of programs) {
     const { path, pkg } = resolved.get(program) ?? {};
-    const where = uses.filter((u) => u.program === program).map((u) => u.where).slice(0, 3).join(', ');
-    if (path === undefined) problems.push(`${program} (${where}) is not on PATH: add its Debian package to scripts/apt-packages.txt`);
+    const where = uses
+      .filter((u) => u.program === program)
+      .map((u) => u.where)
+      .slice(0, 3)
+      .join(', ');
+    if (path === undefined)
+      problems.push(`${program} (${where}) is not on PATH: add its Debian package to scripts/apt-packages.txt`);
     else if (pkg === undefined) problems.push(`${program} (${where}) is ${path}, which no Debian package installed`);
-    else if (!covered.has(pkg) && db.get(pkg)?.base !== true) problems.push(`${program} (${where}) comes from ${pkg}: add ${pkg} to scripts/apt-packages.txt`);
+    else if (!covered.has(pkg) && db.get(pkg)?.base !== true)
+      problems.push(`${program} (${where}) comes from ${pkg}: add ${pkg} to scripts/apt-packages.txt`);
   }
   return problems;
 }
@@ -80,20 +95,34 @@ describe('Debian packages of the test suite (scripts/apt-packages.txt)', () => {
   const db = readPackageDb();
   const listed = listedPackages(repoPath('scripts', 'apt-packages.txt'));
   // One dpkg -S for every program of the tests below (it reads every package's file list).
-  for (const [p, r] of resolvePrograms([...new Set([...scan.uses, ...INDIRECT].map((u) => u.program))])) resolved.set(p, r);
+  for (const [p, r] of resolvePrograms([...new Set([...scan.uses, ...INDIRECT].map((u) => u.program))]))
+    resolved.set(p, r);
 
   it('the scan finds programs by literal, through the harness wrappers, runners and absolute paths', () => {
     const found = (program: string) => scan.uses.some((u) => u.program === program);
     // haproxy: a local run() wrapper; virsh: sh() imported from test/harness/netns.ts; ps: `ip netns exec NS ps`;
     // named-checkconf: `unshare -r named-checkconf`; libvirtd: setpriv's program; sshd: an absolute path.
-    for (const p of ['haproxy', 'virsh', 'ip', 'ps', 'named-checkconf', '/usr/sbin/libvirtd', '/usr/sbin/sshd', 'shellcheck', 'dnsmasq']) {
+    for (const p of [
+      'haproxy',
+      'virsh',
+      'ip',
+      'ps',
+      'named-checkconf',
+      '/usr/sbin/libvirtd',
+      '/usr/sbin/sshd',
+      'shellcheck',
+      'dnsmasq',
+    ]) {
       assert.ok(found(p), `${p} not found by the scan`);
     }
   });
 
   it('every spawn names its program (a literal or a wrapper parameter)', () => {
     // src/transport/local.ts picks sudo or timeout at run time; both are in INDIRECT.
-    assert.deepEqual(scan.dynamic.map((d) => `${d.where}: ${d.program}`), ['src/transport/local.ts:22: cmd ?? \'timeout\'']);
+    assert.deepEqual(
+      scan.dynamic.map((d) => `${d.where}: ${d.program}`),
+      ["src/transport/local.ts:22: cmd ?? 'timeout'"],
+    );
   });
 
   it('every program the tests spawn comes from a listed package, a dependency of one, or the base system', () => {
@@ -105,8 +134,15 @@ describe('Debian packages of the test suite (scripts/apt-packages.txt)', () => {
   });
 
   it('without qemu-utils in the list, qemu-img is reported', () => {
-    const problems = unlisted(INDIRECT, db, listed.filter((p) => p !== 'qemu-utils'));
-    assert.deepEqual(problems.map((p) => p.split(' ')[0]), ['qemu-img']);
+    const problems = unlisted(
+      INDIRECT,
+      db,
+      listed.filter((p) => p !== 'qemu-utils'),
+    );
+    assert.deepEqual(
+      problems.map((p) => p.split(' ')[0]),
+      ['qemu-img'],
+    );
     assert.match(problems[0] ?? '', /add qemu-utils to scripts\/apt-packages\.txt/);
   });
 });

@@ -26,20 +26,30 @@ describe('eslint import rules (kubemix/no-cycle, kubemix/layering)', async () =>
     mkdirSync(dirname(join(tmp.dir, path)), { recursive: true });
     writeFileSync(join(tmp.dir, path), text);
   }
-  const config = (await import(pathToFileURL(repoPath('eslint.config.js')).href)) as { NEVER: [string, string, string][] };
-  const plugin = (await import(pathToFileURL(repoPath('tools', 'eslint-imports.js')).href)) as { default: NonNullable<Linter.Config['plugins']>[string] };
+  const config = (await import(pathToFileURL(repoPath('eslint.config.js')).href)) as {
+    NEVER: [string, string, string][];
+  };
+  const plugin = (await import(pathToFileURL(repoPath('tools', 'eslint-imports.js')).href)) as {
+    default: NonNullable<Linter.Config['plugins']>[string];
+  };
   const eslint = new ESLint({
     cwd: tmp.dir,
     overrideConfigFile: true,
-    overrideConfig: [{
-      files: ['**/*.ts'],
-      languageOptions: { parser: tseslint.parser as Linter.Parser },
-      plugins: { kubemix: plugin.default },
-      rules: { 'kubemix/no-cycle': 'error', 'kubemix/layering': ['error', config.NEVER.map(([from, to, why]) => ({ from, to, why }))] },
-    }],
+    overrideConfig: [
+      {
+        files: ['**/*.ts'],
+        languageOptions: { parser: tseslint.parser as Linter.Parser },
+        plugins: { kubemix: plugin.default },
+        rules: {
+          'kubemix/no-cycle': 'error',
+          'kubemix/layering': ['error', config.NEVER.map(([from, to, why]) => ({ from, to, why }))],
+        },
+      },
+    ],
   });
   const results = await eslint.lintFiles(['src/**/*.ts']);
-  const messages = (file: string) => results.find((r) => r.filePath === join(tmp.dir, file))?.messages.map((m) => `${m.ruleId} ${m.line}`) ?? [];
+  const messages = (file: string) =>
+    results.find((r) => r.filePath === join(tmp.dir, file))?.messages.map((m) => `${m.ruleId} ${m.line}`) ?? [];
 
   it('src/plan importing src/exec is refused, with the reason', () => {
     assert.deepEqual(messages('src/plan/assemble.ts'), ['kubemix/layering 1']);

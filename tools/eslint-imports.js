@@ -20,8 +20,9 @@ function target(fromFile, specifier) {
 
 /** Relative imports of a file: every import, export … from and import() with a literal. */
 function importsOf(file) {
-  return ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles
-    .map((f) => target(file, f.fileName))
+  return ts
+    .preProcessFile(readFileSync(file, 'utf8'), true, true)
+    .importedFiles.map((f) => target(file, f.fileName))
     .filter((t) => t !== undefined);
 }
 
@@ -80,7 +81,12 @@ function eachImport(context, report) {
     const to = target(context.filename, specifier);
     if (to !== undefined) report(node, to);
   };
-  return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  return {
+    ImportDeclaration: check,
+    ExportNamedDeclaration: check,
+    ExportAllDeclaration: check,
+    ImportExpression: check,
+  };
 }
 
 const noCycle = {
@@ -90,9 +96,16 @@ const noCycle = {
     if (!graphs.has(root)) graphs.set(root, cyclesUnder(root));
     const component = graphs.get(root).get(context.filename);
     if (component === undefined) return {};
-    const names = [...component].map((f) => relative(root, f)).sort().join(', ');
+    const names = [...component]
+      .map((f) => relative(root, f))
+      .sort()
+      .join(', ');
     return eachImport(context, (node, to) => {
-      if (component.has(to)) context.report({ node, message: `import cycle: ${relative(root, context.filename)} imports ${relative(root, to)}, which leads back here (cycle: ${names}). Move what both need into a third file.` });
+      if (component.has(to))
+        context.report({
+          node,
+          message: `import cycle: ${relative(root, context.filename)} imports ${relative(root, to)}, which leads back here (cycle: ${names}). Move what both need into a third file.`,
+        });
     });
   },
 };
@@ -101,7 +114,17 @@ const layering = {
   meta: {
     type: 'problem',
     docs: { description: 'imports between src/ folders that the architecture forbids' },
-    schema: [{ type: 'array', items: { type: 'object', properties: { from: { type: 'string' }, to: { type: 'string' }, why: { type: 'string' } }, required: ['from', 'to', 'why'], additionalProperties: false } }],
+    schema: [
+      {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { from: { type: 'string' }, to: { type: 'string' }, why: { type: 'string' } },
+          required: ['from', 'to', 'why'],
+          additionalProperties: false,
+        },
+      },
+    ],
   },
   create(context) {
     const src = join(context.cwd, 'src');
@@ -114,7 +137,11 @@ const layering = {
     if (zones.length === 0) return {};
     return eachImport(context, (node, to) => {
       const zone = zones.find((z) => z.to === folderOf(to));
-      if (zone !== undefined) context.report({ node, message: `src/${zone.from}/ never imports src/${zone.to}/ (${relative(context.cwd, to)}): ${zone.why}.` });
+      if (zone !== undefined)
+        context.report({
+          node,
+          message: `src/${zone.from}/ never imports src/${zone.to}/ (${relative(context.cwd, to)}): ${zone.why}.`,
+        });
     });
   },
 };

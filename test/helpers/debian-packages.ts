@@ -19,21 +19,44 @@ const bare = (name: string): string => name.trim().split(/[\s(]/)[0]!.replace(/:
 
 /** Installed packages from dpkg-query (one call). */
 export function readPackageDb(): PackageDb {
-  const fields = ['${Package}', '${db:Status-Abbrev}', '${Essential}', '${Priority}', '${Pre-Depends}', '${Depends}', '${Provides}'];
-  const out = execFileSync('dpkg-query', ['-W', `-f=${fields.join('\\t')}\\n`], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const fields = [
+    '${Package}',
+    '${db:Status-Abbrev}',
+    '${Essential}',
+    '${Priority}',
+    '${Pre-Depends}',
+    '${Depends}',
+    '${Provides}',
+  ];
+  const out = execFileSync('dpkg-query', ['-W', `-f=${fields.join('\\t')}\\n`], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   const db = new Map<string, InstalledPackage>();
   for (const line of out.split('\n')) {
     const [name, status, essential, priority, pre, deps, provides] = line.split('\t');
     if (name === undefined || !status?.startsWith('ii')) continue;
-    const depends = [pre, deps].filter((d) => d !== undefined && d !== '').flatMap((d) => d!.split(',').map((alt) => alt.split('|').map(bare)));
-    db.set(name, { base: essential === 'yes' || priority === 'required', depends, provides: (provides ?? '').split(',').filter((p) => p.trim() !== '').map(bare) });
+    const depends = [pre, deps]
+      .filter((d) => d !== undefined && d !== '')
+      .flatMap((d) => d!.split(',').map((alt) => alt.split('|').map(bare)));
+    db.set(name, {
+      base: essential === 'yes' || priority === 'required',
+      depends,
+      provides: (provides ?? '')
+        .split(',')
+        .filter((p) => p.trim() !== '')
+        .map(bare),
+    });
   }
   return db;
 }
 
 /** The packages named in a list file such as scripts/apt-packages.txt. */
 export function listedPackages(file: string): string[] {
-  return readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
 }
 
 /** Listed packages and every installed package they depend on, transitively; every alternative counts. */
@@ -103,7 +126,12 @@ export function resolvePrograms(programs: readonly string[]): Map<string, Resolv
   }
   const result = new Map<string, Resolved>();
   for (const [program, paths] of located) {
-    const owned = paths.map((path) => ({ path, pkg: pathVariants(path).map((v) => owners.get(v)).find((o) => o !== undefined) }));
+    const owned = paths.map((path) => ({
+      path,
+      pkg: pathVariants(path)
+        .map((v) => owners.get(v))
+        .find((o) => o !== undefined),
+    }));
     result.set(program, owned.find((o) => o.pkg !== undefined) ?? { path: paths[0], pkg: undefined });
   }
   return result;

@@ -58,7 +58,7 @@ const IMPORT_FROM = /\bfrom '(\.[^']+)\.js'/g;
 function relevant(root: string, files: readonly string[]): { file: string; text: string }[] {
   const texts = new Map(files.map((f) => [f, readFileSync(f, 'utf8')]));
   const chosen = new Set(files.filter((f) => /child_process|'\/(?:usr\/)?s?bin\//.test(texts.get(f)!)));
-  for (let size = -1; size !== chosen.size; ) {
+  for (let size = -1; size !== chosen.size;) {
     size = chosen.size;
     for (const [f, text] of texts) {
       if (chosen.has(f)) continue;
@@ -95,7 +95,8 @@ function enclosingFunction(node: ts.Node): ts.SignatureDeclaration | undefined {
 }
 
 function functionName(fn: ts.SignatureDeclaration): string | undefined {
-  if ((ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn)) && fn.name !== undefined && ts.isIdentifier(fn.name)) return fn.name.text;
+  if ((ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn)) && fn.name !== undefined && ts.isIdentifier(fn.name))
+    return fn.name.text;
   const parent = fn.parent;
   if (ts.isVariableDeclaration(parent) && ts.isIdentifier(parent.name)) return parent.name.text;
   return undefined;
@@ -114,7 +115,9 @@ function literal(e: ts.Expression | undefined): string | undefined {
 /** The program a runner starts, from its literal arguments (options and their values skipped). */
 function runnerTarget(program: string, args: ts.Expression | undefined): string | undefined {
   if (args === undefined || !ts.isArrayLiteralExpression(args)) return undefined;
-  const words = args.elements.map((el) => literal(el as ts.Expression) ?? (ts.isTemplateExpression(el) ? `${el.head.text}…` : undefined));
+  const words = args.elements.map(
+    (el) => literal(el as ts.Expression) ?? (ts.isTemplateExpression(el) ? `${el.head.text}…` : undefined),
+  );
   if (program === 'ip') return words[0] === 'netns' && words[1] === 'exec' ? words[3] : undefined;
   if (!RUNNERS.has(program)) return undefined;
   for (let i = 0; i < words.length; i++) {
@@ -132,8 +135,15 @@ function runnerTarget(program: string, args: ts.Expression | undefined): string 
 }
 
 /** Every program started by the given files (repository-relative paths in the results). */
-export function scanSpawnedPrograms(root: string, dirs: readonly string[], skip: (path: string) => boolean): ScanResult {
-  const parsed = relevant(root, dirs.flatMap((d) => walk(join(root, d), skip))).map(parse);
+export function scanSpawnedPrograms(
+  root: string,
+  dirs: readonly string[],
+  skip: (path: string) => boolean,
+): ScanResult {
+  const parsed = relevant(
+    root,
+    dirs.flatMap((d) => walk(join(root, d), skip)),
+  ).map(parse);
   const wrappers = new Map<string, Wrapper>(); // `${file}#${name}`
   const wrapperOf = (p: Parsed, name: string): Wrapper | undefined => {
     const imported = p.imports.get(name);
@@ -142,12 +152,13 @@ export function scanSpawnedPrograms(root: string, dirs: readonly string[], skip:
   let uses: ProgramUse[] = [];
   let dynamic: ProgramUse[] = [];
   // Wrappers of wrappers (quiet → sh → execFileSync) across files: repeat until nothing new is learnt.
-  for (let known = -1; known !== wrappers.size; ) {
+  for (let known = -1; known !== wrappers.size;) {
     known = wrappers.size;
     uses = [];
     dynamic = [];
     for (const p of parsed) {
-      const where = (n: ts.Node): string => `${relative(root, p.file)}:${p.source.getLineAndCharacterOfPosition(n.getStart()).line + 1}`;
+      const where = (n: ts.Node): string =>
+        `${relative(root, p.file)}:${p.source.getLineAndCharacterOfPosition(n.getStart()).line + 1}`;
       const visit = (node: ts.Node): void => {
         if (ts.isCallExpression(node)) {
           const name = calleeName(node);
@@ -155,7 +166,12 @@ export function scanSpawnedPrograms(root: string, dirs: readonly string[], skip:
           const spawner = name !== undefined && SPAWNERS.has(name);
           if (spawner || wrapper !== undefined) {
             const programArg = node.arguments[wrapper?.programParam ?? 0];
-            const argsArg = wrapper === undefined ? node.arguments[1] : wrapper.argsParam === undefined ? undefined : node.arguments[wrapper.argsParam];
+            const argsArg =
+              wrapper === undefined
+                ? node.arguments[1]
+                : wrapper.argsParam === undefined
+                  ? undefined
+                  : node.arguments[wrapper.argsParam];
             const program = literal(programArg);
             const fn = enclosingFunction(node);
             const viaParam = fn === undefined ? undefined : paramIndex(fn, programArg);
@@ -172,7 +188,11 @@ export function scanSpawnedPrograms(root: string, dirs: readonly string[], skip:
               dynamic.push({ program: programArg?.getText() ?? '(no argument)', where: where(node) });
             }
           }
-        } else if (ts.isStringLiteral(node) && EXECUTABLE_PATH.test(node.text) && relative(root, p.file).startsWith('test')) {
+        } else if (
+          ts.isStringLiteral(node) &&
+          EXECUTABLE_PATH.test(node.text) &&
+          relative(root, p.file).startsWith('test')
+        ) {
           uses.push({ program: node.text, where: where(node) });
         }
         ts.forEachChild(node, visit);
