@@ -100,6 +100,8 @@ fi
 inner=$(cat <<'EOF'
 set -euo pipefail
 root=$1 extra_ca=$2
+# The root a mount point of its own: `ip netns exec` runs `mount --make-rslave /`, which a plain directory refuses.
+mount --bind "$root" "$root"
 mount --rbind /dev "$root/dev"
 mount --rbind /sys "$root/sys"
 mount -t proc proc "$root/proc"
@@ -112,7 +114,7 @@ run '. scripts/prepare.sh && prepare scripts/apt-packages.txt'
 echo "test-clean-root: bash .ci/run in a network namespace of its own" >&2
 rc=0
 unshare --net bash -c "$(declare -f run); root=\$1 extra_ca=\$2; run 'ip link set lo up && bash .ci/run'" inner "$root" "$extra_ca" || rc=$?
-umount -R "$root/run" "$root/proc" "$root/sys" "$root/dev" 2>/dev/null || umount -R -l "$root/dev" "$root/sys" 2>/dev/null || true
+umount -R "$root" 2>/dev/null || umount -R -l "$root" 2>/dev/null || true
 exit "$rc"
 EOF
 )
