@@ -59,7 +59,7 @@ export function listedPackages(file: string): string[] {
     .filter((l) => l !== '' && !l.startsWith('#'));
 }
 
-/** Listed packages and every installed package they depend on, transitively; every alternative counts. */
+/** Listed packages and what they depend on, transitively: of `a | b` the first, which apt-get picks on a fresh machine. */
 export function dependencyClosure(db: PackageDb, listed: readonly string[]): Set<string> {
   const providers = new Map<string, string[]>();
   for (const [name, p] of db) for (const v of p.provides) providers.set(v, [...(providers.get(v) ?? []), name]);
@@ -69,7 +69,8 @@ export function dependencyClosure(db: PackageDb, listed: readonly string[]): Set
     for (const real of db.has(name) ? [name] : (providers.get(name) ?? [])) {
       if (seen.has(real)) continue;
       seen.add(real);
-      for (const alternatives of db.get(real)?.depends ?? []) queue.push(...alternatives);
+      for (const alternatives of db.get(real)?.depends ?? [])
+        if (alternatives[0] !== undefined) queue.push(alternatives[0]);
     }
   }
   return seen;
