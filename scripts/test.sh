@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what it needs (Debian packages via apt-get when
-# missing, npm dependencies when absent or stale), builds, runs every test.
+# missing, npm dependencies when absent or stale), builds, runs every test, then
+# the linter and the formatter check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/prepare.sh
@@ -11,4 +12,15 @@ prepare scripts/apt-packages.txt
 # node 20 runs every .js under a directory named test, so the VM tier (dist/test/e2e,
 # slow, own packages: `npm run test:e2e`) is left out by listing dist/test's entries.
 mapfile -t suites < <(find dist/test -mindepth 1 -maxdepth 1 ! -name e2e ! -name '*.map' | sort)
-exec node --test --test-reporter=spec --test-concurrency=2 dist/src "${suites[@]}"
+rc=0
+node --test --test-reporter=spec --test-concurrency=2 dist/src "${suites[@]}" || rc=$?
+# Lint (typescript-eslint, import cycles, layering) and format (prettier) after
+# the tests, so one run reports all three; any of them failing fails npm test.
+echo "eslint (npm run lint)" >&2
+npm run --silent lint || rc=1
+echo "prettier --check (npm run format to rewrite)" >&2
+if ! out=$(npm run --silent format:check 2>&1); then
+  printf '%s\n' "$out" | tail -n 20 >&2
+  rc=1
+fi
+exit "$rc"

@@ -15,7 +15,7 @@ import { readSpec } from '../../src/spec/read.js';
 import { specText, type Combo } from './fixtures.js';
 import { lintPowerShell, parseErrors } from './powershell.js';
 
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Obj = Record<string, any>;
 const FLANNEL = 'registry.example.com/flannel:v0.28.4-hostprocess';
 const PROXY = 'registry.example.com/kube-proxy:v1.36.2-hostprocess';
 

@@ -111,7 +111,7 @@ describe('run-time values stay out of the plan', () => {
     assert.equal(ca?.content, '{{secret:cluster-ca-cert}}\n');
     assert.equal(ca?.mode, '0600');
     const hosts = files.find((f) => f.node === 'win-01' && f.remotePath === `${dir}\\hosts.toml`)?.content ?? '';
-    assert.match(hosts, /\[host\."https:\/\/registry\.k8scluster\.kubeinit\.local:5000"\]\n  capabilities = \["pull", "resolve"\]\n  ca = 'C:\\ProgramData\\containerd\\certs\.d\\registry\.k8scluster\.kubeinit\.local_5000_\\ca\.crt'/);
+    assert.match(hosts, /\[host\."https:\/\/registry\.k8scluster\.kubeinit\.local:5000"\]\n {2}capabilities = \["pull", "resolve"\]\n {2}ca = 'C:\\ProgramData\\containerd\\certs\.d\\registry\.k8scluster\.kubeinit\.local_5000_\\ca\.crt'/);
     const step = win.find((t) => t.name === 'win-containerd');
     assert.ok(step?.uploads.some((u) => u.artifact === `win-01:${dir}\\ca.crt`));
     assert.ok(step?.secrets.includes('cluster-ca-cert'));

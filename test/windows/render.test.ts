@@ -7,7 +7,7 @@ import { assemblePlan } from '../../src/plan/assemble.js';
 import type { Plan, Task } from '../../src/plan/types.js';
 import type { RenderedArtifact } from '../../src/render/types.js';
 import { natExceptions, hnsNetworkName } from '../../src/render/windows/network.js';
-import { WIN, SOURCE_VIP_PLACEHOLDER } from '../../src/render/windows/paths.js';
+import { WIN } from '../../src/render/windows/paths.js';
 import { GOLDEN_COMBOS, comboName, modelFor, type Combo } from './fixtures.js';
 import { lintPowerShell, parseErrors, secretProblems } from './powershell.js';
 

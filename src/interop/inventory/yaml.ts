@@ -58,7 +58,8 @@ function group(ctx: Ctx, pair: Pair<Node, Node | null>, depth: number): string {
     if (isScalar(value) && section !== 'vars') {
       // Ansible accepts a single name in place of a mapping.
       const fake = { key: value, value: null } as unknown as Pair<Node, Node | null>;
-      section === 'hosts' ? hosts(ctx, name, [fake]) : addMember(g.children, group(ctx, fake, depth + 1));
+      if (section === 'hosts') hosts(ctx, name, [fake]);
+      else addMember(g.children, group(ctx, fake, depth + 1));
       continue;
     }
     if (!isMap(value)) throw inventoryError(ctx.inv.file, ctx.lineOf(value), 'inventory.section', `${section} of group ${name} must be a mapping`);

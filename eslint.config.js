@@ -1,0 +1,62 @@
+// ESLint (flat config): typescript-eslint's recommended rules, no import cycles
+// between files (type-only imports included), and the layering of
+// docs/architecture.md as import rules (tools/eslint-imports.js).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import kubemix from './tools/eslint-imports.js';
+
+/**
+ * Imports the architecture never allows: [importing folder, imported folder, why].
+ * The pure core (spec, model, render, plan) does no I/O and draws no screen; the
+ * executor emits events the CLI renders; model and transport sit below plan.
+ */
+export const NEVER = [
+  ...['spec', 'model', 'render', 'plan'].flatMap((core) => [
+    [core, 'exec', 'the core (spec, model, render, plan) is pure: no executor'],
+    [core, 'transport', 'the core (spec, model, render, plan) is pure: no transport'],
+    [core, 'cli', 'the core (spec, model, render, plan) draws no screen'],
+  ]),
+  ['exec', 'cli', 'the executor emits events; the CLI renders them'],
+  ['model', 'plan', 'the model owns the vocabulary plan uses, not the other way round'],
+  ['transport', 'plan', 'the transport knows hosts and commands, not plans'],
+];
+
+export default tseslint.config(
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'schema/',
+      'test/golden/',
+      'test/lint-corpus/',
+      'test/lint-fix/',
+      'test/spec-corpus/',
+      'test/fixtures/',
+    ],
+  },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    plugins: { kubemix },
+    languageOptions: { parserOptions: { ecmaVersion: 2022, sourceType: 'module' } },
+    rules: {
+      'kubemix/no-cycle': 'error',
+      'kubemix/layering': ['error', NEVER.map(([from, to, why]) => ({ from, to, why }))],
+      // Unused bindings are errors, except the conventional `_` placeholders.
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
+    },
+  },
+  {
+    // Tests walk parsed YAML and JSON documents whose shape they assert, not declare.
+    files: ['test/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
+);
