@@ -25,7 +25,7 @@ export interface RunDownloads {
   readonly resolveFor: (task: Task) => Promise<void>;
 }
 
-const REF = /\{\{sha256:([A-Za-z0-9_.\/-]+)\}\}/g;
+const REF = /\{\{sha256:([A-Za-z0-9_./-]+)\}\}/g;
 
 /** Download ids a task's scripts, uploads or served cache name. */
 export function downloadsOf(task: Task, contents: ReadonlyMap<string, Buffer>): string[] {

@@ -142,7 +142,7 @@ async function readIfFile(path: string): Promise<Buffer | undefined> {
   }
 }
 
-const REF = /\{\{sha256:([A-Za-z0-9_.\/-]+)\}\}/g;
+const REF = /\{\{sha256:([A-Za-z0-9_./-]+)\}\}/g;
 
 /** Replaces every `{{sha256:ID}}` with the verified hash; an id the run did not resolve is an error, never left in. */
 export function fillDownloads(text: string, hashes: ReadonlyMap<string, string>, where: string): string {

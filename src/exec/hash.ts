@@ -14,7 +14,7 @@ export const sha256 = sha256Hex;
  * placement of what it uploads, and the *names* of its secrets. Description,
  * timeout and ordering are left out: changing them does not re-run a task.
  */
-const REF = /\{\{sha256:([A-Za-z0-9_.\/-]+)\}\}/g;
+const REF = /\{\{sha256:([A-Za-z0-9_./-]+)\}\}/g;
 
 /**
  * The downloads a task names or serves, as the plan resolves them (source and

@@ -22,7 +22,7 @@ export interface ResolvedDownload {
   readonly hashFrom: 'spec' | 'matrix' | 'published';
 }
 
-const REF = /\{\{sha256:([A-Za-z0-9_.\/-]+)\}\}/g;
+const REF = /\{\{sha256:([A-Za-z0-9_./-]+)\}\}/g;
 
 /** The placeholder the executor replaces with the download's verified SHA256. */
 export function sha256Ref(id: string): string {
