@@ -66,7 +66,10 @@ function pinHosts(net: TestNet): void {
 function ensureAnsible(): void {
   if (spawnSync('ansible-playbook', ['--version']).status === 0) return;
   process.stderr.write('installing Debian ansible for the bench\n');
-  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'ansible'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'ansible'], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
 }
 
 function time(fn: () => void): number {
@@ -91,8 +94,28 @@ async function kubemix(net: TestNet, kh: string, n: number, m: number): Promise<
     }
   }
   const planDir = join(net.root, `bench-plan-${n}x${m}`);
-  await writePlanDir(planDir, buildPlan(hosts.map((h) => h.conn), tasks));
-  const args = ['-c', '0', process.execPath, 'bin/kubemix.js', 'up', '--plan', planDir, '--state-dir', newStateDir(net), '--known-hosts', kh, '--concurrency', '1'];
+  await writePlanDir(
+    planDir,
+    buildPlan(
+      hosts.map((h) => h.conn),
+      tasks,
+    ),
+  );
+  const args = [
+    '-c',
+    '0',
+    process.execPath,
+    'bin/kubemix.js',
+    'up',
+    '--plan',
+    planDir,
+    '--state-dir',
+    newStateDir(net),
+    '--known-hosts',
+    kh,
+    '--concurrency',
+    '1',
+  ];
   const cpu = childCpuMs();
   const wallMs = time(() => execFileSync('taskset', args, { stdio: ['ignore', 'ignore', 'ignore'] }));
   return { wallMs, cpuMs: childCpuMs() - cpu };
@@ -102,32 +125,65 @@ function ansible(net: TestNet, kh: string, n: number): number {
   const hosts = benchHosts(net, n, `an${n}`);
   const dir = join(net.root, `ansible-${n}`);
   mkdirSync(dir, { recursive: true });
-  const inventory = ['[test]', ...hosts.map((h) => `${h.name} ansible_host=${h.conn.address} ansible_user=root ansible_ssh_private_key_file=${net.clientKey} d=${h.dir}`)].join('\n');
+  const inventory = [
+    '[test]',
+    ...hosts.map(
+      (h) =>
+        `${h.name} ansible_host=${h.conn.address} ansible_user=root ansible_ssh_private_key_file=${net.clientKey} d=${h.dir}`,
+    ),
+  ].join('\n');
   writeFileSync(join(dir, 'inventory.ini'), `${inventory}\n`);
   const sshArgs = `-o ControlMaster=auto -o ControlPersist=120s -o UserKnownHostsFile=${kh} -o StrictHostKeyChecking=yes -o IdentitiesOnly=yes`;
   const cfg = [
-    '[defaults]', `forks = ${n}`, 'host_key_checking = True', 'interpreter_python = /usr/bin/python3', 'strategy = free',
-    'gathering = explicit', 'retry_files_enabled = False',
-    '[ssh_connection]', 'pipelining = True', `ssh_args = ${sshArgs}`, `control_path_dir = ${dir}/cp`,
+    '[defaults]',
+    `forks = ${n}`,
+    'host_key_checking = True',
+    'interpreter_python = /usr/bin/python3',
+    'strategy = free',
+    'gathering = explicit',
+    'retry_files_enabled = False',
+    '[ssh_connection]',
+    'pipelining = True',
+    `ssh_args = ${sshArgs}`,
+    `control_path_dir = ${dir}/cp`,
   ];
   writeFileSync(join(dir, 'ansible.cfg'), `${cfg.join('\n')}\n`);
-  const tasks = Array.from({ length: M }, (_, i) => `    - name: t${i + 1}\n      ansible.builtin.shell: mkdir -p {{ d }}; echo t${i + 1} >> {{ d }}/log; sleep ${SLEEP}; touch {{ d }}/t${i + 1}\n      args:\n        creates: "{{ d }}/t${i + 1}"`);
-  writeFileSync(join(dir, 'play.yml'), `- hosts: all\n  gather_facts: false\n  strategy: free\n  tasks:\n${tasks.join('\n')}\n`);
-  const env = { ...process.env, ANSIBLE_CONFIG: join(dir, 'ansible.cfg'), ANSIBLE_LOCAL_TEMP: join(dir, 'tmp'), ANSIBLE_HOME: join(dir, 'home') };
+  const tasks = Array.from(
+    { length: M },
+    (_, i) =>
+      `    - name: t${i + 1}\n      ansible.builtin.shell: mkdir -p {{ d }}; echo t${i + 1} >> {{ d }}/log; sleep ${SLEEP}; touch {{ d }}/t${i + 1}\n      args:\n        creates: "{{ d }}/t${i + 1}"`,
+  );
+  writeFileSync(
+    join(dir, 'play.yml'),
+    `- hosts: all\n  gather_facts: false\n  strategy: free\n  tasks:\n${tasks.join('\n')}\n`,
+  );
+  const env = {
+    ...process.env,
+    ANSIBLE_CONFIG: join(dir, 'ansible.cfg'),
+    ANSIBLE_LOCAL_TEMP: join(dir, 'tmp'),
+    ANSIBLE_HOME: join(dir, 'home'),
+  };
   try {
     const args = ['-c', '0', 'ansible-playbook', '-i', join(dir, 'inventory.ini'), join(dir, 'play.yml')];
     return time(() => execFileSync('taskset', args, { env, stdio: ['ignore', 'ignore', 'inherit'] }));
   } finally {
     // Stop the ControlPersist masters Ansible left behind (they would keep the test namespaces alive).
     for (const sock of existsSync(join(dir, 'cp')) ? readdirSync(join(dir, 'cp')) : []) {
-      spawnSync('ssh', ['-O', 'exit', '-o', `ControlPath=${join(dir, 'cp', sock)}`, 'kubemix-bench'], { stdio: 'ignore' });
+      spawnSync('ssh', ['-O', 'exit', '-o', `ControlPath=${join(dir, 'cp', sock)}`, 'kubemix-bench'], {
+        stdio: 'ignore',
+      });
     }
   }
 }
 
 async function sessionVsChannel(net: TestNet, kh: string): Promise<{ session: number; channel: number }> {
   const h = net.hosts[0] as TestHost;
-  const t = new SshTransport(net.connection(h), { ...DEFAULT_SSH_OPTIONS, knownHosts: await new KnownHostsFile(kh).load(), trustNewHosts: false, maxSessions: 1 });
+  const t = new SshTransport(net.connection(h), {
+    ...DEFAULT_SSH_OPTIONS,
+    knownHosts: await new KnownHostsFile(kh).load(),
+    trustNewHosts: false,
+    maxSessions: 1,
+  });
   const runs = 40;
   const req = { shell: 'sh', privilege: 'root', script: 'true' } as const;
   await t.exec(req);
@@ -161,16 +217,23 @@ async function main(): Promise<void> {
       const overhead = (two.wallMs - one.wallMs) / M - SLEEP * 1000;
       perTask.set(n, overhead);
       const fixed = one.wallMs - M * (overhead + SLEEP * 1000);
-      out.push(`N=${String(n).padStart(2)}: kubemix ${(one.wallMs / 1000).toFixed(2)} s (M) / ${(two.wallMs / 1000).toFixed(2)} s (2M); ` +
-        `critical-path overhead ${overhead.toFixed(1)} ms per task; start-up + connect ≈ ${(fixed / 1000).toFixed(2)} s; ` +
-        `kubemix CPU per task ${((two.cpuMs - one.cpuMs) / (n * M)).toFixed(2)} ms (the M more tasks per host; ${(two.cpuMs / 1000).toFixed(2)} s in all for ${n * 2 * M} tasks)`);
+      out.push(
+        `N=${String(n).padStart(2)}: kubemix ${(one.wallMs / 1000).toFixed(2)} s (M) / ${(two.wallMs / 1000).toFixed(2)} s (2M); ` +
+          `critical-path overhead ${overhead.toFixed(1)} ms per task; start-up + connect ≈ ${(fixed / 1000).toFixed(2)} s; ` +
+          `kubemix CPU per task ${((two.cpuMs - one.cpuMs) / (n * M)).toFixed(2)} ms (the M more tasks per host; ${(two.cpuMs / 1000).toFixed(2)} s in all for ${n * 2 * M} tasks)`,
+      );
       if (ANSIBLE_NS.includes(n)) {
         const an = ansible(net, kh, n);
-        out.push(`N=${String(n).padStart(2)}: ansible-playbook (M tasks) ${(an / 1000).toFixed(2)} s; ratio ansible / kubemix ${(an / one.wallMs).toFixed(1)}x`);
+        out.push(
+          `N=${String(n).padStart(2)}: ansible-playbook (M tasks) ${(an / 1000).toFixed(2)} s; ratio ansible / kubemix ${(an / one.wallMs).toFixed(1)}x`,
+        );
       }
     }
     const first = perTask.get(NS[0] ?? 1) ?? 0;
-    for (const n of NS.slice(1)) out.push(`per-task overhead N=${n} / N=${NS[0]}: ${((perTask.get(n) ?? 0) / Math.max(first, 0.1)).toFixed(2)}x (flat is 1)`);
+    for (const n of NS.slice(1))
+      out.push(
+        `per-task overhead N=${n} / N=${NS[0]}: ${((perTask.get(n) ?? 0) / Math.max(first, 0.1)).toFixed(2)}x (flat is 1)`,
+      );
     process.stdout.write(`${out.join('\n')}\n`);
   } finally {
     await net.cleanup();

@@ -19,14 +19,37 @@ const DURATION = process.env['BENCH_SECONDS'] ?? '10';
 const CONNECTIONS = process.env['BENCH_CONNECTIONS'] ?? '16';
 const IMAGE = 'registry.example.invalid/team/app:1';
 
-interface Result { readonly rps: number; readonly p50: number; readonly p99: number }
+interface Result {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+}
 
 function review(): string {
   const object = {
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' },
-    spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: IMAGE, ports: [{ containerPort: 8080 }] }] } } },
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace: 'default' },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: { app: 'web' } },
+      template: {
+        metadata: { labels: { app: 'web' } },
+        spec: { containers: [{ name: 'web', image: IMAGE, ports: [{ containerPort: 8080 }] }] },
+      },
+    },
   };
-  return JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'bench', kind: { group: 'apps', version: 'v1', kind: 'Deployment' }, operation: 'CREATE', namespace: 'default', object } });
+  return JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: 'bench',
+      kind: { group: 'apps', version: 'v1', kind: 'Deployment' },
+      operation: 'CREATE',
+      namespace: 'default',
+      object,
+    },
+  });
 }
 
 /** wrk's latency distribution: `99%  3.21ms` (us, ms or s). */
@@ -46,7 +69,15 @@ const run = promisify(execFile);
 /** Asynchronous on purpose: the server under test shares this process's event loop. */
 async function load(port: number, script: string): Promise<Result> {
   await run('wrk', ['-t1', '-c4', '-d2s', '-s', script, `https://127.0.0.1:${port}/mutate`]);
-  const { stdout } = await run('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${DURATION}s`, '--latency', '-s', script, `https://127.0.0.1:${port}/mutate`]);
+  const { stdout } = await run('wrk', [
+    '-t2',
+    `-c${CONNECTIONS}`,
+    `-d${DURATION}s`,
+    '--latency',
+    '-s',
+    script,
+    `https://127.0.0.1:${port}/mutate`,
+  ]);
   return parseWrk(stdout);
 }
 
@@ -60,14 +91,33 @@ async function main(): Promise<void> {
     const body = review();
     writeFileSync(join(dir, 'body.json'), body);
     const script = join(dir, 'post.lua');
-    writeFileSync(script, `local f = io.open("${join(dir, 'body.json')}")\nwrk.body = f:read("*a")\nf:close()\nwrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n`);
+    writeFileSync(
+      script,
+      `local f = io.open("${join(dir, 'body.json')}")\nwrk.body = f:read("*a")\nf:close()\nwrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n`,
+    );
 
     // Warm cache: the registry resolver finds a fresh tag → digest → platforms entry.
     const cacheDir = join(dir, 'cache');
-    new ImageCache(cacheDir, 3_600_000).store('registry.example.invalid/team/app:1', { digest: `sha256:${'b'.repeat(64)}`, platforms: [{ os: 'linux', architecture: 'amd64' }] });
-    const resolver = buildImageResolver({ offline: false, credentials: new Map(), ca: [], mirrors: {}, cacheDir, ttlMs: 3_600_000, timeoutMs: 1000, warn: () => undefined });
+    new ImageCache(cacheDir, 3_600_000).store('registry.example.invalid/team/app:1', {
+      digest: `sha256:${'b'.repeat(64)}`,
+      platforms: [{ os: 'linux', architecture: 'amd64' }],
+    });
+    const resolver = buildImageResolver({
+      offline: false,
+      credentials: new Map(),
+      ca: [],
+      mirrors: {},
+      cacheDir,
+      ttlMs: 3_600_000,
+      timeoutMs: 1000,
+      warn: () => undefined,
+    });
 
-    const fixed = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'bench', allowed: true } });
+    const fixed = JSON.stringify({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      response: { uid: 'bench', allowed: true },
+    });
     const plain = createServer({ cert, key }, (req, res) => {
       req.resume();
       req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(fixed));
@@ -77,15 +127,26 @@ async function main(): Promise<void> {
     const baseline = await load(plainPort, script);
     await new Promise((r) => plain.close(r));
 
-    const guard = createGuardServer({ cert, key, resolver, cluster: lintClusterFor(['windows-2022']), log: () => undefined });
+    const guard = createGuardServer({
+      cert,
+      key,
+      resolver,
+      cluster: lintClusterFor(['windows-2022']),
+      log: () => undefined,
+    });
     const guardPort = await guard.listen('127.0.0.1', 0);
     const webhook = await load(guardPort, script);
     await guard.close();
 
-    const row = (name: string, r: Result): string => `${name.padEnd(28)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(7)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms`;
-    process.stdout.write(`wrk: 2 threads, ${CONNECTIONS} connections, ${DURATION} s each, POST /mutate (Deployment, warm image cache)\n`);
+    const row = (name: string, r: Result): string =>
+      `${name.padEnd(28)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(7)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms`;
+    process.stdout.write(
+      `wrk: 2 threads, ${CONNECTIONS} connections, ${DURATION} s each, POST /mutate (Deployment, warm image cache)\n`,
+    );
     process.stdout.write(`${row('plain Node HTTPS (fixed)', baseline)}\n${row('kubemix guard /mutate', webhook)}\n`);
-    process.stdout.write(`ratio guard/plain: p99 ${(webhook.p99 / baseline.p99).toFixed(2)}x (goal <= 2x), throughput ${(webhook.rps / baseline.rps).toFixed(2)}x\n`);
+    process.stdout.write(
+      `ratio guard/plain: p99 ${(webhook.p99 / baseline.p99).toFixed(2)}x (goal <= 2x), throughput ${(webhook.rps / baseline.rps).toFixed(2)}x\n`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

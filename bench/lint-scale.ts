@@ -19,9 +19,12 @@ const PER_FILE = 100;
 /** One workload; every fourth is a Windows one, some unplaced, one Service per ten workloads. */
 function workload(i: number): string {
   const windows = i % 4 === 0;
-  const placement = i % 3 === 0 ? '' : windows
-    ? '      os: {name: windows}\n      nodeSelector: {kubernetes.io/os: windows}\n      tolerations: [{key: os, operator: Exists}]\n'
-    : '      os: {name: linux}\n      nodeSelector: {kubernetes.io/os: linux}\n';
+  const placement =
+    i % 3 === 0
+      ? ''
+      : windows
+        ? '      os: {name: windows}\n      nodeSelector: {kubernetes.io/os: windows}\n      tolerations: [{key: os, operator: Exists}]\n'
+        : '      os: {name: linux}\n      nodeSelector: {kubernetes.io/os: linux}\n';
   const image = windows ? 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022' : 'nginx:1.27';
   const doc = `# Source: bench/templates/app-${i}.yaml
 apiVersion: apps/v1
@@ -41,9 +44,10 @@ ${placement}      containers:
           securityContext:
             runAsUser: 1000
 `;
-  const service = i % 10 === 0
-    ? `---\napiVersion: v1\nkind: Service\nmetadata: {name: svc-${i}, namespace: ns-${i % 50}}\nspec:\n  externalTrafficPolicy: Local\n  selector: {group: g-${Math.floor(i / 10)}}\n`
-    : '';
+  const service =
+    i % 10 === 0
+      ? `---\napiVersion: v1\nkind: Service\nmetadata: {name: svc-${i}, namespace: ns-${i % 50}}\nspec:\n  externalTrafficPolicy: Local\n  selector: {group: g-${Math.floor(i / 10)}}\n`
+      : '';
   return `---\n${doc}${service}`;
 }
 
@@ -80,16 +84,21 @@ async function bigFile(mib: number): Promise<string> {
   const unbounded = process.env['LINT_BENCH_UNBOUNDED'] === '1';
   const start = performance.now();
   const cpu = process.cpuUsage();
-  const inputs = await readInputs([path], { cwd: dir, readStdin: undefined, ...(unbounded ? { maxBytes: Infinity } : {}) });
+  const inputs = await readInputs([path], {
+    cwd: dir,
+    readStdin: undefined,
+    ...(unbounded ? { maxBytes: Infinity } : {}),
+  });
   const report = await lintSources(inputs.files, { cluster: lintClusterFor(['windows-2022', 'windows-2025']) });
   const ms = performance.now() - start;
   const used = process.cpuUsage(cpu);
   const cpuMs = (used.user + used.system) / 1000;
   rmSync(dir, { recursive: true });
   const peak = (process.resourceUsage().maxRSS / 1024).toFixed(0);
-  const outcome = inputs.unreadable.length > 0
-    ? `refused (${inputs.unreadable[0]?.rule ?? ''})`
-    : `${report.templates} templates, ${(size / 1024 / 1024 / (cpuMs / 1000)).toFixed(2)} MiB per CPU second`;
+  const outcome =
+    inputs.unreadable.length > 0
+      ? `refused (${inputs.unreadable[0]?.rule ?? ''})`
+      : `${report.templates} templates, ${(size / 1024 / 1024 / (cpuMs / 1000)).toFixed(2)} MiB per CPU second`;
   return `${mib.toString().padStart(3)} MiB file: ${ms.toFixed(0).padStart(7)} ms (CPU ${cpuMs.toFixed(0)} ms), ${outcome}; peak RSS so far ${peak} MiB`;
 }
 

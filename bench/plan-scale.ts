@@ -11,17 +11,23 @@ import { readSpec } from '../src/spec/read.js';
 /** Worker groups of at most 999 nodes (the schema's limit per group). */
 function groups(prefix: string, count: number, os: string): { name: string; count: number; os: string }[] {
   const out: { name: string; count: number; os: string }[] = [];
-  for (let left = count, i = 0; left > 0; left -= 999, i += 1) out.push({ name: i === 0 ? prefix : `${prefix}${i}`, count: Math.min(999, left), os });
+  for (let left = count, i = 0; left > 0; left -= 999, i += 1)
+    out.push({ name: i === 0 ? prefix : `${prefix}${i}`, count: Math.min(999, left), os });
   return out;
 }
 
 function specText(nodes: number): string {
   const windows = Math.floor((nodes - 4) / 2);
   return stringify({
-    apiVersion: 'kubemix.dev/v1alpha1', kind: 'Cluster', metadata: { name: `scale-${nodes}` },
+    apiVersion: 'kubemix.dev/v1alpha1',
+    kind: 'Cluster',
+    metadata: { name: `scale-${nodes}` },
     spec: {
       network: { nodeCidr: '10.0.0.0/18', podCidr: '10.128.0.0/12', serviceCidr: '10.96.0.0/12' },
-      infrastructure: { driver: 'libvirt', hypervisors: Array.from({ length: 10 }, (_, i) => ({ name: `hv-${i + 1}`, address: `hv${i + 1}.example.com` })) },
+      infrastructure: {
+        driver: 'libvirt',
+        hypervisors: Array.from({ length: 10 }, (_, i) => ({ name: `hv-${i + 1}`, address: `hv${i + 1}.example.com` })),
+      },
       nodes: {
         controlPlane: { count: 3 },
         workers: [...groups('lin', nodes - 4 - windows, 'debian-13'), ...groups('win', windows, 'windows-2022')],
@@ -37,7 +43,10 @@ interface PlanSize {
 
 function planOnce(text: string): PlanSize {
   const { plan, files } = assemblePlan(resolveModel(readSpec({ kind: 'file', path: 'bench.yaml', text })));
-  return { planBytes: JSON.stringify(plan).length, artifactBytes: files.reduce((sum, f) => sum + Buffer.byteLength(f.content), 0) };
+  return {
+    planBytes: JSON.stringify(plan).length,
+    artifactBytes: files.reduce((sum, f) => sum + Buffer.byteLength(f.content), 0),
+  };
 }
 
 function timeMs(text: string, runs: number): number {
@@ -51,14 +60,23 @@ function timeMs(text: string, runs: number): number {
 }
 
 const results = new Map<number, number>();
-for (const [nodes, runs] of [[10, 50], [100, 20], [1000, 5], [5000, 3]] as const) {
+for (const [nodes, runs] of [
+  [10, 50],
+  [100, 20],
+  [1000, 5],
+  [5000, 3],
+] as const) {
   const text = specText(nodes);
   const size = planOnce(text);
   const ms = timeMs(text, runs);
   results.set(nodes, ms);
   const perNode = `plan.json ${(size.planBytes / nodes / 1024).toFixed(1)} KiB + artifacts ${(size.artifactBytes / nodes / 1024).toFixed(1)} KiB per node`;
-  console.log(`${String(nodes).padStart(5)} nodes: ${ms.toFixed(1).padStart(8)} ms per plan (median of ${runs}); ${perNode}`);
+  console.log(
+    `${String(nodes).padStart(5)} nodes: ${ms.toFixed(1).padStart(8)} ms per plan (median of ${runs}); ${perNode}`,
+  );
 }
 const ratio = (results.get(1000) ?? 0) / (results.get(100) ?? 1);
-console.log(`time ratio 1000/100: ${ratio.toFixed(1)} (goal ≤ 11); 5000/1000: ${((results.get(5000) ?? 0) / (results.get(1000) ?? 1)).toFixed(1)} (linear is 5)`);
+console.log(
+  `time ratio 1000/100: ${ratio.toFixed(1)} (goal ≤ 11); 5000/1000: ${((results.get(5000) ?? 0) / (results.get(1000) ?? 1)).toFixed(1)} (linear is 5)`,
+);
 console.log(`peak memory (max RSS): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);

@@ -50,5 +50,7 @@ const base = measure(cases[0]?.[1] ?? []);
 console.log(`start-up, median of ${RUNS} runs (wall | CPU of the process; ratio to a bare node start)`);
 for (const [name, args] of cases) {
   const m = name.startsWith('node') ? base : measure(args);
-  console.log(`${name.padEnd(24)} ${m.wallMs.toFixed(0).padStart(5)} ms wall (${(m.wallMs / base.wallMs).toFixed(1)}×) | ${m.cpuMs.toFixed(0).padStart(5)} ms CPU`);
+  console.log(
+    `${name.padEnd(24)} ${m.wallMs.toFixed(0).padStart(5)} ms wall (${(m.wallMs / base.wallMs).toFixed(1)}×) | ${m.cpuMs.toFixed(0).padStart(5)} ms CPU`,
+  );
 }

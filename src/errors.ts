@@ -89,11 +89,10 @@ export class InvalidSpecError extends InputError {
 
   constructor(source: string, diagnostics: readonly Diagnostic[]) {
     const errors = diagnostics.filter((d) => d.severity === 'error');
-    super(
-      'spec.invalid',
-      `${source}: ${errors.length} error${errors.length === 1 ? '' : 's'} in the spec`,
-      { path: source, hint: 'fix the fields named above; `kubemix validate` lists them all' },
-    );
+    super('spec.invalid', `${source}: ${errors.length} error${errors.length === 1 ? '' : 's'} in the spec`, {
+      path: source,
+      hint: 'fix the fields named above; `kubemix validate` lists them all',
+    });
     this.diagnostics = diagnostics;
     this.source = source;
   }

@@ -18,14 +18,28 @@ describe('kubemix add-node on test hosts', { skip, timeout: 90_000 }, () => {
   let knownHosts: string;
   const specFile = (): string => join(net.root, 'cluster.yaml');
   const writeSpec = (count: number, first = 0): void => {
-    writeFileSync(specFile(), stringify({
-      apiVersion: 'kubemix.dev/v1alpha1', kind: 'Cluster', metadata: { name: 'lab' },
-      spec: {
-        network: { nodeCidr: '198.51.100.0/24' },
-        infrastructure: { driver: 'existing', hosts: net.hosts.slice(first, first + count).map((h, i) => ({ name: h.name, address: h.address, roles: [i === 0 ? 'control-plane' : 'worker'], os: 'debian-12', identityFile: net.clientKey })) },
-        services: { enabled: false },
-      },
-    }));
+    writeFileSync(
+      specFile(),
+      stringify({
+        apiVersion: 'kubemix.dev/v1alpha1',
+        kind: 'Cluster',
+        metadata: { name: 'lab' },
+        spec: {
+          network: { nodeCidr: '198.51.100.0/24' },
+          infrastructure: {
+            driver: 'existing',
+            hosts: net.hosts.slice(first, first + count).map((h, i) => ({
+              name: h.name,
+              address: h.address,
+              roles: [i === 0 ? 'control-plane' : 'worker'],
+              os: 'debian-12',
+              identityFile: net.clientKey,
+            })),
+          },
+          services: { enabled: false },
+        },
+      }),
+    );
   };
 
   before(async () => {
@@ -41,16 +55,26 @@ describe('kubemix add-node on test hosts', { skip, timeout: 90_000 }, () => {
     assert.match(r.stderr, /add-node\.never-deployed/);
   });
 
-  it('runs only the new node\'s tasks; a dropped node is refused', async () => {
+  it("runs only the new node's tasks; a dropped node is refused", async () => {
     writeSpec(1);
-    const first = await runCli(['up', specFile(), '--known-hosts', knownHosts, '--stop-after', 'task-run-validations'], { env: ENV });
+    const first = await runCli(
+      ['up', specFile(), '--known-hosts', knownHosts, '--stop-after', 'task-run-validations'],
+      { env: ENV },
+    );
     assert.equal(first.code, 0, first.stderr);
     writeSpec(2);
-    const added = await runCli(['--json', 'add-node', specFile(), '--known-hosts', knownHosts, '--stop-after', 'task-run-validations'], { env: ENV });
+    const added = await runCli(
+      ['--json', 'add-node', specFile(), '--known-hosts', knownHosts, '--stop-after', 'task-run-validations'],
+      { env: ENV },
+    );
     assert.equal(added.code, 0, added.stderr);
     assert.match(added.stderr, /new: host-2/);
-    const events = added.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; host?: string; state?: string });
-    const final = (host: string): string[] => events.filter((e) => e.type === 'task' && e.host === host && e.state !== 'running').map((e) => e.state ?? '');
+    const events = added.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; host?: string; state?: string });
+    const final = (host: string): string[] =>
+      events.filter((e) => e.type === 'task' && e.host === host && e.state !== 'running').map((e) => e.state ?? '');
     assert.deepEqual(final('host-1'), ['skipped', 'skipped'], 'host-1 is already done');
     assert.deepEqual(final('host-2'), ['done', 'done']);
     writeSpec(1, 1);

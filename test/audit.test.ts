@@ -26,10 +26,15 @@ function examplePlan(name: string): AssembledPlan {
   return assemblePlan(resolveModel(readSpec({ kind: 'file', path, text: readFileSync(path, 'utf8') })));
 }
 
-const errors = (r: AuditResult): string[] => r.findings.filter((f) => f.severity === 'error').map((f) => `${f.credential}: ${f.message}`);
+const errors = (r: AuditResult): string[] =>
+  r.findings.filter((f) => f.severity === 'error').map((f) => `${f.credential}: ${f.message}`);
 
 /** The plan with one file's content rewritten. */
-function edit(p: AssembledPlan, match: (f: AssembledPlan['files'][number]) => boolean, change: (content: string) => string): AssembledPlan {
+function edit(
+  p: AssembledPlan,
+  match: (f: AssembledPlan['files'][number]) => boolean,
+  change: (content: string) => string,
+): AssembledPlan {
   let hit = 0;
   const files = p.files.map((f) => {
     if (!match(f)) return f;
@@ -59,7 +64,8 @@ describe('authorization audit of the bundled plans', () => {
 
   it('covers every component of a mixed cluster, with the credential it really uses', () => {
     const r = auditPlan(planFor('k8s-libvirt-1-1-1'));
-    const cred = (name: string): string[] => r.components.filter((c) => c.component.name === name).map((c) => JSON.stringify(c.component.credential));
+    const cred = (name: string): string[] =>
+      r.components.filter((c) => c.component.name === name).map((c) => JSON.stringify(c.component.credential));
     assert.match(cred('flanneld (service)').join(), /"serviceaccount".*"kube-flannel".*"flannel-windows"/);
     assert.match(cred('kube-proxy (service)').join(), /"kube-system".*"kube-proxy"/);
     assert.match(cred('flanneld').join(), /"kube-flannel".*"flannel"/);
@@ -69,66 +75,152 @@ describe('authorization audit of the bundled plans', () => {
     assert.match(cred("executor's kubectl").join(), /"admin"/);
     // The minted token's path: kubeconfig → token file → the task that fills it → the task that mints it.
     const flannel = r.components.find((c) => c.component.name === 'flanneld (service)')?.component;
-    assert.match(flannel?.credentialSource ?? '', /kubeconfig\.conf → C:\\k\\flanneld\\token ← secret flannel-windows-token/);
+    assert.match(
+      flannel?.credentialSource ?? '',
+      /kubeconfig\.conf → C:\\k\\flanneld\\token ← secret flannel-windows-token/,
+    );
   });
 
-  it('HostProcess flanneld uses its pod\'s projected flannel-windows token and reaches the API by address', () => {
+  it("HostProcess flanneld uses its pod's projected flannel-windows token and reaches the API by address", () => {
     const p = assemblePlan(comboModel(HOSTPROCESS));
     const r = auditPlan(p);
     const c = r.components.find((x) => x.component.name === 'flanneld (HostProcess)')?.component;
-    assert.deepEqual(c?.credential, { kind: 'serviceaccount', namespace: 'kube-flannel', name: 'flannel-windows', how: 'projected (pod)' });
+    assert.deepEqual(c?.credential, {
+      kind: 'serviceaccount',
+      namespace: 'kube-flannel',
+      name: 'flannel-windows',
+      how: 'projected (pod)',
+    });
     const manifest = p.files.find((f) => f.remotePath === 'manifests/windows-hostprocess.yaml')?.content ?? '';
     assert.doesNotMatch(manifest, /kubeconfig-file/);
     assert.match(manifest, /name: KUBERNETES_SERVICE_HOST\n\s+value: 10\.0\.0\.\d+/);
-    assert.equal(p.plan.tasks.some((t) => t.name === 'flannel-windows-token'), false, 'no token minted for a pod that has its own');
+    assert.equal(
+      p.plan.tasks.some((t) => t.name === 'flannel-windows-token'),
+      false,
+      'no token minted for a pod that has its own',
+    );
   });
 });
 
 describe('the audit catches the regressions it exists for', () => {
   it('fails when the Windows flanneld service is pointed back at kubelet.conf', () => {
-    const p = edit(planFor('k8s-libvirt-1-1-1'), (f) => f.remotePath.endsWith('flanneld-service.xml'), (c) => c.replace(WIN.flanneldKubeconfig, WIN.kubeletKubeconfig));
+    const p = edit(
+      planFor('k8s-libvirt-1-1-1'),
+      (f) => f.remotePath.endsWith('flanneld-service.xml'),
+      (c) => c.replace(WIN.flanneldKubeconfig, WIN.kubeletKubeconfig),
+    );
     const e = errors(auditPlan(p));
-    assert.ok(e.some((m) => /flanneld \(service\).*list nodes \(all\) is denied — Node authorizer/.test(m)), e.join('\n'));
+    assert.ok(
+      e.some((m) => /flanneld \(service\).*list nodes \(all\) is denied — Node authorizer/.test(m)),
+      e.join('\n'),
+    );
     assert.ok(e.some((m) => /watch nodes \(all\) is denied/.test(m)));
   });
 
-  it('fails when the HostProcess flanneld is given the kubelet\'s kubeconfig', () => {
-    const p = edit(assemblePlan(comboModel(HOSTPROCESS)), (f) => f.remotePath === 'manifests/windows-hostprocess.yaml', (c) => c.replace(/^( *)- --kube-subnet-mgr$/m, `$1- --kube-subnet-mgr\n$1- --kubeconfig-file=${WIN.kubeletKubeconfig}`));
+  it("fails when the HostProcess flanneld is given the kubelet's kubeconfig", () => {
+    const p = edit(
+      assemblePlan(comboModel(HOSTPROCESS)),
+      (f) => f.remotePath === 'manifests/windows-hostprocess.yaml',
+      (c) =>
+        c.replace(
+          /^( *)- --kube-subnet-mgr$/m,
+          `$1- --kube-subnet-mgr\n$1- --kubeconfig-file=${WIN.kubeletKubeconfig}`,
+        ),
+    );
     const e = errors(auditPlan(p));
-    assert.ok(e.some((m) => /flanneld \(HostProcess\).*list nodes \(all\) is denied/.test(m)), e.join('\n'));
+    assert.ok(
+      e.some((m) => /flanneld \(HostProcess\).*list nodes \(all\) is denied/.test(m)),
+      e.join('\n'),
+    );
   });
 
   it('fails when a ServiceAccount may mint tokens for itself (the old kube-proxy renewal Role)', () => {
-    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'renew', namespace: 'kube-system' }, rules: [{ apiGroups: [''], resources: ['serviceaccounts/token'], resourceNames: ['kube-proxy'], verbs: ['create'] }] };
-    const binding = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'renew', namespace: 'kube-system' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'renew' }, subjects: [{ kind: 'ServiceAccount', name: 'kube-proxy', namespace: 'kube-system' }] };
-    const p = edit(planFor('k8s-libvirt-1-1-1'), (f) => f.remotePath === 'manifests/flannel-windows-rbac.yaml', (c) => `${c}---\n${stringify(role)}---\n${stringify(binding)}`);
+    const role = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'renew', namespace: 'kube-system' },
+      rules: [
+        { apiGroups: [''], resources: ['serviceaccounts/token'], resourceNames: ['kube-proxy'], verbs: ['create'] },
+      ],
+    };
+    const binding = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'renew', namespace: 'kube-system' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'renew' },
+      subjects: [{ kind: 'ServiceAccount', name: 'kube-proxy', namespace: 'kube-system' }],
+    };
+    const p = edit(
+      planFor('k8s-libvirt-1-1-1'),
+      (f) => f.remotePath === 'manifests/flannel-windows-rbac.yaml',
+      (c) => `${c}---\n${stringify(role)}---\n${stringify(binding)}`,
+    );
     const e = errors(auditPlan(p));
-    assert.ok(e.some((m) => /kube-system\/kube-proxy.*mint tokens for itself.*kube-proxy \(linux\)/.test(m)), e.join('\n'));
+    assert.ok(
+      e.some((m) => /kube-system\/kube-proxy.*mint tokens for itself.*kube-proxy \(linux\)/.test(m)),
+      e.join('\n'),
+    );
   });
 
   it('fails when the flannel-windows role grows beyond what flanneld needs', () => {
-    const p = edit(planFor('k8s-libvirt-1-1-1'), (f) => f.remotePath === 'manifests/flannel-windows-rbac.yaml', (c) => c.replace('- nodes/status', '- nodes/status\n      - secrets'));
+    const p = edit(
+      planFor('k8s-libvirt-1-1-1'),
+      (f) => f.remotePath === 'manifests/flannel-windows-rbac.yaml',
+      (c) => c.replace('- nodes/status', '- nodes/status\n      - secrets'),
+    );
     const e = errors(auditPlan(p));
-    assert.ok(e.some((m) => /flannel-windows.*patch secrets.*broader than/.test(m)), e.join('\n'));
+    assert.ok(
+      e.some((m) => /flannel-windows.*patch secrets.*broader than/.test(m)),
+      e.join('\n'),
+    );
   });
 
   it('fails when the guard webhook may list secrets, or a rendered binding names an unused ServiceAccount', () => {
     const extra = guardAudit('kubemix-guard', true);
-    const widened = { ...extra, objects: extra.objects.map((o) => (o['kind'] === 'ClusterRole' ? { ...o, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] }] } : o)) };
-    assert.ok(errors(auditPlan(planFor('k8s-libvirt-3-2-1'), { extra: widened })).some((m) => /list secrets.*may read secrets/.test(m)));
+    const widened = {
+      ...extra,
+      objects: extra.objects.map((o) =>
+        o['kind'] === 'ClusterRole'
+          ? { ...o, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] }] }
+          : o,
+      ),
+    };
+    assert.ok(
+      errors(auditPlan(planFor('k8s-libvirt-3-2-1'), { extra: widened })).some((m) =>
+        /list secrets.*may read secrets/.test(m),
+      ),
+    );
     const unused = { ...extra, components: [] };
-    assert.ok(errors(auditPlan(planFor('k8s-libvirt-3-2-1'), { extra: unused })).some((m) => /no component runs as/.test(m)));
+    assert.ok(
+      errors(auditPlan(planFor('k8s-libvirt-3-2-1'), { extra: unused })).some((m) => /no component runs as/.test(m)),
+    );
   });
 });
 
 describe('the evaluators', () => {
   it('Node authorizer with selectors: its own Node only, never a list of all', () => {
-    assert.equal(nodeAuthorizer('w1', { verb: 'get', group: '', resource: 'nodes', name: 'w1', scope: 'own-node' }).allowed, true);
+    assert.equal(
+      nodeAuthorizer('w1', { verb: 'get', group: '', resource: 'nodes', name: 'w1', scope: 'own-node' }).allowed,
+      true,
+    );
     assert.equal(nodeAuthorizer('w1', { verb: 'get', group: '', resource: 'nodes', name: 'w2' }).allowed, false);
     assert.equal(nodeAuthorizer('w1', { verb: 'list', group: '', resource: 'nodes' }).allowed, false);
-    assert.equal(nodeAuthorizer('w1', { verb: 'get', group: '', resource: 'secrets', namespace: 'kube-system', name: 'x' }).allowed, false);
+    assert.equal(
+      nodeAuthorizer('w1', { verb: 'get', group: '', resource: 'secrets', namespace: 'kube-system', name: 'x' })
+        .allowed,
+      false,
+    );
     assert.equal(nodeAuthorizer('w1', { verb: 'list', group: '', resource: 'services' }).allowed, true);
-    assert.equal(nodeAuthorizer('w1', { verb: 'update', group: 'coordination.k8s.io', resource: 'leases', namespace: 'default', scope: 'own-node' }).allowed, false);
+    assert.equal(
+      nodeAuthorizer('w1', {
+        verb: 'update',
+        group: 'coordination.k8s.io',
+        resource: 'leases',
+        namespace: 'default',
+        scope: 'own-node',
+      }).allowed,
+      false,
+    );
   });
 
   it('RBAC: resourceNames, RoleBinding namespaces and subresource wildcards', () => {
@@ -143,11 +235,44 @@ subjects: [{kind: ServiceAccount, name: s, namespace: a}]
 `).map((d) => d.toJS() as Record<string, unknown>);
     const policy = policyFrom(docs, 'test', true);
     const who = { user: 'system:serviceaccount:a:s', groups: ['system:serviceaccounts'] };
-    assert.ok(rbacAllows(policy, who, { verb: 'create', group: '', resource: 'serviceaccounts/token', namespace: 'a', name: 'x' }));
-    assert.equal(rbacAllows(policy, who, { verb: 'create', group: '', resource: 'serviceaccounts/token', namespace: 'a', name: 'y' }), undefined);
-    assert.equal(rbacAllows(policy, who, { verb: 'create', group: '', resource: 'serviceaccounts/token', namespace: 'b', name: 'x' }), undefined);
+    assert.ok(
+      rbacAllows(policy, who, {
+        verb: 'create',
+        group: '',
+        resource: 'serviceaccounts/token',
+        namespace: 'a',
+        name: 'x',
+      }),
+    );
+    assert.equal(
+      rbacAllows(policy, who, {
+        verb: 'create',
+        group: '',
+        resource: 'serviceaccounts/token',
+        namespace: 'a',
+        name: 'y',
+      }),
+      undefined,
+    );
+    assert.equal(
+      rbacAllows(policy, who, {
+        verb: 'create',
+        group: '',
+        resource: 'serviceaccounts/token',
+        namespace: 'b',
+        name: 'x',
+      }),
+      undefined,
+    );
     assert.ok(rbacAllows(policy, who, { verb: 'get', group: '', resource: 'pods/log', namespace: 'a' }));
-    assert.equal(rbacAllows(policy, { user: 'system:serviceaccount:a:t', groups: [] }, { verb: 'get', group: '', resource: 'pods/log', namespace: 'a' }), undefined);
+    assert.equal(
+      rbacAllows(
+        policy,
+        { user: 'system:serviceaccount:a:t', groups: [] },
+        { verb: 'get', group: '', resource: 'pods/log', namespace: 'a' },
+      ),
+      undefined,
+    );
   });
 });
 
@@ -156,9 +281,11 @@ describe('secrets by host', () => {
     for (const shape of SHAPES) {
       const { plan, files } = planFor(shape);
       const controlPlane = new Set(plan.nodes.filter((n) => n.role === 'control-plane').map((n) => n.name));
-      for (const t of plan.tasks.filter((x) => x.secrets.includes('cluster-ca-key'))) assert.ok(controlPlane.has(t.host), `${t.id} receives the CA key`);
+      for (const t of plan.tasks.filter((x) => x.secrets.includes('cluster-ca-key')))
+        assert.ok(controlPlane.has(t.host), `${t.id} receives the CA key`);
       const windows = new Set(plan.nodes.filter((n) => n.osFamily === 'windows').map((n) => n.name));
-      for (const f of files.filter((x) => windows.has(x.node))) assert.doesNotMatch(f.content, /serviceaccounts\/[^/]+\/token/, f.remotePath);
+      for (const f of files.filter((x) => windows.has(x.node)))
+        assert.doesNotMatch(f.content, /serviceaccounts\/[^/]+\/token/, f.remotePath);
     }
   });
 });
@@ -171,7 +298,10 @@ describe('docs/windows.md', () => {
     return m[1] ?? '';
   };
   it('shows the audit of examples/k8s-libvirt-1-1-1.yaml (with the guard) exactly as kubemix computes it', () => {
-    assert.equal(table('k8s-libvirt-1-1-1'), auditSummaryMarkdown(auditPlan(planFor('k8s-libvirt-1-1-1'), { extra: guardAudit('kubemix-guard', true) })));
+    assert.equal(
+      table('k8s-libvirt-1-1-1'),
+      auditSummaryMarkdown(auditPlan(planFor('k8s-libvirt-1-1-1'), { extra: guardAudit('kubemix-guard', true) })),
+    );
   });
   it('and of HostProcess mode', () => {
     assert.equal(table('hostprocess'), auditSummaryMarkdown(auditPlan(assemblePlan(comboModel(HOSTPROCESS)))));

@@ -19,7 +19,8 @@ describe('Calico (examples/calico-libvirt-1-1-1.yaml)', () => {
     assert.ok(op !== undefined);
     assert.deepEqual(op.after, [`${DEPLOY}/kubeadm-init`]);
     assert.ok(byId(`${DEPLOY}/cluster-manifests`)?.after.includes(op.id));
-    for (const name of CALICO.manifests) assert.match(op.apply.script, new RegExp(`/v${CALICO.version}/manifests/${name.replace('.', '\\.')}'`));
+    for (const name of CALICO.manifests)
+      assert.match(op.apply.script, new RegExp(`/v${CALICO.version}/manifests/${name.replace('.', '\\.')}'`));
     assert.match(op.apply.script, /releases\/download\/v[\d.]+\/SHA256SUMS'/);
     assert.match(op.apply.script, /sha256sum --check --status/);
     assert.ok(op.apply.script.indexOf('operator-crds.yaml') < op.apply.script.indexOf('tigera-operator.yaml'));
@@ -28,7 +29,10 @@ describe('Calico (examples/calico-libvirt-1-1-1.yaml)', () => {
   it('renders the Installation from the model: pod CIDR, VXLAN, BGP off, MTU, node network, VNI/port, strict affinity', () => {
     const text = files.find((f) => f.localPath === 'artifacts/cluster/manifests/calico.yaml')?.content ?? '';
     const docs = parseAllDocuments(text).map((d) => d.toJS() as Record<string, any>);
-    assert.deepEqual(docs.map((d) => d.kind), ['ConfigMap', 'FelixConfiguration', 'IPAMConfig', 'Installation']);
+    assert.deepEqual(
+      docs.map((d) => d.kind),
+      ['ConfigMap', 'FelixConfiguration', 'IPAMConfig', 'Installation'],
+    );
     const inst = docs[3]?.spec;
     assert.equal(inst.calicoNetwork.ipPools[0].cidr, plan.cluster.network.podCidr);
     assert.equal(inst.calicoNetwork.mtu, plan.cluster.network.podMtu);
@@ -39,8 +43,14 @@ describe('Calico (examples/calico-libvirt-1-1-1.yaml)', () => {
   });
 
   it('plans no flannel and opens Typha on firewalld', () => {
-    assert.equal(files.some((f) => f.remotePath.includes('flannel')), false);
-    assert.equal(plan.tasks.some((t) => /flannel/.test(t.name) || /kube-flannel/.test(t.apply.script)), false);
+    assert.equal(
+      files.some((f) => f.remotePath.includes('flannel')),
+      false,
+    );
+    assert.equal(
+      plan.tasks.some((t) => /flannel/.test(t.name) || /kube-flannel/.test(t.apply.script)),
+      false,
+    );
     const fw = byId('task-prepare-cluster/compute-01/firewall');
     assert.match(fw?.apply.script ?? '', /--add-port=5473\/tcp/);
   });
@@ -63,12 +73,21 @@ ${extra}`;
     }
   };
   it('refuses Windows workers with a clear code', () => {
-    assert.ok(codes(spec('  nodes: {controlPlane: {count: 1}, workers: [{name: w, count: 1, os: windows-2022}]}\n')).includes('cni.calico-windows'));
+    assert.ok(
+      codes(spec('  nodes: {controlPlane: {count: 1}, workers: [{name: w, count: 1, os: windows-2022}]}\n')).includes(
+        'cni.calico-windows',
+      ),
+    );
   });
   it('refuses dual-stack pod CIDRs', () => {
-    assert.ok(codes(spec('  network: {podCidr: "10.244.0.0/16,fd00:10:244::/56"}\n')).includes('cni.calico-dual-stack'));
+    assert.ok(
+      codes(spec('  network: {podCidr: "10.244.0.0/16,fd00:10:244::/56"}\n')).includes('cni.calico-dual-stack'),
+    );
   });
   it('accepts a Linux-only cluster', () => {
-    assert.deepEqual(codes(spec('  nodes: {controlPlane: {count: 1}, workers: [{name: w, count: 1, os: debian-13}]}\n')), []);
+    assert.deepEqual(
+      codes(spec('  nodes: {controlPlane: {count: 1}, workers: [{name: w, count: 1, os: debian-13}]}\n')),
+      [],
+    );
   });
 });

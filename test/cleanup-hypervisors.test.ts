@@ -31,7 +31,10 @@ interface Disk {
   readonly cdrom?: boolean;
 }
 
-function domainXml(name: string, options: { mark?: string; disks?: readonly Disk[]; description?: string } = {}): string {
+function domainXml(
+  name: string,
+  options: { mark?: string; disks?: readonly Disk[]; description?: string } = {},
+): string {
   const disks = (options.disks ?? []).map((d, i) =>
     d.cdrom === true
       ? `<disk type='volume' device='cdrom'><driver name='qemu' type='raw'/><source pool='${d.pool}' volume='${d.volume}'/><target dev='hdc' bus='ide'/><readonly/></disk>`
@@ -46,9 +49,14 @@ function networkXml(name: string, bridge: string, mark?: string): string {
 
 function specText(address: string, identityFile: string, libvirtUri: string): string {
   return stringify({
-    apiVersion: 'kubemix.dev/v1alpha1', kind: 'Cluster', metadata: { name: 'lab' },
+    apiVersion: 'kubemix.dev/v1alpha1',
+    kind: 'Cluster',
+    metadata: { name: 'lab' },
     spec: {
-      infrastructure: { driver: 'libvirt', hypervisors: [{ name: 'hypervisor-01', address, identityFile, libvirtUri }] },
+      infrastructure: {
+        driver: 'libvirt',
+        hypervisors: [{ name: 'hypervisor-01', address, identityFile, libvirtUri }],
+      },
       nodes: { controlPlane: { count: 1 }, workers: [{ name: 'compute', count: 2, os: 'debian-13' }] },
       services: { enabled: false },
     },
@@ -56,7 +64,10 @@ function specText(address: string, identityFile: string, libvirtUri: string): st
 }
 
 function planOf(text: string): { plan: Plan; contents: Map<string, Buffer> } {
-  return { plan: assemblePlan(resolveModel(readSpec({ kind: 'file', path: 'lab.yaml', text }))).plan, contents: new Map() };
+  return {
+    plan: assemblePlan(resolveModel(readSpec({ kind: 'file', path: 'lab.yaml', text }))).plan,
+    contents: new Map(),
+  };
 }
 
 describe('task-cleanup-hypervisors on a real libvirt', { skip, timeout: 180_000 }, () => {
@@ -66,14 +77,23 @@ describe('task-cleanup-hypervisors on a real libvirt', { skip, timeout: 180_000 
   let state: string;
   let built: ReturnType<typeof planOf>;
   const output = (events: Awaited<ReturnType<typeof run>>['events']): string[] =>
-    events.ofType('task:output').filter((e) => e.id === ID && e.stream === 'stdout' && e.line.startsWith('removed ')).map((e) => e.line);
+    events
+      .ofType('task:output')
+      .filter((e) => e.id === ID && e.stream === 'stdout' && e.line.startsWith('removed '))
+      .map((e) => e.line);
 
   /** A domain with its pool volumes (a disk and first-boot media), as the driver would leave it. */
   function vm(node: string, mark: string | undefined, start = false): void {
     const name = fqdn(node);
     lv.virsh('vol-create-as', POOL, `${name}.qcow2`, '1M', '--format', 'qcow2');
     lv.virsh('vol-create-as', POOL, `${name}-cidata.iso`, '1M', '--format', 'raw');
-    define(domainXml(name, { ...(mark === undefined ? {} : { mark }), disks: [{ pool: POOL, volume: `${name}.qcow2` }, { pool: 'images', volume: 'install.iso', cdrom: true }] }));
+    define(domainXml(name, {
+      ...(mark === undefined ? {} : { mark }),
+      disks: [
+        { pool: POOL, volume: `${name}.qcow2` },
+        { pool: 'images', volume: 'install.iso', cdrom: true },
+      ],
+    }));
     if (start) lv.virsh('start', '--domain', name);
   }
 
@@ -90,7 +110,10 @@ describe('task-cleanup-hypervisors on a real libvirt', { skip, timeout: 180_000 
     state = newStateDir(net);
     const host = net.hosts[0] ?? assert.fail();
     built = planOf(specText(host.address, net.clientKey, lv.uri));
-    for (const [pool, dir] of [[POOL, 'pool'], ['images', 'images']] as const) {
+    for (const [pool, dir] of [
+      [POOL, 'pool'],
+      ['images', 'images'],
+    ] as const) {
       lv.virsh('pool-define-as', '--name', pool, '--type', 'dir', '--target', lv.dir(dir));
       lv.virsh('pool-start', '--pool', pool);
     }
@@ -106,7 +129,9 @@ describe('task-cleanup-hypervisors on a real libvirt', { skip, timeout: 180_000 
     define(networkXml('kubemix-lab-previous', 'kmxbrtest1', CLUSTER), 'net-define');
     // Look-alikes nobody marked, one with the mark's text in its (escaped) description.
     define(domainXml(fqdn('compute-05')));
-    define(domainXml(fqdn('compute-06'), { description: ownerMetadata(CLUSTER).replaceAll('<', '&lt;').replaceAll('>', '&gt;') }));
+    define(domainXml(fqdn('compute-06'), {
+      description: ownerMetadata(CLUSTER).replaceAll('<', '&lt;').replaceAll('>', '&gt;'),
+    }));
     define(networkXml('kubemix-lab-lookalike', 'kmxbrtest2'), 'net-define');
     lv.virsh('vol-create-as', 'images', `${fqdn('compute-03')}.qcow2`, '1M', '--format', 'qcow2');
     lv.virsh('vol-create-as', POOL, 'notes.img', '1M', '--format', 'raw');
@@ -130,11 +155,29 @@ describe('task-cleanup-hypervisors on a real libvirt', { skip, timeout: 180_000 
       `removed volume ${POOL}/${fqdn('compute-03')}.qcow2`,
       `removed volume ${POOL}/${fqdn('compute-04')}.qcow2`,
     ]);
-    assert.deepEqual(lv.names('list', '--all', '--name'), [fqdn('compute-01'), fqdn('compute-03', OTHER), fqdn('compute-05'), fqdn('compute-06'), fqdn('compute-09', `x${CLUSTER}`), fqdn('controller-01')]);
+    assert.deepEqual(lv.names('list', '--all', '--name'), [
+      fqdn('compute-01'),
+      fqdn('compute-03', OTHER),
+      fqdn('compute-05'),
+      fqdn('compute-06'),
+      fqdn('compute-09', `x${CLUSTER}`),
+      fqdn('controller-01'),
+    ]);
     assert.deepEqual(lv.names('list', '--name'), [fqdn('compute-01')], 'the expected VM keeps running');
     assert.deepEqual(lv.names('net-list', '--all', '--name'), ['kubemix-lab-lookalike', networkName(CLUSTER)]);
-    assert.deepEqual(volumes(POOL), [`${fqdn('compute-01')}-cidata.iso`, `${fqdn('compute-01')}.qcow2`, `${fqdn('controller-01')}-cidata.iso`, `${fqdn('controller-01')}.qcow2`, 'notes.img', `x.y.${CLUSTER}.qcow2`]);
-    assert.deepEqual(volumes('images'), [`${fqdn('compute-03')}.qcow2`, 'install.iso'], 'media outside the cluster pool stays, even the leftover VM\'s install ISO');
+    assert.deepEqual(volumes(POOL), [
+      `${fqdn('compute-01')}-cidata.iso`,
+      `${fqdn('compute-01')}.qcow2`,
+      `${fqdn('controller-01')}-cidata.iso`,
+      `${fqdn('controller-01')}.qcow2`,
+      'notes.img',
+      `x.y.${CLUSTER}.qcow2`,
+    ]);
+    assert.deepEqual(
+      volumes('images'),
+      [`${fqdn('compute-03')}.qcow2`, 'install.iso'],
+      "media outside the cluster pool stays, even the leftover VM's install ISO",
+    );
   });
 
   it('a re-run reports nothing to change', async () => {
@@ -174,12 +217,25 @@ describe('task-cleanup-hypervisors on a real libvirt', { skip, timeout: 180_000 
 
   it('a URI that is not one is refused when the spec is read', () => {
     const host = net.hosts[0] ?? assert.fail();
-    assert.throws(() => planOf(specText(host.address, net.clientKey, 'qemu:/system')), (e: { diagnostics?: { code: string; path: string; message: string }[] }) =>
-      e.diagnostics?.some((d) => d.code === 'schema.value' && d.path === 'spec.infrastructure.hypervisors[0].libvirtUri' && /libvirt connection URI/.test(d.message)) === true);
+    assert.throws(
+      () => planOf(specText(host.address, net.clientKey, 'qemu:/system')),
+      (e: { diagnostics?: { code: string; path: string; message: string }[] }) =>
+        e.diagnostics?.some(
+          (d) =>
+            d.code === 'schema.value' &&
+            d.path === 'spec.infrastructure.hypervisors[0].libvirtUri' &&
+            /libvirt connection URI/.test(d.message),
+        ) === true,
+    );
   });
 
   function volumes(pool: string): string[] {
     lv.virsh('pool-refresh', '--pool', pool);
-    return lv.virsh('vol-list', '--pool', pool).split('\n').filter(Boolean).map((l) => l.trim().split(/\s+/)[0] ?? '').sort();
+    return lv
+      .virsh('vol-list', '--pool', pool)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.trim().split(/\s+/)[0] ?? '')
+      .sort();
   }
 });

@@ -6,9 +6,14 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { repoPath } from './helpers/cli.js';
 
-function withClosedStream(argv: readonly string[], stream: 'stdout' | 'stderr'): Promise<{ code: number | null; other: string }> {
+function withClosedStream(
+  argv: readonly string[],
+  stream: 'stdout' | 'stderr',
+): Promise<{ code: number | null; other: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [repoPath('bin', 'kubemix.js'), ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [repoPath('bin', 'kubemix.js'), ...argv], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     // The reader goes away before the first byte: every write meets EPIPE.
     child[stream].destroy();
     let other = '';
@@ -24,6 +29,9 @@ test('a closed stdout: the plan is not a crash, exit 0', async () => {
 });
 
 test('a closed stderr: a spec error still exits 2, not 4', async () => {
-  const r = await withClosedStream(['validate', repoPath('test', 'spec-corpus', 'existing-mac-duplicate.yaml')], 'stderr');
+  const r = await withClosedStream(
+    ['validate', repoPath('test', 'spec-corpus', 'existing-mac-duplicate.yaml')],
+    'stderr',
+  );
   assert.equal(r.code, 2);
 });

@@ -33,15 +33,30 @@ function refused(r: CliResult, code: string, where: RegExp): void {
   assert.equal(r.stdout, '');
 }
 
-describe('guard install: the CA key must be the CA certificate\'s', () => {
+describe("guard install: the CA key must be the CA certificate's", () => {
   it('a key of another CA, a non-CA certificate, a missing file: exit 2 guard.ca, nothing written', async () => {
     const ca = generateClusterCa();
     const other = generateClusterCa();
     file('ca.crt', ca.cert);
     file('other.key', other.key);
     file('ca.key', ca.key);
-    const args = (cert: string, key: string): string[] => ['guard', 'install', '--cluster', 'k8s-libvirt-1-1-1', '--ca-cert', cert, '--ca-key', key, '--out', 'guard-out'];
-    refused(await cli(args('ca.crt', 'other.key')), 'guard.ca', /--ca-key other\.key: this key does not belong to the certificate --ca-cert ca\.crt/);
+    const args = (cert: string, key: string): string[] => [
+      'guard',
+      'install',
+      '--cluster',
+      'k8s-libvirt-1-1-1',
+      '--ca-cert',
+      cert,
+      '--ca-key',
+      key,
+      '--out',
+      'guard-out',
+    ];
+    refused(
+      await cli(args('ca.crt', 'other.key')),
+      'guard.ca',
+      /--ca-key other\.key: this key does not belong to the certificate --ca-cert ca\.crt/,
+    );
     const pkiDir = join(tmp.dir, 'pki-install');
     mkdirSync(pkiDir);
     const leaf = makePki(pkiDir).server('leaf');
@@ -61,17 +76,38 @@ describe('guard serve: TLS files checked before listening', () => {
     mkdirSync(dir);
     pki = makePki(dir);
   });
-  const serve = (cert: string, key: string): Promise<CliResult> => cli(['guard', 'serve', '--cluster', 'k8s-libvirt-1-1-1', '--listen', '127.0.0.1:0', '--tls-cert', cert, '--tls-key', key, '--offline']);
+  const serve = (cert: string, key: string): Promise<CliResult> =>
+    cli([
+      'guard',
+      'serve',
+      '--cluster',
+      'k8s-libvirt-1-1-1',
+      '--listen',
+      '127.0.0.1:0',
+      '--tls-cert',
+      cert,
+      '--tls-key',
+      key,
+      '--offline',
+    ]);
 
   it('a key that does not match the certificate: exit 2 naming --tls-key', async () => {
     const a = pki.server('a');
     const b = pki.server('b');
-    refused(await serve(a.cert, b.key), 'guard.tls', /--tls-key .*b\.key: this key does not belong to the certificate --tls-cert .*a\.crt/);
+    refused(
+      await serve(a.cert, b.key),
+      'guard.tls',
+      /--tls-key .*b\.key: this key does not belong to the certificate --tls-cert .*a\.crt/,
+    );
   });
 
   it('a certificate file that is not PEM, a key file that is not a key: exit 2 naming the flag', async () => {
     const a = pki.server('c');
-    refused(await serve(file('garbage.crt', 'not a certificate\n'), a.key), 'guard.tls', /--tls-cert garbage\.crt: not a PEM certificate/);
+    refused(
+      await serve(file('garbage.crt', 'not a certificate\n'), a.key),
+      'guard.tls',
+      /--tls-cert garbage\.crt: not a PEM certificate/,
+    );
     refused(await serve(a.cert, a.cert), 'guard.tls', /--tls-key .*c\.crt: not a PEM private key/);
   });
 
@@ -81,7 +117,19 @@ describe('guard serve: TLS files checked before listening', () => {
     const port = (taken.address() as AddressInfo).port;
     const d = pki.server('d');
     try {
-      const r = await cli(['guard', 'serve', '--cluster', 'k8s-libvirt-1-1-1', '--listen', `127.0.0.1:${port}`, '--tls-cert', d.cert, '--tls-key', d.key, '--offline']);
+      const r = await cli([
+        'guard',
+        'serve',
+        '--cluster',
+        'k8s-libvirt-1-1-1',
+        '--listen',
+        `127.0.0.1:${port}`,
+        '--tls-cert',
+        d.cert,
+        '--tls-key',
+        d.key,
+        '--offline',
+      ]);
       refused(r, 'flags.listen', new RegExp(`--listen 127\\.0\\.0\\.1:${port}: cannot listen there \\(EADDRINUSE\\)`));
     } finally {
       taken.close();
@@ -89,27 +137,77 @@ describe('guard serve: TLS files checked before listening', () => {
   });
 
   it('the crash log keeps every flag and hides only secret values', () => {
-    const argv = ['guard', 'serve', '--tls-key', 'key.pem', '--offline', '--listen', '0.0.0.0:8443', '--token=abc', '--no-pull-secrets', '--cluster', 'spec.yaml'];
-    assert.deepEqual(redactArgv(argv), ['guard', 'serve', '--tls-key', '<redacted>', '--offline', '--listen', '0.0.0.0:8443', '--token=<redacted>', '--no-pull-secrets', '--cluster', 'spec.yaml']);
+    const argv = [
+      'guard',
+      'serve',
+      '--tls-key',
+      'key.pem',
+      '--offline',
+      '--listen',
+      '0.0.0.0:8443',
+      '--token=abc',
+      '--no-pull-secrets',
+      '--cluster',
+      'spec.yaml',
+    ];
+    assert.deepEqual(redactArgv(argv), [
+      'guard',
+      'serve',
+      '--tls-key',
+      '<redacted>',
+      '--offline',
+      '--listen',
+      '0.0.0.0:8443',
+      '--token=<redacted>',
+      '--no-pull-secrets',
+      '--cluster',
+      'spec.yaml',
+    ]);
   });
 });
 
 describe('inventory import: bounded, and errors at the inventory line', () => {
-  const importOf = (name: string, ...flags: string[]): Promise<CliResult> => cli(['inventory', 'import', name, '--out', 'imported.yaml', ...flags]);
+  const importOf = (name: string, ...flags: string[]): Promise<CliResult> =>
+    cli(['inventory', 'import', name, '--out', 'imported.yaml', ...flags]);
   const noSpecWritten = (): void => assert.ok(!readdirSync(tmp.dir).includes('imported.yaml'));
 
   it('a YAML alias bomb and an alias to no anchor: exit 2 naming file:line', async () => {
-    const bomb = ['all:', '  vars:', '    a: &a [x, x, x, x, x, x, x, x, x, x]', '    b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
-      '    c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]', '    d: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]', '  hosts:', '    cp1:', ''].join('\n');
+    const bomb = [
+      'all:',
+      '  vars:',
+      '    a: &a [x, x, x, x, x, x, x, x, x, x]',
+      '    b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      '    c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      '    d: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
+      '  hosts:',
+      '    cp1:',
+      '',
+    ].join('\n');
     refused(await importOf(file('bomb.yaml', bomb)), 'yaml.aliases', /bomb\.yaml:\d+/);
-    refused(await importOf(file('unresolved.yaml', 'all:\n  hosts:\n    cp1:\n      ansible_user: *nobody\n')), 'yaml.aliases', /unresolved\.yaml:\d+/);
+    refused(
+      await importOf(file('unresolved.yaml', 'all:\n  hosts:\n    cp1:\n      ansible_user: *nobody\n')),
+      'yaml.aliases',
+      /unresolved\.yaml:\d+/,
+    );
     noSpecWritten();
   });
 
-  for (const [name, pattern] of [['huge-product.ini', 'cp[1:1000]-[1:1000]-[1:100]'], ['huge-range.ini', 'cp[1:10000000]'], ['slow-range.ini', 'cp[1:100000]']]) {
+  for (const [name, pattern] of [
+    ['huge-product.ini', 'cp[1:1000]-[1:1000]-[1:100]'],
+    ['huge-range.ini', 'cp[1:10000000]'],
+    ['slow-range.ini', 'cp[1:100000]'],
+  ]) {
     it(`${pattern}: refused before expanding, at its line`, async () => {
       const started = Date.now();
-      refused(await importOf(file(name as string, `# cluster\n[kube_control_plane]\n${pattern as string} ansible_user=ops\n`)), 'inventory.too-many-hosts', new RegExp(`${(name as string).replace('.', '\\.')}:3: host pattern .*expands to \\d+ hosts, more than the 1000`));
+      refused(
+        await importOf(
+          file(name as string, `# cluster\n[kube_control_plane]\n${pattern as string} ansible_user=ops\n`),
+        ),
+        'inventory.too-many-hosts',
+        new RegExp(
+          `${(name as string).replace('.', '\\.')}:3: host pattern .*expands to \\d+ hosts, more than the 1000`,
+        ),
+      );
       assert.ok(Date.now() - started < 5000, 'took longer than 5 s');
       noSpecWritten();
     });
@@ -117,22 +215,44 @@ describe('inventory import: bounded, and errors at the inventory line', () => {
 
   it('the host limit counts every host of the file; a file over 1 MiB is refused before parsing', async () => {
     const lines = ['[kube_control_plane]', 'a[1:600]', '[kube_node]', 'b[1:600]'];
-    refused(await importOf(file('sum.ini', `${lines.join('\n')}\n`)), 'inventory.too-many-hosts', /sum\.ini:4: .*more than the 400 this inventory may still name/);
-    refused(await importOf(file('large.ini', `[kube_control_plane]\ncp1\n${'# padding\n'.repeat(120_000)}`)), 'inventory.too-large', /large\.ini:1: the inventory is \d+ bytes/);
+    refused(
+      await importOf(file('sum.ini', `${lines.join('\n')}\n`)),
+      'inventory.too-many-hosts',
+      /sum\.ini:4: .*more than the 400 this inventory may still name/,
+    );
+    refused(
+      await importOf(file('large.ini', `[kube_control_plane]\ncp1\n${'# padding\n'.repeat(120_000)}`)),
+      'inventory.too-large',
+      /large\.ini:1: the inventory is \d+ bytes/,
+    );
     noSpecWritten();
   });
 
   it('a generated spec over the spec size limit blames the generated spec, not the inventory', async () => {
     const text = `[kube_control_plane]\n10.1.0.[1:3]\n[kube_node]\n10.0.[0:3].[1:249]\n[all:vars]\nansible_user=${'u'.repeat(1200)}\n`;
-    refused(await importOf(file('wide.ini', text)), 'inventory.spec-too-large', /the spec generated from wide\.ini would be \d+ bytes/);
+    refused(
+      await importOf(file('wide.ini', text)),
+      'inventory.spec-too-large',
+      /the spec generated from wide\.ini would be \d+ bytes/,
+    );
     noSpecWritten();
   });
 
   it('errors of the generated spec point at the inventory lines, never at "(imported spec)"', async () => {
-    const dup = file('dup.ini', '[kube_control_plane]\ncp1 ansible_host=10.0.0.1\nCP1 ansible_host=10.0.0.2\n[kube_node]\nw1 ansible_host=10.0.0.1\n');
+    const dup = file(
+      'dup.ini',
+      '[kube_control_plane]\ncp1 ansible_host=10.0.0.1\nCP1 ansible_host=10.0.0.2\n[kube_node]\nw1 ansible_host=10.0.0.1\n',
+    );
     const r = await importOf(dup);
-    refused(r, 'nodes.duplicate-name', /^error dup\.ini:3 spec\.infrastructure\.hosts\[1\]: node name "cp1" is also used by host cp1 \(dup\.ini:2\)/m);
-    assert.match(r.stderr, /^error dup\.ini:5 spec\.infrastructure\.hosts\[2\]\.ip: w1 has the same IP as cp1 \[nodes\.ip-duplicate\]/m);
+    refused(
+      r,
+      'nodes.duplicate-name',
+      /^error dup\.ini:3 spec\.infrastructure\.hosts\[1\]: node name "cp1" is also used by host cp1 \(dup\.ini:2\)/m,
+    );
+    assert.match(
+      r.stderr,
+      /^error dup\.ini:5 spec\.infrastructure\.hosts\[2\]\.ip: w1 has the same IP as cp1 \[nodes\.ip-duplicate\]/m,
+    );
     assert.doesNotMatch(r.stderr, /imported spec/);
     noSpecWritten();
   });
@@ -144,14 +264,21 @@ describe('inventory import: bounded, and errors at the inventory line', () => {
   });
 
   it('an ansible_host with a ";" is an invalid address at its line, not a missing one', async () => {
-    const semi = file('semi.ini', '[kube_control_plane]\ncp1 ansible_host=10.0.0.1\n[kube_node]\nw1 ansible_host="10.0.0.3;reboot"\nw2 ip=10.0.0.4x ansible_host=10.0.0.4\n');
+    const semi = file(
+      'semi.ini',
+      '[kube_control_plane]\ncp1 ansible_host=10.0.0.1\n[kube_node]\nw1 ansible_host="10.0.0.3;reboot"\nw2 ip=10.0.0.4x ansible_host=10.0.0.4\n',
+    );
     const r = await importOf(semi);
-    refused(r, 'inventory.address', /semi\.ini:4 .*w1: ansible_host 10\.0\.0\.3;reboot is neither an IP address nor a host name/);
+    refused(
+      r,
+      'inventory.address',
+      /semi\.ini:4 .*w1: ansible_host 10\.0\.0\.3;reboot is neither an IP address nor a host name/,
+    );
     assert.match(r.stderr, /semi\.ini:5 .*w2: ip 10\.0\.0\.4x is not an IPv4 address \[inventory\.ip\]/);
     assert.doesNotMatch(r.stderr, /no IPv4 node address/);
   });
 
-  it('$schema is the schema\'s $id, not a path of this machine', async () => {
+  it("$schema is the schema's $id, not a path of this machine", async () => {
     const ok = file('fine.ini', '[kube_control_plane]\ncp1 ansible_host=10.0.0.1\n');
     const printed = await cli(['inventory', 'import', ok]);
     assert.equal(printed.code, 0, printed.stderr);
@@ -168,21 +295,48 @@ describe('inventory import: bounded, and errors at the inventory line', () => {
 
 describe('Kubeinit strings and --nodes', () => {
   it('--nodes with a list where one name is required: exit 2 naming --nodes[0].os', async () => {
-    refused(await cli(['validate', 'k8s-libvirt-1-1-1', '--nodes', '[{when_group: compute_nodes, os: ["windows"]}]']), 'nodes.value', /--nodes\[0\]\.os: os must be a single name, got \["windows"\]/);
-    refused(await cli(['validate', 'k8s-libvirt-1-1-1', '--nodes', '[{when_group: [compute_nodes]}]']), 'nodes.value', /--nodes\[0\]\.when_group/);
-    refused(await cli(['validate', 'k8s-libvirt-1-1-1', '--nodes', '[{ram: [16Gi]}]']), 'nodes.value', /--nodes\[0\]\.ram/);
+    refused(
+      await cli(['validate', 'k8s-libvirt-1-1-1', '--nodes', '[{when_group: compute_nodes, os: ["windows"]}]']),
+      'nodes.value',
+      /--nodes\[0\]\.os: os must be a single name, got \["windows"\]/,
+    );
+    refused(
+      await cli(['validate', 'k8s-libvirt-1-1-1', '--nodes', '[{when_group: [compute_nodes]}]']),
+      'nodes.value',
+      /--nodes\[0\]\.when_group/,
+    );
+    refused(
+      await cli(['validate', 'k8s-libvirt-1-1-1', '--nodes', '[{ram: [16Gi]}]']),
+      'nodes.value',
+      /--nodes\[0\]\.ram/,
+    );
   });
 
   it('limits are stated as ranges', async () => {
-    refused(await cli(['validate', 'k8s-libvirt-1-1-99999999999999999999']), 'kubeinit.hypervisors', /hypervisors must be a whole number from 1 to 99, got "99999999999999999999"/);
-    refused(await cli(['validate', 'k8s-libvirt-1-1-1', '--nodes', '[[when_group=compute_nodes,vcpus=0]]']), 'nodes.value', /vcpus must be a whole number from 1 to 512, got "0"/);
-    refused(await cli(['validate', 'k8s-libvirt-1-1-1', '--nodes', '[{vcpus: 4.5}]']), 'nodes.value', /from 1 to 512, got 4\.5/);
+    refused(
+      await cli(['validate', 'k8s-libvirt-1-1-99999999999999999999']),
+      'kubeinit.hypervisors',
+      /hypervisors must be a whole number from 1 to 99, got "99999999999999999999"/,
+    );
+    refused(
+      await cli(['validate', 'k8s-libvirt-1-1-1', '--nodes', '[[when_group=compute_nodes,vcpus=0]]']),
+      'nodes.value',
+      /vcpus must be a whole number from 1 to 512, got "0"/,
+    );
+    refused(
+      await cli(['validate', 'k8s-libvirt-1-1-1', '--nodes', '[{vcpus: 4.5}]']),
+      'nodes.value',
+      /from 1 to 512, got 4\.5/,
+    );
   });
 });
 
 describe('YAML errors say their location once', () => {
   it('a duplicate key', async () => {
-    const r = await cli(['validate', file('dupkey.yaml', 'apiVersion: kubemix.dev/v1alpha1\nkind: Cluster\nmetadata:\n  name: a\n  name: b\n')]);
+    const r = await cli([
+      'validate',
+      file('dupkey.yaml', 'apiVersion: kubemix.dev/v1alpha1\nkind: Cluster\nmetadata:\n  name: a\n  name: b\n'),
+    ]);
     refused(r, 'yaml.syntax', /^error dupkey\.yaml:5:3: Map keys must be unique/m);
     assert.equal(r.stderr.split('dupkey.yaml:5:3').length - 1, 1, r.stderr);
     const json = await cli(['validate', '--json', 'dupkey.yaml']);

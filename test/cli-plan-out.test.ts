@@ -4,7 +4,17 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hasStackTrace, repoPath, runCli, type CliResult } from './helpers/cli.js';
@@ -41,7 +51,11 @@ before(() => {
   mkdirSync(join(repo, 'src'), { recursive: true });
   copyFileSync(repoPath('examples', 'k8s-libvirt-1-1-1.yaml'), join(repo, 'spec.yaml'));
   writeFileSync(join(repo, 'src', 'main.ts'), 'export const answer = 42;\n');
-  const git = (...args: string[]): void => void execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo, stdio: 'ignore' });
+  const git = (...args: string[]): void =>
+    void execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+      cwd: repo,
+      stdio: 'ignore',
+    });
   git('init', '-q');
   git('add', '-A');
   git('commit', '-qm', 'sources');

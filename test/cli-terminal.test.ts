@@ -54,7 +54,10 @@ describe('terminalText / terminalValue', () => {
 
 describe('through the CLI', () => {
   it('validate: a spec value with escape sequences is printed escaped, in text and in JSON', async () => {
-    const spec = file('evil.yaml', `apiVersion: kubemix.dev/v1alpha1\nkind: Cluster\nmetadata:\n  name: ok\n  "evil${JSON.stringify(ATTACK).slice(1, -1)}": 1\n`);
+    const spec = file(
+      'evil.yaml',
+      `apiVersion: kubemix.dev/v1alpha1\nkind: Cluster\nmetadata:\n  name: ok\n  "evil${JSON.stringify(ATTACK).slice(1, -1)}": 1\n`,
+    );
     const r = await runCli(['validate', spec], { cwd: tmp.dir });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /evil\.yaml:5:\d+ metadata\.evil\\u001b\[2K/);
@@ -76,8 +79,21 @@ describe('through the CLI', () => {
     noRawControls(r.stderr + r.stdout);
   });
 
-  it('lint: names from a manifest are printed escaped; with a terminal, only kubemix\'s own colours are raw', async () => {
-    const manifest = file('evil-pod.yaml', ['apiVersion: v1', 'kind: Pod', 'metadata:', `  name: "web${JSON.stringify(ATTACK).slice(1, -1)}"`, 'spec:', '  containers:', '    - name: c', '      image: mcr.microsoft.com/windows/servercore:ltsc2022', ''].join('\n'));
+  it("lint: names from a manifest are printed escaped; with a terminal, only kubemix's own colours are raw", async () => {
+    const manifest = file(
+      'evil-pod.yaml',
+      [
+        'apiVersion: v1',
+        'kind: Pod',
+        'metadata:',
+        `  name: "web${JSON.stringify(ATTACK).slice(1, -1)}"`,
+        'spec:',
+        '  containers:',
+        '    - name: c',
+        '      image: mcr.microsoft.com/windows/servercore:ltsc2022',
+        '',
+      ].join('\n'),
+    );
     const plain = await runCli(['lint', '--offline', manifest], { cwd: tmp.dir });
     assert.notEqual(plain.code, 4, plain.stderr);
     assert.match(plain.stdout, /web\\u001b\[2K/);
@@ -91,7 +107,10 @@ describe('through the CLI', () => {
   });
 
   it('diagnostics on a terminal keep their colour, the value in them is escaped', async () => {
-    const inv = file('evil-ok.ini', `[kube_control_plane]\ncp1${ATTACK.replace(/[\s[]/g, '')} ansible_host=10.0.0.1 kubernetes_node_hostname=cp1\n`);
+    const inv = file(
+      'evil-ok.ini',
+      `[kube_control_plane]\ncp1${ATTACK.replace(/[\s[]/g, '')} ansible_host=10.0.0.1 kubernetes_node_hostname=cp1\n`,
+    );
     const io = { ...captureIo({ cwd: tmp.dir }), isTty: true };
     assert.equal(await run(['inventory', 'import', inv], io), 0, io.err());
     assert.match(io.err(), /\u001b\[33mwarning\u001b\[0m evil-ok\.ini:2 .*cp1\\u001b2K/);

@@ -13,7 +13,16 @@ const skip = harnessAvailable();
 function io(env: Record<string, string> = {}): CliIo & { out: string[]; err: string[] } {
   const out: string[] = [];
   const err: string[] = [];
-  return { out, err, stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), env: { KUBEMIX_RETRY_ATTEMPTS: '1', ...env }, cwd: process.cwd(), isTty: false, signal: new AbortController().signal };
+  return {
+    out,
+    err,
+    stdout: (t) => void out.push(t),
+    stderr: (t) => void err.push(t),
+    env: { KUBEMIX_RETRY_ATTEMPTS: '1', ...env },
+    cwd: process.cwd(),
+    isTty: false,
+    signal: new AbortController().signal,
+  };
 }
 
 describe('kubemix up / logs (CLI, in process)', { skip, timeout: 60_000 }, () => {
@@ -23,13 +32,25 @@ describe('kubemix up / logs (CLI, in process)', { skip, timeout: 60_000 }, () =>
     net = await TestNet.create(1);
     const h = net.hosts[0]!;
     planDir = join(net.root, 'plan');
-    await writePlanDir(planDir, buildPlan([net.connection(h)], [countedTask(h.name, h.dir, 'one', { stage: 'task-gather-facts' }), countedTask(h.name, h.dir, 'two')]));
+    await writePlanDir(
+      planDir,
+      buildPlan(
+        [net.connection(h)],
+        [countedTask(h.name, h.dir, 'one', { stage: 'task-gather-facts' }), countedTask(h.name, h.dir, 'two')],
+      ),
+    );
   });
   after(async () => net?.cleanup());
 
   it('--downloads must name a directory: exit 2 before any host is touched', async () => {
     const c = io();
-    assert.equal(await run(['up', '--plan', planDir, '--state-dir', newStateDir(net), '--downloads', join(net.root, 'no-such-dir')], c), 2);
+    assert.equal(
+      await run(
+        ['up', '--plan', planDir, '--state-dir', newStateDir(net), '--downloads', join(net.root, 'no-such-dir')],
+        c,
+      ),
+      2,
+    );
     assert.match(c.err.join(''), /--downloads .*no-such-dir: not a directory \[flags\.downloads\]/);
     assert.doesNotMatch(c.err.join(''), /connected/);
   });
@@ -52,17 +73,32 @@ describe('kubemix up / logs (CLI, in process)', { skip, timeout: 60_000 }, () =>
     assert.match(refused.err.join(''), /unknown host key for host-1 .*SHA256:/);
     assert.match(refused.err.join(''), /--trust-new-hosts/);
     const check = io();
-    assert.equal(await run(['up', '--plan', planDir, '--state-dir', state, '--trust-new-hosts', '--check'], check), 1, 'changes pending: exit 1');
+    assert.equal(
+      await run(['up', '--plan', planDir, '--state-dir', state, '--trust-new-hosts', '--check'], check),
+      1,
+      'changes pending: exit 1',
+    );
     assert.match(check.out.join(''), /host-1: 2 task\(s\) would change/);
     const facts = io();
-    assert.equal(await run(['up', '--plan', planDir, '--state-dir', state, '--stop-after', 'task-gather-facts'], facts), 0, facts.err.join(''));
+    assert.equal(
+      await run(['up', '--plan', planDir, '--state-dir', state, '--stop-after', 'task-gather-facts'], facts),
+      0,
+      facts.err.join(''),
+    );
     assert.deepEqual(readFileSync(join(net.hosts[0]!.dir, 'apply.log'), 'utf8').trim().split('\n'), ['one']);
     const json = io();
     assert.equal(await run(['--json', 'up', '--plan', planDir, '--state-dir', state], json), 0, json.err.join(''));
-    const events = json.out.join('').trim().split('\n').map((l) => JSON.parse(l) as { type: string; state?: string });
+    const events = json.out
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; state?: string });
     assert.equal(events[0]?.type, 'run:start');
     assert.equal(events.at(-1)?.type, 'run:end');
-    assert.deepEqual(events.filter((e) => e.type === 'task' && e.state !== 'running').map((e) => e.state), ['skipped', 'done']);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'task' && e.state !== 'running').map((e) => e.state),
+      ['skipped', 'done'],
+    );
     const logs = io();
     assert.equal(await run(['logs', '--state-dir', state, 'host-1'], logs), 0);
     assert.match(logs.out.join(''), /task-prepare-cluster\/host-1\/two done/);

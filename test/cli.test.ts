@@ -39,8 +39,14 @@ test('plan --json prints the plan document and nothing else on stdout', async ()
 test('plan --audit prints the authorization audit (text and --json) and exits 0 when it passes', async () => {
   const text = await runCli(['plan', '--audit', 'examples/k8s-libvirt-1-1-1.yaml']);
   assert.equal(text.code, 0, text.stderr);
-  assert.match(text.stdout, /^flanneld \(service\) \(windows\) on compute-01 — ServiceAccount kube-flannel\/flannel-windows \(minted token\)$/m);
-  assert.match(text.stdout, /ok {3}list nodes \(all\) {2}\[RBAC ClusterRole\/flannel-windows via ClusterRoleBinding\/flannel-windows\]/);
+  assert.match(
+    text.stdout,
+    /^flanneld \(service\) \(windows\) on compute-01 — ServiceAccount kube-flannel\/flannel-windows \(minted token\)$/m,
+  );
+  assert.match(
+    text.stdout,
+    /ok {3}list nodes \(all\) {2}\[RBAC ClusterRole\/flannel-windows via ClusterRoleBinding\/flannel-windows\]/,
+  );
   assert.match(text.stdout, /guard webhook \(linux\)/);
   assert.match(text.stdout, /authorization audit: every needed request is allowed, nothing broader\n$/);
   const json = await runCli(['plan', '--audit', '--json', 'k8s-libvirt-1-1-1']);
@@ -72,7 +78,14 @@ test('settings: a bad --log-level or KUBEMIX_LOG_LEVEL is exit 2 naming its sour
 test('an unexpected exception becomes exit 4 with a crash log and a "please report" line', () => {
   let stderr = '';
   let stdout = '';
-  const io = { stdout: (t: string) => void (stdout += t), stderr: (t: string) => void (stderr += t), env: {}, cwd: '/', isTty: false, signal: new AbortController().signal };
+  const io = {
+    stdout: (t: string) => void (stdout += t),
+    stderr: (t: string) => void (stderr += t),
+    env: {},
+    cwd: '/',
+    isTty: false,
+    signal: new AbortController().signal,
+  };
   const code = reportFailure(new TypeError('boom'), ['plan', '--json'], io);
   assert.equal(code, 4);
   const log = /Crash log: (\S+)/.exec(stderr)?.[1] ?? assert.fail(stderr);
@@ -89,9 +102,18 @@ test('a failed plan write leaves the previous DIR untouched and no temporary dir
     const dir = join(root, 'out');
     mkdirSync(dir);
     writeFileSync(join(dir, 'plan.json'), 'previous');
-    const clash = { node: 'n', remotePath: '/x', mode: '0644', owner: 'root', content: 'a', localPath: 'artifacts/n/x' };
+    const clash = {
+      node: 'n',
+      remotePath: '/x',
+      mode: '0644',
+      owner: 'root',
+      content: 'a',
+      localPath: 'artifacts/n/x',
+    };
     const inside = { ...clash, remotePath: '/x/y', localPath: 'artifacts/n/x/y' };
-    const plan = JSON.parse((readFileSync(repoPath('test', 'golden', 'plans', 'k8s-libvirt-1-1-1.plan.json'), 'utf8'))) as never;
+    const plan = JSON.parse(
+      readFileSync(repoPath('test', 'golden', 'plans', 'k8s-libvirt-1-1-1.plan.json'), 'utf8'),
+    ) as never;
     assert.throws(() => writePlanDir(dir, { plan, files: [clash, inside] }));
     assert.equal(readFileSync(join(dir, 'plan.json'), 'utf8'), 'previous');
     assert.deepEqual(readdirSync(root), ['out']);
@@ -107,7 +129,14 @@ test('an empty --state-dir is exit 2 naming the flag, in every command that take
   const cwd = mkdtempSync(join(tmpdir(), 'kubemix-empty-state-'));
   try {
     for (const env of [{}, { KUBEMIX_STATE_DIR: join(cwd, 'from-env') }]) {
-      for (const argv of [['status', 'k8s-libvirt-1-1-1'], ['kubeconfig', 'k8s-libvirt-1-1-1'], ['logs'], ['up', 'k8s-libvirt-1-1-1'], ['down', '--yes', 'k8s-libvirt-1-1-1'], ['add-node', 'k8s-libvirt-1-1-1']]) {
+      for (const argv of [
+        ['status', 'k8s-libvirt-1-1-1'],
+        ['kubeconfig', 'k8s-libvirt-1-1-1'],
+        ['logs'],
+        ['up', 'k8s-libvirt-1-1-1'],
+        ['down', '--yes', 'k8s-libvirt-1-1-1'],
+        ['add-node', 'k8s-libvirt-1-1-1'],
+      ]) {
         const r = await runCli([...argv, '--state-dir', ''], { cwd, env });
         assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stderr}`);
         assert.match(r.stderr, /--state-dir is empty/, argv.join(' '));

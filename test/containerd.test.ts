@@ -14,7 +14,8 @@ import { downloadScript } from '../src/plan/tasks/download.js';
 import { SHAPES, planFor, scratch } from './helpers/shapes.js';
 
 type Table = Record<string, unknown>;
-const at = (doc: unknown, ...keys: string[]): unknown => keys.reduce<unknown>((t, k) => (t as Table | undefined)?.[k], doc);
+const at = (doc: unknown, ...keys: string[]): unknown =>
+  keys.reduce<unknown>((t, k) => (t as Table | undefined)?.[k], doc);
 
 /** What each config version must say (containerd docs/cri/config.md), as [path, expected] pairs. */
 function expectedKeys(pause: string): [string[], unknown][] {
@@ -42,7 +43,8 @@ describe('containerd config.toml', () => {
       assert.equal(line?.configVersion, 3);
       for (const f of configs) {
         const doc = parse(f.content);
-        for (const [path, want] of expectedKeys(plan.cluster.versions.pause ?? '')) assert.deepEqual(at(doc, ...path), want, `${f.localPath}: ${path.join('.')}`);
+        for (const [path, want] of expectedKeys(plan.cluster.versions.pause ?? ''))
+          assert.deepEqual(at(doc, ...path), want, `${f.localPath}: ${path.join('.')}`);
         // containerd 1.x's CRI plugin name must not linger in a version 3 config.
         assert.equal(at(doc, 'plugins', 'io.containerd.grpc.v1.cri'), undefined);
       }
@@ -56,7 +58,10 @@ describe('containerd config.toml', () => {
         const server = at(doc, 'server') as string;
         assert.equal(server, 'https://registry.k8scluster.kubeinit.local:5000');
         assert.deepEqual(at(doc, 'host', server, 'capabilities'), ['pull', 'resolve', 'push']);
-        assert.equal(at(doc, 'host', server, 'ca'), '/etc/containerd/certs.d/registry.k8scluster.kubeinit.local:5000/ca.crt');
+        assert.equal(
+          at(doc, 'host', server, 'ca'),
+          '/etc/containerd/certs.d/registry.k8scluster.kubeinit.local:5000/ca.crt',
+        );
       }
     });
   }
@@ -91,7 +96,10 @@ describe('release download with sha256 verification', () => {
   // Asynchronous: the loopback server answers from this same event loop.
   const run = (name: string): Promise<number> => {
     const url = `https://github.com/x/releases/${name}`;
-    const script = downloadScript({ url, checksumUrl: `${url}.sha256`, install: `cp "$file" ${join(tmp.dir, name)}` }, mirror);
+    const script = downloadScript(
+      { url, checksumUrl: `${url}.sha256`, install: `cp "$file" ${join(tmp.dir, name)}` },
+      mirror,
+    );
     const child = spawn('sh', ['-s'], { stdio: ['pipe', 'ignore', 'ignore'], timeout: 20_000 });
     child.stdin.end(script);
     return new Promise((resolve) => child.on('close', (code) => resolve(code ?? -1)));

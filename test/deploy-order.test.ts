@@ -29,8 +29,16 @@ describe('deploy order (k8s-libvirt-3-2-1)', () => {
   });
 
   it('controllers join after init, workers after the CNI, labels after every join', () => {
-    assert.ok(get('task-deploy-cluster/controller-02/kubeadm-join').after.includes('task-deploy-cluster/controller-01/kubeadm-init'));
-    assert.ok(get('task-deploy-cluster/compute-02/kubeadm-join').after.includes('task-deploy-cluster/controller-01/cluster-manifests'));
+    assert.ok(
+      get('task-deploy-cluster/controller-02/kubeadm-join').after.includes(
+        'task-deploy-cluster/controller-01/kubeadm-init',
+      ),
+    );
+    assert.ok(
+      get('task-deploy-cluster/compute-02/kubeadm-join').after.includes(
+        'task-deploy-cluster/controller-01/cluster-manifests',
+      ),
+    );
     const label = get('task-post-deployment/controller-01/label-workers');
     assert.deepEqual(label.after.filter((a) => a.endsWith('/kubeadm-join')).length, 4);
     assert.match(label.check?.script ?? '', /grep -cxE 'node\/\(compute-01\|compute-02\)'\)" = 2 \]/);

@@ -33,8 +33,13 @@ describe('the reset plan', () => {
     const plan = assembleResetPlan(resolveModel(readSpec({ kind: 'file', path: 'x.yaml', text }))).plan;
     const byId = new Map(plan.tasks.map((t) => [t.id, t]));
     const cp = byId.get('task-cleanup-hypervisors/controller-01/node-reset');
-    assert.deepEqual(cp?.after, ['task-cleanup-hypervisors/compute-01/node-reset', 'task-cleanup-hypervisors/controller-01/delete-node-compute-02']);
-    assert.deepEqual(byId.get('task-cleanup-hypervisors/controller-01/delete-node-compute-02')?.after, ['task-cleanup-hypervisors/compute-02/win-reset']);
+    assert.deepEqual(cp?.after, [
+      'task-cleanup-hypervisors/compute-01/node-reset',
+      'task-cleanup-hypervisors/controller-01/delete-node-compute-02',
+    ]);
+    assert.deepEqual(byId.get('task-cleanup-hypervisors/controller-01/delete-node-compute-02')?.after, [
+      'task-cleanup-hypervisors/compute-02/win-reset',
+    ]);
     assert.ok(byId.has('task-cleanup-hypervisors/service-01/services-reset'));
     assert.ok(plan.artifacts.some((a) => a.node === 'compute-02' && a.remotePath.endsWith('reset.ps1')));
   });
@@ -48,19 +53,35 @@ describe('kubemix down --check on test hosts', { skip, timeout: 60_000 }, () => 
   before(async () => {
     net = await TestNet.create(2);
     specFile = join(net.root, 'cluster.yaml');
-    writeFileSync(specFile, stringify({
-      apiVersion: 'kubemix.dev/v1alpha1', kind: 'Cluster', metadata: { name: 'lab' },
-      spec: {
-        network: { nodeCidr: '198.51.100.0/24' },
-        infrastructure: { driver: 'existing', hosts: net.hosts.map((h, i) => ({ name: h.name, address: h.address, roles: [i === 0 ? 'control-plane' : 'worker'], os: 'debian-12', identityFile: net.clientKey })) },
-        services: { enabled: false },
-      },
-    }));
+    writeFileSync(
+      specFile,
+      stringify({
+        apiVersion: 'kubemix.dev/v1alpha1',
+        kind: 'Cluster',
+        metadata: { name: 'lab' },
+        spec: {
+          network: { nodeCidr: '198.51.100.0/24' },
+          infrastructure: {
+            driver: 'existing',
+            hosts: net.hosts.map((h, i) => ({
+              name: h.name,
+              address: h.address,
+              roles: [i === 0 ? 'control-plane' : 'worker'],
+              os: 'debian-12',
+              identityFile: net.clientKey,
+            })),
+          },
+          services: { enabled: false },
+        },
+      }),
+    );
   });
   after(async () => net?.cleanup());
 
   it('runs every reset check through the executor; hosts without a cluster need no change', async () => {
-    const r = await runCli(['down', specFile, '--check', '--known-hosts', writeKnownHosts(net)], { env: { KUBEMIX_RETRY_ATTEMPTS: '1' } });
+    const r = await runCli(['down', specFile, '--check', '--known-hosts', writeKnownHosts(net)], {
+      env: { KUBEMIX_RETRY_ATTEMPTS: '1' },
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /no changes/);
   });

@@ -8,7 +8,16 @@
 // refused, named, and nothing is installed.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +42,8 @@ const IDS = ['linux/containerd.tar.gz', 'linux/runc', 'linux/cni-plugins.tgz'] a
 /** existing-host-gw's services node, where the planned scripts fetch from. */
 const PLANNED_BASE = 'https://192.0.2.5:8443/';
 
-const made = (id: string): Buffer => Buffer.from(`file made by the download cache test for ${id}\n${'x'.repeat(4096)}\n`);
+const made = (id: string): Buffer =>
+  Buffer.from(`file made by the download cache test for ${id}\n${'x'.repeat(4096)}\n`);
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -60,7 +70,11 @@ async function waitForPort(port: number, child: ChildProcess, log: () => string)
 }
 
 function runSh(script: string, env: NodeJS.ProcessEnv = {}): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync('sh', ['-s'], { input: script, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...env } });
+  const r = spawnSync('sh', ['-s'], {
+    input: script,
+    encoding: 'utf8',
+    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...env },
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -92,7 +106,11 @@ describe('download cache: deployer → services node (nginx, HTTPS) → node fet
     const seed = join(dir, 'seed');
     mkdirSync(seed);
     // The air-gapped directory holds the files under their upstream names.
-    const read = readSpec({ kind: 'file', path: 'existing-host-gw.yaml', text: readFileSync(join(REPO, 'examples', 'existing-host-gw.yaml'), 'utf8') });
+    const read = readSpec({
+      kind: 'file',
+      path: 'existing-host-gw.yaml',
+      text: readFileSync(join(REPO, 'examples', 'existing-host-gw.yaml'), 'utf8'),
+    });
     const downloads = Object.fromEntries(IDS.map((id) => [id, { sha256: sha256(made(id)) }]));
     model = resolveModel({ ...read, spec: { ...read.spec, downloads } });
     plan = assemblePlan(model).plan;
@@ -102,8 +120,13 @@ describe('download cache: deployer → services node (nginx, HTTPS) → node fet
       writeFileSync(join(seed, new URL(d.url).pathname.split('/').pop() ?? ''), made(id));
     }
     cache = await DownloadCache.open({
-      dir: join(dir, 'deployer-cache'), seed, signal: new AbortController().signal, report: (id, action) => void events.push(`${id} ${action}`),
-      fetcher: async (url) => { throw new Error(`no network in this test: ${url}`); },
+      dir: join(dir, 'deployer-cache'),
+      seed,
+      signal: new AbortController().signal,
+      report: (id, action) => void events.push(`${id} ${action}`),
+      fetcher: async (url) => {
+        throw new Error(`no network in this test: ${url}`);
+      },
     });
     for (const d of plan.downloads ?? []) if (d.sha256 !== undefined) hashes.set(d.id, d.sha256);
 
@@ -111,14 +134,24 @@ describe('download cache: deployer → services node (nginx, HTTPS) → node fet
     ca = generateClusterCa();
     const tls = join(dir, 'tls');
     const sign = registryTlsApply({ dir: tls, group: 'root', host: 'files.test', ip: '127.0.0.1' })
-      .replace('{{secret:cluster-ca-cert}}', ca.cert.trim()).replace('{{secret:cluster-ca-key}}', ca.key.trim());
+      .replace('{{secret:cluster-ca-cert}}', ca.cert.trim())
+      .replace('{{secret:cluster-ca-key}}', ca.key.trim());
     const signed = runSh(sign);
     assert.equal(signed.status, 0, signed.stderr);
 
     port = await freePort();
     mkdirSync(served(), { recursive: true, mode: 0o755 });
     const conf = join(dir, 'nginx.conf');
-    writeFileSync(conf, filesServerConfig({ listen: `127.0.0.1:${port}`, root: root(), certificate: join(tls, 'registry.crt'), key: join(tls, 'registry.key'), pid: join(dir, 'nginx.pid') }));
+    writeFileSync(
+      conf,
+      filesServerConfig({
+        listen: `127.0.0.1:${port}`,
+        root: root(),
+        certificate: join(tls, 'registry.crt'),
+        key: join(tls, 'registry.key'),
+        pid: join(dir, 'nginx.pid'),
+      }),
+    );
     const test = spawnSync('nginx', ['-t', '-q', '-e', 'stderr', '-c', conf], { encoding: 'utf8' });
     assert.equal(test.status, 0, `nginx -t: ${test.stderr}`);
     nginx = spawn('nginx', ['-e', 'stderr', '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -131,7 +164,7 @@ describe('download cache: deployer → services node (nginx, HTTPS) → node fet
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('the executor fills the services node\'s cache from the seeded deployer cache once; a second pass uploads nothing', async () => {
+  it("the executor fills the services node's cache from the seeded deployer cache once; a second pass uploads nothing", async () => {
     const holder = plan.tasks.find((t) => t.serves !== undefined);
     assert.ok(holder, 'the plan has a download-cache task');
     assert.deepEqual([...(holder.serves?.downloads ?? [])].sort(), (plan.downloads ?? []).map((d) => d.id).sort());
@@ -139,7 +172,10 @@ describe('download cache: deployer → services node (nginx, HTTPS) → node fet
     const task: Task = { ...holder, serves: { dir: served(), downloads: [...IDS] } };
     const bus = new EventBus();
     bus.subscribe((e) => void (e.type === 'download' && events.push(`${e.id} ${e.action}`)));
-    const ctx = { bus, downloads: { byId: new Map((plan.downloads ?? []).map((d) => [d.id, d])), hashes, cache } } as unknown as RunContext;
+    const ctx = {
+      bus,
+      downloads: { byId: new Map((plan.downloads ?? []).map((d) => [d.id, d])), hashes, cache },
+    } as unknown as RunContext;
     const t = new LocalTransport();
     assert.equal(await fillServedCache(task, ctx, t), 3);
     assert.deepEqual(events.sort(), IDS.flatMap((id) => [`${id} seeded`, `${id} uploaded`]).sort());
@@ -151,7 +187,10 @@ describe('download cache: deployer → services node (nginx, HTTPS) → node fet
 
   it('a node fetches over HTTPS trusting the cluster CA, past a dead proxy, verifies and installs', () => {
     const dest = join(dir, 'node', 'usr-local-sbin-runc');
-    const r = runSh(nodeScript('linux/runc', `install -D -m 0755 "$file" ${dest}`), { https_proxy: 'http://127.0.0.1:9', HTTPS_PROXY: 'http://127.0.0.1:9' });
+    const r = runSh(nodeScript('linux/runc', `install -D -m 0755 "$file" ${dest}`), {
+      https_proxy: 'http://127.0.0.1:9',
+      HTTPS_PROXY: 'http://127.0.0.1:9',
+    });
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(readFileSync(dest), made('linux/runc'));
   });
@@ -162,12 +201,15 @@ describe('download cache: deployer → services node (nginx, HTTPS) → node fet
     const dest = join(dir, 'node', 'usr-local');
     const r = runSh(nodeScript('linux/containerd.tar.gz', `mkdir -p ${dest}\ntar -C ${dest} -xzf "$file" bin/`));
     assert.equal(r.status, 1);
-    assert.match(r.stderr, /sha256 mismatch for containerd\.tar\.gz 2\.3\.2 \(linux\/containerd\.tar\.gz\): got [0-9a-f]{64}, want [0-9a-f]{64}; nothing installed/);
+    assert.match(
+      r.stderr,
+      /sha256 mismatch for containerd\.tar\.gz 2\.3\.2 \(linux\/containerd\.tar\.gz\): got [0-9a-f]{64}, want [0-9a-f]{64}; nothing installed/,
+    );
     assert.ok(r.stderr.includes(`want ${hash}`));
     assert.equal(existsSync(dest), false, 'nothing installed');
   });
 
-  it('a server with another CA\'s certificate is refused before any byte is used', () => {
+  it("a server with another CA's certificate is refused before any byte is used", () => {
     const other = generateClusterCa();
     const planned = nodeScript('linux/cni-plugins.tgz', 'echo installed');
     const r = runSh(planned.replace(ca.cert.trim(), other.cert.trim()));
@@ -178,7 +220,23 @@ describe('download cache: deployer → services node (nginx, HTTPS) → node fet
   it('serves only /sha256/<64 hex>: no listing, no other path', () => {
     const caFile = join(dir, 'ca.crt');
     writeFileSync(caFile, ca.cert);
-    const get = (path: string): string => spawnSync('curl', ['-sS', '--noproxy', '*', '--cacert', caFile, '-o', '/dev/null', '-w', '%{http_code}', `https://127.0.0.1:${port}${path}`], { encoding: 'utf8' }).stdout;
+    const get = (path: string): string =>
+      spawnSync(
+        'curl',
+        [
+          '-sS',
+          '--noproxy',
+          '*',
+          '--cacert',
+          caFile,
+          '-o',
+          '/dev/null',
+          '-w',
+          '%{http_code}',
+          `https://127.0.0.1:${port}${path}`,
+        ],
+        { encoding: 'utf8' },
+      ).stdout;
     assert.equal(get(`/sha256/${hashes.get('linux/runc') ?? ''}`), '200');
     assert.equal(get('/sha256/'), '404');
     assert.equal(get('/'), '404');

@@ -10,7 +10,14 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { InputError } from '../src/errors.js';
 import { checkPlanRules } from '../src/exec/plan-check.js';
-import { CONTAINERD, DOWNLOAD_IDS, KUBERNETES, linuxDownloads, windowsDownloads, COMPONENTS } from '../src/matrix/index.js';
+import {
+  CONTAINERD,
+  DOWNLOAD_IDS,
+  KUBERNETES,
+  linuxDownloads,
+  windowsDownloads,
+  COMPONENTS,
+} from '../src/matrix/index.js';
 import { resolveDownload, sha256Refs } from '../src/model/downloads.js';
 import { resolveModel } from '../src/model/resolve.js';
 import { assemblePlan } from '../src/plan/assemble.js';
@@ -26,9 +33,20 @@ function planOf(path: string, text: string): Plan {
 }
 
 const PLANS: [string, () => Plan][] = [
-  ...readdirSync(join(REPO, 'examples')).filter((f) => f.endsWith('.yaml')).map((f): [string, () => Plan] => [`examples/${f}`, () => planOf(f, readFileSync(join(REPO, 'examples', f), 'utf8'))]),
-  ...[...GOLDEN_COMBOS, ...HOSTPROCESS_COMBOS, { ...HOSTPROCESS_COMBOS[0], mirrors: true } as (typeof GOLDEN_COMBOS)[number]]
-    .map((c): [string, () => Plan] => [`windows ${comboName(c)}${c.mirrors === true ? ' (proxy, mirrors)' : ''}`, () => planOf(`${comboName(c)}.yaml`, specText(c))]),
+  ...readdirSync(join(REPO, 'examples'))
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f): [string, () => Plan] => [
+      `examples/${f}`,
+      () => planOf(f, readFileSync(join(REPO, 'examples', f), 'utf8')),
+    ]),
+  ...[
+    ...GOLDEN_COMBOS,
+    ...HOSTPROCESS_COMBOS,
+    { ...HOSTPROCESS_COMBOS[0], mirrors: true } as (typeof GOLDEN_COMBOS)[number],
+  ].map((c): [string, () => Plan] => [
+    `windows ${comboName(c)}${c.mirrors === true ? ' (proxy, mirrors)' : ''}`,
+    () => planOf(`${comboName(c)}.yaml`, specText(c)),
+  ]),
 ];
 
 function scripts(plan: Plan): string[] {
@@ -53,29 +71,49 @@ describe('every download in every plan has a known SHA256', () => {
       // No fetch without a hash to check it against, and no refusal for want of one.
       for (const s of scripts(plan)) {
         assert.doesNotMatch(s, /refuses to install|-ChecksumUrl|-Hash ''/);
-        for (const line of s.split('\n').filter((l) => /Get-KubemixDownload -Name/.test(l))) assert.match(line, /-Hash '\{\{sha256:windows\/[^}]+\}\}'$/, line);
+        for (const line of s.split('\n').filter((l) => /Get-KubemixDownload -Name/.test(l)))
+          assert.match(line, /-Hash '\{\{sha256:windows\/[^}]+\}\}'$/, line);
       }
       // The services node serves every binary: one cache task holds exactly the plan's downloads.
       const holders = plan.tasks.filter((t) => t.serves !== undefined);
       assert.equal(holders.length, 1);
-      assert.deepEqual(holders[0]?.serves?.downloads, downloads.map((d) => d.id));
-      for (const t of plan.tasks) if (sha256Refs(`${t.check?.script ?? ''}\n${t.apply.script}`).length > 0) assert.ok(t.after.includes(holders[0]?.id ?? ''), `${t.id} waits for the cache`);
+      assert.deepEqual(
+        holders[0]?.serves?.downloads,
+        downloads.map((d) => d.id),
+      );
+      for (const t of plan.tasks)
+        if (sha256Refs(`${t.check?.script ?? ''}\n${t.apply.script}`).length > 0)
+          assert.ok(t.after.includes(holders[0]?.id ?? ''), `${t.id} waits for the cache`);
     });
   }
 
   it('the matrix pins or publishes a hash for every file of every release it lists (none is null)', () => {
-    for (const k of KUBERNETES) for (const c of CONTAINERD) {
-      for (const d of [...windowsDownloads(k.patch, c.patch), ...linuxDownloads(c.patch, COMPONENTS.runc, COMPONENTS.cniPlugins)]) {
-        assert.ok(d.checksum.kind === 'sidecar' || (d.checksum.sha256 !== null && HEX.test(d.checksum.sha256) && d.checksum.source !== undefined), `${d.id} ${d.version}`);
+    for (const k of KUBERNETES)
+      for (const c of CONTAINERD) {
+        for (const d of [
+          ...windowsDownloads(k.patch, c.patch),
+          ...linuxDownloads(c.patch, COMPONENTS.runc, COMPONENTS.cniPlugins),
+        ]) {
+          assert.ok(
+            d.checksum.kind === 'sidecar' ||
+              (d.checksum.sha256 !== null && HEX.test(d.checksum.sha256) && d.checksum.source !== undefined),
+            `${d.id} ${d.version}`,
+          );
+        }
       }
-    }
   });
 
   it('flanneld.exe and WinSW carry their published hashes', () => {
     const byId = new Map(windowsDownloads('1.36.2', '2.3.2').map((d) => [d.id, d]));
-    assert.deepEqual(byId.get('windows/flanneld.exe')?.checksum, { kind: 'pinned', sha256: 'd5dd439bdd9e1adb04b715d3d4c15ddc1e59e7cd1bd7ab2a3d77a4aeca23429b', source: 'rancher/rke2 Dockerfile.windows@51288cd1' });
+    assert.deepEqual(byId.get('windows/flanneld.exe')?.checksum, {
+      kind: 'pinned',
+      sha256: 'd5dd439bdd9e1adb04b715d3d4c15ddc1e59e7cd1bd7ab2a3d77a4aeca23429b',
+      source: 'rancher/rke2 Dockerfile.windows@51288cd1',
+    });
     const winsw = byId.get('windows/winsw.exe')?.checksum;
-    assert.ok(winsw?.kind === 'pinned' && winsw.sha256 === '05b82d46ad331cc16bdc00de5c6332c1ef818df8ceefcd49c726553209b3a0da');
+    assert.ok(
+      winsw?.kind === 'pinned' && winsw.sha256 === '05b82d46ad331cc16bdc00de5c6332c1ef818df8ceefcd49c726553209b3a0da',
+    );
   });
 });
 
@@ -85,9 +123,21 @@ describe('spec.downloads: a user pins or moves any download', () => {
   const pin = 'ab'.repeat(32);
 
   it('a pin wins over the matrix and over the published checksum; a new URL comes with its hash', () => {
-    const plan = planOf('pins.yaml', withDownloads(`    windows/kubelet.exe:\n      sha256: "${pin.toUpperCase()}"\n    windows/flanneld.exe:\n      url: https://mirror.example.internal/flanneld-0.28.5.exe\n      sha256: "${pin}"\n`));
+    const plan = planOf(
+      'pins.yaml',
+      withDownloads(
+        `    windows/kubelet.exe:\n      sha256: "${pin.toUpperCase()}"\n    windows/flanneld.exe:\n      url: https://mirror.example.internal/flanneld-0.28.5.exe\n      sha256: "${pin}"\n`,
+      ),
+    );
     const byId = new Map((plan.downloads ?? []).map((d) => [d.id, d]));
-    assert.deepEqual(byId.get('windows/kubelet.exe'), { id: 'windows/kubelet.exe', name: 'kubelet.exe', version: byId.get('windows/kubelet.exe')?.version, url: byId.get('windows/kubelet.exe')?.url, sha256: pin, hashFrom: 'spec' });
+    assert.deepEqual(byId.get('windows/kubelet.exe'), {
+      id: 'windows/kubelet.exe',
+      name: 'kubelet.exe',
+      version: byId.get('windows/kubelet.exe')?.version,
+      url: byId.get('windows/kubelet.exe')?.url,
+      sha256: pin,
+      hashFrom: 'spec',
+    });
     assert.equal(byId.get('windows/flanneld.exe')?.url, 'https://mirror.example.internal/flanneld-0.28.5.exe');
     assert.equal(byId.get('windows/flanneld.exe')?.sha256, pin);
     assert.equal(byId.get('windows/winsw.exe')?.hashFrom, 'matrix');
@@ -95,15 +145,31 @@ describe('spec.downloads: a user pins or moves any download', () => {
   });
 
   it('refuses an unknown id (with a suggestion) and a URL without its hash, by path, all at once', () => {
-    assert.throws(() => planOf('bad.yaml', withDownloads(`    windows/flaneld.exe:\n      sha256: "${pin}"\n    linux/runc:\n      url: https://mirror.example.internal/runc\n`)), (e: unknown) => {
-      const text = JSON.stringify(e);
-      assert.match(text, /"path":"spec\.downloads\.windows\/flaneld\.exe"/);
-      assert.match(text, /did you mean windows\/flanneld\.exe/);
-      assert.match(text, /"path":"spec\.downloads\.linux\/runc\.url"/);
-      return true;
-    });
-    assert.throws(() => planOf('bad.yaml', withDownloads('    linux/containerd.tar.gz:\n      sha256: nothex\n')), /1 error in the spec/);
-    assert.throws(() => planOf('bad.yaml', withDownloads('    linux/containerd.tar.gz:\n      sha256: nothex\n')), (e: unknown) => /spec\.downloads\.linux\/containerd\.tar\.gz\.sha256.*64 hexadecimal digits/.test(JSON.stringify(e)));
+    assert.throws(
+      () =>
+        planOf(
+          'bad.yaml',
+          withDownloads(
+            `    windows/flaneld.exe:\n      sha256: "${pin}"\n    linux/runc:\n      url: https://mirror.example.internal/runc\n`,
+          ),
+        ),
+      (e: unknown) => {
+        const text = JSON.stringify(e);
+        assert.match(text, /"path":"spec\.downloads\.windows\/flaneld\.exe"/);
+        assert.match(text, /did you mean windows\/flanneld\.exe/);
+        assert.match(text, /"path":"spec\.downloads\.linux\/runc\.url"/);
+        return true;
+      },
+    );
+    assert.throws(
+      () => planOf('bad.yaml', withDownloads('    linux/containerd.tar.gz:\n      sha256: nothex\n')),
+      /1 error in the spec/,
+    );
+    assert.throws(
+      () => planOf('bad.yaml', withDownloads('    linux/containerd.tar.gz:\n      sha256: nothex\n')),
+      (e: unknown) =>
+        /spec\.downloads\.linux\/containerd\.tar\.gz\.sha256.*64 hexadecimal digits/.test(JSON.stringify(e)),
+    );
   });
 
   it('every id the spec accepts is one the matrix resolves', () => {
@@ -113,15 +179,26 @@ describe('spec.downloads: a user pins or moves any download', () => {
 
   it('a download the matrix cannot verify and the spec does not pin fails planning (exit 2), naming the pin to add', () => {
     const model = resolveModel(readSpec({ kind: 'file', path: 'x.yaml', text: base }));
-    const matrix = windowsDownloads('1.36.2', '2.3.2').map((d) => (d.id === 'windows/winsw.exe' ? { ...d, checksum: { kind: 'pinned' as const, sha256: null } } : d));
-    assert.throws(() => resolveDownload(model, 'windows/winsw.exe', matrix), (e: unknown) => {
-      assert.ok(e instanceof InputError);
-      assert.equal(e.code, 'downloads.no-sha256');
-      assert.match(e.message, /winsw\.exe 2\.12\.0/);
-      assert.match(JSON.stringify(e.toJSON()), /spec\.downloads\.windows\/winsw\.exe\.sha256/);
-      return true;
-    });
-    const pinned = resolveModel(readSpec({ kind: 'file', path: 'x.yaml', text: withDownloads(`    windows/winsw.exe:\n      sha256: "${pin}"\n`) }));
+    const matrix = windowsDownloads('1.36.2', '2.3.2').map((d) =>
+      d.id === 'windows/winsw.exe' ? { ...d, checksum: { kind: 'pinned' as const, sha256: null } } : d,
+    );
+    assert.throws(
+      () => resolveDownload(model, 'windows/winsw.exe', matrix),
+      (e: unknown) => {
+        assert.ok(e instanceof InputError);
+        assert.equal(e.code, 'downloads.no-sha256');
+        assert.match(e.message, /winsw\.exe 2\.12\.0/);
+        assert.match(JSON.stringify(e.toJSON()), /spec\.downloads\.windows\/winsw\.exe\.sha256/);
+        return true;
+      },
+    );
+    const pinned = resolveModel(
+      readSpec({
+        kind: 'file',
+        path: 'x.yaml',
+        text: withDownloads(`    windows/winsw.exe:\n      sha256: "${pin}"\n`),
+      }),
+    );
     assert.equal(resolveDownload(pinned, 'windows/winsw.exe', matrix).sha256, pin);
   });
 });

@@ -15,11 +15,27 @@ const skip = harnessAvailable();
 
 function plan(net: TestNet, dir: string, timeoutSeconds: number): ReturnType<typeof buildPlan> {
   const h = net.hosts[0]!;
-  return buildPlan([net.connection(h)], [
-    // Like win-reboot: the check fails until the reboot is over.
-    { host: h.name, name: 'reboot', check: `test -f ${dir}/rebooted`, apply: `mkdir -p ${dir} && touch ${dir}/pending`, reboots: true, timeoutSeconds },
-    { host: h.name, name: 'next', after: [taskId({ host: h.name, name: 'reboot' })], check: null, apply: `test -f ${dir}/rebooted && echo next >> ${dir}/log` },
-  ]);
+  return buildPlan(
+    [net.connection(h)],
+    [
+      // Like win-reboot: the check fails until the reboot is over.
+      {
+        host: h.name,
+        name: 'reboot',
+        check: `test -f ${dir}/rebooted`,
+        apply: `mkdir -p ${dir} && touch ${dir}/pending`,
+        reboots: true,
+        timeoutSeconds,
+      },
+      {
+        host: h.name,
+        name: 'next',
+        after: [taskId({ host: h.name, name: 'reboot' })],
+        check: null,
+        apply: `test -f ${dir}/rebooted && echo next >> ${dir}/log`,
+      },
+    ],
+  );
 }
 
 async function until(cond: () => boolean, ms: number): Promise<void> {
@@ -70,7 +86,15 @@ describe('a task that reboots its host', { skip, timeout: 90_000 }, () => {
 
   it('a plan with a rebooting task and no check is refused', () => {
     const h = net.hosts[0]!;
-    const built = buildPlan([net.connection(h)], [{ host: h.name, name: 'reboot', check: null, apply: 'true', reboots: true }]);
-    assert.match(checkPlanRules(built.plan).map((d) => d.message).join('\n'), /reboots its host needs a check/);
+    const built = buildPlan(
+      [net.connection(h)],
+      [{ host: h.name, name: 'reboot', check: null, apply: 'true', reboots: true }],
+    );
+    assert.match(
+      checkPlanRules(built.plan)
+        .map((d) => d.message)
+        .join('\n'),
+      /reboots its host needs a check/,
+    );
   });
 });

@@ -20,19 +20,48 @@ describe('executor on real sshd hosts', { skip, timeout: 120_000 }, () => {
   });
   after(async () => net?.cleanup());
 
-  function chainPlan(prefix: string, applyOverride: Partial<Record<string, string>> = {}): ReturnType<typeof buildPlan> {
+  function chainPlan(
+    prefix: string,
+    applyOverride: Partial<Record<string, string>> = {},
+  ): ReturnType<typeof buildPlan> {
     const tasks: TaskInput[] = [];
     for (const h of net.hosts) {
       const dir = join(h.dir, prefix);
-      tasks.push({ host: h.name, name: 'mkdir', stage: 'task-prepare-environment', check: `test -d ${dir}`, apply: `mkdir -p ${dir}` });
+      tasks.push({
+        host: h.name,
+        name: 'mkdir',
+        stage: 'task-prepare-environment',
+        check: `test -d ${dir}`,
+        apply: `mkdir -p ${dir}`,
+      });
       for (let i = 1; i <= 3; i++) {
-        const t = countedTask(h.name, dir, `step${i}`, { after: [taskId({ host: h.name, name: i === 1 ? 'mkdir' : `step${i - 1}`, stage: i === 1 ? 'task-prepare-environment' : undefined })] });
-        tasks.push(applyOverride[`${h.name}/step${i}`] === undefined ? t : { ...t, apply: `${t.apply}; ${applyOverride[`${h.name}/step${i}`]}` });
+        const t = countedTask(h.name, dir, `step${i}`, {
+          after: [
+            taskId({
+              host: h.name,
+              name: i === 1 ? 'mkdir' : `step${i - 1}`,
+              stage: i === 1 ? 'task-prepare-environment' : undefined,
+            }),
+          ],
+        });
+        tasks.push(
+          applyOverride[`${h.name}/step${i}`] === undefined
+            ? t
+            : { ...t, apply: `${t.apply}; ${applyOverride[`${h.name}/step${i}`]}` },
+        );
       }
     }
     const first = net.hosts[0]!.name;
-    tasks.push(countedTask(first, join(net.hosts[0]!.dir, prefix), 'joined', { stage: 'task-deploy-cluster', after: net.hosts.map((h) => taskId({ host: h.name, name: 'step3' })) }));
-    return buildPlan(net.hosts.map((h) => net.connection(h)), tasks);
+    tasks.push(
+      countedTask(first, join(net.hosts[0]!.dir, prefix), 'joined', {
+        stage: 'task-deploy-cluster',
+        after: net.hosts.map((h) => taskId({ host: h.name, name: 'step3' })),
+      }),
+    );
+    return buildPlan(
+      net.hosts.map((h) => net.connection(h)),
+      tasks,
+    );
   }
 
   it('applies a DAG across hosts, then resumes with nothing to do; --check sees no change', async () => {
@@ -43,7 +72,9 @@ describe('executor on real sshd hosts', { skip, timeout: 120_000 }, () => {
     assert.equal(first.result?.changes, 13, 'every task applied');
     assert.match(summary(first.events.ofType('run:end')[0]!), /^apply ok in [\d.]+s: 13 done; 13 changed$/);
     assert.deepEqual(lines(join(net.hosts[0]!.dir, 'dag', 'apply.log')), ['step1', 'step2', 'step3', 'joined']);
-    const journal = JSON.parse(readFileSync(join(state, 'journal.json'), 'utf8')) as { tasks: Record<string, { state: string }> };
+    const journal = JSON.parse(readFileSync(join(state, 'journal.json'), 'utf8')) as {
+      tasks: Record<string, { state: string }>;
+    };
     assert.ok(Object.values(journal.tasks).every((t) => t.state === 'done'));
     assert.equal(statSync(state).mode & 0o777, 0o700);
     const second = await run(chainPlan('dag'), state, kh);
@@ -63,7 +94,10 @@ describe('executor on real sshd hosts', { skip, timeout: 120_000 }, () => {
     const check = await run(changed, state, kh, { check: true });
     assert.equal(check.result?.changes, 0, 'the marker exists, so even the changed task checks clean');
     const again = await run(changed, state, kh);
-    const ran = again.events.ofType('task').filter((e) => e.state === 'done').map((e) => e.id);
+    const ran = again.events
+      .ofType('task')
+      .filter((e) => e.state === 'done')
+      .map((e) => e.id);
     assert.deepEqual(ran, [taskId({ host: h2.name, name: 'step2' })]);
     assert.equal(again.result?.counts.skipped, 12);
   });
@@ -85,8 +119,14 @@ describe('executor on real sshd hosts', { skip, timeout: 120_000 }, () => {
       assert.ok(r.error instanceof HostError && r.error.exit === 3, String(r.error));
       const failed = r.events.ofType('task').filter((e) => e.state === 'failed');
       assert.match(failed[0]?.error ?? '', new RegExp(`${down.name}.*cannot connect|${down.name}: .*mkdir`));
-      assert.match((r.error as Error).message, new RegExp(`task-prepare-environment/${down.name}/mkdir: ${down.name}: cannot connect .*gave up after 2 attempts`));
-      for (const h of net.hosts.slice(0, 2)) assert.deepEqual(lines(join(h.dir, 'down', 'apply.log')), ['step1', 'step2', 'step3']);
+      assert.match(
+        (r.error as Error).message,
+        new RegExp(
+          `task-prepare-environment/${down.name}/mkdir: ${down.name}: cannot connect .*gave up after 2 attempts`,
+        ),
+      );
+      for (const h of net.hosts.slice(0, 2))
+        assert.deepEqual(lines(join(h.dir, 'down', 'apply.log')), ['step1', 'step2', 'step3']);
     } finally {
       await net.startSshd(down);
     }
@@ -106,7 +146,12 @@ describe('executor on real sshd hosts', { skip, timeout: 120_000 }, () => {
       const r = await run(chainPlan('hostkey'), state, kh, { trustNewHosts: true });
       assert.ok(isKubemixError(r.error) && r.error.exit === 3);
       const message = (r.error as Error).message;
-      assert.match(message, new RegExp(`host key of ${h.name} \\(${h.address.replace(/\./g, '\\.')}\\) CHANGED: known SHA256:\\S+, offered SHA256:\\S+`));
+      assert.match(
+        message,
+        new RegExp(
+          `host key of ${h.name} \\(${h.address.replace(/\./g, '\\.')}\\) CHANGED: known SHA256:\\S+, offered SHA256:\\S+`,
+        ),
+      );
       assert.equal(lines(join(h.dir, 'hostkey', 'apply.log')).length, 0);
     } finally {
       net.newHostKey(h);

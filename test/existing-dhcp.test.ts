@@ -14,12 +14,27 @@ import { readSpec } from '../src/spec/read.js';
 import { scratch } from './helpers/shapes.js';
 
 function specWith(macs: Record<string, string>): string {
-  const host = (name: string, ip: string, roles: string[]) => ({ name, address: ip, roles, os: 'debian-12', ...(macs[name] === undefined ? {} : { mac: macs[name] }) });
+  const host = (name: string, ip: string, roles: string[]) => ({
+    name,
+    address: ip,
+    roles,
+    os: 'debian-12',
+    ...(macs[name] === undefined ? {} : { mac: macs[name] }),
+  });
   return stringify({
-    apiVersion: 'kubemix.dev/v1alpha1', kind: 'Cluster', metadata: { name: 'lab' },
+    apiVersion: 'kubemix.dev/v1alpha1',
+    kind: 'Cluster',
+    metadata: { name: 'lab' },
     spec: {
       network: { nodeCidr: '198.51.100.0/24', gateway: '198.51.100.1' },
-      infrastructure: { driver: 'existing', hosts: [host('cp1', '198.51.100.10', ['control-plane']), host('w1', '198.51.100.20', ['worker']), host('svc', '198.51.100.5', ['services'])] },
+      infrastructure: {
+        driver: 'existing',
+        hosts: [
+          host('cp1', '198.51.100.10', ['control-plane']),
+          host('w1', '198.51.100.20', ['worker']),
+          host('svc', '198.51.100.5', ['services']),
+        ],
+      },
     },
   });
 }
@@ -34,12 +49,18 @@ describe('DHCP reservations for existing hosts', () => {
     const { assembled } = planOf(specWith({ w1: '52:54:00:AB:CD:EF' }));
     const conf = assembled.files.find((a) => a.remotePath === DNSMASQ_CONFIG);
     assert.ok(conf !== undefined, 'dnsmasq config rendered');
-    assert.deepEqual(conf.content.split('\n').filter((l) => l.startsWith('dhcp-host=')), ['dhcp-host=52:54:00:ab:cd:ef,198.51.100.20,w1,infinite']);
+    assert.deepEqual(
+      conf.content.split('\n').filter((l) => l.startsWith('dhcp-host=')),
+      ['dhcp-host=52:54:00:ab:cd:ef,198.51.100.20,w1,infinite'],
+    );
     assert.ok(assembled.plan.tasks.some((t) => t.id === 'task-create-services/svc/dnsmasq'));
     const { dir, remove } = scratch('dhcp');
     try {
       writeFileSync(join(dir, 'kubemix.conf'), conf.content);
-      const r = spawnSync('dnsmasq', ['--test', `--conf-file=${join(dir, 'kubemix.conf')}`], { encoding: 'utf8', timeout: 20_000 });
+      const r = spawnSync('dnsmasq', ['--test', `--conf-file=${join(dir, 'kubemix.conf')}`], {
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
       assert.equal(r.status, 0, r.stderr);
     } finally {
       remove();

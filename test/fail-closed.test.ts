@@ -14,7 +14,9 @@ import type { Task } from '../src/plan/types.js';
 import { readSpec, type SpecSource } from '../src/spec/read.js';
 import { repoPath } from './helpers/cli.js';
 
-const EXAMPLES = readdirSync(repoPath('examples')).filter((f) => f.endsWith('.yaml')).sort();
+const EXAMPLES = readdirSync(repoPath('examples'))
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 
 function example(name: string): Record<string, unknown> {
   return parse(readFileSync(repoPath(`examples/${name}`), 'utf8')) as Record<string, unknown>;
@@ -41,21 +43,31 @@ function refusedAt(source: SpecSource): string[] {
 test('sizes past what a machine can have are refused with their path', () => {
   const withWorker = (ram: string, disk = '100Gi') => {
     const doc = example('k8s-libvirt-1-1-1.yaml');
-    const w = ((doc['spec'] as { nodes: { workers: Record<string, unknown>[] } }).nodes.workers)[0];
+    const w = (doc['spec'] as { nodes: { workers: Record<string, unknown>[] } }).nodes.workers[0];
     assert.ok(w !== undefined);
     w['ram'] = ram;
     w['disk'] = disk;
     return fileSource(doc);
   };
-  assert.match(refusedAt(withWorker('99999999999Ti')).join('\n'), /^spec\.nodes\.workers\[0\]\.ram: must be at most 64Ti/m);
+  assert.match(
+    refusedAt(withWorker('99999999999Ti')).join('\n'),
+    /^spec\.nodes\.workers\[0\]\.ram: must be at most 64Ti/m,
+  );
   assert.match(refusedAt(withWorker('65Ti')).join('\n'), /^spec\.nodes\.workers\[0\]\.ram: /m);
-  assert.match(refusedAt(withWorker('8Gi', '1025Ti')).join('\n'), /^spec\.nodes\.workers\[0\]\.disk: must be at most 1024Ti/m);
+  assert.match(
+    refusedAt(withWorker('8Gi', '1025Ti')).join('\n'),
+    /^spec\.nodes\.workers\[0\]\.disk: must be at most 1024Ti/m,
+  );
   assert.match(refusedAt(withWorker('1'.repeat(40) + 'Mi')).join('\n'), /^spec\.nodes\.workers\[0\]\.ram: /m);
   assert.deepEqual(refusedAt(withWorker('64Ti', '1024Ti')), []);
 });
 
 test('a Kubeinit ram= of 10^23 KiB is refused before it loses precision', () => {
-  const errors = refusedAt({ kind: 'kubeinit', spec: 'k8s-libvirt-1-1-1', nodes: `[[when_group=compute_nodes,ram=1${'0'.repeat(23)}]]` });
+  const errors = refusedAt({
+    kind: 'kubeinit',
+    spec: 'k8s-libvirt-1-1-1',
+    nodes: `[[when_group=compute_nodes,ram=1${'0'.repeat(23)}]]`,
+  });
   assert.match(errors.join('\n'), /ram must be a number .* at most 64Ti/);
 });
 
@@ -74,7 +86,10 @@ test('every numeric shell comparison in every example plan fails closed (static)
           const before = c.script.slice(Math.max(0, m.index - 40), m.index);
           const after = c.script.slice(m.index + m[0].length);
           const chained = /\] && $/.test(before);
-          assert.ok(chained || FAIL_CLOSED_AFTER.test(after), `${t.id}: "${m[0]}${after.slice(0, 30)}" does not fail when [ errors`);
+          assert.ok(
+            chained || FAIL_CLOSED_AFTER.test(after),
+            `${t.id}: "${m[0]}${after.slice(0, 30)}" does not fail when [ errors`,
+          );
         }
       }
     }
@@ -99,11 +114,23 @@ test('the hypervisor capacity check fails on sizes that are not numbers (run)', 
   assert.notEqual(run(zero.replace(/^have_disk=.*$/m, 'have_disk=')), 0, 'an empty have_disk');
 });
 
-test('the existing-host size check fails on sizes that are not numbers (run)', { skip: !/^ID=debian$/m.test(readFileSync('/etc/os-release', 'utf8')) || !/^VERSION_ID="?12"?$/m.test(readFileSync('/etc/os-release', 'utf8')) ? 'needs a Debian 12 host (the check first compares /etc/os-release)' : false }, () => {
-  const check = tasksOf(fileSource(example('existing-host-gw.yaml'))).find((t) => t.host === 'lin1' && t.name === 'os-and-size');
-  assert.ok(check !== undefined);
-  const script = check.apply.script;
-  assert.equal(run(script), 0, 'a worker needs 1 CPU and any RAM: this host passes');
-  assert.notEqual(run(script.replace(/^ram=.*$/m, 'ram=garbage')), 0);
-  assert.notEqual(run(script.replace(/^cpus=.*$/m, 'cpus=')), 0);
-});
+test(
+  'the existing-host size check fails on sizes that are not numbers (run)',
+  {
+    skip:
+      !/^ID=debian$/m.test(readFileSync('/etc/os-release', 'utf8')) ||
+      !/^VERSION_ID="?12"?$/m.test(readFileSync('/etc/os-release', 'utf8'))
+        ? 'needs a Debian 12 host (the check first compares /etc/os-release)'
+        : false,
+  },
+  () => {
+    const check = tasksOf(fileSource(example('existing-host-gw.yaml'))).find(
+      (t) => t.host === 'lin1' && t.name === 'os-and-size',
+    );
+    assert.ok(check !== undefined);
+    const script = check.apply.script;
+    assert.equal(run(script), 0, 'a worker needs 1 CPU and any RAM: this host passes');
+    assert.notEqual(run(script.replace(/^ram=.*$/m, 'ram=garbage')), 0);
+    assert.notEqual(run(script.replace(/^cpus=.*$/m, 'cpus=')), 0);
+  },
+);

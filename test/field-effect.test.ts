@@ -12,39 +12,84 @@ import { stringify } from 'yaml';
 type Doc = Record<string, unknown>;
 
 const LIBVIRT: Doc = {
-  apiVersion: 'kubemix.dev/v1alpha1', kind: 'Cluster', metadata: { name: 'full' },
+  apiVersion: 'kubemix.dev/v1alpha1',
+  kind: 'Cluster',
+  metadata: { name: 'full' },
   spec: {
     domain: 'kubeinit.local',
     kubernetes: { version: '1.36' },
     containerRuntime: { containerd: '2.3' },
-    network: { nodeCidr: '10.0.0.0/24', gateway: '10.0.0.254', mtu: 1500, podCidr: '10.244.0.0/16', serviceCidr: '10.96.0.0/12' },
+    network: {
+      nodeCidr: '10.0.0.0/24',
+      gateway: '10.0.0.254',
+      mtu: 1500,
+      podCidr: '10.244.0.0/16',
+      serviceCidr: '10.96.0.0/12',
+    },
     cni: { plugin: 'flannel', backend: 'vxlan', vni: 4096, port: 4789, mtu: 1300 },
     infrastructure: {
       driver: 'libvirt',
-      hypervisors: [{
-        name: 'hypervisor-01', address: 'hv1.example.com', user: 'root', port: 22, identityFile: '~/.ssh/id_ed25519',
-        bastion: { address: 'jump.example.com', port: 22, user: 'jump', identityFile: '~/.ssh/jump' },
-        libvirtUri: 'qemu:///system',
-      }],
+      hypervisors: [
+        {
+          name: 'hypervisor-01',
+          address: 'hv1.example.com',
+          user: 'root',
+          port: 22,
+          identityFile: '~/.ssh/id_ed25519',
+          bastion: { address: 'jump.example.com', port: 22, user: 'jump', identityFile: '~/.ssh/jump' },
+          libvirtUri: 'qemu:///system',
+        },
+      ],
     },
     nodes: {
       controlPlane: { count: 1, distro: 'debian-13', vcpus: 4, ram: '8Gi', disk: '40Gi' },
-      workers: [{ name: 'compute', count: 1, os: 'windows-2022', vcpus: 4, ram: '8Gi', disk: '80Gi' }, { name: 'linux', count: 1, os: 'debian-13' }],
+      workers: [
+        { name: 'compute', count: 1, os: 'windows-2022', vcpus: 4, ram: '8Gi', disk: '80Gi' },
+        { name: 'linux', count: 1, os: 'debian-13' },
+      ],
     },
-    services: { enabled: true, distro: 'debian-13', forwarders: ['192.0.2.53'], dns: true, loadBalancer: true, dhcp: true, registry: true, vcpus: 2, ram: '4Gi', disk: '40Gi' },
+    services: {
+      enabled: true,
+      distro: 'debian-13',
+      forwarders: ['192.0.2.53'],
+      dns: true,
+      loadBalancer: true,
+      dhcp: true,
+      registry: true,
+      vcpus: 2,
+      ram: '4Gi',
+      disk: '40Gi',
+    },
     proxy: { http: 'http://proxy.example.com:3128', https: 'http://proxy.example.com:3128', noProxy: ['.example.com'] },
     mirrors: { images: { 'registry.k8s.io': 'mirror.example.com/k8s' }, artifacts: 'https://mirror.example.com/files' },
-    windows: { hostProcess: { flannelImage: 'registry.example.com/flannel:v0.28.4-hostprocess', kubeProxyImage: 'registry.example.com/kube-proxy:v1.36.2-hostprocess' } },
+    windows: {
+      hostProcess: {
+        flannelImage: 'registry.example.com/flannel:v0.28.4-hostprocess',
+        kubeProxyImage: 'registry.example.com/kube-proxy:v1.36.2-hostprocess',
+      },
+    },
   },
 };
 
 const EXISTING: Doc = {
-  apiVersion: 'kubemix.dev/v1alpha1', kind: 'Cluster', metadata: { name: 'full' },
+  apiVersion: 'kubemix.dev/v1alpha1',
+  kind: 'Cluster',
+  metadata: { name: 'full' },
   spec: {
     infrastructure: {
       driver: 'existing',
       hosts: [
-        { name: 'cp1', address: 'cp1.example.com', ip: '10.0.0.10', roles: ['control-plane'], os: 'debian-13', user: 'admin', port: 22, identityFile: '~/.ssh/a', bastion: { address: 'jump', port: 22, user: 'j', identityFile: '~/.ssh/j' } },
+        {
+          name: 'cp1',
+          address: 'cp1.example.com',
+          ip: '10.0.0.10',
+          roles: ['control-plane'],
+          os: 'debian-13',
+          user: 'admin',
+          port: 22,
+          identityFile: '~/.ssh/a',
+          bastion: { address: 'jump', port: 22, user: 'j', identityFile: '~/.ssh/j' },
+        },
         { name: 'w1', address: '10.0.0.20', roles: ['worker'], os: 'windows-2022' },
       ],
     },
@@ -112,7 +157,10 @@ const ALTERNATIVES: Record<string, { to: unknown; context?: Record<string, unkno
   'spec.infrastructure.hosts[0].name': { to: 'cp9' },
   'spec.infrastructure.hosts[0].address': { to: 'cp9.example.com' },
   'spec.infrastructure.hosts[0].ip': { to: '10.0.0.11' },
-  'spec.infrastructure.hosts[0].roles[0]': { to: 'control-plane', context: { 'spec.infrastructure.hosts[0].roles': ['worker', 'control-plane'] } },
+  'spec.infrastructure.hosts[0].roles[0]': {
+    to: 'control-plane',
+    context: { 'spec.infrastructure.hosts[0].roles': ['worker', 'control-plane'] },
+  },
   'spec.infrastructure.hosts[0].os': { to: 'ubuntu-24.04' },
   'spec.infrastructure.hosts[0].user': { to: 'root' },
   'spec.infrastructure.hosts[0].port': { to: 2222 },
@@ -123,7 +171,10 @@ const ALTERNATIVES: Record<string, { to: unknown; context?: Record<string, unkno
   'spec.infrastructure.hosts[0].bastion.identityFile': { to: '~/.ssh/k' },
   'spec.infrastructure.hosts[1].name': { to: 'w9' },
   'spec.infrastructure.hosts[1].address': { to: '10.0.0.21' },
-  'spec.infrastructure.hosts[1].roles[0]': { to: 'control-plane', context: { 'spec.infrastructure.hosts[1].os': 'debian-13' } },
+  'spec.infrastructure.hosts[1].roles[0]': {
+    to: 'control-plane',
+    context: { 'spec.infrastructure.hosts[1].os': 'debian-13' },
+  },
   'spec.infrastructure.hosts[1].os': { to: 'windows-2025' },
 };
 
@@ -132,14 +183,17 @@ const SKIP = new Set(['apiVersion', 'kind', 'spec.infrastructure.driver']);
 function leaves(value: unknown, path: string, out: string[]): string[] {
   if (Array.isArray(value)) value.forEach((v, i) => leaves(v, `${path}[${i}]`, out));
   else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) leaves(v, path === '' ? k : path.startsWith('spec.mirrors.images') ? `${path}.${k}` : `${path}.${k}`, out);
+    for (const [k, v] of Object.entries(value))
+      leaves(v, path === '' ? k : path.startsWith('spec.mirrors.images') ? `${path}.${k}` : `${path}.${k}`, out);
   } else out.push(path);
   return out;
 }
 
 function setPath(doc: Doc, path: string, value: unknown): Doc {
   const copy = structuredClone(doc);
-  const parts = path.startsWith('spec.mirrors.images.') ? ['spec', 'mirrors', 'images', path.slice('spec.mirrors.images.'.length)] : path.split(/\.|\[(\d+)\]/).filter((p) => p !== undefined && p !== '');
+  const parts = path.startsWith('spec.mirrors.images.')
+    ? ['spec', 'mirrors', 'images', path.slice('spec.mirrors.images.'.length)]
+    : path.split(/\.|\[(\d+)\]/).filter((p) => p !== undefined && p !== '');
   let cur = copy as Record<string, unknown>;
   parts.slice(0, -1).forEach((p) => (cur = cur[p] as Record<string, unknown>));
   cur[parts[parts.length - 1] ?? ''] = value;
@@ -149,7 +203,7 @@ function setPath(doc: Doc, path: string, value: unknown): Doc {
 function plan(doc: Doc): { json: string; warnings: readonly { code: string; path: string }[] } {
   let result;
   try {
-    result = readSpec({ kind: "file", path: "full.yaml", text: stringify(doc) });
+    result = readSpec({ kind: 'file', path: 'full.yaml', text: stringify(doc) });
   } catch (error) {
     throw new Error(`${stringify(doc)}\n${JSON.stringify((error as { diagnostics?: unknown }).diagnostics)}`);
   }
@@ -158,7 +212,10 @@ function plan(doc: Doc): { json: string; warnings: readonly { code: string; path
   return { json: JSON.stringify({ body, files: assembled.files }), warnings: assembled.plan.warnings };
 }
 
-for (const [name, base] of [['libvirt', LIBVIRT], ['existing', EXISTING]] as const) {
+for (const [name, base] of [
+  ['libvirt', LIBVIRT],
+  ['existing', EXISTING],
+] as const) {
   test(`every leaf field of a full ${name} spec has an effect`, () => {
     const paths = leaves(base, '', []).filter((p) => !SKIP.has(p));
     const missing = paths.filter((p) => ALTERNATIVES[p] === undefined);
@@ -170,8 +227,13 @@ for (const [name, base] of [['libvirt', LIBVIRT], ['existing', EXISTING]] as con
       const after = setPath(before, path, alt.to);
       const a = plan(before);
       const b = plan(after);
-      const notUsed = [...a.warnings, ...b.warnings].some((w) => w.code === 'spec.not-used-yet' && path.startsWith(w.path));
-      assert.ok(a.json !== b.json || notUsed, `changing ${path} to ${JSON.stringify(alt.to)} changed nothing and is not reported as not used yet`);
+      const notUsed = [...a.warnings, ...b.warnings].some(
+        (w) => w.code === 'spec.not-used-yet' && path.startsWith(w.path),
+      );
+      assert.ok(
+        a.json !== b.json || notUsed,
+        `changing ${path} to ${JSON.stringify(alt.to)} changed nothing and is not reported as not used yet`,
+      );
     }
   });
 }

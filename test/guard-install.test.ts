@@ -32,7 +32,9 @@ async function modelClass(apiVersion: string, kind: string): Promise<new (o: Obj
 
 /** Both files' documents, each valid against its OpenAPI schema. */
 async function validDocs(dir: string): Promise<Obj[]> {
-  const docs = ['guard.yaml', 'secret.yaml'].flatMap((f) => parseAllDocuments(readFileSync(join(tmp.dir, dir, f), 'utf8')).map((d) => d.toJS() as Obj));
+  const docs = ['guard.yaml', 'secret.yaml'].flatMap((f) =>
+    parseAllDocuments(readFileSync(join(tmp.dir, dir, f), 'utf8')).map((d) => d.toJS() as Obj),
+  );
   for (const d of docs) {
     const Model = await modelClass(d['apiVersion'], d['kind']);
     assert.doesNotThrow(() => new Model(d).validate(), `${d['kind']} ${d['metadata']?.['name']}`);
@@ -44,19 +46,54 @@ it('renders valid manifests with the CA bundle, failure policy and namespace exc
   const ca = generateClusterCa();
   writeFileSync(join(tmp.dir, 'ca.crt'), ca.cert);
   writeFileSync(join(tmp.dir, 'ca.key'), ca.key, { mode: 0o600 });
-  const res = await runCli(['guard', 'install', '--cluster', 'k8s-libvirt-1-1-1', '--ca-cert', 'ca.crt', '--ca-key', 'ca.key', '--failure-policy', 'Ignore', '--out', 'out', '--insecure-registry', 'Registry.Lab:5000'], { cwd: tmp.dir });
+  const res = await runCli(
+    [
+      'guard',
+      'install',
+      '--cluster',
+      'k8s-libvirt-1-1-1',
+      '--ca-cert',
+      'ca.crt',
+      '--ca-key',
+      'ca.key',
+      '--failure-policy',
+      'Ignore',
+      '--out',
+      'out',
+      '--insecure-registry',
+      'Registry.Lab:5000',
+    ],
+    { cwd: tmp.dir },
+  );
   assert.equal(res.code, 0, res.stderr);
   assert.ok(!res.stdout.includes('PRIVATE KEY'));
   assert.equal(statSync(join(tmp.dir, 'out', 'secret.yaml')).mode & 0o777, 0o600);
   const docs = await validDocs('out');
   const kinds = docs.map((d) => d['kind']).sort();
-  assert.deepEqual(kinds, ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'MutatingWebhookConfiguration', 'Namespace', 'PodDisruptionBudget', 'Secret', 'Service', 'ServiceAccount', 'ValidatingWebhookConfiguration']);
+  assert.deepEqual(kinds, [
+    'ClusterRole',
+    'ClusterRoleBinding',
+    'Deployment',
+    'MutatingWebhookConfiguration',
+    'Namespace',
+    'PodDisruptionBudget',
+    'Secret',
+    'Service',
+    'ServiceAccount',
+    'ValidatingWebhookConfiguration',
+  ]);
   // Least privilege: get on secrets, nothing else, bound to the webhook's own service account.
   const role = docs.find((d) => d['kind'] === 'ClusterRole') as Obj;
   assert.deepEqual(role['rules'], [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }]);
   const binding = docs.find((d) => d['kind'] === 'ClusterRoleBinding') as Obj;
-  assert.deepEqual(binding['roleRef'], { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role['metadata']['name'] });
-  assert.deepEqual(binding['subjects'], [{ kind: 'ServiceAccount', name: 'kubemix-guard', namespace: 'kubemix-guard' }]);
+  assert.deepEqual(binding['roleRef'], {
+    apiGroup: 'rbac.authorization.k8s.io',
+    kind: 'ClusterRole',
+    name: role['metadata']['name'],
+  });
+  assert.deepEqual(binding['subjects'], [
+    { kind: 'ServiceAccount', name: 'kubemix-guard', namespace: 'kubemix-guard' },
+  ]);
   const deployment = docs.find((d) => d['kind'] === 'Deployment') as Obj;
   assert.equal(deployment['spec']['template']['spec']['serviceAccountName'], 'kubemix-guard');
   const args = deployment['spec']['template']['spec']['containers'][0]['args'] as string[];
@@ -80,19 +117,58 @@ it('renders valid manifests with the CA bundle, failure policy and namespace exc
 });
 
 it('--no-pull-secrets: no RBAC, no service-account token, and guard serve told so', async () => {
-  const res = await runCli(['guard', 'install', '--cluster', 'k8s-libvirt-1-1-1', '--ca-cert', 'ca.crt', '--ca-key', 'ca.key', '--out', 'out-np', '--no-pull-secrets'], { cwd: tmp.dir });
+  const res = await runCli(
+    [
+      'guard',
+      'install',
+      '--cluster',
+      'k8s-libvirt-1-1-1',
+      '--ca-cert',
+      'ca.crt',
+      '--ca-key',
+      'ca.key',
+      '--out',
+      'out-np',
+      '--no-pull-secrets',
+    ],
+    { cwd: tmp.dir },
+  );
   assert.equal(res.code, 0, res.stderr);
   const docs = await validDocs('out-np');
-  assert.deepEqual(docs.filter((d) => String(d['kind']).startsWith('ClusterRole')), []);
+  assert.deepEqual(
+    docs.filter((d) => String(d['kind']).startsWith('ClusterRole')),
+    [],
+  );
   assert.equal((docs.find((d) => d['kind'] === 'ServiceAccount') as Obj)['automountServiceAccountToken'], false);
   const deployment = docs.find((d) => d['kind'] === 'Deployment') as Obj;
-  assert.ok((deployment['spec']['template']['spec']['containers'][0]['args'] as string[]).includes('--no-pull-secrets'));
-  const bad = await runCli(['guard', 'install', '--cluster', 'k8s-libvirt-1-1-1', '--ca-cert', 'ca.crt', '--ca-key', 'ca.key', '--out', 'out-bad', '--insecure-registry', 'http://x'], { cwd: tmp.dir });
+  assert.ok(
+    (deployment['spec']['template']['spec']['containers'][0]['args'] as string[]).includes('--no-pull-secrets'),
+  );
+  const bad = await runCli(
+    [
+      'guard',
+      'install',
+      '--cluster',
+      'k8s-libvirt-1-1-1',
+      '--ca-cert',
+      'ca.crt',
+      '--ca-key',
+      'ca.key',
+      '--out',
+      'out-bad',
+      '--insecure-registry',
+      'http://x',
+    ],
+    { cwd: tmp.dir },
+  );
   assert.equal(bad.code, 2);
 });
 
 it('refuses a bad failure policy and a missing CA', async () => {
-  const bad = await runCli(['guard', 'install', '--cluster', 'k8s-libvirt-1-1-1', '--failure-policy', 'Maybe', '--out', 'o2'], { cwd: tmp.dir });
+  const bad = await runCli(
+    ['guard', 'install', '--cluster', 'k8s-libvirt-1-1-1', '--failure-policy', 'Maybe', '--out', 'o2'],
+    { cwd: tmp.dir },
+  );
   assert.equal(bad.code, 2);
   const noCa = await runCli(['guard', 'install', '--cluster', 'k8s-libvirt-1-1-1', '--out', 'o3'], { cwd: tmp.dir });
   assert.equal(noCa.code, 2);

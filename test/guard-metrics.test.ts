@@ -23,8 +23,12 @@ before(async () => {
   ca = pki.caCert;
   const tls = pki.server('guard');
   guard = createGuardServer({
-    cert: readFileSync(tls.cert, 'utf8'), key: readFileSync(tls.key, 'utf8'), resolver: heuristicResolver,
-    cluster: lintClusterFor(['windows-2022']), log: (l) => void logs.push(l), requestTimeoutMs: 300,
+    cert: readFileSync(tls.cert, 'utf8'),
+    key: readFileSync(tls.key, 'utf8'),
+    resolver: heuristicResolver,
+    cluster: lintClusterFor(['windows-2022']),
+    log: (l) => void logs.push(l),
+    requestTimeoutMs: 300,
   });
   port = await guard.listen('127.0.0.1', 0);
 });
@@ -38,7 +42,9 @@ after(async () => {
 function partialPost(): Promise<ReturnType<typeof connect>> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => {
-      socket.write('POST /mutate HTTP/1.1\r\nHost: guard\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"apiVersi');
+      socket.write(
+        'POST /mutate HTTP/1.1\r\nHost: guard\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"apiVersi',
+      );
       resolve(socket);
     });
     socket.on('error', reject);
@@ -75,5 +81,8 @@ it('an aborted request is counted as aborted, a timed-out one as 408, neither as
   assert.match(text, /^kubemix_guard_requests_total\{route="\/mutate",code="aborted"\} 1$/m);
   assert.match(text, /^kubemix_guard_requests_total\{route="\/mutate",code="408"\} 1$/m);
   assert.doesNotMatch(text, /route="\/mutate",code="200"/);
-  assert.ok(logs.some((l) => l['route'] === '/mutate' && l['status'] === 'aborted'), JSON.stringify(logs));
+  assert.ok(
+    logs.some((l) => l['route'] === '/mutate' && l['status'] === 'aborted'),
+    JSON.stringify(logs),
+  );
 });

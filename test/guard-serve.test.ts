@@ -22,27 +22,46 @@ let guard: GuardServer;
 let port = 0;
 const logs: Record<string, unknown>[] = [];
 
-function post(path: string, body: string | Buffer, method = 'POST'): Promise<{ status: number; json: Obj | undefined; text: string }> {
+function post(
+  path: string,
+  body: string | Buffer,
+  method = 'POST',
+): Promise<{ status: number; json: Obj | undefined; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, ca, headers: { 'content-type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        let json: Obj | undefined;
-        try { json = JSON.parse(text) as Obj; } catch { json = undefined; }
-        resolve({ status: res.statusCode ?? 0, json, text });
-      });
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path, method, ca, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          let json: Obj | undefined;
+          try {
+            json = JSON.parse(text) as Obj;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, json, text });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
-const review = (object: Obj, uid = 'u-1') => JSON.stringify({
-  apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
-  request: { uid, kind: { group: object['apiVersion'] === 'v1' ? '' : 'apps', version: 'v1', kind: object['kind'] }, operation: 'CREATE', namespace: 'default', object },
-});
+const review = (object: Obj, uid = 'u-1') =>
+  JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid,
+      kind: { group: object['apiVersion'] === 'v1' ? '' : 'apps', version: 'v1', kind: object['kind'] },
+      operation: 'CREATE',
+      namespace: 'default',
+      object,
+    },
+  });
 
 async function mutated(object: Obj): Promise<{ result: Obj; patch: Obj[] }> {
   const res = await post('/mutate', review(object));
@@ -50,15 +69,27 @@ async function mutated(object: Obj): Promise<{ result: Obj; patch: Obj[] }> {
   const response = res.json?.['response'] as Obj;
   assert.equal(response['uid'], 'u-1');
   assert.equal(response['allowed'], true);
-  const patch = response['patch'] === undefined ? [] : JSON.parse(Buffer.from(response['patch'], 'base64').toString()) as Obj[];
+  const patch =
+    response['patch'] === undefined ? [] : (JSON.parse(Buffer.from(response['patch'], 'base64').toString()) as Obj[]);
   if (patch.length > 0) assert.equal(response['patchType'], 'JSONPatch');
-  const result = fastJsonPatch.applyPatch(structuredClone(object), patch as fastJsonPatch.Operation[], true, false).newDocument;
+  const result = fastJsonPatch.applyPatch(
+    structuredClone(object),
+    patch as fastJsonPatch.Operation[],
+    true,
+    false,
+  ).newDocument;
   return { result, patch };
 }
 
 const deployment = (spec: Obj): Obj => ({
-  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } },
-  spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec } },
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } },
+  spec: {
+    replicas: 3,
+    selector: { matchLabels: { app: 'web' } },
+    template: { metadata: { labels: { app: 'web' } }, spec },
+  },
 });
 
 before(async () => {
@@ -66,8 +97,18 @@ before(async () => {
   ca = pki.caCert;
   const tls = pki.server('guard');
   // "registry" answers for one image whose name says nothing; heuristics for the rest.
-  const resolver = chainResolvers(staticResolver({ 'example.com/team/win-api:1': { os: 'windows', osVersion: '10.0.20348' } }, 'registry'), heuristicResolver);
-  guard = createGuardServer({ cert: readFileSync(tls.cert, 'utf8'), key: readFileSync(tls.key, 'utf8'), resolver, cluster: lintClusterFor(['windows-2022']), log: (l) => void logs.push(l), maxBodyBytes: 64 * 1024 });
+  const resolver = chainResolvers(
+    staticResolver({ 'example.com/team/win-api:1': { os: 'windows', osVersion: '10.0.20348' } }, 'registry'),
+    heuristicResolver,
+  );
+  guard = createGuardServer({
+    cert: readFileSync(tls.cert, 'utf8'),
+    key: readFileSync(tls.key, 'utf8'),
+    resolver,
+    cluster: lintClusterFor(['windows-2022']),
+    log: (l) => void logs.push(l),
+    maxBodyBytes: 64 * 1024,
+  });
   port = await guard.listen('127.0.0.1', 0);
 });
 
@@ -89,14 +130,25 @@ describe('/mutate', () => {
   });
 
   it('escapes kubernetes.io/os as kubernetes.io~1os when a nodeSelector exists', async () => {
-    const object = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { nodeSelector: { disktype: 'ssd' }, containers: [{ name: 'c', image: 'redis:7' }] } };
+    const object = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      spec: { nodeSelector: { disktype: 'ssd' }, containers: [{ name: 'c', image: 'redis:7' }] },
+    };
     const { result, patch } = await mutated(object);
-    assert.ok(patch.some((op) => op['path'] === '/spec/nodeSelector/kubernetes.io~1os'), JSON.stringify(patch));
+    assert.ok(
+      patch.some((op) => op['path'] === '/spec/nodeSelector/kubernetes.io~1os'),
+      JSON.stringify(patch),
+    );
     assert.deepEqual(result['spec']['nodeSelector'], { disktype: 'ssd', 'kubernetes.io/os': 'linux' });
   });
 
   it('a Windows image (from the registry) gets the RuntimeClass of its build', async () => {
-    const object = deployment({ tolerations: [{ key: 'x', operator: 'Exists' }], containers: [{ name: 'api', image: 'example.com/team/win-api:1' }] });
+    const object = deployment({
+      tolerations: [{ key: 'x', operator: 'Exists' }],
+      containers: [{ name: 'api', image: 'example.com/team/win-api:1' }],
+    });
     const { result } = await mutated(object);
     const spec = result['spec']['template']['spec'];
     assert.equal(spec['runtimeClassName'], 'windows-2022');
@@ -105,14 +157,33 @@ describe('/mutate', () => {
   });
 
   it('placed pods are left alone (no patch)', async () => {
-    const object = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { os: { name: 'linux' }, nodeSelector: { 'kubernetes.io/os': 'linux' }, containers: [{ name: 'c', image: 'nginx' }] } };
+    const object = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      spec: {
+        os: { name: 'linux' },
+        nodeSelector: { 'kubernetes.io/os': 'linux' },
+        containers: [{ name: 'c', image: 'nginx' }],
+      },
+    };
     assert.deepEqual((await mutated(object)).patch, []);
   });
 });
 
 describe('/validate', () => {
-  it('denies a Windows pod with hostPID, with lint\'s rule and message', async () => {
-    const object = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'w' }, spec: { os: { name: 'windows' }, runtimeClassName: 'windows-2022', hostPID: true, containers: [{ name: 'c', image: 'mcr.microsoft.com/windows/servercore:ltsc2022' }] } };
+  it("denies a Windows pod with hostPID, with lint's rule and message", async () => {
+    const object = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'w' },
+      spec: {
+        os: { name: 'windows' },
+        runtimeClassName: 'windows-2022',
+        hostPID: true,
+        containers: [{ name: 'c', image: 'mcr.microsoft.com/windows/servercore:ltsc2022' }],
+      },
+    };
     const res = await post('/validate', review(object));
     assert.equal(res.status, 200);
     const response = res.json?.['response'] as Obj;
@@ -121,7 +192,17 @@ describe('/validate', () => {
   });
 
   it('allows a right Linux pod', async () => {
-    const object = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'l' }, spec: { os: { name: 'linux' }, nodeSelector: { 'kubernetes.io/os': 'linux' }, hostPID: true, containers: [{ name: 'c', image: 'nginx' }] } };
+    const object = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'l' },
+      spec: {
+        os: { name: 'linux' },
+        nodeSelector: { 'kubernetes.io/os': 'linux' },
+        hostPID: true,
+        containers: [{ name: 'c', image: 'nginx' }],
+      },
+    };
     assert.equal((await post('/validate', review(object))).json?.['response']['allowed'], true);
   });
 });
@@ -130,8 +211,28 @@ describe('malformed and other requests', () => {
   it('400 for bodies that are not AdmissionReviews, 413 for large ones, 405 and 404', async () => {
     assert.equal((await post('/mutate', '{not json')).status, 400);
     assert.equal((await post('/validate', JSON.stringify({ apiVersion: 'v1', kind: 'Pod' }))).status, 400);
-    assert.equal((await post('/mutate', JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { object: 3 } }))).status, 400);
-    assert.equal((await post('/mutate', JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'x', object: [] } }))).status, 400);
+    assert.equal(
+      (
+        await post(
+          '/mutate',
+          JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { object: 3 } }),
+        )
+      ).status,
+      400,
+    );
+    assert.equal(
+      (
+        await post(
+          '/mutate',
+          JSON.stringify({
+            apiVersion: 'admission.k8s.io/v1',
+            kind: 'AdmissionReview',
+            request: { uid: 'x', object: [] },
+          }),
+        )
+      ).status,
+      400,
+    );
     assert.equal((await post('/mutate', Buffer.alloc(100 * 1024, 0x20))).status, 413);
     assert.equal((await post('/mutate', '', 'GET')).status, 405);
     assert.equal((await post('/nope', '')).status, 404);
@@ -155,12 +256,26 @@ it('kubemix guard serve: listens, answers, drains and exits 0 on SIGTERM', async
   const tls = pki.server('cli');
   const cliPort = await freePort();
   const argv = [
-    `${repoPath()}/bin/kubemix.js`, 'guard', 'serve', '--cluster', 'k8s-libvirt-1-1-1', '--listen', `127.0.0.1:${cliPort}`,
-    '--tls-cert', tls.cert, '--tls-key', tls.key, '--offline', '--cache-dir', `${tmp.dir}/cli-cache`,
+    `${repoPath()}/bin/kubemix.js`,
+    'guard',
+    'serve',
+    '--cluster',
+    'k8s-libvirt-1-1-1',
+    '--listen',
+    `127.0.0.1:${cliPort}`,
+    '--tls-cert',
+    tls.cert,
+    '--tls-key',
+    tls.key,
+    '--offline',
+    '--cache-dir',
+    `${tmp.dir}/cli-cache`,
   ];
   const child = spawn(process.execPath, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
   try {
     for (let i = 0; i < 100 && !stderr.includes('"listening"'); i += 1) await new Promise((r) => setTimeout(r, 100));
     assert.match(stderr, /"msg":"listening"/);

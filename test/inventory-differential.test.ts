@@ -11,7 +11,9 @@ import { ansibleList, ansibleMissing } from './helpers/ansible.js';
 import { repoPath } from './helpers/cli.js';
 
 const DIR = repoPath('test', 'fixtures', 'inventories');
-const corpus = readdirSync(DIR).filter((f) => /\.(ini|ya?ml)$/.test(f)).sort();
+const corpus = readdirSync(DIR)
+  .filter((f) => /\.(ini|ya?ml)$/.test(f))
+  .sort();
 const malformed = readdirSync(`${DIR}/malformed`).sort();
 
 describe('inventory import reads what ansible-inventory reads', { skip: ansibleMissing() }, () => {

@@ -11,16 +11,29 @@ import { lines, newStateDir, writeKnownHosts } from './harness/fixture.js';
 
 const skip = harnessAvailable();
 const TRIALS = 20;
-const ENV = { ...process.env, KUBEMIX_RETRY_BASE_MS: '200', KUBEMIX_SSH_KEEPALIVE_MS: '500', KUBEMIX_SSH_CONNECT_TIMEOUT_MS: '2000' };
+const ENV = {
+  ...process.env,
+  KUBEMIX_RETRY_BASE_MS: '200',
+  KUBEMIX_SSH_KEEPALIVE_MS: '500',
+  KUBEMIX_SSH_CONNECT_TIMEOUT_MS: '2000',
+};
 
 /**
  * Runs the CLI as a child. With `killAfterMs` it is sent `signal` that long
  * after start, or — with `after` — that long after its stderr first matches
  * `after` (so a slow start on a loaded machine cannot beat the signal handler).
  */
-function cli(args: readonly string[], killAfterMs?: number, signal: NodeJS.Signals = 'SIGKILL', after?: RegExp): Promise<{ code: number | null; signal: string | null; stderr: string }> {
+function cli(
+  args: readonly string[],
+  killAfterMs?: number,
+  signal: NodeJS.Signals = 'SIGKILL',
+  after?: RegExp,
+): Promise<{ code: number | null; signal: string | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/kubemix.js', ...args], { env: ENV, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/kubemix.js', ...args], {
+      env: ENV,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     let timer: NodeJS.Timeout | undefined;
     const arm = (): void => {
@@ -60,7 +73,10 @@ describe('kill -9 of the executor and resume', { skip, timeout: 170_000 }, () =>
           tasks.push({ ...t, apply: `${t.apply}; sleep 0.02` });
         }
       }
-      const built = buildPlan(net.hosts.map((h) => net.connection(h)), tasks);
+      const built = buildPlan(
+        net.hosts.map((h) => net.connection(h)),
+        tasks,
+      );
       const planDir = join(net.root, `plan${trial}`);
       await writePlanDir(planDir, built);
       const state = newStateDir(net);
@@ -73,12 +89,20 @@ describe('kill -9 of the executor and resume', { skip, timeout: 170_000 }, () =>
       assert.equal(second.code, 0, second.stderr);
       for (const h of net.hosts) {
         const applied = lines(join(h.dir, `k${trial}`, 'apply.log'));
-        assert.deepEqual(applied, ['s1', 's2', 's3'], `trial ${trial} ${h.name}: each task applied exactly once, in order`);
+        assert.deepEqual(
+          applied,
+          ['s1', 's2', 's3'],
+          `trial ${trial} ${h.name}: each task applied exactly once, in order`,
+        );
       }
-      const journal = JSON.parse(readFileSync(join(state, 'journal.json'), 'utf8')) as { tasks: Record<string, { state: string }> };
+      const journal = JSON.parse(readFileSync(join(state, 'journal.json'), 'utf8')) as {
+        tasks: Record<string, { state: string }>;
+      };
       assert.equal(Object.values(journal.tasks).filter((t) => t.state === 'done').length, tasks.length);
     }
-    process.stderr.write(`# kill -9 trials: ${killed}/${TRIALS} killed mid-run; resume runs took ${Math.min(...durations)}-${Math.max(...durations)} ms\n`);
+    process.stderr.write(
+      `# kill -9 trials: ${killed}/${TRIALS} killed mid-run; resume runs took ${Math.min(...durations)}-${Math.max(...durations)} ms\n`,
+    );
     assert.ok(killed >= TRIALS / 2, `most runs were really killed mid-way (${killed}/${TRIALS})`);
   });
 
@@ -86,7 +110,11 @@ describe('kill -9 of the executor and resume', { skip, timeout: 170_000 }, () =>
     const kh = writeKnownHosts(net);
     const h = net.hosts[0]!;
     const dir = join(h.dir, 'sigint');
-    const tasks = [1, 2, 3].map((i) => countedTask(h.name, dir, `s${i}`, { after: i === 1 ? [] : [taskId({ host: h.name, name: `s${i - 1}` })] })).map((t) => ({ ...t, apply: `mkdir -p ${dir}; sleep 1; ${t.apply}` }));
+    const tasks = [1, 2, 3]
+      .map((i) =>
+        countedTask(h.name, dir, `s${i}`, { after: i === 1 ? [] : [taskId({ host: h.name, name: `s${i - 1}` })] }),
+      )
+      .map((t) => ({ ...t, apply: `mkdir -p ${dir}; sleep 1; ${t.apply}` }));
     const planDir = join(net.root, 'plan-sigint');
     await writePlanDir(planDir, buildPlan([net.connection(h)], tasks));
     const state = newStateDir(net);
@@ -95,8 +123,13 @@ describe('kill -9 of the executor and resume', { skip, timeout: 170_000 }, () =>
     assert.equal(interrupted.code, 130, interrupted.stderr);
     assert.match(interrupted.stderr, /re-run/);
     const applied = lines(join(dir, 'apply.log'));
-    assert.ok(applied.length >= 1 && applied.length < 3, `the running task finished, no new one started: ${applied.join(',')}`);
-    const journal = JSON.parse(readFileSync(join(state, 'journal.json'), 'utf8')) as { tasks: Record<string, { state: string }> };
+    assert.ok(
+      applied.length >= 1 && applied.length < 3,
+      `the running task finished, no new one started: ${applied.join(',')}`,
+    );
+    const journal = JSON.parse(readFileSync(join(state, 'journal.json'), 'utf8')) as {
+      tasks: Record<string, { state: string }>;
+    };
     assert.equal(Object.values(journal.tasks).filter((t) => t.state === 'done').length, applied.length);
     const resumed = await cli(args);
     assert.equal(resumed.code, 0, resumed.stderr);

@@ -20,7 +20,10 @@ function dependsOn(tasks: readonly Task[], from: Task, target: string): boolean 
   const seen = new Set<string>();
   for (let id = stack.pop(); id !== undefined; id = stack.pop()) {
     if (id === target) return true;
-    if (!seen.has(id)) { seen.add(id); stack.push(...(byId.get(id)?.after ?? [])); }
+    if (!seen.has(id)) {
+      seen.add(id);
+      stack.push(...(byId.get(id)?.after ?? []));
+    }
   }
   return false;
 }
@@ -35,7 +38,10 @@ describe('Windows service tokens (k8s-libvirt-1-1-1)', () => {
     assert.deepEqual(mint.after, ['task-deploy-cluster/controller-01/cluster-manifests']);
     assert.deepEqual(mint.captures, [{ name: 'kube-proxy-windows-token', remotePath: KUBE_PROXY_TOKEN_FILE }]);
     assert.match(mint.apply.script, /umask 077/);
-    assert.match(mint.apply.script, /--kubeconfig=\/etc\/kubernetes\/admin\.conf -n kube-system create token kube-proxy --duration=2160h > /);
+    assert.match(
+      mint.apply.script,
+      /--kubeconfig=\/etc\/kubernetes\/admin\.conf -n kube-system create token kube-proxy --duration=2160h > /,
+    );
     assert.match(mintFlannel.apply.script, /-n kube-flannel create token flannel-windows --duration=2160h > /);
     // Re-minted by a kubemix up once 30 days old.
     assert.match(mint.check?.script ?? '', /-mmin -43200\)/);
@@ -57,16 +63,26 @@ describe('Windows service tokens (k8s-libvirt-1-1-1)', () => {
       assert.deepEqual(f.secrets, ['flannel-windows-token']);
       assert.match(f.check?.script ?? '', /Get-KubemixTokenFile 'C:\\k\\flanneld\\token'/);
     }
-    assert.equal(plan.tasks.some((t) => t.name.includes('token-renewal')), false, 'no node-side renewal');
+    assert.equal(
+      plan.tasks.some((t) => t.name.includes('token-renewal')),
+      false,
+      'no node-side renewal',
+    );
   });
 
   it('no manifest lets a ServiceAccount request tokens; no Windows file calls the TokenRequest API', () => {
-    const manifests = files.filter((f) => f.node === 'cluster').map((f) => f.content).join('\n');
+    const manifests = files
+      .filter((f) => f.node === 'cluster')
+      .map((f) => f.content)
+      .join('\n');
     assert.doesNotMatch(manifests, /serviceaccounts\/token/);
-    assert.equal(files.some((f) => f.remotePath.endsWith('renew-kube-proxy-token.ps1')), false);
+    assert.equal(
+      files.some((f) => f.remotePath.endsWith('renew-kube-proxy-token.ps1')),
+      false,
+    );
   });
 
-  it('the kubeconfigs name the token files, never a token, and flanneld\'s is not the kubelet\'s', () => {
+  it("the kubeconfigs name the token files, never a token, and flanneld's is not the kubelet's", () => {
     const kubeconfig = files.find((f) => f.remotePath === 'C:\\k\\kube-proxy\\kubeconfig.conf')?.content ?? '';
     assert.match(kubeconfig, /tokenFile: 'C:\\k\\kube-proxy\\token'/);
     const flannel = files.find((f) => f.remotePath === 'C:\\k\\flanneld\\kubeconfig.conf')?.content ?? '';
@@ -82,14 +98,23 @@ describe('HostProcess mode', () => {
   it('mints no flanneld token: the pod has its own', () => {
     const { plan } = assemblePlan(comboModel({ k8s: '1.36', os: 'windows-2022', backend: 'vxlan', hostProcess: true }));
     assert.ok(plan.tasks.some((t) => t.id === MINT));
-    assert.equal(plan.tasks.some((t) => t.id === MINT_FLANNEL), false);
+    assert.equal(
+      plan.tasks.some((t) => t.id === MINT_FLANNEL),
+      false,
+    );
   });
 });
 
 describe('Linux-only clusters', () => {
   it('plan no token and no renewal', () => {
     const { plan, files } = planFor('k8s-libvirt-3-2-1');
-    assert.equal(plan.tasks.some((t) => t.name.includes('windows-token') || t.name.includes('token-renewal')), false);
-    assert.equal(files.some((f) => f.remotePath.includes('kube-proxy-windows')), false);
+    assert.equal(
+      plan.tasks.some((t) => t.name.includes('windows-token') || t.name.includes('token-renewal')),
+      false,
+    );
+    assert.equal(
+      files.some((f) => f.remotePath.includes('kube-proxy-windows')),
+      false,
+    );
   });
 });

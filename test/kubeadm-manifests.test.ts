@@ -44,7 +44,12 @@ for (const shape of SHAPES) {
           assert.ok(r.success, `${f.localPath} ${String(d.kind)}: ${r.error?.message}`);
         }
         const kinds = docs.map((d) => d.kind);
-        assert.deepEqual(kinds, f.node === linux[0]?.name ? ['InitConfiguration', 'ClusterConfiguration', 'KubeletConfiguration'] : ['JoinConfiguration']);
+        assert.deepEqual(
+          kinds,
+          f.node === linux[0]?.name
+            ? ['InitConfiguration', 'ClusterConfiguration', 'KubeletConfiguration']
+            : ['JoinConfiguration'],
+        );
       }
     });
 
@@ -67,7 +72,11 @@ for (const shape of SHAPES) {
     });
 
     it('flannel: vxlan VNI 4096 / port 4789, DaemonSet only on Linux', () => {
-      if (plan.cluster.cni.plugin !== 'flannel') return assert.equal(files.some((f) => f.localPath.includes('flannel')), false);
+      if (plan.cluster.cni.plugin !== 'flannel')
+        return assert.equal(
+          files.some((f) => f.localPath.includes('flannel')),
+          false,
+        );
       const docs = docsOf(files.find((f) => f.localPath === 'artifacts/cluster/manifests/flannel.yaml')?.content ?? '');
       const cm = docs.find((d) => d.kind === 'ConfigMap') as { data: Record<string, string> };
       const net = JSON.parse(cm.data['net-conf.json'] ?? '{}') as { Network: string; Backend: Obj };
@@ -82,8 +91,14 @@ for (const shape of SHAPES) {
       const builds = [...new Set(plan.nodes.flatMap((n) => (n.windowsBuild === undefined ? [] : [n.windowsBuild])))];
       if (builds.length === 0) return assert.equal(rc, undefined);
       const docs = docsOf(rc?.content ?? '') as { scheduling: { nodeSelector: Obj; tolerations: Obj[] } }[];
-      assert.deepEqual(docs.map((d) => d.scheduling.nodeSelector['node.kubernetes.io/windows-build']), builds);
-      for (const d of docs) assert.deepEqual(d.scheduling.tolerations, [{ key: 'os', operator: 'Equal', value: 'windows', effect: 'NoSchedule' }]);
+      assert.deepEqual(
+        docs.map((d) => d.scheduling.nodeSelector['node.kubernetes.io/windows-build']),
+        builds,
+      );
+      for (const d of docs)
+        assert.deepEqual(d.scheduling.tolerations, [
+          { key: 'os', operator: 'Equal', value: 'windows', effect: 'NoSchedule' },
+        ]);
     });
   });
 }

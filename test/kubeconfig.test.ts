@@ -34,29 +34,62 @@ test('kubemix kubeconfig writes the admin kubeconfig 0600 and merges it keeping 
     const missing = await runCli(['kubeconfig', 'k8s-libvirt-1-1-1', '--state-dir', state]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /kubeconfig\.missing/);
-    writeFileSync(join(state, 'secrets.json'), JSON.stringify({ 'admin-kubeconfig': { value: ADMIN, source: 'captured', at: '' } }), { mode: 0o600 });
+    writeFileSync(
+      join(state, 'secrets.json'),
+      JSON.stringify({ 'admin-kubeconfig': { value: ADMIN, source: 'captured', at: '' } }),
+      { mode: 0o600 },
+    );
     const plain = await runCli(['kubeconfig', 'k8s-libvirt-1-1-1', '--state-dir', state]);
     assert.equal(plain.code, 0, plain.stderr);
     const written = join(state, 'kubeconfig');
     assert.equal(statSync(written).mode & 0o777, 0o600);
-    const ours = parse(readFileSync(written, 'utf8')) as { 'current-context': string; contexts: { name: string; context: { cluster: string; user: string } }[] };
+    const ours = parse(readFileSync(written, 'utf8')) as {
+      'current-context': string;
+      contexts: { name: string; context: { cluster: string; user: string } }[];
+    };
     assert.equal(ours['current-context'], 'k8scluster');
-    assert.deepEqual(ours.contexts, [{ name: 'k8scluster', context: { cluster: 'k8scluster', user: 'k8scluster-admin' } }]);
+    assert.deepEqual(ours.contexts, [
+      { name: 'k8scluster', context: { cluster: 'k8scluster', user: 'k8scluster-admin' } },
+    ]);
 
     const home = join(root, 'home');
     mkdirSync(join(home, '.kube'), { recursive: true });
-    writeFileSync(join(home, '.kube', 'config'), 'apiVersion: v1\nkind: Config\nclusters:\n- name: other\n  cluster: {server: "https://other:6443"}\nusers:\n- name: me\n  user: {token: x}\ncontexts:\n- name: other\n  context: {cluster: other, user: me}\ncurrent-context: other\n');
-    const merged = await runCli(['kubeconfig', 'k8s-libvirt-1-1-1', '--state-dir', state, '--merge'], { env: { HOME: home } });
+    writeFileSync(
+      join(home, '.kube', 'config'),
+      'apiVersion: v1\nkind: Config\nclusters:\n- name: other\n  cluster: {server: "https://other:6443"}\nusers:\n- name: me\n  user: {token: x}\ncontexts:\n- name: other\n  context: {cluster: other, user: me}\ncurrent-context: other\n',
+    );
+    const merged = await runCli(['kubeconfig', 'k8s-libvirt-1-1-1', '--state-dir', state, '--merge'], {
+      env: { HOME: home },
+    });
     assert.equal(merged.code, 0, merged.stderr);
-    const doc = parse(readFileSync(join(home, '.kube', 'config'), 'utf8')) as { 'current-context': string; contexts: { name: string }[]; clusters: { name: string }[] };
-    assert.deepEqual(doc.contexts.map((c) => c.name), ['other', 'k8scluster']);
-    assert.deepEqual(doc.clusters.map((c) => c.name), ['other', 'k8scluster']);
+    const doc = parse(readFileSync(join(home, '.kube', 'config'), 'utf8')) as {
+      'current-context': string;
+      contexts: { name: string }[];
+      clusters: { name: string }[];
+    };
+    assert.deepEqual(
+      doc.contexts.map((c) => c.name),
+      ['other', 'k8scluster'],
+    );
+    assert.deepEqual(
+      doc.clusters.map((c) => c.name),
+      ['other', 'k8scluster'],
+    );
     assert.equal(doc['current-context'], 'other', 'merging does not switch contexts unless --use');
     assert.equal(statSync(join(home, '.kube', 'config')).mode & 0o777, 0o600);
-    const again = await runCli(['kubeconfig', 'k8s-libvirt-1-1-1', '--state-dir', state, '--merge', '--use'], { env: { HOME: home } });
+    const again = await runCli(['kubeconfig', 'k8s-libvirt-1-1-1', '--state-dir', state, '--merge', '--use'], {
+      env: { HOME: home },
+    });
     assert.equal(again.code, 0, again.stderr);
-    const used = parse(readFileSync(join(home, '.kube', 'config'), 'utf8')) as { 'current-context': string; contexts: { name: string }[] };
-    assert.deepEqual(used.contexts.map((c) => c.name), ['other', 'k8scluster'], 'a second merge replaces, never duplicates');
+    const used = parse(readFileSync(join(home, '.kube', 'config'), 'utf8')) as {
+      'current-context': string;
+      contexts: { name: string }[];
+    };
+    assert.deepEqual(
+      used.contexts.map((c) => c.name),
+      ['other', 'k8scluster'],
+      'a second merge replaces, never duplicates',
+    );
     assert.equal(used['current-context'], 'k8scluster');
   } finally {
     rmSync(root, { recursive: true, force: true });

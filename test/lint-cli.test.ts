@@ -10,8 +10,10 @@ import { RULES } from '../src/lint/rules/index.js';
 import { captureIo, repoPath, runCli } from './helpers/cli.js';
 
 const CORPUS = join(repoPath(), 'test', 'lint-corpus');
-const UNPLACED = 'kind: Pod\napiVersion: v1\nmetadata: {name: p}\nspec:\n  containers:\n    - name: a\n      image: nginx\n';
-const PLACED_LINUX_NO_OS_NAME = 'kind: Pod\nmetadata: {name: w}\nspec:\n  nodeSelector: {kubernetes.io/os: linux}\n  containers: [{name: a, image: nginx}]\n';
+const UNPLACED =
+  'kind: Pod\napiVersion: v1\nmetadata: {name: p}\nspec:\n  containers:\n    - name: a\n      image: nginx\n';
+const PLACED_LINUX_NO_OS_NAME =
+  'kind: Pod\nmetadata: {name: w}\nspec:\n  nodeSelector: {kubernetes.io/os: linux}\n  containers: [{name: a, image: nginx}]\n';
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'kubemix-lint-'));
@@ -46,12 +48,20 @@ test('warnings exit 0, and 1 with --strict', async () => {
 test('a directory: every file checked, unparseable input wins with exit 2', async () => {
   const io = captureIo({ cwd: repoPath() });
   assert.equal(await run(['lint', '--format', 'json', 'test/lint-corpus'], io), 2);
-  const report = JSON.parse(io.out()) as { ok: boolean; summary: { files: number; unparseable: number }; findings: { rule: string; file: string }[] };
+  const report = JSON.parse(io.out()) as {
+    ok: boolean;
+    summary: { files: number; unparseable: number };
+    findings: { rule: string; file: string }[];
+  };
   assert.equal(report.ok, false);
   assert.equal(report.summary.unparseable, 3);
   assert.ok(report.summary.files >= 30);
   // The good document of a file with a broken one is still checked.
-  assert.ok(report.findings.some((f) => f.file === join('test', 'lint-corpus', 'broken-multi-doc.yaml') && f.rule === 'placement/missing-os'));
+  assert.ok(
+    report.findings.some(
+      (f) => f.file === join('test', 'lint-corpus', 'broken-multi-doc.yaml') && f.rule === 'placement/missing-os',
+    ),
+  );
   const files = report.findings.map((f) => f.file);
   assert.deepEqual(files, [...files].sort());
 });
@@ -67,7 +77,10 @@ test('standard input with -', async () => {
   const io = captureIo({ stdin: UNPLACED });
   assert.equal(await run(['lint', '--format', 'json', '-'], io), 1);
   const report = JSON.parse(io.out()) as { findings: { file: string; rule: string; line: number; column: number }[] };
-  assert.deepEqual(report.findings.map((f) => [f.file, f.rule, f.line, f.column]), [['<stdin>', 'placement/missing-os', 4, 1]]);
+  assert.deepEqual(
+    report.findings.map((f) => [f.file, f.rule, f.line, f.column]),
+    [['<stdin>', 'placement/missing-os', 4, 1]],
+  );
 });
 
 test('--format sarif prints one SARIF log', async () => {
@@ -100,7 +113,14 @@ test('--rules lists every rule with id, severity and why', async () => {
 });
 
 test('bad flags are input errors (exit 2)', async () => {
-  for (const argv of [['lint', '--format', 'xml', 'a.yaml'], ['lint', '--diff', 'a.yaml'], ['lint'], ['lint', '--fix', '-'], ['lint', '--fix', '--diff', '--format', 'json', 'a.yaml'], ['lint', '--nope']]) {
+  for (const argv of [
+    ['lint', '--format', 'xml', 'a.yaml'],
+    ['lint', '--diff', 'a.yaml'],
+    ['lint'],
+    ['lint', '--fix', '-'],
+    ['lint', '--fix', '--diff', '--format', 'json', 'a.yaml'],
+    ['lint', '--nope'],
+  ]) {
     const io = captureIo();
     assert.equal(await run(argv, io), 2, argv.join(' '));
   }
@@ -112,7 +132,10 @@ test('--fix writes placement into the files and the result lints clean', async (
   const io = captureIo({ cwd: dir });
   assert.equal(await run(['lint', '--fix', '.'], io), 0);
   assert.match(io.err(), /fixed placement of 2 pod templates in 1 file/);
-  assert.equal(readFileSync(join(dir, 'chart.yaml'), 'utf8'), readFileSync(join(repoPath(), 'test', 'lint-fix', 'helm-multidoc.fixed.yaml'), 'utf8'));
+  assert.equal(
+    readFileSync(join(dir, 'chart.yaml'), 'utf8'),
+    readFileSync(join(repoPath(), 'test', 'lint-fix', 'helm-multidoc.fixed.yaml'), 'utf8'),
+  );
   assert.equal(await run(['lint', '.'], captureIo({ cwd: dir })), 0);
   rmSync(dir, { recursive: true });
 });
@@ -122,19 +145,22 @@ test('--fix --diff prints a unified diff and writes nothing', async () => {
   writeFileSync(join(dir, 'pod.yaml'), UNPLACED);
   const io = captureIo({ cwd: dir });
   assert.equal(await run(['lint', '--fix', '--diff', 'pod.yaml'], io), 0);
-  assert.equal(io.out(), [
-    '--- a/pod.yaml',
-    '+++ b/pod.yaml',
-    '@@ -5,3 +5,7 @@',
-    '   containers:',
-    '     - name: a',
-    '       image: nginx',
-    '+  os:',
-    '+    name: linux',
-    '+  nodeSelector:',
-    '+    kubernetes.io/os: linux',
-    '',
-  ].join('\n'));
+  assert.equal(
+    io.out(),
+    [
+      '--- a/pod.yaml',
+      '+++ b/pod.yaml',
+      '@@ -5,3 +5,7 @@',
+      '   containers:',
+      '     - name: a',
+      '       image: nginx',
+      '+  os:',
+      '+    name: linux',
+      '+  nodeSelector:',
+      '+    kubernetes.io/os: linux',
+      '',
+    ].join('\n'),
+  );
   assert.equal(readFileSync(join(dir, 'pod.yaml'), 'utf8'), UNPLACED);
   const stdin = captureIo({ stdin: UNPLACED });
   assert.equal(await run(['lint', '--fix', '--diff', '-'], stdin), 0);
@@ -142,11 +168,20 @@ test('--fix --diff prints a unified diff and writes nothing', async () => {
   rmSync(dir, { recursive: true });
 });
 
-test('lint --cluster SPEC checks Windows builds against the spec\'s workers', async () => {
+test("lint --cluster SPEC checks Windows builds against the spec's workers", async () => {
   // examples/k8s-libvirt-1-1-1.yaml has one Windows Server 2022 worker.
-  const on2022 = await runCli(['lint', '--format', 'json', '--cluster', 'examples/k8s-libvirt-1-1-1.yaml', 'test/lint-corpus/cluster-build-mismatch.yaml']);
+  const on2022 = await runCli([
+    'lint',
+    '--format',
+    'json',
+    '--cluster',
+    'examples/k8s-libvirt-1-1-1.yaml',
+    'test/lint-corpus/cluster-build-mismatch.yaml',
+  ]);
   assert.equal(on2022.code, 1);
-  const rules2022 = (JSON.parse(on2022.stdout) as { findings: { rule: string; container?: string }[] }).findings.filter((f) => f.rule === 'image/windows-build-mismatch').map((f) => f.container);
+  const rules2022 = (JSON.parse(on2022.stdout) as { findings: { rule: string; container?: string }[] }).findings
+    .filter((f) => f.rule === 'image/windows-build-mismatch')
+    .map((f) => f.container);
   assert.deepEqual(rules2022.sort(), ['app', 'helper']);
   const bad = await runCli(['lint', '--cluster', 'k8s-libvirt-2-1-1', 'test/lint-corpus/cluster-build-mismatch.yaml']);
   assert.equal(bad.code, 2, 'an invalid cluster spec is exit 2');

@@ -21,7 +21,9 @@ interface Expected {
   findings: Record<string, unknown>[];
 }
 
-const manifests = readdirSync(DIR).filter((f) => /\.(ya?ml|json)$/.test(f) && !f.endsWith(EXPECTED)).sort();
+const manifests = readdirSync(DIR)
+  .filter((f) => /\.(ya?ml|json)$/.test(f) && !f.endsWith(EXPECTED))
+  .sort();
 
 test('the corpus has at least 30 manifests', () => {
   assert.ok(manifests.length >= 30, `only ${manifests.length} manifests`);
@@ -30,10 +32,15 @@ test('the corpus has at least 30 manifests', () => {
 for (const name of manifests) {
   test(`corpus: ${name}`, async () => {
     const expectedPath = join(DIR, name.replace(/\.(ya?ml|json)$/, EXPECTED));
-    const previous: Partial<Expected> = existsSync(expectedPath) ? (JSON.parse(readFileSync(expectedPath, 'utf8')) as Expected) : {};
+    const previous: Partial<Expected> = existsSync(expectedPath)
+      ? (JSON.parse(readFileSync(expectedPath, 'utf8')) as Expected)
+      : {};
     const spec = previous.cluster;
     const cluster = spec === undefined ? undefined : lintClusterFor(spec.windows, { hasLinux: spec.hasLinux ?? true });
-    const report = await lintSources([{ path: name, text: readFileSync(join(DIR, name), 'utf8') }], cluster === undefined ? {} : { cluster });
+    const report = await lintSources(
+      [{ path: name, text: readFileSync(join(DIR, name), 'utf8') }],
+      cluster === undefined ? {} : { cluster },
+    );
     for (const f of report.findings) assert.equal(f.file, name);
     const actual: Expected = {
       ...(spec === undefined ? {} : { cluster: spec }),

@@ -33,14 +33,19 @@ const PLACEMENT_FIXABLE = ['placement/missing-os', 'placement/os-name-missing', 
 /** Inputs the fixer must leave as they are (pods mixing OSes need a human). */
 const UNFIXABLE_OBJECTS = ['mixed'];
 
-const inputs = readdirSync(DIR).filter((f) => /\.(ya?ml|json)$/.test(f) && !f.includes('.fixed.')).sort();
+const inputs = readdirSync(DIR)
+  .filter((f) => /\.(ya?ml|json)$/.test(f) && !f.includes('.fixed.'))
+  .sort();
 
 function golden(name: string): string {
   return join(DIR, name.replace(/\.(ya?ml|json)$/, '.fixed.$1'));
 }
 
 function comments(text: string): string[] {
-  return text.split('\n').filter((l) => /(^|\s)#/.test(l)).map((l) => l.slice(l.indexOf('#')));
+  return text
+    .split('\n')
+    .filter((l) => /(^|\s)#/.test(l))
+    .map((l) => l.slice(l.indexOf('#')));
 }
 
 for (const name of inputs) {
@@ -57,9 +62,15 @@ for (const name of inputs) {
     assert.equal(fix.reformatted, name.startsWith('null-'));
     for (const comment of comments(before)) assert.ok(fix.after.includes(comment), `comment lost: ${comment}`);
     const report = await lintSources([{ path: name, text: fix.after }], options);
-    const left = report.findings.filter((f) => PLACEMENT_FIXABLE.includes(f.rule) && !UNFIXABLE_OBJECTS.includes(f.object?.name ?? ''));
+    const left = report.findings.filter(
+      (f) => PLACEMENT_FIXABLE.includes(f.rule) && !UNFIXABLE_OBJECTS.includes(f.object?.name ?? ''),
+    );
     assert.deepEqual(left, []);
-    assert.deepEqual(await fixSources([{ path: name, text: fix.after }], options), [], 'a second --fix changes nothing');
+    assert.deepEqual(
+      await fixSources([{ path: name, text: fix.after }], options),
+      [],
+      'a second --fix changes nothing',
+    );
     await assertPlacedForTheScheduler(name, fix.after, options);
   });
 }
@@ -75,13 +86,22 @@ async function assertPlacedForTheScheduler(name: string, text: string, options: 
     const os = t.spec['os'] as Record<string, unknown> | undefined;
     assert.deepEqual(Object.keys(os ?? {}), ['name'], `${where}: spec.os is ${JSON.stringify(os)}`);
     const scheduling = t.placement.signals.filter((s) => s.via !== 'os.name');
-    assert.ok(scheduling.length > 0 || t.placement.runtimeClassName !== undefined, `${where}: only spec.os.name places it`);
-    assert.ok(scheduling.every((s) => s.os === os?.['name']), `${where}: scheduler placement and spec.os.name disagree`);
+    assert.ok(
+      scheduling.length > 0 || t.placement.runtimeClassName !== undefined,
+      `${where}: only spec.os.name places it`,
+    );
+    assert.ok(
+      scheduling.every((s) => s.os === os?.['name']),
+      `${where}: scheduler placement and spec.os.name disagree`,
+    );
   }
 }
 
 test('fix leaves files with syntax errors and already placed files alone', async () => {
   const broken = { path: 'b.yaml', text: 'kind: Pod\nspec: {containers: [\n' };
-  const placed = { path: 'p.yaml', text: 'kind: Pod\nmetadata: {name: p}\nspec:\n  os: {name: linux}\n  nodeSelector: {kubernetes.io/os: linux}\n  containers: [{name: a, image: nginx}]\n' };
+  const placed = {
+    path: 'p.yaml',
+    text: 'kind: Pod\nmetadata: {name: p}\nspec:\n  os: {name: linux}\n  nodeSelector: {kubernetes.io/os: linux}\n  containers: [{name: a, image: nginx}]\n',
+  };
   assert.deepEqual(await fixSources([broken, placed]), []);
 });

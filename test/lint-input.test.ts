@@ -41,7 +41,10 @@ test('an alias bomb in a file or on stdin is exit 2 at its file:line, not a cras
   const stdin = await runCli(['lint', '--offline', '--format', 'json', '-'], { stdin: aliasBomb() });
   assert.equal(stdin.code, 2, stdin.stderr);
   const report = JSON.parse(stdin.stdout) as { findings: { file: string; line: number; rule: string }[] };
-  assert.deepEqual(report.findings.map((f) => [f.file, f.line, f.rule]), [['<stdin>', 6, 'input/unparseable']]);
+  assert.deepEqual(
+    report.findings.map((f) => [f.file, f.line, f.rule]),
+    [['<stdin>', 6, 'input/unparseable']],
+  );
   rmSync(dir, { recursive: true });
 });
 
@@ -58,13 +61,19 @@ test('an input over the size limit is refused before it is parsed, file or stdin
   const dir = tempDir();
   const doc = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n---\n';
   writeFileSync(join(dir, 'huge.yaml'), doc.repeat(Math.ceil((MAX_INPUT_BYTES + 1) / doc.length)));
-  writeFileSync(join(dir, 'small.yaml'), 'kind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: nginx}]\n');
+  writeFileSync(
+    join(dir, 'small.yaml'),
+    'kind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: nginx}]\n',
+  );
   const started = Date.now();
   const result = await runCli(['lint', '--offline', '.'], { cwd: dir });
   // Parsing 16 MiB takes the yaml library most of a minute; refusing takes a stat.
   assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
   assert.equal(result.code, 2, result.stderr);
-  assert.match(result.stdout, /^huge\.yaml\n {2}0:0 +error +16\.0 MiB: lint reads inputs of up to 16\.0 MiB +input\/too-large/m);
+  assert.match(
+    result.stdout,
+    /^huge\.yaml\n {2}0:0 +error +16\.0 MiB: lint reads inputs of up to 16\.0 MiB +input\/too-large/m,
+  );
   assert.match(result.stdout, /hint: split the file/);
   // The other file is still checked.
   assert.match(result.stdout, /small\.yaml\n.*placement\/missing-os/);
@@ -84,8 +93,8 @@ const TABBED = [
   '\tcontinued after a tab',
   '\t  and one more"',
   "    note: it's plain",
-  '    quoted: \'single',
-  '\t\tcontinued\'',
+  "    quoted: 'single",
+  "\t\tcontinued'",
   '    script: |',
   '      echo "an open quote in a block scalar',
   'spec:',
@@ -99,11 +108,15 @@ const TABBED = [
 
 /** What PyYAML (libyaml's reading, as kubectl's go-yaml) makes of a text. */
 function pyyaml(text: string): unknown {
-  const out = execFileSync('/usr/bin/python3', ['-c', 'import json,sys,yaml; print(json.dumps(yaml.safe_load(sys.stdin.read())))'], { input: text });
+  const out = execFileSync(
+    '/usr/bin/python3',
+    ['-c', 'import json,sys,yaml; print(json.dumps(yaml.safe_load(sys.stdin.read())))'],
+    { input: text },
+  );
   return JSON.parse(out.toString('utf8')) as unknown;
 }
 
-test('tabs that start a quoted scalar\'s continuation lines read as PyYAML reads them, lines unchanged', () => {
+test("tabs that start a quoted scalar's continuation lines read as PyYAML reads them, lines unchanged", () => {
   const parsed = parseSource({ path: 't.yaml', text: TABBED });
   assert.deepEqual(parsed.syntaxErrors, []);
   assert.deepEqual(parsed.documents[0]?.value, pyyaml(TABBED));
@@ -117,7 +130,10 @@ test('tabs that start a quoted scalar\'s continuation lines read as PyYAML reads
 test('lint and --fix on the tabbed file: findings, not a cascade of syntax errors', async () => {
   const result = await runCli(['lint', '--offline', '--format', 'json', '-'], { stdin: TABBED });
   const report = JSON.parse(result.stdout) as { findings: { rule: string; line: number }[] };
-  assert.deepEqual(report.findings.map((f) => [f.rule, f.line]), [['placement/missing-os', 14]]);
+  assert.deepEqual(
+    report.findings.map((f) => [f.rule, f.line]),
+    [['placement/missing-os', 14]],
+  );
   const fixed = await runCli(['lint', '--offline', '--fix', '--diff', '-'], { stdin: TABBED });
   assert.equal(fixed.code, 0, fixed.stderr);
   assert.match(fixed.stdout, /^\+ {2}nodeSelector:$/m);

@@ -15,7 +15,9 @@ import { sarifReport } from '../src/lint/format/sarif.js';
 import { RULES } from '../src/lint/rules/index.js';
 import { repoPath } from './helpers/cli.js';
 
-const schema = JSON.parse(readFileSync(join(repoPath(), 'test', 'fixtures', 'sarif-2.1.0-rtm.5.json'), 'utf8')) as Record<string, unknown>;
+const schema = JSON.parse(
+  readFileSync(join(repoPath(), 'test', 'fixtures', 'sarif-2.1.0-rtm.5.json'), 'utf8'),
+) as Record<string, unknown>;
 
 function validator(): (data: unknown) => { ok: boolean; errors: string } {
   const ajv = new Ajv04.default({ allErrors: true, strict: false, unicodeRegExp: false });
@@ -26,16 +28,28 @@ function validator(): (data: unknown) => { ok: boolean; errors: string } {
 
 test('SARIF for the whole corpus is valid SARIF 2.1.0', async () => {
   const dir = join(repoPath(), 'test', 'lint-corpus');
-  const names = ['helm-rendered.yaml', 'windows-storage.yaml', 'broken-indent.yaml', 'cluster-build-mismatch.yaml', 'list-kubectl-get.yaml'];
+  const names = [
+    'helm-rendered.yaml',
+    'windows-storage.yaml',
+    'broken-indent.yaml',
+    'cluster-build-mismatch.yaml',
+    'list-kubectl-get.yaml',
+  ];
   const report = await lintSources(
     names.map((n) => ({ path: `test/lint-corpus/${n}`, text: readFileSync(join(dir, n), 'utf8') })),
     { cluster: lintClusterFor(['windows-2022']) },
   );
-  const findings = [...report.findings, unreadableFinding('/abs/missing file.yaml', 'cannot read: ENOENT'), unreadableFinding('<stdin>', 'no stdin')];
+  const findings = [
+    ...report.findings,
+    unreadableFinding('/abs/missing file.yaml', 'cannot read: ENOENT'),
+    unreadableFinding('<stdin>', 'no stdin'),
+  ];
   const log = sarifReport(findings, RULES);
   const result = validator()(log);
   assert.ok(result.ok, result.errors);
-  const run = (log['runs'] as { results: { ruleIndex: number; ruleId: string }[]; tool: { driver: { rules: { id: string }[] } } }[])[0];
+  const run = (
+    log['runs'] as { results: { ruleIndex: number; ruleId: string }[]; tool: { driver: { rules: { id: string }[] } } }[]
+  )[0];
   assert.ok(run !== undefined && run.results.length === findings.length);
   for (const r of run.results) assert.equal(run.tool.driver.rules[r.ruleIndex]?.id, r.ruleId);
 });

@@ -13,8 +13,16 @@ describe('Linux node golden files', () => {
   for (const shape of SHAPES) {
     it(shape, () => {
       const model = modelFor(shape);
-      const parts = [linuxPrepContribution, containerdContribution, kubernetesPackagesContribution, kubeadmContribution];
-      assertGolden(`${shape}/linux`, parts.flatMap((p) => p(model).artifacts));
+      const parts = [
+        linuxPrepContribution,
+        containerdContribution,
+        kubernetesPackagesContribution,
+        kubeadmContribution,
+      ];
+      assertGolden(
+        `${shape}/linux`,
+        parts.flatMap((p) => p(model).artifacts),
+      );
     });
   }
 });

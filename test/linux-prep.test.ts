@@ -10,7 +10,8 @@ import { assemblePlan } from '../src/plan/assemble.js';
 import { readSpec } from '../src/spec/read.js';
 import { planFor, scratch } from './helpers/shapes.js';
 
-const sh = (script: string): number => spawnSync('sh', ['-s'], { input: script, stdio: ['pipe', 'ignore', 'pipe'] }).status ?? -1;
+const sh = (script: string): number =>
+  spawnSync('sh', ['-s'], { input: script, stdio: ['pipe', 'ignore', 'pipe'] }).status ?? -1;
 
 describe('Linux host prep', () => {
   const { plan } = planFor('k8s-libvirt-3-2-1');
@@ -20,9 +21,34 @@ describe('Linux host prep', () => {
 
   it('every Linux cluster node gets the prep tasks; the services node does not', () => {
     const hosts = new Set(plan.tasks.filter((t) => t.stage === 'task-prepare-cluster').map((t) => t.host));
-    assert.deepEqual([...hosts].sort(), ['compute-01', 'compute-02', 'controller-01', 'controller-02', 'controller-03']);
-    const names = plan.tasks.filter((t) => t.host === 'compute-01' && t.stage === 'task-prepare-cluster').map((t) => t.name).sort();
-    assert.deepEqual(names, ['cgroup-v2', 'cni-plugins', 'containerd', 'containerd-binaries', 'download-tools', 'etc-hosts', 'firewall', 'hostname', 'kernel-modules', 'kubernetes-packages', 'registry-ca', 'runc', 'swap-off', 'sysctls', 'time-sync']);
+    assert.deepEqual([...hosts].sort(), [
+      'compute-01',
+      'compute-02',
+      'controller-01',
+      'controller-02',
+      'controller-03',
+    ]);
+    const names = plan.tasks
+      .filter((t) => t.host === 'compute-01' && t.stage === 'task-prepare-cluster')
+      .map((t) => t.name)
+      .sort();
+    assert.deepEqual(names, [
+      'cgroup-v2',
+      'cni-plugins',
+      'containerd',
+      'containerd-binaries',
+      'download-tools',
+      'etc-hosts',
+      'firewall',
+      'hostname',
+      'kernel-modules',
+      'kubernetes-packages',
+      'registry-ca',
+      'runc',
+      'swap-off',
+      'sysctls',
+      'time-sync',
+    ]);
   });
 
   it('/etc/hosts: check fails, apply adds the block once and keeps other lines, check passes', () => {
@@ -49,18 +75,34 @@ describe('Linux host prep', () => {
     const fstab = join(tmp.dir, 'fstab');
     writeFileSync(fstab, 'UUID=1 / ext4 defaults 0 1\n/swapfile none swap sw 0 0\n#/old none swap sw 0 0\n');
     assert.equal(sh(sed.replace('/etc/fstab', fstab)), 0);
-    assert.equal(readFileSync(fstab, 'utf8'), 'UUID=1 / ext4 defaults 0 1\n#/swapfile none swap sw 0 0\n#/old none swap sw 0 0\n');
+    assert.equal(
+      readFileSync(fstab, 'utf8'),
+      'UUID=1 / ext4 defaults 0 1\n#/swapfile none swap sw 0 0\n#/old none swap sw 0 0\n',
+    );
   });
 
   it('every Linux node gets firewalld openings per role (a no-op where firewalld does not run)', () => {
-    const model = resolveModel(readSpec({ kind: 'kubeinit', spec: 'k8s-libvirt-1-2-1', hypervisors: 'hv1.example.com', nodes: '[[when_group=compute_nodes,os=centos]]' }));
+    const model = resolveModel(
+      readSpec({
+        kind: 'kubeinit',
+        spec: 'k8s-libvirt-1-2-1',
+        hypervisors: 'hv1.example.com',
+        nodes: '[[when_group=compute_nodes,os=centos]]',
+      }),
+    );
     const fw = assemblePlan(model).plan.tasks.filter((t) => t.name === 'firewall');
-    assert.deepEqual(fw.map((t) => t.host), ['compute-01', 'compute-02', 'controller-01']);
+    assert.deepEqual(
+      fw.map((t) => t.host),
+      ['compute-01', 'compute-02', 'controller-01'],
+    );
     assert.match(fw[0]?.apply.script ?? '', /--add-port=4789\/udp/);
     assert.doesNotMatch(fw[0]?.apply.script ?? '', /6443/);
     assert.match(fw[2]?.apply.script ?? '', /--add-port=6443\/tcp/);
     assert.match(fw[0]?.check?.script ?? '', /^systemctl is-active --quiet firewalld \|\| exit 0$/m);
-    const lint = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], { input: `${fw[0]?.check?.script}\n${fw[0]?.apply.script}`, encoding: 'utf8' });
+    const lint = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], {
+      input: `${fw[0]?.check?.script}\n${fw[0]?.apply.script}`,
+      encoding: 'utf8',
+    });
     assert.equal(lint.status, 0, lint.stdout);
   });
 });

@@ -31,17 +31,34 @@ export const PAYLOADS: readonly string[] = [
 function enrich(doc: Record<string, unknown>, windows: boolean): void {
   const spec = doc['spec'] as Record<string, unknown>;
   spec['containerRuntime'] ??= {};
-  spec['proxy'] = { http: 'http://proxy.example.com:3128/', https: 'http://proxy.example.com:3128/', noProxy: ['intranet.example'] };
-  spec['mirrors'] = { images: { 'docker.io': 'mirror.example.com/docker' }, artifacts: 'https://mirror.example.com/files/' };
+  spec['proxy'] = {
+    http: 'http://proxy.example.com:3128/',
+    https: 'http://proxy.example.com:3128/',
+    noProxy: ['intranet.example'],
+  };
+  spec['mirrors'] = {
+    images: { 'docker.io': 'mirror.example.com/docker' },
+    artifacts: 'https://mirror.example.com/files/',
+  };
   spec['services'] = { ...(spec['services'] as Record<string, unknown> | undefined), forwarders: ['192.0.2.53'] };
-  if (windows) spec['windows'] = { hostProcess: { flannelImage: 'registry.example.com/flannel:v1', kubeProxyImage: 'registry.example.com/kube-proxy:v1' } };
+  if (windows)
+    spec['windows'] = {
+      hostProcess: {
+        flannelImage: 'registry.example.com/flannel:v1',
+        kubeProxyImage: 'registry.example.com/kube-proxy:v1',
+      },
+    };
   const infra = spec['infrastructure'] as { hypervisors?: Record<string, unknown>[] };
   for (const hv of infra.hypervisors ?? []) hv['bastion'] = { address: 'bastion.example.com', user: 'jump' };
 }
 
 type Format = 'sh' | 'powershell' | 'systemd' | 'ini' | 'toml' | 'yaml' | 'json' | 'xml' | 'opaque';
 
-interface Output { readonly where: string; readonly format: Format; readonly text: string }
+interface Output {
+  readonly where: string;
+  readonly format: Format;
+  readonly text: string;
+}
 
 /** Whether a correct escaper for the format must change the payload (so the raw payload must not appear). */
 const CHANGES: Record<'sh' | 'powershell' | 'systemd' | 'ini', (p: string) => boolean> = {
@@ -58,9 +75,16 @@ function formatOf(path: string, text: string): Format {
   if (path.endsWith('.xml')) return 'xml';
   if (path.endsWith('.ps1')) return 'powershell';
   if (path.endsWith('.sh')) return 'sh';
-  try { JSON.parse(text); return 'json'; } catch { /* not JSON */ }
+  try {
+    JSON.parse(text);
+    return 'json';
+  } catch {
+    /* not JSON */
+  }
   const docs = parseAllDocuments(text);
-  const yamlOk = (Array.isArray(docs) ? docs : [docs]).every((d) => d.errors.length === 0 && typeof d.toJS() === 'object');
+  const yamlOk = (Array.isArray(docs) ? docs : [docs]).every(
+    (d) => d.errors.length === 0 && typeof d.toJS() === 'object',
+  );
   return yamlOk ? 'yaml' : 'opaque';
 }
 
@@ -68,10 +92,18 @@ function outputsOf(doc: Record<string, unknown>): Output[] {
   const spec = readSpec({ kind: 'file', path: 'marker.yaml', text: stringify(doc) });
   const model = resolveModel(spec);
   const { plan, files } = assemblePlan(model);
-  const out: Output[] = files.map((f) => ({ where: `${f.node}:${f.remotePath}`, format: formatOf(f.remotePath, f.content), text: f.content }));
+  const out: Output[] = files.map((f) => ({
+    where: `${f.node}:${f.remotePath}`,
+    format: formatOf(f.remotePath, f.content),
+    text: f.content,
+  }));
   for (const t of plan.tasks) {
-    for (const [kind, c] of [['apply', t.apply], ['check', t.check]] as const) {
-      if (c !== null) out.push({ where: `${t.id} ${kind}`, format: c.shell === 'powershell' ? 'powershell' : 'sh', text: c.script });
+    for (const [kind, c] of [
+      ['apply', t.apply],
+      ['check', t.check],
+    ] as const) {
+      if (c !== null)
+        out.push({ where: `${t.id} ${kind}`, format: c.shell === 'powershell' ? 'powershell' : 'sh', text: c.script });
     }
   }
   const inv = inventoryOf(model);
@@ -85,17 +117,37 @@ function strings(value: unknown, keys: string[], values: string[]): void {
   if (typeof value === 'string') values.push(value);
   else if (Array.isArray(value)) for (const v of value) strings(v, keys, values);
   else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) { keys.push(k); strings(v, keys, values); }
+    for (const [k, v] of Object.entries(value)) {
+      keys.push(k);
+      strings(v, keys, values);
+    }
   }
 }
 
 function parsed(o: Output): unknown[] {
   switch (o.format) {
-    case 'toml': return [parseToml(o.text)];
-    case 'json': return [JSON.parse(o.text)];
-    case 'yaml': return parseAllDocuments(o.text).map((d) => { assert.deepEqual(d.errors, [], o.where); return d.toJS() as unknown; });
-    case 'xml': return [new XMLParser({ ignoreAttributes: false, processEntities: true, htmlEntities: true, parseTagValue: false, parseAttributeValue: false, trimValues: false }).parse(o.text)];
-    default: return [];
+    case 'toml':
+      return [parseToml(o.text)];
+    case 'json':
+      return [JSON.parse(o.text)];
+    case 'yaml':
+      return parseAllDocuments(o.text).map((d) => {
+        assert.deepEqual(d.errors, [], o.where);
+        return d.toJS() as unknown;
+      });
+    case 'xml':
+      return [
+        new XMLParser({
+          ignoreAttributes: false,
+          processEntities: true,
+          htmlEntities: true,
+          parseTagValue: false,
+          parseAttributeValue: false,
+          trimValues: false,
+        }).parse(o.text),
+      ];
+    default:
+      return [];
   }
 }
 
@@ -109,10 +161,12 @@ function unquotedInSh(script: string): number[] {
   for (let i = 0; i < script.length; i++) {
     if (script.startsWith(TOKEN, i) && state !== 'single') out.push(i);
     const c = script[i];
-    if (state === 'single') { if (c === "'") state = 'none'; }
-    else if (c === '\\') i++;
-    else if (state === 'double') { if (c === '"') state = 'none'; }
-    else if (c === "'") state = 'single';
+    if (state === 'single') {
+      if (c === "'") state = 'none';
+    } else if (c === '\\') i++;
+    else if (state === 'double') {
+      if (c === '"') state = 'none';
+    } else if (c === "'") state = 'single';
     else if (c === '"') state = 'double';
   }
   return out;
@@ -122,21 +176,28 @@ function unquotedInSh(script: string): number[] {
 function problems(o: Output, payload: string): string[] {
   if (!o.text.includes(TOKEN)) return [];
   if (o.format === 'opaque') return [`${o.where}: the marker reached a file of no known format`];
-  if (o.format === 'sh' && unquotedInSh(o.text).length > 0) return [`${o.where}: the marker is outside single quotes in a shell script`];
+  if (o.format === 'sh' && unquotedInSh(o.text).length > 0)
+    return [`${o.where}: the marker is outside single quotes in a shell script`];
   if (o.format in CHANGES) {
-    return CHANGES[o.format as keyof typeof CHANGES](payload) && o.text.includes(payload) ? [`${o.where}: the payload is written unescaped (${o.format})`] : [];
+    return CHANGES[o.format as keyof typeof CHANGES](payload) && o.text.includes(payload)
+      ? [`${o.where}: the payload is written unescaped (${o.format})`]
+      : [];
   }
   const keys: string[] = [];
   const values: string[] = [];
   for (const d of parsed(o)) strings(d, keys, values);
   const out: string[] = [];
   if (keys.some((k) => k.includes(TOKEN))) out.push(`${o.where}: the marker became a ${o.format} key`);
-  if (values.some((v) => v.includes(TOKEN) && !v.includes(payload))) out.push(`${o.where}: a ${o.format} value holds only part of the payload`);
-  if (!values.some((v) => v.includes(TOKEN))) out.push(`${o.where}: the marker is in the ${o.format} text but in no value`);
+  if (values.some((v) => v.includes(TOKEN) && !v.includes(payload)))
+    out.push(`${o.where}: a ${o.format} value holds only part of the payload`);
+  if (!values.some((v) => v.includes(TOKEN)))
+    out.push(`${o.where}: the marker is in the ${o.format} text but in no value`);
   return out;
 }
 
-const EXAMPLES = readdirSync(repoPath('examples')).filter((f) => f.endsWith('.yaml')).sort();
+const EXAMPLES = readdirSync(repoPath('examples'))
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 const LEAVES = stringLeaves(clusterSpecSchema);
 
 function baseDoc(example: string): Record<string, unknown> {
@@ -148,7 +209,13 @@ function baseDoc(example: string): Record<string, unknown> {
 
 test('the schema walk finds the string fields (sanity)', () => {
   const names = LEAVES.map((l) => l.join('.'));
-  for (const want of ['spec.mirrors.artifacts', 'spec.proxy.noProxy.[]', 'spec.mirrors.images.{value}', 'spec.infrastructure.hosts.[].bastion.user']) assert.ok(names.includes(want), want);
+  for (const want of [
+    'spec.mirrors.artifacts',
+    'spec.proxy.noProxy.[]',
+    'spec.mirrors.images.{value}',
+    'spec.infrastructure.hosts.[].bastion.user',
+  ])
+    assert.ok(names.includes(want), want);
 });
 
 test('the enriched examples plan as they are', () => {
@@ -172,13 +239,22 @@ test('every string field, every example, every payload: refused with its path, o
           try {
             outputs = outputsOf(doc);
           } catch (e) {
-            const ok = e instanceof InvalidSpecError && e.diagnostics.some((d) => d.severity === 'error' && d.path.startsWith(slot.reportedAt));
-            if (!ok) failures.push(`${example} ${slot.path}: not refused at the spec boundary with its path: ${e instanceof InvalidSpecError ? JSON.stringify(e.diagnostics.map((d) => d.path)) : String(e)}`);
+            const ok =
+              e instanceof InvalidSpecError &&
+              e.diagnostics.some((d) => d.severity === 'error' && d.path.startsWith(slot.reportedAt));
+            if (!ok)
+              failures.push(
+                `${example} ${slot.path}: not refused at the spec boundary with its path: ${e instanceof InvalidSpecError ? JSON.stringify(e.diagnostics.map((d) => d.path)) : String(e)}`,
+              );
             continue;
           }
           accepted++;
-          if (process.env['KUBEMIX_MARKER_DEBUG'] !== undefined) process.stderr.write(`accepted: ${example} ${slot.path} ${JSON.stringify(payload)}\n`);
-          for (const o of outputs) failures.push(...problems(o, payload).map((p) => `${example} ${slot.path} ${JSON.stringify(payload)}: ${p}`));
+          if (process.env['KUBEMIX_MARKER_DEBUG'] !== undefined)
+            process.stderr.write(`accepted: ${example} ${slot.path} ${JSON.stringify(payload)}\n`);
+          for (const o of outputs)
+            failures.push(
+              ...problems(o, payload).map((p) => `${example} ${slot.path} ${JSON.stringify(payload)}: ${p}`),
+            );
         }
       }
     }

@@ -6,19 +6,30 @@ import { join } from 'node:path';
 import { assertGolden } from './helpers/golden.js';
 import { hasStackTrace, repoPath, runCli } from './helpers/cli.js';
 
-const EXAMPLES = readdirSync(repoPath('examples')).filter((f) => f.endsWith('.yaml')).sort();
+const EXAMPLES = readdirSync(repoPath('examples'))
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 
 const KUBEINIT_CASES: readonly { name: string; argv: string[] }[] = [
-  { name: 'kubeinit-libvirt-1-1-1-windows', argv: ['k8s-libvirt-1-1-1', '--nodes', '[[when_group=compute_nodes,os=windows]]'] },
+  {
+    name: 'kubeinit-libvirt-1-1-1-windows',
+    argv: ['k8s-libvirt-1-1-1', '--nodes', '[[when_group=compute_nodes,os=windows]]'],
+  },
   { name: 'kubeinit-libvirt-3-2-2', argv: ['k8s-libvirt-3-2-2', '--hypervisors', 'nyctea,tyto'] },
-  { name: 'kubeinit-existing-1-2-1', argv: ['k8s-existing-1-2-1', '--nodes', '[{when_group: compute_nodes, os: windows-2025}]'] },
+  {
+    name: 'kubeinit-existing-1-2-1',
+    argv: ['k8s-existing-1-2-1', '--nodes', '[{when_group: compute_nodes, os: windows-2025}]'],
+  },
 ];
 
 function tmp(): string {
   return mkdtempSync(join(tmpdir(), 'kubemix-plan-'));
 }
 
-async function planTo(argv: readonly string[], dir: string): Promise<{ planJson: string; stdout: string; stderr: string }> {
+async function planTo(
+  argv: readonly string[],
+  dir: string,
+): Promise<{ planJson: string; stdout: string; stderr: string }> {
   const result = await runCli(['plan', ...argv, '--out', dir]);
   assert.equal(result.code, 0, result.stderr);
   assert.equal(hasStackTrace(result.stderr), false);
@@ -86,7 +97,13 @@ test('both Kubeinit --nodes forms (and YAML/JSON lists) give byte-identical plan
 test('kubemix init writes a YAML spec that plans exactly like the Kubeinit string', async () => {
   const dir = tmp();
   try {
-    const argv = ['k8s-libvirt-3-1-2', '--hypervisors', '[[ansible_host=nyctea],[ansible_host=tyto]]', '--nodes', '[[when_group=compute_nodes,os=windows,ram=16777216]]'];
+    const argv = [
+      'k8s-libvirt-3-1-2',
+      '--hypervisors',
+      '[[ansible_host=nyctea],[ansible_host=tyto]]',
+      '--nodes',
+      '[[when_group=compute_nodes,os=windows,ram=16777216]]',
+    ];
     const init = await runCli(['init', ...argv, '--out', join(dir, 'spec.yaml')]);
     assert.equal(init.code, 0, init.stderr);
     const spec = readFileSync(join(dir, 'spec.yaml'), 'utf8');

@@ -16,7 +16,10 @@ import { readSpec } from '../src/spec/read.js';
 /** A libvirt cluster of `nodes` nodes: 3 controllers, the services node, half the workers Windows. */
 export function scaleSpecText(nodes: number): string {
   const windows = Math.floor((nodes - 4) / 2);
-  const hypervisors = Array.from({ length: 10 }, (_, i) => ({ name: `hv-${i + 1}`, address: `hv${i + 1}.example.com` }));
+  const hypervisors = Array.from({ length: 10 }, (_, i) => ({
+    name: `hv-${i + 1}`,
+    address: `hv${i + 1}.example.com`,
+  }));
   return stringify({
     apiVersion: 'kubemix.dev/v1alpha1',
     kind: 'Cluster',
@@ -36,7 +39,9 @@ export function scaleSpecText(nodes: number): string {
 }
 
 function sizes(nodes: number): { tasks: number; planBytes: number; artifactBytes: number } {
-  const { plan, files } = assemblePlan(resolveModel(readSpec({ kind: 'file', path: 'scale.yaml', text: scaleSpecText(nodes) })));
+  const { plan, files } = assemblePlan(
+    resolveModel(readSpec({ kind: 'file', path: 'scale.yaml', text: scaleSpecText(nodes) })),
+  );
   return {
     tasks: plan.tasks.length,
     planBytes: JSON.stringify(plan).length,
@@ -49,12 +54,18 @@ describe('plan size is linear in the number of nodes', () => {
   for (const key of ['tasks', 'planBytes', 'artifactBytes'] as const) {
     it(`${key}: 200 nodes within 2.2× of 100 nodes`, () => {
       const ratio = n200[key] / n100[key];
-      assert.ok(ratio <= 2.2, `${key} grew ${ratio.toFixed(2)}× from 100 to 200 nodes (${n100[key]} → ${n200[key]}): something per node lists every node`);
+      assert.ok(
+        ratio <= 2.2,
+        `${key} grew ${ratio.toFixed(2)}× from 100 to 200 nodes (${n100[key]} → ${n200[key]}): something per node lists every node`,
+      );
     });
     it(`${key}: a node added past 100 costs what one added past 50 did`, () => {
       const early = (n100[key] - n50[key]) / 50;
       const late = (n200[key] - n100[key]) / 100;
-      assert.ok(late <= early * 1.1, `${key} per added node: ${early.toFixed(0)} from 50 to 100 nodes, ${late.toFixed(0)} from 100 to 200: the plan grows faster than the cluster`);
+      assert.ok(
+        late <= early * 1.1,
+        `${key} per added node: ${early.toFixed(0)} from 50 to 100 nodes, ${late.toFixed(0)} from 100 to 200: the plan grows faster than the cluster`,
+      );
     });
   }
 });

@@ -19,7 +19,10 @@ describe('proxy environment', () => {
   it('containerd gets HTTP(S)_PROXY and NO_PROXY with the cluster networks', () => {
     const dropin = files.find((f) => f.remotePath === '/etc/systemd/system/containerd.service.d/http-proxy.conf');
     assert.match(dropin?.content ?? '', /^Environment="HTTPS_PROXY=http:\/\/proxy\.example\.com:3128"$/m);
-    assert.match(dropin?.content ?? '', /^Environment="NO_PROXY=intranet\.example\.com,localhost,127\.0\.0\.1,10\.0\.0\.0\/24,10\.244\.0\.0\/16,10\.96\.0\.0\/12,\.k8scluster\.kubeinit\.local,\.svc,\.cluster\.local"$/m);
+    assert.match(
+      dropin?.content ?? '',
+      /^Environment="NO_PROXY=intranet\.example\.com,localhost,127\.0\.0\.1,10\.0\.0\.0\/24,10\.244\.0\.0\/16,10\.96\.0\.0\/12,\.k8scluster\.kubeinit\.local,\.svc,\.cluster\.local"$/m,
+    );
     const containerd = plan.tasks.find((t) => t.id === 'task-prepare-cluster/controller-01/containerd');
     assert.ok(containerd?.uploads.some((u) => u.artifact.endsWith('http-proxy.conf')));
   });
@@ -28,17 +31,24 @@ describe('proxy environment', () => {
     for (const name of ['download-tools', 'kubernetes-packages']) {
       const t = plan.tasks.find((x) => x.id === `task-prepare-cluster/controller-01/${name}`);
       assert.match(t?.apply.script ?? '', /^export https_proxy='http:\/\/proxy\.example\.com:3128'$/m, name);
-      const lint = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], { input: t?.apply.script, encoding: 'utf8' });
+      const lint = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], {
+        input: t?.apply.script,
+        encoding: 'utf8',
+      });
       assert.equal(lint.status, 0, lint.stdout);
     }
   });
 
-  it('node binaries come from the services node\'s cache, past the proxy, and pass shellcheck', () => {
+  it("node binaries come from the services node's cache, past the proxy, and pass shellcheck", () => {
     for (const name of ['containerd-binaries', 'runc', 'cni-plugins']) {
       const t = plan.tasks.find((x) => x.id === `task-prepare-cluster/controller-01/${name}`);
       const script = t?.apply.script ?? '';
       assert.doesNotMatch(script, /https_proxy/, name);
-      assert.match(script, /curl -fsSL --retry 3 --noproxy '\*' --cacert "\$work\/ca\.crt" -o "\$file" 'https:\/\/10\.0\.0\.253:8443\/sha256\/\{\{sha256:linux\/[a-z.-]+\}\}'$/m, name);
+      assert.match(
+        script,
+        /curl -fsSL --retry 3 --noproxy '\*' --cacert "\$work\/ca\.crt" -o "\$file" 'https:\/\/10\.0\.0\.253:8443\/sha256\/\{\{sha256:linux\/[a-z.-]+\}\}'$/m,
+        name,
+      );
       const lint = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], { input: script, encoding: 'utf8' });
       assert.equal(lint.status, 0, lint.stdout);
     }

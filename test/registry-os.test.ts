@@ -39,13 +39,31 @@ describe('registry client against docker-registry', () => {
     [open, basic, bearer] = await Promise.all([
       startRegistry(tmp.dir, 'open', storage, tls, { kind: 'none' }, pki.caCert),
       startRegistry(tmp.dir, 'basic', storage, tls, { kind: 'htpasswd', path: htpasswd }, pki.caCert),
-      startRegistry(tmp.dir, 'bearer', storage, tls, { kind: 'token', realm: tokens.realm, service: 'kubemix-test', issuer: 'kubemix-test-issuer', rootCertBundle: tokens.rootCertBundle }, pki.caCert),
+      startRegistry(
+        tmp.dir,
+        'bearer',
+        storage,
+        tls,
+        {
+          kind: 'token',
+          realm: tokens.realm,
+          service: 'kubemix-test',
+          issuer: 'kubemix-test-issuer',
+          rootCertBundle: tokens.rootCertBundle,
+        },
+        pki.caCert,
+      ),
     ]);
     const t = { host: open.host, ca: pki.caCert };
     indexDigest = await pushIndex(t, 'mirror/windows/servercore', 'ltsc2022', [
-      { os: 'linux' }, { os: 'windows', osVersion: '10.0.20348.2762' }, { os: 'windows', osVersion: '10.0.26100.1742' },
+      { os: 'linux' },
+      { os: 'windows', osVersion: '10.0.20348.2762' },
+      { os: 'windows', osVersion: '10.0.26100.1742' },
     ]);
-    await pushIndex(t, 'team/winonly', '1', [{ os: 'windows', osVersion: '10.0.20348.2762' }, { os: 'windows', osVersion: '10.0.26100.1742' }]);
+    await pushIndex(t, 'team/winonly', '1', [
+      { os: 'windows', osVersion: '10.0.20348.2762' },
+      { os: 'windows', osVersion: '10.0.26100.1742' },
+    ]);
     await pushImage(t, 'team/api', '1.0', { os: 'linux' }, DOCKER_MANIFEST);
     await pushImage(t, 'team/win-api', '1.0', { os: 'windows', osVersion: '10.0.20348.2762' });
     // Named like a Linux image (library nginx, alpine tag): the registry knows better.
@@ -60,7 +78,14 @@ describe('registry client against docker-registry', () => {
   const resolverFor = (credentials: Map<string, Credential> = new Map(), mirrors: Record<string, string> = {}) => {
     const warnings: RegistryError[] = [];
     const cache = new ImageCache(join(tmp.dir, `cache-${Math.random().toString(16).slice(2)}`), 60_000);
-    const resolver = registryResolver({ cache, credentials, ca: [pki.caCert], timeoutMs: 5000, mirrors, warn: (_m, e) => void warnings.push(e) });
+    const resolver = registryResolver({
+      cache,
+      credentials,
+      ca: [pki.caCert],
+      timeoutMs: 5000,
+      mirrors,
+      warn: (_m, e) => void warnings.push(e),
+    });
     return { resolver, warnings, cache };
   };
 
@@ -84,16 +109,39 @@ describe('registry client against docker-registry', () => {
   it('single manifests (Docker and OCI) answer through their config blob, then from the cache', async () => {
     const { resolver, cache } = resolverFor();
     assert.deepEqual(await resolver.resolve(`${open.host}/team/api:1.0`), { os: 'linux', source: 'registry' });
-    assert.deepEqual(await resolver.resolve(`${open.host}/team/win-api:1.0`), { os: 'windows', osVersion: '10.0.20348', source: 'registry' });
-    assert.deepEqual(await resolver.resolve(`${open.host}/team/win-api:1.0`), { os: 'windows', osVersion: '10.0.20348', source: 'cache' });
+    assert.deepEqual(await resolver.resolve(`${open.host}/team/win-api:1.0`), {
+      os: 'windows',
+      osVersion: '10.0.20348',
+      source: 'registry',
+    });
+    assert.deepEqual(await resolver.resolve(`${open.host}/team/win-api:1.0`), {
+      os: 'windows',
+      osVersion: '10.0.20348',
+      source: 'cache',
+    });
     // A fresh process reads the same answer from disk.
-    const again = registryResolver({ cache: new ImageCache(cache.dir, 60_000), credentials: new Map(), ca: [], timeoutMs: 1000, mirrors: {}, warn: () => undefined });
-    assert.deepEqual(await again.resolve(`${open.host}/team/win-api:1.0`), { os: 'windows', osVersion: '10.0.20348', source: 'cache' });
+    const again = registryResolver({
+      cache: new ImageCache(cache.dir, 60_000),
+      credentials: new Map(),
+      ca: [],
+      timeoutMs: 1000,
+      mirrors: {},
+      warn: () => undefined,
+    });
+    assert.deepEqual(await again.resolve(`${open.host}/team/win-api:1.0`), {
+      os: 'windows',
+      osVersion: '10.0.20348',
+      source: 'cache',
+    });
   });
 
   it('the registry wins over a name that looks Linux', async () => {
     const { resolver } = resolverFor();
-    assert.deepEqual(await resolver.resolve(`${open.host}/library/nginx:1.27-alpine`), { os: 'windows', osVersion: '10.0.26100', source: 'registry' });
+    assert.deepEqual(await resolver.resolve(`${open.host}/library/nginx:1.27-alpine`), {
+      os: 'windows',
+      osVersion: '10.0.26100',
+      source: 'registry',
+    });
   });
 
   it('Basic auth: refused without credentials (a warning), answers with them', async () => {
@@ -110,9 +158,18 @@ describe('registry client against docker-registry', () => {
     assert.equal(await anon.resolver.resolve(`${bearer.host}/team/win-api:1.0`), undefined);
     assert.equal(anon.warnings[0]?.code, 'registry.unauthorized');
     const { resolver, warnings } = resolverFor(new Map([[bearer.host, { username: USER, password: PASSWORD }]]));
-    assert.deepEqual(await resolver.resolve(`${bearer.host}/team/win-api:1.0`), { os: 'windows', osVersion: '10.0.20348', source: 'registry' });
+    assert.deepEqual(await resolver.resolve(`${bearer.host}/team/win-api:1.0`), {
+      os: 'windows',
+      osVersion: '10.0.20348',
+      source: 'registry',
+    });
     assert.deepEqual(warnings, []);
-    assert.ok(tokens.requests.some((q) => q.includes('scope=repository%3Ateam%2Fwin-api%3Apull') && q.includes('service=kubemix-test')), tokens.requests.join(' '));
+    assert.ok(
+      tokens.requests.some(
+        (q) => q.includes('scope=repository%3Ateam%2Fwin-api%3Apull') && q.includes('service=kubemix-test'),
+      ),
+      tokens.requests.join(' '),
+    );
   });
 
   it('mirrors: an upstream registry is read through its mirror', async () => {
@@ -125,35 +182,62 @@ describe('registry client against docker-registry', () => {
     const { resolver, warnings } = resolverFor();
     assert.equal(await resolver.resolve(`127.0.0.1:${port}/a:1`), undefined);
     assert.equal(await resolver.resolve(`127.0.0.1:${port}/b:1`), undefined);
-    assert.deepEqual(warnings.map((w) => w.code), ['registry.unreachable']);
+    assert.deepEqual(
+      warnings.map((w) => w.code),
+      ['registry.unreachable'],
+    );
   });
 
   it('kubemix lint: the finding says registry, then cache; --offline never asks the registry', async () => {
     const manifest = join(tmp.dir, 'web.yaml');
     const image = `${basic.host}/library/nginx:1.27-alpine`;
-    writeFileSync(manifest, `apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n    - name: web\n      image: ${image}\n`);
+    writeFileSync(
+      manifest,
+      `apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n    - name: web\n      image: ${image}\n`,
+    );
     writeFileSync(join(tmp.dir, 'pw'), `${PASSWORD}\n`, { mode: 0o600 });
     const cacheDir = join(tmp.dir, 'lint-cache');
-    const flags = ['--format', 'json', '--ca-file', pki.caCertPath, '--cache-dir', cacheDir, '--registry-auth', `${basic.host}=${USER}:${join(tmp.dir, 'pw')}`];
-    const osOf = (stdout: string): unknown => (JSON.parse(stdout) as { findings: { rule: string; message: string; osSource?: string }[] }).findings
-      .filter((f) => f.rule === 'placement/missing-os').map((f) => [f.osSource, /its images are (\w+)/.exec(f.message)?.[1]]);
+    const flags = [
+      '--format',
+      'json',
+      '--ca-file',
+      pki.caCertPath,
+      '--cache-dir',
+      cacheDir,
+      '--registry-auth',
+      `${basic.host}=${USER}:${join(tmp.dir, 'pw')}`,
+    ];
+    const osOf = (stdout: string): unknown =>
+      (JSON.parse(stdout) as { findings: { rule: string; message: string; osSource?: string }[] }).findings
+        .filter((f) => f.rule === 'placement/missing-os')
+        .map((f) => [f.osSource, /its images are (\w+)/.exec(f.message)?.[1]]);
     const first = await runCli(['lint', manifest, ...flags], { env: { HOME: tmp.dir } });
     assert.equal(first.code, 1, first.stderr);
     assert.deepEqual(osOf(first.stdout), [['registry', 'windows']]);
     assert.ok(!first.stdout.includes(PASSWORD) && !first.stderr.includes(PASSWORD));
     const second = await runCli(['lint', manifest, ...flags], { env: { HOME: tmp.dir } });
     assert.deepEqual(osOf(second.stdout), [['cache', 'windows']]);
-    const offlineEmpty = await runCli(['lint', manifest, '--offline', '--format', 'json', '--cache-dir', join(tmp.dir, 'empty-cache')], { env: { HOME: tmp.dir } });
+    const offlineEmpty = await runCli(
+      ['lint', manifest, '--offline', '--format', 'json', '--cache-dir', join(tmp.dir, 'empty-cache')],
+      { env: { HOME: tmp.dir } },
+    );
     assert.deepEqual(osOf(offlineEmpty.stdout), [['heuristic', 'linux']]);
-    const offlineCached = await runCli(['lint', manifest, '--offline', '--format', 'json', '--cache-dir', cacheDir], { env: { HOME: tmp.dir } });
+    const offlineCached = await runCli(['lint', manifest, '--offline', '--format', 'json', '--cache-dir', cacheDir], {
+      env: { HOME: tmp.dir },
+    });
     assert.deepEqual(osOf(offlineCached.stdout), [['cache', 'windows']]);
   });
 
   it('kubemix lint: an unreachable registry is a warning on stderr, the exit code comes from the findings', async () => {
     const port = await freePort();
     const manifest = join(tmp.dir, 'placed.yaml');
-    writeFileSync(manifest, `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ok\nspec:\n  os:\n    name: linux\n  nodeSelector:\n    kubernetes.io/os: linux\n  containers:\n    - name: a\n      image: 127.0.0.1:${port}/a:1\n    - name: b\n      image: 127.0.0.1:${port}/b:1\n`);
-    const res = await runCli(['lint', manifest, '--cache-dir', join(tmp.dir, 'c3'), '--registry-timeout', '2'], { env: { HOME: tmp.dir } });
+    writeFileSync(
+      manifest,
+      `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ok\nspec:\n  os:\n    name: linux\n  nodeSelector:\n    kubernetes.io/os: linux\n  containers:\n    - name: a\n      image: 127.0.0.1:${port}/a:1\n    - name: b\n      image: 127.0.0.1:${port}/b:1\n`,
+    );
+    const res = await runCli(['lint', manifest, '--cache-dir', join(tmp.dir, 'c3'), '--registry-timeout', '2'], {
+      env: { HOME: tmp.dir },
+    });
     assert.equal(res.code, 0, res.stdout + res.stderr);
     assert.equal(res.stderr.match(/^warning: .*ECONNREFUSED/gm)?.length, 1, res.stderr);
   });

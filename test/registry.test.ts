@@ -12,7 +12,13 @@ import { after, before, describe, it } from 'node:test';
 import { SERVICES } from '../src/matrix/index.js';
 import { servicesFacts } from '../src/render/services/facts.js';
 import { REGISTRY_PATHS, renderRegistryConfig } from '../src/render/services/registry.js';
-import { htpasswdApply, htpasswdCheck, registryTlsApply, registryTlsCheck, registryTlsSecrets } from '../src/plan/tasks/registry-scripts.js';
+import {
+  htpasswdApply,
+  htpasswdCheck,
+  registryTlsApply,
+  registryTlsCheck,
+  registryTlsSecrets,
+} from '../src/plan/tasks/registry-scripts.js';
 import { generateClusterCa } from '../src/exec/cluster-ca.js';
 import { issueServingTls } from '../src/exec/serving-tls.js';
 import { modelFor, scratch } from './helpers/shapes.js';
@@ -67,7 +73,12 @@ describe('registry on loopback with the rendered config', () => {
     const ca = generateClusterCa();
     const issued = issueServingTls(ca.cert, ca.key, tls.host, tls.ip, SERVICES.registryCertDays);
     const names = registryTlsSecrets(tls);
-    secrets = { 'cluster-ca-cert': ca.cert, [names.cert]: issued.cert, [names.key]: issued.key, 'registry-password': PASSWORD };
+    secrets = {
+      'cluster-ca-cert': ca.cert,
+      [names.cert]: issued.cert,
+      [names.key]: issued.key,
+      'registry-password': PASSWORD,
+    };
   });
 
   after(() => {

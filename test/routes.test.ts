@@ -56,9 +56,19 @@ describe('kubemix routes --format ip under ip -batch', { skip: canUseNetns() }, 
       const r = await runCli(['routes', spec, '--format', 'ip']);
       assert.equal(r.code, 0, r.stderr);
       const plan = await planOf(spec);
-      const shown = applyInNamespace(r.stdout, plan.cluster.network.gateway, plan.cluster.network.nodeCidr.split('/')[1] ?? '24');
+      const shown = applyInNamespace(
+        r.stdout,
+        plan.cluster.network.gateway,
+        plan.cluster.network.nodeCidr.split('/')[1] ?? '24',
+      );
       for (const n of plan.nodes.filter((x) => x.podCidr !== undefined)) {
-        assert.match(shown, new RegExp(`^${n.podCidr?.cidr.replace(/\./g, '\\.')} via ${n.ip.replace(/\./g, '\\.')} dev rta proto static`, 'm'));
+        assert.match(
+          shown,
+          new RegExp(
+            `^${n.podCidr?.cidr.replace(/\./g, '\\.')} via ${n.ip.replace(/\./g, '\\.')} dev rta proto static`,
+            'm',
+          ),
+        );
       }
     });
   }

@@ -15,7 +15,16 @@ function scriptsOf(shape: (typeof SHAPES)[number]): { id: string; script: string
 
 function shellScripts(plan: Plan): { id: string; script: string }[] {
   return plan.tasks.flatMap((t) =>
-    [t.check, t.apply].flatMap((c, i) => (c === null || c.shell !== 'sh' ? [] : [{ id: `${t.id} ${i === 0 ? 'check' : 'apply'}`, script: c.script.replace(/\{\{secret:[a-z0-9-]+\}\}/g, 'SECRET') }])),
+    [t.check, t.apply].flatMap((c, i) =>
+      c === null || c.shell !== 'sh'
+        ? []
+        : [
+            {
+              id: `${t.id} ${i === 0 ? 'check' : 'apply'}`,
+              script: c.script.replace(/\{\{secret:[a-z0-9-]+\}\}/g, 'SECRET'),
+            },
+          ],
+    ),
   );
 }
 

@@ -22,11 +22,38 @@ describe('secrets on real sshd hosts', { skip, timeout: 60_000 }, () => {
     const plan = buildPlan(
       net.hosts.map((h) => net.connection(h)),
       [
-        { host: a.name, name: 'use-canary', check: null, secrets: ['canary-password', 'cluster-join-token', 'cluster-certificate-key'], apply: `printf '%s' '{{secret:canary-password}}' > ${a.dir}/canary.txt; echo "the canary is {{secret:canary-password}}"; echo '{{secret:cluster-join-token}} {{secret:cluster-certificate-key}}' > ${a.dir}/kubeadm.txt; sleep 1.5`, uploads: [`${a.name}:${a.dir}/conf.txt`] },
-        { host: b.name, name: 'produce', check: `test -s ${b.dir}/captured`, apply: `umask 077; head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \\n' > ${b.dir}/captured`, captures: [{ name: 'ca-hash', remotePath: `${b.dir}/captured` }] },
-        { host: a.name, name: 'consume', after: [taskId({ host: b.name, name: 'produce' })], check: null, secrets: ['ca-hash'], apply: `printf '%s' '{{secret:ca-hash}}' > ${a.dir}/consumed; echo 'hash {{secret:ca-hash}}' >&2; sleep 1` },
+        {
+          host: a.name,
+          name: 'use-canary',
+          check: null,
+          secrets: ['canary-password', 'cluster-join-token', 'cluster-certificate-key'],
+          apply: `printf '%s' '{{secret:canary-password}}' > ${a.dir}/canary.txt; echo "the canary is {{secret:canary-password}}"; echo '{{secret:cluster-join-token}} {{secret:cluster-certificate-key}}' > ${a.dir}/kubeadm.txt; sleep 1.5`,
+          uploads: [`${a.name}:${a.dir}/conf.txt`],
+        },
+        {
+          host: b.name,
+          name: 'produce',
+          check: `test -s ${b.dir}/captured`,
+          apply: `umask 077; head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \\n' > ${b.dir}/captured`,
+          captures: [{ name: 'ca-hash', remotePath: `${b.dir}/captured` }],
+        },
+        {
+          host: a.name,
+          name: 'consume',
+          after: [taskId({ host: b.name, name: 'produce' })],
+          check: null,
+          secrets: ['ca-hash'],
+          apply: `printf '%s' '{{secret:ca-hash}}' > ${a.dir}/consumed; echo 'hash {{secret:ca-hash}}' >&2; sleep 1`,
+        },
       ],
-      [{ node: a.name, remotePath: `${a.dir}/conf.txt`, content: 'password={{secret:canary-password}}\n', mode: '0644' }],
+      [
+        {
+          node: a.name,
+          remotePath: `${a.dir}/conf.txt`,
+          content: 'password={{secret:canary-password}}\n',
+          mode: '0644',
+        },
+      ],
     );
     const state = newStateDir(net);
     const samples: string[] = [];
@@ -41,7 +68,10 @@ describe('secrets on real sshd hosts', { skip, timeout: 60_000 }, () => {
     polling = false;
     await poller;
     assert.equal(r.error, undefined, String(r.error));
-    const store = JSON.parse(readFileSync(join(state, 'secrets.json'), 'utf8')) as Record<string, { value: string; source: string }>;
+    const store = JSON.parse(readFileSync(join(state, 'secrets.json'), 'utf8')) as Record<
+      string,
+      { value: string; source: string }
+    >;
     assert.equal(statSync(join(state, 'secrets.json')).mode & 0o777, 0o600);
     const canary = store['canary-password']?.value ?? '';
     const captured = store['ca-hash']?.value ?? '';
@@ -54,11 +84,21 @@ describe('secrets on real sshd hosts', { skip, timeout: 60_000 }, () => {
     assert.equal(statSync(join(a.dir, 'conf.txt')).mode & 0o777, 0o600, 'a file holding a secret is written 0600');
     assert.equal(readFileSync(join(a.dir, 'consumed'), 'utf8'), captured);
     assert.ok(samples.length > 10, 'the process tables were polled while tasks ran');
-    assert.ok(samples.some((s) => s.includes('sleep 1')), 'the polls saw the tasks running');
-    const logs = readdirSync(join(state, 'logs')).map((f) => readFileSync(join(state, 'logs', f), 'utf8')).join('\n');
+    assert.ok(
+      samples.some((s) => s.includes('sleep 1')),
+      'the polls saw the tasks running',
+    );
+    const logs = readdirSync(join(state, 'logs'))
+      .map((f) => readFileSync(join(state, 'logs', f), 'utf8'))
+      .join('\n');
     assert.match(logs, /the canary is <redacted:canary-password>/);
     assert.match(logs, /hash <redacted:ca-hash>/);
-    const places = { logs, journal: readFileSync(join(state, 'journal.json'), 'utf8'), events: r.events.serialise(), ps: samples.join('\n') };
+    const places = {
+      logs,
+      journal: readFileSync(join(state, 'journal.json'), 'utf8'),
+      events: r.events.serialise(),
+      ps: samples.join('\n'),
+    };
     for (const [where, text] of Object.entries(places)) {
       for (const secret of [canary, captured]) assert.ok(!text.includes(secret), `a secret leaked into ${where}`);
     }
@@ -71,7 +111,17 @@ describe('secrets on real sshd hosts', { skip, timeout: 60_000 }, () => {
     const kh = writeKnownHosts(net);
     const h = net.hosts[0]!;
     const dir = join(h.dir, 'flap');
-    const plan = buildPlan([net.connection(h)], [{ host: h.name, name: 'slow', check: `test -f ${dir}/done`, apply: `mkdir -p ${dir}; sleep 2; echo applied >> ${dir}/apply.log; touch ${dir}/done` }]);
+    const plan = buildPlan(
+      [net.connection(h)],
+      [
+        {
+          host: h.name,
+          name: 'slow',
+          check: `test -f ${dir}/done`,
+          apply: `mkdir -p ${dir}; sleep 2; echo applied >> ${dir}/apply.log; touch ${dir}/done`,
+        },
+      ],
+    );
     const state = newStateDir(net);
     let flapped: Promise<void> | undefined;
     const r = await run(plan, state, kh, {

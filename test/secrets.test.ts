@@ -10,7 +10,11 @@ import { SHAPES, planFor } from './helpers/shapes.js';
 // The executor's own grammar for a reference (src/exec/secrets.ts).
 const REFERENCE = /\{\{secret:([A-Za-z0-9_.-]+)\}\}/g;
 // PEM private keys, bcrypt/apr1/SHA-crypt hashes, bootstrap tokens.
-const MATERIAL = [/-----BEGIN [A-Z ]*PRIVATE KEY-----/, /\$(2[aby]|apr1|[56])\$[./A-Za-z0-9]{8,}/, /\b[a-z0-9]{6}\.[a-z0-9]{16}\b/];
+const MATERIAL = [
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
+  /\$(2[aby]|apr1|[56])\$[./A-Za-z0-9]{8,}/,
+  /\b[a-z0-9]{6}\.[a-z0-9]{16}\b/,
+];
 
 describe('secrets stay out of plans', () => {
   for (const shape of SHAPES) {
@@ -18,7 +22,10 @@ describe('secrets stay out of plans', () => {
     const json = JSON.stringify(plan);
 
     it(`${shape}: plan.json and artifacts hold no key material or password hash`, () => {
-      for (const [where, text] of [['plan.json', json], ...files.map((f) => [f.localPath, f.content] as const)] as const) {
+      for (const [where, text] of [
+        ['plan.json', json],
+        ...files.map((f) => [f.localPath, f.content] as const),
+      ] as const) {
         for (const pattern of MATERIAL) assert.doesNotMatch(text, pattern, `${where} matches ${pattern}`);
       }
     });
@@ -39,13 +46,19 @@ describe('secrets stay out of plans', () => {
         if (isInstallMedia(f.remotePath)) {
           // The driver fills these in when it writes the install media: no task uploads them.
           const known = [SECRET_NAMES.windowsAdminPassword, SECRET_NAMES.clusterSshPublicKey, sshHostKeySecret(f.node)];
-          for (const name of named) assert.ok(known.includes(name), `${f.localPath} names ${name}, which no driver provides`);
-          assert.ok(!plan.tasks.some((t) => t.uploads.some((u) => u.artifact === `${f.node}:${f.remotePath}`)), `${f.localPath} is install media, not an upload`);
+          for (const name of named)
+            assert.ok(known.includes(name), `${f.localPath} names ${name}, which no driver provides`);
+          assert.ok(
+            !plan.tasks.some((t) => t.uploads.some((u) => u.artifact === `${f.node}:${f.remotePath}`)),
+            `${f.localPath} is install media, not an upload`,
+          );
           continue;
         }
         const uploaders = plan.tasks.filter((t) => t.uploads.some((u) => u.artifact === `${f.node}:${f.remotePath}`));
         assert.ok(uploaders.length > 0, `${f.localPath} is uploaded by no task`);
-        for (const t of uploaders) for (const name of named) assert.ok(t.secrets.includes(name), `${t.id} uploads ${f.localPath} but does not declare ${name}`);
+        for (const t of uploaders)
+          for (const name of named)
+            assert.ok(t.secrets.includes(name), `${t.id} uploads ${f.localPath} but does not declare ${name}`);
       }
     });
   }

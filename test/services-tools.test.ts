@@ -36,7 +36,8 @@ for (const shape of SHAPES) {
     it('named-checkconf -z accepts named.conf and loads every zone (chrooted to the node tree)', () => {
       // chroot needs root; elsewhere a user namespace maps us to root.
       const args = ['-z', '-t', root, NAMED_CONF];
-      const out = process.getuid?.() === 0 ? run('named-checkconf', args) : run('unshare', ['-r', 'named-checkconf', ...args]);
+      const out =
+        process.getuid?.() === 0 ? run('named-checkconf', args) : run('unshare', ['-r', 'named-checkconf', ...args]);
       assert.match(out, new RegExp(`zone ${facts.zone}/IN: loaded serial`));
       assert.match(out, new RegExp(`zone ${facts.reverseZone}/IN: loaded serial`));
     });
@@ -48,10 +49,12 @@ for (const shape of SHAPES) {
     }
 
     it('dnsmasq --test accepts the DHCP config', () => {
-      const r = spawnSync('dnsmasq', ['--test', `--conf-file=${join(root, DNSMASQ_CONFIG)}`], { encoding: 'utf8', timeout: 20_000 });
+      const r = spawnSync('dnsmasq', ['--test', `--conf-file=${join(root, DNSMASQ_CONFIG)}`], {
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
       assert.equal(r.status, 0, r.stderr);
       assert.match(r.stderr, /syntax check OK/);
     });
-
   });
 }

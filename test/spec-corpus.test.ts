@@ -52,14 +52,26 @@ test('every spec error code the rules can raise appears in the corpus', () => {
   // Unreachable with today's matrix: every supported containerd line is listed
   // for every minor, and the pinned pause image is new enough for every build.
   const unreachable = new Set(['version.containerd-unsupported', 'version.pause-windows']);
-  const sources = ['spec/rules/network.js', 'spec/rules/nodes.js', 'spec/rules/cni.js', 'spec/rules/versions.js', 'spec/rules/mirrors.js', 'spec/kubeinit.js', 'spec/yaml.js', 'spec/schema-diagnostics.js', 'spec/read.js'];
+  const sources = [
+    'spec/rules/network.js',
+    'spec/rules/nodes.js',
+    'spec/rules/cni.js',
+    'spec/rules/versions.js',
+    'spec/rules/mirrors.js',
+    'spec/kubeinit.js',
+    'spec/yaml.js',
+    'spec/schema-diagnostics.js',
+    'spec/read.js',
+  ];
   const codes = new Set<string>();
   for (const file of sources) {
     const text = readFileSync(repoPath('dist', 'src', file), 'utf8');
     for (const m of text.matchAll(/(?:error|fail)\('([a-z0-9-]+\.[a-z0-9-]+)'/g)) codes.add(m[1] ?? '');
     for (const m of text.matchAll(/code: '([a-z0-9-]+\.[a-z0-9-]+)'/g)) codes.add(m[1] ?? '');
   }
-  const missing = [...codes].filter((c) => !covered.has(c) && !unreachable.has(c) && !c.startsWith('nodes.even') && c !== 'yaml.too-large');
+  const missing = [...codes].filter(
+    (c) => !covered.has(c) && !unreachable.has(c) && !c.startsWith('nodes.even') && c !== 'yaml.too-large',
+  );
   assert.deepEqual(missing, [], 'add a corpus case for each of these codes');
 });
 

@@ -20,17 +20,37 @@ const tmp = mkdtempSync(join(tmpdir(), 'kubemix-topology-browser-'));
 /** A 20-node mixed cluster over four hypervisors. */
 function twentyNodes(): string {
   const file = join(tmp, 'twenty.yaml');
-  writeFileSync(file, stringify({
-    apiVersion: 'kubemix.dev/v1alpha1', kind: 'Cluster', metadata: { name: 'twenty' },
-    spec: {
-      infrastructure: { driver: 'libvirt', hypervisors: [1, 2, 3, 4].map((i) => ({ name: `hypervisor-0${i}`, address: `hv${i}.example.com` })) },
-      nodes: { controlPlane: { count: 3 }, workers: [{ name: 'lin', count: 8, os: 'debian-13' }, { name: 'win', count: 8, os: 'windows-2025' }] },
-    },
-  }));
+  writeFileSync(
+    file,
+    stringify({
+      apiVersion: 'kubemix.dev/v1alpha1',
+      kind: 'Cluster',
+      metadata: { name: 'twenty' },
+      spec: {
+        infrastructure: {
+          driver: 'libvirt',
+          hypervisors: [1, 2, 3, 4].map((i) => ({ name: `hypervisor-0${i}`, address: `hv${i}.example.com` })),
+        },
+        nodes: {
+          controlPlane: { count: 3 },
+          workers: [
+            { name: 'lin', count: 8, os: 'debian-13' },
+            { name: 'win', count: 8, os: 'windows-2025' },
+          ],
+        },
+      },
+    }),
+  );
   return file;
 }
 
-interface Box { readonly name: string; readonly x: number; readonly y: number; readonly w: number; readonly h: number }
+interface Box {
+  readonly name: string;
+  readonly x: number;
+  readonly y: number;
+  readonly w: number;
+  readonly h: number;
+}
 
 function overlapping(boxes: readonly Box[]): string[] {
   const out: string[] = [];
@@ -59,7 +79,15 @@ describe('topology in headless Chromium', { skip, timeout: 120_000 }, () => {
   before(async () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   after(async () => {
@@ -78,20 +106,25 @@ describe('topology in headless Chromium', { skip, timeout: 120_000 }, () => {
       const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
       try {
         await page.goto(pathToFileURL(html).href);
-        const boxes = await page.$$eval('g[data-node]', (groups) => groups.map((g) => {
-          // SVG geometry as the browser laid it out (tsc here has no DOM types).
-          const b = (g as unknown as { getBBox(): { x: number; y: number; width: number; height: number } }).getBBox();
-          return { name: g.getAttribute('data-node') ?? '', x: b.x, y: b.y, w: b.width, h: b.height };
-        }));
+        const boxes = await page.$$eval('g[data-node]', (groups) =>
+          groups.map((g) => {
+            // SVG geometry as the browser laid it out (tsc here has no DOM types).
+            const b = (
+              g as unknown as { getBBox(): { x: number; y: number; width: number; height: number } }
+            ).getBBox();
+            return { name: g.getAttribute('data-node') ?? '', x: b.x, y: b.y, w: b.width, h: b.height };
+          }),
+        );
         assert.deepEqual(boxes.map((b) => b.name).sort(), expected);
         assert.deepEqual(overlapping(boxes), []);
         assert.ok(boxes.every((b) => b.w > 0 && b.h > 0));
         const png = await page.screenshot({ fullPage: true });
-        if (process.env.KUBEMIX_KEEP_SCREENSHOTS !== undefined) writeFileSync(join(process.env.KUBEMIX_KEEP_SCREENSHOTS, `${spec.replace(/\W/g, '_')}.png`), png);
+        if (process.env.KUBEMIX_KEEP_SCREENSHOTS !== undefined)
+          writeFileSync(join(process.env.KUBEMIX_KEEP_SCREENSHOTS, `${spec.replace(/\W/g, '_')}.png`), png);
         const share = inkShare(png);
         assert.ok(share > 0.02, `the picture is nearly blank (${(share * 100).toFixed(2)}% ink)`);
         await page.hover(`g[data-node="${expected[0] ?? ''}"]`);
-        assert.match(await page.textContent('#details') ?? '', new RegExp(expected[0] ?? '^$'));
+        assert.match((await page.textContent('#details')) ?? '', new RegExp(expected[0] ?? '^$'));
       } finally {
         await page.close();
       }

@@ -18,11 +18,28 @@ const GOLDEN: Record<string, string> = {
   'examples/existing-host-gw.yaml': 'existing-host-gw.svg',
 };
 
-interface NodeBox { name: string; os: string; role: string; x: number; y: number; w: number; h: number }
+interface NodeBox {
+  name: string;
+  os: string;
+  role: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
 
 function nodeBoxes(svg: string): NodeBox[] {
-  const re = /<g class="node" data-node="([^"]+)" data-os="(\w+)" data-role="([\w-]+)"><title>[^<]*<\/title><rect x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"/g;
-  return [...svg.matchAll(re)].map((m) => ({ name: m[1] ?? '', os: m[2] ?? '', role: m[3] ?? '', x: Number(m[4]), y: Number(m[5]), w: Number(m[6]), h: Number(m[7]) }));
+  const re =
+    /<g class="node" data-node="([^"]+)" data-os="(\w+)" data-role="([\w-]+)"><title>[^<]*<\/title><rect x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"/g;
+  return [...svg.matchAll(re)].map((m) => ({
+    name: m[1] ?? '',
+    os: m[2] ?? '',
+    role: m[3] ?? '',
+    x: Number(m[4]),
+    y: Number(m[5]),
+    w: Number(m[6]),
+    h: Number(m[7]),
+  }));
 }
 
 async function svgOf(spec: string, extra: string[] = []): Promise<string> {
@@ -43,9 +60,14 @@ describe('kubemix topology', () => {
   for (const spec of ['k8s-libvirt-1-1-1', 'k8s-libvirt-3-2-2', 'k8s-libvirt-3-17-3']) {
     it(`${spec}: every node is a group with OS and role, boxes do not overlap, no network`, async () => {
       const svg = await svgOf(spec, ['--nodes', '[[when_group=compute_nodes,os=windows]]']);
-      const plan = JSON.parse((await runCli(['plan', spec, '--json', '--nodes', '[[when_group=compute_nodes,os=windows]]'])).stdout) as { nodes: { name: string; osFamily: string; role: string }[] };
+      const plan = JSON.parse(
+        (await runCli(['plan', spec, '--json', '--nodes', '[[when_group=compute_nodes,os=windows]]'])).stdout,
+      ) as { nodes: { name: string; osFamily: string; role: string }[] };
       const boxes = nodeBoxes(svg);
-      assert.deepEqual(boxes.map((b) => `${b.name}/${b.os}/${b.role}`).sort(), plan.nodes.map((n) => `${n.name}/${n.osFamily}/${n.role}`).sort());
+      assert.deepEqual(
+        boxes.map((b) => `${b.name}/${b.os}/${b.role}`).sort(),
+        plan.nodes.map((n) => `${n.name}/${n.osFamily}/${n.role}`).sort(),
+      );
       for (const [i, a] of boxes.entries()) {
         for (const b of boxes.slice(i + 1)) {
           const apart = a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
@@ -53,7 +75,10 @@ describe('kubemix topology', () => {
         }
       }
       const width = Number(/<svg [^>]*width="(\d+)"/.exec(svg)?.[1]);
-      assert.ok(boxes.every((b) => b.x + b.w <= width), 'every box inside the picture');
+      assert.ok(
+        boxes.every((b) => b.x + b.w <= width),
+        'every box inside the picture',
+      );
       assert.doesNotMatch(svg.replace('xmlns="http://www.w3.org/2000/svg"', ''), /https?:|href=/);
       assert.match(svg, /VNI 4096 · UDP 4789/);
     });
@@ -61,7 +86,14 @@ describe('kubemix topology', () => {
 
   it('--out FILE.html embeds the SVG with hover details and no network', async () => {
     const file = join(tmp, 'cluster.html');
-    const r = await runCli(['topology', 'k8s-libvirt-1-1-1', '--nodes', '[[when_group=compute_nodes,os=windows]]', '--out', file]);
+    const r = await runCli([
+      'topology',
+      'k8s-libvirt-1-1-1',
+      '--nodes',
+      '[[when_group=compute_nodes,os=windows]]',
+      '--out',
+      file,
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const html = readFileSync(file, 'utf8');
     assert.match(html, /<svg [^>]*>/);
@@ -78,6 +110,10 @@ describe('kubemix topology', () => {
 describe('README picture', () => {
   it('docs/topology-k8s-libvirt-1-1-1.svg is what kubemix draws for the bundled example today', async () => {
     const svg = await svgOf('examples/k8s-libvirt-1-1-1.yaml');
-    assert.equal(readFileSync(repoPath('docs', 'topology-k8s-libvirt-1-1-1.svg'), 'utf8'), svg, 'regenerate: kubemix topology examples/k8s-libvirt-1-1-1.yaml --out docs/topology-k8s-libvirt-1-1-1.svg');
+    assert.equal(
+      readFileSync(repoPath('docs', 'topology-k8s-libvirt-1-1-1.svg'), 'utf8'),
+      svg,
+      'regenerate: kubemix topology examples/k8s-libvirt-1-1-1.yaml --out docs/topology-k8s-libvirt-1-1-1.svg',
+    );
   });
 });

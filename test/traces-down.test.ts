@@ -20,12 +20,16 @@ for (const example of EXAMPLES) {
     before(async () => {
       const trace = await traceExample(example, 'plan-order', 'down');
       const reverse = await traceExample(example, 'last-first', 'down');
-      both = [[trace, new Positions(trace)], [reverse, new Positions(reverse)]];
+      both = [
+        [trace, new Positions(trace)],
+        [reverse, new Positions(reverse)],
+      ];
     });
     after(() => {
       for (const [t] of both) rmSync(t.stateDir, { recursive: true, force: true });
     });
-    const nodes = (t: Trace, f: (n: Trace['plan']['nodes'][number]) => boolean): string[] => t.plan.nodes.filter(f).map((n) => n.name);
+    const nodes = (t: Trace, f: (n: Trace['plan']['nodes'][number]) => boolean): string[] =>
+      t.plan.nodes.filter(f).map((n) => n.name);
 
     it('matches its golden trace; every task ran once', () => {
       const [trace, at] = both[0] ?? assert.fail();
@@ -42,7 +46,8 @@ for (const example of EXAMPLES) {
         assert.ok(deletes.length > 0, `${example}: a Windows worker's Node deletion is planned`);
         for (const c of controllers) {
           const reset = pos.first(`${STAGE}/${c}/node-reset`);
-          for (const w of linuxWorkers) assert.ok(pos.last(`${STAGE}/${w}/node-reset`) < reset, `${tr.priority}: ${w} reset before ${c}`);
+          for (const w of linuxWorkers)
+            assert.ok(pos.last(`${STAGE}/${w}/node-reset`) < reset, `${tr.priority}: ${w} reset before ${c}`);
           for (const d of deletes) assert.ok(pos.last(d.id) < reset, `${tr.priority}: ${d.id} before ${c} resets`);
         }
       }
@@ -51,7 +56,11 @@ for (const example of EXAMPLES) {
     it('the services node is cleaned up, and nothing secret reaches a host as a value', () => {
       const [trace] = both[0] ?? assert.fail();
       const services = nodes(trace, (n) => n.role === 'services');
-      for (const s of services) assert.ok(trace.plan.tasks.some((t) => t.id === `${STAGE}/${s}/services-reset`), s);
+      for (const s of services)
+        assert.ok(
+          trace.plan.tasks.some((t) => t.id === `${STAGE}/${s}/services-reset`),
+          s,
+        );
       const text = `${renderTrace(trace)}\n${JSON.stringify(trace.steps)}\n${trace.events.serialise()}`;
       assert.ok(!text.includes(FAKE), 'a fake secret value reached the trace');
     });

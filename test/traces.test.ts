@@ -14,7 +14,13 @@ import { renderTrace } from './trace/render-trace.js';
 import { traceExample, type Trace } from './trace/run-trace.js';
 import { WINDOWS_TASK_ORDER } from './windows/fixtures.js';
 
-const EXAMPLES = ['k8s-libvirt-1-1-1', 'k8s-libvirt-3-0-2', 'k8s-libvirt-3-2-1', 'calico-libvirt-1-1-1', 'existing-host-gw'] as const;
+const EXAMPLES = [
+  'k8s-libvirt-1-1-1',
+  'k8s-libvirt-3-0-2',
+  'k8s-libvirt-3-2-1',
+  'calico-libvirt-1-1-1',
+  'existing-host-gw',
+] as const;
 /** The examples with a Windows worker (the others get no Windows test). */
 const WITH_WINDOWS: ReadonlySet<string> = new Set(['k8s-libvirt-1-1-1', 'k8s-libvirt-3-2-1', 'existing-host-gw']);
 const DEPLOY = 'task-deploy-cluster';
@@ -36,7 +42,8 @@ function joinTask(trace: Trace, node: string): string {
 function cluster(trace: Trace): { first: string; controllers: string[]; workers: string[]; windows: string[] } {
   const init = trace.plan.tasks.find((t) => t.name === 'kubeadm-init');
   assert.ok(init, `${trace.example}: no kubeadm-init task`);
-  const names = (f: (n: Trace['plan']['nodes'][number]) => boolean): string[] => trace.plan.nodes.filter(f).map((n) => n.name);
+  const names = (f: (n: Trace['plan']['nodes'][number]) => boolean): string[] =>
+    trace.plan.nodes.filter(f).map((n) => n.name);
   return {
     first: init.host,
     controllers: names((n) => n.role === 'control-plane' && n.name !== init.host),
@@ -56,7 +63,10 @@ for (const example of EXAMPLES) {
       trace = await traceExample(example);
       at = new Positions(trace);
       const reverse = await traceExample(example, 'last-first');
-      both = [[trace, at], [reverse, new Positions(reverse)]];
+      both = [
+        [trace, at],
+        [reverse, new Positions(reverse)],
+      ];
     });
     after(() => {
       for (const [t] of both) rmSync(t.stateDir, { recursive: true, force: true });
@@ -64,14 +74,17 @@ for (const example of EXAMPLES) {
 
     it('matches its golden trace', () => assertGolden(`traces/${example}.txt`, renderTrace(trace)));
 
-    it('the executor ran every task once and sent exactly the plan\'s scripts and files', () => {
+    it("the executor ran every task once and sent exactly the plan's scripts and files", () => {
       assert.equal(trace.result.counts.done, trace.plan.tasks.length);
       assert.deepEqual([...at.taskOrder()].sort(), trace.plan.tasks.map((t) => t.id).sort());
       // A task's commands are contiguous (the serial gate), so a task id never comes back later.
       const blocks = trace.steps.filter((s, i) => i === 0 || trace.steps[i - 1]?.task !== s.task).length;
       assert.equal(blocks, trace.plan.tasks.length);
       const off = trace.steps.filter((s) => !s.matchesPlan || s.kind === 'unknown');
-      assert.deepEqual(off.map((s) => `${s.task} ${s.kind} ${s.path ?? ''}`), []);
+      assert.deepEqual(
+        off.map((s) => `${s.task} ${s.kind} ${s.path ?? ''}`),
+        [],
+      );
       for (const t of trace.plan.tasks) at.one(t.id, 'apply');
     });
 
@@ -80,23 +93,50 @@ for (const example of EXAMPLES) {
       for (const u of uploads) assert.match(u.path ?? '', /^(\/|[A-Z]:\\)/, `${u.task} writes ${u.path ?? ''}`);
       const { first } = cluster(trace);
       const cni = `${DEPLOY}/${first}/cluster-manifests`;
-      const read = [...(at.stepsOf(cni).find((s) => s.kind === 'apply')?.script ?? '').matchAll(/ -f (\S+)/g)].map((m) => m[1]);
+      const read = [...(at.stepsOf(cni).find((s) => s.kind === 'apply')?.script ?? '').matchAll(/ -f (\S+)/g)].map(
+        (m) => m[1],
+      );
       assert.ok(read.length > 0);
-      assert.deepEqual(read.sort(), at.stepsOf(cni).filter((s) => s.kind === 'upload').map((s) => s.path).sort());
+      assert.deepEqual(
+        read.sort(),
+        at
+          .stepsOf(cni)
+          .filter((s) => s.kind === 'upload')
+          .map((s) => s.path)
+          .sort(),
+      );
     });
 
     it('follows the DAG: no task starts before everything it comes after has finished', () => {
-      for (const [tr, pos] of both) for (const t of tr.plan.tasks) for (const d of t.after) assert.ok(pos.last(d) < pos.first(t.id), `${tr.priority}: ${t.id} started before ${d} finished`);
+      for (const [tr, pos] of both)
+        for (const t of tr.plan.tasks)
+          for (const d of t.after)
+            assert.ok(pos.last(d) < pos.first(t.id), `${tr.priority}: ${t.id} started before ${d} finished`);
     });
 
     it('secrets: filled into what hosts received, only references in the trace, journal, logs and events', () => {
       for (const s of trace.steps) {
         assert.equal(s.unfilledReference, false, `${s.task} ${s.kind}: a reference reached the host unfilled`);
         // Every reference in the plan's text arrived as its value, and nothing else did.
-        assert.deepEqual([...s.filled].sort(), [...new Set(secretRefs(s.references.join('\n')))].sort(), `${s.task} ${s.kind}`);
+        assert.deepEqual(
+          [...s.filled].sort(),
+          [...new Set(secretRefs(s.references.join('\n')))].sort(),
+          `${s.task} ${s.kind}`,
+        );
       }
-      const texts = [renderTrace(trace), JSON.stringify(trace.steps), trace.events.serialise(), ...filesUnder(trace.stateDir).filter((f) => !f.endsWith('secrets.json')).map((f) => readFileSync(f, 'utf8'))];
-      for (const text of texts) assert.ok(!text.includes(FAKE), `a secret value leaked: …${text.slice(text.indexOf(FAKE) - 80, text.indexOf(FAKE) + 60)}…`);
+      const texts = [
+        renderTrace(trace),
+        JSON.stringify(trace.steps),
+        trace.events.serialise(),
+        ...filesUnder(trace.stateDir)
+          .filter((f) => !f.endsWith('secrets.json'))
+          .map((f) => readFileSync(f, 'utf8')),
+      ];
+      for (const text of texts)
+        assert.ok(
+          !text.includes(FAKE),
+          `a secret value leaked: …${text.slice(text.indexOf(FAKE) - 80, text.indexOf(FAKE) + 60)}…`,
+        );
       // The scan means something: values did flow, into the store and to hosts.
       const store = readFileSync(join(trace.stateDir, 'secrets.json'), 'utf8');
       assert.ok(store.includes(`${FAKE}admin-kubeconfig-END`), 'captured admin.conf stored');
@@ -109,9 +149,15 @@ for (const example of EXAMPLES) {
         const init = pos.one(`${DEPLOY}/${first}/kubeadm-init`, 'apply');
         const cni = pos.one(`${DEPLOY}/${first}/cluster-manifests`, 'apply');
         assert.ok(init < cni, `${tr.priority}: manifests applied after init`);
-        if (tr.plan.cluster.cni.plugin === 'calico') assert.ok(init < pos.first(`${DEPLOY}/${first}/calico-operator`) && pos.last(`${DEPLOY}/${first}/calico-operator`) < pos.first(`${DEPLOY}/${first}/cluster-manifests`));
-        for (const c of controllers) assert.ok(init < pos.first(joinTask(tr, c)), `${tr.priority}: ${c} joins after init`);
-        for (const w of workers) assert.ok(cni < pos.first(joinTask(tr, w)), `${tr.priority}: ${w} joins after the CNI`);
+        if (tr.plan.cluster.cni.plugin === 'calico')
+          assert.ok(
+            init < pos.first(`${DEPLOY}/${first}/calico-operator`) &&
+              pos.last(`${DEPLOY}/${first}/calico-operator`) < pos.first(`${DEPLOY}/${first}/cluster-manifests`),
+          );
+        for (const c of controllers)
+          assert.ok(init < pos.first(joinTask(tr, c)), `${tr.priority}: ${c} joins after init`);
+        for (const w of workers)
+          assert.ok(cni < pos.first(joinTask(tr, w)), `${tr.priority}: ${w} joins after the CNI`);
         assert.ok(controllers.length + workers.length > 0);
       }
     });
@@ -121,32 +167,61 @@ for (const example of EXAMPLES) {
       for (const node of [...controllers, ...workers]) {
         const steps = at.stepsOf(joinTask(trace, node));
         const refs = steps.flatMap((s) => s.references).join('\n');
-        const wanted = ['kubeadm-token', 'cluster-ca-cert-hash', ...(controllers.includes(node) ? ['kubeadm-certificate-key'] : [])];
+        const wanted = [
+          'kubeadm-token',
+          'cluster-ca-cert-hash',
+          ...(controllers.includes(node) ? ['kubeadm-certificate-key'] : []),
+        ];
         for (const name of wanted) {
           assert.ok(refs.includes(`{{secret:${name}}}`), `${node} join refers to ${name}`);
-          assert.ok(steps.some((s) => s.filled.includes(name)), `${node} received ${name}'s value`);
+          assert.ok(
+            steps.some((s) => s.filled.includes(name)),
+            `${node} received ${name}'s value`,
+          );
         }
       }
     });
 
-    it('every node binary comes from the services node\'s cache, checked by its hash; the deployer fetched each file once', () => {
+    it("every node binary comes from the services node's cache, checked by its hash; the deployer fetched each file once", () => {
       const svc = trace.plan.nodes.find((n) => n.role === 'services');
       assert.ok(svc, `${example} has a services node`);
-      const fetchLines = trace.steps.filter((s) => s.kind === 'apply').flatMap((s) => (s.script ?? '').split('\n').filter((l) => /\{\{sha256:[^}]+\}\}/.test(l) && /https?:\/\//.test(l)).map((l) => ({ task: s.task, l })));
+      const fetchLines = trace.steps
+        .filter((s) => s.kind === 'apply')
+        .flatMap((s) =>
+          (s.script ?? '')
+            .split('\n')
+            .filter((l) => /\{\{sha256:[^}]+\}\}/.test(l) && /https?:\/\//.test(l))
+            .map((l) => ({ task: s.task, l })),
+        );
       assert.ok(fetchLines.length > 0);
-      for (const { task, l } of fetchLines) assert.match(l, new RegExp(`'https://${svc.ip.replace(/\./g, '\\.')}:8443/sha256/\\{\\{sha256:[^}]+\\}\\}'`), `${task}: ${l}`);
+      for (const { task, l } of fetchLines)
+        assert.match(
+          l,
+          new RegExp(`'https://${svc.ip.replace(/\./g, '\\.')}:8443/sha256/\\{\\{sha256:[^}]+\\}\\}'`),
+          `${task}: ${l}`,
+        );
       const ids = (trace.plan.downloads ?? []).map((d) => d.id);
-      assert.deepEqual([...trace.fetched].sort(), [...ids].sort(), 'each download fetched exactly once, however many nodes need it');
+      assert.deepEqual(
+        [...trace.fetched].sort(),
+        [...ids].sort(),
+        'each download fetched exactly once, however many nodes need it',
+      );
       const cached = trace.steps.filter((s) => s.kind === 'cache-upload');
       assert.deepEqual(cached.map((s) => s.download).sort(), [...ids].sort());
       assert.ok(cached.every((s) => s.host === svc.name && s.matchesPlan));
     });
 
-    it('a second up downloads nothing; with a fresh journal the deployer\'s cache still fetches nothing', async () => {
+    it("a second up downloads nothing; with a fresh journal the deployer's cache still fetches nothing", async () => {
       const again = await traceExample(example, 'plan-order', 'up', trace.stateDir);
       assert.deepEqual(again.fetched, []);
-      assert.deepEqual(again.steps.filter((s) => s.kind === 'cache-upload' || s.kind === 'apply'), []);
-      assert.deepEqual(again.events.events.filter((e) => e.type === 'download'), []);
+      assert.deepEqual(
+        again.steps.filter((s) => s.kind === 'cache-upload' || s.kind === 'apply'),
+        [],
+      );
+      assert.deepEqual(
+        again.events.events.filter((e) => e.type === 'download'),
+        [],
+      );
       rmSync(join(trace.stateDir, 'journal.json'));
       const fresh = await traceExample(example, 'plan-order', 'up', trace.stateDir);
       assert.deepEqual(fresh.fetched, []);
@@ -163,21 +238,40 @@ for (const example of EXAMPLES) {
       assert.ok(Math.min(...post) > Math.max(...rest));
     });
 
-    if (WITH_WINDOWS.has(example)) it('Windows workers: the first-join order, the kube-proxy token minted on the controller first', () => {
-      assert.ok(cluster(trace).windows.length > 0, `${example} has a Windows worker`);
-      for (const [tr, pos] of both) {
-        const { first, windows } = cluster(tr);
-        const mint = pos.one(`${DEPLOY}/${first}/kube-proxy-windows-token`, 'capture');
-        const expected = WINDOWS_TASK_ORDER.filter((n) => tr.plan.cluster.cni.backend === 'vxlan' || n !== 'win-source-vip');
-        for (const w of windows) {
-          const names = pos.taskOrder().filter((id) => id.split('/')[1] === w).map((id) => id.split('/')[2]);
-          assert.deepEqual(names.filter((n) => n?.startsWith('win-')), expected, tr.priority);
-          assert.ok(mint < pos.first(`${DEPLOY}/${w}/win-kube-proxy`), `${tr.priority}: token captured before kube-proxy starts`);
-          const proxy = pos.stepsOf(`${DEPLOY}/${w}/win-kube-proxy`);
-          assert.ok(proxy.some((s) => s.references.some((l) => l.includes('{{secret:kube-proxy-windows-token}}')) && s.filled.includes('kube-proxy-windows-token')));
+    if (WITH_WINDOWS.has(example))
+      it('Windows workers: the first-join order, the kube-proxy token minted on the controller first', () => {
+        assert.ok(cluster(trace).windows.length > 0, `${example} has a Windows worker`);
+        for (const [tr, pos] of both) {
+          const { first, windows } = cluster(tr);
+          const mint = pos.one(`${DEPLOY}/${first}/kube-proxy-windows-token`, 'capture');
+          const expected = WINDOWS_TASK_ORDER.filter(
+            (n) => tr.plan.cluster.cni.backend === 'vxlan' || n !== 'win-source-vip',
+          );
+          for (const w of windows) {
+            const names = pos
+              .taskOrder()
+              .filter((id) => id.split('/')[1] === w)
+              .map((id) => id.split('/')[2]);
+            assert.deepEqual(
+              names.filter((n) => n?.startsWith('win-')),
+              expected,
+              tr.priority,
+            );
+            assert.ok(
+              mint < pos.first(`${DEPLOY}/${w}/win-kube-proxy`),
+              `${tr.priority}: token captured before kube-proxy starts`,
+            );
+            const proxy = pos.stepsOf(`${DEPLOY}/${w}/win-kube-proxy`);
+            assert.ok(
+              proxy.some(
+                (s) =>
+                  s.references.some((l) => l.includes('{{secret:kube-proxy-windows-token}}')) &&
+                  s.filled.includes('kube-proxy-windows-token'),
+              ),
+            );
+          }
         }
-      }
-    });
+      });
   });
 }
 

@@ -16,7 +16,12 @@ describe('ssh transport on real sshd test hosts', { skip, timeout: 60_000 }, () 
   const open: SshTransport[] = [];
 
   async function transport(conn: HostConnection, file = kh, trustNewHosts = false): Promise<SshTransport> {
-    const t = new SshTransport(conn, { ...DEFAULT_SSH_OPTIONS, knownHosts: await new KnownHostsFile(file).load(), trustNewHosts, maxSessions: 4 });
+    const t = new SshTransport(conn, {
+      ...DEFAULT_SSH_OPTIONS,
+      knownHosts: await new KnownHostsFile(file).load(),
+      trustNewHosts,
+      maxSessions: 4,
+    });
     open.push(t);
     return t;
   }
@@ -35,22 +40,39 @@ describe('ssh transport on real sshd test hosts', { skip, timeout: 60_000 }, () 
     const h = net.hosts[0]!;
     const t = await transport(net.connection(h));
     const chunks: string[] = [];
-    const r = await t.exec({ shell: 'sh', privilege: 'root', script: 'echo out; echo err >&2; printf tail; exit 7', onStdout: (c) => chunks.push(c.toString()) });
+    const r = await t.exec({
+      shell: 'sh',
+      privilege: 'root',
+      script: 'echo out; echo err >&2; printf tail; exit 7',
+      onStdout: (c) => chunks.push(c.toString()),
+    });
     assert.equal(r.code, 7);
     assert.equal(r.stdout, 'out\ntail');
     assert.equal(r.stderr, 'err\n');
     assert.equal(chunks.join(''), 'out\ntail');
     const s = await t.exec({ shell: 'sh', privilege: 'user', script: 'cat; echo', stdin: Buffer.from('from stdin') });
     assert.equal(s.stdout, 'from stdin\n');
-    const many = await Promise.all(Array.from({ length: 10 }, (_, i) => t.exec({ shell: 'sh', privilege: 'root', script: `echo ${i}` })));
-    assert.deepEqual(many.map((m) => m.stdout), Array.from({ length: 10 }, (_, i) => `${i}\n`));
+    const many = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => t.exec({ shell: 'sh', privilege: 'root', script: `echo ${i}` })),
+    );
+    assert.deepEqual(
+      many.map((m) => m.stdout),
+      Array.from({ length: 10 }, (_, i) => `${i}\n`),
+    );
   });
 
   it('uploads with mode and kills commands that time out', async () => {
     const h = net.hosts[0]!;
     const t = await transport(net.connection(h));
     const path = join(h.dir, 'sub', 'file.txt');
-    await t.upload({ shell: 'sh', privilege: 'root', remotePath: path, content: Buffer.from('hello\n'), mode: '0640', owner: '' });
+    await t.upload({
+      shell: 'sh',
+      privilege: 'root',
+      remotePath: path,
+      content: Buffer.from('hello\n'),
+      mode: '0640',
+      owner: '',
+    });
     assert.equal(readFileSync(path, 'utf8'), 'hello\n');
     assert.equal(statSync(path).mode & 0o777, 0o640);
     const r = await t.exec({ shell: 'sh', privilege: 'root', script: 'sleep 30', timeoutMs: 1000 });
@@ -63,9 +85,16 @@ describe('ssh transport on real sshd test hosts', { skip, timeout: 60_000 }, () 
     const h = net.hosts[1]!;
     const fresh = join(net.root, 'empty_known_hosts');
     const t = await transport(net.connection(h), fresh);
-    await assert.rejects(t.connect(), (e: unknown) => e instanceof HostKeyError && /first contact refused/.test(e.message) && /--trust-new-hosts/.test(e.hint ?? ''));
+    await assert.rejects(
+      t.connect(),
+      (e: unknown) =>
+        e instanceof HostKeyError && /first contact refused/.test(e.message) && /--trust-new-hosts/.test(e.hint ?? ''),
+    );
     const pinned = await transport(net.connection(h, { provisioner: 'kubemix' }), fresh, true);
-    await assert.rejects(pinned.connect(), (e: unknown) => e instanceof HostKeyError && /pinned host key is missing/.test(e.message));
+    await assert.rejects(
+      pinned.connect(),
+      (e: unknown) => e instanceof HostKeyError && /pinned host key is missing/.test(e.message),
+    );
     const tofu = await transport(net.connection(h), fresh, true);
     await tofu.connect();
     assert.match(readFileSync(fresh, 'utf8'), new RegExp(`^${h.address.replace(/\./g, '\\.')} ssh-ed25519 `));
@@ -75,7 +104,9 @@ describe('ssh transport on real sshd test hosts', { skip, timeout: 60_000 }, () 
 
   it('reaches a host through a bastion (ProxyJump over forwardOut)', async () => {
     const [jump, target] = [net.hosts[0]!, net.hosts[1]!];
-    const conn = net.connection(target, { bastion: { address: jump.address, port: 22, user: 'root', identityFile: net.clientKey } });
+    const conn = net.connection(target, {
+      bastion: { address: jump.address, port: 22, user: 'root', identityFile: net.clientKey },
+    });
     const t = await transport(conn);
     const r = await t.exec({ shell: 'sh', privilege: 'root', script: 'echo "$SSH_CONNECTION"' });
     const [from, , to] = r.stdout.split(' ');

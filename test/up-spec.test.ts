@@ -14,7 +14,8 @@ const skip = harnessAvailable();
 /** This machine's own OS id (the test hosts share its root file system). */
 function localOs(): string {
   const release = readFileSync('/etc/os-release', 'utf8');
-  const field = (name: string): string => /^(\w+)=(.*)$/m.exec(release.split('\n').find((l) => l.startsWith(`${name}=`)) ?? '')?.[2]?.replace(/"/g, '') ?? '';
+  const field = (name: string): string =>
+    /^(\w+)=(.*)$/m.exec(release.split('\n').find((l) => l.startsWith(`${name}=`)) ?? '')?.[2]?.replace(/"/g, '') ?? '';
   return `${field('ID')}-${field('VERSION_ID')}`;
 }
 
@@ -24,13 +25,21 @@ describe('kubemix up SPEC on test hosts', { skip, timeout: 90_000 }, () => {
   let knownHosts: string;
   const spec = (os: string, version = '1.36'): string =>
     stringify({
-      apiVersion: 'kubemix.dev/v1alpha1', kind: 'Cluster', metadata: { name: 'lab' },
+      apiVersion: 'kubemix.dev/v1alpha1',
+      kind: 'Cluster',
+      metadata: { name: 'lab' },
       spec: {
         kubernetes: { version },
         network: { nodeCidr: '198.51.100.0/24' },
         infrastructure: {
           driver: 'existing',
-          hosts: net.hosts.map((h, i) => ({ name: h.name, address: h.address, roles: [i === 0 ? 'control-plane' : 'worker'], os, identityFile: net.clientKey })),
+          hosts: net.hosts.map((h, i) => ({
+            name: h.name,
+            address: h.address,
+            roles: [i === 0 ? 'control-plane' : 'worker'],
+            os,
+            identityFile: net.clientKey,
+          })),
         },
         services: { enabled: false },
       },
@@ -45,12 +54,16 @@ describe('kubemix up SPEC on test hosts', { skip, timeout: 90_000 }, () => {
   after(async () => net?.cleanup());
 
   it('gathers facts and validates every host, keeping state in .kubemix/<cluster> beside the spec', async () => {
-    const r = await runCli(['up', specFile, '--known-hosts', knownHosts, '--stop-after', 'task-run-validations'], { env: { KUBEMIX_RETRY_ATTEMPTS: '1' } });
+    const r = await runCli(['up', specFile, '--known-hosts', knownHosts, '--stop-after', 'task-run-validations'], {
+      env: { KUBEMIX_RETRY_ATTEMPTS: '1' },
+    });
     assert.equal(r.code, 0, r.stderr);
     const state = join(net.root, '.kubemix', 'lab');
     assert.equal(statSync(state).mode & 0o777, 0o700);
     for (const h of net.hosts) {
-      const facts = readdirSync(join(state, 'facts', h.name)).map((f) => readFileSync(join(state, 'facts', h.name, f), 'utf8')).join('\n');
+      const facts = readdirSync(join(state, 'facts', h.name))
+        .map((f) => readFileSync(join(state, 'facts', h.name, f), 'utf8'))
+        .join('\n');
       assert.match(facts, /cpus=\d+/, `facts of ${h.name}`);
       assert.match(facts, /ramMiB=\d+/);
     }
@@ -61,7 +74,13 @@ describe('kubemix up SPEC on test hosts', { skip, timeout: 90_000 }, () => {
     assert.equal(json.code, 1);
     const doc = JSON.parse(json.stdout) as { ok: boolean; hosts: { host: string; done: number }[] };
     assert.equal(doc.ok, false);
-    assert.deepEqual(doc.hosts.map((h) => [h.host, h.done]), [['host-1', 2], ['host-2', 2]]);
+    assert.deepEqual(
+      doc.hosts.map((h) => [h.host, h.done]),
+      [
+        ['host-1', 2],
+        ['host-2', 2],
+      ],
+    );
     const logs = await runCli(['logs', specFile, 'host-2']);
     assert.equal(logs.code, 0, logs.stderr);
     assert.match(logs.stdout, /task-run-validations\/host-2\/os-and-size/);
@@ -71,7 +90,10 @@ describe('kubemix up SPEC on test hosts', { skip, timeout: 90_000 }, () => {
     const dir = join(net.root, 'plan');
     const planned = await runCli(['plan', specFile, '--out', dir]);
     assert.equal(planned.code, 0, planned.stderr);
-    const same = await runCli(['up', specFile, '--plan', dir, '--known-hosts', knownHosts, '--stop-after', 'task-run-validations'], { env: { KUBEMIX_RETRY_ATTEMPTS: '1' } });
+    const same = await runCli(
+      ['up', specFile, '--plan', dir, '--known-hosts', knownHosts, '--stop-after', 'task-run-validations'],
+      { env: { KUBEMIX_RETRY_ATTEMPTS: '1' } },
+    );
     assert.equal(same.code, 0, same.stderr);
     writeFileSync(specFile, spec(localOs(), '1.35'));
     const stale = await runCli(['up', specFile, '--plan', dir, '--known-hosts', knownHosts]);
@@ -83,7 +105,9 @@ describe('kubemix up SPEC on test hosts', { skip, timeout: 90_000 }, () => {
   it('a host that runs another OS than the spec says fails its validation: exit 3 naming host and task', async () => {
     const wrong = join(net.root, 'wrong.yaml');
     writeFileSync(wrong, spec(localOs() === 'ubuntu-24.04' ? 'debian-13' : 'ubuntu-24.04'));
-    const r = await runCli(['up', wrong, '--known-hosts', knownHosts, '--state-dir', join(net.root, 'wrong-state')], { env: { KUBEMIX_RETRY_ATTEMPTS: '1' } });
+    const r = await runCli(['up', wrong, '--known-hosts', knownHosts, '--state-dir', join(net.root, 'wrong-state')], {
+      env: { KUBEMIX_RETRY_ATTEMPTS: '1' },
+    });
     assert.equal(r.code, 3, r.stderr);
     assert.match(r.stderr, /task-run-validations\/host-1\/os-and-size/);
     assert.match(r.stderr, /the spec says (ubuntu-24\.04|debian-13)/);

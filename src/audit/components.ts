@@ -30,20 +30,26 @@ class PlanView {
 
   /** Every object of the cluster manifests, with the manifest it is in. */
   manifests(): { readonly object: Obj; readonly file: string }[] {
-    return this.input.files.filter((f) => f.node === 'cluster' && f.remotePath.startsWith('manifests/')).flatMap((f) =>
-      parseAllDocuments(f.content).map((d) => ({ object: (d.toJS() ?? {}) as Obj, file: f.remotePath })));
+    return this.input.files
+      .filter((f) => f.node === 'cluster' && f.remotePath.startsWith('manifests/'))
+      .flatMap((f) =>
+        parseAllDocuments(f.content).map((d) => ({ object: (d.toJS() ?? {}) as Obj, file: f.remotePath })),
+      );
   }
 
   /** The credential a kubeconfig at `path` on `node` holds. */
   kubeconfig(node: string, path: string): { credential: Credential; source: string } {
-    if (KUBELET_CONF.includes(path)) return { credential: { kind: 'node', node, file: path }, source: `${path} (the kubelet's, kubeadm join)` };
+    if (KUBELET_CONF.includes(path))
+      return { credential: { kind: 'node', node, file: path }, source: `${path} (the kubelet's, kubeadm join)` };
     if (path === ADMIN_CONF) return { credential: { kind: 'admin', file: path }, source: `${path} (kubeadm)` };
     const text = this.file(node, path);
-    if (text === undefined) return { credential: { kind: 'unknown', file: path }, source: `${path}: not a file the plan ships` };
+    if (text === undefined)
+      return { credential: { kind: 'unknown', file: path }, source: `${path}: not a file the plan ships` };
     const users = ((parse(text) ?? {}) as Obj)['users'];
     const user = (Array.isArray(users) ? ((users[0] ?? {}) as Obj)['user'] : undefined) as Obj | undefined;
     const tokenFile = user?.['tokenFile'];
-    if (typeof tokenFile !== 'string') return { credential: { kind: 'unknown', file: path }, source: `${path}: no tokenFile` };
+    if (typeof tokenFile !== 'string')
+      return { credential: { kind: 'unknown', file: path }, source: `${path}: no tokenFile` };
     const token = this.tokenFile(node, tokenFile);
     return { credential: token.credential, source: `${path} → ${token.source}` };
   }
@@ -54,7 +60,11 @@ class PlanView {
     for (const w of writers) {
       for (const secret of w.secrets) {
         const mint = this.mintOf(secret);
-        if (mint !== undefined) return { credential: { kind: 'serviceaccount', ...mint.sa, how: `TokenRequest (${mint.task.id})` }, source: `${path} ← secret ${secret}` };
+        if (mint !== undefined)
+          return {
+            credential: { kind: 'serviceaccount', ...mint.sa, how: `TokenRequest (${mint.task.id})` },
+            source: `${path} ← secret ${secret}`,
+          };
       }
     }
     return { credential: { kind: 'unknown', file: path }, source: `${path}: no task fills it from a minted token` };
@@ -75,12 +85,15 @@ class PlanView {
     const spec = podSpec(ds);
     const ns = String(((ds['metadata'] ?? {}) as Obj)['namespace'] ?? 'default');
     const sa = String(spec['serviceAccountName'] ?? 'default');
-    return { credential: { kind: 'serviceaccount', namespace: ns, name: sa, how: 'projected (pod)' }, source: `DaemonSet ${ns}/${String(((ds['metadata'] ?? {}) as Obj)['name'])} serviceAccountName` };
+    return {
+      credential: { kind: 'serviceaccount', namespace: ns, name: sa, how: 'projected (pod)' },
+      source: `DaemonSet ${ns}/${String(((ds['metadata'] ?? {}) as Obj)['name'])} serviceAccountName`,
+    };
   }
 }
 
 function podSpec(ds: Obj): Obj {
-  return ((((ds['spec'] ?? {}) as Obj)['template'] ?? {}) as Obj)['spec'] as Obj ?? {};
+  return (((((ds['spec'] ?? {}) as Obj)['template'] ?? {}) as Obj)['spec'] as Obj) ?? {};
 }
 
 function container(ds: Obj): Obj {
@@ -88,10 +101,17 @@ function container(ds: Obj): Obj {
   return (Array.isArray(cs) ? cs[0] : {}) as Obj;
 }
 
-const flag = (args: readonly string[], name: string): string | undefined => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const flag = (args: readonly string[], name: string): string | undefined =>
+  args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const strs = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
-const envNames = (c: Obj): string[] => (Array.isArray(c['env']) ? (c['env'] as Obj[]).map((e) => String(e['name'])) : []);
-const unxml = (s: string): string => s.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const envNames = (c: Obj): string[] =>
+  Array.isArray(c['env']) ? (c['env'] as Obj[]).map((e) => String(e['name'])) : [];
+const unxml = (s: string): string =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 export function components(input: AuditInput): Component[] {
   const view = new PlanView(input);
@@ -99,32 +119,74 @@ export function components(input: AuditInput): Component[] {
   const linux = k8s.filter((n) => n.osFamily === 'linux');
   const windows = k8s.filter((n) => n.osFamily === 'windows');
   const daemonSets = view.manifests().filter((m) => m.object['kind'] === 'DaemonSet');
-  const ds = (name: string): Obj | undefined => daemonSets.find((m) => ((m.object['metadata'] ?? {}) as Obj)['name'] === name)?.object;
+  const ds = (name: string): Obj | undefined =>
+    daemonSets.find((m) => ((m.object['metadata'] ?? {}) as Obj)['name'] === name)?.object;
   const out: Component[] = [];
   for (const n of k8s) {
     const file = n.osFamily === 'windows' ? WIN.kubeletKubeconfig : '/etc/kubernetes/kubelet.conf';
-    out.push({ name: 'kubelet', os: n.osFamily, runsOn: n.name, node: n.name, credential: { kind: 'node', node: n.name, file }, credentialSource: `${file} (kubeadm join, TLS bootstrap)`, requests: kubeletRequests(n.name.toLowerCase()) });
+    out.push({
+      name: 'kubelet',
+      os: n.osFamily,
+      runsOn: n.name,
+      node: n.name,
+      credential: { kind: 'node', node: n.name, file },
+      credentialSource: `${file} (kubeadm join, TLS bootstrap)`,
+      requests: kubeletRequests(n.name.toLowerCase()),
+    });
   }
   for (const n of linux) {
-    out.push({ name: 'kube-proxy', os: 'linux', runsOn: n.name, node: n.name, credential: { kind: 'serviceaccount', namespace: 'kube-system', name: 'kube-proxy', how: 'projected (pod)' }, credentialSource: "kubeadm's kube-proxy DaemonSet (cmd/kubeadm/app/phases/addons/proxy)", requests: kubeProxyRequests(n.name.toLowerCase()) });
+    out.push({
+      name: 'kube-proxy',
+      os: 'linux',
+      runsOn: n.name,
+      node: n.name,
+      credential: { kind: 'serviceaccount', namespace: 'kube-system', name: 'kube-proxy', how: 'projected (pod)' },
+      credentialSource: "kubeadm's kube-proxy DaemonSet (cmd/kubeadm/app/phases/addons/proxy)",
+      requests: kubeProxyRequests(n.name.toLowerCase()),
+    });
   }
   if (linux.length > 0) {
-    out.push({ name: 'CoreDNS', os: 'linux', runsOn: 'Linux nodes (Deployment)', credential: { kind: 'serviceaccount', namespace: 'kube-system', name: 'coredns', how: 'projected (pod)' }, credentialSource: "kubeadm's CoreDNS Deployment (cmd/kubeadm/app/phases/addons/dns)", requests: corednsRequests() });
+    out.push({
+      name: 'CoreDNS',
+      os: 'linux',
+      runsOn: 'Linux nodes (Deployment)',
+      credential: { kind: 'serviceaccount', namespace: 'kube-system', name: 'coredns', how: 'projected (pod)' },
+      credentialSource: "kubeadm's CoreDNS Deployment (cmd/kubeadm/app/phases/addons/dns)",
+      requests: corednsRequests(),
+    });
   }
   const flannel = ds('kube-flannel-ds');
   if (flannel !== undefined) {
     const c = container(flannel);
     const args = strs(c['args']);
-    const podNs = envNames(c).includes('NODE_NAME') ? undefined : String(((flannel['metadata'] ?? {}) as Obj)['namespace']);
+    const podNs = envNames(c).includes('NODE_NAME')
+      ? undefined
+      : String(((flannel['metadata'] ?? {}) as Obj)['namespace']);
     for (const n of linux) {
       const cred = view.podCredential(flannel, n.name, flag(args, 'kubeconfig-file'));
-      out.push({ name: 'flanneld', os: 'linux', runsOn: n.name, node: n.name, credential: cred.credential, credentialSource: cred.source, requests: flanneldRequests(n.name.toLowerCase(), podNs) });
+      out.push({
+        name: 'flanneld',
+        os: 'linux',
+        runsOn: n.name,
+        node: n.name,
+        credential: cred.credential,
+        credentialSource: cred.source,
+        requests: flanneldRequests(n.name.toLowerCase(), podNs),
+      });
     }
   }
   for (const n of windows) out.push(...windowsComponents(view, n, ds));
   out.push(...minting(view), ...nodeRenewals(view, windows));
   const executor = executorRequests(input.plan, view.manifests());
-  if (executor.length > 0) out.push({ name: "executor's kubectl", os: 'linux', runsOn: 'first controller (kubemix up)', credential: { kind: 'admin', file: ADMIN_CONF }, credentialSource: `--kubeconfig=${ADMIN_CONF} in the tasks' scripts`, requests: executor });
+  if (executor.length > 0)
+    out.push({
+      name: "executor's kubectl",
+      os: 'linux',
+      runsOn: 'first controller (kubemix up)',
+      credential: { kind: 'admin', file: ADMIN_CONF },
+      credentialSource: `--kubeconfig=${ADMIN_CONF} in the tasks' scripts`,
+      requests: executor,
+    });
   return out;
 }
 
@@ -136,25 +198,61 @@ function windowsComponents(view: PlanView, n: PlanNode, ds: (name: string) => Ob
   if (service !== undefined) {
     const args = unxml(/<arguments>([^<]*)<\/arguments>/.exec(service)?.[1] ?? '').split(/\s+/);
     const path = flag(args, 'kubeconfig-file');
-    const cred = path === undefined ? { credential: { kind: 'unknown', file: '(none)' } as Credential, source: 'flanneld service without --kubeconfig-file' } : view.kubeconfig(n.name, path);
-    out.push({ name: 'flanneld (service)', os: 'windows', runsOn: n.name, node: n.name, credential: cred.credential, credentialSource: `flanneld-service.xml --kubeconfig-file → ${cred.source}`, requests: flanneldRequests(name, undefined) });
+    const cred =
+      path === undefined
+        ? {
+            credential: { kind: 'unknown', file: '(none)' } as Credential,
+            source: 'flanneld service without --kubeconfig-file',
+          }
+        : view.kubeconfig(n.name, path);
+    out.push({
+      name: 'flanneld (service)',
+      os: 'windows',
+      runsOn: n.name,
+      node: n.name,
+      credential: cred.credential,
+      credentialSource: `flanneld-service.xml --kubeconfig-file → ${cred.source}`,
+      requests: flanneldRequests(name, undefined),
+    });
   } else if (pod !== undefined) {
     const c = container(pod);
     const cred = view.podCredential(pod, n.name, flag(strs(c['args']), 'kubeconfig-file'));
     const podNs = envNames(c).includes('NODE_NAME') ? undefined : String(((pod['metadata'] ?? {}) as Obj)['namespace']);
-    out.push({ name: 'flanneld (HostProcess)', os: 'windows', runsOn: n.name, node: n.name, credential: cred.credential, credentialSource: cred.source, requests: flanneldRequests(name, podNs) });
+    out.push({
+      name: 'flanneld (HostProcess)',
+      os: 'windows',
+      runsOn: n.name,
+      node: n.name,
+      credential: cred.credential,
+      credentialSource: cred.source,
+      requests: flanneldRequests(name, podNs),
+    });
   }
   const proxyTask = view.input.plan.tasks.find((t) => t.host === n.name && t.name === 'win-kube-proxy');
   const proxyPod = ds('kube-proxy-windows');
-  const config = proxyTask !== undefined
-    ? /--config=(\S+?\.yaml)/.exec(proxyTask.apply.script)?.[1]
-    : proxyPod === undefined ? undefined : flag(strs(container(proxyPod)['args']), 'config');
+  const config =
+    proxyTask !== undefined
+      ? /--config=(\S+?\.yaml)/.exec(proxyTask.apply.script)?.[1]
+      : proxyPod === undefined
+        ? undefined
+        : flag(strs(container(proxyPod)['args']), 'config');
   if (config !== undefined) {
     const text = view.file(n.name, config) ?? view.file(n.name, config.replace(/\.yaml$/, '.template.yaml')) ?? '';
     const clientConnection = (((parse(text) ?? {}) as Obj)['clientConnection'] ?? {}) as Obj;
     const kubeconfig = typeof clientConnection['kubeconfig'] === 'string' ? clientConnection['kubeconfig'] : '';
-    const cred = proxyPod !== undefined && proxyTask === undefined ? view.podCredential(proxyPod, n.name, kubeconfig) : view.kubeconfig(n.name, kubeconfig);
-    out.push({ name: `kube-proxy (${proxyTask !== undefined ? 'service' : 'HostProcess'})`, os: 'windows', runsOn: n.name, node: n.name, credential: cred.credential, credentialSource: `${config} clientConnection.kubeconfig → ${cred.source}`, requests: kubeProxyRequests(name) });
+    const cred =
+      proxyPod !== undefined && proxyTask === undefined
+        ? view.podCredential(proxyPod, n.name, kubeconfig)
+        : view.kubeconfig(n.name, kubeconfig);
+    out.push({
+      name: `kube-proxy (${proxyTask !== undefined ? 'service' : 'HostProcess'})`,
+      os: 'windows',
+      runsOn: n.name,
+      node: n.name,
+      credential: cred.credential,
+      credentialSource: `${config} clientConnection.kubeconfig → ${cred.source}`,
+      requests: kubeProxyRequests(name),
+    });
   }
   return out;
 }
@@ -164,17 +262,37 @@ function minting(view: PlanView): Component[] {
   return view.input.plan.tasks.flatMap((t): Component[] => {
     const m = /--kubeconfig[= ](\S+) -n (\S+) create token (\S+)/.exec(t.apply.script);
     if (m === null) return [];
-    const cred = m[1] === ADMIN_CONF ? { credential: { kind: 'admin', file: ADMIN_CONF } as Credential, source: `${ADMIN_CONF} (kubeadm)` } : view.kubeconfig(t.host, m[1] ?? '');
-    return [{
-      name: 'token minting and renewal', os: 'linux', runsOn: `${t.host} (${t.name}, every kubemix up)`, credential: cred.credential, credentialSource: cred.source,
-      requests: [{ verb: 'create', group: '', resource: 'serviceaccounts/token', namespace: m[2] ?? '', name: m[3] ?? '', source: `kubemix ${t.id}` }],
-    }];
+    const cred =
+      m[1] === ADMIN_CONF
+        ? { credential: { kind: 'admin', file: ADMIN_CONF } as Credential, source: `${ADMIN_CONF} (kubeadm)` }
+        : view.kubeconfig(t.host, m[1] ?? '');
+    return [
+      {
+        name: 'token minting and renewal',
+        os: 'linux',
+        runsOn: `${t.host} (${t.name}, every kubemix up)`,
+        credential: cred.credential,
+        credentialSource: cred.source,
+        requests: [
+          {
+            verb: 'create',
+            group: '',
+            resource: 'serviceaccounts/token',
+            namespace: m[2] ?? '',
+            name: m[3] ?? '',
+            source: `kubemix ${t.id}`,
+          },
+        ],
+      },
+    ];
   });
 }
 
 /** The token files the node's kubeconfigs name. */
 function tokenFiles(view: PlanView, node: string): string[] {
-  return view.input.files.filter((f) => f.node === node).flatMap((f) => [...f.content.matchAll(/tokenFile: '([^']+)'/g)].map((m) => m[1] ?? ''));
+  return view.input.files
+    .filter((f) => f.node === node)
+    .flatMap((f) => [...f.content.matchAll(/tokenFile: '([^']+)'/g)].map((m) => m[1] ?? ''));
 }
 
 /** Scripts on Windows nodes that call the TokenRequest API themselves, with the token file they send. */
@@ -185,10 +303,27 @@ function nodeRenewals(view: PlanView, windows: readonly PlanNode[]): Component[]
       const url = /\/api\/v1\/namespaces\/([^/]+)\/serviceaccounts\/([^/]+)\/token/.exec(f.content);
       if (url === null) continue;
       const tokenPath = tokenFiles(view, n.name).find((p) => f.content.includes(p));
-      const cred = tokenPath === undefined ? { credential: { kind: 'unknown', file: f.remotePath } as Credential, source: 'no token file' } : view.tokenFile(n.name, tokenPath);
+      const cred =
+        tokenPath === undefined
+          ? { credential: { kind: 'unknown', file: f.remotePath } as Credential, source: 'no token file' }
+          : view.tokenFile(n.name, tokenPath);
       out.push({
-        name: 'token renewal (on the node)', os: 'windows', runsOn: n.name, node: n.name, credential: cred.credential, credentialSource: `${f.remotePath} sends ${cred.source}`,
-        requests: [{ verb: 'create', group: '', resource: 'serviceaccounts/token', namespace: url[1] ?? '', name: url[2] ?? '', source: `kubemix ${f.remotePath}` }],
+        name: 'token renewal (on the node)',
+        os: 'windows',
+        runsOn: n.name,
+        node: n.name,
+        credential: cred.credential,
+        credentialSource: `${f.remotePath} sends ${cred.source}`,
+        requests: [
+          {
+            verb: 'create',
+            group: '',
+            resource: 'serviceaccounts/token',
+            namespace: url[1] ?? '',
+            name: url[2] ?? '',
+            source: `kubemix ${f.remotePath}`,
+          },
+        ],
       });
     }
   }

@@ -8,11 +8,19 @@ type Obj = Record<string, unknown>;
 
 /** Kind → (API group, resource) for the kinds kubemix's manifests hold. */
 const KINDS: Record<string, readonly [string, string]> = {
-  Namespace: ['', 'namespaces'], ServiceAccount: ['', 'serviceaccounts'], ConfigMap: ['', 'configmaps'], Secret: ['', 'secrets'],
-  ClusterRole: ['rbac.authorization.k8s.io', 'clusterroles'], ClusterRoleBinding: ['rbac.authorization.k8s.io', 'clusterrolebindings'],
-  Role: ['rbac.authorization.k8s.io', 'roles'], RoleBinding: ['rbac.authorization.k8s.io', 'rolebindings'],
-  DaemonSet: ['apps', 'daemonsets'], Deployment: ['apps', 'deployments'], RuntimeClass: ['node.k8s.io', 'runtimeclasses'],
-  Installation: ['operator.tigera.io', 'installations'], FelixConfiguration: ['crd.projectcalico.org', 'felixconfigurations'],
+  Namespace: ['', 'namespaces'],
+  ServiceAccount: ['', 'serviceaccounts'],
+  ConfigMap: ['', 'configmaps'],
+  Secret: ['', 'secrets'],
+  ClusterRole: ['rbac.authorization.k8s.io', 'clusterroles'],
+  ClusterRoleBinding: ['rbac.authorization.k8s.io', 'clusterrolebindings'],
+  Role: ['rbac.authorization.k8s.io', 'roles'],
+  RoleBinding: ['rbac.authorization.k8s.io', 'rolebindings'],
+  DaemonSet: ['apps', 'daemonsets'],
+  Deployment: ['apps', 'deployments'],
+  RuntimeClass: ['node.k8s.io', 'runtimeclasses'],
+  Installation: ['operator.tigera.io', 'installations'],
+  FelixConfiguration: ['crd.projectcalico.org', 'felixconfigurations'],
   IPAMConfig: ['crd.projectcalico.org', 'ipamconfigs'],
 };
 
@@ -21,14 +29,38 @@ const PATTERNS: readonly [RegExp, (m: RegExpExecArray) => NeededRequest[]][] = [
   [/ label --overwrite node /, () => [{ verb: 'patch', group: '', resource: 'nodes', source: 'kubectl label node' }]],
   [/ get nodes /, () => [{ verb: 'list', group: '', resource: 'nodes', source: 'kubectl get nodes' }]],
   [/ get daemonset /, () => [{ verb: 'get', group: 'apps', resource: 'daemonsets', source: 'kubectl get daemonset' }]],
-  [/ get deployment /, () => [{ verb: 'get', group: 'apps', resource: 'deployments', source: 'kubectl get deployment' }]],
-  [/ rollout status deployment/, () => [{ verb: 'watch', group: 'apps', resource: 'deployments', source: 'kubectl rollout status' }]],
-  [/ wait --for=condition=Established/, () => [{ verb: 'watch', group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', source: 'kubectl wait crd' }]],
-  [/ annotate --overwrite namespace /, () => [{ verb: 'patch', group: '', resource: 'namespaces', source: 'kubectl annotate namespace' }]],
+  [
+    / get deployment /,
+    () => [{ verb: 'get', group: 'apps', resource: 'deployments', source: 'kubectl get deployment' }],
+  ],
+  [
+    / rollout status deployment/,
+    () => [{ verb: 'watch', group: 'apps', resource: 'deployments', source: 'kubectl rollout status' }],
+  ],
+  [
+    / wait --for=condition=Established/,
+    () => [
+      {
+        verb: 'watch',
+        group: 'apiextensions.k8s.io',
+        resource: 'customresourcedefinitions',
+        source: 'kubectl wait crd',
+      },
+    ],
+  ],
+  [
+    / annotate --overwrite namespace /,
+    () => [{ verb: 'patch', group: '', resource: 'namespaces', source: 'kubectl annotate namespace' }],
+  ],
 ];
 
-export function executorRequests(plan: Plan, manifests: readonly { readonly object: Obj; readonly file: string }[]): NeededRequest[] {
-  const scripts = plan.tasks.map((t) => t.apply.script).filter((s) => s.includes('admin.conf') && s.includes('kubectl'));
+export function executorRequests(
+  plan: Plan,
+  manifests: readonly { readonly object: Obj; readonly file: string }[],
+): NeededRequest[] {
+  const scripts = plan.tasks
+    .map((t) => t.apply.script)
+    .filter((s) => s.includes('admin.conf') && s.includes('kubectl'));
   const out: NeededRequest[] = [];
   for (const s of scripts) {
     for (const [re, make] of PATTERNS) {
@@ -40,7 +72,8 @@ export function executorRequests(plan: Plan, manifests: readonly { readonly obje
     for (const { object, file } of manifests) {
       const kind = KINDS[String(object['kind'])];
       if (kind === undefined) continue;
-      for (const verb of ['get', 'patch']) out.push({ verb, group: kind[0], resource: kind[1], source: `kubectl apply --server-side -f ${file}` });
+      for (const verb of ['get', 'patch'])
+        out.push({ verb, group: kind[0], resource: kind[1], source: `kubectl apply --server-side -f ${file}` });
     }
   }
   const seen = new Set<string>();

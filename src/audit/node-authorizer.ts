@@ -25,20 +25,21 @@ const NODE_RULES: readonly PolicyRule[] = [
 ];
 
 /** Resource → the scope the Node authorizer demands for it, per verb. */
-const SCOPED: Record<string, { readonly verbs: readonly string[]; readonly scope: NonNullable<ApiRequest['scope']> }> = {
-  nodes: { verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'], scope: 'own-node' },
-  'nodes/status': { verbs: ['update', 'patch'], scope: 'own-node' },
-  pods: { verbs: ['get', 'list', 'watch', 'create', 'delete'], scope: 'node-pods' },
-  'pods/status': { verbs: ['update', 'patch'], scope: 'node-pods' },
-  'pods/eviction': { verbs: ['create'], scope: 'node-pods' },
-  secrets: { verbs: ['get', 'list', 'watch'], scope: 'pod-referenced' },
-  configmaps: { verbs: ['get', 'list', 'watch'], scope: 'pod-referenced' },
-  persistentvolumeclaims: { verbs: ['get'], scope: 'pod-referenced' },
-  persistentvolumes: { verbs: ['get'], scope: 'pod-referenced' },
-  'serviceaccounts/token': { verbs: ['create'], scope: 'pod-referenced' },
-  leases: { verbs: ['get', 'create', 'update', 'patch', 'delete'], scope: 'own-node' },
-  csinodes: { verbs: ['get', 'create', 'update', 'patch', 'delete'], scope: 'own-node' },
-};
+const SCOPED: Record<string, { readonly verbs: readonly string[]; readonly scope: NonNullable<ApiRequest['scope']> }> =
+  {
+    nodes: { verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'], scope: 'own-node' },
+    'nodes/status': { verbs: ['update', 'patch'], scope: 'own-node' },
+    pods: { verbs: ['get', 'list', 'watch', 'create', 'delete'], scope: 'node-pods' },
+    'pods/status': { verbs: ['update', 'patch'], scope: 'node-pods' },
+    'pods/eviction': { verbs: ['create'], scope: 'node-pods' },
+    secrets: { verbs: ['get', 'list', 'watch'], scope: 'pod-referenced' },
+    configmaps: { verbs: ['get', 'list', 'watch'], scope: 'pod-referenced' },
+    persistentvolumeclaims: { verbs: ['get'], scope: 'pod-referenced' },
+    persistentvolumes: { verbs: ['get'], scope: 'pod-referenced' },
+    'serviceaccounts/token': { verbs: ['create'], scope: 'pod-referenced' },
+    leases: { verbs: ['get', 'create', 'update', 'patch', 'delete'], scope: 'own-node' },
+    csinodes: { verbs: ['get', 'create', 'update', 'patch', 'delete'], scope: 'own-node' },
+  };
 
 export interface NodeDecision {
   readonly allowed: boolean;
@@ -48,16 +49,32 @@ export interface NodeDecision {
 /** The Node authorizer's answer for a kubelet credential of `node`. */
 export function nodeAuthorizer(node: string, req: ApiRequest): NodeDecision {
   const scoped = SCOPED[req.resource];
-  const groupOk = req.resource === 'leases' ? req.group === 'coordination.k8s.io' : req.resource === 'csinodes' ? req.group === 'storage.k8s.io' : req.group === '';
+  const groupOk =
+    req.resource === 'leases'
+      ? req.group === 'coordination.k8s.io'
+      : req.resource === 'csinodes'
+        ? req.group === 'storage.k8s.io'
+        : req.group === '';
   if (scoped !== undefined && groupOk) {
-    if (!scoped.verbs.includes(req.verb)) return { allowed: false, why: `Node authorizer: ${req.verb} ${req.resource} is not a node's` };
+    if (!scoped.verbs.includes(req.verb))
+      return { allowed: false, why: `Node authorizer: ${req.verb} ${req.resource} is not a node's` };
     if (req.scope !== scoped.scope) {
-      const what = scoped.scope === 'own-node' ? `only its own Node (${node})` : scoped.scope === 'node-pods' ? 'only pods bound to it' : 'only objects its pods reference';
-      return { allowed: false, why: `Node authorizer: a node may ${req.verb} ${req.resource} of ${what} (AuthorizeNodeWithSelectors)` };
+      const what =
+        scoped.scope === 'own-node'
+          ? `only its own Node (${node})`
+          : scoped.scope === 'node-pods'
+            ? 'only pods bound to it'
+            : 'only objects its pods reference';
+      return {
+        allowed: false,
+        why: `Node authorizer: a node may ${req.verb} ${req.resource} of ${what} (AuthorizeNodeWithSelectors)`,
+      };
     }
-    if (req.resource === 'leases' && req.namespace !== 'kube-node-lease') return { allowed: false, why: 'Node authorizer: leases only in kube-node-lease' };
+    if (req.resource === 'leases' && req.namespace !== 'kube-node-lease')
+      return { allowed: false, why: 'Node authorizer: leases only in kube-node-lease' };
     return { allowed: true, why: 'Node authorizer' };
   }
-  if (NODE_RULES.some((rule) => ruleMatches(rule, req))) return { allowed: true, why: 'Node authorizer (system:node rules)' };
+  if (NODE_RULES.some((rule) => ruleMatches(rule, req)))
+    return { allowed: true, why: 'Node authorizer (system:node rules)' };
   return { allowed: false, why: 'Node authorizer: no opinion (not a node request)' };
 }

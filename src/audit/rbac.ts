@@ -45,7 +45,8 @@ export interface UserInfo {
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-const meta = (o: Obj): Obj => (typeof o['metadata'] === 'object' && o['metadata'] !== null ? (o['metadata'] as Obj) : {});
+const meta = (o: Obj): Obj =>
+  typeof o['metadata'] === 'object' && o['metadata'] !== null ? (o['metadata'] as Obj) : {};
 const optNs = (o: Obj): { namespace?: string } => {
   const ns = meta(o)['namespace'];
   return typeof ns === 'string' ? { namespace: ns } : {};
@@ -61,7 +62,12 @@ export function policyFrom(objects: readonly Obj[], origin: string, rendered: bo
     if (kind === 'ClusterRole' || kind === 'Role') {
       const rules = (Array.isArray(o['rules']) ? (o['rules'] as Obj[]) : []).map((r): PolicyRule => {
         const names = strings(r['resourceNames']);
-        return { apiGroups: strings(r['apiGroups']), resources: strings(r['resources']), verbs: strings(r['verbs']), ...(names.length > 0 ? { resourceNames: names } : {}) };
+        return {
+          apiGroups: strings(r['apiGroups']),
+          resources: strings(r['resources']),
+          verbs: strings(r['verbs']),
+          ...(names.length > 0 ? { resourceNames: names } : {}),
+        };
       });
       roles.push({ kind, name, ...optNs(o), rules, origin, rendered });
     }
@@ -72,7 +78,15 @@ export function policyFrom(objects: readonly Obj[], origin: string, rendered: bo
         name: String(s['name'] ?? ''),
         ...(typeof s['namespace'] === 'string' ? { namespace: s['namespace'] } : {}),
       }));
-      bindings.push({ kind, name, ...optNs(o), roleRef: { kind: ref['kind'] === 'Role' ? 'Role' : 'ClusterRole', name: String(ref['name'] ?? '') }, subjects, origin, rendered });
+      bindings.push({
+        kind,
+        name,
+        ...optNs(o),
+        roleRef: { kind: ref['kind'] === 'Role' ? 'Role' : 'ClusterRole', name: String(ref['name'] ?? '') },
+        subjects,
+        origin,
+        rendered,
+      });
     }
   }
   return { roles, bindings };
@@ -115,16 +129,28 @@ export function grantsOf(policy: Policy, who: UserInfo): Grant[] {
   const out: Grant[] = [];
   for (const b of policy.bindings) {
     if (!b.subjects.some((s) => subjectMatches(s, who, b.namespace))) continue;
-    const role = policy.roles.find((r) => r.kind === b.roleRef.kind && r.name === b.roleRef.name && (r.kind === 'ClusterRole' || r.namespace === b.namespace));
+    const role = policy.roles.find(
+      (r) =>
+        r.kind === b.roleRef.kind &&
+        r.name === b.roleRef.name &&
+        (r.kind === 'ClusterRole' || r.namespace === b.namespace),
+    );
     if (role === undefined) continue;
-    out.push({ role, binding: b, ...(b.kind === 'RoleBinding' && b.namespace !== undefined ? { namespace: b.namespace } : {}) });
+    out.push({
+      role,
+      binding: b,
+      ...(b.kind === 'RoleBinding' && b.namespace !== undefined ? { namespace: b.namespace } : {}),
+    });
   }
   return out;
 }
 
 /** The first grant that allows the request, or undefined (RBAC denies by default). */
 export function rbacAllows(policy: Policy, who: UserInfo, r: ApiRequest): Grant | undefined {
-  return grantsOf(policy, who).find((g) => (g.namespace === undefined || g.namespace === r.namespace) && g.role.rules.some((rule) => ruleMatches(rule, r)));
+  return grantsOf(policy, who).find(
+    (g) =>
+      (g.namespace === undefined || g.namespace === r.namespace) && g.role.rules.some((rule) => ruleMatches(rule, r)),
+  );
 }
 
 export function describeGrant(g: Grant): string {

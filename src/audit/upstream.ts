@@ -6,16 +6,27 @@
 import { policyFrom, type Policy } from './rbac.js';
 import type { NeededRequest } from './types.js';
 
-const CLUSTER_ROLES = 'kubernetes/kubernetes plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata/cluster-roles.yaml';
+const CLUSTER_ROLES =
+  'kubernetes/kubernetes plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata/cluster-roles.yaml';
 const KUBEADM_PROXY = 'kubernetes/kubernetes cmd/kubeadm/app/phases/addons/proxy/proxy.go';
 const KUBEADM_DNS = 'kubernetes/kubernetes cmd/kubeadm/app/phases/addons/dns/manifests.go';
-const KUBEADM_ADMIN = 'kubernetes/kubernetes cmd/kubeadm/app/phases/kubeconfig/kubeconfig.go (EnsureAdminClusterRoleBinding)';
+const KUBEADM_ADMIN =
+  'kubernetes/kubernetes cmd/kubeadm/app/phases/kubeconfig/kubeconfig.go (EnsureAdminClusterRoleBinding)';
 const KUBEADM_TLS = 'kubernetes/kubernetes cmd/kubeadm/app/phases/bootstraptoken/node/tlsbootstrap.go';
 
 const rbac = 'rbac.authorization.k8s.io/v1';
-const clusterRole = (name: string, rules: unknown[]): Record<string, unknown> => ({ apiVersion: rbac, kind: 'ClusterRole', metadata: { name }, rules });
+const clusterRole = (name: string, rules: unknown[]): Record<string, unknown> => ({
+  apiVersion: rbac,
+  kind: 'ClusterRole',
+  metadata: { name },
+  rules,
+});
 const binding = (name: string, role: string, subject: Record<string, string>): Record<string, unknown> => ({
-  apiVersion: rbac, kind: 'ClusterRoleBinding', metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role }, subjects: [subject],
+  apiVersion: rbac,
+  kind: 'ClusterRoleBinding',
+  metadata: { name },
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+  subjects: [subject],
 });
 
 /**
@@ -26,26 +37,63 @@ const binding = (name: string, role: string, subject: Record<string, string>): R
  */
 export function upstreamPolicy(): Policy {
   return mergeAll([
-    [[clusterRole('system:node-proxier', [
-      { apiGroups: [''], resources: ['endpoints', 'services'], verbs: ['list', 'watch'] },
-      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch', 'update'] },
-      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
-    ])], CLUSTER_ROLES],
-    [[binding('kubeadm:node-proxier', 'system:node-proxier', { kind: 'ServiceAccount', name: 'kube-proxy', namespace: 'kube-system' })], KUBEADM_PROXY],
-    [[
-      clusterRole('system:coredns', [
-        { apiGroups: [''], resources: ['endpoints', 'services', 'pods', 'namespaces'], verbs: ['list', 'watch'] },
-        { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
-      ]),
-      binding('system:coredns', 'system:coredns', { kind: 'ServiceAccount', name: 'coredns', namespace: 'kube-system' }),
-    ], KUBEADM_DNS],
+    [
+      [
+        clusterRole('system:node-proxier', [
+          { apiGroups: [''], resources: ['endpoints', 'services'], verbs: ['list', 'watch'] },
+          { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
+          { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch', 'update'] },
+          { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
+        ]),
+      ],
+      CLUSTER_ROLES,
+    ],
+    [
+      [
+        binding('kubeadm:node-proxier', 'system:node-proxier', {
+          kind: 'ServiceAccount',
+          name: 'kube-proxy',
+          namespace: 'kube-system',
+        }),
+      ],
+      KUBEADM_PROXY,
+    ],
+    [
+      [
+        clusterRole('system:coredns', [
+          { apiGroups: [''], resources: ['endpoints', 'services', 'pods', 'namespaces'], verbs: ['list', 'watch'] },
+          { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
+        ]),
+        binding('system:coredns', 'system:coredns', {
+          kind: 'ServiceAccount',
+          name: 'coredns',
+          namespace: 'kube-system',
+        }),
+      ],
+      KUBEADM_DNS,
+    ],
     [[clusterRole('cluster-admin', [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }])], CLUSTER_ROLES],
-    [[binding('kubeadm:cluster-admins', 'cluster-admin', { kind: 'Group', name: 'kubeadm:cluster-admins' })], KUBEADM_ADMIN],
-    [[
-      clusterRole('system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', [{ apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests/selfnodeclient'], verbs: ['create'] }]),
-      binding('kubeadm:node-autoapprove-certificate-rotation', 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', { kind: 'Group', name: 'system:nodes' }),
-    ], `${CLUSTER_ROLES}; ${KUBEADM_TLS}`],
+    [
+      [binding('kubeadm:cluster-admins', 'cluster-admin', { kind: 'Group', name: 'kubeadm:cluster-admins' })],
+      KUBEADM_ADMIN,
+    ],
+    [
+      [
+        clusterRole('system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', [
+          {
+            apiGroups: ['certificates.k8s.io'],
+            resources: ['certificatesigningrequests/selfnodeclient'],
+            verbs: ['create'],
+          },
+        ]),
+        binding(
+          'kubeadm:node-autoapprove-certificate-rotation',
+          'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient',
+          { kind: 'Group', name: 'system:nodes' },
+        ),
+      ],
+      `${CLUSTER_ROLES}; ${KUBEADM_TLS}`,
+    ],
   ]);
 }
 
@@ -55,7 +103,13 @@ function mergeAll(parts: readonly [Record<string, unknown>[], string][]): Policy
 }
 
 const KUBELET = 'kubernetes/kubernetes pkg/kubelet';
-const need = (verb: string, group: string, resource: string, source: string, extra: Partial<NeededRequest> = {}): NeededRequest => ({ verb, group, resource, source, ...extra });
+const need = (
+  verb: string,
+  group: string,
+  resource: string,
+  source: string,
+  extra: Partial<NeededRequest> = {},
+): NeededRequest => ({ verb, group, resource, source, ...extra });
 
 /** The kubelet's requests (its own Node, its pods and what they reference). */
 export function kubeletRequests(node: string): NeededRequest[] {
@@ -65,15 +119,30 @@ export function kubeletRequests(node: string): NeededRequest[] {
     need('get', '', 'nodes', `${KUBELET}/kubelet_node_status.go`, own),
     need('watch', '', 'nodes', `${KUBELET}/kubelet.go (node informer, metadata.name=<node>)`, own),
     need('patch', '', 'nodes/status', `${KUBELET}/kubelet_node_status.go (updateNodeStatus)`, own),
-    need('update', 'coordination.k8s.io', 'leases', 'kubernetes/component-helpers apimachinery/lease/controller.go', { ...own, namespace: 'kube-node-lease' }),
+    need('update', 'coordination.k8s.io', 'leases', 'kubernetes/component-helpers apimachinery/lease/controller.go', {
+      ...own,
+      namespace: 'kube-node-lease',
+    }),
     need('watch', '', 'pods', `${KUBELET}/config/apiserver.go (spec.nodeName=<node>)`, { scope: 'node-pods' }),
     need('patch', '', 'pods/status', `${KUBELET}/status/status_manager.go`, { scope: 'node-pods' }),
     need('get', '', 'secrets', `${KUBELET}/secret/secret_manager.go`, { scope: 'pod-referenced' }),
     need('get', '', 'configmaps', `${KUBELET}/configmap/configmap_manager.go`, { scope: 'pod-referenced' }),
-    need('create', '', 'serviceaccounts/token', `${KUBELET}/token/token_manager.go (projected tokens)`, { scope: 'pod-referenced' }),
+    need('create', '', 'serviceaccounts/token', `${KUBELET}/token/token_manager.go (projected tokens)`, {
+      scope: 'pod-referenced',
+    }),
     need('watch', '', 'services', `${KUBELET}/kubelet.go (service lister)`),
-    need('create', 'certificates.k8s.io', 'certificatesigningrequests', 'kubernetes/client-go util/certificate/certificate_manager.go (rotation)'),
-    need('create', 'certificates.k8s.io', 'certificatesigningrequests/selfnodeclient', 'kubernetes/kubernetes pkg/controller/certificates/approver/sarapprove.go (checked for its renewal CSRs)'),
+    need(
+      'create',
+      'certificates.k8s.io',
+      'certificatesigningrequests',
+      'kubernetes/client-go util/certificate/certificate_manager.go (rotation)',
+    ),
+    need(
+      'create',
+      'certificates.k8s.io',
+      'certificatesigningrequests/selfnodeclient',
+      'kubernetes/kubernetes pkg/controller/certificates/approver/sarapprove.go (checked for its renewal CSRs)',
+    ),
     need('create', '', 'events', `${KUBELET}/kubelet.go (event recorder)`),
   ];
 }
@@ -108,7 +177,11 @@ export function flanneldRequests(node: string, podNamespace: string | undefined)
     need('get', '', 'nodes', `${FLANNEL}:354,701,736`, own),
     need('patch', '', 'nodes/status', `${FLANNEL}:482,673`, own),
     // Without NODE_NAME flanneld reads its own pod for the node name.
-    ...(podNamespace === undefined ? [] : [need('get', '', 'pods', `${FLANNEL}:108 (POD_NAME/POD_NAMESPACE, no NODE_NAME)`, { namespace: podNamespace })]),
+    ...(podNamespace === undefined
+      ? []
+      : [
+          need('get', '', 'pods', `${FLANNEL}:108 (POD_NAME/POD_NAMESPACE, no NODE_NAME)`, { namespace: podNamespace }),
+        ]),
   ];
 }
 

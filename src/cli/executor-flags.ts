@@ -38,11 +38,15 @@ const SELECTION_HELP: Readonly<Record<SelectionFlag, [string, string]>> = {
   from: ['--from <task>', 'start at this task id (it and every later task are re-checked even if done)'],
 };
 
-const STATE_DIR_HELP = 'journal, secrets, known_hosts, logs (env KUBEMIX_STATE_DIR; default .kubemix/<cluster> beside the spec file';
+const STATE_DIR_HELP =
+  'journal, secrets, known_hosts, logs (env KUBEMIX_STATE_DIR; default .kubemix/<cluster> beside the spec file';
 
 /** --state-dir, for every command that reads or writes a cluster's state. */
 export function withStateDirOption(command: Command, alsoBeside?: string): Command {
-  return command.option('--state-dir <dir>', `${STATE_DIR_HELP}${alsoBeside === undefined ? '' : `, or beside ${alsoBeside}`})`);
+  return command.option(
+    '--state-dir <dir>',
+    `${STATE_DIR_HELP}${alsoBeside === undefined ? '' : `, or beside ${alsoBeside}`})`,
+  );
 }
 
 export interface ExecutorOptionsHelp {
@@ -57,8 +61,14 @@ export interface ExecutorOptionsHelp {
 export function withExecutorOptions(command: Command, help: ExecutorOptionsHelp, alsoBeside?: string): Command {
   const newHosts = help.newHosts === undefined ? '' : `: ${help.newHosts}`;
   withStateDirOption(command, alsoBeside)
-    .option('--known-hosts <file>', 'OpenSSH known_hosts file to verify host keys against (default <state dir>/known_hosts)')
-    .option('--trust-new-hosts', `record the key of a host seen for the first time (TOFU)${newHosts}; changed keys are still refused`)
+    .option(
+      '--known-hosts <file>',
+      'OpenSSH known_hosts file to verify host keys against (default <state dir>/known_hosts)',
+    )
+    .option(
+      '--trust-new-hosts',
+      `record the key of a host seen for the first time (TOFU)${newHosts}; changed keys are still refused`,
+    )
     .option('--concurrency <n>', 'tasks running at once per host (default 8)')
     .option('--check', help.check);
   for (const flag of help.selection) command.option(...SELECTION_HELP[flag]);
@@ -73,18 +83,23 @@ export function displayFlags(command: Command): DisplayFlags {
 export function positiveInt(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InputError('flags.invalid', `${flag}: expected a positive integer, got ${value}`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new InputError('flags.invalid', `${flag}: expected a positive integer, got ${value}`);
   return n;
 }
 
 /** Tuning knobs (documented in docs/executor.md), mostly for tests and slow links. */
 function tuning(env: CliIo['env']): Pick<ApplyOptions, 'retry' | 'ssh'> {
-  const n = (name: string): number | undefined => (env[name] === undefined || env[name] === '' ? undefined : positiveInt(env[name], name, 1));
+  const n = (name: string): number | undefined =>
+    env[name] === undefined || env[name] === '' ? undefined : positiveInt(env[name], name, 1);
   const pick = (o: Record<string, number | undefined>): Record<string, number> =>
     Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Record<string, number>;
   return {
     retry: pick({ attempts: n('KUBEMIX_RETRY_ATTEMPTS'), baseDelayMs: n('KUBEMIX_RETRY_BASE_MS') }),
-    ssh: pick({ keepaliveIntervalMs: n('KUBEMIX_SSH_KEEPALIVE_MS'), readyTimeoutMs: n('KUBEMIX_SSH_CONNECT_TIMEOUT_MS') }),
+    ssh: pick({
+      keepaliveIntervalMs: n('KUBEMIX_SSH_KEEPALIVE_MS'),
+      readyTimeoutMs: n('KUBEMIX_SSH_CONNECT_TIMEOUT_MS'),
+    }),
   };
 }
 

@@ -14,17 +14,22 @@ export function reportFailure(error: unknown, argv: readonly string[], io: CliIo
     const logPath = writeCrashLog(error);
     const payload = { code: 'internal', message: 'internal error', crashLog: logPath };
     if (json) io.stdout(`${JSON.stringify({ ok: false, error: payload }, null, 2)}\n`);
-    io.stderr(`kubemix: internal error. Crash log: ${logPath}\nPlease report this at the kubemix issue tracker with the crash log.\n`);
+    io.stderr(
+      `kubemix: internal error. Crash log: ${logPath}\nPlease report this at the kubemix issue tracker with the crash log.\n`,
+    );
     return ExitCode.internal;
   }
   if (json) {
-    const body = error.report ?? (error instanceof InvalidSpecError ? invalidSpecDocument(error) : { ok: false, error: error.toJSON() });
+    const body =
+      error.report ??
+      (error instanceof InvalidSpecError ? invalidSpecDocument(error) : { ok: false, error: error.toJSON() });
     io.stdout(`${JSON.stringify(body, null, 2)}\n`);
   }
   if (error instanceof InvalidSpecError) {
     for (const d of error.diagnostics) io.stderr(formatDiagnostic(d));
   }
-  const where = error.path !== undefined && !error.message.startsWith(error.path) ? `${terminalValue(error.path)}: ` : '';
+  const where =
+    error.path !== undefined && !error.message.startsWith(error.path) ? `${terminalValue(error.path)}: ` : '';
   io.stderr(`kubemix: ${where}${error.message} [${error.code}]\n`);
   if (error.hint !== undefined) io.stderr(`  hint: ${error.hint}\n`);
   if (error.exit === ExitCode.interrupted) io.stderr('  re-run the same command to resume.\n');
@@ -45,7 +50,14 @@ export function writeCrashLog(error: unknown): string {
   const dir = mkdtempSync(join(tmpdir(), 'kubemix-crash-'));
   const file = join(dir, 'crash.log');
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  const body = [`kubemix ${VERSION}`, `node ${process.version} ${process.platform}/${process.arch}`, `argv: ${redactArgv(process.argv.slice(2)).join(' ')}`, '', detail, ''].join('\n');
+  const body = [
+    `kubemix ${VERSION}`,
+    `node ${process.version} ${process.platform}/${process.arch}`,
+    `argv: ${redactArgv(process.argv.slice(2)).join(' ')}`,
+    '',
+    detail,
+    '',
+  ].join('\n');
   writeFileSync(file, body, { mode: 0o600 });
   return file;
 }

@@ -86,7 +86,9 @@ export async function main(argv: readonly string[]): Promise<void> {
   });
   const crash = (error: unknown): void => {
     const logPath = writeCrashLog(error);
-    process.stderr.write(`kubemix crashed (internal error). Crash log: ${logPath}\nPlease report this at the kubemix issue tracker with the crash log.\n`);
+    process.stderr.write(
+      `kubemix crashed (internal error). Crash log: ${logPath}\nPlease report this at the kubemix issue tracker with the crash log.\n`,
+    );
     process.exit(ExitCode.internal);
   };
   process.on('uncaughtException', crash);

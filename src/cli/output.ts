@@ -65,7 +65,12 @@ export class Output {
  */
 export function formatDiagnostic(d: Diagnostic, paint: (text: string) => string = (t) => t): string {
   const v = terminalValue;
-  const where = d.location === undefined ? v(d.path) : d.location.startsWith(`${d.path}:`) ? v(d.location) : `${v(d.location)} ${v(d.path)}`;
+  const where =
+    d.location === undefined
+      ? v(d.path)
+      : d.location.startsWith(`${d.path}:`)
+        ? v(d.location)
+        : `${v(d.location)} ${v(d.path)}`;
   const hint = d.hint === undefined ? '' : `\n    hint: ${v(d.hint)}`;
   return `${paint(d.severity)} ${where}: ${v(d.message)} [${v(d.code)}]${hint}\n`;
 }

@@ -10,7 +10,8 @@ import type { AssembledPlan } from '../plan/assemble.js';
 
 /** Written into every plan directory; its presence lets the next `plan --out` replace the directory. */
 export const PLAN_MARKER = '.kubemix-plan';
-const MARKER_TEXT = 'This directory was written by `kubemix plan --out`; the next `kubemix plan --out` here replaces all of it.\n';
+const MARKER_TEXT =
+  'This directory was written by `kubemix plan --out`; the next `kubemix plan --out` here replaces all of it.\n';
 
 export interface PlanOutOptions {
   readonly force: boolean;
@@ -55,7 +56,8 @@ function isInside(path: string, dir: string): boolean {
 export function writePlanDir(target: string, assembled: AssembledPlan): void {
   const dir = resolve(target);
   const parent = dirname(dir);
-  if (!existsSync(parent)) throw new InputError('flags.out', `the parent directory of ${target} does not exist`, { path: '--out' });
+  if (!existsSync(parent))
+    throw new InputError('flags.out', `the parent directory of ${target} does not exist`, { path: '--out' });
   const tmp = join(parent, `.${basename(dir)}.tmp-${process.pid}`);
   const old = join(parent, `.${basename(dir)}.old-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });

@@ -11,7 +11,10 @@ import type { CliIo } from './io.js';
 
 export function withPullSecretOptions(command: Command): Command {
   return command
-    .option('--kubeconfig <FILE>', 'read pods\' imagePullSecrets through this kubeconfig (default: the in-cluster service account)')
+    .option(
+      '--kubeconfig <FILE>',
+      "read pods' imagePullSecrets through this kubeconfig (default: the in-cluster service account)",
+    )
     .option('--no-pull-secrets', 'never read imagePullSecrets (no access to Secrets needed)');
 }
 

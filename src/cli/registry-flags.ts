@@ -17,9 +17,21 @@ export const collect = (value: string, previous: string[] = []): string[] => [..
 
 export function withRegistryOptions(command: Command): Command {
   return command
-    .option('--registry-auth <HOST=USER:FILE>', 'registry credentials; the password is read from FILE (repeatable)', collect)
-    .option('--insecure-registry <HOST[:PORT]>', 'reach this registry over plain HTTP, never HTTPS (repeatable)', collect)
-    .option('--ca-file <FILE>', 'PEM CA certificate(s) to trust for registries, e.g. the cluster CA (repeatable)', collect)
+    .option(
+      '--registry-auth <HOST=USER:FILE>',
+      'registry credentials; the password is read from FILE (repeatable)',
+      collect,
+    )
+    .option(
+      '--insecure-registry <HOST[:PORT]>',
+      'reach this registry over plain HTTP, never HTTPS (repeatable)',
+      collect,
+    )
+    .option(
+      '--ca-file <FILE>',
+      'PEM CA certificate(s) to trust for registries, e.g. the cluster CA (repeatable)',
+      collect,
+    )
     .option('--cache-dir <DIR>', 'image OS cache (default $KUBEMIX_CACHE_DIR or ~/.cache/kubemix/images)')
     .option('--cache-ttl <SECONDS>', 'how long a tag → digest answer is trusted', String(DEFAULT_TTL_MS / 1000))
     .option('--registry-timeout <SECONDS>', 'per-request deadline for registries', String(DEFAULT_TIMEOUT_MS / 1000));
@@ -50,7 +62,10 @@ export function resolversFromFlags(opts: Record<string, unknown>, io: CliIo, ctx
     try {
       ca.push(read(file));
     } catch (error) {
-      throw new InputError('flags.ca-file', `--ca-file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+      throw new InputError(
+        'flags.ca-file',
+        `--ca-file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`,
+      );
     }
   }
   const insecure = new Set(strings(opts['insecureRegistry']).map(parseInsecureRegistry));

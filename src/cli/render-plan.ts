@@ -4,7 +4,14 @@ import { STAGES } from '../plan/types.js';
 
 export function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 export function renderPlanText(plan: Plan): string {
@@ -17,7 +24,15 @@ export function renderPlanText(plan: Plan): string {
     '',
     table([
       ['NAME', 'ROLE', 'OS', 'HYPERVISOR', 'IP', 'MAC', 'POD CIDR (predicted)'],
-      ...plan.nodes.map((n) => [n.name, n.role + (n.role === 'services' || n.schedulable ? '' : ' (tainted)'), n.os, n.hypervisor ?? '-', n.ip, n.mac ?? '-', n.podCidr?.cidr ?? '-']),
+      ...plan.nodes.map((n) => [
+        n.name,
+        n.role + (n.role === 'services' || n.schedulable ? '' : ' (tainted)'),
+        n.os,
+        n.hypervisor ?? '-',
+        n.ip,
+        n.mac ?? '-',
+        n.podCidr?.cidr ?? '-',
+      ]),
     ]),
     '',
     table([['STAGE', 'HOST', 'TASKS'], ...stageRows(plan)]),

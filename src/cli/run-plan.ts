@@ -19,7 +19,9 @@ export interface Target {
 
 /** A plan assembled in memory, ready for the executor. */
 export function inMemoryTarget(assembled: AssembledPlan, stateDir: string): Target {
-  const artifacts = new Map(assembled.plan.artifacts.map((a, i) => [a.id, Buffer.from(assembled.files[i]?.content ?? '')]));
+  const artifacts = new Map(
+    assembled.plan.artifacts.map((a, i) => [a.id, Buffer.from(assembled.files[i]?.content ?? '')]),
+  );
   return { plan: assembled.plan, artifacts, stateDir };
 }
 
@@ -36,7 +38,8 @@ function checkReport(io: CliIo): { listener: (e: ExecEvent) => void; print: () =
   const byHost = new Map<string, string[]>();
   return {
     listener: (e) => {
-      if (e.type === 'check:result' && e.wouldChange) byHost.set(e.host, [...(byHost.get(e.host) ?? []), `  ${e.id}: ${e.reason}`]);
+      if (e.type === 'check:result' && e.wouldChange)
+        byHost.set(e.host, [...(byHost.get(e.host) ?? []), `  ${e.id}: ${e.reason}`]);
     },
     print: () => {
       if (byHost.size === 0) io.stdout('no changes: every checked task is up to date\n');
@@ -52,7 +55,11 @@ export async function runPlan(target: Target, flags: ExecutorFlags, display: Dis
   const report = checkReport(io);
   const reportChecks = flags.check === true && !display.json;
   const listeners = [renderer(io, display), ...(reportChecks ? [report.listener] : [])];
-  const result = await applyPlan(target.plan, target.artifacts, { ...applyOptions(flags, io), stateDir: target.stateDir, listeners });
+  const result = await applyPlan(target.plan, target.artifacts, {
+    ...applyOptions(flags, io),
+    stateDir: target.stateDir,
+    listeners,
+  });
   if (flags.check !== true) return;
   if (reportChecks) report.print();
   if (result.changes > 0) throw new FindingsError(`${result.changes} task(s) would change their host`);

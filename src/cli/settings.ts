@@ -16,7 +16,9 @@ export interface GlobalOptions {
 export function logLevel(opts: GlobalOptions, io: CliIo): LogLevel {
   const wanted = opts.logLevel ?? (opts.verbose === true ? 'debug' : undefined) ?? io.env.KUBEMIX_LOG_LEVEL ?? 'info';
   if (!isLogLevel(wanted)) {
-    throw new InputError('flags.log-level', `log level "${wanted}" is not one of error, warn, info, debug`, { path: opts.logLevel === undefined ? 'KUBEMIX_LOG_LEVEL' : '--log-level' });
+    throw new InputError('flags.log-level', `log level "${wanted}" is not one of error, warn, info, debug`, {
+      path: opts.logLevel === undefined ? 'KUBEMIX_LOG_LEVEL' : '--log-level',
+    });
   }
   return wanted;
 }

@@ -16,8 +16,14 @@ export interface SpecOptions {
 /** Adds --hypervisors and --nodes to a command that takes SPEC. */
 export function withSpecOptions(command: Command): Command {
   return command
-    .option('--hypervisors <list>', 'Kubeinit string only: hypervisor addresses, "a,b" or [[ansible_host=a],[ansible_host=b]]')
-    .option('--nodes <overrides>', 'Kubeinit string only: node overrides, [[when_group=compute_nodes,os=windows]] or a JSON/YAML list');
+    .option(
+      '--hypervisors <list>',
+      'Kubeinit string only: hypervisor addresses, "a,b" or [[ansible_host=a],[ansible_host=b]]',
+    )
+    .option(
+      '--nodes <overrides>',
+      'Kubeinit string only: node overrides, [[when_group=compute_nodes,os=windows]] or a JSON/YAML list',
+    );
 }
 
 export interface LoadedSpec extends SpecResult {
@@ -30,21 +36,35 @@ export function loadSpec(arg: string, options: SpecOptions, io: CliIo): LoadedSp
   if (isFile(path)) {
     for (const flag of ['hypervisors', 'nodes'] as const) {
       if (options[flag] !== undefined) {
-        throw new InputError('flags.kubeinit-only', `--${flag} applies to Kubeinit spec strings; ${arg} is a spec file`, { path: `--${flag}`, hint: 'put these settings in the spec file instead' });
+        throw new InputError(
+          'flags.kubeinit-only',
+          `--${flag} applies to Kubeinit spec strings; ${arg} is a spec file`,
+          { path: `--${flag}`, hint: 'put these settings in the spec file instead' },
+        );
       }
     }
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
     } catch (error) {
-      throw new InputError('spec.unreadable', `cannot read ${arg}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { path: arg });
+      throw new InputError(
+        'spec.unreadable',
+        `cannot read ${arg}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+        { path: arg },
+      );
     }
     return { ...readSpec({ kind: 'file', path: arg, text }), file: path };
   }
   if (!looksLikeKubeinitSpec(arg) && /[/\\]|\.ya?ml$|\.json$/i.test(arg)) {
-    throw new InputError('spec.not-found', `spec file ${arg} does not exist`, { path: arg, hint: 'give the path of a YAML spec, or a Kubeinit string such as k8s-libvirt-1-1-1' });
+    throw new InputError('spec.not-found', `spec file ${arg} does not exist`, {
+      path: arg,
+      hint: 'give the path of a YAML spec, or a Kubeinit string such as k8s-libvirt-1-1-1',
+    });
   }
-  return { ...readSpec({ kind: 'kubeinit', spec: arg, hypervisors: options.hypervisors, nodes: options.nodes }), file: undefined };
+  return {
+    ...readSpec({ kind: 'kubeinit', spec: arg, hypervisors: options.hypervisors, nodes: options.nodes }),
+    file: undefined,
+  };
 }
 
 function isFile(path: string): boolean {

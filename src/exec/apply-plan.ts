@@ -55,12 +55,17 @@ function secretNames(tasks: readonly Task[], contents: ReadonlyMap<string, Buffe
   for (const t of tasks) {
     for (const s of t.secrets) names.add(s);
     for (const s of secretRefs(`${t.check?.script ?? ''}\n${t.apply.script}`)) names.add(s);
-    for (const u of t.uploads) for (const s of secretRefs(contents.get(u.artifact)?.toString('utf8') ?? '')) names.add(s);
+    for (const u of t.uploads)
+      for (const s of secretRefs(contents.get(u.artifact)?.toString('utf8') ?? '')) names.add(s);
   }
   return names;
 }
 
-export async function applyPlan(plan: Plan, artifacts: string | ReadonlyMap<string, Buffer>, options: ApplyOptions): Promise<ApplyResult> {
+export async function applyPlan(
+  plan: Plan,
+  artifacts: string | ReadonlyMap<string, Buffer>,
+  options: ApplyOptions,
+): Promise<ApplyResult> {
   const contents = typeof artifacts === 'string' ? await readPlanArtifacts(plan, artifacts) : artifacts;
   const selection = selectTasks(plan, options);
   const paths = await prepareStateDir(options.stateDir);
@@ -74,7 +79,8 @@ export async function applyPlan(plan: Plan, artifacts: string | ReadonlyMap<stri
   const unsubscribe = [logs.attach(bus), ...(options.listeners ?? []).map((l) => bus.subscribe(l))];
   const transports = new Map<string, HostTransport>();
   try {
-    if (lock?.tookOverStale) bus.emit({ type: 'lock:stale', pid: lock.tookOverStale.pid, host: lock.tookOverStale.host });
+    if (lock?.tookOverStale)
+      bus.emit({ type: 'lock:stale', pid: lock.tookOverStale.pid, host: lock.tookOverStale.host });
     // --check reads the journal (a check-less task already done with the same inputs is no change) and never writes it.
     const journal = await Journal.open(paths.root, plan.cluster.name, plan.hash);
     const knownHosts = await new KnownHostsFile(options.knownHostsFile ?? paths.knownHosts).load();
@@ -82,19 +88,54 @@ export async function applyPlan(plan: Plan, artifacts: string | ReadonlyMap<stri
     const selectedHosts = new Set(selection.tasks.map((t) => t.host));
     for (const h of plan.hosts) {
       if (!selectedHosts.has(h.name)) continue;
-      transports.set(h.name, options.transportFor?.(h.name) ?? new SshTransport(h, { ...DEFAULT_SSH_OPTIONS, ...options.ssh, knownHosts, trustNewHosts: options.trustNewHosts === true, maxSessions: concurrency, agent: options.agent }));
+      transports.set(
+        h.name,
+        options.transportFor?.(h.name) ??
+          new SshTransport(h, {
+            ...DEFAULT_SSH_OPTIONS,
+            ...options.ssh,
+            knownHosts,
+            trustNewHosts: options.trustNewHosts === true,
+            maxSessions: concurrency,
+            agent: options.agent,
+          }),
+      );
     }
     if (selectedHosts.has('local')) transports.set('local', options.transportFor?.('local') ?? new LocalTransport());
-    const downloads = await prepareDownloads(plan, contents, { dir: join(paths.root, 'downloads'), ...options.downloads }, options.signal, bus);
+    const downloads = await prepareDownloads(
+      plan,
+      contents,
+      { dir: join(paths.root, 'downloads'), ...options.downloads },
+      options.signal,
+      bus,
+    );
     const ctx: RunContext = {
-      bus, journal, secrets, redactor, contents, transports, signal: options.signal, down: new Map(), factsDir: paths.facts, downloads,
+      bus,
+      journal,
+      secrets,
+      redactor,
+      contents,
+      transports,
+      signal: options.signal,
+      down: new Map(),
+      factsDir: paths.facts,
+      downloads,
       artifacts: new Map(plan.artifacts.map((a) => [a.id, a])),
       retry: { ...DEFAULT_RETRY, ...options.retry },
     };
-    bus.emit({ type: 'run:start', mode, cluster: plan.cluster.name, planHash: plan.hash, hosts: [...selectedHosts], tasks: plan.tasks.length, selected: selection.tasks.length });
+    bus.emit({
+      type: 'run:start',
+      mode,
+      cluster: plan.cluster.name,
+      planHash: plan.hash,
+      hosts: [...selectedHosts],
+      tasks: plan.tasks.length,
+      selected: selection.tasks.length,
+    });
     if (mode === 'check') return await runChecks(selection.tasks, ctx, concurrency);
     const captured = new Set(plan.tasks.flatMap((t) => (t.captures ?? []).map((c) => c.name)));
-    for (const name of await secrets.ensureGenerated(secretNames(selection.tasks, contents), captured)) bus.emit({ type: 'secret:stored', name, source: 'generated' });
+    for (const name of await secrets.ensureGenerated(secretNames(selection.tasks, contents), captured))
+      bus.emit({ type: 'secret:stored', name, source: 'generated' });
     return await runApply(plan, selection.tasks, selection.forced, ctx, concurrency);
   } finally {
     await Promise.all([...transports.values()].map((t) => t.close().catch(() => undefined)));
@@ -104,7 +145,13 @@ export async function applyPlan(plan: Plan, artifacts: string | ReadonlyMap<stri
   }
 }
 
-async function runApply(plan: Plan, tasks: readonly Task[], forced: ReadonlySet<string>, ctx: RunContext, concurrency: number): Promise<ApplyResult> {
+async function runApply(
+  plan: Plan,
+  tasks: readonly Task[],
+  forced: ReadonlySet<string>,
+  ctx: RunContext,
+  concurrency: number,
+): Promise<ApplyResult> {
   const started = Date.now();
   const artifacts = ctx.artifacts;
   const hashes = new Map(plan.tasks.map((t) => [t.id, taskInputHash(t, artifacts, ctx.downloads.byId)]));
@@ -122,30 +169,79 @@ async function runApply(plan: Plan, tasks: readonly Task[], forced: ReadonlySet<
     const missing = t.after.filter((d) => !selected.has(d) && !ctx.journal?.isDone(d, hashes.get(d) ?? ''));
     return { ...t, blockedBy: missing };
   });
-  const outcomes = await runDag(nodes, { concurrency, signal: ctx.signal }, {
-    work: async (t): Promise<Outcome> => {
-      if (t.blockedBy.length > 0) {
-        ctx.bus.emit({ type: 'task', id: t.id, host: t.host, stage: t.stage, state: 'skipped', attempt: 0, reason: `needs ${t.blockedBy.join(', ')}, which is not selected and not done` });
-        return 'skipped';
-      }
-      return runTask(t, hashes.get(t.id) ?? '', forced.has(t.id), ctx);
+  const outcomes = await runDag(
+    nodes,
+    { concurrency, signal: ctx.signal },
+    {
+      work: async (t): Promise<Outcome> => {
+        if (t.blockedBy.length > 0) {
+          ctx.bus.emit({
+            type: 'task',
+            id: t.id,
+            host: t.host,
+            stage: t.stage,
+            state: 'skipped',
+            attempt: 0,
+            reason: `needs ${t.blockedBy.join(', ')}, which is not selected and not done`,
+          });
+          return 'skipped';
+        }
+        return runTask(t, hashes.get(t.id) ?? '', forced.has(t.id), ctx);
+      },
+      blocked: (t, cause, outcome) =>
+        ctx.bus.emit({
+          type: 'task',
+          id: t.id,
+          host: t.host,
+          stage: t.stage,
+          state: outcome === 'cancelled' ? 'cancelled' : 'skipped',
+          attempt: 0,
+          reason: `${cause} did not finish`,
+        }),
     },
-    blocked: (t, cause, outcome) => ctx.bus.emit({ type: 'task', id: t.id, host: t.host, stage: t.stage, state: outcome === 'cancelled' ? 'cancelled' : 'skipped', attempt: 0, reason: `${cause} did not finish` }),
-  });
-  for (const t of tasks) if (outcomes.get(t.id) === 'cancelled' && states.get(t.id) !== 'cancelled') ctx.bus.emit({ type: 'task', id: t.id, host: t.host, stage: t.stage, state: 'cancelled', attempt: 0, reason: 'interrupted before it started' });
+  );
+  for (const t of tasks)
+    if (outcomes.get(t.id) === 'cancelled' && states.get(t.id) !== 'cancelled')
+      ctx.bus.emit({
+        type: 'task',
+        id: t.id,
+        host: t.host,
+        stage: t.stage,
+        state: 'cancelled',
+        attempt: 0,
+        reason: 'interrupted before it started',
+      });
   unsubscribe();
   const counts = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as Record<TaskState, number>;
   for (const s of states.values()) counts[s] += 1;
   const interrupted = ctx.signal.aborted;
   const ok = failed.length === 0 && !interrupted && [...outcomes.values()].every((o) => o === 'done');
-  ctx.bus.emit({ type: 'run:end', mode: 'apply', ok, interrupted, elapsedMs: Date.now() - started, counts, failed, changes });
-  if (interrupted) throw new InterruptedError(`interrupted: journal saved, ${counts.done} task(s) done`, { hint: 're-run to resume' });
+  ctx.bus.emit({
+    type: 'run:end',
+    mode: 'apply',
+    ok,
+    interrupted,
+    elapsedMs: Date.now() - started,
+    counts,
+    failed,
+    changes,
+  });
+  if (interrupted)
+    throw new InterruptedError(`interrupted: journal saved, ${counts.done} task(s) done`, { hint: 're-run to resume' });
   if (!ok) throw runFailed(failed, counts);
   return { ok, counts, failed, changes };
 }
 
-function runFailed(failed: readonly { id: string; host: string; error: string }[], counts: Record<TaskState, number>): HostError {
-  const first = failed.slice(0, 5).map((f) => `  ${f.error.includes(f.id) ? '' : `${f.host} ${f.id}: `}${f.error}`).join('\n');
+function runFailed(
+  failed: readonly { id: string; host: string; error: string }[],
+  counts: Record<TaskState, number>,
+): HostError {
+  const first = failed
+    .slice(0, 5)
+    .map((f) => `  ${f.error.includes(f.id) ? '' : `${f.host} ${f.id}: `}${f.error}`)
+    .join('\n');
   const more = failed.length > 5 ? `\n  … and ${failed.length - 5} more` : '';
-  return new HostError('run.failed', `${failed.length} task(s) failed, ${counts.skipped} skipped:\n${first}${more}`, { hint: 'fix the cause and re-run the same command: done tasks are skipped (resume)' });
+  return new HostError('run.failed', `${failed.length} task(s) failed, ${counts.skipped} skipped:\n${first}${more}`, {
+    hint: 'fix the cause and re-run the same command: done tasks are skipped (resume)',
+  });
 }

@@ -17,14 +17,22 @@ test('the cluster CA is a CA openssl accepts, and its hash is the one kubeadm co
     assert.match(text, /Subject: CN ?= ?kubernetes/);
     assert.match(text, /CA:TRUE/);
     assert.match(text, /Certificate Sign/);
-    assert.match(execFileSync('openssl', ['verify', '-CAfile', join(dir, 'ca.crt'), join(dir, 'ca.crt')], { encoding: 'utf8' }), /OK/);
+    assert.match(
+      execFileSync('openssl', ['verify', '-CAfile', join(dir, 'ca.crt'), join(dir, 'ca.crt')], { encoding: 'utf8' }),
+      /OK/,
+    );
     // The key belongs to the certificate.
-    const fromCert = execFileSync('openssl', ['x509', '-in', join(dir, 'ca.crt'), '-noout', '-pubkey'], { encoding: 'utf8' });
+    const fromCert = execFileSync('openssl', ['x509', '-in', join(dir, 'ca.crt'), '-noout', '-pubkey'], {
+      encoding: 'utf8',
+    });
     const fromKey = execFileSync('openssl', ['pkey', '-in', join(dir, 'ca.key'), '-pubout'], { encoding: 'utf8' });
     assert.equal(fromKey, fromCert);
     // kubeadm's documented way to compute --discovery-token-ca-cert-hash.
     const der = execFileSync('openssl', ['pkey', '-pubin', '-outform', 'der'], { input: fromCert });
-    const digest = execFileSync('openssl', ['dgst', '-sha256', '-hex'], { input: der, encoding: 'utf8' }).trim().split(' ').pop();
+    const digest = execFileSync('openssl', ['dgst', '-sha256', '-hex'], { input: der, encoding: 'utf8' })
+      .trim()
+      .split(' ')
+      .pop();
     assert.equal(ca.hash, `sha256:${digest}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -25,7 +25,14 @@ export function generateClusterCa(now: Date = new Date()): ClusterCa {
   cert.setIssuer(subject);
   cert.setExtensions([
     { name: 'basicConstraints', cA: true, critical: true },
-    { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, keyEncipherment: true, critical: true },
+    {
+      name: 'keyUsage',
+      keyCertSign: true,
+      cRLSign: true,
+      digitalSignature: true,
+      keyEncipherment: true,
+      critical: true,
+    },
     { name: 'subjectKeyIdentifier' },
   ]);
   cert.sign(key, forge.md.sha256.create());

@@ -14,18 +14,22 @@ describe('runDag', () => {
     const plan = nodes({ a1: ['a', []], a2: ['a', ['a1']], b1: ['b', []], b2: ['b', ['b1']], c: ['a', ['a2', 'b2']] });
     let b2Done: () => void = () => undefined;
     const b2Finished = new Promise<void>((r) => (b2Done = r));
-    const out = await runDag(plan, { concurrency: 1, signal: new AbortController().signal }, {
-      work: async (n) => {
-        log.push(`start ${n.id}`);
-        // a1 can only finish once host b has run its whole chain: lockstep would deadlock here.
-        if (n.id === 'a1') await b2Finished;
-        await sleep(1);
-        log.push(`end ${n.id}`);
-        if (n.id === 'b2') b2Done();
-        return 'done';
+    const out = await runDag(
+      plan,
+      { concurrency: 1, signal: new AbortController().signal },
+      {
+        work: async (n) => {
+          log.push(`start ${n.id}`);
+          // a1 can only finish once host b has run its whole chain: lockstep would deadlock here.
+          if (n.id === 'a1') await b2Finished;
+          await sleep(1);
+          log.push(`end ${n.id}`);
+          if (n.id === 'b2') b2Done();
+          return 'done';
+        },
+        blocked: () => assert.fail('nothing is blocked'),
       },
-      blocked: () => assert.fail('nothing is blocked'),
-    });
+    );
     assert.deepEqual([...out.values()].sort(), ['done', 'done', 'done', 'done', 'done']);
     assert.ok(log.indexOf('end b2') < log.indexOf('end a1'), 'host b finished its chain while a1 was still running');
     assert.ok(log.indexOf('start c') > log.indexOf('end a2') && log.indexOf('start c') > log.indexOf('end b2'));
@@ -35,25 +39,33 @@ describe('runDag', () => {
     let now = 0;
     let peak = 0;
     const plan = Array.from({ length: 8 }, (_, i) => ({ id: `t${i}`, host: 'h', after: [] }));
-    await runDag(plan, { concurrency: 3, signal: new AbortController().signal }, {
-      work: async () => {
-        peak = Math.max(peak, ++now);
-        await sleep(5);
-        now -= 1;
-        return 'done';
+    await runDag(
+      plan,
+      { concurrency: 3, signal: new AbortController().signal },
+      {
+        work: async () => {
+          peak = Math.max(peak, ++now);
+          await sleep(5);
+          now -= 1;
+          return 'done';
+        },
+        blocked: () => undefined,
       },
-      blocked: () => undefined,
-    });
+    );
     assert.equal(peak, 3);
   });
 
   it('skips dependents of a failure and lets other branches finish', async () => {
     const blocked: string[] = [];
     const plan = nodes({ x: ['a', []], y: ['a', ['x']], z: ['a', ['y']], w: ['b', []] });
-    const out = await runDag(plan, { concurrency: 2, signal: new AbortController().signal }, {
-      work: async (n): Promise<Outcome> => (n.id === 'x' ? 'failed' : 'done'),
-      blocked: (n, cause) => blocked.push(`${n.id}<-${cause}`),
-    });
+    const out = await runDag(
+      plan,
+      { concurrency: 2, signal: new AbortController().signal },
+      {
+        work: async (n): Promise<Outcome> => (n.id === 'x' ? 'failed' : 'done'),
+        blocked: (n, cause) => blocked.push(`${n.id}<-${cause}`),
+      },
+    );
     assert.deepEqual(Object.fromEntries(out), { x: 'failed', y: 'skipped', z: 'skipped', w: 'done' });
     assert.deepEqual(blocked, ['y<-x', 'z<-x']);
   });
@@ -61,14 +73,18 @@ describe('runDag', () => {
   it('on abort starts nothing new, lets running work finish, cancels the rest', async () => {
     const ac = new AbortController();
     const plan = nodes({ a: ['h', []], b: ['h', ['a']], c: ['g', []] });
-    const out = await runDag(plan, { concurrency: 1, signal: ac.signal }, {
-      work: async (n) => {
-        if (n.id === 'a') ac.abort();
-        await sleep(10);
-        return 'done';
+    const out = await runDag(
+      plan,
+      { concurrency: 1, signal: ac.signal },
+      {
+        work: async (n) => {
+          if (n.id === 'a') ac.abort();
+          await sleep(10);
+          return 'done';
+        },
+        blocked: () => undefined,
       },
-      blocked: () => undefined,
-    });
+    );
     assert.equal(out.get('a'), 'done');
     assert.equal(out.get('b'), 'cancelled');
   });

@@ -22,12 +22,17 @@ export interface DagHooks<N extends DagNode> {
   readonly blocked: (node: N, cause: string, outcome: Outcome) => void;
 }
 
-export function runDag<N extends DagNode>(nodes: readonly N[], options: DagOptions, hooks: DagHooks<N>): Promise<Map<string, Outcome>> {
+export function runDag<N extends DagNode>(
+  nodes: readonly N[],
+  options: DagOptions,
+  hooks: DagHooks<N>,
+): Promise<Map<string, Outcome>> {
   const index = new Map(nodes.map((n, i) => [n.id, i]));
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const waiting = new Map(nodes.map((n) => [n.id, n.after.filter((d) => byId.has(d)).length]));
   const dependents = new Map<string, string[]>();
-  for (const n of nodes) for (const d of n.after) if (byId.has(d)) dependents.set(d, [...(dependents.get(d) ?? []), n.id]);
+  for (const n of nodes)
+    for (const d of n.after) if (byId.has(d)) dependents.set(d, [...(dependents.get(d) ?? []), n.id]);
   const ready = new Map<string, N[]>();
   const running = new Map<string, number>();
   const outcomes = new Map<string, Outcome>();
@@ -80,7 +85,10 @@ export function runDag<N extends DagNode>(nodes: readonly N[], options: DagOptio
             const n = queue.shift() as N;
             running.set(host, (running.get(host) ?? 0) + 1);
             active += 1;
-            hooks.work(n).then((o) => settle(n, o), () => settle(n, 'failed'));
+            hooks.work(n).then(
+              (o) => settle(n, o),
+              () => settle(n, 'failed'),
+            );
           }
         }
       }

@@ -30,21 +30,33 @@ const REF = /\{\{sha256:([A-Za-z0-9_./-]+)\}\}/g;
 /** Download ids a task's scripts, uploads or served cache name. */
 export function downloadsOf(task: Task, contents: ReadonlyMap<string, Buffer>): string[] {
   const ids = new Set<string>();
-  const texts = [task.check?.script ?? '', task.apply.script, ...task.uploads.map((u) => contents.get(u.artifact)?.toString('utf8') ?? '')];
+  const texts = [
+    task.check?.script ?? '',
+    task.apply.script,
+    ...task.uploads.map((u) => contents.get(u.artifact)?.toString('utf8') ?? ''),
+  ];
   for (const text of texts) for (const m of text.matchAll(REF)) ids.add(m[1] ?? '');
   for (const id of task.serves?.downloads ?? []) ids.add(id);
   return [...ids].sort();
 }
 
 export async function prepareDownloads(
-  plan: Plan, contents: ReadonlyMap<string, Buffer>, o: DownloadOptions & { readonly dir: string }, signal: AbortSignal, bus: EventBus,
+  plan: Plan,
+  contents: ReadonlyMap<string, Buffer>,
+  o: DownloadOptions & { readonly dir: string },
+  signal: AbortSignal,
+  bus: EventBus,
 ): Promise<RunDownloads> {
   const byId = new Map((plan.downloads ?? []).map((d) => [d.id, d]));
   const hashes = new Map<string, string>();
   if (byId.size === 0) return { byId, hashes, cache: undefined, resolveFor: async () => undefined };
   const cache = await DownloadCache.open({
-    dir: o.dir, seed: o.seed, fetcher: o.fetcher ?? httpFetcher, signal,
-    report: (id, action, sha256, bytes) => bus.emit({ type: 'download', id, action, sha256, ...(bytes === undefined ? {} : { bytes }) }),
+    dir: o.dir,
+    seed: o.seed,
+    fetcher: o.fetcher ?? httpFetcher,
+    signal,
+    report: (id, action, sha256, bytes) =>
+      bus.emit({ type: 'download', id, action, sha256, ...(bytes === undefined ? {} : { bytes }) }),
   });
   const resolveFor = async (task: Task): Promise<void> => {
     for (const id of downloadsOf(task, contents)) {

@@ -33,11 +33,20 @@ describe('deployer download cache', () => {
   };
   after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
   const open = (dir: string, fetcher: Fetcher, seed?: string, log: string[] = []): Promise<DownloadCache> =>
-    DownloadCache.open({ dir, seed, fetcher, signal: new AbortController().signal, report: (id, action) => void log.push(`${id} ${action}`) });
+    DownloadCache.open({
+      dir,
+      seed,
+      fetcher,
+      signal: new AbortController().signal,
+      report: (id, action) => void log.push(`${id} ${action}`),
+    });
 
   it('reads the hash from the line naming the file, or a lone hash; nothing else', () => {
     const h = hex(BODY);
-    assert.equal(publishedHash(`${'0'.repeat(64)}  other.tgz\n${h}  tool-v1-linux-amd64.tgz\n`, 'tool-v1-linux-amd64.tgz'), h);
+    assert.equal(
+      publishedHash(`${'0'.repeat(64)}  other.tgz\n${h}  tool-v1-linux-amd64.tgz\n`, 'tool-v1-linux-amd64.tgz'),
+      h,
+    );
     assert.equal(publishedHash(`${h.toUpperCase()} *dist/tool-v1-linux-amd64.tgz\n`, 'tool-v1-linux-amd64.tgz'), h);
     assert.equal(publishedHash(`${h}\n`, 'kubelet.exe'), h);
     assert.equal(publishedHash(`${h}  other.tgz\n`, 'tool-v1-linux-amd64.tgz'), undefined);
@@ -46,7 +55,14 @@ describe('deployer download cache', () => {
 
   it('published hash: read once, remembered across runs; the file is fetched once and verified', async () => {
     const dir = scratch();
-    const d: ResolvedDownload = { id: 'linux/tool', name: 'tool.tgz', version: '1', url: URL_, checksumUrl: `${URL_}.sha256`, hashFrom: 'published' };
+    const d: ResolvedDownload = {
+      id: 'linux/tool',
+      name: 'tool.tgz',
+      version: '1',
+      url: URL_,
+      checksumUrl: `${URL_}.sha256`,
+      hashFrom: 'published',
+    };
     const src = source({ [URL_]: BODY, [`${URL_}.sha256`]: `${hex(BODY)}  tool-v1-linux-amd64.tgz\n` });
     const log: string[] = [];
     const first = await open(dir, src.fetcher, undefined, log);
@@ -60,10 +76,22 @@ describe('deployer download cache', () => {
 
   it('a fetched file whose hash differs is refused, named, and never cached', async () => {
     const dir = scratch();
-    const d: ResolvedDownload = { id: 'windows/flanneld.exe', name: 'flanneld.exe', version: '0.28.4', url: URL_, sha256: hex('the real one'), hashFrom: 'matrix' };
+    const d: ResolvedDownload = {
+      id: 'windows/flanneld.exe',
+      name: 'flanneld.exe',
+      version: '0.28.4',
+      url: URL_,
+      sha256: hex('the real one'),
+      hashFrom: 'matrix',
+    };
     const cache = await open(dir, source({ [URL_]: BODY }).fetcher);
     await assert.rejects(cache.content(d), (e: Error) => {
-      assert.match(e.message, new RegExp(`windows/flanneld\\.exe: ${URL_.replace(/[./]/g, '\\$&')} has sha256 ${hex(BODY)}, but flanneld\\.exe 0\\.28\\.4 must have ${hex('the real one')} \\(pinned in the matrix\\); not used`));
+      assert.match(
+        e.message,
+        new RegExp(
+          `windows/flanneld\\.exe: ${URL_.replace(/[./]/g, '\\$&')} has sha256 ${hex(BODY)}, but flanneld\\.exe 0\\.28\\.4 must have ${hex('the real one')} \\(pinned in the matrix\\); not used`,
+        ),
+      );
       return true;
     });
     assert.deepEqual(readdirSync(join(dir, 'sha256')), []);
@@ -73,7 +101,14 @@ describe('deployer download cache', () => {
     const dir = scratch();
     const seed = scratch();
     writeFileSync(join(seed, 'tool-v1-linux-amd64.tgz'), BODY);
-    const d: ResolvedDownload = { id: 'linux/tool', name: 'tool.tgz', version: '1', url: URL_, sha256: hex(BODY), hashFrom: 'spec' };
+    const d: ResolvedDownload = {
+      id: 'linux/tool',
+      name: 'tool.tgz',
+      version: '1',
+      url: URL_,
+      sha256: hex(BODY),
+      hashFrom: 'spec',
+    };
     const src = source({});
     const log: string[] = [];
     assert.deepEqual((await (await open(dir, src.fetcher, seed, log)).content(d)).content, BODY);
@@ -82,12 +117,22 @@ describe('deployer download cache', () => {
     const bad = scratch();
     mkdirSync(join(bad, 'x'));
     writeFileSync(join(bad, 'tool.tgz'), 'not it');
-    await assert.rejects((await open(scratch(), src.fetcher, bad)).content(d), new RegExp(`${join(bad, 'tool.tgz').replace(/[./]/g, '\\$&')} has sha256`));
+    await assert.rejects(
+      (await open(scratch(), src.fetcher, bad)).content(d),
+      new RegExp(`${join(bad, 'tool.tgz').replace(/[./]/g, '\\$&')} has sha256`),
+    );
   });
 
   it('a corrupt file in the cache is not used: fetched again', async () => {
     const dir = scratch();
-    const d: ResolvedDownload = { id: 'linux/tool', name: 'tool.tgz', version: '1', url: URL_, sha256: hex(BODY), hashFrom: 'spec' };
+    const d: ResolvedDownload = {
+      id: 'linux/tool',
+      name: 'tool.tgz',
+      version: '1',
+      url: URL_,
+      sha256: hex(BODY),
+      hashFrom: 'spec',
+    };
     const src = source({ [URL_]: BODY });
     await (await open(dir, src.fetcher)).content(d);
     writeFileSync(join(dir, 'sha256', hex(BODY)), 'bit rot');
@@ -97,13 +142,28 @@ describe('deployer download cache', () => {
   });
 
   it('an unreachable checksum names the download and the pin that avoids it', async () => {
-    const d: ResolvedDownload = { id: 'linux/runc', name: 'runc', version: '1.4.2', url: URL_, checksumUrl: `${URL_}.sha256sum`, hashFrom: 'published' };
-    await assert.rejects((await open(scratch(), source({}).fetcher)).hashOf(d), (e: Error & { hint?: string }) => /linux\/runc: cannot read the published SHA256/.test(e.message) && e.hint === 'let this machine reach it, or pin the hash: spec.downloads.linux/runc.sha256');
+    const d: ResolvedDownload = {
+      id: 'linux/runc',
+      name: 'runc',
+      version: '1.4.2',
+      url: URL_,
+      checksumUrl: `${URL_}.sha256sum`,
+      hashFrom: 'published',
+    };
+    await assert.rejects(
+      (await open(scratch(), source({}).fetcher)).hashOf(d),
+      (e: Error & { hint?: string }) =>
+        /linux\/runc: cannot read the published SHA256/.test(e.message) &&
+        e.hint === 'let this machine reach it, or pin the hash: spec.downloads.linux/runc.sha256',
+    );
   });
 
   it('fills {{sha256:ID}} and refuses an id the run did not resolve', () => {
     const h = hex(BODY);
     assert.equal(fillDownloads("want='{{sha256:linux/runc}}'", new Map([['linux/runc', h]]), 't'), `want='${h}'`);
-    assert.throws(() => fillDownloads('{{sha256:windows/winsw.exe}}', new Map(), 'task-x apply'), /task-x apply: download windows\/winsw\.exe is not in the plan's downloads/);
+    assert.throws(
+      () => fillDownloads('{{sha256:windows/winsw.exe}}', new Map(), 'task-x apply'),
+      /task-x apply: download windows\/winsw\.exe is not in the plan's downloads/,
+    );
   });
 });

@@ -36,7 +36,10 @@ const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex
 
 /** The hash a published checksum file gives for `file`: the line naming it, else a lone hash. */
 export function publishedHash(text: string, file: string): string | undefined {
-  const lines = text.split(/\r?\n/).map((l) => l.trim().split(/\s+/)).filter((f) => /^[0-9a-fA-F]{64}$/.test(f[0] ?? ''));
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => /^[0-9a-fA-F]{64}$/.test(f[0] ?? ''));
   const named = lines.find((f) => f[1] !== undefined && basename(f[1].replace(/^\*/, '')) === file);
   const only = lines.length === 1 && lines[0]?.[1] === undefined ? lines[0] : undefined;
   return (named ?? only)?.[0]?.toLowerCase();
@@ -66,7 +69,10 @@ export class DownloadCache {
   async hashOf(d: ResolvedDownload): Promise<string> {
     if (d.sha256 !== undefined) return d.sha256;
     const from = d.checksumUrl;
-    if (from === undefined) throw new HostError('download.no-sha256', `${d.id}: the plan gives no SHA256 and no checksum file`, { path: d.id });
+    if (from === undefined)
+      throw new HostError('download.no-sha256', `${d.id}: the plan gives no SHA256 and no checksum file`, {
+        path: d.id,
+      });
     const key = `${from} ${d.url}`;
     const known = this.published[key];
     if (known !== undefined) return known;
@@ -74,12 +80,21 @@ export class DownloadCache {
     try {
       text = (await this.o.fetcher(from, this.o.signal)).toString('utf8');
     } catch (error) {
-      throw new HostError('download.checksum-unreachable', `${d.id}: cannot read the published SHA256 of ${d.name} ${d.version} from ${from}: ${(error as Error).message}`, {
-        path: d.id, hint: `let this machine reach it, or pin the hash: spec.downloads.${d.id}.sha256`,
-      });
+      throw new HostError(
+        'download.checksum-unreachable',
+        `${d.id}: cannot read the published SHA256 of ${d.name} ${d.version} from ${from}: ${(error as Error).message}`,
+        {
+          path: d.id,
+          hint: `let this machine reach it, or pin the hash: spec.downloads.${d.id}.sha256`,
+        },
+      );
     }
     const hash = publishedHash(text, basename(new URL(d.url).pathname));
-    if (hash === undefined) throw new HostError('download.checksum-unreadable', `${d.id}: ${from} names no SHA256 for ${basename(d.url)}`, { path: d.id, hint: `pin it: spec.downloads.${d.id}.sha256` });
+    if (hash === undefined)
+      throw new HostError('download.checksum-unreadable', `${d.id}: ${from} names no SHA256 for ${basename(d.url)}`, {
+        path: d.id,
+        hint: `pin it: spec.downloads.${d.id}.sha256`,
+      });
     this.published[key] = hash;
     await writeFileDurable(join(this.o.dir, 'published.json'), `${JSON.stringify(this.published, null, 2)}\n`, 0o600);
     return hash;
@@ -120,9 +135,14 @@ export class DownloadCache {
     try {
       body = await this.o.fetcher(d.url, this.o.signal);
     } catch (error) {
-      throw new HostError('download.unreachable', `${d.id}: cannot fetch ${d.name} ${d.version} from ${d.url}: ${(error as Error).message}`, {
-        path: d.id, hint: `put the file (sha256 ${hash}) in a directory and pass --downloads DIR, or point spec.downloads.${d.id}.url at a mirror`,
-      });
+      throw new HostError(
+        'download.unreachable',
+        `${d.id}: cannot fetch ${d.name} ${d.version} from ${d.url}: ${(error as Error).message}`,
+        {
+          path: d.id,
+          hint: `put the file (sha256 ${hash}) in a directory and pass --downloads DIR, or point spec.downloads.${d.id}.url at a mirror`,
+        },
+      );
     }
     const got = sha256(body);
     if (got !== hash) throw mismatch(d, d.url, got, hash);
@@ -131,7 +151,11 @@ export class DownloadCache {
 }
 
 function mismatch(d: ResolvedDownload, from: string, got: string, want: string): HostError {
-  return new HostError('download.sha256-mismatch', `${d.id}: ${from} has sha256 ${got}, but ${d.name} ${d.version} must have ${want} (${d.hashFrom === 'published' ? 'published upstream' : `pinned in the ${d.hashFrom}`}); not used`, { path: d.id });
+  return new HostError(
+    'download.sha256-mismatch',
+    `${d.id}: ${from} has sha256 ${got}, but ${d.name} ${d.version} must have ${want} (${d.hashFrom === 'published' ? 'published upstream' : `pinned in the ${d.hashFrom}`}); not used`,
+    { path: d.id },
+  );
 }
 
 async function readIfFile(path: string): Promise<Buffer | undefined> {
@@ -148,7 +172,10 @@ const REF = /\{\{sha256:([A-Za-z0-9_./-]+)\}\}/g;
 export function fillDownloads(text: string, hashes: ReadonlyMap<string, string>, where: string): string {
   return text.replace(REF, (_m, id: string) => {
     const h = hashes.get(id);
-    if (h === undefined) throw new HostError('download.unresolved', `${where}: download ${id} is not in the plan's downloads`, { path: where });
+    if (h === undefined)
+      throw new HostError('download.unresolved', `${where}: download ${id} is not in the plan's downloads`, {
+        path: where,
+      });
     return h;
   });
 }

@@ -20,27 +20,66 @@ interface Timed {
 export type ExecEvent = Timed &
   (
     | {
-        readonly type: 'run:start'; readonly mode: RunMode; readonly cluster: string; readonly planHash: string;
-        readonly hosts: readonly string[]; readonly tasks: number; readonly selected: number;
+        readonly type: 'run:start';
+        readonly mode: RunMode;
+        readonly cluster: string;
+        readonly planHash: string;
+        readonly hosts: readonly string[];
+        readonly tasks: number;
+        readonly selected: number;
       }
     | { readonly type: 'host:connecting'; readonly host: string; readonly attempt: number }
     | { readonly type: 'host:connected'; readonly host: string; readonly ms: number }
     | {
-        readonly type: 'task'; readonly id: string; readonly host: string; readonly stage: string;
-        readonly state: TaskState; readonly attempt: number; readonly elapsedMs?: number; readonly changed?: boolean;
-        readonly reason?: string; readonly error?: string; readonly retryInMs?: number;
+        readonly type: 'task';
+        readonly id: string;
+        readonly host: string;
+        readonly stage: string;
+        readonly state: TaskState;
+        readonly attempt: number;
+        readonly elapsedMs?: number;
+        readonly changed?: boolean;
+        readonly reason?: string;
+        readonly error?: string;
+        readonly retryInMs?: number;
       }
-    | { readonly type: 'task:output'; readonly id: string; readonly host: string; readonly stream: 'stdout' | 'stderr'; readonly line: string }
     | {
-        readonly type: 'check:result'; readonly id: string; readonly host: string; readonly stage: string;
-        readonly wouldChange: boolean; readonly reason: string;
+        readonly type: 'task:output';
+        readonly id: string;
+        readonly host: string;
+        readonly stream: 'stdout' | 'stderr';
+        readonly line: string;
       }
-    | { readonly type: 'secret:stored'; readonly name: string; readonly source: 'generated' | 'captured'; readonly by?: string }
-    | { readonly type: 'download'; readonly id: string; readonly action: DownloadAction; readonly sha256: string; readonly host?: string; readonly bytes?: number }
+    | {
+        readonly type: 'check:result';
+        readonly id: string;
+        readonly host: string;
+        readonly stage: string;
+        readonly wouldChange: boolean;
+        readonly reason: string;
+      }
+    | {
+        readonly type: 'secret:stored';
+        readonly name: string;
+        readonly source: 'generated' | 'captured';
+        readonly by?: string;
+      }
+    | {
+        readonly type: 'download';
+        readonly id: string;
+        readonly action: DownloadAction;
+        readonly sha256: string;
+        readonly host?: string;
+        readonly bytes?: number;
+      }
     | { readonly type: 'lock:stale'; readonly pid: number; readonly host: string }
     | {
-        readonly type: 'run:end'; readonly mode: RunMode; readonly ok: boolean; readonly interrupted: boolean;
-        readonly elapsedMs: number; readonly counts: Readonly<Record<TaskState, number>>;
+        readonly type: 'run:end';
+        readonly mode: RunMode;
+        readonly ok: boolean;
+        readonly interrupted: boolean;
+        readonly elapsedMs: number;
+        readonly counts: Readonly<Record<TaskState, number>>;
         readonly failed: readonly { readonly id: string; readonly host: string; readonly error: string }[];
         readonly changes?: number;
       }

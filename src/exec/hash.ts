@@ -27,11 +27,26 @@ function downloadInputs(task: Task, downloads: ReadonlyMap<string, ResolvedDownl
   return [...ids].sort().map((id) => downloads.get(id) ?? id);
 }
 
-export function taskInputHash(task: Task, artifacts: ReadonlyMap<string, Artifact>, downloads: ReadonlyMap<string, ResolvedDownload> = new Map()): string {
+export function taskInputHash(
+  task: Task,
+  artifacts: ReadonlyMap<string, Artifact>,
+  downloads: ReadonlyMap<string, ResolvedDownload> = new Map(),
+): string {
   const uploads = task.uploads.map((u) => {
     const a = artifacts.get(u.artifact);
     return { artifact: u.artifact, sha256: a?.sha256, remotePath: a?.remotePath, mode: a?.mode, owner: a?.owner };
   });
   const inputs = downloadInputs(task, downloads);
-  return sha256(canonicalJson({ id: task.id, host: task.host, check: task.check, apply: task.apply, uploads, secrets: [...task.secrets].sort(), captures: task.captures ?? [], ...(inputs.length === 0 ? {} : { downloads: inputs, serves: task.serves?.dir ?? null }) }));
+  return sha256(
+    canonicalJson({
+      id: task.id,
+      host: task.host,
+      check: task.check,
+      apply: task.apply,
+      uploads,
+      secrets: [...task.secrets].sort(),
+      captures: task.captures ?? [],
+      ...(inputs.length === 0 ? {} : { downloads: inputs, serves: task.serves?.dir ?? null }),
+    }),
+  );
 }

@@ -22,9 +22,15 @@ export class HostLogs {
 
   private onEvent(e: ExecEvent): void {
     const stamp = new Date().toISOString();
-    if (e.type === 'task') this.write(e.host, `${stamp} ${e.id} ${e.state}${e.attempt > 1 ? ` attempt ${e.attempt}` : ''}${e.reason ? ` (${e.reason})` : ''}${e.error ? `: ${e.error}` : ''}`);
-    else if (e.type === 'task:output') this.write(e.host, `${stamp} ${e.id} ${e.stream === 'stderr' ? '!' : '|'} ${e.line}`);
-    else if (e.type === 'check:result') this.write(e.host, `${stamp} ${e.id} check: ${e.wouldChange ? 'would change' : 'up to date'} (${e.reason})`);
+    if (e.type === 'task')
+      this.write(
+        e.host,
+        `${stamp} ${e.id} ${e.state}${e.attempt > 1 ? ` attempt ${e.attempt}` : ''}${e.reason ? ` (${e.reason})` : ''}${e.error ? `: ${e.error}` : ''}`,
+      );
+    else if (e.type === 'task:output')
+      this.write(e.host, `${stamp} ${e.id} ${e.stream === 'stderr' ? '!' : '|'} ${e.line}`);
+    else if (e.type === 'check:result')
+      this.write(e.host, `${stamp} ${e.id} check: ${e.wouldChange ? 'would change' : 'up to date'} (${e.reason})`);
     else if (e.type === 'host:connected') this.write(e.host, `${stamp} connected in ${e.ms} ms`);
   }
 
@@ -43,7 +49,10 @@ export class HostLogs {
     for (const [host, lines] of this.pending) {
       let stream = this.streams.get(host);
       if (!stream) {
-        stream = createWriteStream(join(this.dir, `${host.replace(/[^A-Za-z0-9_.-]/g, '_')}.log`), { flags: 'a', mode: 0o600 });
+        stream = createWriteStream(join(this.dir, `${host.replace(/[^A-Za-z0-9_.-]/g, '_')}.log`), {
+          flags: 'a',
+          mode: 0o600,
+        });
         this.streams.set(host, stream);
       }
       stream.write(`${lines.join('\n')}\n`);

@@ -83,7 +83,13 @@ export class Journal {
   }
 
   private write(): Promise<void> {
-    const doc: JournalDocument = { version: 1, cluster: this.cluster, planHash: this.planHash, updatedAt: new Date().toISOString(), tasks: this.tasks };
+    const doc: JournalDocument = {
+      version: 1,
+      cluster: this.cluster,
+      planHash: this.planHash,
+      updatedAt: new Date().toISOString(),
+      tasks: this.tasks,
+    };
     return writeFileDurable(this.path, `${JSON.stringify(doc, null, 1)}\n`, 0o600);
   }
 }
@@ -99,6 +105,9 @@ export async function readJournal(stateDir: string): Promise<JournalDocument | u
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     const why = error instanceof Error ? error.message : String(error);
-    throw new InputError('state.journal', `cannot read the journal in ${stateDir}: ${why}`, { path, hint: 'remove it to start over: every task runs again, and its check skips what is already in place' });
+    throw new InputError('state.journal', `cannot read the journal in ${stateDir}: ${why}`, {
+      path,
+      hint: 'remove it to start over: every task runs again, and its check skips what is already in place',
+    });
   }
 }

@@ -24,9 +24,14 @@ function parseKubeconfig(text: string, where: string): KubeconfigDoc {
   try {
     doc = text.trim() === '' ? {} : parse(text, { maxAliasCount: 100 });
   } catch (error) {
-    throw new InputError('kubeconfig.invalid', `${where} is not valid YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, { path: where });
+    throw new InputError(
+      'kubeconfig.invalid',
+      `${where} is not valid YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      { path: where },
+    );
   }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new InputError('kubeconfig.invalid', `${where} is not a kubeconfig mapping`, { path: where });
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    throw new InputError('kubeconfig.invalid', `${where} is not a kubeconfig mapping`, { path: where });
   return doc as KubeconfigDoc;
 }
 
@@ -35,7 +40,8 @@ export function renameAdminKubeconfig(adminConf: string, cluster: string): strin
   const doc = parseKubeconfig(adminConf, 'admin.conf');
   const cl = doc.clusters?.[0];
   const us = doc.users?.[0];
-  if (cl === undefined || us === undefined) throw new InputError('kubeconfig.invalid', 'admin.conf holds no cluster or user');
+  if (cl === undefined || us === undefined)
+    throw new InputError('kubeconfig.invalid', 'admin.conf holds no cluster or user');
   const user = `${cluster}-admin`;
   return stringify({
     apiVersion: 'v1',
@@ -56,7 +62,8 @@ export function mergeKubeconfig(theirs: string, ours: string, where: string, use
     const names = new Set(incoming.map((e) => e.name));
     return [...(base[key] ?? []).filter((e) => !names.has(e.name)), ...incoming];
   };
-  const current = useContext || base['current-context'] === undefined ? add['current-context'] : base['current-context'];
+  const current =
+    useContext || base['current-context'] === undefined ? add['current-context'] : base['current-context'];
   return stringify({
     ...base,
     apiVersion: base.apiVersion ?? 'v1',

@@ -36,7 +36,9 @@ async function tryCreate(path: string): Promise<boolean> {
 }
 
 /** Takes the state directory's lock; returns the function that releases it. */
-export async function acquireLock(stateDir: string): Promise<{ release: () => Promise<void>; tookOverStale?: LockBody }> {
+export async function acquireLock(
+  stateDir: string,
+): Promise<{ release: () => Promise<void>; tookOverStale?: LockBody }> {
   const path = join(stateDir, 'lock');
   const release = (): Promise<void> => unlink(path).catch(() => undefined);
   if (await tryCreate(path)) return { release };
@@ -47,12 +49,17 @@ export async function acquireLock(stateDir: string): Promise<{ release: () => Pr
     body = undefined;
   }
   if (body !== undefined && (body.host !== hostname() || alive(body.pid))) {
-    throw new InputError('state.locked', `another kubemix run holds ${path} (pid ${body.pid} on ${body.host}, since ${body.startedAt})`, {
-      path,
-      hint: 'wait for it to finish; if that process is really gone (e.g. on another machine), delete the lock file',
-    });
+    throw new InputError(
+      'state.locked',
+      `another kubemix run holds ${path} (pid ${body.pid} on ${body.host}, since ${body.startedAt})`,
+      {
+        path,
+        hint: 'wait for it to finish; if that process is really gone (e.g. on another machine), delete the lock file',
+      },
+    );
   }
   await unlink(path).catch(() => undefined);
-  if (!(await tryCreate(path))) throw new InputError('state.locked', `another kubemix run took ${path} just now`, { path });
+  if (!(await tryCreate(path)))
+    throw new InputError('state.locked', `another kubemix run took ${path} just now`, { path });
   return body === undefined ? { release } : { release, tookOverStale: body };
 }

@@ -7,7 +7,19 @@ import { PLAN_API_VERSION, type Plan, type Stage, type Task } from '../plan/type
 import { InputError } from '../errors.js';
 
 function task(id: string, host: string, stage: Stage, after: string[] = []): Task {
-  return { id, host, stage, name: id, description: '', after, check: null, apply: { shell: 'sh', privilege: 'root', script: `echo ${id}` }, uploads: [], secrets: [], timeoutSeconds: 10 };
+  return {
+    id,
+    host,
+    stage,
+    name: id,
+    description: '',
+    after,
+    check: null,
+    apply: { shell: 'sh', privilege: 'root', script: `echo ${id}` },
+    uploads: [],
+    secrets: [],
+    timeoutSeconds: 10,
+  };
 }
 
 const plan = {
@@ -16,12 +28,26 @@ const plan = {
   hash: '',
   hosts: [{ name: 'a' }, { name: 'b' }],
   artifacts: [],
-  tasks: [task('f-a', 'a', 'task-gather-facts'), task('f-b', 'b', 'task-gather-facts'), task('d-a', 'a', 'task-deploy-cluster', ['f-a']), task('p-b', 'b', 'task-post-deployment', ['d-a'])],
+  tasks: [
+    task('f-a', 'a', 'task-gather-facts'),
+    task('f-b', 'b', 'task-gather-facts'),
+    task('d-a', 'a', 'task-deploy-cluster', ['f-a']),
+    task('p-b', 'b', 'task-post-deployment', ['d-a']),
+  ],
 } as unknown as Plan;
 
 describe('plan rules and selection', () => {
   it('prints a dependency cycle whole', () => {
-    assert.deepEqual(findCycle({ tasks: [task('x', 'a', 'task-gather-facts', ['z']), task('y', 'a', 'task-gather-facts', ['x']), task('z', 'a', 'task-gather-facts', ['y'])] }), ['x', 'z', 'y', 'x']);
+    assert.deepEqual(
+      findCycle({
+        tasks: [
+          task('x', 'a', 'task-gather-facts', ['z']),
+          task('y', 'a', 'task-gather-facts', ['x']),
+          task('z', 'a', 'task-gather-facts', ['y']),
+        ],
+      }),
+      ['x', 'z', 'y', 'x'],
+    );
   });
 
   it('selects by stage, host and --from', () => {

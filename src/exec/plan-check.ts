@@ -6,17 +6,44 @@ import { z } from 'zod';
 import { PLAN_API_VERSION, STAGES, type Plan } from '../plan/types.js';
 import type { Diagnostic } from '../errors.js';
 
-const command = z.object({ shell: z.enum(['sh', 'powershell']), privilege: z.enum(['root', 'user']), script: z.string() });
-const endpoint = { address: z.string().min(1), port: z.number().int().min(1).max(65535), user: z.string().min(1), identityFile: z.string().optional() };
+const command = z.object({
+  shell: z.enum(['sh', 'powershell']),
+  privilege: z.enum(['root', 'user']),
+  script: z.string(),
+});
+const endpoint = {
+  address: z.string().min(1),
+  port: z.number().int().min(1).max(65535),
+  user: z.string().min(1),
+  identityFile: z.string().optional(),
+};
 
 export const planSchema = z.object({
   apiVersion: z.literal(PLAN_API_VERSION),
   kind: z.literal('Plan'),
   hash: z.string().regex(/^[0-9a-f]{64}$/),
   cluster: z.object({ name: z.string().min(1) }).passthrough(),
-  hosts: z.array(z.object({ name: z.string().min(1), ...endpoint, bastion: z.object(endpoint).optional(), shell: z.enum(['sh', 'powershell']), provisioner: z.enum(['kubemix', 'user']) })),
+  hosts: z.array(
+    z.object({
+      name: z.string().min(1),
+      ...endpoint,
+      bastion: z.object(endpoint).optional(),
+      shell: z.enum(['sh', 'powershell']),
+      provisioner: z.enum(['kubemix', 'user']),
+    }),
+  ),
   nodes: z.array(z.unknown()),
-  artifacts: z.array(z.object({ id: z.string(), node: z.string(), remotePath: z.string(), localPath: z.string(), mode: z.string(), owner: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })),
+  artifacts: z.array(
+    z.object({
+      id: z.string(),
+      node: z.string(),
+      remotePath: z.string(),
+      localPath: z.string(),
+      mode: z.string(),
+      owner: z.string(),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    }),
+  ),
   tasks: z.array(
     z.object({
       id: z.string().min(1),
@@ -35,10 +62,22 @@ export const planSchema = z.object({
       serves: z.object({ dir: z.string().min(1), downloads: z.array(z.string()) }).optional(),
     }),
   ),
-  downloads: z.array(z.object({
-    id: z.string().min(1), name: z.string().min(1), version: z.string(), url: z.string().min(1),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(), checksumUrl: z.string().min(1).optional(), hashFrom: z.enum(['spec', 'matrix', 'published']),
-  })).optional(),
+  downloads: z
+    .array(
+      z.object({
+        id: z.string().min(1),
+        name: z.string().min(1),
+        version: z.string(),
+        url: z.string().min(1),
+        sha256: z
+          .string()
+          .regex(/^[0-9a-f]{64}$/)
+          .optional(),
+        checksumUrl: z.string().min(1).optional(),
+        hashFrom: z.enum(['spec', 'matrix', 'published']),
+      }),
+    )
+    .optional(),
   warnings: z.array(z.unknown()),
 });
 
@@ -55,21 +94,30 @@ export function checkPlanRules(plan: Plan): Diagnostic[] {
   plan.tasks.forEach((t, i) => {
     const where = `tasks[${i}] (${t.id})`;
     if (t.host !== 'local' && !hosts.has(t.host)) out.push(problem(`${where}.host`, `unknown host ${t.host}`));
-    for (const u of t.uploads) if (!artifacts.has(u.artifact)) out.push(problem(`${where}.uploads`, `unknown artifact ${u.artifact}`));
+    for (const u of t.uploads)
+      if (!artifacts.has(u.artifact)) out.push(problem(`${where}.uploads`, `unknown artifact ${u.artifact}`));
     for (const d of t.after) {
       const dep = tasks.get(d);
       if (!dep) out.push(problem(`${where}.after`, `unknown task ${d}`));
-      else if (STAGES.indexOf(dep.stage) > STAGES.indexOf(t.stage)) out.push(problem(`${where}.after`, `${d} is in a later stage (${dep.stage})`));
+      else if (STAGES.indexOf(dep.stage) > STAGES.indexOf(t.stage))
+        out.push(problem(`${where}.after`, `${d} is in a later stage (${dep.stage})`));
     }
     // Only the check can tell a host that came back from one still going down.
-    if (t.reboots === true && t.check === null) out.push(problem(`${where}.check`, 'a task that reboots its host needs a check that passes once the reboot is over'));
+    if (t.reboots === true && t.check === null)
+      out.push(
+        problem(`${where}.check`, 'a task that reboots its host needs a check that passes once the reboot is over'),
+      );
   });
   const downloads = new Set((plan.downloads ?? []).map((d) => d.id));
   (plan.downloads ?? []).forEach((d, i) => {
-    if (d.sha256 === undefined && d.checksumUrl === undefined) out.push(problem(`downloads[${i}] (${d.id})`, 'no SHA256 and no published checksum: the file could never be verified'));
+    if (d.sha256 === undefined && d.checksumUrl === undefined)
+      out.push(
+        problem(`downloads[${i}] (${d.id})`, 'no SHA256 and no published checksum: the file could never be verified'),
+      );
   });
   plan.tasks.forEach((t, i) => {
-    for (const id of t.serves?.downloads ?? []) if (!downloads.has(id)) out.push(problem(`tasks[${i}] (${t.id}).serves`, `unknown download ${id}`));
+    for (const id of t.serves?.downloads ?? [])
+      if (!downloads.has(id)) out.push(problem(`tasks[${i}] (${t.id}).serves`, `unknown download ${id}`));
   });
   const cycle = findCycle(plan);
   if (cycle) out.push(problem('tasks', `dependency cycle: ${cycle.join(' → ')}`, 'plan.cycle'));

@@ -21,7 +21,11 @@ export async function readPlanDir(dir: string): Promise<LoadedPlan> {
   try {
     raw = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
-    throw new InputError('plan.unreadable', `${file}: ${(error as Error).message}`, { path: file, hint: 'write one with `kubemix plan SPEC --out DIR`', cause: error });
+    throw new InputError('plan.unreadable', `${file}: ${(error as Error).message}`, {
+      path: file,
+      hint: 'write one with `kubemix plan SPEC --out DIR`',
+      cause: error,
+    });
   }
   const plan = validatePlan(raw, file);
   return { plan, dir, artifacts: await readPlanArtifacts(plan, dir) };
@@ -30,7 +34,12 @@ export async function readPlanDir(dir: string): Promise<LoadedPlan> {
 export function validatePlan(raw: unknown, source: string): Plan {
   const parsed = planSchema.safeParse(raw);
   if (!parsed.success) {
-    const diags: Diagnostic[] = parsed.error.issues.map((i) => ({ code: 'plan.schema', severity: 'error', path: i.path.join('.') || '(root)', message: i.message }));
+    const diags: Diagnostic[] = parsed.error.issues.map((i) => ({
+      code: 'plan.schema',
+      severity: 'error',
+      path: i.path.join('.') || '(root)',
+      message: i.message,
+    }));
     throw new InvalidSpecError(source, diags);
   }
   const plan = raw as Plan;
@@ -38,7 +47,11 @@ export function validatePlan(raw: unknown, source: string): Plan {
   if (rules.length > 0) throw new InvalidSpecError(source, rules);
   const actual = planHash(plan);
   if (actual !== plan.hash) {
-    throw new InputError('plan.hash-mismatch', `${source}: plan hash ${plan.hash} does not match its content (${actual})`, { path: source, hint: 'the plan was edited or truncated; write it again with `kubemix plan`' });
+    throw new InputError(
+      'plan.hash-mismatch',
+      `${source}: plan hash ${plan.hash} does not match its content (${actual})`,
+      { path: source, hint: 'the plan was edited or truncated; write it again with `kubemix plan`' },
+    );
   }
   return plan;
 }
@@ -50,15 +63,31 @@ export async function readPlanArtifacts(plan: Plan, dir: string): Promise<Map<st
   for (const a of plan.artifacts) {
     const rel = normalize(a.localPath);
     if (isAbsolute(rel) || rel.startsWith(`..${sep}`) || rel === '..') {
-      bad.push({ code: 'plan.artifact-path', severity: 'error', path: a.id, message: `localPath ${a.localPath} leaves the plan directory` });
+      bad.push({
+        code: 'plan.artifact-path',
+        severity: 'error',
+        path: a.id,
+        message: `localPath ${a.localPath} leaves the plan directory`,
+      });
       continue;
     }
     try {
       const content = await readFile(join(dir, rel));
-      if (sha256(content) !== a.sha256) bad.push({ code: 'plan.artifact-sha256', severity: 'error', path: a.id, message: `${a.localPath}: sha256 ${sha256(content)} differs from the plan's ${a.sha256}` });
+      if (sha256(content) !== a.sha256)
+        bad.push({
+          code: 'plan.artifact-sha256',
+          severity: 'error',
+          path: a.id,
+          message: `${a.localPath}: sha256 ${sha256(content)} differs from the plan's ${a.sha256}`,
+        });
       else out.set(a.id, content);
     } catch (error) {
-      bad.push({ code: 'plan.artifact-missing', severity: 'error', path: a.id, message: `${a.localPath}: ${(error as Error).message}` });
+      bad.push({
+        code: 'plan.artifact-missing',
+        severity: 'error',
+        path: a.id,
+        message: `${a.localPath}: ${(error as Error).message}`,
+      });
     }
   }
   if (bad.length > 0) throw new InvalidSpecError(join(dir, 'artifacts'), bad);

@@ -21,7 +21,10 @@ describe('secret store', () => {
     assert.equal(statSync(path).mode & 0o777, 0o600);
     const value = store.get('a-password') ?? '';
     assert.equal(store.fill('p={{secret:a-password}}', 't'), `p=${value}`);
-    assert.throws(() => store.fill('{{secret:ca-hash}}', 'task-x apply'), (e: unknown) => e instanceof MissingSecretError && /task-x apply/.test(e.message));
+    assert.throws(
+      () => store.fill('{{secret:ca-hash}}', 'task-x apply'),
+      (e: unknown) => e instanceof MissingSecretError && /task-x apply/.test(e.message),
+    );
     await store.set('ca-hash', { value: 'sha256:abcdef0123', source: 'captured', from: 't' });
     const reopened = await SecretStore.open(path);
     assert.equal(reopened.get('ca-hash'), 'sha256:abcdef0123');

@@ -38,7 +38,8 @@ function randomString(alphabet: string, length: number): string {
  * with a made-up value.
  */
 export function generateSecret(name: string): string | undefined {
-  if (name === SECRET_NAMES.kubeadmToken || /join-token$/.test(name)) return `${randomString(ALNUM, 6)}.${randomString(ALNUM, 16)}`;
+  if (name === SECRET_NAMES.kubeadmToken || /join-token$/.test(name))
+    return `${randomString(ALNUM, 6)}.${randomString(ALNUM, 16)}`;
   if (/certificate-key$/.test(name)) return randomBytes(32).toString('hex');
   if (/password$/.test(name)) return randomString(`${ALNUM}ABCDEFGHIJKLMNOPQRSTUVWXYZ`, 32);
   return undefined;
@@ -50,7 +51,10 @@ export function secretRefs(text: string): string[] {
 
 export class MissingSecretError extends HostError {
   constructor(name: string, where: string) {
-    super('secret.missing', `${where}: secret ${name} is not known yet`, { path: where, hint: 'the task that captures it must run first (list it in `after`)' });
+    super('secret.missing', `${where}: secret ${name} is not known yet`, {
+      path: where,
+      hint: 'the task that captures it must run first (list it in `after`)',
+    });
   }
 }
 
@@ -93,7 +97,10 @@ export class SecretStore {
     const made: string[] = [];
     const wanted = [...names];
     const serving = wanted.some((n) => parseServingTlsSecret(n) !== undefined);
-    if ((serving || wanted.some((n) => (CLUSTER_CA_SECRETS as readonly string[]).includes(n))) && !CLUSTER_CA_SECRETS.some((n) => this.records.has(n) || captured.has(n))) {
+    if (
+      (serving || wanted.some((n) => (CLUSTER_CA_SECRETS as readonly string[]).includes(n))) &&
+      !CLUSTER_CA_SECRETS.some((n) => this.records.has(n) || captured.has(n))
+    ) {
       const ca = generateClusterCa();
       const at = new Date().toISOString();
       const [cert, key, hash] = CLUSTER_CA_SECRETS;
@@ -104,7 +111,8 @@ export class SecretStore {
     }
     made.push(...this.ensureServingTls(wanted));
     for (const name of wanted) {
-      const value = this.records.has(name) || captured.has(name) || made.includes(name) ? undefined : generateSecret(name);
+      const value =
+        this.records.has(name) || captured.has(name) || made.includes(name) ? undefined : generateSecret(name);
       if (value === undefined) continue;
       this.records.set(name, { value, source: 'generated', at: new Date().toISOString() });
       made.push(name);
@@ -129,7 +137,11 @@ export class SecretStore {
       const caCert = this.get(SECRET_NAMES.clusterCaCert);
       const caKey = this.get(SECRET_NAMES.clusterCaKey);
       if (caCert === undefined || caKey === undefined) {
-        throw new HostError('secret.no-ca', `cannot issue the certificate for ${parsed.dnsName}: the secret store holds no cluster CA key`, { hint: 'the cluster CA is created by kubemix up; a store without its key cannot sign' });
+        throw new HostError(
+          'secret.no-ca',
+          `cannot issue the certificate for ${parsed.dnsName}: the secret store holds no cluster CA key`,
+          { hint: 'the cluster CA is created by kubemix up; a store without its key cannot sign' },
+        );
       }
       const tls = issueServingTls(caCert, caKey, parsed.dnsName, parsed.ip, SERVICES.registryCertDays);
       const at = new Date().toISOString();

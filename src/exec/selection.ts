@@ -24,19 +24,26 @@ export function parseStage(value: string, flag: string): Stage {
 }
 
 export function orderTasks(plan: Plan): Task[] {
-  return plan.tasks.map((t, i) => ({ t, i })).sort((a, b) => STAGES.indexOf(a.t.stage) - STAGES.indexOf(b.t.stage) || a.i - b.i).map((x) => x.t);
+  return plan.tasks
+    .map((t, i) => ({ t, i }))
+    .sort((a, b) => STAGES.indexOf(a.t.stage) - STAGES.indexOf(b.t.stage) || a.i - b.i)
+    .map((x) => x.t);
 }
 
 export function selectTasks(plan: Plan, options: SelectionOptions): Selection {
   const ordered = orderTasks(plan);
   const known = new Set([...plan.hosts.map((h) => h.name), 'local']);
   for (const h of options.only ?? []) {
-    if (!known.has(h)) throw new InputError('flags.only', `--only: unknown host ${h}`, { hint: `hosts: ${[...known].join(', ')}` });
+    if (!known.has(h))
+      throw new InputError('flags.only', `--only: unknown host ${h}`, { hint: `hosts: ${[...known].join(', ')}` });
   }
   let fromIndex = 0;
   if (options.from !== undefined) {
     fromIndex = ordered.findIndex((t) => t.id === options.from);
-    if (fromIndex < 0) throw new InputError('flags.from', `--from: unknown task ${options.from}`, { hint: 'task ids are `<stage>/<host>/<name>`; `kubemix logs` and the journal list them' });
+    if (fromIndex < 0)
+      throw new InputError('flags.from', `--from: unknown task ${options.from}`, {
+        hint: 'task ids are `<stage>/<host>/<name>`; `kubemix logs` and the journal list them',
+      });
   }
   const last = options.stopAfter === undefined ? STAGES.length - 1 : STAGES.indexOf(options.stopAfter);
   const end = options.stopBefore === undefined ? STAGES.length : STAGES.indexOf(options.stopBefore);

@@ -15,18 +15,29 @@ test('the store issues a serving certificate openssl verifies against the CA, fo
     const store = await SecretStore.open(join(dir, 'secrets.json'));
     const names = servingTlsSecrets('registry.k8scluster.kubeinit.local', '10.0.0.253');
     const made = await store.ensureGenerated([names.cert, names.key], new Set());
-    assert.deepEqual(made.sort(), ['cluster-ca-cert', 'cluster-ca-cert-hash', 'cluster-ca-key', names.cert, names.key].sort());
+    assert.deepEqual(
+      made.sort(),
+      ['cluster-ca-cert', 'cluster-ca-cert-hash', 'cluster-ca-key', names.cert, names.key].sort(),
+    );
     writeFileSync(join(dir, 'ca.crt'), store.get('cluster-ca-cert') ?? '');
     writeFileSync(join(dir, 'r.crt'), store.get(names.cert) ?? '');
     writeFileSync(join(dir, 'r.key'), store.get(names.key) ?? '', { mode: 0o600 });
-    assert.match(execFileSync('openssl', ['verify', '-CAfile', join(dir, 'ca.crt'), join(dir, 'r.crt')], { encoding: 'utf8' }), /OK/);
+    assert.match(
+      execFileSync('openssl', ['verify', '-CAfile', join(dir, 'ca.crt'), join(dir, 'r.crt')], { encoding: 'utf8' }),
+      /OK/,
+    );
     const text = execFileSync('openssl', ['x509', '-in', join(dir, 'r.crt'), '-noout', '-text'], { encoding: 'utf8' });
     assert.match(text, /DNS:registry\.k8scluster\.kubeinit\.local, IP Address:10\.0\.0\.253/);
     assert.match(text, /CA:FALSE/);
     assert.match(text, /TLS Web Server Authentication/);
     assert.doesNotMatch(text, /Client Authentication/);
-    const fromCert = execFileSync('openssl', ['x509', '-in', join(dir, 'r.crt'), '-noout', '-pubkey'], { encoding: 'utf8' });
-    assert.equal(execFileSync('openssl', ['pkey', '-in', join(dir, 'r.key'), '-pubout'], { encoding: 'utf8' }), fromCert);
+    const fromCert = execFileSync('openssl', ['x509', '-in', join(dir, 'r.crt'), '-noout', '-pubkey'], {
+      encoding: 'utf8',
+    });
+    assert.equal(
+      execFileSync('openssl', ['pkey', '-in', join(dir, 'r.key'), '-pubout'], { encoding: 'utf8' }),
+      fromCert,
+    );
     // Issued once: a second run keeps the pair.
     assert.deepEqual(await store.ensureGenerated([names.cert, names.key], new Set()), []);
   } finally {

@@ -17,15 +17,27 @@ export interface ServingTls {
 export const SERVING_RENEW_DAYS = 45;
 
 /** A certificate for `dnsName` and `ip` (serverAuth only, not a CA), valid `days`, signed by the CA. */
-export function issueServingTls(caCertPem: string, caKeyPem: string, dnsName: string, ip: string, days: number, now: Date = new Date()): ServingTls {
-  if (isIP(ip) === 0) throw new HostError('secret.serving-ip', `serving certificate for ${dnsName}: ${ip} is not an IP address`);
+export function issueServingTls(
+  caCertPem: string,
+  caKeyPem: string,
+  dnsName: string,
+  ip: string,
+  days: number,
+  now: Date = new Date(),
+): ServingTls {
+  if (isIP(ip) === 0)
+    throw new HostError('secret.serving-ip', `serving certificate for ${dnsName}: ${ip} is not an IP address`);
   let caCert: forge.pki.Certificate;
   let caKey: forge.pki.rsa.PrivateKey;
   try {
     caCert = forge.pki.certificateFromPem(caCertPem);
     caKey = forge.pki.privateKeyFromPem(caKeyPem) as forge.pki.rsa.PrivateKey;
   } catch (error) {
-    throw new HostError('secret.ca-unreadable', 'the cluster CA in the secret store cannot be read (PEM, RSA key as kubemix creates)', { cause: error });
+    throw new HostError(
+      'secret.ca-unreadable',
+      'the cluster CA in the secret store cannot be read (PEM, RSA key as kubemix creates)',
+      { cause: error },
+    );
   }
   const { keyPem, cert } = newKeyAndCertificate(now, new Date(now.getTime() + days * 24 * 3600 * 1000));
   cert.setSubject([{ name: 'commonName', value: dnsName }]);
@@ -35,7 +47,13 @@ export function issueServingTls(caCertPem: string, caKeyPem: string, dnsName: st
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
     { name: 'extKeyUsage', serverAuth: true },
     // GeneralName types: 2 = dNSName, 7 = iPAddress (RFC 5280 §4.2.1.6).
-    { name: 'subjectAltName', altNames: [{ type: 2, value: dnsName }, { type: 7, ip }] },
+    {
+      name: 'subjectAltName',
+      altNames: [
+        { type: 2, value: dnsName },
+        { type: 7, ip },
+      ],
+    },
   ]);
   cert.sign(caKey, forge.md.sha256.create());
   return { cert: forge.pki.certificateToPem(cert), key: keyPem };

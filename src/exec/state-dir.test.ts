@@ -18,14 +18,20 @@ test('state dir: --state-dir > KUBEMIX_STATE_DIR > .kubemix/<cluster> beside the
 test('state dir: an empty --state-dir is refused naming the flag, whatever the environment says', () => {
   for (const env of [{}, { KUBEMIX_STATE_DIR: '/env' }]) {
     for (const flag of ['', '  ']) {
-      assert.throws(() => resolveStateDir({ ...where, flag, env }), (e: unknown) => isKubemixError(e) && e.code === 'flags.state-dir' && e.path === '--state-dir' && e.exit === 2);
+      assert.throws(
+        () => resolveStateDir({ ...where, flag, env }),
+        (e: unknown) => isKubemixError(e) && e.code === 'flags.state-dir' && e.path === '--state-dir' && e.exit === 2,
+      );
       assert.throws(() => chosenStateDir({ cwd: where.cwd, flag, env }), /--state-dir is empty/);
     }
   }
 });
 
 test('state dir: an empty KUBEMIX_STATE_DIR counts as unset', () => {
-  assert.equal(resolveStateDir({ ...where, flag: undefined, env: { KUBEMIX_STATE_DIR: '' } }), '/work/site/specs/.kubemix/c1');
+  assert.equal(
+    resolveStateDir({ ...where, flag: undefined, env: { KUBEMIX_STATE_DIR: '' } }),
+    '/work/site/specs/.kubemix/c1',
+  );
   assert.equal(chosenStateDir({ cwd: where.cwd, flag: undefined, env: { KUBEMIX_STATE_DIR: '' } }), undefined);
 });
 
@@ -35,7 +41,10 @@ test('journal: absent is undefined, unreadable is a typed error naming the file;
     const paths = statePaths(root);
     assert.equal(await readJournal(root), undefined);
     await writeFile(paths.journal, '{ not json');
-    await assert.rejects(readJournal(root), (e: unknown) => isKubemixError(e) && e.code === 'state.journal' && e.path === paths.journal);
+    await assert.rejects(
+      readJournal(root),
+      (e: unknown) => isKubemixError(e) && e.code === 'state.journal' && e.path === paths.journal,
+    );
     await writeFile(paths.secrets, '{}');
     await mkdir(join(paths.reset, 'logs'), { recursive: true });
     await forgetDeployment(root);

@@ -27,7 +27,10 @@ export interface StateDirChoice {
 export function chosenStateDir(choice: StateDirChoice): string | undefined {
   if (choice.flag !== undefined) {
     if (choice.flag.trim() === '') {
-      throw new InputError('flags.state-dir', '--state-dir is empty', { path: '--state-dir', hint: 'give a directory, or leave the flag out for the default .kubemix/<cluster>' });
+      throw new InputError('flags.state-dir', '--state-dir is empty', {
+        path: '--state-dir',
+        hint: 'give a directory, or leave the flag out for the default .kubemix/<cluster>',
+      });
     }
     return resolve(choice.cwd, choice.flag);
   }
@@ -36,7 +39,9 @@ export function chosenStateDir(choice: StateDirChoice): string | undefined {
 }
 
 /** --state-dir > KUBEMIX_STATE_DIR > `<beside>/.kubemix/<cluster>`. */
-export function resolveStateDir(choice: StateDirChoice & { readonly cluster: string; readonly beside: string }): string {
+export function resolveStateDir(
+  choice: StateDirChoice & { readonly cluster: string; readonly beside: string },
+): string {
   return chosenStateDir(choice) ?? join(resolve(choice.cwd, choice.beside), '.kubemix', choice.cluster);
 }
 

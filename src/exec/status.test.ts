@@ -31,11 +31,14 @@ test('never run: everything left, incomplete', () => {
 test('done, failed and outdated tasks are told apart per host', () => {
   const [first, second, third] = plan.tasks.filter((t) => t.host === 'controller-01');
   assert.ok(first && second && third);
-  const s = clusterStatus(plan, journal({
-    [first.id]: { state: 'done' },
-    [second.id]: { state: 'done', inputHash: 'an older input' },
-    [third.id]: { state: 'failed', error: 'boom' },
-  }));
+  const s = clusterStatus(
+    plan,
+    journal({
+      [first.id]: { state: 'done' },
+      [second.id]: { state: 'done', inputHash: 'an older input' },
+      [third.id]: { state: 'failed', error: 'boom' },
+    }),
+  );
   const byId = new Map(s.tasks.map((t) => [t.id, t.status]));
   assert.equal(byId.get(first.id), 'done');
   assert.equal(byId.get(second.id), 'outdated');
@@ -47,7 +50,7 @@ test('done, failed and outdated tasks are told apart per host', () => {
   assert.equal(host?.next, second.id);
 });
 
-test('every task done with today\'s inputs: complete', () => {
+test("every task done with today's inputs: complete", () => {
   const all = Object.fromEntries(plan.tasks.map((t) => [t.id, { state: 'done' as const }]));
   assert.equal(clusterStatus(plan, journal(all)).complete, true);
 });

@@ -32,7 +32,8 @@ export function clusterStatus(plan: Plan, journal: JournalDocument | undefined):
   const tasks = plan.tasks.map((t) => {
     const entry = journal?.tasks[t.id];
     let status: TaskStatus = 'left';
-    if (entry?.state === 'done') status = entry.inputHash === taskInputHash(t, artifacts, downloads) ? 'done' : 'outdated';
+    if (entry?.state === 'done')
+      status = entry.inputHash === taskInputHash(t, artifacts, downloads) ? 'done' : 'outdated';
     else if (entry?.state === 'failed') status = 'failed';
     return { id: t.id, host: t.host, status, error: entry?.error };
   });

@@ -9,7 +9,15 @@ import { isKubemixError } from '../errors.js';
 import type { Outcome } from './dag.js';
 import type { TaskState } from './journal.js';
 import { backoff, sleep, type RunContext } from './context.js';
-import { applyFailed, captureSecrets, fillServedCache, keepFacts, prepareUploads, runCommand, staleUploads } from './task-steps.js';
+import {
+  applyFailed,
+  captureSecrets,
+  fillServedCache,
+  keepFacts,
+  prepareUploads,
+  runCommand,
+  staleUploads,
+} from './task-steps.js';
 import { waitForReboot } from './reboot.js';
 
 function message(error: unknown): string {
@@ -40,7 +48,15 @@ async function converge(task: Task, ctx: RunContext): Promise<boolean> {
     await captureSecrets(task, ctx, true);
     return false;
   }
-  for (const u of stale) await t.upload({ shell: task.apply.shell, privilege: task.apply.privilege, remotePath: u.remotePath, content: u.content, mode: u.mode, owner: u.owner });
+  for (const u of stale)
+    await t.upload({
+      shell: task.apply.shell,
+      privilege: task.apply.privilege,
+      remotePath: u.remotePath,
+      content: u.content,
+      mode: u.mode,
+      owner: u.owner,
+    });
   const result = await runCommand(task, 'apply', task.apply, ctx);
   if (result.code !== 0) throw applyFailed(task, result);
   if (task.reboots === true) await waitForReboot(task, ctx, (attempt) => connect(task, ctx, attempt));
@@ -59,8 +75,25 @@ export async function runTask(task: Task, inputHash: string, forced: boolean, ct
   }
   const startedAt = new Date().toISOString();
   const started = Date.now();
-  const record = (state: TaskState, attempts: number, extra: { changed?: boolean; error?: string } = {}, durable = true): Promise<void> =>
-    journal?.record(task.id, { state, host: task.host, inputHash, attempts, startedAt, ...(state === 'running' ? {} : { finishedAt: new Date().toISOString() }), ...extra }, durable) ?? Promise.resolve();
+  const record = (
+    state: TaskState,
+    attempts: number,
+    extra: { changed?: boolean; error?: string } = {},
+    durable = true,
+  ): Promise<void> =>
+    journal?.record(
+      task.id,
+      {
+        state,
+        host: task.host,
+        inputHash,
+        attempts,
+        startedAt,
+        ...(state === 'running' ? {} : { finishedAt: new Date().toISOString() }),
+        ...extra,
+      },
+      durable,
+    ) ?? Promise.resolve();
   for (let attempt = 1; ; attempt++) {
     const down = ctx.down.get(task.host);
     if (down !== undefined) return fail(task, ctx, base, attempt, started, `${task.host} unreachable: ${down}`, record);
@@ -86,14 +119,23 @@ export async function runTask(task: Task, inputHash: string, forced: boolean, ct
         bus.emit({ type: 'task', ...base, state: 'cancelled', attempt, reason: 'interrupted while retrying' });
         return 'cancelled';
       }
-      if (isTransient(error) || (isKubemixError(error) && error.code === 'host.key-refused')) ctx.down.set(task.host, text);
+      if (isTransient(error) || (isKubemixError(error) && error.code === 'host.key-refused'))
+        ctx.down.set(task.host, text);
       const suffix = isTransient(error) ? ` (gave up after ${attempt} attempt${attempt === 1 ? '' : 's'})` : '';
       return fail(task, ctx, base, attempt, started, `${text}${suffix}`, record);
     }
   }
 }
 
-async function fail(task: Task, ctx: RunContext, base: { id: string; host: string; stage: string }, attempt: number, started: number, error: string, record: (s: TaskState, a: number, e: { error: string }) => Promise<void>): Promise<Outcome> {
+async function fail(
+  task: Task,
+  ctx: RunContext,
+  base: { id: string; host: string; stage: string },
+  attempt: number,
+  started: number,
+  error: string,
+  record: (s: TaskState, a: number, e: { error: string }) => Promise<void>,
+): Promise<Outcome> {
   const text = error.includes(task.id) ? error : `${task.id}: ${error}`;
   await record('failed', attempt, { error: text });
   ctx.bus.emit({ type: 'task', ...base, state: 'failed', attempt, error: text, elapsedMs: Date.now() - started });
@@ -103,18 +145,27 @@ async function fail(task: Task, ctx: RunContext, base: { id: string; host: strin
 /** --check: would this task change its host? Runs only read-only steps. */
 export async function checkTask(task: Task, ctx: RunContext): Promise<{ wouldChange: boolean; reason: string }> {
   const missing = task.secrets.filter((s) => !ctx.secrets.has(s));
-  if (missing.length > 0) return { wouldChange: true, reason: `needs secret${missing.length === 1 ? '' : 's'} ${missing.join(', ')} not known yet` };
+  if (missing.length > 0)
+    return {
+      wouldChange: true,
+      reason: `needs secret${missing.length === 1 ? '' : 's'} ${missing.join(', ')} not known yet`,
+    };
   const t = ctx.transports.get(task.host);
   if (!t) throw new Error(`no transport for ${task.host}`);
   await ctx.downloads.resolveFor(task);
   await connect(task, ctx, 1);
   const stale = await staleUploads(task, prepareUploads(task, ctx), t);
-  if (stale.length > 0) return { wouldChange: true, reason: `files differ: ${stale.map((u) => u.remotePath).join(', ')}` };
+  if (stale.length > 0)
+    return { wouldChange: true, reason: `files differ: ${stale.map((u) => u.remotePath).join(', ')}` };
   if (task.check === null) {
     // Read-only and always-applied tasks have no check: done before with the same inputs means nothing to change.
     const done = ctx.journal?.isDone(task.id, taskInputHash(task, ctx.artifacts, ctx.downloads.byId)) === true;
-    return done ? { wouldChange: false, reason: 'done before with the same inputs (no check)' } : { wouldChange: true, reason: 'no check: always applied' };
+    return done
+      ? { wouldChange: false, reason: 'done before with the same inputs (no check)' }
+      : { wouldChange: true, reason: 'no check: always applied' };
   }
   const r = await runCommand(task, 'check', task.check, ctx);
-  return r.code === 0 ? { wouldChange: false, reason: 'check passed' } : { wouldChange: true, reason: `check exited ${r.code}` };
+  return r.code === 0
+    ? { wouldChange: false, reason: 'check passed' }
+    : { wouldChange: true, reason: `check exited ${r.code}` };
 }

@@ -27,14 +27,23 @@ export function prepareUploads(task: Task, ctx: RunContext): PreparedUpload[] {
   return task.uploads.map((u) => {
     const a = ctx.artifacts.get(u.artifact);
     const raw = ctx.contents.get(u.artifact);
-    if (!a || !raw) throw new HostError('plan.artifact-missing', `${task.id}: artifact ${u.artifact} is not loaded`, { path: task.id });
+    if (!a || !raw)
+      throw new HostError('plan.artifact-missing', `${task.id}: artifact ${u.artifact} is not loaded`, {
+        path: task.id,
+      });
     const text = raw.toString('utf8');
     const secret = secretRefs(text).length > 0;
     const where = `${task.id} upload ${a.remotePath}`;
     const filled = secret ? ctx.secrets.fill(text, where) : text;
     const withHashes = filled.includes('{{sha256:') ? fillDownloads(filled, ctx.downloads.hashes, where) : filled;
     const content = secret || withHashes !== filled ? Buffer.from(withHashes) : raw;
-    return { remotePath: uploadPath(a), content, sha256: sha256(content), mode: secret ? '0600' : a.mode, owner: a.owner };
+    return {
+      remotePath: uploadPath(a),
+      content,
+      sha256: sha256(content),
+      mode: secret ? '0600' : a.mode,
+      owner: a.owner,
+    };
   });
 }
 
@@ -46,31 +55,68 @@ function hashScript(shell: Shell, paths: readonly string[]): string {
 }
 
 /** Uploads whose remote content differs from what the plan wants. */
-export async function staleUploads(task: Task, uploads: readonly PreparedUpload[], t: HostTransport): Promise<PreparedUpload[]> {
+export async function staleUploads(
+  task: Task,
+  uploads: readonly PreparedUpload[],
+  t: HostTransport,
+): Promise<PreparedUpload[]> {
   if (uploads.length === 0) return [];
-  const r = await t.exec({ shell: task.apply.shell, privilege: task.apply.privilege, script: hashScript(task.apply.shell, uploads.map((u) => u.remotePath)), timeoutMs: 60_000 });
+  const r = await t.exec({
+    shell: task.apply.shell,
+    privilege: task.apply.privilege,
+    script: hashScript(
+      task.apply.shell,
+      uploads.map((u) => u.remotePath),
+    ),
+    timeoutMs: 60_000,
+  });
   const lines = r.stdout.trim().split(/\r?\n/);
   return uploads.filter((u, i) => lines[i]?.trim() !== u.sha256);
 }
 
 /** Runs one command with its secrets filled in, streaming lines to events. */
-export async function runCommand(task: Task, which: 'check' | 'apply', command: Command, ctx: RunContext): Promise<ExecResult> {
+export async function runCommand(
+  task: Task,
+  which: 'check' | 'apply',
+  command: Command,
+  ctx: RunContext,
+): Promise<ExecResult> {
   const t = ctx.transports.get(task.host);
   if (!t) throw new HostError('exec.no-transport', `${task.host}: no connection`, { path: task.host });
-  const script = fillDownloads(ctx.secrets.fill(command.script, `${task.id} ${which}`), ctx.downloads.hashes, `${task.id} ${which}`);
-  const emit = (stream: 'stdout' | 'stderr') => new LineSplitter((line) => ctx.bus.emit({ type: 'task:output', id: task.id, host: task.host, stream, line }));
+  const script = fillDownloads(
+    ctx.secrets.fill(command.script, `${task.id} ${which}`),
+    ctx.downloads.hashes,
+    `${task.id} ${which}`,
+  );
+  const emit = (stream: 'stdout' | 'stderr') =>
+    new LineSplitter((line) => ctx.bus.emit({ type: 'task:output', id: task.id, host: task.host, stream, line }));
   const out = emit('stdout');
   const err = emit('stderr');
-  const result = await t.exec({ shell: command.shell, privilege: command.privilege, script, timeoutMs: task.timeoutSeconds * 1000, onStdout: (c) => out.push(c), onStderr: (c) => err.push(c) });
+  const result = await t.exec({
+    shell: command.shell,
+    privilege: command.privilege,
+    script,
+    timeoutMs: task.timeoutSeconds * 1000,
+    onStdout: (c) => out.push(c),
+    onStderr: (c) => err.push(c),
+  });
   out.end();
   err.end();
-  if (result.timedOut) throw new HostError('task.timeout', `${task.host}: ${task.id}: ${which} timed out after ${task.timeoutSeconds} s`, { path: task.id });
+  if (result.timedOut)
+    throw new HostError('task.timeout', `${task.host}: ${task.id}: ${which} timed out after ${task.timeoutSeconds} s`, {
+      path: task.id,
+    });
   return result;
 }
 
 export function applyFailed(task: Task, result: ExecResult): HostError {
-  const tail = result.stderr.trim().split('\n').slice(-5).join('\n') || result.stdout.trim().split('\n').slice(-5).join('\n');
-  return new HostError('task.failed', `${task.host}: ${task.id}: apply exited ${result.code}${tail ? `: ${tail}` : ''}`, { path: task.id });
+  const tail =
+    result.stderr.trim().split('\n').slice(-5).join('\n') || result.stdout.trim().split('\n').slice(-5).join('\n');
+  return new HostError(
+    'task.failed',
+    `${task.host}: ${task.id}: apply exited ${result.code}${tail ? `: ${tail}` : ''}`,
+    { path: task.id },
+  );
 }
 
 /** Reads the secrets a task declares it produces and stores them. */
@@ -79,7 +125,12 @@ export async function captureSecrets(task: Task, ctx: RunContext, onlyMissing: b
   for (const c of task.captures ?? []) {
     if (onlyMissing && ctx.secrets.has(c.name)) continue;
     const value = (await t?.readFile(c.remotePath, task.apply.privilege))?.trim() ?? '';
-    if (value === '') throw new HostError('secret.capture', `${task.host}: ${task.id}: ${c.remotePath} is empty; cannot capture secret ${c.name}`, { path: task.id });
+    if (value === '')
+      throw new HostError(
+        'secret.capture',
+        `${task.host}: ${task.id}: ${c.remotePath} is empty; cannot capture secret ${c.name}`,
+        { path: task.id },
+      );
     await ctx.secrets.set(c.name, { value, source: 'captured', from: task.id });
     ctx.bus.emit({ type: 'secret:stored', name: c.name, source: 'captured', by: task.id });
   }
@@ -102,20 +153,46 @@ export async function fillServedCache(task: Task, ctx: RunContext, t: HostTransp
   const serves = task.serves;
   if (serves === undefined || serves.downloads.length === 0) return 0;
   const cache = ctx.downloads.cache;
-  if (cache === undefined) throw new HostError('download.no-cache', `${task.id}: no download cache in this run`, { path: task.id });
+  if (cache === undefined)
+    throw new HostError('download.no-cache', `${task.id}: no download cache in this run`, { path: task.id });
   const wanted = serves.downloads.map((id) => {
     const hash = ctx.downloads.hashes.get(id);
     const d = ctx.downloads.byId.get(id);
-    if (hash === undefined || d === undefined) throw new HostError('download.unresolved', `${task.id}: download ${id} is not in the plan's downloads`, { path: task.id });
+    if (hash === undefined || d === undefined)
+      throw new HostError('download.unresolved', `${task.id}: download ${id} is not in the plan's downloads`, {
+        path: task.id,
+      });
     return { id, d, hash, remotePath: `${serves.dir}/${hash}` };
   });
-  const r = await t.exec({ shell: task.apply.shell, privilege: task.apply.privilege, script: `mkdir -p ${shellQuote(serves.dir)}\n${hashScript(task.apply.shell, wanted.map((w) => w.remotePath))}`, timeoutMs: 600_000 });
+  const r = await t.exec({
+    shell: task.apply.shell,
+    privilege: task.apply.privilege,
+    script: `mkdir -p ${shellQuote(serves.dir)}\n${hashScript(
+      task.apply.shell,
+      wanted.map((w) => w.remotePath),
+    )}`,
+    timeoutMs: 600_000,
+  });
   const lines = r.stdout.trim().split(/\r?\n/);
   const stale = wanted.filter((w, i) => lines[i]?.trim() !== w.hash);
   for (const w of stale) {
     const { content } = await cache.content(w.d);
-    await t.upload({ shell: task.apply.shell, privilege: task.apply.privilege, remotePath: w.remotePath, content, mode: '0644', owner: 'root:root' });
-    ctx.bus.emit({ type: 'download', id: w.id, action: 'uploaded', sha256: w.hash, host: task.host, bytes: content.length });
+    await t.upload({
+      shell: task.apply.shell,
+      privilege: task.apply.privilege,
+      remotePath: w.remotePath,
+      content,
+      mode: '0644',
+      owner: 'root:root',
+    });
+    ctx.bus.emit({
+      type: 'download',
+      id: w.id,
+      action: 'uploaded',
+      sha256: w.hash,
+      host: task.host,
+      bytes: content.length,
+    });
   }
   return stale.length;
 }

@@ -24,7 +24,10 @@ const LEFT_TO_MUTATE = new Set(['placement/missing-os', 'placement/os-name-missi
 async function analyseObject(object: JsonMap, ctx: AdmitContext, namespace: string | undefined) {
   const resolver = ctx.resolverFor === undefined ? ctx.resolver : await ctx.resolverFor(namespace, object);
   // The object is already parsed: lint analyses it as it would a manifest file, without a print and re-parse.
-  return analyseFiles([sourceFromObject('<admission>', object)], { resolver, ...(ctx.cluster === undefined ? {} : { cluster: ctx.cluster }) });
+  return analyseFiles([sourceFromObject('<admission>', object)], {
+    resolver,
+    ...(ctx.cluster === undefined ? {} : { cluster: ctx.cluster }),
+  });
 }
 
 export async function mutate(object: JsonMap | undefined, ctx: AdmitContext, namespace?: string): Promise<Verdict> {
@@ -49,6 +52,8 @@ export async function validate(object: JsonMap | undefined, ctx: AdmitContext, n
   const errors = findings.filter((f) => f.severity === 'error');
   const warnings = findings.filter((f) => f.severity === 'warning').map((f) => `${f.rule}: ${f.message}`);
   if (errors.length === 0) return { allowed: true, warnings };
-  const message = errors.map((f) => `${f.rule}: ${f.container === undefined ? '' : `container ${f.container}: `}${f.message}`).join('; ');
+  const message = errors
+    .map((f) => `${f.rule}: ${f.container === undefined ? '' : `container ${f.container}: `}${f.message}`)
+    .join('; ');
   return { allowed: false, message, warnings };
 }

@@ -26,21 +26,62 @@ const PORT = 8443;
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
 export function serviceDnsNames(namespace: string): string[] {
-  return [`${GUARD_NAME}.${namespace}.svc`, `${GUARD_NAME}.${namespace}.svc.cluster.local`, `${GUARD_NAME}.${namespace}`];
+  return [
+    `${GUARD_NAME}.${namespace}.svc`,
+    `${GUARD_NAME}.${namespace}.svc.cluster.local`,
+    `${GUARD_NAME}.${namespace}`,
+  ];
 }
 
 export function renderInstall(i: InstallInput): Record<string, unknown>[] {
   const labels = { 'app.kubernetes.io/name': GUARD_NAME, 'app.kubernetes.io/version': VERSION };
   const meta = (name: string) => ({ name, namespace: i.namespace, labels });
   return [
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: i.namespace, labels: { ...labels, 'pod-security.kubernetes.io/enforce': 'restricted' } } },
-    { apiVersion: 'v1', kind: 'Secret', metadata: meta(`${GUARD_NAME}-tls`), type: 'kubernetes.io/tls', data: { 'tls.crt': b64(i.tls.cert), 'tls.key': b64(i.tls.key) } },
-    ...(i.specText === undefined ? [] : [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: meta(`${GUARD_NAME}-cluster`), data: { 'cluster.yaml': i.specText } }]),
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(GUARD_NAME), automountServiceAccountToken: i.pullSecrets },
+    {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: i.namespace, labels: { ...labels, 'pod-security.kubernetes.io/enforce': 'restricted' } },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: meta(`${GUARD_NAME}-tls`),
+      type: 'kubernetes.io/tls',
+      data: { 'tls.crt': b64(i.tls.cert), 'tls.key': b64(i.tls.key) },
+    },
+    ...(i.specText === undefined
+      ? []
+      : [
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: meta(`${GUARD_NAME}-cluster`),
+            data: { 'cluster.yaml': i.specText },
+          },
+        ]),
+    {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: meta(GUARD_NAME),
+      automountServiceAccountToken: i.pullSecrets,
+    },
     ...(i.pullSecrets ? secretReader(i, labels) : []),
     deployment(i, labels),
-    { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: meta(GUARD_NAME), spec: { minAvailable: 1, selector: { matchLabels: { 'app.kubernetes.io/name': GUARD_NAME } } } },
-    { apiVersion: 'v1', kind: 'Service', metadata: meta(GUARD_NAME), spec: { selector: { 'app.kubernetes.io/name': GUARD_NAME }, ports: [{ name: 'https', port: 443, targetPort: PORT, protocol: 'TCP' }] } },
+    {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: meta(GUARD_NAME),
+      spec: { minAvailable: 1, selector: { matchLabels: { 'app.kubernetes.io/name': GUARD_NAME } } },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: meta(GUARD_NAME),
+      spec: {
+        selector: { 'app.kubernetes.io/name': GUARD_NAME },
+        ports: [{ name: 'https', port: 443, targetPort: PORT, protocol: 'TCP' }],
+      },
+    },
     webhookConfiguration(i, 'MutatingWebhookConfiguration', '/mutate', ['CREATE'], labels),
     webhookConfiguration(i, 'ValidatingWebhookConfiguration', '/validate', ['CREATE', 'UPDATE'], labels),
   ];
@@ -51,7 +92,8 @@ function deployment(i: InstallInput, labels: Record<string, string>): Record<str
   const cluster = i.specText === undefined ? i.specArg : '/etc/kubemix/cluster.yaml';
   const probe = (path: string) => ({ httpGet: { path, port: PORT, scheme: 'HTTPS' }, periodSeconds: 10 });
   return {
-    apiVersion: 'apps/v1', kind: 'Deployment',
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
     metadata: { name: GUARD_NAME, namespace: i.namespace, labels },
     spec: {
       replicas: 2,
@@ -62,29 +104,62 @@ function deployment(i: InstallInput, labels: Record<string, string>): Record<str
           // Linux-pinned: the webhook must never wait for the placement it provides.
           os: { name: 'linux' },
           nodeSelector: { 'kubernetes.io/os': 'linux' },
-          affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: select } } }] } },
+          affinity: {
+            podAntiAffinity: {
+              preferredDuringSchedulingIgnoredDuringExecution: [
+                {
+                  weight: 100,
+                  podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: select } },
+                },
+              ],
+            },
+          },
           serviceAccountName: GUARD_NAME,
           securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
-          containers: [{
-            name: 'guard',
-            image: i.image,
-            args: [
-              'guard', 'serve', '--cluster', cluster, '--listen', `0.0.0.0:${PORT}`, '--tls-cert', '/etc/kubemix/tls/tls.crt', '--tls-key', '/etc/kubemix/tls/tls.key',
-              ...(i.pullSecrets ? [] : ['--no-pull-secrets']),
-              ...i.insecureRegistries.flatMap((host) => ['--insecure-registry', host]),
-            ],
-            env: [{ name: 'KUBEMIX_CACHE_DIR', value: '/var/cache/kubemix' }],
-            ports: [{ name: 'https', containerPort: PORT }],
-            readinessProbe: probe('/healthz'),
-            livenessProbe: probe('/healthz'),
-            resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } },
-            securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
-            volumeMounts: [
-              { name: 'tls', mountPath: '/etc/kubemix/tls', readOnly: true },
-              { name: 'cache', mountPath: '/var/cache/kubemix' },
-              ...(i.specText === undefined ? [] : [{ name: 'cluster', mountPath: '/etc/kubemix/cluster.yaml', subPath: 'cluster.yaml', readOnly: true }]),
-            ],
-          }],
+          containers: [
+            {
+              name: 'guard',
+              image: i.image,
+              args: [
+                'guard',
+                'serve',
+                '--cluster',
+                cluster,
+                '--listen',
+                `0.0.0.0:${PORT}`,
+                '--tls-cert',
+                '/etc/kubemix/tls/tls.crt',
+                '--tls-key',
+                '/etc/kubemix/tls/tls.key',
+                ...(i.pullSecrets ? [] : ['--no-pull-secrets']),
+                ...i.insecureRegistries.flatMap((host) => ['--insecure-registry', host]),
+              ],
+              env: [{ name: 'KUBEMIX_CACHE_DIR', value: '/var/cache/kubemix' }],
+              ports: [{ name: 'https', containerPort: PORT }],
+              readinessProbe: probe('/healthz'),
+              livenessProbe: probe('/healthz'),
+              resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ['ALL'] },
+              },
+              volumeMounts: [
+                { name: 'tls', mountPath: '/etc/kubemix/tls', readOnly: true },
+                { name: 'cache', mountPath: '/var/cache/kubemix' },
+                ...(i.specText === undefined
+                  ? []
+                  : [
+                      {
+                        name: 'cluster',
+                        mountPath: '/etc/kubemix/cluster.yaml',
+                        subPath: 'cluster.yaml',
+                        readOnly: true,
+                      },
+                    ]),
+              ],
+            },
+          ],
           volumes: [
             { name: 'tls', secret: { secretName: `${GUARD_NAME}-tls`, defaultMode: 0o400 } },
             { name: 'cache', emptyDir: {} },
@@ -104,9 +179,16 @@ function deployment(i: InstallInput, labels: Record<string, string>): Record<str
 function secretReader(i: InstallInput, labels: Record<string, string>): Record<string, unknown>[] {
   const name = `${GUARD_NAME}-pull-secrets`;
   return [
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, labels }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] },
     {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name, labels },
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name, labels },
+      rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name, labels },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
       subjects: [{ kind: 'ServiceAccount', name: GUARD_NAME, namespace: i.namespace }],
     },
@@ -119,23 +201,39 @@ const RULES = [
   { apiGroups: ['batch'], apiVersions: ['v1'], resources: ['jobs', 'cronjobs'] },
 ];
 
-function webhookConfiguration(i: InstallInput, kind: string, path: string, operations: string[], labels: Record<string, string>): Record<string, unknown> {
+function webhookConfiguration(
+  i: InstallInput,
+  kind: string,
+  path: string,
+  operations: string[],
+  labels: Record<string, string>,
+): Record<string, unknown> {
   const what = path === '/mutate' ? 'placement' : 'windows';
   return {
-    apiVersion: 'admissionregistration.k8s.io/v1', kind,
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind,
     metadata: { name: GUARD_NAME, labels },
-    webhooks: [{
-      name: `${what}.guard.kubemix.io`,
-      clientConfig: { service: { name: GUARD_NAME, namespace: i.namespace, path, port: 443 }, caBundle: b64(i.caBundle) },
-      rules: RULES.map((r) => ({ ...r, operations, scope: '*' })),
-      // Never the system namespace nor our own: a webhook down must not block its own restart.
-      namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system', i.namespace] }] },
-      failurePolicy: i.failurePolicy,
-      matchPolicy: 'Equivalent',
-      sideEffects: 'None',
-      timeoutSeconds: i.timeoutSeconds,
-      admissionReviewVersions: ['v1'],
-      ...(path === '/mutate' ? { reinvocationPolicy: 'IfNeeded' } : {}),
-    }],
+    webhooks: [
+      {
+        name: `${what}.guard.kubemix.io`,
+        clientConfig: {
+          service: { name: GUARD_NAME, namespace: i.namespace, path, port: 443 },
+          caBundle: b64(i.caBundle),
+        },
+        rules: RULES.map((r) => ({ ...r, operations, scope: '*' })),
+        // Never the system namespace nor our own: a webhook down must not block its own restart.
+        namespaceSelector: {
+          matchExpressions: [
+            { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system', i.namespace] },
+          ],
+        },
+        failurePolicy: i.failurePolicy,
+        matchPolicy: 'Equivalent',
+        sideEffects: 'None',
+        timeoutSeconds: i.timeoutSeconds,
+        admissionReviewVersions: ['v1'],
+        ...(path === '/mutate' ? { reinvocationPolicy: 'IfNeeded' } : {}),
+      },
+    ],
   };
 }

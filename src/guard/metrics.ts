@@ -29,8 +29,12 @@ export class Metrics {
       '# TYPE kubemix_guard_request_duration_seconds histogram',
     ];
     for (const [route, counts] of [...this.#buckets].sort()) {
-      const total = [...this.#requests].filter(([k]) => k.startsWith(`route="${route}"`)).reduce((n, [, v]) => n + v, 0);
-      BUCKETS.forEach((le, i) => lines.push(`kubemix_guard_request_duration_seconds_bucket{route="${route}",le="${le}"} ${counts[i] ?? 0}`));
+      const total = [...this.#requests]
+        .filter(([k]) => k.startsWith(`route="${route}"`))
+        .reduce((n, [, v]) => n + v, 0);
+      BUCKETS.forEach((le, i) =>
+        lines.push(`kubemix_guard_request_duration_seconds_bucket{route="${route}",le="${le}"} ${counts[i] ?? 0}`),
+      );
       lines.push(`kubemix_guard_request_duration_seconds_bucket{route="${route}",le="+Inf"} ${total}`);
       lines.push(`kubemix_guard_request_duration_seconds_sum{route="${route}"} ${this.#sums.get(route) ?? 0}`);
       lines.push(`kubemix_guard_request_duration_seconds_count{route="${route}"} ${total}`);

@@ -20,19 +20,32 @@ export function placementPatch(spec: JsonMap, specPath: NodePath, fix: Placement
   const ops: AddOp[] = [];
   const at = (...rest: (string | number)[]): string => pointer([...specPath, ...rest]);
   if (fix.osName) {
-    ops.push(asMap(spec['os']) === undefined ? { op: 'add', path: at('os'), value: { name: fix.os } } : { op: 'add', path: at('os', 'name'), value: fix.os });
+    ops.push(
+      asMap(spec['os']) === undefined
+        ? { op: 'add', path: at('os'), value: { name: fix.os } }
+        : { op: 'add', path: at('os', 'name'), value: fix.os },
+    );
   }
   if (fix.runtimeClass !== undefined) ops.push({ op: 'add', path: at('runtimeClassName'), value: fix.runtimeClass });
   if (fix.nodeSelector) {
-    ops.push(asMap(spec['nodeSelector']) === undefined
-      ? { op: 'add', path: at('nodeSelector'), value: { 'kubernetes.io/os': fix.os } }
-      : { op: 'add', path: at('nodeSelector', 'kubernetes.io/os'), value: fix.os });
+    ops.push(
+      asMap(spec['nodeSelector']) === undefined
+        ? { op: 'add', path: at('nodeSelector'), value: { 'kubernetes.io/os': fix.os } }
+        : { op: 'add', path: at('nodeSelector', 'kubernetes.io/os'), value: fix.os },
+    );
   }
   if (fix.toleration) {
-    const toleration = { key: WINDOWS_TAINT.key, operator: 'Equal', value: WINDOWS_TAINT.value, effect: WINDOWS_TAINT.effect };
-    ops.push(Array.isArray(spec['tolerations'])
-      ? { op: 'add', path: at('tolerations', '-'), value: toleration }
-      : { op: 'add', path: at('tolerations'), value: [toleration] });
+    const toleration = {
+      key: WINDOWS_TAINT.key,
+      operator: 'Equal',
+      value: WINDOWS_TAINT.value,
+      effect: WINDOWS_TAINT.effect,
+    };
+    ops.push(
+      Array.isArray(spec['tolerations'])
+        ? { op: 'add', path: at('tolerations', '-'), value: toleration }
+        : { op: 'add', path: at('tolerations'), value: [toleration] },
+    );
   }
   return ops;
 }

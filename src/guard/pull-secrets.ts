@@ -78,12 +78,18 @@ export class PullSecretReader {
     try {
       const secret = await getSecret(this.#o.access, namespace, name, this.#o.timeoutMs);
       if (secret === undefined) {
-        this.#o.warn(`${what} does not exist; looked up without it`, new KubeError('kube.secret-missing', `${what} not found`, { status: 404 }));
+        this.#o.warn(
+          `${what} does not exist; looked up without it`,
+          new KubeError('kube.secret-missing', `${what} not found`, { status: 404 }),
+        );
         return new Map();
       }
       const credentials = credentialsOfPullSecret(secret.type, secret.data);
       if (credentials === undefined) {
-        this.#o.warn(`${what} is not a readable ${secret.type === '' ? 'pull secret' : secret.type} Secret; looked up without it`, new KubeError('kube.secret-type', `${what}: type ${secret.type}`));
+        this.#o.warn(
+          `${what} is not a readable ${secret.type === '' ? 'pull secret' : secret.type} Secret; looked up without it`,
+          new KubeError('kube.secret-type', `${what}: type ${secret.type}`),
+        );
         return new Map();
       }
       return credentials;
@@ -101,7 +107,10 @@ export class PullSecretReader {
  * The webhook's per-object resolver: the pull secrets' credentials, scoped to
  * the namespace, when the pod names some; else the shared chain.
  */
-export function pullSecretResolverFor(reader: PullSecretReader, resolvers: ImageResolvers): (namespace: string | undefined, object: JsonMap) => Promise<ImageOsResolver> {
+export function pullSecretResolverFor(
+  reader: PullSecretReader,
+  resolvers: ImageResolvers,
+): (namespace: string | undefined, object: JsonMap) => Promise<ImageOsResolver> {
   return async (namespace, object) => {
     const ns = namespace ?? asMap(object['metadata'])?.['namespace'];
     const names = pullSecretNames(object);

@@ -27,13 +27,15 @@ export function parseReview(body: Buffer): AdmissionRequest {
     throw new ReviewError('body is not JSON');
   }
   const review = asMap(doc);
-  if (review?.['apiVersion'] !== 'admission.k8s.io/v1' || review['kind'] !== 'AdmissionReview') throw new ReviewError('not an admission.k8s.io/v1 AdmissionReview');
+  if (review?.['apiVersion'] !== 'admission.k8s.io/v1' || review['kind'] !== 'AdmissionReview')
+    throw new ReviewError('not an admission.k8s.io/v1 AdmissionReview');
   const request = asMap(review['request']);
   if (request === undefined) throw new ReviewError('AdmissionReview without request');
   const uid = request['uid'];
   if (typeof uid !== 'string' || uid === '') throw new ReviewError('request.uid missing');
   const object = request['object'] === undefined || request['object'] === null ? undefined : asMap(request['object']);
-  if (request['object'] !== undefined && request['object'] !== null && object === undefined) throw new ReviewError('request.object is not an object');
+  if (request['object'] !== undefined && request['object'] !== null && object === undefined)
+    throw new ReviewError('request.object is not an object');
   const kind = asMap(request['kind'])?.['kind'];
   const namespace = request['namespace'];
   return {
@@ -54,7 +56,8 @@ export interface Verdict {
 
 export function reviewResponse(uid: string, v: Verdict): Record<string, unknown> {
   const response: Record<string, unknown> = { uid, allowed: v.allowed };
-  if (!v.allowed && v.message !== undefined) response['status'] = { code: 403, reason: 'Forbidden', message: v.message };
+  if (!v.allowed && v.message !== undefined)
+    response['status'] = { code: 403, reason: 'Forbidden', message: v.message };
   if (v.patch !== undefined && v.patch.length > 0) {
     response['patchType'] = 'JSONPatch';
     response['patch'] = Buffer.from(JSON.stringify(v.patch)).toString('base64');

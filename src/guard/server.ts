@@ -26,56 +26,77 @@ export interface GuardServer {
 }
 
 class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
 
-const ADMIT: Readonly<Record<string, (o: Parameters<typeof mutate>[0], c: AdmitContext, namespace?: string) => Promise<Verdict>>> = { '/mutate': mutate, '/validate': validate };
+const ADMIT: Readonly<
+  Record<string, (o: Parameters<typeof mutate>[0], c: AdmitContext, namespace?: string) => Promise<Verdict>>
+> = { '/mutate': mutate, '/validate': validate };
 
 export function createGuardServer(options: GuardServerOptions): GuardServer {
   const metrics = new Metrics();
   const maxBody = options.maxBodyBytes ?? 3 * 1024 * 1024;
   const timeout = options.requestTimeoutMs ?? 9_000;
   // Node checks request timeouts every connectionsCheckingInterval (30 s by default); a webhook's deadline is seconds.
-  const server = createServer({ cert: options.cert, key: options.key, connectionsCheckingInterval: 1000 }, (req, res) => {
-    const started = process.hrtime.bigint();
-    const route = new URL(req.url ?? '/', 'https://guard').pathname;
-    let sent = false;
-    void handle(req, route, options, maxBody, timeout, metrics).then(
-      (reply) => void (sent = send(res, reply.status, reply.type, reply.body)),
-      (error: unknown) => {
-        const status = error instanceof HttpError ? error.status : error instanceof ReviewError ? 400 : 500;
-        sent = send(res, status, 'application/json', JSON.stringify({ error: status === 500 ? 'internal error' : (error as Error).message }));
-        if (status === 500 && sent) options.log({ level: 'error', msg: 'request failed', route, error: String(error) });
-      },
-    ).finally(() => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const known = route in ADMIT || route === '/healthz' || route === '/metrics' ? route : 'other';
-      // No answer of ours reached the client: Node answered 408 itself, or the client went away first.
-      const status = sent ? res.statusCode : timedOut.has(req.socket) ? 408 : 'aborted';
-      metrics.observe(known, status, seconds);
-      const ms = Math.round(seconds * 1e6) / 1e3;
-      if (known in ADMIT || !sent || res.statusCode >= 400) options.log({ level: 'info', msg: 'request', route: known, status, ms });
-    });
-  });
+  const server = createServer(
+    { cert: options.cert, key: options.key, connectionsCheckingInterval: 1000 },
+    (req, res) => {
+      const started = process.hrtime.bigint();
+      const route = new URL(req.url ?? '/', 'https://guard').pathname;
+      let sent = false;
+      void handle(req, route, options, maxBody, timeout, metrics)
+        .then(
+          (reply) => void (sent = send(res, reply.status, reply.type, reply.body)),
+          (error: unknown) => {
+            const status = error instanceof HttpError ? error.status : error instanceof ReviewError ? 400 : 500;
+            sent = send(
+              res,
+              status,
+              'application/json',
+              JSON.stringify({ error: status === 500 ? 'internal error' : (error as Error).message }),
+            );
+            if (status === 500 && sent)
+              options.log({ level: 'error', msg: 'request failed', route, error: String(error) });
+          },
+        )
+        .finally(() => {
+          const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+          const known = route in ADMIT || route === '/healthz' || route === '/metrics' ? route : 'other';
+          // No answer of ours reached the client: Node answered 408 itself, or the client went away first.
+          const status = sent ? res.statusCode : timedOut.has(req.socket) ? 408 : 'aborted';
+          metrics.observe(known, status, seconds);
+          const ms = Math.round(seconds * 1e6) / 1e3;
+          if (known in ADMIT || !sent || res.statusCode >= 400)
+            options.log({ level: 'info', msg: 'request', route: known, status, ms });
+        });
+    },
+  );
   const timedOut = new WeakSet<object>();
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, timedOut));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
+    answerClientError(error, socket, timedOut),
+  );
   server.requestTimeout = timeout + 1000;
   server.headersTimeout = timeout;
   return {
     server,
-    listen: (host, port) => new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        const a = server.address();
-        resolve(typeof a === 'object' && a !== null ? a.port : port);
-      });
-    }),
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    }),
+    listen: (host, port) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          const a = server.address();
+          resolve(typeof a === 'object' && a !== null ? a.port : port);
+        });
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
   };
 }
 
@@ -85,7 +106,14 @@ interface Reply {
   readonly body: string;
 }
 
-async function handle(req: IncomingMessage, route: string, o: GuardServerOptions, maxBody: number, timeout: number, metrics: Metrics): Promise<Reply> {
+async function handle(
+  req: IncomingMessage,
+  route: string,
+  o: GuardServerOptions,
+  maxBody: number,
+  timeout: number,
+  metrics: Metrics,
+): Promise<Reply> {
   if (route === '/healthz') return { status: 200, type: 'text/plain', body: 'ok\n' };
   if (route === '/metrics') return { status: 200, type: 'text/plain; version=0.0.4', body: metrics.render() };
   const admit = ADMIT[route];
@@ -147,7 +175,8 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, timedOut: WeakSet<object>): void {
   const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-  const reason = status === 408 ? 'Request Timeout' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+  const reason =
+    status === 408 ? 'Request Timeout' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
   // Only when no answer of ours has started on this socket, as Node's own handler does.
   const answering = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage?.headersSent === true;
   if (error.code !== 'ECONNRESET' && socket.writable && !answering) {

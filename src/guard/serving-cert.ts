@@ -12,14 +12,23 @@ export interface ServingCert {
 
 const VALIDITY_DAYS = 365;
 
-export function signServingCert(caCertPem: string, caKeyPem: string, dnsNames: readonly string[], now: Date = new Date()): ServingCert {
+export function signServingCert(
+  caCertPem: string,
+  caKeyPem: string,
+  dnsNames: readonly string[],
+  now: Date = new Date(),
+): ServingCert {
   let caCert: forge.pki.Certificate;
   let caKey: forge.pki.rsa.PrivateKey;
   try {
     caCert = forge.pki.certificateFromPem(caCertPem);
     caKey = forge.pki.privateKeyFromPem(caKeyPem) as forge.pki.rsa.PrivateKey;
   } catch (error) {
-    throw new InputError('guard.ca', 'cannot read the CA certificate and key (PEM, RSA key as kubemix and kubeadm create)', { cause: error });
+    throw new InputError(
+      'guard.ca',
+      'cannot read the CA certificate and key (PEM, RSA key as kubemix and kubeadm create)',
+      { cause: error },
+    );
   }
   const { keyPem, cert } = newKeyAndCertificate(now, new Date(now.getTime() + VALIDITY_DAYS * 24 * 3600 * 1000));
   cert.setSubject([{ name: 'commonName', value: dnsNames[0] ?? 'kubemix-guard' }]);

@@ -25,7 +25,10 @@ export interface KubeAccess {
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /** The pod's service account, or undefined when not running in a cluster. */
-export function inClusterAccess(env: Readonly<Record<string, string | undefined>>, dir: string = SERVICE_ACCOUNT_DIR): KubeAccess | undefined {
+export function inClusterAccess(
+  env: Readonly<Record<string, string | undefined>>,
+  dir: string = SERVICE_ACCOUNT_DIR,
+): KubeAccess | undefined {
   const host = env['KUBERNETES_SERVICE_HOST'];
   const port = env['KUBERNETES_SERVICE_PORT'] ?? '443';
   if (host === undefined || host === '') return undefined;
@@ -37,7 +40,12 @@ export function inClusterAccess(env: Readonly<Record<string, string | undefined>
   } catch {
     return undefined;
   }
-  return { server: `https://${host.includes(':') ? `[${host}]` : host}:${port}`, ca, token: () => readFileSync(tokenPath, 'utf8').trim(), origin: 'in-cluster service account' };
+  return {
+    server: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    ca,
+    token: () => readFileSync(tokenPath, 'utf8').trim(),
+    origin: 'in-cluster service account',
+  };
 }
 
 type Named<T> = { name?: string } & T;
@@ -61,7 +69,9 @@ export function kubeconfigAccess(path: string): KubeAccess {
   }
   const current = doc['current-context'];
   const context = doc.contexts?.find((c) => c.name === current)?.context ?? fail(`no context ${String(current)}`);
-  const cluster = doc.clusters?.find((c) => c.name === context.cluster)?.cluster ?? fail(`context ${String(current)}: no cluster ${String(context.cluster)}`);
+  const cluster =
+    doc.clusters?.find((c) => c.name === context.cluster)?.cluster ??
+    fail(`context ${String(current)}: no cluster ${String(context.cluster)}`);
   const user = doc.users?.find((u) => u.name === context.user)?.user ?? {};
   const base = dirname(path);
   const file = (key: string, from: Record<string, unknown>): string | undefined => {
@@ -77,19 +87,33 @@ export function kubeconfigAccess(path: string): KubeAccess {
   };
   const server = cluster['server'];
   if (typeof server !== 'string' || !server.startsWith('https://')) fail('the cluster server must be an https:// URL');
-  if (cluster['insecure-skip-tls-verify'] === true) fail('insecure-skip-tls-verify is not supported', 'give the cluster CA as certificate-authority(-data)');
-  if (user['exec'] !== undefined || user['auth-provider'] !== undefined) fail('exec and auth-provider credentials are not supported', 'use a service-account token (token or tokenFile) or a client certificate');
+  if (cluster['insecure-skip-tls-verify'] === true)
+    fail('insecure-skip-tls-verify is not supported', 'give the cluster CA as certificate-authority(-data)');
+  if (user['exec'] !== undefined || user['auth-provider'] !== undefined)
+    fail(
+      'exec and auth-provider credentials are not supported',
+      'use a service-account token (token or tokenFile) or a client certificate',
+    );
   const token = user['token'];
   const tokenFile = user['tokenFile'];
   const clientCert = file('client-certificate', user);
   const clientKey = file('client-key', user);
-  if (typeof token !== 'string' && typeof tokenFile !== 'string' && (clientCert === undefined || clientKey === undefined)) {
+  if (
+    typeof token !== 'string' &&
+    typeof tokenFile !== 'string' &&
+    (clientCert === undefined || clientKey === undefined)
+  ) {
     fail(`user ${String(context.user)} has no token, tokenFile or client certificate and key`);
   }
   return {
     server: String(server).replace(/\/+$/, ''),
     ca: file('certificate-authority', cluster),
-    token: () => (typeof token === 'string' ? token : typeof tokenFile === 'string' ? readFileSync(resolve(base, tokenFile), 'utf8').trim() : undefined),
+    token: () =>
+      typeof token === 'string'
+        ? token
+        : typeof tokenFile === 'string'
+          ? readFileSync(resolve(base, tokenFile), 'utf8').trim()
+          : undefined,
     ...(clientCert === undefined || clientKey === undefined ? {} : { clientCert, clientKey }),
     origin: `kubeconfig ${path}`,
   };

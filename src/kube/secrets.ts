@@ -17,16 +17,31 @@ export interface SecretData {
 const MAX_BYTES = 2 * 1024 * 1024;
 const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
-export async function getSecret(access: KubeAccess, namespace: string, name: string, timeoutMs: number): Promise<SecretData | undefined> {
-  if (!NAME.test(namespace) || !NAME.test(name)) throw new KubeError('kube.bad-name', `${namespace}/${name} is not a valid Secret name`);
+export async function getSecret(
+  access: KubeAccess,
+  namespace: string,
+  name: string,
+  timeoutMs: number,
+): Promise<SecretData | undefined> {
+  if (!NAME.test(namespace) || !NAME.test(name))
+    throw new KubeError('kube.bad-name', `${namespace}/${name} is not a valid Secret name`);
   const path = `/api/v1/namespaces/${namespace}/secrets/${name}`;
   const res = await get(access, path, timeoutMs);
   if (res.status === 404) return undefined;
-  if (res.status === 401) throw new KubeError('kube.unauthorized', `${access.server} refused the credentials of the ${access.origin} (HTTP 401)`, { status: 401 });
+  if (res.status === 401)
+    throw new KubeError(
+      'kube.unauthorized',
+      `${access.server} refused the credentials of the ${access.origin} (HTTP 401)`,
+      { status: 401 },
+    );
   if (res.status === 403) {
-    throw new KubeError('kube.forbidden', `not allowed to get Secret ${namespace}/${name} (HTTP 403)`, { status: 403, hint: 'kubemix guard install renders a ClusterRole with get on secrets; apply it, or run guard serve with --no-pull-secrets' });
+    throw new KubeError('kube.forbidden', `not allowed to get Secret ${namespace}/${name} (HTTP 403)`, {
+      status: 403,
+      hint: 'kubemix guard install renders a ClusterRole with get on secrets; apply it, or run guard serve with --no-pull-secrets',
+    });
   }
-  if (res.status !== 200) throw new KubeError('kube.status', `GET Secret ${namespace}/${name}: HTTP ${res.status}`, { status: res.status });
+  if (res.status !== 200)
+    throw new KubeError('kube.status', `GET Secret ${namespace}/${name}: HTTP ${res.status}`, { status: res.status });
   let doc: { type?: unknown; data?: unknown };
   try {
     doc = JSON.parse(res.body.toString('utf8')) as typeof doc;
@@ -46,27 +61,41 @@ function get(access: KubeAccess, path: string, timeoutMs: number): Promise<{ sta
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'kubemix' };
     if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
     const url = new URL(path, `${access.server}/`);
-    const req = request(url, {
-      method: 'GET', headers, signal: AbortSignal.timeout(timeoutMs),
-      ...(access.ca === undefined ? {} : { ca: access.ca }),
-      ...(access.clientCert === undefined ? {} : { cert: access.clientCert, key: access.clientKey }),
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_BYTES) {
-          res.destroy();
-          reject(new KubeError('kube.too-large', `${url.pathname}: answer larger than ${MAX_BYTES} bytes`));
-          return;
-        }
-        chunks.push(chunk);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      {
+        method: 'GET',
+        headers,
+        signal: AbortSignal.timeout(timeoutMs),
+        ...(access.ca === undefined ? {} : { ca: access.ca }),
+        ...(access.clientCert === undefined ? {} : { cert: access.clientCert, key: access.clientKey }),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_BYTES) {
+            res.destroy();
+            reject(new KubeError('kube.too-large', `${url.pathname}: answer larger than ${MAX_BYTES} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', (error: NodeJS.ErrnoException) => {
-      reject(error instanceof KubeError ? error : new KubeError('kube.unreachable', `${url.host}: ${error.name === 'TimeoutError' || error.name === 'AbortError' ? 'no answer in time' : (error.code ?? error.message)}`, { cause: error }));
+      reject(
+        error instanceof KubeError
+          ? error
+          : new KubeError(
+              'kube.unreachable',
+              `${url.host}: ${error.name === 'TimeoutError' || error.name === 'AbortError' ? 'no answer in time' : (error.code ?? error.message)}`,
+              { cause: error },
+            ),
+      );
     });
     req.end();
   });

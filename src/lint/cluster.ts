@@ -37,7 +37,10 @@ export function isMixed(cluster: LintCluster | undefined): boolean {
  * A LintCluster for Windows OS ids from the compatibility matrix
  * (`windows-2022`, `windows-2025`), with kubemix's RuntimeClass convention.
  */
-export function lintClusterFor(windowsOs: readonly string[], options: { hasLinux?: boolean; windowsDsr?: boolean } = {}): LintCluster {
+export function lintClusterFor(
+  windowsOs: readonly string[],
+  options: { hasLinux?: boolean; windowsDsr?: boolean } = {},
+): LintCluster {
   const windows = windowsOs.map((os) => {
     const release = windowsRelease(os);
     if (release === undefined) {

@@ -3,7 +3,14 @@
 // locate each hit in its file. Pure apart from the resolver it is given.
 import type { LintCluster } from './cluster.js';
 import { isMixed } from './cluster.js';
-import { heuristicResolver, resolveImages, type ImageOs, type ImageOsResolver, type OsSource, type PodOs } from './image-os.js';
+import {
+  heuristicResolver,
+  resolveImages,
+  type ImageOs,
+  type ImageOsResolver,
+  type OsSource,
+  type PodOs,
+} from './image-os.js';
 import { locate } from './locate.js';
 import { objectId, objectsOf, type ManifestObject } from './objects.js';
 import { analysePlacement } from './placement.js';
@@ -44,7 +51,10 @@ export async function analyseFiles(files: readonly ParsedFile[], options: LintOp
   const objects = files.flatMap(objectsOf);
   const templates = objects.map(templateOf).filter((t): t is PodTemplate => t !== undefined);
   const containers = templates.map((t) => containersOf(t.spec));
-  const images = containers.flat().map((c) => c.image).filter((i): i is string => i !== undefined);
+  const images = containers
+    .flat()
+    .map((c) => c.image)
+    .filter((i): i is string => i !== undefined);
   const resolved = await resolveImages(images, options.resolver ?? heuristicResolver);
   const contexts = templates.map((t, i) => contextOf(t, containers[i] ?? [], resolved, options.cluster));
   return { files, objects, templates: contexts, cluster: options.cluster };
@@ -52,7 +62,12 @@ export async function analyseFiles(files: readonly ParsedFile[], options: LintOp
 
 const SOURCE_RANK: Readonly<Record<OsSource, number>> = { heuristic: 0, cache: 1, registry: 2 };
 
-function contextOf(template: PodTemplate, containers: TemplateContext['containers'], images: ReadonlyMap<string, ImageOs>, cluster: LintCluster | undefined): TemplateContext {
+function contextOf(
+  template: PodTemplate,
+  containers: TemplateContext['containers'],
+  images: ReadonlyMap<string, ImageOs>,
+  cluster: LintCluster | undefined,
+): TemplateContext {
   const placement = analysePlacement(template.spec, cluster);
   const imageOs: TemplateContext['imageOs'] = (c) => (c.image === undefined ? undefined : images.get(c.image));
   const known = containers.map(imageOs).filter((i): i is ImageOs => i !== undefined);
@@ -69,21 +84,41 @@ function contextOf(template: PodTemplate, containers: TemplateContext['container
       os = 'windows';
     }
   }
-  return { template, spec: template.spec, placement, containers, imageOs, os, osSource, hostProcess, cluster, mixed: isMixed(cluster) };
+  return {
+    template,
+    spec: template.spec,
+    placement,
+    containers,
+    imageOs,
+    os,
+    osSource,
+    hostProcess,
+    cluster,
+    mixed: isMixed(cluster),
+  };
 }
 
 export function findingsOf(analysis: Analysis): Finding[] {
   const findings: Finding[] = [];
   for (const file of analysis.files) {
     for (const e of file.syntaxErrors) {
-      findings.push({ rule: UNPARSEABLE.id, severity: UNPARSEABLE.severity, file: file.path, line: e.line, column: e.column, message: e.message, hint: UNPARSEABLE.hint });
+      findings.push({
+        rule: UNPARSEABLE.id,
+        severity: UNPARSEABLE.severity,
+        file: file.path,
+        line: e.line,
+        column: e.column,
+        message: e.message,
+        hint: UNPARSEABLE.hint,
+      });
     }
   }
   const active = (rule: RuleMeta): boolean => !rule.needsCluster || analysis.cluster !== undefined;
   for (const ctx of analysis.templates) {
     for (const rule of TEMPLATE_RULES) {
       if (!active(rule)) continue;
-      for (const hit of rule.check(ctx)) findings.push(toFinding(rule, hit, ctx.template.object, [...ctx.template.specPath, ...hit.path]));
+      for (const hit of rule.check(ctx))
+        findings.push(toFinding(rule, hit, ctx.template.object, [...ctx.template.specPath, ...hit.path]));
     }
   }
   const setContext = { objects: analysis.objects, templates: analysis.templates, cluster: analysis.cluster };

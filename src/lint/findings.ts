@@ -67,7 +67,15 @@ export function exitCodeOf(findings: readonly Finding[], strict: boolean): ExitC
 }
 
 export function unreadableFinding(file: string, message: string): Finding {
-  return { rule: 'input/unreadable', severity: 'error', file, line: 0, column: 0, message, hint: 'check the path and its permissions' };
+  return {
+    rule: 'input/unreadable',
+    severity: 'error',
+    file,
+    line: 0,
+    column: 0,
+    message,
+    hint: 'check the path and its permissions',
+  };
 }
 
 export function tooLargeFinding(file: string, bytes: number, limit: number): Finding {

@@ -19,14 +19,17 @@ export function placementShapeErrors(spec: JsonMap): string[] {
     const os = asMap(spec['os']);
     if (os === undefined) errors.push('os: not a map');
     for (const key of Object.keys(os ?? {})) if (!POD_OS_FIELDS.has(key)) errors.push(`os.${key}: not a PodOS field`);
-    if (os?.['name'] !== undefined && os['name'] !== 'linux' && os['name'] !== 'windows') errors.push('os.name: not linux or windows');
+    if (os?.['name'] !== undefined && os['name'] !== 'linux' && os['name'] !== 'windows')
+      errors.push('os.name: not linux or windows');
   }
   if (spec['nodeSelector'] !== undefined && spec['nodeSelector'] !== null) {
     const selector = asMap(spec['nodeSelector']);
     if (selector === undefined) errors.push('nodeSelector: not a map');
-    for (const [key, value] of Object.entries(selector ?? {})) if (typeof value !== 'string') errors.push(`nodeSelector.${key}: not a string`);
+    for (const [key, value] of Object.entries(selector ?? {}))
+      if (typeof value !== 'string') errors.push(`nodeSelector.${key}: not a string`);
   }
-  if (spec['runtimeClassName'] !== undefined && typeof spec['runtimeClassName'] !== 'string') errors.push('runtimeClassName: not a string');
+  if (spec['runtimeClassName'] !== undefined && typeof spec['runtimeClassName'] !== 'string')
+    errors.push('runtimeClassName: not a string');
   const tolerations = spec['tolerations'];
   if (tolerations !== undefined && tolerations !== null) {
     if (!Array.isArray(tolerations)) errors.push('tolerations: not a list');
@@ -38,7 +41,9 @@ export function placementShapeErrors(spec: JsonMap): string[] {
 function tolerationErrors(item: unknown, index: number): string[] {
   const map = asMap(item);
   if (map === undefined) return [`tolerations[${index}]: not a map`];
-  return Object.keys(map).filter((k) => !TOLERATION_FIELDS.has(k)).map((k) => `tolerations[${index}].${k}: not a Toleration field`);
+  return Object.keys(map)
+    .filter((k) => !TOLERATION_FIELDS.has(k))
+    .map((k) => `tolerations[${index}].${k}: not a Toleration field`);
 }
 
 /** Shape errors the fix added: those of `after` that `before` (the same template unfixed) did not have. */

@@ -11,7 +11,16 @@ import { analyse, type LintOptions } from './engine.js';
 import type { ParsedFile, SourceText } from './source.js';
 import { placementFix, type PlacementFix } from './suggest.js';
 import type { TemplateContext } from './rules/types.js';
-import { appendItem, applyInsertions, collectionAt, detectStyle, insertEntry, type EditValue, type Insertion, type Style } from './yaml-edit.js';
+import {
+  appendItem,
+  applyInsertions,
+  collectionAt,
+  detectStyle,
+  insertEntry,
+  type EditValue,
+  type Insertion,
+  type Style,
+} from './yaml-edit.js';
 import { newShapeErrors } from './fix-check.js';
 import { toleratesTaint } from './placement.js';
 import { asMap, stringEntries, type JsonMap, type NodePath } from './values.js';
@@ -31,7 +40,12 @@ interface PlannedFix {
   readonly fix: PlacementFix;
 }
 
-const TOLERATION: EditValue = { key: WINDOWS_TAINT.key, operator: 'Equal', value: WINDOWS_TAINT.value, effect: WINDOWS_TAINT.effect };
+const TOLERATION: EditValue = {
+  key: WINDOWS_TAINT.key,
+  operator: 'Equal',
+  value: WINDOWS_TAINT.value,
+  effect: WINDOWS_TAINT.effect,
+};
 
 /** The entries a fix adds to the pod spec, in the order they are written. */
 function entriesOf(fix: PlacementFix): { key: string; value: EditValue; list?: true }[] {
@@ -49,7 +63,14 @@ function pairValue(map: YAMLMap, key: string): { found: boolean; value: unknown 
 }
 
 /** Insertions that add `key: value` under `map`, merging into maps that already exist. */
-function ensure(text: string, map: YAMLMap, key: string, value: EditValue, list: boolean, style: Style): Insertion[] | undefined {
+function ensure(
+  text: string,
+  map: YAMLMap,
+  key: string,
+  value: EditValue,
+  list: boolean,
+  style: Style,
+): Insertion[] | undefined {
   const existing = pairValue(map, key);
   if (!existing.found) {
     const ins = insertEntry(text, map, key, list ? [value] : value, style);
@@ -150,7 +171,12 @@ function applied(fix: PlacementFix, spec: JsonMap): boolean {
  * placement fixer, every planned template carries its fix where Kubernetes
  * reads it, and no placement field got a shape the API would not accept.
  */
-async function settled(path: string, text: string, planned: readonly PlannedFix[], options: LintOptions): Promise<boolean> {
+async function settled(
+  path: string,
+  text: string,
+  planned: readonly PlannedFix[],
+  options: LintOptions,
+): Promise<boolean> {
   const analysis = await analyse([{ path, text }], options);
   if (analysis.files.some((f) => f.syntaxErrors.length > 0)) return false;
   if (analysis.templates.some((t) => placementFix(t) !== undefined)) return false;
@@ -175,12 +201,24 @@ export async function fixSources(sources: readonly SourceText[], options: LintOp
     const style = detectStyle(file.text, /^\s*[{[]/.test(file.text));
     const edited = textEdits(file, planned, style);
     if (edited !== undefined && (await settled(file.path, edited, planned, options))) {
-      fixes.push({ path: file.path, before: file.source, after: edited, templates: planned.length, reformatted: false });
+      fixes.push({
+        path: file.path,
+        before: file.source,
+        after: edited,
+        templates: planned.length,
+        reformatted: false,
+      });
       continue;
     }
     const rewritten = rewrite(file, planned);
     if (rewritten !== undefined && (await settled(file.path, rewritten, planned, options))) {
-      fixes.push({ path: file.path, before: file.source, after: rewritten, templates: planned.length, reformatted: true });
+      fixes.push({
+        path: file.path,
+        before: file.source,
+        after: rewritten,
+        templates: planned.length,
+        reformatted: true,
+      });
     }
   }
   return fixes;
@@ -189,5 +227,8 @@ export async function fixSources(sources: readonly SourceText[], options: LintOp
 /** A unified diff of one fix, paths as `a/PATH` and `b/PATH` like git. */
 export function unifiedDiff(fix: FileFix): string {
   const name = fix.path.replace(/^\.?\//, '');
-  return createTwoFilesPatch(`a/${name}`, `b/${name}`, fix.before, fix.after, undefined, undefined, { context: 3, headerOptions: FILE_HEADERS_ONLY });
+  return createTwoFilesPatch(`a/${name}`, `b/${name}`, fix.before, fix.after, undefined, undefined, {
+    context: 3,
+    headerOptions: FILE_HEADERS_ONLY,
+  });
 }

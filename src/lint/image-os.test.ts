@@ -5,8 +5,18 @@ import { chainResolvers, imageOsFromName, imageOsResolver, staticResolver } from
 import { parseImageRef } from './image-ref.js';
 
 test('image references split like the container runtimes do', () => {
-  assert.deepEqual(parseImageRef('nginx'), { registry: 'docker.io', repository: 'library/nginx', tag: undefined, digest: undefined });
-  assert.deepEqual(parseImageRef('localhost:5000/team/app:1.2@sha256:ab'), { registry: 'localhost:5000', repository: 'team/app', tag: '1.2', digest: 'sha256:ab' });
+  assert.deepEqual(parseImageRef('nginx'), {
+    registry: 'docker.io',
+    repository: 'library/nginx',
+    tag: undefined,
+    digest: undefined,
+  });
+  assert.deepEqual(parseImageRef('localhost:5000/team/app:1.2@sha256:ab'), {
+    registry: 'localhost:5000',
+    repository: 'team/app',
+    tag: '1.2',
+    digest: 'sha256:ab',
+  });
   assert.equal(parseImageRef('index.docker.io/library/redis:7').repository, 'library/redis');
 });
 
@@ -63,11 +73,24 @@ test('classic Docker Hub Windows images and older Windows releases, with their b
 });
 
 test('Linux images by name; unknown stays unknown', () => {
-  for (const image of ['nginx', 'nginx:1.27', 'docker.io/library/redis:7', 'postgres:16-bookworm', 'python:3.12-slim', 'ghcr.io/x/y:1.0-alpine']) {
+  for (const image of [
+    'nginx',
+    'nginx:1.27',
+    'docker.io/library/redis:7',
+    'postgres:16-bookworm',
+    'python:3.12-slim',
+    'ghcr.io/x/y:1.0-alpine',
+  ]) {
     assert.equal(imageOsFromName(image)?.os, 'linux', image);
   }
   // Multi-OS or opaque names: no guess. Bare 1809/2004 in a tag are not evidence.
-  for (const image of ['python:3.12', 'registry.k8s.io/pause:3.10.2', 'registry.example.com/app:1.0', 'myapp:2004', 'app:v1.1809']) {
+  for (const image of [
+    'python:3.12',
+    'registry.k8s.io/pause:3.10.2',
+    'registry.example.com/app:1.0',
+    'myapp:2004',
+    'app:v1.1809',
+  ]) {
     assert.equal(imageOsFromName(image), undefined, image);
   }
 });
@@ -76,7 +99,11 @@ test('resolvers chain in order and report their source', async () => {
   const registry = staticResolver({ 'example/app:1': { os: 'windows', osVersion: '10.0.26100' } }, 'registry');
   const cache = staticResolver({ 'example/app:1': { os: 'linux' }, 'example/other:2': { os: 'linux' } }, 'cache');
   const chain = chainResolvers(registry, cache);
-  assert.deepEqual(await chain.resolve('example/app:1'), { os: 'windows', osVersion: '10.0.26100', source: 'registry' });
+  assert.deepEqual(await chain.resolve('example/app:1'), {
+    os: 'windows',
+    osVersion: '10.0.26100',
+    source: 'registry',
+  });
   assert.deepEqual(await chain.resolve('example/other:2'), { os: 'linux', source: 'cache' });
   assert.equal(await chain.resolve('example/none:3'), undefined);
   const offline = imageOsResolver({ offline: true, registry, cache });

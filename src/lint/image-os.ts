@@ -55,17 +55,53 @@ const WINDOWS_REPOS = ['windows/', 'dotnet/framework/', 'oss/kubernetes/windows-
  * deprecated, still in many manifests.
  */
 const DOCKER_HUB_WINDOWS_REPOS = new Set([
-  'microsoft/windowsservercore', 'microsoft/nanoserver', 'microsoft/iis', 'microsoft/aspnet', 'microsoft/dotnet-framework',
-  'microsoft/dotnet-framework-build', 'microsoft/dotnet-framework-samples', 'microsoft/wcf',
-  'microsoft/mssql-server-windows', 'microsoft/mssql-server-windows-developer', 'microsoft/mssql-server-windows-express',
+  'microsoft/windowsservercore',
+  'microsoft/nanoserver',
+  'microsoft/iis',
+  'microsoft/aspnet',
+  'microsoft/dotnet-framework',
+  'microsoft/dotnet-framework-build',
+  'microsoft/dotnet-framework-samples',
+  'microsoft/wcf',
+  'microsoft/mssql-server-windows',
+  'microsoft/mssql-server-windows-developer',
+  'microsoft/mssql-server-windows-express',
 ]);
 /** Docker Hub official images that publish no Windows variant. */
 const LINUX_LIBRARY = new Set([
-  'alpine', 'almalinux', 'busybox', 'centos', 'debian', 'fedora', 'haproxy', 'httpd', 'mariadb', 'memcached',
-  'mysql', 'nginx', 'postgres', 'rabbitmq', 'redis', 'rockylinux', 'ubuntu',
+  'alpine',
+  'almalinux',
+  'busybox',
+  'centos',
+  'debian',
+  'fedora',
+  'haproxy',
+  'httpd',
+  'mariadb',
+  'memcached',
+  'mysql',
+  'nginx',
+  'postgres',
+  'rabbitmq',
+  'redis',
+  'rockylinux',
+  'ubuntu',
 ]);
 /** Tag tokens that name a Linux distribution release. */
-const LINUX_TAG_TOKENS = new Set(['alpine', 'bookworm', 'bullseye', 'buster', 'trixie', 'jammy', 'noble', 'focal', 'slim', 'ubi8', 'ubi9', 'distroless']);
+const LINUX_TAG_TOKENS = new Set([
+  'alpine',
+  'bookworm',
+  'bullseye',
+  'buster',
+  'trixie',
+  'jammy',
+  'noble',
+  'focal',
+  'slim',
+  'ubi8',
+  'ubi9',
+  'distroless',
+]);
 const WINDOWS_TAG_TOKENS = ['nanoserver', 'windowsservercore', 'servercore', 'windows'];
 
 function windowsBuildOfTag(tag: string): string | undefined {
@@ -88,18 +124,23 @@ export function imageOsFromName(image: string): ImageOs | undefined {
   const tag = ref.tag ?? '';
   const build = windowsBuildOfTag(tag);
   const tokens = tag.split(/[-_.]/);
-  const windowsRepo = ref.registry === 'mcr.microsoft.com'
-    ? WINDOWS_REPOS.some((prefix) => ref.repository.startsWith(prefix))
-    : (ref.registry === 'docker.io' && DOCKER_HUB_WINDOWS_REPOS.has(ref.repository))
-      || /(^|\/)windows\/(servercore|nanoserver|server)(\/|$)/.test(ref.repository);
+  const windowsRepo =
+    ref.registry === 'mcr.microsoft.com'
+      ? WINDOWS_REPOS.some((prefix) => ref.repository.startsWith(prefix))
+      : (ref.registry === 'docker.io' && DOCKER_HUB_WINDOWS_REPOS.has(ref.repository)) ||
+        /(^|\/)windows\/(servercore|nanoserver|server)(\/|$)/.test(ref.repository);
   // Bare numbers (1809, 2004) only refine the build: as sole evidence they would
   // misread ordinary version tags.
-  const windowsTag = /(?:^|[-_.])10\.0\.\d{5}/.test(tag)
-    || tokens.some((t) => t.startsWith('ltsc') || WINDOWS_TAG_TOKENS.some((w) => t.startsWith(w)));
+  const windowsTag =
+    /(?:^|[-_.])10\.0\.\d{5}/.test(tag) ||
+    tokens.some((t) => t.startsWith('ltsc') || WINDOWS_TAG_TOKENS.some((w) => t.startsWith(w)));
   if (windowsRepo || windowsTag) {
-    return build === undefined ? { os: 'windows', source: 'heuristic' } : { os: 'windows', osVersion: build, source: 'heuristic' };
+    return build === undefined
+      ? { os: 'windows', source: 'heuristic' }
+      : { os: 'windows', osVersion: build, source: 'heuristic' };
   }
-  const library = ref.registry === 'docker.io' && ref.repository.startsWith('library/') ? ref.repository.slice(8) : undefined;
+  const library =
+    ref.registry === 'docker.io' && ref.repository.startsWith('library/') ? ref.repository.slice(8) : undefined;
   if ((library !== undefined && LINUX_LIBRARY.has(library)) || tokens.some((t) => LINUX_TAG_TOKENS.has(t))) {
     return { os: 'linux', source: 'heuristic' };
   }
@@ -124,7 +165,10 @@ export function chainResolvers(...resolvers: readonly ImageOsResolver[]): ImageO
 }
 
 /** Fixed answers, e.g. a loaded cache or a test double, reported with the given source. */
-export function staticResolver(entries: Readonly<Record<string, Omit<ImageOs, 'source'>>>, source: OsSource): ImageOsResolver {
+export function staticResolver(
+  entries: Readonly<Record<string, Omit<ImageOs, 'source'>>>,
+  source: OsSource,
+): ImageOsResolver {
   return {
     resolve: (image) => {
       const hit = entries[image];
@@ -134,7 +178,10 @@ export function staticResolver(entries: Readonly<Record<string, Omit<ImageOs, 's
 }
 
 /** Resolve each distinct image once. */
-export async function resolveImages(images: Iterable<string>, resolver: ImageOsResolver): Promise<ReadonlyMap<string, ImageOs>> {
+export async function resolveImages(
+  images: Iterable<string>,
+  resolver: ImageOsResolver,
+): Promise<ReadonlyMap<string, ImageOs>> {
   const out = new Map<string, ImageOs>();
   for (const image of [...new Set(images)].sort()) {
     const answer = await resolver.resolve(image);
@@ -148,7 +195,11 @@ export async function resolveImages(images: Iterable<string>, resolver: ImageOsR
  * fresh cache or the network), then the on-disk cache even when stale, then
  * the name heuristics. `offline` leaves the registry out.
  */
-export function imageOsResolver(options: { offline: boolean; registry?: ImageOsResolver; cache?: ImageOsResolver }): ImageOsResolver {
+export function imageOsResolver(options: {
+  offline: boolean;
+  registry?: ImageOsResolver;
+  cache?: ImageOsResolver;
+}): ImageOsResolver {
   const chain: ImageOsResolver[] = [];
   if (!options.offline && options.registry !== undefined) chain.push(options.registry);
   if (options.cache !== undefined) chain.push(options.cache);

@@ -83,7 +83,9 @@ function cannotRead(error: unknown): string {
 
 async function expand(path: string, absolute: string): Promise<{ path: string; absolute: string }[]> {
   if (!(await stat(absolute)).isDirectory()) return [{ path, absolute }];
-  const entries = (await readdir(absolute, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const entries = (await readdir(absolute, { withFileTypes: true })).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
   const out: { path: string; absolute: string }[] = [];
   for (const entry of entries) {
     if (entry.isDirectory()) {

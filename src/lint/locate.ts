@@ -12,7 +12,8 @@ export interface Position {
 export function locate(doc: Document.Parsed, path: NodePath, lineCounter: LineCounter): Position {
   let node: unknown = doc.contents;
   // A document built from an already-parsed object has no ranges: offset 0.
-  let offset = (doc.contents as Node | null)?.range?.[0] ?? (doc.range as Document.Parsed['range'] | undefined)?.[0] ?? 0;
+  let offset =
+    (doc.contents as Node | null)?.range?.[0] ?? (doc.range as Document.Parsed['range'] | undefined)?.[0] ?? 0;
   for (const segment of path) {
     if (isMap(node)) {
       const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));

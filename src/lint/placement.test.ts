@@ -7,12 +7,28 @@ const container = { containers: [{ name: 'a', image: 'x' }] };
 
 test('each way of placing a pod is read', () => {
   assert.equal(analysePlacement({ ...container, os: { name: 'windows' } }, undefined).os, 'windows');
-  assert.equal(analysePlacement({ ...container, nodeSelector: { 'kubernetes.io/os': 'linux' } }, undefined).os, 'linux');
-  assert.equal(analysePlacement({ ...container, nodeSelector: { 'beta.kubernetes.io/os': 'windows' } }, undefined).os, 'windows');
-  assert.equal(analysePlacement({ ...container, nodeSelector: { 'node.kubernetes.io/windows-build': '10.0.20348' } }, undefined).os, 'windows');
+  assert.equal(
+    analysePlacement({ ...container, nodeSelector: { 'kubernetes.io/os': 'linux' } }, undefined).os,
+    'linux',
+  );
+  assert.equal(
+    analysePlacement({ ...container, nodeSelector: { 'beta.kubernetes.io/os': 'windows' } }, undefined).os,
+    'windows',
+  );
+  assert.equal(
+    analysePlacement({ ...container, nodeSelector: { 'node.kubernetes.io/windows-build': '10.0.20348' } }, undefined)
+      .os,
+    'windows',
+  );
   const affinity = (op: string, values: string[]) => ({
     ...container,
-    affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/os', operator: op, values }] }] } } },
+    affinity: {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/os', operator: op, values }] }],
+        },
+      },
+    },
   });
   assert.equal(analysePlacement(affinity('In', ['windows']), undefined).os, 'windows');
   assert.equal(analysePlacement(affinity('NotIn', ['windows']), undefined).os, 'linux');
@@ -39,11 +55,18 @@ test('spec.os.name names the OS but is not placement: the scheduler does not rea
   assert.equal(p.os, 'linux');
   assert.equal(p.osName, 'linux');
   assert.equal(p.placed, false);
-  assert.equal(analysePlacement({ ...container, os: { name: 'linux' }, nodeSelector: { 'kubernetes.io/os': 'linux' } }, undefined).placed, true);
+  assert.equal(
+    analysePlacement({ ...container, os: { name: 'linux' }, nodeSelector: { 'kubernetes.io/os': 'linux' } }, undefined)
+      .placed,
+    true,
+  );
 });
 
 test('disagreeing placement is a conflict', () => {
-  const p = analysePlacement({ ...container, os: { name: 'windows' }, nodeSelector: { 'kubernetes.io/os': 'linux' } }, undefined);
+  const p = analysePlacement(
+    { ...container, os: { name: 'windows' }, nodeSelector: { 'kubernetes.io/os': 'linux' } },
+    undefined,
+  );
   assert.equal(p.conflict, true);
   assert.equal(p.os, undefined);
 });

@@ -54,12 +54,18 @@ export function analysePlacement(spec: JsonMap, cluster: LintCluster | undefined
     if (os !== undefined) signals.push({ os, via: 'nodeSelector', path: ['nodeSelector', label] });
   }
   const windowsBuild = selector[WINDOWS_BUILD_LABEL];
-  if (windowsBuild !== undefined) signals.push({ os: 'windows', via: 'windows-build', path: ['nodeSelector', WINDOWS_BUILD_LABEL] });
+  if (windowsBuild !== undefined)
+    signals.push({ os: 'windows', via: 'windows-build', path: ['nodeSelector', WINDOWS_BUILD_LABEL] });
   const affinityOs = requiredAffinityOs(spec);
-  if (affinityOs !== undefined) signals.push({ os: affinityOs, via: 'nodeAffinity', path: ['affinity', 'nodeAffinity'] });
+  if (affinityOs !== undefined)
+    signals.push({ os: affinityOs, via: 'nodeAffinity', path: ['affinity', 'nodeAffinity'] });
   const runtimeClassName = asString(spec['runtimeClassName']);
-  const pool = runtimeClassName === undefined ? undefined : cluster?.windows.find((w) => w.runtimeClass === runtimeClassName);
-  if (pool !== undefined || (cluster === undefined && runtimeClassName !== undefined && /windows/i.test(runtimeClassName))) {
+  const pool =
+    runtimeClassName === undefined ? undefined : cluster?.windows.find((w) => w.runtimeClass === runtimeClassName);
+  if (
+    pool !== undefined ||
+    (cluster === undefined && runtimeClassName !== undefined && /windows/i.test(runtimeClassName))
+  ) {
     signals.push({ os: 'windows', via: 'runtimeClassName', path: ['runtimeClassName'] });
   }
   const oses = new Set(signals.map((s) => s.os));
@@ -77,7 +83,9 @@ export function analysePlacement(spec: JsonMap, cluster: LintCluster | undefined
 
 /** The OS every required node-affinity term pins, if they all pin the same one. */
 function requiredAffinityOs(spec: JsonMap): PodOs | undefined {
-  const required = asMap(asMap(asMap(spec['affinity'])?.['nodeAffinity'])?.['requiredDuringSchedulingIgnoredDuringExecution']);
+  const required = asMap(
+    asMap(asMap(spec['affinity'])?.['nodeAffinity'])?.['requiredDuringSchedulingIgnoredDuringExecution'],
+  );
   const terms = asArray(required?.['nodeSelectorTerms']);
   if (terms.length === 0) return undefined;
   const perTerm = terms.map((term) => termOs(asMap(term)));
@@ -92,7 +100,8 @@ function termOs(term: JsonMap | undefined): PodOs | undefined {
     const values = asArray(e['values']).map(asOs);
     const op = e['operator'];
     if (op === 'In' && values.length === 1) return values[0];
-    if (op === 'NotIn' && values.length === 1) return values[0] === 'windows' ? 'linux' : values[0] === 'linux' ? 'windows' : undefined;
+    if (op === 'NotIn' && values.length === 1)
+      return values[0] === 'windows' ? 'linux' : values[0] === 'linux' ? 'windows' : undefined;
   }
   return undefined;
 }

@@ -18,7 +18,12 @@ export function containersOf(spec: JsonMap): ContainerRef[] {
     asArray(spec[list]).forEach((item, index) => {
       const value = asMap(item);
       if (value === undefined) return;
-      out.push({ name: asString(value['name']) ?? `${list}[${index}]`, image: asString(value['image']), value, path: [list, index] });
+      out.push({
+        name: asString(value['name']) ?? `${list}[${index}]`,
+        image: asString(value['image']),
+        value,
+        path: [list, index],
+      });
     });
   }
   return out;
@@ -46,7 +51,8 @@ export function anyHostProcess(spec: JsonMap, containers: readonly ContainerRef[
 /** `windowsOptions.runAsUserName` of a container, falling back to the pod's. */
 export function runAsUserName(spec: JsonMap, container: ContainerRef): { value: string; path: NodePath } | undefined {
   const own = asString(asMap(asMap(container.value['securityContext'])?.['windowsOptions'])?.['runAsUserName']);
-  if (own !== undefined) return { value: own, path: [...container.path, 'securityContext', 'windowsOptions', 'runAsUserName'] };
+  if (own !== undefined)
+    return { value: own, path: [...container.path, 'securityContext', 'windowsOptions', 'runAsUserName'] };
   const pod = asString(asMap(asMap(spec['securityContext'])?.['windowsOptions'])?.['runAsUserName']);
   return pod === undefined ? undefined : { value: pod, path: ['securityContext', 'windowsOptions', 'runAsUserName'] };
 }

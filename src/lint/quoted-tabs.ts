@@ -17,7 +17,11 @@ type Quote = '"' | "'";
  */
 function opensScalar(lastNonSpace: string, previous: string | undefined): boolean {
   if (lastNonSpace === '' || lastNonSpace === '[' || lastNonSpace === '{' || lastNonSpace === ',') return true;
-  return (lastNonSpace === ':' || lastNonSpace === '-' || lastNonSpace === '?') && previous !== undefined && /\s/.test(previous);
+  return (
+    (lastNonSpace === ':' || lastNonSpace === '-' || lastNonSpace === '?') &&
+    previous !== undefined &&
+    /\s/.test(previous)
+  );
 }
 
 /** The text with the leading white space of quoted-scalar continuation lines that hold a tab made spaces; the same text when there are none. */

@@ -90,11 +90,12 @@ function plainData(doc: Document.Parsed, lineCounter: LineCounter): { value: unk
     const at = unresolved ?? aliases[0];
     const offset = (at as Node | undefined)?.range?.[0] ?? doc.range[0];
     const pos = lineCounter.linePos(offset);
-    const message = unresolved !== undefined
-      ? `alias *${unresolved.source} has no anchor &${unresolved.source} before it`
-      : aliases.length > 0
-        ? `aliases expand more than ${MAX_ALIAS_EXPANSIONS} times (an alias bomb?); write the values out or use fewer nested aliases`
-        : `cannot be read as data: ${firstLine(error instanceof Error ? error.message : String(error))}`;
+    const message =
+      unresolved !== undefined
+        ? `alias *${unresolved.source} has no anchor &${unresolved.source} before it`
+        : aliases.length > 0
+          ? `aliases expand more than ${MAX_ALIAS_EXPANSIONS} times (an alias bomb?); write the values out or use fewer nested aliases`
+          : `cannot be read as data: ${firstLine(error instanceof Error ? error.message : String(error))}`;
     return { problem: { line: pos.line, column: pos.col, message } };
   }
 }
@@ -112,5 +113,12 @@ function firstLine(message: string): string {
 export function sourceFromObject(path: string, object: unknown): ParsedFile {
   // No YAML node tree: building one per admission request costs more than the rules.
   const doc = new Document() as unknown as Document.Parsed;
-  return { path, text: '', source: '', lineCounter: new LineCounter(), documents: [{ index: 0, doc, value: object }], syntaxErrors: [] };
+  return {
+    path,
+    text: '',
+    source: '',
+    lineCounter: new LineCounter(),
+    documents: [{ index: 0, doc, value: object }],
+    syntaxErrors: [],
+  };
 }

@@ -54,7 +54,13 @@ export function placementFix(ctx: TemplateContext): PlacementFix | undefined {
     if (os === 'linux') return { os, osName, nodeSelector: true, toleration: false, runtimeClass: undefined };
     const runtimeClass = chooseRuntimeClass(ctx);
     if (runtimeClass !== undefined) return { os, osName, nodeSelector: false, toleration: false, runtimeClass };
-    return { os, osName, nodeSelector: true, toleration: !toleratesTaint(ctx.spec, ctx.cluster?.taint ?? WINDOWS_TAINT), runtimeClass: undefined };
+    return {
+      os,
+      osName,
+      nodeSelector: true,
+      toleration: !toleratesTaint(ctx.spec, ctx.cluster?.taint ?? WINDOWS_TAINT),
+      runtimeClass: undefined,
+    };
   }
   const os = placement.os;
   if (os === undefined) return undefined;
@@ -69,7 +75,8 @@ export function describeFix(fix: PlacementFix): string {
   if (fix.osName) parts.push(`spec.os.name: ${fix.os}`);
   if (fix.runtimeClass !== undefined) parts.push(`runtimeClassName: ${fix.runtimeClass}`);
   if (fix.nodeSelector) parts.push(`nodeSelector kubernetes.io/os: ${fix.os}`);
-  if (fix.toleration) parts.push(`a toleration for ${WINDOWS_TAINT.key}=${WINDOWS_TAINT.value}:${WINDOWS_TAINT.effect}`);
+  if (fix.toleration)
+    parts.push(`a toleration for ${WINDOWS_TAINT.key}=${WINDOWS_TAINT.value}:${WINDOWS_TAINT.effect}`);
   return `add ${joinWords(parts)} (\`kubemix lint --fix\` writes it)`;
 }
 

@@ -75,8 +75,13 @@ test('insertions at one offset go deepest first: an inner map that ends there ke
   assert.ok(outer !== undefined && inner !== undefined);
   assert.equal(outer.offset, inner.offset);
   const out = applyInsertions(text, [outer, inner]);
-  assert.equal(out, 'spec:\n  containers: []\n  nodeSelector:\n    disk: ssd\n    kubernetes.io/os: linux\n  os:\n    name: linux\n');
-  assert.deepEqual(parseDocument(out).toJS(), { spec: { containers: [], nodeSelector: { disk: 'ssd', 'kubernetes.io/os': 'linux' }, os: { name: 'linux' } } });
+  assert.equal(
+    out,
+    'spec:\n  containers: []\n  nodeSelector:\n    disk: ssd\n    kubernetes.io/os: linux\n  os:\n    name: linux\n',
+  );
+  assert.deepEqual(parseDocument(out).toJS(), {
+    spec: { containers: [], nodeSelector: { disk: 'ssd', 'kubernetes.io/os': 'linux' }, os: { name: 'linux' } },
+  });
 });
 
 test('a sequence item whose dash sits at its key column goes before a sibling entry at that offset', () => {
@@ -90,7 +95,9 @@ test('a sequence item whose dash sits at its key column goes before a sibling en
   const item = appendItem(text, seq, { key: 'os' }, style);
   assert.ok(entry !== undefined && item !== undefined);
   const out = applyInsertions(text, [entry, item]);
-  assert.deepEqual(parseDocument(out).toJS(), { spec: { tolerations: [{ key: 'a' }, { key: 'os' }], os: { name: 'windows' } } });
+  assert.deepEqual(parseDocument(out).toJS(), {
+    spec: { tolerations: [{ key: 'a' }, { key: 'os' }], os: { name: 'windows' } },
+  });
 });
 
 test('two insertions at the end of a file without a final newline: one newline, no blank line', () => {
@@ -103,5 +110,8 @@ test('two insertions at the end of a file without a final newline: one newline, 
   const outer = insertEntry(text, spec, 'os', { name: 'linux' }, style);
   const inner = insertEntry(text, selector, 'kubernetes.io/os', 'linux', style);
   assert.ok(outer !== undefined && inner !== undefined);
-  assert.equal(applyInsertions(text, [outer, inner]), 'spec:\n  nodeSelector:\n    disk: ssd\n    kubernetes.io/os: linux\n  os:\n    name: linux\n');
+  assert.equal(
+    applyInsertions(text, [outer, inner]),
+    'spec:\n  nodeSelector:\n    disk: ssd\n    kubernetes.io/os: linux\n  os:\n    name: linux\n',
+  );
 });

@@ -35,7 +35,9 @@ export function detectStyle(text: string, json: boolean): Style {
   const indents = [...text.matchAll(/^( +)\S/gm)].map((m) => (m[1] ?? '').length).filter((n) => n > 0);
   const unit = indents.length === 0 ? 2 : Math.min(...indents);
   const seqLines = [...text.matchAll(/^( *)[\w"'./-]+:[ \t]*(?:#.*)?\n( *)- /gm)];
-  const indentSeq = seqLines.length === 0 || seqLines.filter((m) => (m[2] ?? '').length > (m[1] ?? '').length).length * 2 >= seqLines.length;
+  const indentSeq =
+    seqLines.length === 0 ||
+    seqLines.filter((m) => (m[2] ?? '').length > (m[1] ?? '').length).length * 2 >= seqLines.length;
   return { unit: Math.min(unit, 8), indentSeq, json };
 }
 
@@ -90,7 +92,9 @@ function scalar(value: string, style: Style): string {
 function flow(value: EditValue, style: Style): string {
   if (typeof value === 'string') return scalar(value, style);
   if (Array.isArray(value)) return `[${(value as readonly EditValue[]).map((v) => flow(v, style)).join(', ')}]`;
-  const entries = Object.entries(value as Record<string, EditValue>).map(([k, v]) => `${scalar(k, style)}: ${flow(v, style)}`);
+  const entries = Object.entries(value as Record<string, EditValue>).map(
+    ([k, v]) => `${scalar(k, style)}: ${flow(v, style)}`,
+  );
   return `{${entries.join(', ')}}`;
 }
 
@@ -102,7 +106,9 @@ function blockEntry(key: string, value: EditValue, indent: number, style: Style)
     const dash = indent + (style.indentSeq ? style.unit : 0);
     return `${pad}${scalar(key, style)}:\n${(value as readonly EditValue[]).map((item) => blockItem(item, dash, style)).join('')}`;
   }
-  const inner = Object.entries(value as Record<string, EditValue>).map(([k, v]) => blockEntry(k, v, indent + style.unit, style));
+  const inner = Object.entries(value as Record<string, EditValue>).map(([k, v]) =>
+    blockEntry(k, v, indent + style.unit, style),
+  );
   return `${pad}${scalar(key, style)}:\n${inner.join('')}`;
 }
 
@@ -114,7 +120,13 @@ function blockItem(item: EditValue, indent: number, style: Style): string {
 }
 
 /** Insert `key: value` as the last entry of a map. */
-export function insertEntry(text: string, map: YAMLMap, key: string, value: EditValue, style: Style): Insertion | undefined {
+export function insertEntry(
+  text: string,
+  map: YAMLMap,
+  key: string,
+  value: EditValue,
+  style: Style,
+): Insertion | undefined {
   if (map.flow === true) return insertFlow(text, map, `${scalar(key, style)}: ${flow(value, style)}`, '}');
   const first = map.items[0]?.key;
   const last = map.items[map.items.length - 1];
@@ -152,7 +164,11 @@ function insertFlow(text: string, node: YAMLMap | YAMLSeq, entry: string, close:
   if (lastEnd === undefined || lastStart === undefined) return { offset: closeAt, text: entry, depth: 0 };
   // Pretty-printed JSON keeps one entry per line: so does the new one.
   const multiline = text.slice(lastEnd, closeAt).includes('\n');
-  return { offset: lastEnd, text: multiline ? `,\n${' '.repeat(columnOf(text, lastStart))}${entry}` : `, ${entry}`, depth: 0 };
+  return {
+    offset: lastEnd,
+    text: multiline ? `,\n${' '.repeat(columnOf(text, lastStart))}${entry}` : `, ${entry}`,
+    depth: 0,
+  };
 }
 
 function lastFlowItem(node: YAMLMap | YAMLSeq): { start: unknown; end: unknown } | undefined {
@@ -173,7 +189,9 @@ export function applyInsertions(text: string, insertions: readonly Insertion[]):
     // Array.prototype.sort is stable: equal depths keep their order.
     const texts = [...group].sort((a, b) => b.depth - a.depth).map((i) => i.text);
     // At the end of a file without a final newline each block insertion starts with one; the first is enough.
-    const joined = texts.map((t, i) => (i > 0 && t.startsWith('\n') && texts[i - 1]?.endsWith('\n') === true ? t.slice(1) : t)).join('');
+    const joined = texts
+      .map((t, i) => (i > 0 && t.startsWith('\n') && texts[i - 1]?.endsWith('\n') === true ? t.slice(1) : t))
+      .join('');
     out = out.slice(0, offset) + joined + out.slice(offset);
   }
   return out;

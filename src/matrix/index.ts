@@ -21,11 +21,39 @@ export interface KubernetesRelease {
 }
 
 export const KUBERNETES: readonly KubernetesRelease[] = [
-  { minor: '1.34', patch: '1.34.9', released: '2025-08-27', endOfLife: '2026-10-27', kubeadmApis: ['v1beta4', 'v1beta3'], containerdLines: ['2.2', '2.3'] },
-  { minor: '1.35', patch: '1.35.6', released: '2025-12-17', endOfLife: '2027-02-28', kubeadmApis: ['v1beta4', 'v1beta3'], containerdLines: ['2.2', '2.3'] },
+  {
+    minor: '1.34',
+    patch: '1.34.9',
+    released: '2025-08-27',
+    endOfLife: '2026-10-27',
+    kubeadmApis: ['v1beta4', 'v1beta3'],
+    containerdLines: ['2.2', '2.3'],
+  },
+  {
+    minor: '1.35',
+    patch: '1.35.6',
+    released: '2025-12-17',
+    endOfLife: '2027-02-28',
+    kubeadmApis: ['v1beta4', 'v1beta3'],
+    containerdLines: ['2.2', '2.3'],
+  },
   // kubeadm 1.36 removed v1beta3 (kubernetes/kubernetes#136016, deprecated since 1.31; migrate with the 1.35 binary).
-  { minor: '1.36', patch: '1.36.2', released: '2026-04-22', endOfLife: '2027-06-28', kubeadmApis: ['v1beta4'], containerdLines: ['2.2', '2.3'] },
-  { minor: '1.37', patch: '1.37.0', released: '2026-08-26', endOfLife: '2027-10-28', kubeadmApis: ['v1beta4'], containerdLines: [] },
+  {
+    minor: '1.36',
+    patch: '1.36.2',
+    released: '2026-04-22',
+    endOfLife: '2027-06-28',
+    kubeadmApis: ['v1beta4'],
+    containerdLines: ['2.2', '2.3'],
+  },
+  {
+    minor: '1.37',
+    patch: '1.37.0',
+    released: '2026-08-26',
+    endOfLife: '2027-10-28',
+    kubeadmApis: ['v1beta4'],
+    containerdLines: [],
+  },
 ];
 
 /** The newest minor whose containerd support upstream has confirmed. */
@@ -68,8 +96,22 @@ export interface WindowsRelease {
 }
 
 export const WINDOWS: readonly WindowsRelease[] = [
-  { os: 'windows-2022', build: '10.0.20348', ltsc: 'ltsc2022', minPause: '3.6', virtioDir: '2k22', images: { core: 'Windows Server 2022 SERVERDATACENTERCORE', desktop: 'Windows Server 2022 SERVERDATACENTER' } },
-  { os: 'windows-2025', build: '10.0.26100', ltsc: 'ltsc2025', minPause: '3.10.2', virtioDir: '2k25', images: { core: 'Windows Server 2025 SERVERDATACENTERCORE', desktop: 'Windows Server 2025 SERVERDATACENTER' } },
+  {
+    os: 'windows-2022',
+    build: '10.0.20348',
+    ltsc: 'ltsc2022',
+    minPause: '3.6',
+    virtioDir: '2k22',
+    images: { core: 'Windows Server 2022 SERVERDATACENTERCORE', desktop: 'Windows Server 2022 SERVERDATACENTER' },
+  },
+  {
+    os: 'windows-2025',
+    build: '10.0.26100',
+    ltsc: 'ltsc2025',
+    minPause: '3.10.2',
+    virtioDir: '2k25',
+    images: { core: 'Windows Server 2025 SERVERDATACENTERCORE', desktop: 'Windows Server 2025 SERVERDATACENTER' },
+  },
 ];
 
 /** Linux distributions kubemix deploys on, with the package family they use. */
@@ -107,7 +149,11 @@ export const COMPONENTS = {
 } as const;
 
 /** Calico via the Tigera operator (`cni.plugin: calico`): the manifests its docs apply, in order; Typha's port. */
-export const CALICO = { version: '3.32.2', manifests: ['operator-crds.yaml', 'tigera-operator.yaml'], typhaPort: 5473 } as const;
+export const CALICO = {
+  version: '3.32.2',
+  manifests: ['operator-crds.yaml', 'tigera-operator.yaml'],
+  typhaPort: 5473,
+} as const;
 
 /** URL patterns of upstream artifacts (mirrors in the spec replace the origin). */
 export const URLS = {
@@ -119,7 +165,8 @@ export const URLS = {
   runc: (version: string) => `https://github.com/opencontainers/runc/releases/download/v${version}/runc.amd64`,
   cniPlugins: (version: string) =>
     `https://github.com/containernetworking/plugins/releases/download/v${version}/cni-plugins-linux-amd64-v${version}.tgz`,
-  calicoManifest: (version: string, name: string) => `https://raw.githubusercontent.com/projectcalico/calico/v${version}/manifests/${name}`,
+  calicoManifest: (version: string, name: string) =>
+    `https://raw.githubusercontent.com/projectcalico/calico/v${version}/manifests/${name}`,
 } as const;
 
 /** Windows-only components (each from its upstream release page). */
@@ -164,30 +211,59 @@ const sidecar = (url: string, suffix: string): Checksum => ({ kind: 'sidecar', u
 const PINNED = {
   // rancher/rke2 Dockerfile.windows (commit 51288cd1730e517482451d8e17e8c9810ae2cc03, 2026-06-03)
   // pins flannel-io/flannel v0.28.4 flanneld.exe by this SHA256 (`sha256sum -c`).
-  flanneld: { version: '0.28.4', sha256: 'd5dd439bdd9e1adb04b715d3d4c15ddc1e59e7cd1bd7ab2a3d77a4aeca23429b', source: 'rancher/rke2 Dockerfile.windows@51288cd1' },
+  flanneld: {
+    version: '0.28.4',
+    sha256: 'd5dd439bdd9e1adb04b715d3d4c15ddc1e59e7cd1bd7ab2a3d77a4aeca23429b',
+    source: 'rancher/rke2 Dockerfile.windows@51288cd1',
+  },
   // winsw/winsw v2.12.0 publishes no checksum; three unrelated public projects that verify
   // WinSW-x64.exe v2.12.0 before use pin this same SHA256 (found by code search, 2026-11).
-  winsw: { version: '2.12.0', sha256: '05b82d46ad331cc16bdc00de5c6332c1ef818df8ceefcd49c726553209b3a0da', source: 'three independent pinning projects (WinSW publishes none)' },
+  winsw: {
+    version: '2.12.0',
+    sha256: '05b82d46ad331cc16bdc00de5c6332c1ef818df8ceefcd49c726553209b3a0da',
+    source: 'three independent pinning projects (WinSW publishes none)',
+  },
   // microsoft/windows-container-networking v0.3.1 publishes no checksum; hash recorded from a signed third-party manifest.
-  wcn: { version: '0.3.1', sha256: '4f36ee6905ada238ca2a9e1bfb8a1fb2912c2d88c4b6e5af4c41a42db70d7d68', source: 'third-party signed manifest' },
+  wcn: {
+    version: '0.3.1',
+    sha256: '4f36ee6905ada238ca2a9e1bfb8a1fb2912c2d88c4b6e5af4c41a42db70d7d68',
+    source: 'third-party signed manifest',
+  },
 } as const;
 
 /** The matrix's pin for a component, or null when the version differs from the one the hash is for. */
-function pin(p: { readonly version: string; readonly sha256: string; readonly source: string }, version: string): Checksum {
-  return version === p.version ? { kind: 'pinned', sha256: p.sha256, source: p.source } : { kind: 'pinned', sha256: null };
+function pin(
+  p: { readonly version: string; readonly sha256: string; readonly source: string },
+  version: string,
+): Checksum {
+  return version === p.version
+    ? { kind: 'pinned', sha256: p.sha256, source: p.source }
+    : { kind: 'pinned', sha256: null };
 }
 
 /** Every file a Windows worker downloads, for one Kubernetes and containerd release. */
 export function windowsDownloads(kubernetes: string, containerd: string): NodeDownload[] {
   const k8s = (name: string): NodeDownload => {
     const url = URLS.windowsBinary(kubernetes, name);
-    return { id: `windows/${name}.exe`, name: `${name}.exe`, version: kubernetes, url, checksum: sidecar(url, '.sha256') };
+    return {
+      id: `windows/${name}.exe`,
+      name: `${name}.exe`,
+      version: kubernetes,
+      url,
+      checksum: sidecar(url, '.sha256'),
+    };
   };
   const ctr = URLS.containerd(containerd, 'windows');
   const cni = `https://github.com/containernetworking/plugins/releases/download/v${COMPONENTS.cniPlugins}/cni-plugins-windows-amd64-v${COMPONENTS.cniPlugins}.tgz`;
   const fcni = `https://github.com/flannel-io/cni-plugin/releases/download/v${WINDOWS_COMPONENTS.flannelCniPlugin}/cni-plugin-flannel-windows-amd64-v${WINDOWS_COMPONENTS.flannelCniPlugin}.tgz`;
   const wcn = `https://github.com/microsoft/windows-container-networking/releases/download/v${COMPONENTS.windowsContainerNetworking}/windows-container-networking-cni-amd64-v${COMPONENTS.windowsContainerNetworking}.zip`;
-  const win = (name: string, version: string, url: string, checksum: Checksum): NodeDownload => ({ id: `windows/${name}`, name, version, url, checksum });
+  const win = (name: string, version: string, url: string, checksum: Checksum): NodeDownload => ({
+    id: `windows/${name}`,
+    name,
+    version,
+    url,
+    checksum,
+  });
   return [
     k8s('kubelet'),
     k8s('kubeadm'),
@@ -196,9 +272,24 @@ export function windowsDownloads(kubernetes: string, containerd: string): NodeDo
     win('containerd.tar.gz', containerd, ctr, sidecar(ctr, '.sha256sum')),
     win('cni-plugins.tgz', COMPONENTS.cniPlugins, cni, sidecar(cni, '.sha256')),
     win('flannel-cni-plugin.tgz', WINDOWS_COMPONENTS.flannelCniPlugin, fcni, sidecar(fcni, '.sha256')),
-    win('windows-container-networking.zip', COMPONENTS.windowsContainerNetworking, wcn, pin(PINNED.wcn, COMPONENTS.windowsContainerNetworking)),
-    win('flanneld.exe', COMPONENTS.flannel, `https://github.com/flannel-io/flannel/releases/download/v${COMPONENTS.flannel}/flanneld.exe`, pin(PINNED.flanneld, COMPONENTS.flannel)),
-    win('winsw.exe', WINDOWS_COMPONENTS.winsw, `https://github.com/winsw/winsw/releases/download/v${WINDOWS_COMPONENTS.winsw}/WinSW-x64.exe`, pin(PINNED.winsw, WINDOWS_COMPONENTS.winsw)),
+    win(
+      'windows-container-networking.zip',
+      COMPONENTS.windowsContainerNetworking,
+      wcn,
+      pin(PINNED.wcn, COMPONENTS.windowsContainerNetworking),
+    ),
+    win(
+      'flanneld.exe',
+      COMPONENTS.flannel,
+      `https://github.com/flannel-io/flannel/releases/download/v${COMPONENTS.flannel}/flanneld.exe`,
+      pin(PINNED.flanneld, COMPONENTS.flannel),
+    ),
+    win(
+      'winsw.exe',
+      WINDOWS_COMPONENTS.winsw,
+      `https://github.com/winsw/winsw/releases/download/v${WINDOWS_COMPONENTS.winsw}/WinSW-x64.exe`,
+      pin(PINNED.winsw, WINDOWS_COMPONENTS.winsw),
+    ),
   ];
 }
 
@@ -208,9 +299,27 @@ export function linuxDownloads(containerd: string, runc: string, cniPlugins: str
   const rc = URLS.runc(runc);
   const cni = URLS.cniPlugins(cniPlugins);
   return [
-    { id: 'linux/containerd.tar.gz', name: 'containerd.tar.gz', version: containerd, url: ctr, checksum: sidecar(ctr, '.sha256sum') },
-    { id: 'linux/runc', name: 'runc', version: runc, url: rc, checksum: { kind: 'sidecar', url: CHECKSUM_URLS.runc(rc) } },
-    { id: 'linux/cni-plugins.tgz', name: 'cni-plugins.tgz', version: cniPlugins, url: cni, checksum: sidecar(cni, '.sha256') },
+    {
+      id: 'linux/containerd.tar.gz',
+      name: 'containerd.tar.gz',
+      version: containerd,
+      url: ctr,
+      checksum: sidecar(ctr, '.sha256sum'),
+    },
+    {
+      id: 'linux/runc',
+      name: 'runc',
+      version: runc,
+      url: rc,
+      checksum: { kind: 'sidecar', url: CHECKSUM_URLS.runc(rc) },
+    },
+    {
+      id: 'linux/cni-plugins.tgz',
+      name: 'cni-plugins.tgz',
+      version: cniPlugins,
+      url: cni,
+      checksum: sidecar(cni, '.sha256'),
+    },
   ];
 }
 
@@ -227,7 +336,9 @@ export const CHECKSUM_URLS = {
 } as const;
 
 /** Every download id a spec may override, for any release. */
-export const DOWNLOAD_IDS: readonly string[] = [...linuxDownloads('0', '0', '0'), ...windowsDownloads('0', '0')].map((d) => d.id);
+export const DOWNLOAD_IDS: readonly string[] = [...linuxDownloads('0', '0', '0'), ...windowsDownloads('0', '0')].map(
+  (d) => d.id,
+);
 
 /**
  * sha256 of release downloads, by URL, recorded when a release is reviewed.

@@ -47,7 +47,11 @@ function matrixDownloads(model: ClusterModel): NodeDownload[] {
 }
 
 /** One download, resolved; a download without any known hash fails planning (exit 2), naming the pin to add. */
-export function resolveDownload(model: ClusterModel, id: string, matrix: readonly NodeDownload[] = matrixDownloads(model)): ResolvedDownload {
+export function resolveDownload(
+  model: ClusterModel,
+  id: string,
+  matrix: readonly NodeDownload[] = matrixDownloads(model),
+): ResolvedDownload {
   const d = matrix.find((x) => x.id === id);
   if (d === undefined) throw new Error(`no download ${id} in the matrix`);
   const user = model.spec.downloads[id];
@@ -55,12 +59,17 @@ export function resolveDownload(model: ClusterModel, id: string, matrix: readonl
   const url = user?.url ?? mirroredUrl(d.url, mirror);
   const base = { id, name: d.name, version: d.version, url };
   if (user?.sha256 !== undefined) return { ...base, sha256: user.sha256, hashFrom: 'spec' };
-  if (d.checksum.kind === 'sidecar') return { ...base, checksumUrl: mirroredUrl(d.checksum.url, mirror), hashFrom: 'published' };
+  if (d.checksum.kind === 'sidecar')
+    return { ...base, checksumUrl: mirroredUrl(d.checksum.url, mirror), hashFrom: 'published' };
   if (d.checksum.sha256 !== null) return { ...base, sha256: d.checksum.sha256, hashFrom: 'matrix' };
-  throw new InputError('downloads.no-sha256', `kubemix knows no published SHA256 for ${d.name} ${d.version} (${d.url}) and will not install a file it cannot verify`, {
-    path: `spec.downloads.${id}.sha256`,
-    hint: `pin it: spec.downloads.${id}.sha256 (and .url for another source)`,
-  });
+  throw new InputError(
+    'downloads.no-sha256',
+    `kubemix knows no published SHA256 for ${d.name} ${d.version} (${d.url}) and will not install a file it cannot verify`,
+    {
+      path: `spec.downloads.${id}.sha256`,
+      hint: `pin it: spec.downloads.${id}.sha256 (and .url for another source)`,
+    },
+  );
 }
 
 /** The services node's download cache, or undefined when the cluster has none (nodes then fetch from the source). */

@@ -3,7 +3,9 @@
 import { createHash } from 'node:crypto';
 
 export function macFor(cluster: string, node: string, attempt = 0): string {
-  const digest = createHash('sha256').update(`${cluster}/${node}${attempt === 0 ? '' : `#${attempt}`}`).digest();
+  const digest = createHash('sha256')
+    .update(`${cluster}/${node}${attempt === 0 ? '' : `#${attempt}`}`)
+    .digest();
   const tail = [digest[0], digest[1], digest[2]].map((b) => (b ?? 0).toString(16).padStart(2, '0'));
   return `52:54:00:${tail.join(':')}`;
 }

@@ -10,10 +10,17 @@ const model = (spec: string, nodes?: string, hypervisors?: string) =>
 
 test('addresses: controllers first, then workers, services below the gateway', () => {
   const m = model('k8s-libvirt-3-2-1');
-  assert.deepEqual(m.nodes.map((n) => `${n.name}=${n.ip}`), [
-    'controller-01=10.0.0.1', 'controller-02=10.0.0.2', 'controller-03=10.0.0.3',
-    'compute-01=10.0.0.4', 'compute-02=10.0.0.5', 'service-01=10.0.0.253',
-  ]);
+  assert.deepEqual(
+    m.nodes.map((n) => `${n.name}=${n.ip}`),
+    [
+      'controller-01=10.0.0.1',
+      'controller-02=10.0.0.2',
+      'controller-03=10.0.0.3',
+      'compute-01=10.0.0.4',
+      'compute-02=10.0.0.5',
+      'service-01=10.0.0.253',
+    ],
+  );
   assert.equal(m.cluster.network.gateway, '10.0.0.254');
   assert.equal(m.cluster.apiEndpoint.address, '10.0.0.253');
 });
@@ -21,8 +28,19 @@ test('addresses: controllers first, then workers, services below the gateway', (
 test('placement: control plane and services on the first hypervisor, workers round robin from the second', () => {
   const m = model('k8s-libvirt-1-2-2', undefined, 'a,b');
   const on = Object.fromEntries(m.nodes.map((n) => [n.name, n.hypervisor]));
-  assert.deepEqual(on, { 'controller-01': 'hypervisor-01', 'compute-01': 'hypervisor-02', 'compute-02': 'hypervisor-01', 'service-01': 'hypervisor-01' });
-  const single = placeOnHypervisors([{ name: 'w1', role: 'worker' }, { name: 'w2', role: 'worker' }], ['only']);
+  assert.deepEqual(on, {
+    'controller-01': 'hypervisor-01',
+    'compute-01': 'hypervisor-02',
+    'compute-02': 'hypervisor-01',
+    'service-01': 'hypervisor-01',
+  });
+  const single = placeOnHypervisors(
+    [
+      { name: 'w1', role: 'worker' },
+      { name: 'w2', role: 'worker' },
+    ],
+    ['only'],
+  );
   assert.deepEqual([...single.values()], ['only', 'only']);
 });
 
@@ -45,16 +63,23 @@ test('MTU: OVN Geneve across hypervisors leaves 1392 for VXLAN pods', () => {
 
 test('pod CIDRs are marked as predictions, services node has none', () => {
   const m = model('k8s-libvirt-1-1-1');
-  assert.deepEqual(m.nodes.map((n) => n.podCidr), [
-    { cidr: '10.244.0.0/24', predicted: true }, { cidr: '10.244.1.0/24', predicted: true }, undefined,
-  ]);
+  assert.deepEqual(
+    m.nodes.map((n) => n.podCidr),
+    [{ cidr: '10.244.0.0/24', predicted: true }, { cidr: '10.244.1.0/24', predicted: true }, undefined],
+  );
 });
 
 test('taints: Windows workers os=windows:NoSchedule; control plane untainted without Linux workers', () => {
   const mixed = model('k8s-libvirt-1-2-1', '[[when_group=compute_nodes,os=windows]]');
-  assert.deepEqual(mixed.nodes.map((n) => [n.name, n.taints.join(',')]), [
-    ['controller-01', ''], ['compute-01', 'os=windows:NoSchedule'], ['compute-02', 'os=windows:NoSchedule'], ['service-01', ''],
-  ]);
+  assert.deepEqual(
+    mixed.nodes.map((n) => [n.name, n.taints.join(',')]),
+    [
+      ['controller-01', ''],
+      ['compute-01', 'os=windows:NoSchedule'],
+      ['compute-02', 'os=windows:NoSchedule'],
+      ['service-01', ''],
+    ],
+  );
   const linux = model('k8s-libvirt-1-1-1');
   assert.deepEqual(linux.nodes[0]?.taints, ['node-role.kubernetes.io/control-plane:NoSchedule']);
 });

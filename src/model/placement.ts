@@ -2,7 +2,10 @@
 // on the first; workers round robin starting from the second, wrapping.
 import type { Role } from '../spec/nodes.js';
 
-export function placeOnHypervisors(nodes: readonly { name: string; role: Role }[], hypervisors: readonly string[]): Map<string, string> {
+export function placeOnHypervisors(
+  nodes: readonly { name: string; role: Role }[],
+  hypervisors: readonly string[],
+): Map<string, string> {
   const out = new Map<string, string>();
   if (hypervisors.length === 0) return out;
   let worker = 0;

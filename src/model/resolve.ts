@@ -4,9 +4,25 @@
 import { windowsRelease } from '../matrix/index.js';
 import { formatCidr, formatIp, parseCidr, subnetAt, type Cidr } from '../net/cidr.js';
 import type {
-  AddressRanges, HostConnection, HttpProxy, Hypervisor, Mirrors, NodeRole, PlanCluster, PlanNode, PodOverlay, ServicesSettings,
+  AddressRanges,
+  HostConnection,
+  HttpProxy,
+  Hypervisor,
+  Mirrors,
+  NodeRole,
+  PlanCluster,
+  PlanNode,
+  PodOverlay,
+  ServicesSettings,
 } from './types.js';
-import { addressRanges, resolveHypervisors, resolveMirrors, resolveOverlay, resolveProxy, resolveServices } from './settings.js';
+import {
+  addressRanges,
+  resolveHypervisors,
+  resolveMirrors,
+  resolveOverlay,
+  resolveProxy,
+  resolveServices,
+} from './settings.js';
 import type { NodeDraft } from '../spec/nodes.js';
 import { NODE_POD_PREFIX } from '../spec/rules/network.js';
 import type { SpecResult } from '../spec/read.js';
@@ -56,8 +72,14 @@ export function resolveModel(input: SpecResult): ClusterModel {
   const gateway = gatewayOf(net, spec.network.gateway);
   const drafts = input.nodes;
   const ips = ipsFor(spec, drafts, net, gateway);
-  const macs = assignMacs(spec.name, drafts.map((d) => d.name));
-  const placement = placeOnHypervisors(drafts, spec.hypervisors.map((h) => h.name));
+  const macs = assignMacs(
+    spec.name,
+    drafts.map((d) => d.name),
+  );
+  const placement = placeOnHypervisors(
+    drafts,
+    spec.hypervisors.map((h) => h.name),
+  );
   const hasLinuxWorker = drafts.some((d) => (d.role === 'worker' && !isWindows(d.os)) || d.alsoWorker);
   const overlay = resolveOverlay(spec);
   const podNetworks = addressRanges(spec.network.podCidr);
@@ -86,7 +108,11 @@ export function resolveModel(input: SpecResult): ClusterModel {
   const warnings: ModelWarning[] = input.warnings.map((w) => ({ code: w.code, path: w.path, message: w.message }));
   const cluster = clusterFacts(spec, versions, nodes, formatIp(4, gateway), warnings);
   return {
-    spec, cluster, versions, nodes, hosts: hostConnections(spec, nodes),
+    spec,
+    cluster,
+    versions,
+    nodes,
+    hosts: hostConnections(spec, nodes),
     overlay,
     podNetworks,
     serviceNetworks: addressRanges(spec.network.serviceCidr),
@@ -105,7 +131,11 @@ function isWindows(os: string): boolean {
 
 function ipsFor(spec: ClusterSpec, drafts: readonly NodeDraft[], net: Cidr, gateway: bigint): Map<string, string> {
   if (spec.driver === 'existing') return new Map(drafts.map((d) => [d.name, d.ip ?? '']));
-  const ips = allocateAddresses(net, gateway, drafts.map((d) => d.role));
+  const ips = allocateAddresses(
+    net,
+    gateway,
+    drafts.map((d) => d.role),
+  );
   return new Map(drafts.map((d, i) => [d.name, ips[i] ?? '']));
 }
 
@@ -119,7 +149,9 @@ function predictPodCidrs(podNetworks: AddressRanges, drafts: readonly NodeDraft[
   const first = parseCidr(podNetworks.all[0] ?? '');
   const out = new Map<string, string>();
   if (first === undefined || first.family !== 4) return out;
-  drafts.filter((d) => d.role !== 'services').forEach((d, i) => out.set(d.name, formatCidr(subnetAt(first, NODE_POD_PREFIX, BigInt(i)))));
+  drafts
+    .filter((d) => d.role !== 'services')
+    .forEach((d, i) => out.set(d.name, formatCidr(subnetAt(first, NODE_POD_PREFIX, BigInt(i)))));
   return out;
 }
 
@@ -129,13 +161,23 @@ function taintsFor(d: NodeDraft, hasLinuxWorker: boolean): string[] {
   return [];
 }
 
-function clusterFacts(spec: ClusterSpec, versions: ResolvedVersions, nodes: readonly PlanNode[], gateway: string, warnings: ModelWarning[]): PlanCluster {
+function clusterFacts(
+  spec: ClusterSpec,
+  versions: ResolvedVersions,
+  nodes: readonly PlanNode[],
+  gateway: string,
+  warnings: ModelWarning[],
+): PlanCluster {
   const services = nodes.find((n) => n.role === 'services');
   const firstController = nodes.find((n) => n.role === 'control-plane');
   const viaLoadBalancer = services !== undefined && spec.services.loadBalancer;
   const host = `api.${spec.name}.${spec.domain}`;
   if (services === undefined || !spec.services.dns) {
-    warnings.push({ code: 'api.dns', path: 'spec.services.dns', message: `no services DNS: make ${host} resolve to ${viaLoadBalancer ? services?.ip : firstController?.ip} in your DNS before deploying` });
+    warnings.push({
+      code: 'api.dns',
+      path: 'spec.services.dns',
+      message: `no services DNS: make ${host} resolve to ${viaLoadBalancer ? services?.ip : firstController?.ip} in your DNS before deploying`,
+    });
   }
   const controllers = nodes.filter((n) => n.role === 'control-plane').length;
   if (!viaLoadBalancer && controllers > 1) {
@@ -162,9 +204,19 @@ function clusterFacts(spec: ClusterSpec, versions: ResolvedVersions, nodes: read
 
 function hostConnections(spec: ClusterSpec, nodes: readonly PlanNode[]): HostConnection[] {
   if (spec.driver === 'existing') {
-    return spec.hosts.map((h) => ({ name: h.name, ...sshFields(h), shell: isWindows(h.os) ? 'powershell' : 'sh', provisioner: 'user' }));
+    return spec.hosts.map((h) => ({
+      name: h.name,
+      ...sshFields(h),
+      shell: isWindows(h.os) ? 'powershell' : 'sh',
+      provisioner: 'user',
+    }));
   }
-  const hypervisors = spec.hypervisors.map((h): HostConnection => ({ name: h.name, ...sshFields(h), shell: 'sh', provisioner: 'user' }));
+  const hypervisors = spec.hypervisors.map((h): HostConnection => ({
+    name: h.name,
+    ...sshFields(h),
+    shell: 'sh',
+    provisioner: 'user',
+  }));
   // Guests sit on the cluster's private network: reach them through their hypervisor.
   const guests = nodes.map((n): HostConnection => {
     const hv = spec.hypervisors.find((h) => h.name === n.hypervisor);
@@ -191,7 +243,16 @@ function sshFields(t: SshTarget): SshFields {
     port: t.port,
     user: t.user,
     ...(t.identityFile === undefined ? {} : { identityFile: t.identityFile }),
-    ...(b === undefined ? {} : { bastion: { address: b.address, port: b.port, user: b.user, ...(b.identityFile === undefined ? {} : { identityFile: b.identityFile }) } }),
+    ...(b === undefined
+      ? {}
+      : {
+          bastion: {
+            address: b.address,
+            port: b.port,
+            user: b.user,
+            ...(b.identityFile === undefined ? {} : { identityFile: b.identityFile }),
+          },
+        }),
   };
 }
 

@@ -50,11 +50,17 @@ export function servingTlsSecrets(dnsName: string, ip: string): { readonly cert:
 }
 
 /** The DNS name and IP address a serving-certificate secret name is for; undefined for other names. */
-export function parseServingTlsSecret(name: string): { readonly part: 'cert' | 'key'; readonly dnsName: string; readonly ip: string } | undefined {
+export function parseServingTlsSecret(
+  name: string,
+): { readonly part: 'cert' | 'key'; readonly dnsName: string; readonly ip: string } | undefined {
   const m = /^serving-(cert|key)_([a-z0-9.-]+)_([0-9.]+|[0-9a-f:]+)$/.exec(name);
   if (m === null) return undefined;
   return { part: m[1] === 'cert' ? 'cert' : 'key', dnsName: m[2] ?? '', ip: m[3] ?? '' };
 }
 
 /** The secrets that make up the cluster CA: created together, never one alone. */
-export const CLUSTER_CA_SECRETS = [SECRET_NAMES.clusterCaCert, SECRET_NAMES.clusterCaKey, SECRET_NAMES.clusterCaCertHash] as const;
+export const CLUSTER_CA_SECRETS = [
+  SECRET_NAMES.clusterCaCert,
+  SECRET_NAMES.clusterCaKey,
+  SECRET_NAMES.clusterCaCertHash,
+] as const;

@@ -15,7 +15,12 @@ export interface HostConnection {
   /** Private key file; absent means ssh-agent / default identities. */
   readonly identityFile?: string;
   /** Jump host (ProxyJump) to reach `address` through. */
-  readonly bastion?: { readonly address: string; readonly port: number; readonly user: string; readonly identityFile?: string };
+  readonly bastion?: {
+    readonly address: string;
+    readonly port: number;
+    readonly user: string;
+    readonly identityFile?: string;
+  };
   /** The shell the host's SSH server runs commands in. */
   readonly shell: Shell;
   /**
@@ -67,7 +72,12 @@ export interface PlanCluster {
     readonly nodeMtu: number;
     readonly podMtu: number;
   };
-  readonly cni: { readonly plugin: 'flannel' | 'calico'; readonly backend: 'vxlan' | 'host-gw'; readonly vni: number; readonly port: number };
+  readonly cni: {
+    readonly plugin: 'flannel' | 'calico';
+    readonly backend: 'vxlan' | 'host-gw';
+    readonly vni: number;
+    readonly port: number;
+  };
   readonly apiEndpoint: { readonly host: string; readonly port: number; readonly address: string };
 }
 

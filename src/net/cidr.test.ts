@@ -5,7 +5,8 @@ import { addressAt, formatCidr, hasHostBits, overlaps, parseCidr, subnetAt, usab
 test('parses IPv4 and IPv6 networks and refuses host bits and junk', () => {
   assert.equal(formatCidr(parseCidr('10.0.0.0/24') ?? assert.fail()), '10.0.0.0/24');
   assert.equal(formatCidr(parseCidr('fd00:10:244::/56') ?? assert.fail()), 'fd00:10:244::/56');
-  for (const bad of ['10.0.0.1/24', '10.0.0.0/33', '10.0/16', '10.0.0.0', 'x/8', '10.0.0.0/8/8']) assert.equal(parseCidr(bad), undefined, bad);
+  for (const bad of ['10.0.0.1/24', '10.0.0.0/33', '10.0/16', '10.0.0.0', 'x/8', '10.0.0.0/8/8'])
+    assert.equal(parseCidr(bad), undefined, bad);
   assert.equal(hasHostBits('10.0.0.1/24'), true);
 });
 

@@ -7,9 +7,8 @@ export { CLUSTER_NODE };
 
 export function artifactLocalPath(node: string, remotePath: string): string {
   const windows = /^([A-Za-z]):[\\/](.*)$/.exec(remotePath);
-  const parts = windows === null
-    ? remotePath.split('/')
-    : [windows[1]?.toUpperCase() ?? '', ...(windows[2] ?? '').split(/[\\/]/)];
+  const parts =
+    windows === null ? remotePath.split('/') : [windows[1]?.toUpperCase() ?? '', ...(windows[2] ?? '').split(/[\\/]/)];
   const clean = parts.filter((p) => p !== '' && p !== '.');
   if (clean.some((p) => p === '..')) throw new Error(`artifact path escapes its folder: ${remotePath}`);
   return ['artifacts', node, ...clean].join('/');

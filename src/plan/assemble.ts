@@ -32,7 +32,13 @@ export const CONTRIBUTORS: readonly PlanContributor[] = [
   (model) => ({ tasks: factTasks(model) }),
   (model) => ({ tasks: cleanupTasks(model) }),
   (model) => ({ tasks: validationTasks(model) }),
-  (model) => windowsTasks(model, { ...DEFAULT_WINDOWS_OPTIONS, joinAfter: clusterReadyTaskIds(model), kubeProxyAfter: kubeProxyTokenTaskIds(model), flanneldAfter: flannelTokenTaskIds(model) }),
+  (model) =>
+    windowsTasks(model, {
+      ...DEFAULT_WINDOWS_OPTIONS,
+      joinAfter: clusterReadyTaskIds(model),
+      kubeProxyAfter: kubeProxyTokenTaskIds(model),
+      flanneldAfter: flannelTokenTaskIds(model),
+    }),
   servicesContribution,
   linuxPrepContribution,
   containerdContribution,
@@ -41,11 +47,23 @@ export const CONTRIBUTORS: readonly PlanContributor[] = [
   (model) => ({ tasks: kubeProxyTokenTasks(model) }),
 ];
 
-export function assemblePlan(model: ClusterModel, contributors: readonly PlanContributor[] = CONTRIBUTORS): AssembledPlan {
+export function assemblePlan(
+  model: ClusterModel,
+  contributors: readonly PlanContributor[] = CONTRIBUTORS,
+): AssembledPlan {
   const parts = contributors.map((c) => c(model));
   const rendered = parts.flatMap((p) => p.artifacts ?? []);
-  const ids = downloadIds(parts.flatMap((p) => p.tasks), rendered);
-  const tasks = sortTasks(withDownloadCache(model, parts.flatMap((p) => p.tasks), ids));
+  const ids = downloadIds(
+    parts.flatMap((p) => p.tasks),
+    rendered,
+  );
+  const tasks = sortTasks(
+    withDownloadCache(
+      model,
+      parts.flatMap((p) => p.tasks),
+      ids,
+    ),
+  );
   checkGraph(tasks);
   const files = rendered
     .map((a) => ({ ...a, localPath: artifactLocalPath(a.node, a.remotePath) }))
@@ -71,7 +89,18 @@ export function assemblePlan(model: ClusterModel, contributors: readonly PlanCon
     warnings: model.warnings,
   };
   const hash = planHash(body);
-  const plan: Plan = { apiVersion: body.apiVersion, kind: body.kind, hash, cluster: body.cluster, hosts: body.hosts, nodes: body.nodes, artifacts, tasks, downloads: body.downloads, warnings: body.warnings };
+  const plan: Plan = {
+    apiVersion: body.apiVersion,
+    kind: body.kind,
+    hash,
+    cluster: body.cluster,
+    hosts: body.hosts,
+    nodes: body.nodes,
+    artifacts,
+    tasks,
+    downloads: body.downloads,
+    warnings: body.warnings,
+  };
   return { plan, files };
 }
 
@@ -99,7 +128,9 @@ function withDownloadCache(model: ClusterModel, tasks: readonly Task[], ids: rea
 }
 
 function sortTasks(tasks: readonly Task[]): Task[] {
-  return [...tasks].sort((a, b) => STAGES.indexOf(a.stage) - STAGES.indexOf(b.stage) || compare(a.host, b.host) || compare(a.id, b.id));
+  return [...tasks].sort(
+    (a, b) => STAGES.indexOf(a.stage) - STAGES.indexOf(b.stage) || compare(a.host, b.host) || compare(a.id, b.id),
+  );
 }
 
 function compare(a: string, b: string): number {

@@ -13,7 +13,8 @@ export function checkGraph(tasks: readonly Task[]): void {
     for (const dep of t.after) {
       const d = byId.get(dep);
       if (d === undefined) throw new Error(`task ${t.id} depends on unknown task ${dep}`);
-      if (STAGES.indexOf(d.stage) > STAGES.indexOf(t.stage)) throw new Error(`task ${t.id} depends on ${dep}, which is in a later stage`);
+      if (STAGES.indexOf(d.stage) > STAGES.indexOf(t.stage))
+        throw new Error(`task ${t.id} depends on ${dep}, which is in a later stage`);
     }
   }
   const cycle = findCycle(tasks, byId);

@@ -27,7 +27,9 @@ export function assembleResetPlan(model: ClusterModel): AssembledPlan {
 }
 
 function windowsReset(model: ClusterModel): { tasks: Task[]; artifacts: RenderedArtifact[] } {
-  const artifacts = windowsWorkers(model).flatMap((n) => renderWindowsNode(model, n).filter((a) => a.remotePath === WIN.resetScript));
+  const artifacts = windowsWorkers(model).flatMap((n) =>
+    renderWindowsNode(model, n).filter((a) => a.remotePath === WIN.resetScript),
+  );
   return { tasks: windowsResetTasks(model), artifacts };
 }
 
@@ -35,8 +37,15 @@ function windowsReset(model: ClusterModel): { tasks: Task[]; artifacts: Rendered
 function linuxReset(model: ClusterModel): { tasks: Task[] } {
   const nodes = linuxNodes(model);
   const workers = nodes.filter((n) => n.role === 'worker');
-  const windowsDeletes = windowsResetTasks(model).filter((t) => t.name.startsWith('delete-node-')).map((t) => t.id);
-  const tasks = nodes.map((n) => linuxResetTask(n, n.role === 'worker' ? [] : [...workers.map((w) => taskId(STAGE, w.name, 'node-reset')), ...windowsDeletes]));
+  const windowsDeletes = windowsResetTasks(model)
+    .filter((t) => t.name.startsWith('delete-node-'))
+    .map((t) => t.id);
+  const tasks = nodes.map((n) =>
+    linuxResetTask(
+      n,
+      n.role === 'worker' ? [] : [...workers.map((w) => taskId(STAGE, w.name, 'node-reset')), ...windowsDeletes],
+    ),
+  );
   return { tasks };
 }
 
@@ -64,14 +73,20 @@ function servicesReset(model: ClusterModel): { tasks: Task[] } {
   const files = [...new Set(artifacts.filter((a) => a.node === host).map((a) => a.remotePath))].sort();
   const units = SERVICE_UNITS.join(' ');
   return {
-    tasks: [task({
-      stage: STAGE,
-      host,
-      name: 'services-reset',
-      description: `stop ${SERVICE_UNITS.join(', ')} and remove the files kubemix wrote`,
-      check: sh(`for u in ${units}; do ! systemctl is-active --quiet "$u" || exit 1; done\nfor f in ${files.map(shellQuote).join(' ')}; do [ ! -e "$f" ] || exit 1; done`),
-      apply: sh(`for u in ${units}; do systemctl disable --now "$u" 2>/dev/null || true; done\nrm -f ${files.map(shellQuote).join(' ')}`),
-      timeoutSeconds: 300,
-    })],
+    tasks: [
+      task({
+        stage: STAGE,
+        host,
+        name: 'services-reset',
+        description: `stop ${SERVICE_UNITS.join(', ')} and remove the files kubemix wrote`,
+        check: sh(
+          `for u in ${units}; do ! systemctl is-active --quiet "$u" || exit 1; done\nfor f in ${files.map(shellQuote).join(' ')}; do [ ! -e "$f" ] || exit 1; done`,
+        ),
+        apply: sh(
+          `for u in ${units}; do systemctl disable --now "$u" 2>/dev/null || true; done\nrm -f ${files.map(shellQuote).join(' ')}`,
+        ),
+        timeoutSeconds: 300,
+      }),
+    ],
   };
 }

@@ -32,7 +32,8 @@ export class ImageCache {
   /** The digest a reference pointed at; with `fresh`, only within the TTL. */
   tag(ref: string, fresh: boolean): TagEntry | undefined {
     const entry = this.#tags.get(ref) ?? this.#read<TagEntry>(['tags', `${keyOf(ref)}.json`]);
-    if (entry === undefined || typeof entry.digest !== 'string' || typeof entry.fetchedAt !== 'number') return undefined;
+    if (entry === undefined || typeof entry.digest !== 'string' || typeof entry.fetchedAt !== 'number')
+      return undefined;
     this.#tags.set(ref, entry);
     return !fresh || this.#now() - entry.fetchedAt < this.ttlMs ? entry : undefined;
   }

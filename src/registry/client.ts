@@ -46,15 +46,25 @@ export class RegistryClient {
     const res = await this.#get(ref, `manifests/${reference}`, MANIFEST_ACCEPT, signal);
     const digest = sha256(res.body);
     if (reference.startsWith('sha256:') && digest !== reference) {
-      throw new RegistryError('registry.digest-mismatch', `${ref.host}/${ref.repository}@${reference}: content has digest ${digest}`);
+      throw new RegistryError(
+        'registry.digest-mismatch',
+        `${ref.host}/${ref.repository}@${reference}: content has digest ${digest}`,
+      );
     }
-    const mediaType = String(res.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+    const mediaType =
+      String(res.headers['content-type'] ?? '')
+        .split(';')[0]
+        ?.trim() ?? '';
     return { body: res.body, mediaType, digest };
   }
 
   async blob(ref: RegistryRef, digest: string, signal?: AbortSignal): Promise<Buffer> {
     const res = await this.#get(ref, `blobs/${digest}`, '*/*', signal);
-    if (sha256(res.body) !== digest) throw new RegistryError('registry.digest-mismatch', `${ref.host}/${ref.repository} blob ${digest}: content differs`);
+    if (sha256(res.body) !== digest)
+      throw new RegistryError(
+        'registry.digest-mismatch',
+        `${ref.host}/${ref.repository} blob ${digest}: content differs`,
+      );
     return res.body;
   }
 
@@ -69,15 +79,31 @@ export class RegistryClient {
       res = await this.#send(url, accept, authorization, signal);
     }
     if (res.status !== 200) {
-      throw new RegistryError(res.status === 404 ? 'registry.not-found' : 'registry.status', `${key}/${path}: HTTP ${res.status}`, { status: res.status });
+      throw new RegistryError(
+        res.status === 404 ? 'registry.not-found' : 'registry.status',
+        `${key}/${path}: HTTP ${res.status}`,
+        { status: res.status },
+      );
     }
     return res;
   }
 
-  #send(url: string, accept: string, authorization: string | undefined, signal: AbortSignal | undefined): Promise<HttpResponse> {
+  #send(
+    url: string,
+    accept: string,
+    authorization: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<HttpResponse> {
     const headers: Record<string, string> = { accept, 'user-agent': 'kubemix' };
     if (authorization !== undefined) headers['authorization'] = authorization;
-    return registryGet(url, { headers, ca: this.#options.ca, timeoutMs: this.#options.timeoutMs, maxBytes: MAX_BYTES, ...this.#transport(), ...(signal === undefined ? {} : { signal }) });
+    return registryGet(url, {
+      headers,
+      ca: this.#options.ca,
+      timeoutMs: this.#options.timeoutMs,
+      maxBytes: MAX_BYTES,
+      ...this.#transport(),
+      ...(signal === undefined ? {} : { signal }),
+    });
   }
 
   #transport(): { insecure?: ReadonlySet<string> } {
@@ -88,27 +114,50 @@ export class RegistryClient {
     const challenge = parseChallenge(headerOf(res, 'www-authenticate'));
     const credential = this.#options.credentials.get(ref.host);
     if (challenge?.scheme === 'basic') {
-      if (credential === undefined) throw new RegistryError('registry.unauthorized', `${ref.host} wants credentials`, { status: 401, hint: 'add them with docker login or --registry-auth' });
+      if (credential === undefined)
+        throw new RegistryError('registry.unauthorized', `${ref.host} wants credentials`, {
+          status: 401,
+          hint: 'add them with docker login or --registry-auth',
+        });
       return basic(credential);
     }
     if (challenge?.scheme === 'bearer') return `Bearer ${await this.#token(ref, challenge.params, credential, signal)}`;
-    throw new RegistryError('registry.unauthorized', `${ref.host}: HTTP 401 without a usable challenge`, { status: 401 });
+    throw new RegistryError('registry.unauthorized', `${ref.host}: HTTP 401 without a usable challenge`, {
+      status: 401,
+    });
   }
 
   /** The token endpoint (`realm`) with the pull scope for this repository. */
-  async #token(ref: RegistryRef, params: Readonly<Record<string, string>>, credential: Credential | undefined, signal: AbortSignal | undefined): Promise<string> {
+  async #token(
+    ref: RegistryRef,
+    params: Readonly<Record<string, string>>,
+    credential: Credential | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<string> {
     const realm = params['realm'];
-    if (realm === undefined) throw new RegistryError('registry.unauthorized', `${ref.host}: Bearer challenge without realm`);
+    if (realm === undefined)
+      throw new RegistryError('registry.unauthorized', `${ref.host}: Bearer challenge without realm`);
     const url = new URL(realm);
     if (params['service'] !== undefined) url.searchParams.set('service', params['service']);
     url.searchParams.set('scope', params['scope'] ?? `repository:${ref.repository}:pull`);
     const headers: Record<string, string> = { 'user-agent': 'kubemix' };
     if (credential !== undefined) headers['authorization'] = basic(credential);
-    const res = await registryGet(url.toString(), { headers, ca: this.#options.ca, timeoutMs: this.#options.timeoutMs, maxBytes: 1024 * 1024, ...this.#transport(), ...(signal === undefined ? {} : { signal }) });
-    if (res.status !== 200) throw new RegistryError('registry.unauthorized', `${url.host}: token request answered HTTP ${res.status}`, { status: res.status });
+    const res = await registryGet(url.toString(), {
+      headers,
+      ca: this.#options.ca,
+      timeoutMs: this.#options.timeoutMs,
+      maxBytes: 1024 * 1024,
+      ...this.#transport(),
+      ...(signal === undefined ? {} : { signal }),
+    });
+    if (res.status !== 200)
+      throw new RegistryError('registry.unauthorized', `${url.host}: token request answered HTTP ${res.status}`, {
+        status: res.status,
+      });
     const body = parseJson(res.body, `${url.host} token`) as { token?: unknown; access_token?: unknown };
     const token = typeof body.token === 'string' ? body.token : body.access_token;
-    if (typeof token !== 'string' || token === '') throw new RegistryError('registry.unauthorized', `${url.host}: token response without a token`);
+    if (typeof token !== 'string' || token === '')
+      throw new RegistryError('registry.unauthorized', `${url.host}: token response without a token`);
     return token;
   }
 }

@@ -16,7 +16,11 @@ export type Credentials = ReadonlyMap<string, Credential>;
 
 /** `https://index.docker.io/v1/`, `docker.io` and `registry-1.docker.io` are one registry. */
 export function normaliseHost(key: string): string {
-  const host = key.replace(/^[a-z]+:\/\//i, '').split('/')[0]?.toLowerCase() ?? '';
+  const host =
+    key
+      .replace(/^[a-z]+:\/\//i, '')
+      .split('/')[0]
+      ?.toLowerCase() ?? '';
   return host === 'index.docker.io' || host === 'docker.io' ? 'registry-1.docker.io' : host;
 }
 
@@ -51,8 +55,13 @@ export function parseDockerConfig(text: string, path: string): Map<string, Crede
 export function credentialsOfAuths(auths: unknown): Map<string, Credential> {
   const out = new Map<string, Credential>();
   if (typeof auths !== 'object' || auths === null) return out;
-  for (const [key, entry] of Object.entries(auths as Record<string, { auth?: unknown; username?: unknown; password?: unknown } | null>)) {
-    const credential = typeof entry?.auth === 'string' && entry.auth !== '' ? fromAuth(entry.auth) : fromFields(entry?.username, entry?.password);
+  for (const [key, entry] of Object.entries(
+    auths as Record<string, { auth?: unknown; username?: unknown; password?: unknown } | null>,
+  )) {
+    const credential =
+      typeof entry?.auth === 'string' && entry.auth !== ''
+        ? fromAuth(entry.auth)
+        : fromFields(entry?.username, entry?.password);
     if (credential !== undefined) out.set(normaliseHost(key), credential);
   }
   return out;
@@ -65,7 +74,9 @@ function fromAuth(auth: string): Credential | undefined {
 }
 
 function fromFields(username: unknown, password: unknown): Credential | undefined {
-  return typeof username === 'string' && username !== '' && typeof password === 'string' ? { username, password } : undefined;
+  return typeof username === 'string' && username !== '' && typeof password === 'string'
+    ? { username, password }
+    : undefined;
 }
 
 /** `host=user:/path/to/password-file`; the file's trailing newline is dropped. */
@@ -82,7 +93,10 @@ export function parseRegistryAuthFlag(flag: string, readFile: (path: string) => 
   try {
     password = readFile(file).replace(/\r?\n$/, '');
   } catch (error) {
-    throw new InputError('flags.registry-auth', `--registry-auth: cannot read password file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw new InputError(
+      'flags.registry-auth',
+      `--registry-auth: cannot read password file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
   }
   return [normaliseHost(flag.slice(0, eq)), { username: flag.slice(eq + 1, colon), password }];
 }

@@ -43,7 +43,10 @@ export async function registryGet(url: string, options: HttpOptions): Promise<Ht
     if (res.status < 300 || res.status >= 400 || location === undefined) return res;
     const next = new URL(location, current);
     if (!allowed(next, options.insecure)) {
-      throw new RegistryError('registry.insecure-redirect', `${current} redirects to ${next.protocol} URL of ${next.host}; only https is followed, http only to --insecure-registry hosts`);
+      throw new RegistryError(
+        'registry.insecure-redirect',
+        `${current} redirects to ${next.protocol} URL of ${next.host}; only https is followed, http only to --insecure-registry hosts`,
+      );
     }
     if (next.host !== origin) {
       const { authorization: _dropped, Authorization: _alsoDropped, ...rest } = headers;
@@ -54,11 +57,22 @@ export async function registryGet(url: string, options: HttpOptions): Promise<Ht
   throw new RegistryError('registry.redirects', `${url}: more than ${MAX_REDIRECTS} redirects`);
 }
 
-function once(url: string, headers: Record<string, string>, options: HttpOptions, signal: AbortSignal): Promise<HttpResponse> {
+function once(
+  url: string,
+  headers: Record<string, string>,
+  options: HttpOptions,
+  signal: AbortSignal,
+): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
     if (!allowed(u, options.insecure)) {
-      reject(new RegistryError('registry.insecure', `${u.protocol}//${u.host}: plain HTTP only to hosts given as --insecure-registry`, { hint: `--insecure-registry ${u.host} if this registry really has no TLS` }));
+      reject(
+        new RegistryError(
+          'registry.insecure',
+          `${u.protocol}//${u.host}: plain HTTP only to hosts given as --insecure-registry`,
+          { hint: `--insecure-registry ${u.host} if this registry really has no TLS` },
+        ),
+      );
       return;
     }
     // Giving `ca` replaces Node's roots; keep them so public registries still verify.
@@ -75,12 +89,15 @@ function once(url: string, headers: Record<string, string>, options: HttpOptions
         }
         chunks.push(chunk);
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), url }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), url }),
+      );
       res.on('error', reject);
     };
-    const req = u.protocol === 'http:'
-      ? httpRequest(u, { method: 'GET', headers, signal }, onResponse)
-      : request(u, { method: 'GET', headers, signal, ...(ca === undefined ? {} : { ca }) }, onResponse);
+    const req =
+      u.protocol === 'http:'
+        ? httpRequest(u, { method: 'GET', headers, signal }, onResponse)
+        : request(u, { method: 'GET', headers, signal, ...(ca === undefined ? {} : { ca }) }, onResponse);
     req.on('error', (error) => reject(wrapNetworkError(url, error, signal)));
     req.end();
   });
@@ -98,4 +115,3 @@ function wrapNetworkError(url: string, error: Error, signal: AbortSignal): Error
   const code = (error as NodeJS.ErrnoException).code ?? error.message;
   return new RegistryError('registry.unreachable', `${host}: ${code}`, { cause: error });
 }
-

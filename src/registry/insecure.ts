@@ -5,7 +5,8 @@
 import { InputError } from '../errors.js';
 import { normaliseHost } from './credentials.js';
 
-const HOST_PORT = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+const HOST_PORT =
+  /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 
 /** The host as image references name it (`reg.local:5000`), lowercased; no scheme, path or wildcard. */
 export function parseInsecureRegistry(flag: string): string {

@@ -23,24 +23,47 @@ interface IndexEntry {
   readonly annotations?: Readonly<Record<string, string>>;
 }
 
-export async function fetchPlatforms(client: RegistryClient, ref: RegistryRef, signal?: AbortSignal): Promise<ImagePlatforms> {
+export async function fetchPlatforms(
+  client: RegistryClient,
+  ref: RegistryRef,
+  signal?: AbortSignal,
+): Promise<ImagePlatforms> {
   const manifest = await client.manifest(ref, ref.reference, signal);
-  const doc = parseJson(manifest.body, `${ref.repository} manifest`) as { mediaType?: string; manifests?: IndexEntry[]; config?: { digest?: string } };
-  const mediaType = manifest.mediaType !== '' && manifest.mediaType !== 'application/json' ? manifest.mediaType : (doc.mediaType ?? '');
+  const doc = parseJson(manifest.body, `${ref.repository} manifest`) as {
+    mediaType?: string;
+    manifests?: IndexEntry[];
+    config?: { digest?: string };
+  };
+  const mediaType =
+    manifest.mediaType !== '' && manifest.mediaType !== 'application/json' ? manifest.mediaType : (doc.mediaType ?? '');
   if (mediaType === MEDIA.ociIndex || mediaType === MEDIA.dockerList || Array.isArray(doc.manifests)) {
     return { digest: manifest.digest, platforms: indexPlatforms(doc.manifests ?? []) };
   }
   const configDigest = doc.config?.digest;
-  if (typeof configDigest !== 'string') throw new RegistryError('registry.bad-manifest', `${ref.repository}: manifest without config (${mediaType || 'no media type'})`);
-  const config = parseJson(await client.blob(ref, configDigest, signal), `${ref.repository} config`) as { os?: unknown; 'os.version'?: unknown; architecture?: unknown };
-  if (typeof config.os !== 'string') throw new RegistryError('registry.bad-manifest', `${ref.repository}: config ${configDigest} names no os`);
+  if (typeof configDigest !== 'string')
+    throw new RegistryError(
+      'registry.bad-manifest',
+      `${ref.repository}: manifest without config (${mediaType || 'no media type'})`,
+    );
+  const config = parseJson(await client.blob(ref, configDigest, signal), `${ref.repository} config`) as {
+    os?: unknown;
+    'os.version'?: unknown;
+    architecture?: unknown;
+  };
+  if (typeof config.os !== 'string')
+    throw new RegistryError('registry.bad-manifest', `${ref.repository}: config ${configDigest} names no os`);
   return { digest: manifest.digest, platforms: [platformOf(config.os, config['os.version'], config.architecture)] };
 }
 
 /** Attestation and signature entries (platform unknown/unknown) are not images to run. */
 function indexPlatforms(entries: readonly IndexEntry[]): Platform[] {
   return entries
-    .filter((e) => e.platform?.os !== undefined && e.platform.os !== 'unknown' && e.annotations?.['vnd.docker.reference.type'] === undefined)
+    .filter(
+      (e) =>
+        e.platform?.os !== undefined &&
+        e.platform.os !== 'unknown' &&
+        e.annotations?.['vnd.docker.reference.type'] === undefined,
+    )
     .map((e) => platformOf(e.platform?.os, e.platform?.['os.version'], e.platform?.architecture));
 }
 

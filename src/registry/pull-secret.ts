@@ -7,8 +7,16 @@ import { credentialsOfAuths, type Credential } from './credentials.js';
 export const PULL_SECRET_TYPES = ['kubernetes.io/dockerconfigjson', 'kubernetes.io/dockercfg'] as const;
 
 /** undefined when the Secret is of another type or its payload is not JSON. */
-export function credentialsOfPullSecret(type: string, data: Readonly<Record<string, Buffer>>): Map<string, Credential> | undefined {
-  const json = type === 'kubernetes.io/dockerconfigjson' ? data['.dockerconfigjson'] : type === 'kubernetes.io/dockercfg' ? data['.dockercfg'] : undefined;
+export function credentialsOfPullSecret(
+  type: string,
+  data: Readonly<Record<string, Buffer>>,
+): Map<string, Credential> | undefined {
+  const json =
+    type === 'kubernetes.io/dockerconfigjson'
+      ? data['.dockerconfigjson']
+      : type === 'kubernetes.io/dockercfg'
+        ? data['.dockercfg']
+        : undefined;
   if (json === undefined) return undefined;
   let doc: unknown;
   try {

@@ -61,7 +61,10 @@ export function applyMirror(ref: RegistryRef, mirrors: Readonly<Record<string, s
   const key = ref.host === DOCKER_HUB ? (mirrors['docker.io'] === undefined ? DOCKER_HUB : 'docker.io') : ref.host;
   const mirror = mirrors[key];
   if (mirror === undefined) return ref;
-  const [host = '', ...prefix] = mirror.replace(/^https?:\/\//, '').replace(/\/+$/, '').split('/');
+  const [host = '', ...prefix] = mirror
+    .replace(/^https?:\/\//, '')
+    .replace(/\/+$/, '')
+    .split('/');
   const repository = prefix.length === 0 ? ref.repository : `${prefix.join('/')}/${ref.repository}`;
   return { host: host.toLowerCase(), repository, reference: ref.reference };
 }

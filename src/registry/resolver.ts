@@ -36,7 +36,8 @@ export function registryResolver(options: RegistryResolverOptions): ImageOsResol
       options.cache.store(key, image);
       return toImageOs(image.platforms, 'registry');
     } catch (error) {
-      const e = error instanceof RegistryError ? error : new RegistryError('registry.failed', String(error), { cause: error });
+      const e =
+        error instanceof RegistryError ? error : new RegistryError('registry.failed', String(error), { cause: error });
       if (e.status === undefined) downUntil.set(ref.host, now() + (options.retryAfterMs ?? 60_000));
       options.warn(`${image}: image OS not from the registry (${e.message}); using the cache and name heuristics`, e);
       return undefined;

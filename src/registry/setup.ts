@@ -48,12 +48,21 @@ export function buildImageResolver(s: RegistrySettings): ImageOsResolver {
 export function buildImageResolvers(s: RegistrySettings): ImageResolvers {
   const cache = new ImageCache(s.cacheDir, s.ttlMs);
   const registryOptions = (c: ImageCache, credentials: Credentials): RegistryResolverOptions => ({
-    cache: c, credentials, ca: s.ca, timeoutMs: s.timeoutMs, mirrors: s.mirrors, warn: s.warn,
+    cache: c,
+    credentials,
+    ca: s.ca,
+    timeoutMs: s.timeoutMs,
+    mirrors: s.mirrors,
+    warn: s.warn,
     ...(s.insecure === undefined ? {} : { insecure: s.insecure }),
     ...(s.retryAfterMs === undefined ? {} : { retryAfterMs: s.retryAfterMs }),
   });
   const registry = s.offline ? undefined : registryResolver(registryOptions(cache, s.credentials));
-  const base = imageOsResolver({ offline: s.offline, cache: cacheResolver(cache, s.mirrors), ...(registry === undefined ? {} : { registry }) });
+  const base = imageOsResolver({
+    offline: s.offline,
+    cache: cacheResolver(cache, s.mirrors),
+    ...(registry === undefined ? {} : { registry }),
+  });
   const scopes = new Map<string, ImageOsResolver>();
   return {
     base,
@@ -65,7 +74,11 @@ export function buildImageResolvers(s: RegistrySettings): ImageResolvers {
       const own = new ImageCache(undefined, s.ttlMs);
       const merged = new Map<string, Credential>([...s.credentials, ...credentials]);
       const hosts = new Set(credentials.keys());
-      const onHosts = onlyHosts(chainResolvers(registryResolver(registryOptions(own, merged)), cacheResolver(own, s.mirrors)), hosts, s.mirrors);
+      const onHosts = onlyHosts(
+        chainResolvers(registryResolver(registryOptions(own, merged)), cacheResolver(own, s.mirrors)),
+        hosts,
+        s.mirrors,
+      );
       const chain = chainResolvers(onHosts, base);
       if (scopes.size >= MAX_SCOPES) scopes.delete(scopes.keys().next().value as string);
       scopes.set(key, chain);
@@ -77,12 +90,17 @@ export function buildImageResolvers(s: RegistrySettings): ImageResolvers {
 /** In memory only; a digest so the map holds no password. */
 function scopeKey(scope: string, credentials: Credentials): string {
   const h = createHash('sha256').update(scope).update('\0');
-  for (const [host, c] of [...credentials].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) h.update(`${host}\0${c.username}\0${c.password}\0`);
+  for (const [host, c] of [...credentials].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    h.update(`${host}\0${c.username}\0${c.password}\0`);
   return h.digest('hex');
 }
 
 /** Answers only for images whose registry (after mirrors) is one of `hosts`; undefined passes them on. */
-function onlyHosts(resolver: ImageOsResolver, hosts: ReadonlySet<string>, mirrors: Readonly<Record<string, string>>): ImageOsResolver {
+function onlyHosts(
+  resolver: ImageOsResolver,
+  hosts: ReadonlySet<string>,
+  mirrors: Readonly<Record<string, string>>,
+): ImageOsResolver {
   return {
     resolve(image) {
       const ref = refOf(image, mirrors);

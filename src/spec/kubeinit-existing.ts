@@ -14,7 +14,8 @@ export function existingHostsFor(nodes: KubeinitNodes): Record<string, unknown>[
   const cpCount = Number(nodes.controlPlane.count);
   const cpOs = String(nodes.controlPlane.distro ?? DEFAULT_LINUX_DISTRO);
   const hosts: { name: string; roles: string[]; os: string }[] = [];
-  for (let i = 1; i <= cpCount; i += 1) hosts.push({ name: `${NAME_PREFIX.controller}-${twoDigits(i)}`, roles: ['control-plane'], os: cpOs });
+  for (let i = 1; i <= cpCount; i += 1)
+    hosts.push({ name: `${NAME_PREFIX.controller}-${twoDigits(i)}`, roles: ['control-plane'], os: cpOs });
   let n = 0;
   for (const group of nodes.workers) {
     for (let i = 0; i < Number(group.count); i += 1) {
@@ -23,6 +24,10 @@ export function existingHostsFor(nodes: KubeinitNodes): Record<string, unknown>[
     }
   }
   hosts.push({ name: `${NAME_PREFIX.services}-01`, roles: ['services'], os: String(nodes.services.distro ?? cpOs) });
-  const ips = allocateAddresses(net, defaultGateway(net), hosts.map((h) => h.roles[0] ?? 'worker'));
+  const ips = allocateAddresses(
+    net,
+    defaultGateway(net),
+    hosts.map((h) => h.roles[0] ?? 'worker'),
+  );
   return hosts.map((h, i) => ({ name: h.name, address: ips[i], roles: h.roles, os: h.os }));
 }

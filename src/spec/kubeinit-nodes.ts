@@ -12,14 +12,18 @@ export function applyOverrides(spec: KubeinitSpec, overrides: readonly NodeOverr
   const type = spec.driver === 'libvirt' ? 'virtual' : 'existing';
   const nodes: KubeinitNode[] = [
     ...Array.from({ length: spec.controllers }, (): KubeinitNode => ({ group: 'controller_nodes', attributes: {} })),
-    ...Array.from({ length: spec.computes }, (): KubeinitNode => ({ group: 'compute_nodes', attributes: { os: DEFAULT_LINUX_DISTRO } })),
+    ...Array.from({ length: spec.computes }, (): KubeinitNode => ({
+      group: 'compute_nodes',
+      attributes: { os: DEFAULT_LINUX_DISTRO },
+    })),
     { group: 'service_nodes', attributes: {} },
   ];
   for (const override of overrides) {
     for (const node of nodes) {
-      const matches = (override.group === undefined || override.group === node.group)
-        && (override.type === undefined || override.type === type)
-        && (override.distro === undefined || override.distro === spec.distro);
+      const matches =
+        (override.group === undefined || override.group === node.group) &&
+        (override.type === undefined || override.type === type) &&
+        (override.distro === undefined || override.distro === spec.distro);
       if (matches) node.attributes = { ...node.attributes, ...override.set };
     }
   }
@@ -28,7 +32,11 @@ export function applyOverrides(spec: KubeinitSpec, overrides: readonly NodeOverr
   const services = nodes.find((n) => n.group === 'service_nodes');
   return {
     controlPlane: { count: spec.controllers, ...renameOs(controllers[0]?.attributes ?? {}, 'distro') },
-    workers: groupConsecutive(computes.map((n) => n.attributes)).map((g) => ({ name: 'compute', count: g.count, ...g.attributes })),
+    workers: groupConsecutive(computes.map((n) => n.attributes)).map((g) => ({
+      name: 'compute',
+      count: g.count,
+      ...g.attributes,
+    })),
     services: renameOs(services?.attributes ?? {}, 'distro'),
   };
 }

@@ -17,7 +17,12 @@ const UNSUPPORTED_DISTROS = ['okd', 'ocp', 'rke', 'eks', 'cdk', 'kid', 'k3s', 'o
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; diagnostics: Diagnostic[] };
 
-const fail = (code: string, path: string, message: string, hint?: string): { ok: false; diagnostics: Diagnostic[] } => ({
+const fail = (
+  code: string,
+  path: string,
+  message: string,
+  hint?: string,
+): { ok: false; diagnostics: Diagnostic[] } => ({
   ok: false,
   diagnostics: [{ code, severity: 'error', path, message, ...(hint === undefined ? {} : { hint }) }],
 });
@@ -31,23 +36,43 @@ export function parseKubeinitSpec(text: string): Parsed<KubeinitSpec> {
   const path = 'SPEC';
   const parts = text.split('-');
   if (!looksLikeKubeinitSpec(text) || parts.length < 5) {
-    return fail('kubeinit.format', path, `"${text}" is neither a spec file nor a Kubeinit spec string`, 'give a YAML spec file, or a string like k8s-libvirt-1-1-1 (distro-driver-controllers-computes-hypervisors)');
+    return fail(
+      'kubeinit.format',
+      path,
+      `"${text}" is neither a spec file nor a Kubeinit spec string`,
+      'give a YAML spec file, or a string like k8s-libvirt-1-1-1 (distro-driver-controllers-computes-hypervisors)',
+    );
   }
   // Kubeinit ignores fields after the fifth; so do we.
   const [distro = '', driver = '', controllers = '', computes = '', hypervisors = ''] = parts;
   if (distro !== 'k8s') {
     const known = UNSUPPORTED_DISTROS.includes(distro);
-    return fail('kubeinit.distro-unsupported', path, known ? `distro "${distro}" is not supported by kubemix (only vanilla Kubernetes, "k8s")` : `unknown distro "${distro}"`, 'use k8s, e.g. k8s-libvirt-1-1-1');
+    return fail(
+      'kubeinit.distro-unsupported',
+      path,
+      known
+        ? `distro "${distro}" is not supported by kubemix (only vanilla Kubernetes, "k8s")`
+        : `unknown distro "${distro}"`,
+      'use k8s, e.g. k8s-libvirt-1-1-1',
+    );
   }
   if (driver !== 'libvirt' && driver !== 'existing') {
     const guess = didYouMean(driver, ['libvirt', 'existing']);
-    return fail('kubeinit.driver', path, `unknown driver "${driver}"${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`, 'use libvirt or existing');
+    return fail(
+      'kubeinit.driver',
+      path,
+      `unknown driver "${driver}"${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`,
+      'use libvirt or existing',
+    );
   }
   const counts = [controllers, computes, hypervisors].map((p) => (/^\d+$/.test(p) ? Number(p) : Number.NaN));
   const [nc = NaN, nw = NaN, nh = NaN] = counts;
-  if (![1, 3, 5].includes(nc)) return fail('kubeinit.controllers', path, `controllers must be 1, 3 or 5, got "${controllers}"`);
-  if (!Number.isInteger(nw) || nw > 999) return fail('kubeinit.computes', path, `computes must be a whole number from 0 to 999, got "${computes}"`);
-  if (!Number.isInteger(nh) || nh < 1 || nh > 99) return fail('kubeinit.hypervisors', path, `hypervisors must be a whole number from 1 to 99, got "${hypervisors}"`);
+  if (![1, 3, 5].includes(nc))
+    return fail('kubeinit.controllers', path, `controllers must be 1, 3 or 5, got "${controllers}"`);
+  if (!Number.isInteger(nw) || nw > 999)
+    return fail('kubeinit.computes', path, `computes must be a whole number from 0 to 999, got "${computes}"`);
+  if (!Number.isInteger(nh) || nh < 1 || nh > 99)
+    return fail('kubeinit.hypervisors', path, `hypervisors must be a whole number from 1 to 99, got "${hypervisors}"`);
   return { ok: true, value: { distro: 'k8s', driver, controllers: nc, computes: nw, hypervisors: nh } };
 }
 
@@ -61,20 +86,27 @@ export function parseHypervisorList(text: string): Parsed<string[]> {
     const hosts: string[] = [];
     for (const [i, entry] of entries.value.entries()) {
       const host = entry.ansible_host;
-      if (host === undefined) return fail('hypervisors.syntax', `${path}[${i}]`, 'each entry needs ansible_host=<address>');
+      if (host === undefined)
+        return fail('hypervisors.syntax', `${path}[${i}]`, 'each entry needs ansible_host=<address>');
       hosts.push(host);
     }
     return { ok: true, value: hosts };
   }
   const hosts = trimmed.split(',').map((h) => h.trim());
-  if (hosts.some((h) => !/^[A-Za-z0-9.:_-]+$/.test(h))) return fail('hypervisors.syntax', path, `"${text}" is not a comma-separated list of host names or addresses`);
+  if (hosts.some((h) => !/^[A-Za-z0-9.:_-]+$/.test(h)))
+    return fail('hypervisors.syntax', path, `"${text}" is not a comma-separated list of host names or addresses`);
   return { ok: true, value: hosts };
 }
 
 /** Kubeinit's `[[k=v,k=v],[k=v]]` into a list of maps. */
 export function parseBracketList(text: string, path: string): Parsed<Record<string, string>[]> {
   const match = /^\[\s*(\[.*\])\s*\]$/s.exec(text);
-  if (match === null) return fail('nodes.syntax', path, `"${text}" is not a Kubeinit list such as [[when_group=compute_nodes,os=windows]]`);
+  if (match === null)
+    return fail(
+      'nodes.syntax',
+      path,
+      `"${text}" is not a Kubeinit list such as [[when_group=compute_nodes,os=windows]]`,
+    );
   const inner = match[1] ?? '';
   const entries: Record<string, string>[] = [];
   for (const chunk of inner.split(/\]\s*,\s*\[/)) {
@@ -99,7 +131,11 @@ export function parseNodeOverrides(text: string): Parsed<Record<string, unknown>
   try {
     value = parseYaml(trimmed, { maxAliasCount: 10 });
   } catch (error) {
-    return fail('nodes.syntax', path, `not valid JSON/YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    return fail(
+      'nodes.syntax',
+      path,
+      `not valid JSON/YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    );
   }
   if (!Array.isArray(value) || value.some((v) => v === null || typeof v !== 'object' || Array.isArray(v))) {
     return fail('nodes.syntax', path, 'must be a list of maps, e.g. [{when_group: compute_nodes, os: windows}]');
@@ -123,7 +159,12 @@ export function kubeinitToSpecDocument(input: KubeinitInput): Parsed<Record<stri
     const list = parseHypervisorList(input.hypervisors);
     if (!list.ok) return list;
     if (list.value.length !== k.hypervisors) {
-      return fail('kubeinit.hypervisor-count', '--hypervisors', `${list.value.length} hypervisors given, but the spec string says ${k.hypervisors}`, 'give as many hypervisors as the last number of the spec string');
+      return fail(
+        'kubeinit.hypervisor-count',
+        '--hypervisors',
+        `${list.value.length} hypervisors given, but the spec string says ${k.hypervisors}`,
+        'give as many hypervisors as the last number of the spec string',
+      );
     }
     addresses = list.value;
   }
@@ -134,15 +175,29 @@ export function kubeinitToSpecDocument(input: KubeinitInput): Parsed<Record<stri
     const checked = checkOverrides(raw.value);
     if (!checked.ok) return checked;
     overrides = checked.value;
-    const sized = overrides.findIndex((o) => o.set.vcpus !== undefined || o.set.ram !== undefined || o.set.disk !== undefined);
+    const sized = overrides.findIndex(
+      (o) => o.set.vcpus !== undefined || o.set.ram !== undefined || o.set.disk !== undefined,
+    );
     if (k.driver === 'existing' && sized >= 0) {
-      return fail('nodes.value', `--nodes[${sized}]`, 'vcpus, ram and disk size VMs kubemix creates; with the existing driver the hosts already have theirs', 'drop them, or use the libvirt driver');
+      return fail(
+        'nodes.value',
+        `--nodes[${sized}]`,
+        'vcpus, ram and disk size VMs kubemix creates; with the existing driver the hosts already have theirs',
+        'drop them, or use the libvirt driver',
+      );
     }
   }
   const nodes = applyOverrides(k, overrides);
-  const infrastructure = k.driver === 'libvirt'
-    ? { driver: 'libvirt', hypervisors: addresses.map((address, i) => ({ name: `hypervisor-${String(i + 1).padStart(2, '0')}`, address })) }
-    : { driver: 'existing', hosts: existingHostsFor(nodes) };
+  const infrastructure =
+    k.driver === 'libvirt'
+      ? {
+          driver: 'libvirt',
+          hypervisors: addresses.map((address, i) => ({
+            name: `hypervisor-${String(i + 1).padStart(2, '0')}`,
+            address,
+          })),
+        }
+      : { driver: 'existing', hosts: existingHostsFor(nodes) };
   const document: Record<string, unknown> = {
     apiVersion: SPEC_API_VERSION,
     kind: 'Cluster',
@@ -169,13 +224,25 @@ function checkOverrides(entries: Record<string, unknown>[]): Parsed<NodeOverride
     for (const key of Object.keys(entry)) {
       if (!OVERRIDE_KEYS.includes(key)) {
         const guess = didYouMean(key, OVERRIDE_KEYS);
-        return fail('nodes.unknown-key', `${path}.${key}`, `unknown key "${key}"${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`, `keys: ${OVERRIDE_KEYS.join(', ')}`);
+        return fail(
+          'nodes.unknown-key',
+          `${path}.${key}`,
+          `unknown key "${key}"${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`,
+          `keys: ${OVERRIDE_KEYS.join(', ')}`,
+        );
       }
     }
-    const notText = ['when_group', 'when_type', 'when_distro', 'os'].find((key) => entry[key] !== undefined && typeof entry[key] !== 'string');
+    const notText = ['when_group', 'when_type', 'when_distro', 'os'].find(
+      (key) => entry[key] !== undefined && typeof entry[key] !== 'string',
+    );
     if (notText !== undefined) {
       const example = notText === 'os' ? 'windows' : notText === 'when_group' ? 'compute_nodes' : '…';
-      return fail('nodes.value', `${path}.${notText}`, `${notText} must be a single name, got ${JSON.stringify(entry[notText])}`, `e.g. ${notText}: ${example}`);
+      return fail(
+        'nodes.value',
+        `${path}.${notText}`,
+        `${notText} must be a single name, got ${JSON.stringify(entry[notText])}`,
+        `e.g. ${notText}: ${example}`,
+      );
     }
     const group = entry.when_group === undefined ? undefined : String(entry.when_group);
     if (group !== undefined && !GROUPS.includes(group)) {
@@ -197,19 +264,43 @@ function overrideAttributes(entry: Record<string, unknown>, path: string): Parse
   const set: { os?: string; vcpus?: number; ram?: string; disk?: string } = {};
   if (entry.os !== undefined) {
     const os = resolveOsAlias(String(entry.os));
-    if (os === undefined) return fail('nodes.value', `${path}.os`, `unknown os "${String(entry.os)}"`, `use windows, windows-2022, windows-2025, ${LINUX_DISTROS.map((d) => d.alias ?? d.id).join(', ')}`);
+    if (os === undefined)
+      return fail(
+        'nodes.value',
+        `${path}.os`,
+        `unknown os "${String(entry.os)}"`,
+        `use windows, windows-2022, windows-2025, ${LINUX_DISTROS.map((d) => d.alias ?? d.id).join(', ')}`,
+      );
     set.os = os;
   }
   if (entry.vcpus !== undefined) {
-    const n = typeof entry.vcpus === 'number' || (typeof entry.vcpus === 'string' && /^\d+$/.test(entry.vcpus)) ? Number(entry.vcpus) : Number.NaN;
-    if (!Number.isInteger(n) || n < 1 || n > MAX_VCPUS) return fail('nodes.value', `${path}.vcpus`, `vcpus must be a whole number from 1 to ${MAX_VCPUS}, got ${JSON.stringify(entry.vcpus)}`);
+    const n =
+      typeof entry.vcpus === 'number' || (typeof entry.vcpus === 'string' && /^\d+$/.test(entry.vcpus))
+        ? Number(entry.vcpus)
+        : Number.NaN;
+    if (!Number.isInteger(n) || n < 1 || n > MAX_VCPUS)
+      return fail(
+        'nodes.value',
+        `${path}.vcpus`,
+        `vcpus must be a whole number from 1 to ${MAX_VCPUS}, got ${JSON.stringify(entry.vcpus)}`,
+      );
     set.vcpus = n;
   }
   for (const key of ['ram', 'disk'] as const) {
     if (entry[key] === undefined) continue;
-    if (typeof entry[key] !== 'number' && typeof entry[key] !== 'string') return fail('nodes.value', `${path}.${key}`, `${key} must be a number or a size such as 16Gi, got ${JSON.stringify(entry[key])}`);
+    if (typeof entry[key] !== 'number' && typeof entry[key] !== 'string')
+      return fail(
+        'nodes.value',
+        `${path}.${key}`,
+        `${key} must be a number or a size such as 16Gi, got ${JSON.stringify(entry[key])}`,
+      );
     const size = kubeinitSize(String(entry[key]), key);
-    if (size === undefined) return fail('nodes.value', `${path}.${key}`, `${key} must be a number (${key === 'ram' ? 'KiB, as Kubeinit' : 'GiB'}) or a size such as 16Gi, at most ${key === 'ram' ? '64Ti' : '1024Ti'}, got "${String(entry[key])}"`);
+    if (size === undefined)
+      return fail(
+        'nodes.value',
+        `${path}.${key}`,
+        `${key} must be a number (${key === 'ram' ? 'KiB, as Kubeinit' : 'GiB'}) or a size such as 16Gi, at most ${key === 'ram' ? '64Ti' : '1024Ti'}, got "${String(entry[key])}"`,
+      );
     set[key] = size;
   }
   return { ok: true, value: set };
@@ -237,4 +328,3 @@ export function resolveOsAlias(os: string): string | undefined {
   const distro = LINUX_DISTROS.find((d) => d.id === os || d.alias === os);
   return distro?.id;
 }
-

@@ -76,12 +76,22 @@ export function normalise(parsed: ClusterSpecParsed): ClusterSpec {
     },
     ...(s.proxy === undefined ? {} : { proxy: s.proxy }),
     mirrors: s.mirrors,
-    downloads: Object.fromEntries(Object.entries(s.downloads).map(([id, d]) => [id, { ...(d.url === undefined ? {} : { url: d.url }), ...(d.sha256 === undefined ? {} : { sha256: d.sha256.toLowerCase() }) }])),
+    downloads: Object.fromEntries(
+      Object.entries(s.downloads).map(([id, d]) => [
+        id,
+        {
+          ...(d.url === undefined ? {} : { url: d.url }),
+          ...(d.sha256 === undefined ? {} : { sha256: d.sha256.toLowerCase() }),
+        },
+      ]),
+    ),
     ...(s.windows?.hostProcess === undefined ? {} : { windows: { hostProcess: s.windows.hostProcess } }),
   };
 }
 
-function existingHost(h: Extract<ClusterSpecParsed['spec']['infrastructure'], { driver: 'existing' }>['hosts'][number]): ExistingHost {
+function existingHost(
+  h: Extract<ClusterSpecParsed['spec']['infrastructure'], { driver: 'existing' }>['hosts'][number],
+): ExistingHost {
   const { user, ip, ...rest } = h;
   return { ...rest, ip: ip ?? h.address, user: user ?? (isWindowsOs(h.os) ? 'Administrator' : 'root') };
 }

@@ -41,11 +41,13 @@ export function readSpec(source: SpecSource): SpecResult {
   const spec = normalise(parsed.data);
   const nodes = draftNodes(spec);
   const diagnostics = runRules({ document, parsed: parsed.data, spec, nodes });
-  if (diagnostics.some((d) => d.severity === 'error')) throw new InvalidSpecError(name, bound(withLocations(diagnostics, yaml, name)));
+  if (diagnostics.some((d) => d.severity === 'error'))
+    throw new InvalidSpecError(name, bound(withLocations(diagnostics, yaml, name)));
   return { spec, nodes, document, warnings: withLocations(diagnostics, yaml, name), source: name };
 }
 
-type Loaded = { ok: true; document: Record<string, unknown>; yaml?: LoadedYaml } | { ok: false; diagnostics: Diagnostic[] };
+type Loaded =
+  { ok: true; document: Record<string, unknown>; yaml?: LoadedYaml } | { ok: false; diagnostics: Diagnostic[] };
 
 function loadDocument(source: SpecSource): Loaded {
   if (source.kind === 'kubeinit') {
@@ -56,7 +58,17 @@ function loadDocument(source: SpecSource): Loaded {
   if (!result.ok) return result;
   const value = result.yaml.value;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { ok: false, diagnostics: [{ code: 'spec.not-a-mapping', severity: 'error', path: source.path, message: 'a spec file must hold one YAML mapping (apiVersion, kind, metadata, spec)' }] };
+    return {
+      ok: false,
+      diagnostics: [
+        {
+          code: 'spec.not-a-mapping',
+          severity: 'error',
+          path: source.path,
+          message: 'a spec file must hold one YAML mapping (apiVersion, kind, metadata, spec)',
+        },
+      ],
+    };
   }
   return { ok: true, document: value as Record<string, unknown>, yaml: result.yaml };
 }
@@ -71,12 +83,23 @@ function withLocations(diagnostics: Diagnostic[], yaml: LoadedYaml | undefined, 
 
 /** `spec.nodes.workers[0].os` → ['spec', 'nodes', 'workers', 0, 'os']. */
 function pathParts(path: string): (string | number)[] {
-  return path.split(/\.|\[(\d+)\]/).filter((p) => p !== undefined && p !== '').map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+  return path
+    .split(/\.|\[(\d+)\]/)
+    .filter((p) => p !== undefined && p !== '')
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
 }
 
 function bound(diagnostics: Diagnostic[]): Diagnostic[] {
   const errors = diagnostics.filter((d) => d.severity === 'error');
   if (errors.length <= MAX_ERRORS) return diagnostics;
   const kept = errors.slice(0, MAX_ERRORS);
-  return [...kept, { code: 'spec.too-many-errors', severity: 'error', path: '(spec)', message: `${errors.length - MAX_ERRORS} more errors not shown` }];
+  return [
+    ...kept,
+    {
+      code: 'spec.too-many-errors',
+      severity: 'error',
+      path: '(spec)',
+      message: `${errors.length - MAX_ERRORS} more errors not shown`,
+    },
+  ];
 }

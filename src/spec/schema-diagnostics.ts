@@ -39,17 +39,39 @@ function toDiagnostic(issue: Issue, input: unknown): Diagnostic {
   const path = formatPath(issue.path);
   const present = valueAt(input, issue.path) !== undefined;
   if (issue.code === 'invalid_type' && !present) {
-    return { code: 'schema.required', severity: 'error', path, message: `required field is missing (expected ${issue.expected})` };
+    return {
+      code: 'schema.required',
+      severity: 'error',
+      path,
+      message: `required field is missing (expected ${issue.expected})`,
+    };
   }
   if (issue.code === 'invalid_type') {
-    return { code: 'schema.type', severity: 'error', path, message: `expected ${issue.expected}, got ${describe(valueAt(input, issue.path))}` };
+    return {
+      code: 'schema.type',
+      severity: 'error',
+      path,
+      message: `expected ${issue.expected}, got ${describe(valueAt(input, issue.path))}`,
+    };
   }
   if (issue.code === 'invalid_value') {
     const allowed = issue.values.map((v) => JSON.stringify(v)).join(', ');
-    return { code: 'schema.value', severity: 'error', path, message: `must be one of ${allowed}`, hint: hintFor(valueAt(input, issue.path), issue.values) };
+    return {
+      code: 'schema.value',
+      severity: 'error',
+      path,
+      message: `must be one of ${allowed}`,
+      hint: hintFor(valueAt(input, issue.path), issue.values),
+    };
   }
   if (issue.code === 'invalid_union') {
-    return { code: 'schema.value', severity: 'error', path, message: issue.message, hint: 'infrastructure.driver must be "libvirt" or "existing"' };
+    return {
+      code: 'schema.value',
+      severity: 'error',
+      path,
+      message: issue.message,
+      hint: 'infrastructure.driver must be "libvirt" or "existing"',
+    };
   }
   return { code: 'schema.value', severity: 'error', path, message: issue.message };
 }
@@ -94,11 +116,18 @@ function unwrap(schema: AnySchema): AnySchema {
 }
 
 function childSchemas(schema: AnySchema, part: PropertyKey): AnySchema[] {
-  const def = schema._zod.def as { type: string; shape?: Record<string, AnySchema>; element?: AnySchema; options?: AnySchema[]; valueType?: AnySchema };
+  const def = schema._zod.def as {
+    type: string;
+    shape?: Record<string, AnySchema>;
+    element?: AnySchema;
+    options?: AnySchema[];
+    valueType?: AnySchema;
+  };
   if (def.type === 'object' && typeof part === 'string' && def.shape?.[part] !== undefined) return [def.shape[part]];
   if (def.type === 'array' && typeof part === 'number' && def.element !== undefined) return [def.element];
   if (def.type === 'record' && def.valueType !== undefined) return [def.valueType];
-  if (def.type === 'union' && def.options !== undefined) return def.options.flatMap((o) => childSchemas(unwrap(o), part));
+  if (def.type === 'union' && def.options !== undefined)
+    return def.options.flatMap((o) => childSchemas(unwrap(o), part));
   return [];
 }
 

@@ -5,7 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { clusterSchemaText } from './schema-file.js';
 
 test('schema/cluster.schema.json is current (npm run schema rewrites it)', () => {
-  const committed = readFileSync(fileURLToPath(new URL('../../../schema/cluster.schema.json', import.meta.url)), 'utf8');
+  const committed = readFileSync(
+    fileURLToPath(new URL('../../../schema/cluster.schema.json', import.meta.url)),
+    'utf8',
+  );
   assert.equal(committed, clusterSchemaText());
 });
 

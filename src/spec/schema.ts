@@ -13,11 +13,17 @@ export const SPEC_API_VERSION = 'kubemix.dev/v1alpha1';
 const dnsLabel = z
   .string()
   .max(63)
-  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label: lower-case letters, digits and "-", not starting or ending with "-"');
+  .regex(
+    /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
+    'must be a DNS label: lower-case letters, digits and "-", not starting or ending with "-"',
+  );
 const dnsName = z
   .string()
   .max(253)
-  .regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS name such as kubeinit.local');
+  .regex(
+    /^([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
+    'must be a DNS name such as kubeinit.local',
+  );
 // Free-form text that lands in scripts and config files: printable and on
 // one line. Control characters (a newline ends a unit-file setting, an
 // inventory line, a TOML key), NUL and lone surrogates no file can carry.
@@ -30,17 +36,27 @@ const text = (max: number) => z.string().min(1).max(max).regex(NO_CONTROL, CONTR
 const httpUrl = z
   .string()
   .max(2048)
-  .regex(/^[^\s'"\\`<>{}|^\u0000-\u001f\u007f-\u009f]+$/, 'must be a URL without quotes, whitespace, backslashes or <>{}|^`')
+  .regex(
+    /^[^\s'"\\`<>{}|^\u0000-\u001f\u007f-\u009f]+$/,
+    'must be a URL without quotes, whitespace, backslashes or <>{}|^`',
+  )
   .refine((v) => {
     if (!URL.canParse(v)) return false;
     const u = new URL(v);
     return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
   }, 'must be an http:// or https:// URL with a host, such as https://mirror.example.com/files');
 
-const hostAddress = z.string().min(1).max(253).regex(/^[A-Za-z0-9.:_-]+$/, 'must be an IP address or a host name');
+const hostAddress = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[A-Za-z0-9.:_-]+$/, 'must be an IP address or a host name');
 const port = z.number().int().min(1).max(65535);
 /** Sizes with a binary unit: `512Mi`, `8Gi`, `1Ti` (`M`, `G`, `T` mean the same, as in qemu and Kubeinit). */
-export const quantity = z.string().max(16).regex(/^[1-9][0-9]*(Mi|Gi|Ti|M|G|T)$/, 'must be a size with a unit, such as 8Gi or 512Mi');
+export const quantity = z
+  .string()
+  .max(16)
+  .regex(/^[1-9][0-9]*(Mi|Gi|Ti|M|G|T)$/, 'must be a size with a unit, such as 8Gi or 512Mi');
 const UNIT_MIB: Readonly<Record<string, number>> = { Mi: 1, M: 1, Gi: 1024, G: 1024, Ti: 1024 * 1024, T: 1024 * 1024 };
 /** `8Gi` → 8192. NaN for anything that is not a quantity. */
 export function quantityMiB(text: string): number {
@@ -55,15 +71,28 @@ export function quantityMiB(text: string): number {
  */
 export const MAX_RAM_MIB = 64 * 1024 * 1024;
 export const MAX_DISK_MIB = 1024 * 1024 * 1024;
-const bounded = (max: number, unit: string) => quantity.refine((v) => quantityMiB(v) <= max, `must be at most ${unit}: no machine has more`);
-const version = (what: string) => z.string().regex(/^\d+\.\d+(\.\d+)?$/, `must be a ${what} version such as 1.36 or 1.36.2`);
+const bounded = (max: number, unit: string) =>
+  quantity.refine((v) => quantityMiB(v) <= max, `must be at most ${unit}: no machine has more`);
+const version = (what: string) =>
+  z.string().regex(/^\d+\.\d+(\.\d+)?$/, `must be a ${what} version such as 1.36 or 1.36.2`);
 const path = text(4096);
 // Linux (useradd: [a-z_][a-z0-9_-]*) and Windows account names; `@` for user@domain.
-const userName = z.string().min(1).max(256).regex(/^[A-Za-z0-9_][A-Za-z0-9._@-]*$/, 'must be a user name: letters, digits and . _ @ -');
+const userName = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[A-Za-z0-9_][A-Za-z0-9._@-]*$/, 'must be a user name: letters, digits and . _ @ -');
 // OS ids and distro names: debian-13, ubuntu-24.04, windows-2022 (checked against the matrix later).
-const osName = z.string().min(1).max(64).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be an operating system id such as debian-13 or windows-2022');
+const osName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be an operating system id such as debian-13 or windows-2022');
 // Addresses and CIDRs before the network rules read them: digits, hex, dots, colons, slashes, commas.
-const netText = z.string().max(128).regex(/^[0-9A-Fa-f.:/, ]*$/, 'must be an IP address or CIDR such as 10.0.0.0/24');
+const netText = z
+  .string()
+  .max(128)
+  .regex(/^[0-9A-Fa-f.:/, ]*$/, 'must be an IP address or CIDR such as 10.0.0.0/24');
 
 const bastion = z.strictObject({
   address: hostAddress.describe('Jump host address'),
@@ -83,13 +112,18 @@ const sshFields = {
 const libvirtUri = z
   .string()
   .max(1024)
-  .regex(/^[a-z][a-z0-9]*(\+[a-z0-9]+)?:\/\/[A-Za-z0-9._~:@/?&=%+,[\]-]*$/, 'must be a libvirt connection URI such as qemu:///system, without quotes, spaces or shell characters');
+  .regex(
+    /^[a-z][a-z0-9]*(\+[a-z0-9]+)?:\/\/[A-Za-z0-9._~:@/?&=%+,[\]-]*$/,
+    'must be a libvirt connection URI such as qemu:///system, without quotes, spaces or shell characters',
+  );
 
 const hypervisor = z.strictObject({
   name: dnsLabel,
   address: hostAddress,
   ...sshFields,
-  libvirtUri: libvirtUri.default(DEFAULT_LIBVIRT_URI).describe('libvirt connection URI on the hypervisor (virsh -c); default qemu:///system'),
+  libvirtUri: libvirtUri
+    .default(DEFAULT_LIBVIRT_URI)
+    .describe('libvirt connection URI on the hypervisor (virsh -c); default qemu:///system'),
 });
 
 export const ROLES = ['control-plane', 'worker', 'services'] as const;
@@ -151,14 +185,24 @@ const services = z.strictObject({
   loadBalancer: z.boolean().default(true),
   dhcp: z.boolean().default(true),
   registry: z.boolean().default(true),
-  forwarders: z.array(z.ipv4()).min(1).optional().describe('Upstream DNS resolvers for the services node; default: the node network gateway'),
+  forwarders: z
+    .array(z.ipv4())
+    .min(1)
+    .optional()
+    .describe('Upstream DNS resolvers for the services node; default: the node network gateway'),
   ...resources,
 });
 
 const network = z.strictObject({
   nodeCidr: netText.default('10.0.0.0/24'),
   gateway: netText.optional().describe('Default: the last usable address of the node network'),
-  mtu: z.number().int().min(576).max(9216).optional().describe('Node network MTU; default 1500, 1442 across OVN Geneve'),
+  mtu: z
+    .number()
+    .int()
+    .min(576)
+    .max(9216)
+    .optional()
+    .describe('Node network MTU; default 1500, 1442 across OVN Geneve'),
   podCidr: netText.default('10.244.0.0/16').describe('One CIDR, or two separated by a comma for dual-stack'),
   serviceCidr: netText.default('10.96.0.0/12'),
 });
@@ -175,31 +219,76 @@ const proxy = z.strictObject({
   http: httpUrl.optional(),
   https: httpUrl.optional(),
   // NO_PROXY entries: host names, .domains, IPs, CIDRs, host:port, [IPv6], `*`.
-  noProxy: z.array(z.string().min(1).max(253).regex(/^[A-Za-z0-9.*:/_[\]-]+$/, 'must be a host name, .domain, IP address or CIDR, without spaces, quotes or commas')).max(1000).default([]),
+  noProxy: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .max(253)
+        .regex(
+          /^[A-Za-z0-9.*:/_[\]-]+$/,
+          'must be a host name, .domain, IP address or CIDR, without spaces, quotes or commas',
+        ),
+    )
+    .max(1000)
+    .default([]),
 });
 
 // A container image reference as a user names it: `registry/repo:tag` or `…@sha256:…`.
-const imageRef = z.string().min(1).max(512).regex(/^[a-z0-9]([a-z0-9._:/-]*[a-z0-9])?(:[A-Za-z0-9_.-]+)?(@sha256:[0-9a-f]{64})?$/, 'must be an image reference such as registry.example.com/flannel:v0.28.4-hostprocess');
+const imageRef = z
+  .string()
+  .min(1)
+  .max(512)
+  .regex(
+    /^[a-z0-9]([a-z0-9._:/-]*[a-z0-9])?(:[A-Za-z0-9_.-]+)?(@sha256:[0-9a-f]{64})?$/,
+    'must be an image reference such as registry.example.com/flannel:v0.28.4-hostprocess',
+  );
 
 const windows = z.strictObject({
-  hostProcess: z.strictObject({
-    flannelImage: imageRef.describe('Image with flanneld.exe at its root; kubemix renders the DaemonSet, it builds no image'),
-    kubeProxyImage: imageRef.describe('Image with kube-proxy.exe at its root, matching the cluster\'s Kubernetes version'),
-  }).optional().describe('Run flanneld and kube-proxy on Windows nodes as HostProcess DaemonSets from these images instead of as services'),
+  hostProcess: z
+    .strictObject({
+      flannelImage: imageRef.describe(
+        'Image with flanneld.exe at its root; kubemix renders the DaemonSet, it builds no image',
+      ),
+      kubeProxyImage: imageRef.describe(
+        "Image with kube-proxy.exe at its root, matching the cluster's Kubernetes version",
+      ),
+    })
+    .optional()
+    .describe(
+      'Run flanneld and kube-proxy on Windows nodes as HostProcess DaemonSets from these images instead of as services',
+    ),
 });
 
 const mirrors = z.strictObject({
-  images: z.record(
-    // The host-name form of the key is the mirrors.registry rule's to check (it says what to write instead).
-    text(253),
-    z.string().min(1).max(512).regex(/^(https?:\/\/)?[A-Za-z0-9.-]+(:[0-9]{1,5})?(\/[A-Za-z0-9._~/-]*)?$/, 'must be a registry host with an optional port and path, such as mirror.example.com/k8s'),
-  ).default({}).describe('Registry host → mirror, e.g. registry.k8s.io: mirror.example.com/k8s'),
+  images: z
+    .record(
+      // The host-name form of the key is the mirrors.registry rule's to check (it says what to write instead).
+      text(253),
+      z
+        .string()
+        .min(1)
+        .max(512)
+        .regex(
+          /^(https?:\/\/)?[A-Za-z0-9.-]+(:[0-9]{1,5})?(\/[A-Za-z0-9._~/-]*)?$/,
+          'must be a registry host with an optional port and path, such as mirror.example.com/k8s',
+        ),
+    )
+    .default({})
+    .describe('Registry host → mirror, e.g. registry.k8s.io: mirror.example.com/k8s'),
   artifacts: httpUrl.optional().describe('Base URL that serves release downloads in place of their origins'),
 });
 
 const downloadOverride = z.strictObject({
-  url: z.url().optional().describe('Where the deployer fetches the file instead (an internal mirror, a newer build); needs sha256'),
-  sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal digits').optional().describe('SHA256 the file must have; wins over the matrix and over upstream\'s published checksum'),
+  url: z
+    .url()
+    .optional()
+    .describe('Where the deployer fetches the file instead (an internal mirror, a newer build); needs sha256'),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal digits')
+    .optional()
+    .describe("SHA256 the file must have; wins over the matrix and over upstream's published checksum"),
 });
 
 export const clusterSpecSchema = z.strictObject({
@@ -209,7 +298,9 @@ export const clusterSpecSchema = z.strictObject({
   spec: z.strictObject({
     domain: dnsName.default('kubeinit.local'),
     kubernetes: z.strictObject({ version: version('Kubernetes').default(DEFAULT_KUBERNETES_MINOR) }).prefault({}),
-    containerRuntime: z.strictObject({ containerd: version('containerd').default(DEFAULT_CONTAINERD_LINE) }).prefault({}),
+    containerRuntime: z
+      .strictObject({ containerd: version('containerd').default(DEFAULT_CONTAINERD_LINE) })
+      .prefault({}),
     network: network.prefault({}),
     cni: cni.prefault({}),
     infrastructure,
@@ -217,7 +308,12 @@ export const clusterSpecSchema = z.strictObject({
     services: services.prefault({}),
     proxy: proxy.optional(),
     mirrors: mirrors.prefault({}),
-    downloads: z.record(z.string().min(1), downloadOverride).default({}).describe('Per-file pins and sources by download id (windows/flanneld.exe, linux/containerd.tar.gz, …), so a new release or an internal mirror needs no code change'),
+    downloads: z
+      .record(z.string().min(1), downloadOverride)
+      .default({})
+      .describe(
+        'Per-file pins and sources by download id (windows/flanneld.exe, linux/containerd.tar.gz, …), so a new release or an internal mirror needs no code change',
+      ),
     windows: windows.optional(),
   }),
 });

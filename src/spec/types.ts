@@ -74,7 +74,11 @@ export interface ClusterSpec {
     readonly forwarders?: readonly string[];
     readonly resources: Resources;
   };
-  readonly proxy?: { readonly http?: string | undefined; readonly https?: string | undefined; readonly noProxy: readonly string[] };
+  readonly proxy?: {
+    readonly http?: string | undefined;
+    readonly https?: string | undefined;
+    readonly noProxy: readonly string[];
+  };
   readonly mirrors: { readonly images: Readonly<Record<string, string>>; readonly artifacts?: string | undefined };
   /** User pins by download id: a source URL and/or the SHA256 the file must have. */
   readonly downloads: Readonly<Record<string, DownloadOverride>>;

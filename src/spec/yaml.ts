@@ -16,10 +16,23 @@ export type YamlResult = { ok: true; yaml: LoadedYaml } | { ok: false; diagnosti
 export function loadYaml(text: string, source: string): YamlResult {
   const fail = (code: string, message: string, hint?: string, location?: string): YamlResult => ({
     ok: false,
-    diagnostics: [{ code, severity: 'error', path: source, message, ...(hint === undefined ? {} : { hint }), ...(location === undefined ? {} : { location }) }],
+    diagnostics: [
+      {
+        code,
+        severity: 'error',
+        path: source,
+        message,
+        ...(hint === undefined ? {} : { hint }),
+        ...(location === undefined ? {} : { location }),
+      },
+    ],
   });
   if (Buffer.byteLength(text, 'utf8') > YAML_LIMITS.maxBytes) {
-    return fail('yaml.too-large', `the file is larger than ${YAML_LIMITS.maxBytes} bytes`, 'a cluster spec is a few kilobytes; check the path');
+    return fail(
+      'yaml.too-large',
+      `the file is larger than ${YAML_LIMITS.maxBytes} bytes`,
+      'a cluster spec is a few kilobytes; check the path',
+    );
   }
   if (flowDepth(text) > YAML_LIMITS.maxDepth) {
     return fail('yaml.too-deep', `nesting is deeper than ${YAML_LIMITS.maxDepth} levels`);
@@ -31,15 +44,25 @@ export function loadYaml(text: string, source: string): YamlResult {
     const pos = lines.linePos(first.pos[0]);
     const location = `${source}:${pos.line}:${pos.col}`;
     // The location is the diagnostic's own field; the message does not repeat it.
-    return fail('yaml.syntax', first.message.split('\n')[0] ?? 'invalid YAML', 'fix the YAML syntax at that line', location);
+    return fail(
+      'yaml.syntax',
+      first.message.split('\n')[0] ?? 'invalid YAML',
+      'fix the YAML syntax at that line',
+      location,
+    );
   }
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: YAML_LIMITS.maxAliases });
   } catch (error) {
-    return fail('yaml.aliases', `too many alias expansions (${error instanceof Error ? error.message : String(error)})`, 'do not use YAML aliases to build large documents');
+    return fail(
+      'yaml.aliases',
+      `too many alias expansions (${error instanceof Error ? error.message : String(error)})`,
+      'do not use YAML aliases to build large documents',
+    );
   }
-  if (valueDepth(value) > YAML_LIMITS.maxDepth) return fail('yaml.too-deep', `nesting is deeper than ${YAML_LIMITS.maxDepth} levels`);
+  if (valueDepth(value) > YAML_LIMITS.maxDepth)
+    return fail('yaml.too-deep', `nesting is deeper than ${YAML_LIMITS.maxDepth} levels`);
   return { ok: true, yaml: { value, doc, lines } };
 }
 

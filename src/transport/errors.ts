@@ -9,7 +9,11 @@ export class TransportError extends HostError {
   readonly transient: boolean;
 
   constructor(host: string, message: string, transient: boolean, cause?: unknown) {
-    super(transient ? 'host.unreachable' : 'host.transport', `${host}: ${message}`, cause === undefined ? { path: host } : { path: host, cause });
+    super(
+      transient ? 'host.unreachable' : 'host.transport',
+      `${host}: ${message}`,
+      cause === undefined ? { path: host } : { path: host, cause },
+    );
     this.host = host;
     this.transient = transient;
   }

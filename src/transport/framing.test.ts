@@ -1,12 +1,24 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FrameReader, SH_DRIVER, driverCommand, frameHeader, powershellDriver, shellQuote, psQuote } from './framing.js';
+import {
+  FrameReader,
+  SH_DRIVER,
+  driverCommand,
+  frameHeader,
+  powershellDriver,
+  shellQuote,
+  psQuote,
+} from './framing.js';
 import { uploadScript } from './scripts.js';
 
 function read(marker: string, chunks: readonly string[]): { out: string; ends: string[] } {
   let out = '';
   const ends: string[] = [];
-  const r = new FrameReader(marker, (c) => (out += c.toString()), (e) => ends.push(`${e.id}:${e.code}|${out}`));
+  const r = new FrameReader(
+    marker,
+    (c) => (out += c.toString()),
+    (e) => ends.push(`${e.id}:${e.code}|${out}`),
+  );
   for (const c of chunks) r.push(Buffer.from(c));
   return { out, ends };
 }
@@ -56,8 +68,15 @@ describe('session framing', () => {
     assert.equal(opens, (ps.match(/\}/g) ?? []).length, 'balanced braces');
     const cmd = driverCommand('powershell', 'KMwin');
     const encoded = cmd.split(' ').at(-1) ?? '';
-    assert.equal(Buffer.from(encoded, 'base64').toString('utf16le'), ps, '-EncodedCommand carries the driver as UTF-16LE base64');
+    assert.equal(
+      Buffer.from(encoded, 'base64').toString('utf16le'),
+      ps,
+      '-EncodedCommand carries the driver as UTF-16LE base64',
+    );
     assert.equal(psQuote("C:\\it's"), "'C:\\it''s'");
-    assert.match(uploadScript('powershell', 'C:\\k\\x.conf', '0600', ''), /Move-Item -Force -Path \$t -Destination \$dest/);
+    assert.match(
+      uploadScript('powershell', 'C:\\k\\x.conf', '0600', ''),
+      /Move-Item -Force -Path \$t -Destination \$dest/,
+    );
   });
 });

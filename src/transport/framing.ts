@@ -22,7 +22,7 @@ export const SH_DRIVER = [
   'umask 077',
   'm="$1"',
   'd=$(mktemp -d "${TMPDIR:-/tmp}/kubemix.XXXXXXXX") || exit 70',
-  "trap 'rm -rf \"$d\"' EXIT",
+  'trap \'rm -rf "$d"\' EXIT',
   "trap 'exit 129' HUP",
   "trap 'exit 143' TERM",
   'if [ "$(id -u)" = 0 ]; then su=""; else su="sudo -n --"; fi',
@@ -96,10 +96,15 @@ export function driverCommand(shell: 'sh' | 'powershell', marker: string): strin
   return `powershell.exe -NoProfile -NonInteractive -ExecutionPolicy Bypass -EncodedCommand ${encoded}`;
 }
 
-export function frameHeader(id: number, script: Buffer, stdin: Buffer, privilege: string, timeoutSeconds: number): Buffer {
+export function frameHeader(
+  id: number,
+  script: Buffer,
+  stdin: Buffer,
+  privilege: string,
+  timeoutSeconds: number,
+): Buffer {
   return Buffer.from(`${id} ${script.length} ${stdin.length} ${privilege} ${Math.max(1, Math.ceil(timeoutSeconds))}\n`);
 }
-
 
 export interface FrameEnd {
   readonly id: number;
@@ -135,7 +140,11 @@ export class FrameReader {
         this.flush(at);
         return;
       }
-      const [id, code] = this.buffer.subarray(at + this.needle.length, eol).toString('latin1').trim().split(' ');
+      const [id, code] = this.buffer
+        .subarray(at + this.needle.length, eol)
+        .toString('latin1')
+        .trim()
+        .split(' ');
       this.flush(at);
       this.buffer = this.buffer.subarray(eol - at + 1);
       this.onEnd({ id: Number(id), code: Number(code) });

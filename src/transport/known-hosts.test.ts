@@ -4,7 +4,15 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KnownHostsFile, fingerprint, hostKeyAlgorithms, hostKeyName, keyTypeOf, parseKnownHosts, verifyKey } from './known-hosts.js';
+import {
+  KnownHostsFile,
+  fingerprint,
+  hostKeyAlgorithms,
+  hostKeyName,
+  keyTypeOf,
+  parseKnownHosts,
+  verifyKey,
+} from './known-hosts.js';
 
 function blob(type: string, seed: string): Buffer {
   const t = Buffer.from(type);
@@ -24,7 +32,8 @@ function hashed(name: string): string {
 
 const A = blob('ssh-ed25519', 'a');
 const B = blob('ssh-ed25519', 'b');
-const line = (hosts: string, key: Buffer, marker = ''): string => `${marker}${marker ? ' ' : ''}${hosts} ${keyTypeOf(key)} ${key.toString('base64')}`;
+const line = (hosts: string, key: Buffer, marker = ''): string =>
+  `${marker}${marker ? ' ' : ''}${hosts} ${keyTypeOf(key)} ${key.toString('base64')}`;
 
 describe('known_hosts', () => {
   it('names hosts the OpenSSH way', () => {
@@ -33,7 +42,15 @@ describe('known_hosts', () => {
   });
 
   it('accepts plain, hashed, [host]:port and wildcard lines; rejects negated matches', () => {
-    const lines = parseKnownHosts([line('198.51.100.2', A), line(hashed('[198.51.100.3]:2222'), A), line('198.51.100.1*,!198.51.100.19', A), '# comment', ''].join('\n'));
+    const lines = parseKnownHosts(
+      [
+        line('198.51.100.2', A),
+        line(hashed('[198.51.100.3]:2222'), A),
+        line('198.51.100.1*,!198.51.100.19', A),
+        '# comment',
+        '',
+      ].join('\n'),
+    );
     assert.equal(verifyKey(lines, '198.51.100.2', A).status, 'ok');
     assert.equal(verifyKey(lines, '[198.51.100.3]:2222', A).status, 'ok');
     assert.equal(verifyKey(lines, '198.51.100.3', A).status, 'unknown', 'the port is part of the name');

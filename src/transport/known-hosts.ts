@@ -27,7 +27,8 @@ export function parseKnownHosts(text: string): KnownHostLine[] {
     const fields = raw.trim().split(/\s+/);
     if (fields[0] === undefined || fields[0] === '' || fields[0].startsWith('#')) return;
     let marker: KnownHostLine['marker'];
-    if (fields[0] === '@cert-authority' || fields[0] === '@revoked') marker = fields.shift()?.slice(1) as KnownHostLine['marker'];
+    if (fields[0] === '@cert-authority' || fields[0] === '@revoked')
+      marker = fields.shift()?.slice(1) as KnownHostLine['marker'];
     const [hosts, keyType, key] = fields;
     if (hosts === undefined || keyType === undefined || key === undefined) return;
     lines.push({ marker, patterns: hosts.split(','), keyType, key: Buffer.from(key, 'base64'), line: index + 1 });
@@ -52,7 +53,10 @@ export function keyTypeOf(key: Buffer): string {
 }
 
 function globMatch(pattern: string, text: string): boolean {
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const source = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${source}$`, 'i').test(text);
 }
 
@@ -88,7 +92,9 @@ export function verifyKey(lines: readonly KnownHostLine[], name: string, key: Bu
 
 /** Host key algorithms to offer for a host so negotiation picks a type we know. */
 export function hostKeyAlgorithms(lines: readonly KnownHostLine[], name: string): string[] {
-  const types = new Set(lines.filter((l) => l.marker === undefined && lineMatches(l.patterns, name)).map((l) => l.keyType));
+  const types = new Set(
+    lines.filter((l) => l.marker === undefined && lineMatches(l.patterns, name)).map((l) => l.keyType),
+  );
   const out: string[] = [];
   for (const t of types) out.push(...(t === 'ssh-rsa' ? ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'] : [t]));
   return out;

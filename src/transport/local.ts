@@ -16,7 +16,17 @@ export class LocalTransport implements Transport {
     if (request.shell !== 'sh') return Promise.reject(new TransportError('local', 'local tasks run in sh only', false));
     const sudo = request.privilege === 'root' && userInfo().uid !== 0;
     const seconds = String(Math.max(1, Math.ceil((request.timeoutMs ?? 3_600_000) / 1000)));
-    const [cmd, ...args] = [...(sudo ? ['sudo', '-n', '--'] : []), 'timeout', '-k', '5', seconds, 'sh', '-c', 'f=$(mktemp) && head -c "$0" > "$f" && sh "$f"; rc=$?; rm -f "$f"; exit $rc', String(Buffer.byteLength(request.script))];
+    const [cmd, ...args] = [
+      ...(sudo ? ['sudo', '-n', '--'] : []),
+      'timeout',
+      '-k',
+      '5',
+      seconds,
+      'sh',
+      '-c',
+      'f=$(mktemp) && head -c "$0" > "$f" && sh "$f"; rc=$?; rm -f "$f"; exit $rc',
+      String(Buffer.byteLength(request.script)),
+    ];
     const started = Date.now();
     return new Promise((resolve, reject) => {
       const child = spawn(cmd ?? 'timeout', args, { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -25,14 +35,28 @@ export class LocalTransport implements Transport {
       child.stdout.on('data', (c: Buffer) => (out.push(c), request.onStdout?.(c)));
       child.stderr.on('data', (c: Buffer) => (err.push(c), request.onStderr?.(c)));
       child.once('error', (e) => reject(new TransportError('local', e.message, false, e)));
-      child.once('close', (code) => resolve({ code: code ?? 255, timedOut: code === 124, stdout: out.toString(), stderr: err.toString(), durationMs: Date.now() - started }));
+      child.once('close', (code) =>
+        resolve({
+          code: code ?? 255,
+          timedOut: code === 124,
+          stdout: out.toString(),
+          stderr: err.toString(),
+          durationMs: Date.now() - started,
+        }),
+      );
       child.stdin.end(Buffer.concat([Buffer.from(request.script), request.stdin ?? Buffer.alloc(0)]));
     });
   }
 
   async upload(request: UploadRequest): Promise<void> {
-    const r = await this.exec({ shell: 'sh', privilege: request.privilege, script: uploadScript('sh', request.remotePath, request.mode, request.owner), stdin: request.content });
-    if (r.code !== 0) throw new TransportError('local', `writing ${request.remotePath} failed: ${r.stderr.trim()}`, false);
+    const r = await this.exec({
+      shell: 'sh',
+      privilege: request.privilege,
+      script: uploadScript('sh', request.remotePath, request.mode, request.owner),
+      stdin: request.content,
+    });
+    if (r.code !== 0)
+      throw new TransportError('local', `writing ${request.remotePath} failed: ${r.stderr.trim()}`, false);
   }
 
   async readFile(path: string, privilege: ExecRequest['privilege']): Promise<string> {

@@ -14,11 +14,15 @@ describe('sh upload script', () => {
     const root = mkdtempSync(join(tmpdir(), 'kubemix-upload-'));
     try {
       const dest = join(root, 'etc', 'bind', 'kubemix', 'db.zone');
-      const r = spawnSync('sh', ['-c', `umask 077\n${uploadScript('sh', dest, '0644', '')}`], { input: 'zone data\n', encoding: 'utf8' });
+      const r = spawnSync('sh', ['-c', `umask 077\n${uploadScript('sh', dest, '0644', '')}`], {
+        input: 'zone data\n',
+        encoding: 'utf8',
+      });
       assert.equal(r.status, 0, r.stderr);
       assert.equal(readFileSync(dest, 'utf8'), 'zone data\n');
       assert.equal(statSync(dest).mode & 0o777, 0o644);
-      for (const dir of ['etc', 'etc/bind', 'etc/bind/kubemix']) assert.equal(statSync(join(root, dir)).mode & 0o777, 0o755, dir);
+      for (const dir of ['etc', 'etc/bind', 'etc/bind/kubemix'])
+        assert.equal(statSync(join(root, dir)).mode & 0o777, 0o755, dir);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

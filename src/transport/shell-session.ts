@@ -54,15 +54,25 @@ export class ShellSession {
   private attach(marker: string, ready: (s: ShellSession) => void, fail: (e: Error) => void): void {
     let started = false;
     let head: Buffer = Buffer.alloc(0);
-    const out = new FrameReader(marker, (c) => this.data('stdout', c), (e) => this.end(e));
-    const err = new FrameReader(marker, (c) => this.data('stderr', c), (e) => this.end(e));
+    const out = new FrameReader(
+      marker,
+      (c) => this.data('stdout', c),
+      (e) => this.end(e),
+    );
+    const err = new FrameReader(
+      marker,
+      (c) => this.data('stderr', c),
+      (e) => this.end(e),
+    );
     this.channel.on('data', (chunk: Buffer) => {
       if (started) return out.push(chunk);
       head = Buffer.concat([head, chunk]);
       const eol = head.indexOf(10);
       if (eol < 0) return;
       if (!head.subarray(0, eol).toString().startsWith(READY)) {
-        return fail(new TransportError(this.host, `the remote shell did not start: ${head.toString().slice(0, 200)}`, false));
+        return fail(
+          new TransportError(this.host, `the remote shell did not start: ${head.toString().slice(0, 200)}`, false),
+        );
       }
       started = true;
       ready(this);
@@ -72,7 +82,14 @@ export class ShellSession {
     this.channel.on('close', () => {
       this.closed = true;
       const error = this.failure ?? new TransportError(this.host, 'the remote shell session closed', true);
-      if (!started) fail(new TransportError(this.host, `the remote shell exited before starting: ${head.toString().slice(0, 200)}`, true));
+      if (!started)
+        fail(
+          new TransportError(
+            this.host,
+            `the remote shell exited before starting: ${head.toString().slice(0, 200)}`,
+            true,
+          ),
+        );
       this.pending?.reject(error);
       this.pending = undefined;
     });
@@ -84,12 +101,33 @@ export class ShellSession {
     const id = this.nextId++;
     const timeoutSeconds = (request.timeoutMs ?? 3_600_000) / 1000;
     const result = new Promise<ExecResult>((resolve, reject) => {
-      this.pending = { id, request, stdout: new TailBuffer(), stderr: new TailBuffer(), started: Date.now(), ends: [], resolve, reject };
+      this.pending = {
+        id,
+        request,
+        stdout: new TailBuffer(),
+        stderr: new TailBuffer(),
+        started: Date.now(),
+        ends: [],
+        resolve,
+        reject,
+      };
     });
-    const timer = setTimeout(() => this.destroy(new TransportError(this.host, `no answer ${Math.round(timeoutSeconds)} s + grace after starting a command: connection presumed lost`, true)), timeoutSeconds * 1000 + CLIENT_GRACE_MS);
+    const timer = setTimeout(
+      () =>
+        this.destroy(
+          new TransportError(
+            this.host,
+            `no answer ${Math.round(timeoutSeconds)} s + grace after starting a command: connection presumed lost`,
+            true,
+          ),
+        ),
+      timeoutSeconds * 1000 + CLIENT_GRACE_MS,
+    );
     const script = Buffer.from(request.script);
     const stdin = request.stdin ?? Buffer.alloc(0);
-    this.channel.write(Buffer.concat([frameHeader(id, script, stdin, request.privilege, timeoutSeconds), script, stdin]));
+    this.channel.write(
+      Buffer.concat([frameHeader(id, script, stdin, request.privilege, timeoutSeconds), script, stdin]),
+    );
     return result.finally(() => clearTimeout(timer));
   }
 
@@ -107,7 +145,13 @@ export class ShellSession {
     if (p.ends.length < 2) return;
     this.pending = undefined;
     const code = p.ends[0]?.code ?? 255;
-    p.resolve({ code, timedOut: code === 124, stdout: p.stdout.toString(), stderr: p.stderr.toString(), durationMs: Date.now() - p.started });
+    p.resolve({
+      code,
+      timedOut: code === 124,
+      stdout: p.stdout.toString(),
+      stderr: p.stderr.toString(),
+      durationMs: Date.now() - p.started,
+    });
   }
 
   /** Closes the session; a command in flight fails with `error`. */

@@ -57,7 +57,15 @@ export async function connectEndpoint(endpoint: Endpoint, options: ConnectOption
   return new Promise((resolve, reject) => {
     const onError = (error: Error): void => {
       client.end();
-      reject(refusal ?? new TransportError(endpoint.label, `cannot connect to ${endpoint.user}@${name}: ${error.message}`, !isAuthFailure(error), error));
+      reject(
+        refusal ??
+          new TransportError(
+            endpoint.label,
+            `cannot connect to ${endpoint.user}@${name}: ${error.message}`,
+            !isAuthFailure(error),
+            error,
+          ),
+      );
     };
     client.once('error', onError);
     client.once('ready', () => {
@@ -79,7 +87,10 @@ async function judgeKey(endpoint: Endpoint, name: string, key: Buffer, options: 
     case 'ok':
       return;
     case 'revoked':
-      throw new HostKeyError(endpoint.label, `${endpoint.label} (${name}) offered the revoked host key ${verdict.fingerprint} (marked @revoked in ${file})`);
+      throw new HostKeyError(
+        endpoint.label,
+        `${endpoint.label} (${name}) offered the revoked host key ${verdict.fingerprint} (marked @revoked in ${file})`,
+      );
     case 'changed':
       throw new HostKeyError(
         endpoint.label,
@@ -96,8 +107,14 @@ async function judgeKey(endpoint: Endpoint, name: string, key: Buffer, options: 
         );
       }
       if (!options.trustNewHosts) {
-        const ca = verdict.caOnly ? ' (only an @cert-authority line matches; host certificates are not supported by this client, add the plain key)' : '';
-        throw new HostKeyError(endpoint.label, `unknown host key for ${endpoint.label} (${name}): ${verdict.fingerprint}; first contact refused${ca}`, `check the fingerprint, then re-run with --trust-new-hosts to record it in ${file}`);
+        const ca = verdict.caOnly
+          ? ' (only an @cert-authority line matches; host certificates are not supported by this client, add the plain key)'
+          : '';
+        throw new HostKeyError(
+          endpoint.label,
+          `unknown host key for ${endpoint.label} (${name}): ${verdict.fingerprint}; first contact refused${ca}`,
+          `check the fingerprint, then re-run with --trust-new-hosts to record it in ${file}`,
+        );
       }
       await options.knownHosts.add(name, key);
   }

@@ -21,7 +21,11 @@ export interface SshTimings {
   readonly readyTimeoutMs: number;
 }
 
-export const DEFAULT_SSH_OPTIONS: SshTimings = { keepaliveIntervalMs: 5_000, keepaliveCountMax: 3, readyTimeoutMs: 20_000 };
+export const DEFAULT_SSH_OPTIONS: SshTimings = {
+  keepaliveIntervalMs: 5_000,
+  keepaliveCountMax: 3,
+  readyTimeoutMs: 20_000,
+};
 
 export class SshTransport implements Transport {
   private client: Client | undefined;
@@ -56,16 +60,42 @@ export class SshTransport implements Transport {
   }
 
   private async open(): Promise<Client> {
-    const target: Endpoint = { label: this.conn.name, address: this.conn.address, port: this.conn.port, user: this.conn.user, identityFile: this.conn.identityFile, pinned: this.conn.provisioner === 'kubemix' };
+    const target: Endpoint = {
+      label: this.conn.name,
+      address: this.conn.address,
+      port: this.conn.port,
+      user: this.conn.user,
+      identityFile: this.conn.identityFile,
+      pinned: this.conn.provisioner === 'kubemix',
+    };
     let sock;
     const b = this.conn.bastion;
     if (b) {
-      const jump = await connectEndpoint({ label: `${this.conn.name} (bastion ${b.address})`, address: b.address, port: b.port, user: b.user, identityFile: b.identityFile, pinned: false }, this.options);
+      const jump = await connectEndpoint(
+        {
+          label: `${this.conn.name} (bastion ${b.address})`,
+          address: b.address,
+          port: b.port,
+          user: b.user,
+          identityFile: b.identityFile,
+          pinned: false,
+        },
+        this.options,
+      );
       this.bastion = jump;
       jump.on('close', () => this.dropped());
       sock = await new Promise<NonNullable<Parameters<typeof connectEndpoint>[2]>>((resolve, reject) =>
         jump.forwardOut('127.0.0.1', 0, this.conn.address, this.conn.port, (error, stream) =>
-          error ? reject(new TransportError(this.conn.name, `bastion ${b.address} cannot reach ${this.conn.address}:${this.conn.port}: ${error.message}`, true, error)) : resolve(stream),
+          error
+            ? reject(
+                new TransportError(
+                  this.conn.name,
+                  `bastion ${b.address} cannot reach ${this.conn.address}:${this.conn.port}: ${error.message}`,
+                  true,
+                  error,
+                ),
+              )
+            : resolve(stream),
         ),
       );
     }
@@ -127,13 +157,34 @@ export class SshTransport implements Transport {
   }
 
   async upload(request: UploadRequest): Promise<void> {
-    const result = await this.exec({ shell: request.shell, privilege: request.privilege, script: uploadScript(request.shell, request.remotePath, request.mode, request.owner), stdin: request.content, timeoutMs: 600_000 });
-    if (result.code !== 0) throw new TransportError(this.conn.name, `upload of ${request.remotePath} failed (exit ${result.code}): ${result.stderr.trim()}`, false);
+    const result = await this.exec({
+      shell: request.shell,
+      privilege: request.privilege,
+      script: uploadScript(request.shell, request.remotePath, request.mode, request.owner),
+      stdin: request.content,
+      timeoutMs: 600_000,
+    });
+    if (result.code !== 0)
+      throw new TransportError(
+        this.conn.name,
+        `upload of ${request.remotePath} failed (exit ${result.code}): ${result.stderr.trim()}`,
+        false,
+      );
   }
 
   async readFile(path: string, privilege: ExecRequest['privilege']): Promise<string> {
-    const result = await this.exec({ shell: this.conn.shell, privilege, script: readFileScript(this.conn.shell, path), timeoutMs: 60_000 });
-    if (result.code !== 0) throw new TransportError(this.conn.name, `cannot read ${path} (exit ${result.code}): ${result.stderr.trim()}`, false);
+    const result = await this.exec({
+      shell: this.conn.shell,
+      privilege,
+      script: readFileScript(this.conn.shell, path),
+      timeoutMs: 60_000,
+    });
+    if (result.code !== 0)
+      throw new TransportError(
+        this.conn.name,
+        `cannot read ${path} (exit ${result.code}): ${result.stderr.trim()}`,
+        false,
+      );
     return result.stdout;
   }
 
@@ -151,7 +202,15 @@ export class SshTransport implements Transport {
         channel.on('data', (c: Buffer) => out.push(c));
         channel.stderr.on('data', (c: Buffer) => err.push(c));
         channel.on('exit', (c: number | null) => (code = c ?? 255));
-        channel.on('close', () => resolve({ code, timedOut: false, stdout: out.toString(), stderr: err.toString(), durationMs: Date.now() - started }));
+        channel.on('close', () =>
+          resolve({
+            code,
+            timedOut: false,
+            stdout: out.toString(),
+            stderr: err.toString(),
+            durationMs: Date.now() - started,
+          }),
+        );
         channel.end(request.script);
       });
     });

@@ -15,7 +15,7 @@ function reference(value: unknown): string {
 
 test('canonicalJson equals JSON.stringify of a key-sorted copy', () => {
   const samples: unknown[] = [
-    { b: 1, a: [3, { d: 'x', c: null }], 'é': 'q"\\\n\u2028', z: undefined, B: true },
+    { b: 1, a: [3, { d: 'x', c: null }], é: 'q"\\\n\u2028', z: undefined, B: true },
     [undefined, 1.5, -0, 1e21, '', { '': [] }],
     'plain',
     42,

@@ -6,20 +6,55 @@
 // networking start. No loop mounts anywhere: `mkfs.ext4 -d` fills the images.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 export const CACHE = process.env['KUBEMIX_E2E_CACHE'] ?? '/var/cache/kubemix-e2e';
 const MIRROR = 'http://deb.debian.org/debian';
 const SUITE = 'bookworm';
-const BOOT = ['systemd-sysv', 'dbus', 'openssh-server', 'ifupdown', 'isc-dhcp-client', 'iproute2', 'sudo', 'linux-image-cloud-amd64'];
+const BOOT = [
+  'systemd-sysv',
+  'dbus',
+  'openssh-server',
+  'ifupdown',
+  'isc-dhcp-client',
+  'iproute2',
+  'sudo',
+  'linux-image-cloud-amd64',
+];
 /**
  * What kubemix's tasks would install with apt-get: the VMs have no route to a
  * Debian mirror, so the image brings them (the tasks' checks then find them
  * installed). Services node: HAProxy, Bind, dnsmasq, the registry, htpasswd,
  * openssl. Host prep: download tools, modprobe, sysctl, timesyncd.
  */
-const TASK_PACKAGES = ['haproxy', 'bind9', 'bind9-utils', 'dnsmasq', 'docker-registry', 'apache2-utils', 'openssl', 'ca-certificates', 'curl', 'gpg', 'tar', 'kmod', 'procps', 'systemd-timesyncd'];
+const TASK_PACKAGES = [
+  'haproxy',
+  'bind9',
+  'bind9-utils',
+  'dnsmasq',
+  'docker-registry',
+  'apache2-utils',
+  'openssl',
+  'ca-certificates',
+  'curl',
+  'gpg',
+  'tar',
+  'kmod',
+  'procps',
+  'systemd-timesyncd',
+];
 /**
  * What a test turns on in one VM to see kubemix deal with it: a running
  * firewalld. Installed with apt-get in the chroot after debootstrap, whose own
@@ -28,7 +63,14 @@ const TASK_PACKAGES = ['haproxy', 'bind9', 'bind9-utils', 'dnsmasq', 'docker-reg
 const TEST_PACKAGES = ['firewalld'];
 const PACKAGES = [...BOOT, ...TASK_PACKAGES];
 /** Installed but off at boot: kubemix's tasks configure, enable and start them (timesyncd: `timedatectl set-ntp true`); firewalld only where a test starts it. */
-const DISABLED_UNITS = ['haproxy.service', 'named.service', 'dnsmasq.service', 'docker-registry.service', 'systemd-timesyncd.service', 'firewalld.service'];
+const DISABLED_UNITS = [
+  'haproxy.service',
+  'named.service',
+  'dnsmasq.service',
+  'docker-registry.service',
+  'systemd-timesyncd.service',
+  'firewalld.service',
+];
 /** Boot-time chores that cost tens of seconds under tcg and matter nothing to a test VM. */
 const MASKED_UNITS = ['e2scrub_reap.service', 'e2scrub_all.timer'];
 /** Room for what later tasks install; the file is sparse, so unused space costs nothing. */
@@ -52,7 +94,8 @@ WantedBy=multi-user.target
 `;
 
 /** Only the pinned, seeded ed25519 key: a stray key type would make pinning ambiguous. */
-const SSHD_DROPIN = 'HostKey /etc/ssh/ssh_host_ed25519_key\nPermitRootLogin prohibit-password\nPasswordAuthentication no\nUseDNS no\n';
+const SSHD_DROPIN =
+  'HostKey /etc/ssh/ssh_host_ed25519_key\nPermitRootLogin prohibit-password\nPasswordAuthentication no\nUseDNS no\n';
 
 export interface BaseImage {
   readonly disk: string;
@@ -62,7 +105,23 @@ export interface BaseImage {
 
 /** Everything that shapes the base: a change here yields a new cache entry. */
 function recipeHash(): string {
-  return createHash('sha256').update(JSON.stringify({ MIRROR, SUITE, PACKAGES, TEST_PACKAGES, DISABLED_UNITS, MASKED_UNITS, BASE_SIZE, SEED_UNIT, SSHD_DROPIN, v: 1 })).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(
+      JSON.stringify({
+        MIRROR,
+        SUITE,
+        PACKAGES,
+        TEST_PACKAGES,
+        DISABLED_UNITS,
+        MASKED_UNITS,
+        BASE_SIZE,
+        SEED_UNIT,
+        SSHD_DROPIN,
+        v: 1,
+      }),
+    )
+    .digest('hex')
+    .slice(0, 16);
 }
 
 function run(cmd: string, args: readonly string[]): void {
@@ -72,7 +131,11 @@ function run(cmd: string, args: readonly string[]): void {
 /** The cached base, built (a few minutes, once) when absent. */
 export function baseImage(log: (line: string) => void = () => undefined): BaseImage {
   const dir = join(CACHE, `base-${recipeHash()}`);
-  const image: BaseImage = { disk: join(dir, 'root.img'), kernel: join(dir, 'vmlinuz'), initrd: join(dir, 'initrd.img') };
+  const image: BaseImage = {
+    disk: join(dir, 'root.img'),
+    kernel: join(dir, 'vmlinuz'),
+    initrd: join(dir, 'initrd.img'),
+  };
   if (existsSync(join(dir, 'complete'))) return image;
   mkdirSync(CACHE, { recursive: true });
   // Built beside the cache entry and renamed into place, so a killed build never looks complete.
@@ -88,14 +151,18 @@ export function baseImage(log: (line: string) => void = () => undefined): BaseIm
     } catch (error) {
       // debootstrap says why in its own log, not on stderr.
       const logFile = join(rootfs, 'debootstrap', 'debootstrap.log');
-      const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-25).join('\n') : '(no debootstrap.log)';
+      const tail = existsSync(logFile)
+        ? readFileSync(logFile, 'utf8').split('\n').slice(-25).join('\n')
+        : '(no debootstrap.log)';
       throw new Error(`debootstrap failed:\n${tail}`, { cause: error });
     }
     aptInstall(rootfs, TEST_PACKAGES);
     customize(rootfs);
     const boot = join(rootfs, 'boot');
     const pick = (prefix: string): string => {
-      const found = readdirSync(boot).filter((f) => f.startsWith(prefix)).sort();
+      const found = readdirSync(boot)
+        .filter((f) => f.startsWith(prefix))
+        .sort();
       if (found.length === 0) throw new Error(`no ${prefix}* in the debootstrap root's /boot`);
       return join(boot, found[found.length - 1] as string);
     };
@@ -103,7 +170,10 @@ export function baseImage(log: (line: string) => void = () => undefined): BaseIm
     copyFileSync(pick('initrd.img-'), join(work, 'initrd.img'));
     run('mkfs.ext4', ['-q', '-F', '-L', 'kubemix-root', '-d', rootfs, join(work, 'root.img'), BASE_SIZE]);
     rmSync(rootfs, { recursive: true, force: true });
-    writeFileSync(join(work, 'complete'), `${new Date().toISOString()} built in ${Math.round((Date.now() - started) / 1000)} s\n`);
+    writeFileSync(
+      join(work, 'complete'),
+      `${new Date().toISOString()} built in ${Math.round((Date.now() - started) / 1000)} s\n`,
+    );
     rmSync(dir, { recursive: true, force: true });
     renameSync(work, dir);
     log(`base image cached in ${dir} (${Math.round((Date.now() - started) / 1000)} s)`);
@@ -122,7 +192,17 @@ function aptInstall(rootfs: string, packages: readonly string[]): void {
   copyFileSync('/etc/resolv.conf', join(rootfs, 'etc/resolv.conf'));
   try {
     run('chroot', [rootfs, 'apt-get', 'update', '-qq']);
-    run('chroot', [rootfs, 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...packages]);
+    run('chroot', [
+      rootfs,
+      'env',
+      'DEBIAN_FRONTEND=noninteractive',
+      'apt-get',
+      'install',
+      '-y',
+      '-qq',
+      '--no-install-recommends',
+      ...packages,
+    ]);
     run('chroot', [rootfs, 'apt-get', 'clean']);
   } finally {
     rmSync(policy, { force: true });
@@ -139,7 +219,8 @@ function customize(rootfs: string): void {
     chmodSync(join(rootfs, path), mode);
   };
   // Keys generated at package install would be shared by every VM: each VM brings its own.
-  for (const f of readdirSync(join(rootfs, 'etc/ssh')).filter((f) => f.startsWith('ssh_host_'))) rmSync(join(rootfs, 'etc/ssh', f));
+  for (const f of readdirSync(join(rootfs, 'etc/ssh')).filter((f) => f.startsWith('ssh_host_')))
+    rmSync(join(rootfs, 'etc/ssh', f));
   put('etc/ssh/sshd_config.d/kubemix-e2e.conf', SSHD_DROPIN);
   put('etc/systemd/system/kubemix-seed.service', SEED_UNIT);
   const wants = join(rootfs, 'etc/systemd/system/multi-user.target.wants');
@@ -191,7 +272,12 @@ export function vmDisks(base: BaseImage, dir: string, vm: VmDiskSpec): VmDisks {
   chmodSync(join(root, 'root/.ssh'), 0o700);
   put('etc/hostname', `${vm.name}\n`);
   put('etc/hosts', `127.0.0.1 localhost\n${vm.address === undefined ? '' : `${vm.address} ${vm.name}\n`}`);
-  put('etc/network/interfaces.d/eth0', vm.address === undefined ? 'auto eth0\niface eth0 inet dhcp\n' : `auto eth0\niface eth0 inet static\n  address ${vm.address}/${vm.prefix}\n  gateway ${vm.gateway}\n`);
+  put(
+    'etc/network/interfaces.d/eth0',
+    vm.address === undefined
+      ? 'auto eth0\niface eth0 inet dhcp\n'
+      : `auto eth0\niface eth0 inet static\n  address ${vm.address}/${vm.prefix}\n  gateway ${vm.gateway}\n`,
+  );
   const seed = join(dir, `${vm.name}-seed.img`);
   run('mkfs.ext4', ['-q', '-F', '-d', stage, seed, '8M']);
   rmSync(stage, { recursive: true, force: true });

@@ -35,7 +35,10 @@ const ENV = { KUBEMIX_RETRY_ATTEMPTS: '2', KUBEMIX_RETRY_BASE_MS: '500', KUBEMIX
 export function kubemix(argv: readonly string[], options: RunOptions = {}): Promise<KubemixRun> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [repoPath('bin', 'kubemix.js'), ...argv], { env: { ...process.env, ...ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [repoPath('bin', 'kubemix.js'), ...argv], {
+      env: { ...process.env, ...ENV },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let done = 0;
@@ -53,7 +56,10 @@ export function kubemix(argv: readonly string[], options: RunOptions = {}): Prom
     child.once('close', (code) => {
       clearTimeout(timer);
       // NDJSON events are one line each; a failed run ends with its error document, pretty-printed.
-      const events = stdout.split('\n').filter((l) => l.startsWith('{') && l.endsWith('}')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const events = stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{') && l.endsWith('}'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       resolve({ code, stdout, stderr, events, seconds: (Date.now() - started) / 1000 });
     });
   });
@@ -65,7 +71,10 @@ export function taskEvents(run: KubemixRun): TaskEvent[] {
 
 /** Ids of tasks that ran their apply and changed something. */
 export function applied(run: KubemixRun): string[] {
-  return taskEvents(run).filter((e) => e.state === 'done' && e.changed === true).map((e) => e.id).sort();
+  return taskEvents(run)
+    .filter((e) => e.state === 'done' && e.changed === true)
+    .map((e) => e.id)
+    .sort();
 }
 
 /** Final state per task id (the last event wins). */

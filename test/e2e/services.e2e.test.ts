@@ -21,7 +21,8 @@ import { call, digestOf, OCI_MANIFEST, pushImage } from '../helpers/oci-push.js'
 import { applied, finalStates, kubemix, output, taskEvents } from './kubemix.js';
 import { VmNet, vmsAvailable, type Vm } from './vm.js';
 
-const skip = process.env['KUBEMIX_E2E'] === '1' ? vmsAvailable() : 'the VM tier runs with npm run test:e2e (KUBEMIX_E2E=1)';
+const skip =
+  process.env['KUBEMIX_E2E'] === '1' ? vmsAvailable() : 'the VM tier runs with npm run test:e2e (KUBEMIX_E2E=1)';
 const log = (line: string): void => void process.stderr.write(`# e2e: ${line}\n`);
 const CLUSTER = 'lab';
 const DOMAIN = 'e2e.internal';
@@ -37,16 +38,39 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
   let w1: Vm;
   let specFile: string;
   let stateDir: string;
-  const hostEntry = (vm: Vm, roles: string[], extra: Record<string, unknown> = {}) => ({ name: vm.name, address: vm.address, roles, os: 'debian-12', identityFile: net.clientKey, ...extra });
+  const hostEntry = (vm: Vm, roles: string[], extra: Record<string, unknown> = {}) => ({
+    name: vm.name,
+    address: vm.address,
+    roles,
+    os: 'debian-12',
+    identityFile: net.clientKey,
+    ...extra,
+  });
   const writeSpec = (hosts: unknown[]): void => {
-    writeFileSync(specFile, stringify({
-      apiVersion: 'kubemix.dev/v1alpha1', kind: 'Cluster', metadata: { name: CLUSTER },
-      spec: { domain: DOMAIN, kubernetes: { version: '1.36' }, network: { nodeCidr: `198.51.100.${net.block * 16}/28`, gateway: net.gateway }, infrastructure: { driver: 'existing', hosts } },
-    }));
+    writeFileSync(
+      specFile,
+      stringify({
+        apiVersion: 'kubemix.dev/v1alpha1',
+        kind: 'Cluster',
+        metadata: { name: CLUSTER },
+        spec: {
+          domain: DOMAIN,
+          kubernetes: { version: '1.36' },
+          network: { nodeCidr: `198.51.100.${net.block * 16}/28`, gateway: net.gateway },
+          infrastructure: { driver: 'existing', hosts },
+        },
+      }),
+    );
   };
   const flags = (): string[] => ['--known-hosts', net.knownHosts, '--json'];
-  const secret = (name: string): string => (JSON.parse(readFileSync(join(stateDir, 'secrets.json'), 'utf8')) as Record<string, { value: string }>)[name]?.value ?? '';
-  const dig = (...args: string[]): string[] => execFileSync('dig', ['+short', '+time=3', '+tries=2', `@${svc.address}`, ...args], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+  const secret = (name: string): string =>
+    (JSON.parse(readFileSync(join(stateDir, 'secrets.json'), 'utf8')) as Record<string, { value: string }>)[name]
+      ?.value ?? '';
+  const dig = (...args: string[]): string[] =>
+    execFileSync('dig', ['+short', '+time=3', '+tries=2', `@${svc.address}`, ...args], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean);
 
   before(async () => {
     net = VmNet.create({ log });
@@ -65,24 +89,38 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
 
   it('kill -9 during the first `up`, then resume: nothing completed is applied again', async () => {
     const killAfter = 5 + Math.floor(Math.random() * 5);
-    const killed = await kubemix(['up', specFile, ...flags(), '--stop-after', 'task-create-services'], { killAfterDone: killAfter });
+    const killed = await kubemix(['up', specFile, ...flags(), '--stop-after', 'task-create-services'], {
+      killAfterDone: killAfter,
+    });
     assert.equal(killed.code, null, `expected a kill after ${killAfter} tasks\n${output(killed)}`);
-    const journal = JSON.parse(readFileSync(join(stateDir, 'journal.json'), 'utf8')) as { tasks: Record<string, { state: string }> };
-    const doneBefore = Object.entries(journal.tasks).filter(([, e]) => e.state === 'done').map(([id]) => id);
-    log(`killed after ${killAfter} finished tasks (${killed.seconds.toFixed(1)} s); journal: ${doneBefore.length} done`);
+    const journal = JSON.parse(readFileSync(join(stateDir, 'journal.json'), 'utf8')) as {
+      tasks: Record<string, { state: string }>;
+    };
+    const doneBefore = Object.entries(journal.tasks)
+      .filter(([, e]) => e.state === 'done')
+      .map(([id]) => id);
+    log(
+      `killed after ${killAfter} finished tasks (${killed.seconds.toFixed(1)} s); journal: ${doneBefore.length} done`,
+    );
     assert.ok(doneBefore.length >= 1, JSON.stringify(journal.tasks));
 
     const resumed = await kubemix(['up', specFile, ...flags(), '--stop-after', 'task-create-services']);
     assert.equal(resumed.code, 0, output(resumed));
     const states = finalStates(resumed);
-    for (const id of doneBefore) assert.equal(states.get(id), 'skipped', `${id} was done before the kill and ran again`);
-    assert.ok([...states.values()].every((s) => s === 'done' || s === 'skipped'), JSON.stringify([...states]));
+    for (const id of doneBefore)
+      assert.equal(states.get(id), 'skipped', `${id} was done before the kill and ran again`);
+    assert.ok(
+      [...states.values()].every((s) => s === 'done' || s === 'skipped'),
+      JSON.stringify([...states]),
+    );
     log(`resumed in ${resumed.seconds.toFixed(1)} s; applied ${applied(resumed).length} task(s)`);
   });
 
   it('facts of every VM are recorded', () => {
     const dir = join(stateDir, 'facts', 'cp1');
-    const facts = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+    const facts = readdirSync(dir)
+      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .join('\n');
     assert.match(facts, /cpus=2\b/);
     assert.match(facts, /os=debian\nversion=12/);
   });
@@ -97,10 +135,13 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
 
   it('HAProxy on 6443 forwards to the controller (openssl s_server stands in for kube-apiserver)', async () => {
     // The backend's health check is GET /readyz over TLS: s_server -www answers 200 to any GET.
-    net.ssh(cp1, [
-      'openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj "/CN=kube-apiserver stand-in on cp1" -keyout /root/standin.key -out /root/standin.crt 2>/dev/null',
-      'systemd-run --quiet --unit=apiserver-standin openssl s_server -quiet -accept 6443 -cert /root/standin.crt -key /root/standin.key -www',
-    ].join(' && '));
+    net.ssh(
+      cp1,
+      [
+        'openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj "/CN=kube-apiserver stand-in on cp1" -keyout /root/standin.key -out /root/standin.crt 2>/dev/null',
+        'systemd-run --quiet --unit=apiserver-standin openssl s_server -quiet -accept 6443 -cert /root/standin.crt -key /root/standin.key -www',
+      ].join(' && '),
+    );
     const deadline = Date.now() + 60_000;
     let last = '';
     while (Date.now() < deadline) {
@@ -117,10 +158,15 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     assert.ok(ca.includes('BEGIN CERTIFICATE') && password.length >= 16);
     // Blob uploads redirect to registry.<zone>: resolved through the services node's Bind.
     const anonymous = { host: `${svc.address}:5000`, ca, lookup: lookupVia(svc.address) };
-    const authorized = { ...anonymous, authorization: `Basic ${Buffer.from(`kubemix:${password}`).toString('base64')}` };
+    const authorized = {
+      ...anonymous,
+      authorization: `Basic ${Buffer.from(`kubemix:${password}`).toString('base64')}`,
+    };
     assert.equal((await call('GET', `https://${svc.address}:5000/v2/`, anonymous)).status, 401);
     const pushed = await pushImage(authorized, 'e2e/hello', 'v1', { os: 'linux' });
-    const pulled = await call('GET', `https://${svc.address}:5000/v2/e2e/hello/manifests/v1`, authorized, { accept: OCI_MANIFEST });
+    const pulled = await call('GET', `https://${svc.address}:5000/v2/e2e/hello/manifests/v1`, authorized, {
+      accept: OCI_MANIFEST,
+    });
     assert.equal(pulled.status, 200, pulled.body);
     assert.equal(digestOf(Buffer.from(pulled.body)), pushed.digest);
   });
@@ -136,41 +182,95 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
   });
 
   it('host prep changes the controller; the tasks that need the internet stop, named', async () => {
-    net.ssh(cp1, 'fallocate -l 32M /swapfile && chmod 600 /swapfile && mkswap -q /swapfile && swapon /swapfile && echo "/swapfile none swap sw 0 0" >> /etc/fstab && sysctl -qw net.ipv4.ip_forward=0');
+    net.ssh(
+      cp1,
+      'fallocate -l 32M /swapfile && chmod 600 /swapfile && mkswap -q /swapfile && swapon /swapfile && echo "/swapfile none swap sw 0 0" >> /etc/fstab && sysctl -qw net.ipv4.ip_forward=0',
+    );
     const prep = await kubemix(['up', specFile, ...flags(), '--stop-after', 'task-prepare-cluster']);
     log(`host prep of cp1: ${prep.seconds.toFixed(1)} s`);
     assert.equal(prep.code, 3, output(prep));
     const failed = taskEvents(prep).filter((e) => e.state === 'failed');
-    assert.deepEqual(failed.map((e) => e.id).sort(), OFFLINE_FAILURES.map((n) => `task-prepare-cluster/cp1/${n}`), output(prep));
+    assert.deepEqual(
+      failed.map((e) => e.id).sort(),
+      OFFLINE_FAILURES.map((n) => `task-prepare-cluster/cp1/${n}`),
+      output(prep),
+    );
     for (const f of failed) assert.match(f.error ?? '', /Could not resolve host|resolve/i, f.error);
     const states = finalStates(prep);
     const containerd = taskEvents(prep).find((e) => e.id === 'task-prepare-cluster/cp1/containerd');
     assert.equal(containerd?.state, 'skipped', 'containerd waits for its binaries');
-    assert.match(containerd.reason ?? '', /task-prepare-cluster\/cp1\/(cni-plugins|containerd-binaries|runc) did not finish/);
-    for (const name of ['kernel-modules', 'sysctls', 'swap-off', 'hostname', 'etc-hosts', 'registry-ca', 'time-sync', 'cgroup-v2', 'download-tools', 'firewall']) {
+    assert.match(
+      containerd.reason ?? '',
+      /task-prepare-cluster\/cp1\/(cni-plugins|containerd-binaries|runc) did not finish/,
+    );
+    for (const name of [
+      'kernel-modules',
+      'sysctls',
+      'swap-off',
+      'hostname',
+      'etc-hosts',
+      'registry-ca',
+      'time-sync',
+      'cgroup-v2',
+      'download-tools',
+      'firewall',
+    ]) {
       assert.equal(states.get(`task-prepare-cluster/cp1/${name}`), 'done', name);
     }
-    const state = net.ssh(cp1, [
-      'lsmod | awk \'$1 == "br_netfilter" || $1 == "overlay" { print "module " $1 }\' | sort',
-      'sysctl -n net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables',
-      'echo "swap [$(swapon --noheadings --show)]"; grep swapfile /etc/fstab',
-      'hostname; grep -c "^# BEGIN kubemix$" /etc/hosts',
-      `openssl x509 -noout -fingerprint -sha256 -in /etc/containerd/certs.d/registry.${ZONE}:5000/ca.crt`,
-      'timedatectl show --property=NTP --value',
-    ].join('\n'));
-    const caFingerprint = execFileSync('openssl', ['x509', '-noout', '-fingerprint', '-sha256'], { input: secret('cluster-ca-cert'), encoding: 'utf8' }).trim();
-    assert.equal(state, ['module br_netfilter', 'module overlay', '1', '1', 'swap []', '#/swapfile none swap sw 0 0', 'cp1', '1', caFingerprint, 'yes', ''].join('\n'));
+    const state = net.ssh(
+      cp1,
+      [
+        'lsmod | awk \'$1 == "br_netfilter" || $1 == "overlay" { print "module " $1 }\' | sort',
+        'sysctl -n net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables',
+        'echo "swap [$(swapon --noheadings --show)]"; grep swapfile /etc/fstab',
+        'hostname; grep -c "^# BEGIN kubemix$" /etc/hosts',
+        `openssl x509 -noout -fingerprint -sha256 -in /etc/containerd/certs.d/registry.${ZONE}:5000/ca.crt`,
+        'timedatectl show --property=NTP --value',
+      ].join('\n'),
+    );
+    const caFingerprint = execFileSync('openssl', ['x509', '-noout', '-fingerprint', '-sha256'], {
+      input: secret('cluster-ca-cert'),
+      encoding: 'utf8',
+    }).trim();
+    assert.equal(
+      state,
+      [
+        'module br_netfilter',
+        'module overlay',
+        '1',
+        '1',
+        'swap []',
+        '#/swapfile none swap sw 0 0',
+        'cp1',
+        '1',
+        caFingerprint,
+        'yes',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('add-node: a worker with a MAC; only the services that depend on it change, then it boots by DHCP', async () => {
-    writeSpec([hostEntry(svc, ['services']), hostEntry(cp1, ['control-plane']), hostEntry(w1, ['worker'], { mac: w1.mac })]);
+    writeSpec([
+      hostEntry(svc, ['services']),
+      hostEntry(cp1, ['control-plane']),
+      hostEntry(w1, ['worker'], { mac: w1.mac }),
+    ]);
     // w1 is still off: its facts fail (named), the services node is updated for it.
     const first = await kubemix(['add-node', specFile, ...flags(), '--stop-after', 'task-create-services']);
     log(`add-node with w1 off: ${first.seconds.toFixed(1)} s`);
     assert.equal(first.code, 3, output(first));
-    assert.deepEqual(applied(first), ['task-create-services/svc/bind', 'task-create-services/svc/dnsmasq', 'task-create-services/svc/haproxy'], output(first));
+    assert.deepEqual(
+      applied(first),
+      ['task-create-services/svc/bind', 'task-create-services/svc/dnsmasq', 'task-create-services/svc/haproxy'],
+      output(first),
+    );
     const down = taskEvents(first).filter((e) => e.state === 'failed');
-    assert.deepEqual(down.map((e) => e.id), ['task-gather-facts/w1/facts'], output(first));
+    assert.deepEqual(
+      down.map((e) => e.id),
+      ['task-gather-facts/w1/facts'],
+      output(first),
+    );
     assert.match(down[0]?.error ?? '', /w1|198\.51\.100/);
 
     await net.start([w1]);
@@ -186,10 +286,20 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     const otherHosts = changed.filter((id) => !id.includes('/w1/'));
     // /etc/hosts names only the node itself, the API and the registry: nothing on cp1 changes for w1.
     assert.deepEqual(otherHosts, [], output(second));
-    assert.ok(changed.includes('task-prepare-cluster/w1/sysctls') && changed.includes('task-gather-facts/w1/facts'), output(second));
+    assert.ok(
+      changed.includes('task-prepare-cluster/w1/sysctls') && changed.includes('task-gather-facts/w1/facts'),
+      output(second),
+    );
     assert.equal(net.ssh(w1, 'hostname; sysctl -n net.ipv4.ip_forward'), 'w1\n1\n');
     assert.ok(changed.includes('task-prepare-cluster/w1/firewall'), output(second));
-    const ports = net.ssh(w1, 'firewall-cmd --zone="$(firewall-cmd --get-default-zone)" --list-ports; firewall-cmd --zone=trusted --list-sources').split(/\s+/).filter(Boolean).sort();
+    const ports = net
+      .ssh(
+        w1,
+        'firewall-cmd --zone="$(firewall-cmd --get-default-zone)" --list-ports; firewall-cmd --zone=trusted --list-sources',
+      )
+      .split(/\s+/)
+      .filter(Boolean)
+      .sort();
     assert.deepEqual(ports, ['10.244.0.0/16', '10250/tcp', '10256/tcp', '30000-32767/tcp', '4789/udp']);
   });
 
@@ -209,7 +319,10 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     const gone = await kubemix(['down', specFile, '--yes', ...flags()]);
     log(`down --yes: ${gone.seconds.toFixed(1)} s`);
     assert.equal(gone.code, 0, output(gone));
-    const left = net.ssh(svc, 'for u in haproxy named dnsmasq docker-registry; do printf "%s=%s\\n" $u "$(systemctl is-active $u)"; done; ls /etc/haproxy/haproxy.cfg /etc/dnsmasq.d/kubemix.conf 2>&1 | grep -c "No such file"');
+    const left = net.ssh(
+      svc,
+      'for u in haproxy named dnsmasq docker-registry; do printf "%s=%s\\n" $u "$(systemctl is-active $u)"; done; ls /etc/haproxy/haproxy.cfg /etc/dnsmasq.d/kubemix.conf 2>&1 | grep -c "No such file"',
+    );
     assert.equal(left, 'haproxy=inactive\nnamed=inactive\ndnsmasq=inactive\ndocker-registry=inactive\n2\n');
   });
 });
@@ -218,10 +331,18 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
 function lookupVia(server: string): LookupFunction {
   const resolver = new Resolver();
   resolver.setServers([server]);
-  return ((hostname: string, options: { all?: boolean }, callback: (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void) => {
+  return ((
+    hostname: string,
+    options: { all?: boolean },
+    callback: (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void,
+  ) => {
     resolver.resolve4(hostname, (err, addresses) => {
       if (err !== null || addresses[0] === undefined) callback(err ?? new Error(`no A record for ${hostname}`), '', 4);
-      else if (options.all === true) callback(null, addresses.map((address) => ({ address, family: 4 })));
+      else if (options.all === true)
+        callback(
+          null,
+          addresses.map((address) => ({ address, family: 4 })),
+        );
       else callback(null, addresses[0], 4);
     });
   }) as LookupFunction;

@@ -5,7 +5,16 @@
 // pid, taps, the bridge, the claim, the scratch directory) is removed on
 // cleanup, on failure and at process exit.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { appendFileSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,7 +54,11 @@ export class VmNet {
   private cleaned = false;
   private readonly exitHook = (): void => this.cleanup();
 
-  private constructor(readonly block: number, readonly base: BaseImage, private readonly log: (line: string) => void) {
+  private constructor(
+    readonly block: number,
+    readonly base: BaseImage,
+    private readonly log: (line: string) => void,
+  ) {
     this.root = mkdtempSync(join(tmpdir(), 'kubemix-vms-'));
     this.clientKey = join(this.root, 'client_key');
     this.knownHosts = join(this.root, 'known_hosts');
@@ -107,32 +120,63 @@ export class VmNet {
   }
 
   private boot(vm: Vm): void {
-    const disks = vmDisks(this.base, this.root, { name: vm.name, address: vm.spec.dhcp === true ? undefined : vm.address, prefix: 28, gateway: this.gateway, authorizedKey: readFileSync(`${this.clientKey}.pub`, 'utf8'), hostKeyFile: vm.hostKeyFile });
+    const disks = vmDisks(this.base, this.root, {
+      name: vm.name,
+      address: vm.spec.dhcp === true ? undefined : vm.address,
+      prefix: 28,
+      gateway: this.gateway,
+      authorizedKey: readFileSync(`${this.clientKey}.pub`, 'utf8'),
+      hostKeyFile: vm.hostKeyFile,
+    });
     quiet('ip', ['link', 'del', vm.tap]);
     sh('ip', ['tuntap', 'add', 'dev', vm.tap, 'mode', 'tap']);
     sh('ip', ['link', 'set', vm.tap, 'master', this.bridge, 'up']);
     const console = openSync(vm.consoleLog, 'a');
     const args = [
-      '-accel', 'tcg', '-smp', String(vm.spec.cpus ?? 1), '-m', String(vm.spec.memoryMiB ?? 1024), '-nographic', '-no-reboot',
-      '-kernel', this.base.kernel, '-initrd', this.base.initrd,
-      '-append', 'root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=-1',
-      '-drive', `file=${disks.overlay},if=virtio,format=qcow2`,
-      '-drive', `file=${disks.seed},if=virtio,format=raw,readonly=on`,
-      '-netdev', `tap,id=n0,ifname=${vm.tap},script=no,downscript=no`,
-      '-device', `virtio-net-pci,netdev=n0,mac=${vm.mac}`,
+      '-accel',
+      'tcg',
+      '-smp',
+      String(vm.spec.cpus ?? 1),
+      '-m',
+      String(vm.spec.memoryMiB ?? 1024),
+      '-nographic',
+      '-no-reboot',
+      '-kernel',
+      this.base.kernel,
+      '-initrd',
+      this.base.initrd,
+      '-append',
+      'root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=-1',
+      '-drive',
+      `file=${disks.overlay},if=virtio,format=qcow2`,
+      '-drive',
+      `file=${disks.seed},if=virtio,format=raw,readonly=on`,
+      '-netdev',
+      `tap,id=n0,ifname=${vm.tap},script=no,downscript=no`,
+      '-device',
+      `virtio-net-pci,netdev=n0,mac=${vm.mac}`,
     ];
     // setpriv execs qemu (same pid) with a parent-death signal: a test process killed with SIGKILL,
     // whose exit hook cannot run, takes its VMs with it instead of leaving them running.
-    vm.qemu = spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'qemu-system-x86_64', ...args], { stdio: ['ignore', console, console] });
+    vm.qemu = spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'qemu-system-x86_64', ...args], {
+      stdio: ['ignore', console, console],
+    });
     closeSync(console);
   }
 
   /** Runs a shell command on the VM as root over the system's ssh client (pinned key); its stdout. */
   ssh(vm: Vm, command: string, timeoutMs = 60_000): string {
-    const options = [`UserKnownHostsFile=${this.knownHosts}`, 'StrictHostKeyChecking=yes', 'BatchMode=yes', 'ConnectTimeout=10', 'LogLevel=ERROR'];
+    const options = [
+      `UserKnownHostsFile=${this.knownHosts}`,
+      'StrictHostKeyChecking=yes',
+      'BatchMode=yes',
+      'ConnectTimeout=10',
+      'LogLevel=ERROR',
+    ];
     const args = ['-i', this.clientKey, ...options.flatMap((o) => ['-o', o]), `root@${vm.address}`, command];
     const r = spawnSync('ssh', args, { encoding: 'utf8', timeout: timeoutMs });
-    if (r.status !== 0) throw new Error(`ssh ${vm.name} ${JSON.stringify(command)}: exit ${r.status ?? r.signal}\n${r.stderr}`);
+    if (r.status !== 0)
+      throw new Error(`ssh ${vm.name} ${JSON.stringify(command)}: exit ${r.status ?? r.signal}\n${r.stderr}`);
     return r.stdout;
   }
 
@@ -140,15 +184,20 @@ export class VmNet {
   private async waitForSsh(vm: Vm, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if (vm.qemu === undefined || vm.qemu.exitCode !== null || vm.qemu.signalCode !== null) throw new Error(`qemu of ${vm.name} exited; console:\n${this.consoleTail(vm)}`);
+      if (vm.qemu === undefined || vm.qemu.exitCode !== null || vm.qemu.signalCode !== null)
+        throw new Error(`qemu of ${vm.name} exited; console:\n${this.consoleTail(vm)}`);
       if (await banner(vm.address)) return;
       await new Promise((r) => setTimeout(r, 1000));
     }
-    throw new Error(`${vm.name} (${vm.address}) did not answer SSH within ${timeoutMs / 1000} s; console:\n${this.consoleTail(vm)}`);
+    throw new Error(
+      `${vm.name} (${vm.address}) did not answer SSH within ${timeoutMs / 1000} s; console:\n${this.consoleTail(vm)}`,
+    );
   }
 
   consoleTail(vm: Vm, lines = 40): string {
-    return existsSync(vm.consoleLog) ? readFileSync(vm.consoleLog, 'utf8').split('\n').slice(-lines).join('\n') : '(no console log)';
+    return existsSync(vm.consoleLog)
+      ? readFileSync(vm.consoleLog, 'utf8').split('\n').slice(-lines).join('\n')
+      : '(no console log)';
   }
 
   /** known_hosts line for a VM's pinned key. */
@@ -193,7 +242,14 @@ function banner(address: string): Promise<boolean> {
 
 export function vmsAvailable(): string | undefined {
   if (process.getuid?.() !== 0) return 'VMs need root (taps, bridges)';
-  for (const tool of ['/usr/bin/setpriv', '/usr/sbin/debootstrap', '/usr/bin/qemu-system-x86_64', '/usr/bin/qemu-img', '/usr/sbin/mkfs.ext4', '/usr/bin/ssh-keygen']) {
+  for (const tool of [
+    '/usr/bin/setpriv',
+    '/usr/sbin/debootstrap',
+    '/usr/bin/qemu-system-x86_64',
+    '/usr/bin/qemu-img',
+    '/usr/sbin/mkfs.ext4',
+    '/usr/bin/ssh-keygen',
+  ]) {
     if (!existsSync(tool)) return `${tool} is missing (scripts/apt-packages-e2e.txt)`;
   }
   return undefined;

@@ -9,7 +9,8 @@ import { unencodable } from '../helpers/arbitrary-strings.js';
 import { escapeAll } from './common.js';
 
 // The grammar's Node binding is an ES module with top-level await: import it, don't require it.
-const PowerShell = ((await import('tree-sitter-powershell/bindings/node/index.js')) as { default: Parser.Language }).default;
+const PowerShell = ((await import('tree-sitter-powershell/bindings/node/index.js')) as { default: Parser.Language })
+  .default;
 
 const QUOTES = "'\u2018\u2019\u201a\u201b";
 

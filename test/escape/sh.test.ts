@@ -18,6 +18,8 @@ for (const shell of ['dash', 'bash']) {
     const records = run.stdout.toString('latin1').split('\0');
     assert.equal(records.pop(), '');
     assert.equal(records.length, cases.length, 'a word split into several, or a command was added');
-    cases.forEach((c, i) => assert.equal(Buffer.from(records[i] ?? '', 'latin1').toString('utf8'), c.value, `${c.text}`));
+    cases.forEach((c, i) =>
+      assert.equal(Buffer.from(records[i] ?? '', 'latin1').toString('utf8'), c.value, `${c.text}`),
+    );
   });
 }

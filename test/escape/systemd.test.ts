@@ -13,7 +13,10 @@ import { unencodable } from '../helpers/arbitrary-strings.js';
 import { escapeAll } from './common.js';
 
 const REFUSED = /[\u0000-\u001f\u007f-\u009f\ufdd0-\ufdef\ufffe\uffff]|\p{Noncharacter_Code_Point}/u;
-const missing = spawnSync('systemd-analyze', ['--version']).status === 0 ? false : 'systemd-analyze is not installed (Debian package systemd)';
+const missing =
+  spawnSync('systemd-analyze', ['--version']).status === 0
+    ? false
+    : 'systemd-analyze is not installed (Debian package systemd)';
 
 /** Unit name → its dump section's `Environment:` and `Exec…` lines. */
 function dumpedSettings(stdout: string): Map<string, string[]> {
@@ -24,36 +27,54 @@ function dumpedSettings(stdout: string): Map<string, string[]> {
     if (head !== null) {
       unit = head[1] ?? '';
       out.set(unit, []);
-    } else if (unit !== undefined && /^\t\t(Environment|Exec\w*|Command Line): /.test(line)) out.get(unit)?.push(line.slice(2));
+    } else if (unit !== undefined && /^\t\t(Environment|Exec\w*|Command Line): /.test(line))
+      out.get(unit)?.push(line.slice(2));
   }
   return out;
 }
 
-test('systemdEnvironment: systemd parses every value back unchanged, as one variable, nothing added', { skip: missing }, () => {
-  const cases = escapeAll((v) => systemdEnvironment('KUBEMIX_T', v), (v) => unencodable(v) || REFUSED.test(v), 1500);
-  const dir = mkdtempSync(join(tmpdir(), 'kubemix-systemd-'));
-  try {
-    const units = cases.map((c, i) => {
-      const file = join(dir, `kmx-${i}.service`);
-      writeFileSync(file, `[Unit]\nDescription=t\n[Service]\nType=oneshot\nExecStart=/bin/true\n${c.text}\n`);
-      return file;
-    });
-    for (let from = 0; from < units.length; from += 100) {
-      const batch = units.slice(from, from + 100);
-      const run = spawnSync('systemd-analyze', ['verify', '--man=no', ...batch], {
-        env: { ...process.env, SYSTEMD_LOG_LEVEL: 'debug' }, encoding: 'utf8', maxBuffer: 1 << 26, timeout: 120_000,
+test(
+  'systemdEnvironment: systemd parses every value back unchanged, as one variable, nothing added',
+  { skip: missing },
+  () => {
+    const cases = escapeAll(
+      (v) => systemdEnvironment('KUBEMIX_T', v),
+      (v) => unencodable(v) || REFUSED.test(v),
+      1500,
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'kubemix-systemd-'));
+    try {
+      const units = cases.map((c, i) => {
+        const file = join(dir, `kmx-${i}.service`);
+        writeFileSync(file, `[Unit]\nDescription=t\n[Service]\nType=oneshot\nExecStart=/bin/true\n${c.text}\n`);
+        return file;
       });
-      const complaints = run.stderr.split('\n').filter((l) => /kmx-\d+\.service:\d+: /.test(l));
-      assert.deepEqual(complaints, [], 'systemd complained about a rendered line');
-      const dumped = dumpedSettings(run.stdout);
-      batch.forEach((_, j) => {
-        const c = cases[from + j];
-        assert.ok(c !== undefined);
-        const settings = (dumped.get(`kmx-${from + j}.service`) ?? []).filter((s) => !s.startsWith('Exec') || !s.includes('/bin/true'));
-        assert.deepEqual(settings.filter((s) => !s.startsWith('Command Line')), [`Environment: KUBEMIX_T=${c.value}`], c.text);
-      });
+      for (let from = 0; from < units.length; from += 100) {
+        const batch = units.slice(from, from + 100);
+        const run = spawnSync('systemd-analyze', ['verify', '--man=no', ...batch], {
+          env: { ...process.env, SYSTEMD_LOG_LEVEL: 'debug' },
+          encoding: 'utf8',
+          maxBuffer: 1 << 26,
+          timeout: 120_000,
+        });
+        const complaints = run.stderr.split('\n').filter((l) => /kmx-\d+\.service:\d+: /.test(l));
+        assert.deepEqual(complaints, [], 'systemd complained about a rendered line');
+        const dumped = dumpedSettings(run.stdout);
+        batch.forEach((_, j) => {
+          const c = cases[from + j];
+          assert.ok(c !== undefined);
+          const settings = (dumped.get(`kmx-${from + j}.service`) ?? []).filter(
+            (s) => !s.startsWith('Exec') || !s.includes('/bin/true'),
+          );
+          assert.deepEqual(
+            settings.filter((s) => !s.startsWith('Command Line')),
+            [`Environment: KUBEMIX_T=${c.value}`],
+            c.text,
+          );
+        });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  },
+);

@@ -6,7 +6,10 @@ import { tomlBasicString, tomlString } from '../../src/util/escape/index.js';
 import { unencodable } from '../helpers/arbitrary-strings.js';
 import { escapeAll } from './common.js';
 
-for (const [name, escape] of [['tomlString', tomlString], ['tomlBasicString', tomlBasicString]] as const) {
+for (const [name, escape] of [
+  ['tomlString', tomlString],
+  ['tomlBasicString', tomlBasicString],
+] as const) {
   test(`${name}: a TOML parser reads every value back unchanged, as the only key`, () => {
     for (const c of escapeAll(escape, unencodable)) {
       const doc = `k = ${c.text}\n[t]\nx = 1\n`;

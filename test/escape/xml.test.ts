@@ -11,8 +11,14 @@ const NOT_XML = /[\u0001-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/;
 
 test('xmlEscape: an XML parser reads every value back unchanged, as attribute and as text', () => {
   const parser = new XMLParser({
-    ignoreAttributes: false, attributeNamePrefix: '@', parseTagValue: false, parseAttributeValue: false,
-    trimValues: false, processEntities: true, htmlEntities: true, textNodeName: '#text',
+    ignoreAttributes: false,
+    attributeNamePrefix: '@',
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues: false,
+    processEntities: true,
+    htmlEntities: true,
+    textNodeName: '#text',
   });
   for (const c of escapeAll(xmlEscape, (v) => unencodable(v) || NOT_XML.test(v), 1200)) {
     const doc = `<r a="${c.text}" b='${c.text}'><t>${c.text}</t><u/></r>`;

@@ -6,7 +6,10 @@ import { EventRecorder } from '../../src/exec/recorder.js';
 import type { BuiltPlan } from './plan-builder.js';
 import type { TestNet } from './netns.js';
 
-export const FAST = { retry: { attempts: 6, baseDelayMs: 200, maxDelayMs: 1000 }, ssh: { keepaliveIntervalMs: 500, keepaliveCountMax: 3, readyTimeoutMs: 1500 } } as const;
+export const FAST = {
+  retry: { attempts: 6, baseDelayMs: 200, maxDelayMs: 1000 },
+  ssh: { keepaliveIntervalMs: 500, keepaliveCountMax: 3, readyTimeoutMs: 1500 },
+} as const;
 
 export function writeKnownHosts(net: TestNet): string {
   const file = join(net.root, 'known_hosts');
@@ -24,10 +27,23 @@ export interface Outcome {
   readonly events: EventRecorder;
 }
 
-export async function run(built: BuiltPlan, stateDir: string, knownHostsFile: string, extra: Partial<ApplyOptions> = {}): Promise<Outcome> {
+export async function run(
+  built: BuiltPlan,
+  stateDir: string,
+  knownHostsFile: string,
+  extra: Partial<ApplyOptions> = {},
+): Promise<Outcome> {
   const events = new EventRecorder();
   try {
-    const result = await applyPlan(built.plan, built.contents, { stateDir, knownHostsFile, signal: new AbortController().signal, concurrency: 4, ...FAST, ...extra, listeners: [events.listener, ...(extra.listeners ?? [])] });
+    const result = await applyPlan(built.plan, built.contents, {
+      stateDir,
+      knownHostsFile,
+      signal: new AbortController().signal,
+      concurrency: 4,
+      ...FAST,
+      ...extra,
+      listeners: [events.listener, ...(extra.listeners ?? [])],
+    });
     return { result, events };
   } catch (error) {
     return { error, events };

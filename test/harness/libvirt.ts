@@ -17,7 +17,9 @@ const BINARIES = ['/usr/sbin/libvirtd', '/usr/bin/virsh', '/usr/bin/qemu-system-
 export function libvirtAvailable(): string | undefined {
   if (process.getuid?.() !== 0) return 'the private libvirt daemon runs as nobody: start the tests as root';
   const missing = BINARIES.filter((b) => !existsSync(b));
-  return missing.length === 0 ? undefined : `missing ${missing.join(', ')} (libvirt-daemon, libvirt-clients, qemu-system-x86)`;
+  return missing.length === 0
+    ? undefined
+    : `missing ${missing.join(', ')} (libvirt-daemon, libvirt-clients, qemu-system-x86)`;
 }
 
 export class LibvirtDaemon {
@@ -64,7 +66,11 @@ export class LibvirtDaemon {
       XDG_DATA_HOME: join(root, 'home', '.local', 'share'),
     };
     // setpriv execs libvirtd: the child's pid is the daemon's.
-    const child = spawn('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '/usr/sbin/libvirtd', '--timeout', '0'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      'setpriv',
+      [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '/usr/sbin/libvirtd', '--timeout', '0'],
+      { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let log = '';
     child.stderr?.on('data', (c: Buffer) => void (log += c.toString()));
     const daemon = new LibvirtDaemon(root, child);
@@ -97,7 +103,10 @@ export class LibvirtDaemon {
 
   /** Names from a `--name` listing (`list --all --name`, `net-list --all --name`). */
   names(...args: string[]): string[] {
-    return this.virsh(...args).split('\n').filter(Boolean).sort();
+    return this.virsh(...args)
+      .split('\n')
+      .filter(Boolean)
+      .sort();
   }
 
   async stop(): Promise<void> {
@@ -110,7 +119,8 @@ export class LibvirtDaemon {
     this.stopped = true;
     process.off('exit', this.exitHook);
     try {
-      for (const d of this.virsh('list', '--name').split('\n').filter(Boolean)) quiet('virsh', ['-q', '-c', this.uri, 'destroy', '--domain', d]);
+      for (const d of this.virsh('list', '--name').split('\n').filter(Boolean))
+        quiet('virsh', ['-q', '-c', this.uri, 'destroy', '--domain', d]);
     } catch {
       // the daemon is gone already; the pid files below still name what it left
     }
@@ -134,6 +144,10 @@ export class LibvirtDaemon {
   }
 
   private pidFiles(dir: string): string[] {
-    return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.pid') && f !== 'driver.pid' && f !== 'libvirtd.pid').map((f) => join(dir, f)) : [];
+    return existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => f.endsWith('.pid') && f !== 'driver.pid' && f !== 'libvirtd.pid')
+          .map((f) => join(dir, f))
+      : [];
   }
 }

@@ -115,9 +115,14 @@ export class TestNet {
     if (count > MAX_HOSTS) throw new Error(`at most ${MAX_HOSTS} test hosts per net`);
     const net = new TestNet(claimBlock());
     try {
-      net.privateEtc = options.sudoUser === undefined
-        ? prepareRootShellEtc(net.root)
-        : preparePrivateEtc(net.root, { name: options.sudoUser, uid: 64_000 + net.block, home: join(net.root, `home-${options.sudoUser}`) });
+      net.privateEtc =
+        options.sudoUser === undefined
+          ? prepareRootShellEtc(net.root)
+          : preparePrivateEtc(net.root, {
+              name: options.sudoUser,
+              uid: 64_000 + net.block,
+              home: join(net.root, `home-${options.sudoUser}`),
+            });
       sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'kubemix-test', '-f', net.clientKey]);
       sh('ip', ['link', 'add', net.bridge, 'type', 'bridge']);
       sh('ip', ['addr', 'add', `${net.gateway}/28`, 'dev', net.bridge]);
@@ -207,7 +212,16 @@ export class TestNet {
   }
 
   connection(h: TestHost, extra: Partial<HostConnection> = {}): HostConnection {
-    return { name: h.name, address: h.address, port: 22, user: 'root', identityFile: this.clientKey, shell: 'sh', provisioner: 'user', ...extra };
+    return {
+      name: h.name,
+      address: h.address,
+      port: 22,
+      user: 'root',
+      identityFile: this.clientKey,
+      shell: 'sh',
+      provisioner: 'user',
+      ...extra,
+    };
   }
 
   link(h: TestHost, state: 'up' | 'down'): void {

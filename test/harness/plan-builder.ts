@@ -35,16 +35,33 @@ export interface BuiltPlan {
   readonly contents: Map<string, Buffer>;
 }
 
-export function taskId(t: { readonly host: string; readonly name: string; readonly stage?: Stage | undefined }): string {
+export function taskId(t: {
+  readonly host: string;
+  readonly name: string;
+  readonly stage?: Stage | undefined;
+}): string {
   return `${t.stage ?? 'task-prepare-cluster'}/${t.host}/${t.name}`;
 }
 
-export function buildPlan(hosts: readonly HostConnection[], tasks: readonly TaskInput[], files: readonly FileInput[] = [], cluster = 'testcluster'): BuiltPlan {
+export function buildPlan(
+  hosts: readonly HostConnection[],
+  tasks: readonly TaskInput[],
+  files: readonly FileInput[] = [],
+  cluster = 'testcluster',
+): BuiltPlan {
   const contents = new Map<string, Buffer>();
   const artifacts: Artifact[] = files.map((f) => {
     const id = `${f.node}:${f.remotePath}`;
     contents.set(id, Buffer.from(f.content));
-    return { id, node: f.node, remotePath: f.remotePath, localPath: join('artifacts', f.node, f.remotePath), mode: f.mode ?? '0644', owner: '', sha256: sha256(f.content) };
+    return {
+      id,
+      node: f.node,
+      remotePath: f.remotePath,
+      localPath: join('artifacts', f.node, f.remotePath),
+      mode: f.mode ?? '0644',
+      owner: '',
+      sha256: sha256(f.content),
+    };
   });
   const planTasks: Task[] = tasks.map((t) => ({
     id: taskId(t),
@@ -65,10 +82,17 @@ export function buildPlan(hosts: readonly HostConnection[], tasks: readonly Task
     apiVersion: PLAN_API_VERSION,
     kind: 'Plan' as const,
     cluster: {
-      name: cluster, domain: 'test.local', driver: 'existing' as const, versions: {},
+      name: cluster,
+      domain: 'test.local',
+      driver: 'existing' as const,
+      versions: {},
       network: {
-        nodeCidr: '198.51.100.0/24', gateway: '198.51.100.1', podCidr: '10.244.0.0/16', serviceCidr: '10.96.0.0/12',
-        nodeMtu: 1500, podMtu: 1450,
+        nodeCidr: '198.51.100.0/24',
+        gateway: '198.51.100.1',
+        podCidr: '10.244.0.0/16',
+        serviceCidr: '10.96.0.0/12',
+        nodeMtu: 1500,
+        podMtu: 1450,
       },
       cni: { plugin: 'flannel' as const, backend: 'vxlan' as const, vni: 4096, port: 4789 },
       apiEndpoint: { host: 'api', port: 6443, address: '198.51.100.2' },

@@ -6,7 +6,16 @@
 // sources root's ~/.bashrc for it — on a developer machine that may run
 // anything (a `pyenv rehash` waiting 60 s on a stale lock made every session
 // open take 65 s), none of which a test host should depend on.
-import { appendFileSync, chmodSync, chownSync, copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 export interface SudoUser {
@@ -61,5 +70,13 @@ export function preparePrivateEtc(root: string, user: SudoUser): BindMount[] {
 /** The command that starts sshd in its own mount namespace with the private files mounted. */
 export function sshdInPrivateEtc(mounts: readonly BindMount[], sshdArgs: readonly string[]): string[] {
   const binds = mounts.map((m) => `mount --bind '${m.source}' '${m.target}'`).join(' && ');
-  return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', `${binds} && exec /usr/sbin/sshd ${sshdArgs.map((a) => `'${a}'`).join(' ')}`];
+  return [
+    'unshare',
+    '--mount',
+    '--propagation',
+    'private',
+    'sh',
+    '-c',
+    `${binds} && exec /usr/sbin/sshd ${sshdArgs.map((a) => `'${a}'`).join(' ')}`,
+  ];
 }

@@ -27,8 +27,16 @@ export function assertArtifactGolden(name: string, artifacts: readonly RenderedA
       writeFileSync(join(dir, path), content);
     }
   }
-  assert.deepEqual(listFiles(dir), [...want.keys()].sort(), `files under test/golden/${name} (UPDATE_GOLDEN=1 to rewrite)`);
+  assert.deepEqual(
+    listFiles(dir),
+    [...want.keys()].sort(),
+    `files under test/golden/${name} (UPDATE_GOLDEN=1 to rewrite)`,
+  );
   for (const [path, content] of want) {
-    assert.equal(content, readFileSync(join(dir, path), 'utf8'), `test/golden/${name}/${path} differs (UPDATE_GOLDEN=1 to rewrite)`);
+    assert.equal(
+      content,
+      readFileSync(join(dir, path), 'utf8'),
+      `test/golden/${name}/${path} differs (UPDATE_GOLDEN=1 to rewrite)`,
+    );
   }
 }

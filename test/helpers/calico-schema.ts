@@ -21,14 +21,18 @@ const installation = z.strictObject({
       linuxDataplane: z.enum(['Iptables', 'BPF', 'Nftables', 'VPP']),
       windowsDataplane: z.enum(['Disabled', 'HNS']),
       nodeAddressAutodetectionV4: z.strictObject({ cidrs: z.array(cidr).min(1) }),
-      ipPools: z.array(z.strictObject({
-        name: z.string().min(1),
-        cidr,
-        encapsulation: z.literal('VXLAN'),
-        natOutgoing: z.enum(['Enabled', 'Disabled']),
-        nodeSelector: z.string().min(1),
-        blockSize: z.number().int().min(20).max(32),
-      })).length(1),
+      ipPools: z
+        .array(
+          z.strictObject({
+            name: z.string().min(1),
+            cidr,
+            encapsulation: z.literal('VXLAN'),
+            natOutgoing: z.enum(['Enabled', 'Disabled']),
+            nodeSelector: z.string().min(1),
+            blockSize: z.number().int().min(20).max(32),
+          }),
+        )
+        .length(1),
     }),
   }),
 });
@@ -49,5 +53,9 @@ const ipam = z.strictObject({
 });
 
 /** Schema by kind, for the Calico kinds kubemix renders. */
-export const CALICO_SCHEMAS: Readonly<Record<string, z.ZodType>> = { Installation: installation, FelixConfiguration: felix, IPAMConfig: ipam };
+export const CALICO_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
+  Installation: installation,
+  FelixConfiguration: felix,
+  IPAMConfig: ipam,
+};
 export const CALICO_API_VERSIONS = new Set(['operator.tigera.io/v1', 'crd.projectcalico.org/v1']);

@@ -37,7 +37,10 @@ export function captureIo(options: { cwd?: string; stdin?: string; env?: Record<
   };
 }
 
-export async function runCli(argv: readonly string[], options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {}): Promise<CliResult> {
+export async function runCli(
+  argv: readonly string[],
+  options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {},
+): Promise<CliResult> {
   const io = captureIo(options);
   const code = await run(argv, io);
   return { code, stdout: io.out(), stderr: io.err() };

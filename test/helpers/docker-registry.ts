@@ -9,7 +9,10 @@ import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
-export type RegistryAuth = { kind: 'none' } | { kind: 'htpasswd'; path: string } | { kind: 'token'; realm: string; service: string; issuer: string; rootCertBundle: string };
+export type RegistryAuth =
+  | { kind: 'none' }
+  | { kind: 'htpasswd'; path: string }
+  | { kind: 'token'; realm: string; service: string; issuer: string; rootCertBundle: string };
 
 export interface RunningRegistry {
   readonly port: number;
@@ -22,7 +25,8 @@ export function registryFiles(dir: string, user: string, password: string): { st
   const storage = join(dir, 'storage');
   mkdirSync(storage);
   const htpasswd = join(dir, 'htpasswd');
-  if (spawnSync('htpasswd', ['-c', '-B', '-i', htpasswd, user], { input: password }).status !== 0) throw new Error('htpasswd failed');
+  if (spawnSync('htpasswd', ['-c', '-B', '-i', htpasswd, user], { input: password }).status !== 0)
+    throw new Error('htpasswd failed');
   return { storage, htpasswd };
 }
 
@@ -44,10 +48,20 @@ function authYaml(auth: RegistryAuth): string {
 }
 
 /** `tls` undefined: plain HTTP (then `ca` is unused). */
-export async function startRegistry(dir: string, name: string, storage: string, tls: { cert: string; key: string } | undefined, auth: RegistryAuth, ca: string): Promise<RunningRegistry> {
+export async function startRegistry(
+  dir: string,
+  name: string,
+  storage: string,
+  tls: { cert: string; key: string } | undefined,
+  auth: RegistryAuth,
+  ca: string,
+): Promise<RunningRegistry> {
   const port = await freePort();
   const config = join(dir, `${name}.yml`);
-  writeFileSync(config, `version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: ${storage}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:${port}\n${tls === undefined ? '' : `  tls:\n    certificate: ${tls.cert}\n    key: ${tls.key}\n`}${authYaml(auth)}`);
+  writeFileSync(
+    config,
+    `version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: ${storage}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:${port}\n${tls === undefined ? '' : `  tls:\n    certificate: ${tls.cert}\n    key: ${tls.key}\n`}${authYaml(auth)}`,
+  );
   const child: ChildProcess = spawn('docker-registry', ['serve', config], { stdio: 'ignore' });
   const stop = async (): Promise<void> => {
     if (child.pid === undefined || child.exitCode !== null) return;
@@ -66,7 +80,7 @@ export async function startRegistry(dir: string, name: string, storage: string, 
 function ping(port: number, ca: string | undefined): Promise<boolean> {
   return new Promise((resolve) => {
     const options = { host: '127.0.0.1', port, path: '/v2/', timeout: 2000 };
-    const req = (ca === undefined ? httpRequest(options, onResponse) : request({ ...options, ca }, onResponse));
+    const req = ca === undefined ? httpRequest(options, onResponse) : request({ ...options, ca }, onResponse);
     function onResponse(res: IncomingMessage): void {
       res.resume();
       resolve(true);

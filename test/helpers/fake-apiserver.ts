@@ -21,9 +21,14 @@ export interface FakeApiServer {
 
 const SECRET_PATH = /^\/api\/v1\/namespaces\/([a-z0-9-]+)\/secrets\/([a-z0-9.-]+)$/;
 
-export async function startFakeApiServer(tls: { cert: string; key: string }, token: string, secrets: Readonly<Record<string, StoredSecret>>): Promise<FakeApiServer> {
+export async function startFakeApiServer(
+  tls: { cert: string; key: string },
+  token: string,
+  secrets: Readonly<Record<string, StoredSecret>>,
+): Promise<FakeApiServer> {
   const requests: FakeApiServer['requests'] = [];
-  const status = (code: number, reason: string) => JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, code });
+  const status = (code: number, reason: string) =>
+    JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, code });
   const server: Server = createServer({ cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, (req, res) => {
     const path = new URL(req.url ?? '/', 'https://x').pathname;
     const authorized = req.headers.authorization === `Bearer ${token}`;
@@ -34,8 +39,18 @@ export async function startFakeApiServer(tls: { cert: string; key: string }, tok
     if (req.method !== 'GET' || m === null) return void res.writeHead(404).end(status(404, 'NotFound'));
     const secret = secrets[`${m[1]}/${m[2]}`];
     if (secret === undefined) return void res.writeHead(404).end(status(404, 'NotFound'));
-    const data = Object.fromEntries(Object.entries(secret.data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
-    res.writeHead(200).end(JSON.stringify({ kind: 'Secret', apiVersion: 'v1', metadata: { name: m[2], namespace: m[1] }, type: secret.type, data }));
+    const data = Object.fromEntries(
+      Object.entries(secret.data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+    );
+    res.writeHead(200).end(
+      JSON.stringify({
+        kind: 'Secret',
+        apiVersion: 'v1',
+        metadata: { name: m[2], namespace: m[1] },
+        type: secret.type,
+        data,
+      }),
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const a = server.address();
@@ -43,10 +58,11 @@ export async function startFakeApiServer(tls: { cert: string; key: string }, tok
   return {
     url: `https://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 

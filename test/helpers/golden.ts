@@ -17,5 +17,9 @@ export function assertGolden(relative: string, actual: string): void {
   } catch {
     assert.fail(`golden file test/golden/${relative} is missing: run UPDATE_GOLDEN=1 npm test and review it`);
   }
-  assert.equal(actual, expected, `output differs from test/golden/${relative} (UPDATE_GOLDEN=1 rewrites it; review the diff)`);
+  assert.equal(
+    actual,
+    expected,
+    `output differs from test/golden/${relative} (UPDATE_GOLDEN=1 rewrites it; review the diff)`,
+  );
 }

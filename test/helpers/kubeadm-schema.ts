@@ -6,7 +6,11 @@ import { z } from 'zod';
 
 const arg = z.strictObject({ name: z.string().min(1), value: z.string() });
 const duration = z.string().regex(/^(\d+h)?(\d+m)?(\d+s)?$/);
-const taint = z.strictObject({ key: z.string().min(1), value: z.string().optional(), effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']) });
+const taint = z.strictObject({
+  key: z.string().min(1),
+  value: z.string().optional(),
+  effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
+});
 const nodeRegistration = z.strictObject({
   name: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/),
   criSocket: z.string().startsWith('unix:///'),
@@ -22,7 +26,14 @@ const api = z.literal('kubeadm.k8s.io/v1beta4');
 export const initConfiguration = z.strictObject({
   apiVersion: api,
   kind: z.literal('InitConfiguration'),
-  bootstrapTokens: z.array(z.strictObject({ token: secretRef, ttl: duration, usages: z.array(z.enum(['signing', 'authentication'])), groups: z.array(z.string()) })),
+  bootstrapTokens: z.array(
+    z.strictObject({
+      token: secretRef,
+      ttl: duration,
+      usages: z.array(z.enum(['signing', 'authentication'])),
+      groups: z.array(z.string()),
+    }),
+  ),
   certificateKey: secretRef,
   localAPIEndpoint: apiEndpoint,
   nodeRegistration,
@@ -41,7 +52,13 @@ export const clusterConfiguration = z.strictObject({
 export const joinConfiguration = z.strictObject({
   apiVersion: api,
   kind: z.literal('JoinConfiguration'),
-  discovery: z.strictObject({ bootstrapToken: z.strictObject({ apiServerEndpoint: z.string(), token: secretRef, caCertHashes: z.array(secretRef) }) }),
+  discovery: z.strictObject({
+    bootstrapToken: z.strictObject({
+      apiServerEndpoint: z.string(),
+      token: secretRef,
+      caCertHashes: z.array(secretRef),
+    }),
+  }),
   controlPlane: z.strictObject({ localAPIEndpoint: apiEndpoint, certificateKey: secretRef }).optional(),
   nodeRegistration,
   timeouts: z.strictObject({ discovery: duration }),

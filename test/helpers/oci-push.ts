@@ -23,19 +23,35 @@ interface Reply {
   readonly body: string;
 }
 
-export function call(method: string, url: string, target: Target, headers: Record<string, string> = {}, body?: Buffer): Promise<Reply> {
+export function call(
+  method: string,
+  url: string,
+  target: Target,
+  headers: Record<string, string> = {},
+  body?: Buffer,
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const h: Record<string, string> = { ...headers, ...(target.authorization === undefined ? {} : { authorization: target.authorization }) };
+    const h: Record<string, string> = {
+      ...headers,
+      ...(target.authorization === undefined ? {} : { authorization: target.authorization }),
+    };
     if (body !== undefined) h['content-length'] = String(body.length);
     const onResponse = (res: IncomingMessage): void => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          location: res.headers.location,
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
     };
     const lookup = target.lookup === undefined ? {} : { lookup: target.lookup };
-    const req = target.ca === undefined
-      ? httpRequest(url, { method, headers: h, timeout: 10_000, ...lookup }, onResponse)
-      : request(url, { method, headers: h, ca: target.ca, timeout: 10_000, ...lookup }, onResponse);
+    const req =
+      target.ca === undefined
+        ? httpRequest(url, { method, headers: h, timeout: 10_000, ...lookup }, onResponse)
+        : request(url, { method, headers: h, ca: target.ca, timeout: 10_000, ...lookup }, onResponse);
     req.on('error', reject);
     req.end(body);
   });
@@ -46,7 +62,8 @@ export const digestOf = (data: Buffer): string => `sha256:${createHash('sha256')
 export async function pushBlob(t: Target, repo: string, data: Buffer): Promise<{ digest: string; size: number }> {
   const digest = digestOf(data);
   const start = await call('POST', `${base(t)}/v2/${repo}/blobs/uploads/`, t);
-  if (start.status !== 202 || start.location === undefined) throw new Error(`upload start ${start.status} ${start.body}`);
+  if (start.status !== 202 || start.location === undefined)
+    throw new Error(`upload start ${start.status} ${start.body}`);
   const url = new URL(start.location, base(t));
   url.searchParams.set('digest', digest);
   const put = await call('PUT', url.toString(), t, { 'content-type': 'application/octet-stream' }, data);
@@ -54,7 +71,13 @@ export async function pushBlob(t: Target, repo: string, data: Buffer): Promise<{
   return { digest, size: data.length };
 }
 
-export async function pushManifest(t: Target, repo: string, reference: string, mediaType: string, doc: unknown): Promise<{ digest: string; size: number; mediaType: string }> {
+export async function pushManifest(
+  t: Target,
+  repo: string,
+  reference: string,
+  mediaType: string,
+  doc: unknown,
+): Promise<{ digest: string; size: number; mediaType: string }> {
   const body = Buffer.from(JSON.stringify(doc));
   const put = await call('PUT', `${base(t)}/v2/${repo}/manifests/${reference}`, t, { 'content-type': mediaType }, body);
   if (put.status !== 201) throw new Error(`manifest put ${repo}:${reference} ${put.status} ${put.body}`);
@@ -71,15 +94,42 @@ export interface Platform {
 }
 
 /** One image: a config naming the platform and one small layer. */
-export async function pushImage(t: Target, repo: string, reference: string, p: Platform, mediaType = OCI_MANIFEST): Promise<{ digest: string; size: number; mediaType: string }> {
+export async function pushImage(
+  t: Target,
+  repo: string,
+  reference: string,
+  p: Platform,
+  mediaType = OCI_MANIFEST,
+): Promise<{ digest: string; size: number; mediaType: string }> {
   const docker = mediaType === DOCKER_MANIFEST;
-  const config = await pushBlob(t, repo, Buffer.from(JSON.stringify({ architecture: 'amd64', os: p.os, ...(p.osVersion === undefined ? {} : { 'os.version': p.osVersion }), rootfs: { type: 'layers', diff_ids: [] } })));
+  const config = await pushBlob(
+    t,
+    repo,
+    Buffer.from(
+      JSON.stringify({
+        architecture: 'amd64',
+        os: p.os,
+        ...(p.osVersion === undefined ? {} : { 'os.version': p.osVersion }),
+        rootfs: { type: 'layers', diff_ids: [] },
+      }),
+    ),
+  );
   const layer = await pushBlob(t, repo, Buffer.from(`layer of ${repo} ${p.os} ${p.osVersion ?? ''}`));
   return pushManifest(t, repo, reference, mediaType, {
     schemaVersion: 2,
     mediaType,
-    config: { mediaType: docker ? 'application/vnd.docker.container.image.v1+json' : 'application/vnd.oci.image.config.v1+json', ...config },
-    layers: [{ mediaType: docker ? 'application/vnd.docker.image.rootfs.diff.tar.gzip' : 'application/vnd.oci.image.layer.v1.tar+gzip', ...layer }],
+    config: {
+      mediaType: docker ? 'application/vnd.docker.container.image.v1+json' : 'application/vnd.oci.image.config.v1+json',
+      ...config,
+    },
+    layers: [
+      {
+        mediaType: docker
+          ? 'application/vnd.docker.image.rootfs.diff.tar.gzip'
+          : 'application/vnd.oci.image.layer.v1.tar+gzip',
+        ...layer,
+      },
+    ],
   });
 }
 
@@ -88,7 +138,14 @@ export async function pushIndex(t: Target, repo: string, tag: string, platforms:
   const manifests = [];
   for (const p of platforms) {
     const m = await pushImage(t, repo, 'tmp', p);
-    manifests.push({ ...m, platform: { architecture: 'amd64', os: p.os, ...(p.osVersion === undefined ? {} : { 'os.version': p.osVersion }) } });
+    manifests.push({
+      ...m,
+      platform: {
+        architecture: 'amd64',
+        os: p.os,
+        ...(p.osVersion === undefined ? {} : { 'os.version': p.osVersion }),
+      },
+    });
   }
   return (await pushManifest(t, repo, tag, OCI_INDEX, { schemaVersion: 2, mediaType: OCI_INDEX, manifests })).digest;
 }

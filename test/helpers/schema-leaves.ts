@@ -34,7 +34,10 @@ export function stringLeaves(schema: z.ZodType, at: LeafPath = []): LeafPath[] {
     case 'array':
       return d.element === undefined ? [] : stringLeaves(d.element, [...at, '[]']);
     case 'record':
-      return [...(d.keyType === undefined ? [] : stringLeaves(d.keyType, [...at, '{key}'])), ...(d.valueType === undefined ? [] : stringLeaves(d.valueType, [...at, '{value}']))];
+      return [
+        ...(d.keyType === undefined ? [] : stringLeaves(d.keyType, [...at, '{key}'])),
+        ...(d.valueType === undefined ? [] : stringLeaves(d.valueType, [...at, '{value}'])),
+      ];
     case 'union': {
       const seen = new Map<string, LeafPath>();
       for (const o of d.options ?? []) for (const p of stringLeaves(o, at)) seen.set(p.join('.'), p);
@@ -58,28 +61,52 @@ export interface Slot {
  * The slots of `pattern` in `doc`: every array element and record entry that
  * exists, and the field itself when its parent object exists but it is absent.
  */
-export function slotsOf(doc: unknown, pattern: LeafPath, prefix = '', steps: readonly (string | number)[] = []): Slot[] {
+export function slotsOf(
+  doc: unknown,
+  pattern: LeafPath,
+  prefix = '',
+  steps: readonly (string | number)[] = [],
+): Slot[] {
   const [head, ...rest] = pattern;
   if (head === undefined || doc === null || typeof doc !== 'object') return [];
   const obj = doc as Record<string, unknown>;
   if (head === '[]') {
     if (!Array.isArray(doc)) return [];
-    return doc.flatMap((item, i) => (rest.length === 0
-      ? [slot(`${prefix}[${i}]`, [...steps, i], typeof item === 'string' ? item : undefined)]
-      : slotsOf(item, rest, `${prefix}[${i}]`, [...steps, i])));
+    return doc.flatMap((item, i) =>
+      rest.length === 0
+        ? [slot(`${prefix}[${i}]`, [...steps, i], typeof item === 'string' ? item : undefined)]
+        : slotsOf(item, rest, `${prefix}[${i}]`, [...steps, i]),
+    );
   }
   if (head === '{key}' || head === '{value}') {
-    return Object.keys(obj).map((k) => (head === '{value}'
-      ? slot(`${prefix}.${k}`, [...steps, k], String(obj[k]))
-      : { path: `${prefix}.${k}`, reportedAt: prefix, current: k, set: (d: Record<string, unknown>, v: string) => renameKey(walk(d, steps), k, v) }));
+    return Object.keys(obj).map((k) =>
+      head === '{value}'
+        ? slot(`${prefix}.${k}`, [...steps, k], String(obj[k]))
+        : {
+            path: `${prefix}.${k}`,
+            reportedAt: prefix,
+            current: k,
+            set: (d: Record<string, unknown>, v: string) => renameKey(walk(d, steps), k, v),
+          },
+    );
   }
   const path = prefix === '' ? head : `${prefix}.${head}`;
-  if (rest.length === 0) return Array.isArray(doc) ? [] : [slot(path, [...steps, head], typeof obj[head] === 'string' ? obj[head] : undefined)];
+  if (rest.length === 0)
+    return Array.isArray(doc)
+      ? []
+      : [slot(path, [...steps, head], typeof obj[head] === 'string' ? obj[head] : undefined)];
   return slotsOf(obj[head], rest, path, [...steps, head]);
 }
 
 function slot(path: string, steps: readonly (string | number)[], current: string | undefined): Slot {
-  return { path, reportedAt: path, current, set: (d, v) => { (walk(d, steps.slice(0, -1)) as Record<string | number, unknown>)[steps.at(-1) ?? ''] = v; } };
+  return {
+    path,
+    reportedAt: path,
+    current,
+    set: (d, v) => {
+      (walk(d, steps.slice(0, -1)) as Record<string | number, unknown>)[steps.at(-1) ?? ''] = v;
+    },
+  };
 }
 
 function walk(doc: unknown, steps: readonly (string | number)[]): Record<string, unknown> {

@@ -31,9 +31,10 @@ export async function startTcpRecorder(targetPort: number): Promise<TcpRecorder>
   return {
     host: `127.0.0.1:${port}`,
     firstBytes,
-    close: () => new Promise((r) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }

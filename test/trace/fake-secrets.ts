@@ -30,9 +30,14 @@ export function capturedNames(plan: Plan): Set<string> {
  * store before the run, so the executor fills in known values instead of
  * random ones (it generates only what is missing).
  */
-export async function seedSecrets(stateDir: string, names: readonly string[], captured: ReadonlySet<string>): Promise<void> {
+export async function seedSecrets(
+  stateDir: string,
+  names: readonly string[],
+  captured: ReadonlySet<string>,
+): Promise<void> {
   const store = await SecretStore.open((await prepareStateDir(stateDir)).secrets);
-  for (const name of names) if (!captured.has(name)) await store.set(name, { value: fakeSecret(name), source: 'generated' });
+  for (const name of names)
+    if (!captured.has(name)) await store.set(name, { value: fakeSecret(name), source: 'generated' });
 }
 
 /** Replaces every fake value in `text` by its `{{secret:NAME}}` reference; returns the text and the names found. */

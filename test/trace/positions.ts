@@ -27,7 +27,8 @@ export class Positions {
 
   one(task: string, kind: StepKind): number {
     const [i, ...more] = this.indices(task, kind);
-    if (i === undefined || more.length > 0) throw new Error(`${this.trace.example}: ${task} has ${more.length + 1} ${kind} steps`);
+    if (i === undefined || more.length > 0)
+      throw new Error(`${this.trace.example}: ${task} has ${more.length + 1} ${kind} steps`);
     return i;
   }
 

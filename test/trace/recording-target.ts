@@ -78,7 +78,8 @@ export class RecordingTarget {
   /** Turns verified download hashes back into their `{{sha256:ID}}` references. */
   private unhash(text: string): string {
     let out = text;
-    for (const d of this.plan.downloads ?? []) if (d.sha256 !== undefined) out = out.split(d.sha256).join(`{{sha256:${d.id}}}`);
+    for (const d of this.plan.downloads ?? [])
+      if (d.sha256 !== undefined) out = out.split(d.sha256).join(`{{sha256:${d.id}}}`);
     return out;
   }
 
@@ -87,10 +88,22 @@ export class RecordingTarget {
     const { text: unfilled, found } = unfill(r.script, this.secretNames);
     const text = this.unhash(unfilled);
     const kind = classify(task, text);
-    this.steps.push({ host, task: id, kind, shell: r.shell, privilege: r.privilege, script: text, references: references(text), filled: found, matchesPlan: kind !== 'unknown', unfilledReference: r.script.includes('{{secret:') });
+    this.steps.push({
+      host,
+      task: id,
+      kind,
+      shell: r.shell,
+      privilege: r.privilege,
+      script: text,
+      references: references(text),
+      filled: found,
+      matchesPlan: kind !== 'unknown',
+      unfilledReference: r.script.includes('{{secret:'),
+    });
     // A fresh host: nothing is in place, so every uploaded file is reported missing.
     if (kind === 'probe') return { ...OK, code: 0, stdout: task.uploads.map(() => 'missing\n').join('') };
-    if (kind === 'cache-probe') return { ...OK, code: 0, stdout: (task.serves?.downloads ?? []).map(() => 'missing\n').join('') };
+    if (kind === 'cache-probe')
+      return { ...OK, code: 0, stdout: (task.serves?.downloads ?? []).map(() => 'missing\n').join('') };
     if (kind === 'apply' && task.reboots === true) this.rebooted.add(id);
     return { ...OK, code: kind === 'check' && !this.rebooted.has(id) ? 1 : 0, stdout: '' };
   }
@@ -98,7 +111,20 @@ export class RecordingTarget {
   private upload(host: string, id: string, r: UploadRequest): void {
     const served = this.served(id, r);
     if (served !== undefined) {
-      this.steps.push({ host, task: id, kind: 'cache-upload', shell: r.shell, privilege: r.privilege, path: r.remotePath, mode: r.mode, references: [], filled: [], matchesPlan: served.ok, unfilledReference: false, download: served.id });
+      this.steps.push({
+        host,
+        task: id,
+        kind: 'cache-upload',
+        shell: r.shell,
+        privilege: r.privilege,
+        path: r.remotePath,
+        mode: r.mode,
+        references: [],
+        filled: [],
+        matchesPlan: served.ok,
+        unfilledReference: false,
+        download: served.id,
+      });
       return;
     }
     const { text: unfilled, found } = unfill(r.content.toString('utf8'), this.secretNames);
@@ -107,7 +133,19 @@ export class RecordingTarget {
     const mine = new Set(this.task(id).uploads.map((u) => u.artifact));
     const artifact = this.plan.artifacts.find((a) => mine.has(a.id) && uploadPath(a) === r.remotePath);
     const matchesPlan = artifact !== undefined && sha256(text) === artifact.sha256;
-    this.steps.push({ host, task: id, kind: 'upload', shell: r.shell, privilege: r.privilege, path: r.remotePath, mode: r.mode, references: references(text), filled: found, matchesPlan, unfilledReference: r.content.includes('{{secret:') });
+    this.steps.push({
+      host,
+      task: id,
+      kind: 'upload',
+      shell: r.shell,
+      privilege: r.privilege,
+      path: r.remotePath,
+      mode: r.mode,
+      references: references(text),
+      filled: found,
+      matchesPlan,
+      unfilledReference: r.content.includes('{{secret:'),
+    });
   }
 
   /** An upload into the task's download cache: whether it is a plan download with the content its hash says; undefined for other uploads. */
@@ -116,20 +154,38 @@ export class RecordingTarget {
     if (serves === undefined || !r.remotePath.startsWith(`${serves.dir}/`)) return undefined;
     const hash = r.remotePath.slice(serves.dir.length + 1);
     const d = (this.plan.downloads ?? []).find((x) => x.sha256 === hash);
-    return { ok: d !== undefined && serves.downloads.includes(d.id) && sha256(r.content.toString('utf8')) === hash, id: d?.id ?? '?' };
+    return {
+      ok: d !== undefined && serves.downloads.includes(d.id) && sha256(r.content.toString('utf8')) === hash,
+      id: d?.id ?? '?',
+    };
   }
 
   private capture(host: string, id: string, path: string, privilege: string): string {
     const task = this.task(id);
     const c = (task.captures ?? []).find((x) => x.remotePath === path);
-    this.steps.push({ host, task: id, kind: 'capture', shell: task.apply.shell, privilege, path, references: [], filled: [], matchesPlan: c !== undefined, unfilledReference: false, ...(c === undefined ? {} : { secret: c.name }) });
+    this.steps.push({
+      host,
+      task: id,
+      kind: 'capture',
+      shell: task.apply.shell,
+      privilege,
+      path,
+      references: [],
+      filled: [],
+      matchesPlan: c !== undefined,
+      unfilledReference: false,
+      ...(c === undefined ? {} : { secret: c.name }),
+    });
     if (c === undefined) throw new Error(`trace: ${id} read ${path}, which it does not capture`);
     return `${fakeSecret(c.name)}\n`;
   }
 }
 
 function references(text: string): string[] {
-  return text.split('\n').filter((l) => l.includes('{{secret:')).map((l) => l.trim());
+  return text
+    .split('\n')
+    .filter((l) => l.includes('{{secret:'))
+    .map((l) => l.trim());
 }
 
 function classify(task: Task, script: string): StepKind {

@@ -36,15 +36,19 @@ function fetchLines(s: TraceStep): string[] {
 }
 
 function stepLines(s: TraceStep): string[] {
-  return [head(s), ...s.references.map((l) => `          | ${clip(l)}`), ...fetchLines(s).map((l) => `          > ${clip(l)}`)];
+  return [
+    head(s),
+    ...s.references.map((l) => `          | ${clip(l)}`),
+    ...fetchLines(s).map((l) => `          > ${clip(l)}`),
+  ];
 }
 
 export function renderTrace(trace: Trace): string {
   const head = [
     `# kubemix ${trace.command} ${`examples/${trace.example}.yaml`}: executor trace against a recording target (nothing executed)`,
     '# checks answer "not done" (after a rebooting task\'s apply: "done", the host is back), applies "ok"; secrets appear only as {{secret:NAME}}',
-    '# order: the executor\'s with --concurrency 1, one task at a time across hosts (the earliest in plan order goes first)',
-    '# scripts are the plan\'s (asserted); shown here: the lines that carry a secret reference (|) and that fetch a download (>)',
+    "# order: the executor's with --concurrency 1, one task at a time across hosts (the earliest in plan order goes first)",
+    "# scripts are the plan's (asserted); shown here: the lines that carry a secret reference (|) and that fetch a download (>)",
   ];
   const out = [...head];
   let current = '';

@@ -41,7 +41,10 @@ export interface Trace {
  * node download is a stand-in file this harness makes (standInFile), pinned
  * in the spec by its SHA256 as a user would pin a file (`spec.downloads`).
  */
-export function examplePlan(example: string, command: TracedCommand = 'up'): { plan: Plan; contents: Map<string, Buffer> } {
+export function examplePlan(
+  example: string,
+  command: TracedCommand = 'up',
+): { plan: Plan; contents: Map<string, Buffer> } {
   const path = repoPath('examples', `${example}.yaml`);
   const read = readSpec({ kind: 'file', path, text: readFileSync(path, 'utf8') });
   const downloads = Object.fromEntries(DOWNLOAD_IDS.map((id) => [id, { sha256: sha256(standInFile(id)) }]));
@@ -67,7 +70,12 @@ export class StandInSource {
   };
 }
 
-export async function traceExample(example: string, priority: GatePriority = 'plan-order', command: TracedCommand = 'up', reuseStateDir?: string): Promise<Trace> {
+export async function traceExample(
+  example: string,
+  priority: GatePriority = 'plan-order',
+  command: TracedCommand = 'up',
+  reuseStateDir?: string,
+): Promise<Trace> {
   const stateDir = reuseStateDir ?? mkdtempSync(join(tmpdir(), 'kubemix-trace-'));
   const { plan, contents } = examplePlan(example, command);
   const secretNames = planSecretNames(plan, contents);
@@ -84,5 +92,16 @@ export async function traceExample(example: string, priority: GatePriority = 'pl
     transportFor: target.transportFor,
     downloads: { fetcher: source.fetcher },
   });
-  return { command, example, priority, plan, steps: target.steps, secretNames, stateDir, result, events, fetched: source.served };
+  return {
+    command,
+    example,
+    priority,
+    plan,
+    steps: target.steps,
+    secretNames,
+    stateDir,
+    result,
+    events,
+    fetched: source.served,
+  };
 }

@@ -7,7 +7,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assemblePlan } from '../../src/plan/assemble.js';
-import { BOOT_BACKOFF, BOOT_FACTS, bootRules, type BootFact, type BootFacts } from '../../src/render/windows/boot-rules.js';
+import {
+  BOOT_BACKOFF,
+  BOOT_FACTS,
+  bootRules,
+  type BootFact,
+  type BootFacts,
+} from '../../src/render/windows/boot-rules.js';
 import { WIN } from '../../src/render/windows/paths.js';
 import { flanneldServiceXml } from '../../src/render/windows/services.js';
 import { modelFor, type Combo } from './fixtures.js';
@@ -26,12 +32,15 @@ function bootScriptOf(c: Combo): string {
 /** `(-not $f.X) -and $f.Y` → { X: false, Y: true }; anything else in a condition is an error. */
 function parseCondition(text: string): Partial<Record<BootFact, boolean>> {
   const out: Partial<Record<BootFact, boolean>> = {};
-  const rest = text.replace(/\(-not \$f\.(\w+)\)|\$f\.(\w+)/g, (_m, neg: string | undefined, pos: string | undefined) => {
-    const fact = (neg ?? pos) as BootFact;
-    assert.ok(BOOT_FACTS.includes(fact), `unknown fact ${fact}`);
-    out[fact] = neg === undefined;
-    return 'X';
-  });
+  const rest = text.replace(
+    /\(-not \$f\.(\w+)\)|\$f\.(\w+)/g,
+    (_m, neg: string | undefined, pos: string | undefined) => {
+      const fact = (neg ?? pos) as BootFact;
+      assert.ok(BOOT_FACTS.includes(fact), `unknown fact ${fact}`);
+      out[fact] = neg === undefined;
+      return 'X';
+    },
+  );
   assert.match(rest, /^X( -and X)*$/, `condition ${text} is not a conjunction of facts`);
   return out;
 }
@@ -68,13 +77,24 @@ function facts(w: World): BootFacts {
     delete w.flanneldStartedAt;
     delete w.flanneldCrashesAt;
   }
-  if (w.flanneld && w.t >= w.apiUpAt && w.flanneldStartedAt !== undefined && w.t >= Math.max(w.apiUpAt, w.flanneldStartedAt) + w.flannelTakes) {
+  if (
+    w.flanneld &&
+    w.t >= w.apiUpAt &&
+    w.flanneldStartedAt !== undefined &&
+    w.t >= Math.max(w.apiUpAt, w.flanneldStartedAt) + w.flannelTakes
+  ) {
     w.subnetEnv = 'fresh';
     w.flannelNetwork = true;
   }
   return {
-    RuntimeRunning: w.runtime, ExternalNetwork: w.external, SubnetEnvStale: w.subnetEnv === 'stale', ApiAnswers: w.t >= w.apiUpAt,
-    FlanneldRunning: w.flanneld, NetworkReady: w.subnetEnv === 'fresh' && w.flannelNetwork, KubeletRunning: w.kubelet, KubeProxyRunning: w.kubeProxy,
+    RuntimeRunning: w.runtime,
+    ExternalNetwork: w.external,
+    SubnetEnvStale: w.subnetEnv === 'stale',
+    ApiAnswers: w.t >= w.apiUpAt,
+    FlanneldRunning: w.flanneld,
+    NetworkReady: w.subnetEnv === 'fresh' && w.flannelNetwork,
+    KubeletRunning: w.kubelet,
+    KubeProxyRunning: w.kubeProxy,
   };
 }
 
@@ -89,7 +109,10 @@ function simulate(branches: readonly DecisionBranch[], w: World, limit = 10_000)
     if (action === 'start-runtime') w.runtime = true;
     if (action === 'create-external-network') w.external = true;
     if (action === 'drop-stale-subnet-env') w.subnetEnv = 'none';
-    if (action === 'start-flanneld') { w.flanneld = true; w.flanneldStartedAt = w.t; }
+    if (action === 'start-flanneld') {
+      w.flanneld = true;
+      w.flanneldStartedAt = w.t;
+    }
     if (action === 'start-kubelet') w.kubelet = true;
     if (action === 'start-kube-proxy') w.kubeProxy = true;
     w.t += 1;
@@ -101,23 +124,54 @@ function simulate(branches: readonly DecisionBranch[], w: World, limit = 10_000)
   throw new Error('the boot never finished');
 }
 
-const afterReboot = (over: Partial<World> = {}): World => ({ t: 0, runtime: true, external: true, subnetEnv: 'stale', flannelNetwork: false, flanneld: false, kubelet: false, kubeProxy: false, apiUpAt: 0, flannelTakes: 20, ...over });
-const order = (log: readonly { action: string }[]): string[] => log.map((e) => e.action).filter((a, i, all) => a !== all[i - 1]);
-const at = (log: readonly { action: string; t: number }[], action: string): number => log.find((e) => e.action === action)?.t ?? NaN;
+const afterReboot = (over: Partial<World> = {}): World => ({
+  t: 0,
+  runtime: true,
+  external: true,
+  subnetEnv: 'stale',
+  flannelNetwork: false,
+  flanneld: false,
+  kubelet: false,
+  kubeProxy: false,
+  apiUpAt: 0,
+  flannelTakes: 20,
+  ...over,
+});
+const order = (log: readonly { action: string }[]): string[] =>
+  log.map((e) => e.action).filter((a, i, all) => a !== all[i - 1]);
+const at = (log: readonly { action: string; t: number }[], action: string): number =>
+  log.find((e) => e.action === action)?.t ?? NaN;
 
 describe('boot.ps1 decisions, parsed from the script', () => {
   const native = decisionBranches(bootScriptOf(NATIVE), 'Get-KubemixBootAction');
 
   it('the script is the table: same branches, same order', () => {
-    for (const [c, hp] of [[NATIVE, false], [HOSTPROCESS, true]] as const) {
-      const parsed = decisionBranches(bootScriptOf(c), 'Get-KubemixBootAction').map((b) => ({ when: b.condition === undefined ? {} : parseCondition(b.condition), action: b.returns }));
-      assert.deepEqual(parsed, bootRules(hp).map((r) => ({ when: r.when, action: r.action })));
+    for (const [c, hp] of [
+      [NATIVE, false],
+      [HOSTPROCESS, true],
+    ] as const) {
+      const parsed = decisionBranches(bootScriptOf(c), 'Get-KubemixBootAction').map((b) => ({
+        when: b.condition === undefined ? {} : parseCondition(b.condition),
+        action: b.returns,
+      }));
+      assert.deepEqual(
+        parsed,
+        bootRules(hp).map((r) => ({ when: r.when, action: r.action })),
+      );
     }
   });
 
   it('API down for 10 minutes: waits without giving up, then starts flanneld → kubelet → kube-proxy within a minute of the API', () => {
     const log = simulate(native, afterReboot({ apiUpAt: 600 }));
-    assert.deepEqual(order(log), ['drop-stale-subnet-env', 'wait-api', 'start-flanneld', 'wait-network', 'start-kubelet', 'start-kube-proxy', 'done']);
+    assert.deepEqual(order(log), [
+      'drop-stale-subnet-env',
+      'wait-api',
+      'start-flanneld',
+      'wait-network',
+      'start-kubelet',
+      'start-kube-proxy',
+      'done',
+    ]);
     assert.ok(at(log, 'start-flanneld') >= 600 && at(log, 'start-flanneld') <= 600 + BOOT_BACKOFF.maxSeconds + 1);
     assert.ok(at(log, 'start-kubelet') > at(log, 'start-flanneld') + 20, 'the kubelet waits for the network');
   });
@@ -134,11 +188,14 @@ describe('boot.ps1 decisions, parsed from the script', () => {
     const stale = simulate(native, afterReboot());
     assert.ok(at(stale, 'drop-stale-subnet-env') < at(stale, 'start-flanneld'));
     // The boot task restarted after the services already came up (a re-run): nothing is dropped or restarted.
-    const fresh = simulate(native, afterReboot({ subnetEnv: 'fresh', flannelNetwork: true, flanneld: true, kubelet: true, kubeProxy: true }));
+    const fresh = simulate(
+      native,
+      afterReboot({ subnetEnv: 'fresh', flannelNetwork: true, flanneld: true, kubelet: true, kubeProxy: true }),
+    );
     assert.deepEqual(order(fresh), ['done']);
   });
 
-  it('HNS networks missing: External is made first; a fresh subnet.env without flannel\'s network is not ready', () => {
+  it("HNS networks missing: External is made first; a fresh subnet.env without flannel's network is not ready", () => {
     const log = simulate(native, afterReboot({ external: false, subnetEnv: 'fresh', flannelNetwork: false }));
     assert.deepEqual(order(log).slice(0, 3), ['create-external-network', 'start-flanneld', 'wait-network']);
     assert.ok(at(log, 'start-kubelet') > at(log, 'start-flanneld'));
@@ -154,7 +211,11 @@ describe('boot.ps1 decisions, parsed from the script', () => {
 
   it('HostProcess: no API wait and no flanneld service; the kubelet starts after the stale subnet.env is gone', () => {
     const hp = decisionBranches(bootScriptOf(HOSTPROCESS), 'Get-KubemixBootAction');
-    assert.deepEqual(order(simulate(hp, afterReboot({ apiUpAt: 600 }))), ['drop-stale-subnet-env', 'start-kubelet', 'done']);
+    assert.deepEqual(order(simulate(hp, afterReboot({ apiUpAt: 600 }))), [
+      'drop-stale-subnet-env',
+      'start-kubelet',
+      'done',
+    ]);
   });
 });
 
@@ -164,7 +225,11 @@ describe('boot.ps1 has no deadline and the services restart on failure', () => {
       const script = bootScriptOf(c);
       assert.deepEqual(parseErrors(script), []);
       assert.ok(!/deadline|AddSeconds/i.test(script), 'no time limit');
-      assert.deepEqual(nodesOfType(script, 'flow_control_statement').filter((s) => /^(exit|throw)\b/.test(s) && !s.includes('HNS')), [], 'nothing ends the loop but done');
+      assert.deepEqual(
+        nodesOfType(script, 'flow_control_statement').filter((s) => /^(exit|throw)\b/.test(s) && !s.includes('HNS')),
+        [],
+        'nothing ends the loop but done',
+      );
       assert.match(script, /while \(\$true\) \{\n {2}try \{/);
       assert.match(script, new RegExp(`\\$delay = \\[Math\\]::Min\\(\\$delay \\* 2, ${BOOT_BACKOFF.maxSeconds}\\)`));
       const { plan } = assemblePlan(modelFor(c));
@@ -176,7 +241,9 @@ describe('boot.ps1 has no deadline and the services restart on failure', () => {
     });
   }
   it("flanneld's WinSW wrapper restarts it on every failure", () => {
-    const xml = flanneldServiceXml(modelFor(NATIVE).nodes.find((n) => n.osFamily === 'windows') ?? assert.fail('no Windows node'));
+    const xml = flanneldServiceXml(
+      modelFor(NATIVE).nodes.find((n) => n.osFamily === 'windows') ?? assert.fail('no Windows node'),
+    );
     assert.match(xml, /<onfailure action="restart" delay="[^"]+"\/>\s*<\/?/);
     assert.ok(!/<onfailure action="none"/.test(xml));
   });

@@ -14,9 +14,22 @@ export interface Combo {
 
 /** The first-join order of a Windows worker's tasks (native mode; win-source-vip with vxlan only). */
 export const WINDOWS_TASK_ORDER = [
-  'win-preflight', 'win-hosts-file', 'win-containers-feature', 'win-reboot', 'win-hns-external', 'win-containerd',
-  'win-defender-exclusions', 'win-binaries', 'win-kubelet-service', 'win-kubeadm-join', 'win-flanneld', 'win-cni-config',
-  'win-source-vip', 'win-kube-proxy', 'win-firewall', 'win-boot-order',
+  'win-preflight',
+  'win-hosts-file',
+  'win-containers-feature',
+  'win-reboot',
+  'win-hns-external',
+  'win-containerd',
+  'win-defender-exclusions',
+  'win-binaries',
+  'win-kubelet-service',
+  'win-kubeadm-join',
+  'win-flanneld',
+  'win-cni-config',
+  'win-source-vip',
+  'win-kube-proxy',
+  'win-firewall',
+  'win-boot-order',
 ] as const;
 
 /** Pairwise over minor × build × backend: every pair of values appears at least once. */
@@ -30,15 +43,18 @@ export const GOLDEN_COMBOS: readonly Combo[] = [
 ];
 
 /** Golden files for HostProcess mode, beside the pairwise ones. */
-export const HOSTPROCESS_COMBOS: readonly Combo[] = [{ k8s: '1.36', os: 'windows-2022', backend: 'vxlan', hostProcess: true }];
+export const HOSTPROCESS_COMBOS: readonly Combo[] = [
+  { k8s: '1.36', os: 'windows-2022', backend: 'vxlan', hostProcess: true },
+];
 
 export function comboName(c: Combo): string {
   return `${c.k8s}-${c.os}-${c.backend}${c.hostProcess === true ? '-hostprocess' : ''}`;
 }
 
 export function specText(c: Combo): string {
-  const extra = c.mirrors === true
-    ? `  proxy:
+  const extra =
+    c.mirrors === true
+      ? `  proxy:
     https: http://proxy.example.com:3128
     noProxy: [example.com]
   mirrors:
@@ -46,14 +62,15 @@ export function specText(c: Combo): string {
       registry.k8s.io: mirror.example.com/k8s
     artifacts: https://artifacts.example.com/mirror
 `
-    : '';
-  const windows = c.hostProcess === true
-    ? `  windows:
+      : '';
+  const windows =
+    c.hostProcess === true
+      ? `  windows:
     hostProcess:
       flannelImage: registry.example.com/flannel:v0.28.4-hostprocess
       kubeProxyImage: registry.example.com/kube-proxy:v${c.k8s}.0-hostprocess
 `
-    : '';
+      : '';
   return `apiVersion: kubemix.dev/v1alpha1
 kind: Cluster
 metadata:

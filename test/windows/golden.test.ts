@@ -15,12 +15,20 @@ function render(c: Combo): string {
   const { plan, files } = assemblePlan(modelFor(c));
   const out: string[] = [];
   for (const t of plan.tasks.filter((x) => x.host === 'win-01')) {
-    out.push(`### task ${t.id}`, `# ${t.description}`, `# after: ${t.after.join(', ')}`, `# uploads: ${t.uploads.map((u) => u.artifact).join(', ')}`, `# secrets: ${t.secrets.join(', ')}`);
+    out.push(
+      `### task ${t.id}`,
+      `# ${t.description}`,
+      `# after: ${t.after.join(', ')}`,
+      `# uploads: ${t.uploads.map((u) => u.artifact).join(', ')}`,
+      `# secrets: ${t.secrets.join(', ')}`,
+    );
     if (t.check !== null) out.push('--- check', t.check.script.trimEnd());
     out.push('--- apply', t.apply.script.trimEnd(), '');
   }
   // Install media (Autounattend.xml and its script) has golden files of its own (unattend.test.ts).
-  const mine = (x: { node: string; remotePath: string }): boolean => (x.node === 'win-01' && !isInstallMedia(x.remotePath)) || (x.node === 'cluster' && x.remotePath === 'manifests/windows-hostprocess.yaml');
+  const mine = (x: { node: string; remotePath: string }): boolean =>
+    (x.node === 'win-01' && !isInstallMedia(x.remotePath)) ||
+    (x.node === 'cluster' && x.remotePath === 'manifests/windows-hostprocess.yaml');
   for (const f of files.filter(mine)) out.push(`### file ${f.remotePath}`, f.content.trimEnd(), '');
   return `${out.join('\n')}\n`;
 }
@@ -34,7 +42,11 @@ describe('Windows golden files', () => {
         mkdirSync(GOLDEN_DIR, { recursive: true });
         writeFileSync(path, actual);
       }
-      assert.equal(actual, readFileSync(path, 'utf8'), `${path} differs: rerun with UPDATE_GOLDEN=1 after checking the change`);
+      assert.equal(
+        actual,
+        readFileSync(path, 'utf8'),
+        `${path} differs: rerun with UPDATE_GOLDEN=1 after checking the change`,
+      );
       assert.equal(render(c), actual, 'rendering is deterministic');
     });
   }

@@ -29,7 +29,9 @@ function modelFor(backend: Combo['backend'], plugin = 'flannel', os: string = 'w
 }
 
 function manifest(model: ClusterModel): string {
-  const file = assemblePlan(model).files.find((f) => f.node === 'cluster' && f.remotePath === 'manifests/windows-hostprocess.yaml');
+  const file = assemblePlan(model).files.find(
+    (f) => f.node === 'cluster' && f.remotePath === 'manifests/windows-hostprocess.yaml',
+  );
   assert.ok(file, 'manifests/windows-hostprocess.yaml');
   return file.content;
 }
@@ -46,16 +48,32 @@ describe('HostProcess mode', () => {
 
     it(`${backend}: DaemonSets validate and follow the HostProcess rules`, () => {
       const sets = daemonSets(model);
-      assert.deepEqual(sets.map((s) => [s.metadata.namespace, s.metadata.name]), [['kube-flannel', 'kube-flannel-ds-windows'], ['kube-system', 'kube-proxy-windows']]);
+      assert.deepEqual(
+        sets.map((s) => [s.metadata.namespace, s.metadata.name]),
+        [
+          ['kube-flannel', 'kube-flannel-ds-windows'],
+          ['kube-system', 'kube-proxy-windows'],
+        ],
+      );
       for (const ds of sets) {
-        assert.doesNotThrow(() => new DaemonSet(ds as ConstructorParameters<typeof DaemonSet>[0]).validate(), ds.metadata.name);
+        assert.doesNotThrow(
+          () => new DaemonSet(ds as ConstructorParameters<typeof DaemonSet>[0]).validate(),
+          ds.metadata.name,
+        );
         const pod = ds.spec.template.spec;
         assert.equal(pod.hostNetwork, true);
-        assert.deepEqual(pod.securityContext.windowsOptions, { hostProcess: true, runAsUserName: 'NT AUTHORITY\\SYSTEM' });
+        assert.deepEqual(pod.securityContext.windowsOptions, {
+          hostProcess: true,
+          runAsUserName: 'NT AUTHORITY\\SYSTEM',
+        });
         assert.deepEqual(pod.nodeSelector, { 'kubernetes.io/os': 'windows' });
         assert.deepEqual(pod.tolerations, [{ key: 'os', operator: 'Equal', value: 'windows', effect: 'NoSchedule' }]);
         for (const c of [...pod.containers, ...(pod.initContainers ?? [])]) {
-          assert.equal(c.securityContext?.windowsOptions?.hostProcess, true, `${ds.metadata.name}/${c.name} is HostProcess`);
+          assert.equal(
+            c.securityContext?.windowsOptions?.hostProcess,
+            true,
+            `${ds.metadata.name}/${c.name} is HostProcess`,
+          );
           assert.equal(c.securityContext?.windowsOptions?.runAsUserName, 'NT AUTHORITY\\SYSTEM');
         }
         assert.deepEqual(ds.spec.selector.matchLabels, { app: ds.metadata.name });
@@ -63,7 +81,15 @@ describe('HostProcess mode', () => {
       const [flannel, proxy] = sets.map((s) => s.spec.template.spec.containers[0]);
       assert.equal(flannel.image, FLANNEL);
       assert.equal(proxy.image, PROXY);
-      assert.deepEqual(flannel.env.map((e: Obj) => [e.name, e.valueFrom?.fieldRef.fieldPath ?? e.value]), [['NODE_NAME', 'spec.nodeName'], ['NODE_IP', 'status.hostIP'], ['KUBERNETES_SERVICE_HOST', model.cluster.apiEndpoint.address], ['KUBERNETES_SERVICE_PORT', '6443']]);
+      assert.deepEqual(
+        flannel.env.map((e: Obj) => [e.name, e.valueFrom?.fieldRef.fieldPath ?? e.value]),
+        [
+          ['NODE_NAME', 'spec.nodeName'],
+          ['NODE_IP', 'status.hostIP'],
+          ['KUBERNETES_SERVICE_HOST', model.cluster.apiEndpoint.address],
+          ['KUBERNETES_SERVICE_PORT', '6443'],
+        ],
+      );
       // Its own projected flannel-windows token (in-cluster config), never the kubelet's kubeconfig.
       assert.equal(sets[0]?.spec.template.spec.serviceAccountName, 'flannel-windows');
       assert.ok(!flannel.args.some((a: string) => a.startsWith('--kubeconfig-file')));
@@ -75,22 +101,36 @@ describe('HostProcess mode', () => {
     it(`${backend}: plain YAML that kubemix lint accepts for a mixed cluster`, async () => {
       const text = manifest(model);
       assert.doesNotMatch(text, /[&*]a\d/, 'no YAML anchors or aliases');
-      const { findings } = await lintSources([{ path: 'windows-hostprocess.yaml', text }], { cluster: lintClusterFor(['windows-2025']) });
-      assert.deepEqual(findings.map((f) => f.rule), []);
+      const { findings } = await lintSources([{ path: 'windows-hostprocess.yaml', text }], {
+        cluster: lintClusterFor(['windows-2025']),
+      });
+      assert.deepEqual(
+        findings.map((f) => f.rule),
+        [],
+      );
     });
 
     it(`${backend}: no native flanneld or kube-proxy step, service or download`, () => {
       const names = win.map((t) => t.name);
       assert.ok(!names.includes('win-flanneld') && !names.includes('win-kube-proxy'), names.join(' '));
       assert.equal(names.includes('win-source-vip'), backend === 'vxlan');
-      const order = ['win-kubeadm-join', 'win-cni-config', 'win-flannel-pod', ...(backend === 'vxlan' ? ['win-source-vip'] : []), 'win-kube-proxy-config'];
+      const order = [
+        'win-kubeadm-join',
+        'win-cni-config',
+        'win-flannel-pod',
+        ...(backend === 'vxlan' ? ['win-source-vip'] : []),
+        'win-kube-proxy-config',
+      ];
       // Each step waits for the one before it (the plan lists tasks by stage, not by chain).
       order.slice(1).forEach((name, i) => {
         const [prev, next] = [win.find((t) => t.name === order[i]), win.find((t) => t.name === name)];
         assert.ok(prev !== undefined && next?.after.includes(prev.id), `${name} after ${order[i] ?? ''}`);
       });
       // Defender's process exclusions still name them: the pods run the same executables on the host.
-      const all = win.filter((t) => t.name !== 'win-defender-exclusions').map((t) => `${t.check?.script ?? ''}${t.apply.script}`).join('\n');
+      const all = win
+        .filter((t) => t.name !== 'win-defender-exclusions')
+        .map((t) => `${t.check?.script ?? ''}${t.apply.script}`)
+        .join('\n');
       assert.doesNotMatch(all, /New-Service -Name 'kube-proxy'|flanneld-service\.exe|winsw|kube-proxy\.exe/i);
       const winFiles = files.filter((f) => f.node === 'win-01');
       assert.ok(!winFiles.some((f) => f.remotePath.endsWith('flanneld-service.xml')));
@@ -99,7 +139,11 @@ describe('HostProcess mode', () => {
       // The order itself (stale subnet.env dropped, then the kubelet) is tested on the parsed script in boot.test.ts.
       assert.match(boot, /'start-kubelet' \{\n {6}Start-Service -Name 'kubelet'\n {4}\}/);
       // net-conf.json is on the node before the join lets the flannel pod start.
-      assert.ok(win.find((t) => t.name === 'win-kubelet-service')?.uploads.some((u) => u.artifact === 'win-01:C:\\etc\\kube-flannel\\net-conf.json'));
+      assert.ok(
+        win
+          .find((t) => t.name === 'win-kubelet-service')
+          ?.uploads.some((u) => u.artifact === 'win-01:C:\\etc\\kube-flannel\\net-conf.json'),
+      );
     });
 
     it(`${backend}: every script parses and passes the rules`, () => {
@@ -114,11 +158,20 @@ describe('HostProcess mode', () => {
   }
 
   it('off by default, ignored (with a warning) without Windows nodes; Calico with Windows is refused outright', () => {
-    const off = resolveModel(readSpec({ kind: 'file', path: 'off.yaml', text: specText({ k8s: '1.36', os: 'windows-2022', backend: 'vxlan' }) }));
+    const off = resolveModel(
+      readSpec({
+        kind: 'file',
+        path: 'off.yaml',
+        text: specText({ k8s: '1.36', os: 'windows-2022', backend: 'vxlan' }),
+      }),
+    );
     assert.ok(!assemblePlan(off).files.some((f) => f.remotePath.includes('hostprocess')));
     const linuxOnly = modelFor('vxlan', 'flannel', 'debian-13');
     assert.ok(linuxOnly.warnings.some((w) => w.code === 'windows.hostprocess-unused'));
     assert.ok(!assemblePlan(linuxOnly).files.some((f) => f.remotePath.includes('hostprocess')));
-    assert.throws(() => modelFor('vxlan', 'calico'), (e: unknown) => e instanceof InvalidSpecError && e.diagnostics.some((d) => d.code === 'cni.calico-windows'));
+    assert.throws(
+      () => modelFor('vxlan', 'calico'),
+      (e: unknown) => e instanceof InvalidSpecError && e.diagnostics.some((d) => d.code === 'cni.calico-windows'),
+    );
   });
 });

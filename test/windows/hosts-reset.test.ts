@@ -19,7 +19,10 @@ function dependsOn(tasks: readonly Task[], later: Task, earlier: Task): boolean 
   while (stack.length > 0) {
     const id = stack.pop() ?? '';
     if (id === earlier.id) return true;
-    if (!seen.has(id)) { seen.add(id); stack.push(...(byId.get(id)?.after ?? [])); }
+    if (!seen.has(id)) {
+      seen.add(id);
+      stack.push(...(byId.get(id)?.after ?? []));
+    }
   }
   return false;
 }
@@ -47,7 +50,10 @@ describe('hosts file: the API and registry names before any DNS', () => {
   it('only the names the node uses: no node names, no registry without the services registry', () => {
     const model = modelFor(GOLDEN_COMBOS[0] as Combo);
     const entries = windowsHostsEntries(model);
-    assert.deepEqual(entries.map((e) => e.split(' ')[1]), ['api.k8scluster.kubeinit.local', 'registry.k8scluster.kubeinit.local']);
+    assert.deepEqual(
+      entries.map((e) => e.split(' ')[1]),
+      ['api.k8scluster.kubeinit.local', 'registry.k8scluster.kubeinit.local'],
+    );
     assert.ok(!entries.some((e) => model.nodes.some((n) => e.endsWith(` ${n.name}`) || e.endsWith(` ${n.fqdn}`))));
   });
 });
@@ -59,7 +65,12 @@ describe('reset removes only what kubemix and flannel made', () => {
       const script = resetScript(model);
       assert.deepEqual(parseErrors(script), []);
       assert.deepEqual(ownedNetworks(model), ['External', c.backend === 'vxlan' ? 'flannel.4096' : 'cbr0']);
-      assert.match(script, new RegExp(`Where-Object \\{ @\\('External', '${c.backend === 'vxlan' ? 'flannel\\.4096' : 'cbr0'}'\\) -contains \\$_\\.Name \\}`));
+      assert.match(
+        script,
+        new RegExp(
+          `Where-Object \\{ @\\('External', '${c.backend === 'vxlan' ? 'flannel\\.4096' : 'cbr0'}'\\) -contains \\$_\\.Name \\}`,
+        ),
+      );
       // Every HNS DELETE is of an owned network or of an endpoint on one.
       const deletes = script.split('\n').filter((l) => l.includes("-Method 'DELETE'"));
       assert.equal(deletes.length, 2);
@@ -67,8 +78,14 @@ describe('reset removes only what kubemix and flannel made', () => {
       assert.ok(deletes.some((l) => /^foreach \(\$n in \$owned\)/.test(l)));
       assert.ok(!/-ne 'nat'/.test(script), 'no "everything but nat" rule');
       // No recursive delete anywhere: a link under C:\var\lib\kubelet is removed as a link.
-      assert.ok(nodesOfType(script, 'command').some((cmd) => /^Remove-Item -Force -LiteralPath/.test(cmd)), 'the grammar sees the commands');
-      assert.deepEqual(nodesOfType(script, 'command').filter((cmd) => /^Remove-Item\b/i.test(cmd) && /-Recurse/i.test(cmd)), []);
+      assert.ok(
+        nodesOfType(script, 'command').some((cmd) => /^Remove-Item -Force -LiteralPath/.test(cmd)),
+        'the grammar sees the commands',
+      );
+      assert.deepEqual(
+        nodesOfType(script, 'command').filter((cmd) => /^Remove-Item\b/i.test(cmd) && /-Recurse/i.test(cmd)),
+        [],
+      );
       assert.match(script, /ReparsePoint/);
       assert.match(script, /\[IO\.Directory\]::Delete\(\$item\.FullName, \$false\)/);
       assert.ok(script.includes(`'${WIN.kubeletDir}'`));
@@ -78,7 +95,10 @@ describe('reset removes only what kubemix and flannel made', () => {
   it('the reset plan carries this script', () => {
     const model = modelFor(GOLDEN_COMBOS[0] as Combo);
     const { files } = assembleResetPlan(model);
-    assert.equal(files.find((f) => f.remotePath === WIN.resetScript && f.node === 'win-01')?.content, resetScript(model));
+    assert.equal(
+      files.find((f) => f.remotePath === WIN.resetScript && f.node === 'win-01')?.content,
+      resetScript(model),
+    );
     assert.ok(assemblePlan(model).plan.tasks.some((t) => t.name === 'win-hosts-file'));
   });
 });

@@ -20,7 +20,7 @@ export function quantityBytes(text: string): number {
 export function goDurationSeconds(text: string): number {
   const parts = [...text.matchAll(/(\d+)(h|m|s)/g)];
   if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) throw new Error(`not a Go duration: ${text}`);
-  return parts.reduce((sum, p) => sum + Number(p[1]) * ({ h: 3600, m: 60, s: 1 }[p[2] as 'h' | 'm' | 's']), 0);
+  return parts.reduce((sum, p) => sum + Number(p[1]) * { h: 3600, m: 60, s: 1 }[p[2] as 'h' | 'm' | 's'], 0);
 }
 
 function flag(cmd: string, name: string): string | undefined {
@@ -28,9 +28,14 @@ function flag(cmd: string, name: string): string | undefined {
 }
 
 describe('kube-log-runner rotation', () => {
-  const node = modelFor({ k8s: '1.36', os: 'windows-2022', backend: 'vxlan' }).nodes.find((n) => n.osFamily === 'windows');
+  const node = modelFor({ k8s: '1.36', os: 'windows-2022', backend: 'vxlan' }).nodes.find(
+    (n) => n.osFamily === 'windows',
+  );
   assert.ok(node);
-  for (const [what, cmd] of [['kubelet', kubeletCommandLine(node)], ['kube-proxy', kubeProxyCommandLine()]] as const) {
+  for (const [what, cmd] of [
+    ['kubelet', kubeletCommandLine(node)],
+    ['kube-proxy', kubeProxyCommandLine()],
+  ] as const) {
     it(`${what}: rotates at ≥ 10 MiB and deletes rotated files after a day to a month`, () => {
       const size = flag(cmd, 'log-file-size');
       const age = flag(cmd, 'log-file-age');

@@ -12,7 +12,11 @@ describe('kubeadm config APIs per minor', () => {
   it('v1beta3 only before 1.36; v1beta4 everywhere and preferred', () => {
     for (const k of KUBERNETES) {
       assert.equal(k.kubeadmApis[0], 'v1beta4', k.minor);
-      assert.equal(k.kubeadmApis.includes('v1beta3'), compareVersions(`${k.minor}.0`, '1.36.0') < 0, `${k.minor}: v1beta3 was removed in kubeadm 1.36`);
+      assert.equal(
+        k.kubeadmApis.includes('v1beta3'),
+        compareVersions(`${k.minor}.0`, '1.36.0') < 0,
+        `${k.minor}: v1beta3 was removed in kubeadm 1.36`,
+      );
     }
   });
 });
@@ -29,6 +33,9 @@ describe('Defender exclusions come right after the runtime', () => {
     // Beside the exclusions, the binaries wait only for the services node's download cache.
     const others = (byName('win-binaries')?.after ?? []).filter((id) => id !== defender.id);
     assert.ok(byName('win-binaries')?.after.includes(defender.id));
-    assert.deepEqual(others.map((id) => id.split('/').pop()), ['download-cache']);
+    assert.deepEqual(
+      others.map((id) => id.split('/').pop()),
+      ['download-cache'],
+    );
   });
 });

@@ -9,7 +9,6 @@ import type { Task } from '../../src/plan/types.js';
 import { WIN, SOURCE_VIP_PLACEHOLDER } from '../../src/render/windows/paths.js';
 import { GOLDEN_COMBOS, WINDOWS_TASK_ORDER as ORDER, comboName, modelFor, type Combo } from './fixtures.js';
 
-
 /** True when `later` transitively depends on `earlier`. */
 function dependsOn(tasks: readonly Task[], later: Task, earlier: Task): boolean {
   const byId = new Map(tasks.map((t) => [t.id, t]));
@@ -35,9 +34,15 @@ describe('first-join order is enforced by the task DAG', () => {
     it(comboName(c), () => {
       const { all, win: unordered } = winTasks(c);
       // The plan lists tasks by stage and id; the order a host runs them in is the DAG's.
-      const win = [...unordered].sort((a, b) => unordered.filter((t) => dependsOn(all, a, t)).length - unordered.filter((t) => dependsOn(all, b, t)).length);
+      const win = [...unordered].sort(
+        (a, b) =>
+          unordered.filter((t) => dependsOn(all, a, t)).length - unordered.filter((t) => dependsOn(all, b, t)).length,
+      );
       const expected = ORDER.filter((n) => c.backend === 'vxlan' || n !== 'win-source-vip');
-      assert.deepEqual(win.map((t) => t.name), expected);
+      assert.deepEqual(
+        win.map((t) => t.name),
+        expected,
+      );
       for (let i = 1; i < win.length; i += 1) {
         const [a, b] = [win[i - 1], win[i]];
         assert.ok(a !== undefined && b !== undefined && dependsOn(all, b, a), `${b?.name} must wait for ${a?.name}`);
@@ -59,9 +64,13 @@ describe('versions: no flag or gate a release rejects', () => {
   for (const c of [...GOLDEN_COMBOS, { k8s: '1.35', os: 'windows-2025', backend: 'vxlan' } as const]) {
     it(comboName(c), () => {
       const { win, files } = winTasks(c);
-      const texts = [...win.flatMap((t) => [t.apply.script, t.check?.script ?? '']), ...files.filter((f) => f.node === 'win-01').map((f) => f.content)].join('\n');
+      const texts = [
+        ...win.flatMap((t) => [t.apply.script, t.check?.script ?? '']),
+        ...files.filter((f) => f.node === 'win-01').map((f) => f.content),
+      ].join('\n');
       assert.ok(!/WinOverlay|WinDSR/.test(texts), 'WinOverlay/WinDSR are GA and locked since 1.34');
-      if (c.k8s !== '1.34') assert.ok(!texts.includes('--pod-infra-container-image'), 'kubelet ≥ 1.35 refuses --pod-infra-container-image');
+      if (c.k8s !== '1.34')
+        assert.ok(!texts.includes('--pod-infra-container-image'), 'kubelet ≥ 1.35 refuses --pod-infra-container-image');
       const join = files.find((f) => f.remotePath === WIN.joinConfig)?.content ?? '';
       assert.match(join, /apiVersion: kubeadm\.k8s\.io\/v1beta4/);
       const config = files.find((f) => f.remotePath === WIN.containerdConfig)?.content ?? '';
@@ -79,7 +88,10 @@ describe('run-time values stay out of the plan', () => {
       const model = modelFor(c);
       const podCidr = model.nodes.find((n) => n.name === 'win-01')?.podCidr?.cidr ?? '';
       assert.notEqual(podCidr, '');
-      const texts = [...win.flatMap((t) => [t.apply.script, t.check?.script ?? '']), ...files.filter((f) => f.node === 'win-01').map((f) => f.content)];
+      const texts = [
+        ...win.flatMap((t) => [t.apply.script, t.check?.script ?? '']),
+        ...files.filter((f) => f.node === 'win-01').map((f) => f.content),
+      ];
       for (const t of texts) assert.ok(!t.includes(podCidr), `the predicted pod CIDR ${podCidr} leaked into the plan`);
       const template = files.find((f) => f.remotePath === WIN.kubeProxyConfigTemplate)?.content ?? '';
       const vip = /sourceVip: '([^']*)'/.exec(template)?.[1];
@@ -99,10 +111,15 @@ describe('run-time values stay out of the plan', () => {
     assert.deepEqual(join?.secrets, ['cluster-ca-cert-hash', 'kubeadm-token']);
     assert.deepEqual(win.find((t) => t.name === 'win-kube-proxy')?.secrets, ['kube-proxy-windows-token']);
     // Install media names its own secrets (unattend.test.ts); the driver fills them in.
-    const refs = files.filter((f) => f.node === 'win-01' && !isInstallMedia(f.remotePath)).flatMap((f) => [...f.content.matchAll(/\{\{secret:([a-z0-9-]+)\}\}/g)].map((m) => m[1]));
+    const refs = files
+      .filter((f) => f.node === 'win-01' && !isInstallMedia(f.remotePath))
+      .flatMap((f) => [...f.content.matchAll(/\{\{secret:([a-z0-9-]+)\}\}/g)].map((m) => m[1]));
     // The kube-proxy token travels only in the task's script (stdin), never in a file the plan uploads.
     assert.deepEqual([...new Set(refs)].sort(), ['cluster-ca-cert', 'cluster-ca-cert-hash', 'kubeadm-token']);
-    assert.match(win.find((t) => t.name === 'win-kube-proxy')?.apply.script ?? '', /\{\{secret:kube-proxy-windows-token\}\}/);
+    assert.match(
+      win.find((t) => t.name === 'win-kube-proxy')?.apply.script ?? '',
+      /\{\{secret:kube-proxy-windows-token\}\}/,
+    );
   });
   it('the services registry is trusted through the cluster CA, written 0600 beside its hosts.toml by the containerd step', () => {
     const { win, files } = winTasks(GOLDEN_COMBOS[0] as Combo);
@@ -111,7 +128,10 @@ describe('run-time values stay out of the plan', () => {
     assert.equal(ca?.content, '{{secret:cluster-ca-cert}}\n');
     assert.equal(ca?.mode, '0600');
     const hosts = files.find((f) => f.node === 'win-01' && f.remotePath === `${dir}\\hosts.toml`)?.content ?? '';
-    assert.match(hosts, /\[host\."https:\/\/registry\.k8scluster\.kubeinit\.local:5000"\]\n {2}capabilities = \["pull", "resolve"\]\n {2}ca = 'C:\\ProgramData\\containerd\\certs\.d\\registry\.k8scluster\.kubeinit\.local_5000_\\ca\.crt'/);
+    assert.match(
+      hosts,
+      /\[host\."https:\/\/registry\.k8scluster\.kubeinit\.local:5000"\]\n {2}capabilities = \["pull", "resolve"\]\n {2}ca = 'C:\\ProgramData\\containerd\\certs\.d\\registry\.k8scluster\.kubeinit\.local_5000_\\ca\.crt'/,
+    );
     const step = win.find((t) => t.name === 'win-containerd');
     assert.ok(step?.uploads.some((u) => u.artifact === `win-01:${dir}\\ca.crt`));
     assert.ok(step?.secrets.includes('cluster-ca-cert'));

@@ -12,13 +12,24 @@ import { assemblePlan } from '../../src/plan/assemble.js';
 import { hnsNetworkName } from '../../src/render/windows/network.js';
 import { WIN } from '../../src/render/windows/paths.js';
 import { modelFor, type Combo } from './fixtures.js';
-import { cniReference, containerdReference, kubeProxyReference, netConfReference, type Cluster, type Reference } from './parity/references.js';
+import {
+  cniReference,
+  containerdReference,
+  kubeProxyReference,
+  netConfReference,
+  type Cluster,
+  type Reference,
+} from './parity/references.js';
 
 /** `{a: {b: [1]}}` → `{'a.b[0]': 1}`. */
 export function flatten(value: unknown, prefix = ''): Record<string, unknown> {
-  if (Array.isArray(value)) return Object.assign({}, ...value.map((v, i) => flatten(v, `${prefix}[${i}]`))) as Record<string, unknown>;
+  if (Array.isArray(value))
+    return Object.assign({}, ...value.map((v, i) => flatten(v, `${prefix}[${i}]`))) as Record<string, unknown>;
   if (value !== null && typeof value === 'object') {
-    return Object.assign({}, ...Object.entries(value).map(([k, v]) => flatten(v, prefix === '' ? k : `${prefix}.${k}`))) as Record<string, unknown>;
+    return Object.assign(
+      {},
+      ...Object.entries(value).map(([k, v]) => flatten(v, prefix === '' ? k : `${prefix}.${k}`)),
+    ) as Record<string, unknown>;
   }
   return { [prefix]: value };
 }
@@ -33,7 +44,11 @@ function assertParity(what: string, rendered: Record<string, unknown>, ref: Refe
   const diff = differences(rendered, ref.settings);
   const unexplained = diff.filter((p) => ref.allowed[p] === undefined);
   const stale = Object.keys(ref.allowed).filter((p) => !diff.includes(p));
-  assert.deepEqual(unexplained, [], `${what} differs from ${ref.source} where no reason is recorded: ${unexplained.map((p) => `${p} = ${JSON.stringify(rendered[p])} (upstream ${JSON.stringify(ref.settings[p])})`).join('; ')}`);
+  assert.deepEqual(
+    unexplained,
+    [],
+    `${what} differs from ${ref.source} where no reason is recorded: ${unexplained.map((p) => `${p} = ${JSON.stringify(rendered[p])} (upstream ${JSON.stringify(ref.settings[p])})`).join('; ')}`,
+  );
   assert.deepEqual(stale, [], `${what}: allowances that no longer match a difference from ${ref.source}`);
 }
 
@@ -52,7 +67,14 @@ function rendered(c: Combo): { files: Map<string, string>; cluster: Cluster; nod
   const n = model.cluster.network;
   return {
     files: new Map(files.filter((f) => f.node === 'win-01').map((f) => [f.remotePath, f.content])),
-    cluster: { podCidr: n.podCidr, serviceCidr: n.serviceCidr, nodeIp: node.ip, nodeName: node.name.toLowerCase(), network: hnsNetworkName(model.cluster.cni), pause: `registry.k8s.io/pause:${model.versions.pause}` },
+    cluster: {
+      podCidr: n.podCidr,
+      serviceCidr: n.serviceCidr,
+      nodeIp: node.ip,
+      nodeName: node.name.toLowerCase(),
+      network: hnsNetworkName(model.cluster.cni),
+      pause: `registry.k8s.io/pause:${model.versions.pause}`,
+    },
     nodeCidr: n.nodeCidr,
   };
 }
@@ -63,10 +85,30 @@ describe('Windows files match their upstream references, or say why not', () => 
   for (const c of COMBOS) {
     const { files, cluster, nodeCidr } = rendered(c);
     const text = (p: string): string => files.get(p) ?? assert.fail(`no ${p}`);
-    it(`${name(c)}: CNI config`, () => assertParity('10-flannel.conf', flatten(JSON.parse(text(WIN.cniConf))), cniReference(cluster, c.backend, nodeCidr)));
-    it(`${name(c)}: net-conf.json`, () => assertParity('net-conf.json', flatten(JSON.parse(text(WIN.flannelNetConf))), netConfReference(cluster, c.backend)));
-    it(`${name(c)}: kube-proxy config`, () => assertParity('kube-proxy config', flatten(parseYaml(text(WIN.kubeProxyConfigTemplate))), kubeProxyReference(cluster, c.backend, WIN.kubeProxyKubeconfig)));
-    it(`${name(c)}: containerd config`, () => assertParity('config.toml', flatten(parseToml(text(WIN.containerdConfig))), containerdReference(cluster, WIN.cniBin, WIN.cniConfDir)));
+    it(`${name(c)}: CNI config`, () =>
+      assertParity(
+        '10-flannel.conf',
+        flatten(JSON.parse(text(WIN.cniConf))),
+        cniReference(cluster, c.backend, nodeCidr),
+      ));
+    it(`${name(c)}: net-conf.json`, () =>
+      assertParity(
+        'net-conf.json',
+        flatten(JSON.parse(text(WIN.flannelNetConf))),
+        netConfReference(cluster, c.backend),
+      ));
+    it(`${name(c)}: kube-proxy config`, () =>
+      assertParity(
+        'kube-proxy config',
+        flatten(parseYaml(text(WIN.kubeProxyConfigTemplate))),
+        kubeProxyReference(cluster, c.backend, WIN.kubeProxyKubeconfig),
+      ));
+    it(`${name(c)}: containerd config`, () =>
+      assertParity(
+        'config.toml',
+        flatten(parseToml(text(WIN.containerdConfig))),
+        containerdReference(cluster, WIN.cniBin, WIN.cniConfDir),
+      ));
   }
 });
 
@@ -75,7 +117,10 @@ describe('the parity check itself', () => {
   const cni = flatten(JSON.parse(files.get(WIN.cniConf) ?? '{}'));
   it('a new difference fails: exempting the node network, or dropping the dns capability', () => {
     const ref = cniReference(cluster, 'vxlan', nodeCidr);
-    assert.throws(() => assertParity('cni', { ...cni, 'delegate.AdditionalArgs[0].Value.Settings.Exceptions[2]': nodeCidr }, ref), /no reason is recorded/);
+    assert.throws(
+      () => assertParity('cni', { ...cni, 'delegate.AdditionalArgs[0].Value.Settings.Exceptions[2]': nodeCidr }, ref),
+      /no reason is recorded/,
+    );
     assert.throws(() => assertParity('cni', { ...cni, 'capabilities.dns': false }, ref), /capabilities\.dns/);
   });
   it('a stale allowance fails', () => {

@@ -6,7 +6,8 @@ import Parser from 'tree-sitter';
 type SyntaxNode = Parser.SyntaxNode;
 
 // The grammar's Node binding is an ES module with top-level await: import it, don't require it.
-const grammar = ((await import('tree-sitter-powershell/bindings/node/index.js')) as { default: Parser.Language }).default;
+const grammar = ((await import('tree-sitter-powershell/bindings/node/index.js')) as { default: Parser.Language })
+  .default;
 const parser = new Parser();
 parser.setLanguage(grammar);
 
@@ -23,20 +24,27 @@ function walk(node: SyntaxNode, visit: (n: SyntaxNode) => void): void {
 export function parseErrors(script: string): string[] {
   const out: string[] = [];
   walk(parse(script).rootNode, (n) => {
-    if (n.type === 'ERROR' || n.isMissing) out.push(`${n.startPosition.row + 1}:${n.startPosition.column + 1}: ${n.isMissing ? `missing ${n.type}` : JSON.stringify(n.text.slice(0, 60))}`);
+    if (n.type === 'ERROR' || n.isMissing)
+      out.push(
+        `${n.startPosition.row + 1}:${n.startPosition.column + 1}: ${n.isMissing ? `missing ${n.type}` : JSON.stringify(n.text.slice(0, 60))}`,
+      );
   });
   return out;
 }
 
 function commandNames(script: string): string[] {
   const names: string[] = [];
-  walk(parse(script).rootNode, (n) => { if (n.type === 'command_name') names.push(n.text.toLowerCase()); });
+  walk(parse(script).rootNode, (n) => {
+    if (n.type === 'command_name') names.push(n.text.toLowerCase());
+  });
   return names;
 }
 
 function doubleQuoted(script: string): string[] {
   const out: string[] = [];
-  walk(parse(script).rootNode, (n) => { if (n.type === 'expandable_string_literal') out.push(n.text); });
+  walk(parse(script).rootNode, (n) => {
+    if (n.type === 'expandable_string_literal') out.push(n.text);
+  });
   return out;
 }
 
@@ -54,7 +62,10 @@ const SECRETS: readonly [RegExp, string][] = [
   [/sha256:[0-9a-f]{64}/, 'a CA certificate hash'],
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----/, 'a private key'],
   // publicKeyToken: the public identity of a Windows component in an answer file, not a credential.
-  [/(?<!publicKey)(token|password)[ \t]*[:=][ \t]*['"]?(?!\{\{secret:)[A-Za-z0-9+/._-]{8,}/i, 'a credential not taken from the secret store'],
+  [
+    /(?<!publicKey)(token|password)[ \t]*[:=][ \t]*['"]?(?!\{\{secret:)[A-Za-z0-9+/._-]{8,}/i,
+    'a credential not taken from the secret store',
+  ],
 ];
 
 /** Secrets appear only as {{secret:NAME}} references. */
@@ -66,7 +77,8 @@ export function secretProblems(text: string): string[] {
 export function lintPowerShell(script: string): string[] {
   const problems: string[] = [];
   const first = script.split('\n').find((l) => l.trim() !== '' && !l.trim().startsWith('#'));
-  if (first?.trim() !== "$ErrorActionPreference = 'Stop'") problems.push(`first statement is not $ErrorActionPreference = 'Stop' (${first ?? ''})`);
+  if (first?.trim() !== "$ErrorActionPreference = 'Stop'")
+    problems.push(`first statement is not $ErrorActionPreference = 'Stop' (${first ?? ''})`);
   const names = commandNames(script);
   if (names.some((n) => n === 'invoke-expression' || n === 'iex')) problems.push('uses Invoke-Expression');
   if (names.includes('sc')) problems.push('calls sc (Set-Content in PowerShell): use sc.exe or New-Service');
@@ -93,27 +105,42 @@ export interface DecisionBranch {
  */
 export function decisionBranches(script: string, name: string): DecisionBranch[] {
   let fn: SyntaxNode | undefined;
-  walk(parse(script).rootNode, (n) => { if (n.type === 'function_statement' && n.children.some((c) => c.type === 'function_name' && c.text === name)) fn = n; });
+  walk(parse(script).rootNode, (n) => {
+    if (n.type === 'function_statement' && n.children.some((c) => c.type === 'function_name' && c.text === name))
+      fn = n;
+  });
   if (fn === undefined) throw new Error(`no function ${name}`);
   const body = fn.descendantsOfType('script_block_body')[0]?.namedChildren[0];
   if (body?.type !== 'statement_list') throw new Error(`${name} has no statement list`);
   const returned = (n: SyntaxNode): string => {
     const m = /^return '([^']*)'$/.exec(n.text.trim());
-    if (n.type !== 'flow_control_statement' || m === null) throw new Error(`${name}: ${n.text} is not a return of a literal`);
+    if (n.type !== 'flow_control_statement' || m === null)
+      throw new Error(`${name}: ${n.text} is not a return of a literal`);
     return m[1] ?? '';
   };
-  return body.namedChildren.filter((s) => s.type !== 'comment').map((s) => {
-    if (s.type === 'flow_control_statement') return { returns: returned(s) };
-    if (s.type !== 'if_statement' || s.namedChildren.some((c) => c.type === 'elseif_clauses' || c.type === 'else_clause')) throw new Error(`${name}: unexpected ${s.type}: ${s.text}`);
-    const cond = s.namedChildren.find((c) => c.type === 'pipeline');
-    const block = s.namedChildren.find((c) => c.type === 'statement_block')?.namedChildren.find((c) => c.type === 'statement_list');
-    const only = block?.namedChildren;
-    if (cond === undefined || only?.length !== 1 || only[0] === undefined) throw new Error(`${name}: ${s.text} is not if (…) { return '…' }`);
-    return { condition: cond.text, returns: returned(only[0]) };
-  });
+  return body.namedChildren
+    .filter((s) => s.type !== 'comment')
+    .map((s) => {
+      if (s.type === 'flow_control_statement') return { returns: returned(s) };
+      if (
+        s.type !== 'if_statement' ||
+        s.namedChildren.some((c) => c.type === 'elseif_clauses' || c.type === 'else_clause')
+      )
+        throw new Error(`${name}: unexpected ${s.type}: ${s.text}`);
+      const cond = s.namedChildren.find((c) => c.type === 'pipeline');
+      const block = s.namedChildren
+        .find((c) => c.type === 'statement_block')
+        ?.namedChildren.find((c) => c.type === 'statement_list');
+      const only = block?.namedChildren;
+      if (cond === undefined || only?.length !== 1 || only[0] === undefined)
+        throw new Error(`${name}: ${s.text} is not if (…) { return '…' }`);
+      return { condition: cond.text, returns: returned(only[0]) };
+    });
 }
 
 /** Every node of a type, with its text (e.g. flow_control_statement for throw/exit). */
 export function nodesOfType(script: string, type: string): string[] {
-  return parse(script).rootNode.descendantsOfType(type).map((n) => n.text);
+  return parse(script)
+    .rootNode.descendantsOfType(type)
+    .map((n) => n.text);
 }

@@ -2,7 +2,12 @@
 // reads an earlier step's result fails the plan if it is moved before it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_WINDOWS_OPTIONS, assertNeedsEarlier, windowsRecipe, type WindowsStep } from '../../src/plan/tasks/windows-recipe.js';
+import {
+  DEFAULT_WINDOWS_OPTIONS,
+  assertNeedsEarlier,
+  windowsRecipe,
+  type WindowsStep,
+} from '../../src/plan/tasks/windows-recipe.js';
 import { renderWindowsNode } from '../../src/render/windows/index.js';
 import { modelFor } from './fixtures.js';
 
@@ -10,7 +15,11 @@ function recipe(): WindowsStep[] {
   const model = modelFor({ k8s: '1.36', os: 'windows-2022', backend: 'vxlan' });
   const node = model.nodes.find((n) => n.name === 'win-01');
   assert.ok(node);
-  return windowsRecipe(model, node, renderWindowsNode(model, node), DEFAULT_WINDOWS_OPTIONS, { join: ['j'], kubeProxy: ['k'], flanneld: ['f'] });
+  return windowsRecipe(model, node, renderWindowsNode(model, node), DEFAULT_WINDOWS_OPTIONS, {
+    join: ['j'],
+    kubeProxy: ['k'],
+    flanneld: ['f'],
+  });
 }
 
 describe('Windows recipe ordering rules', () => {
@@ -28,6 +37,9 @@ describe('Windows recipe ordering rules', () => {
     const moved = [steps[proxy], ...steps.filter((_, i) => i !== proxy)].filter((s) => s !== undefined);
     assert.throws(() => assertNeedsEarlier(moved), /win-kube-proxy needs win-cni-config, which runs after it/);
     const join = steps.findIndex((s) => s.name === 'win-kubeadm-join');
-    assert.throws(() => assertNeedsEarlier(steps.filter((_, i) => i !== join)), /needs win-kubeadm-join, which is not in the recipe/);
+    assert.throws(
+      () => assertNeedsEarlier(steps.filter((_, i) => i !== join)),
+      /needs win-kubeadm-join, which is not in the recipe/,
+    );
   });
 });

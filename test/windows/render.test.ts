@@ -29,7 +29,9 @@ describe('Windows PowerShell is well-formed and follows the rules', () => {
     it(comboName(c), () => {
       const { files, win } = planFor(c);
       const scripts = [
-        ...win.flatMap((t) => [t.apply, t.check].filter((x) => x !== null).map((x) => ({ where: t.id, text: x.script }))),
+        ...win.flatMap((t) =>
+          [t.apply, t.check].filter((x) => x !== null).map((x) => ({ where: t.id, text: x.script })),
+        ),
         ...files.filter((f) => f.remotePath.endsWith('.ps1')).map((f) => ({ where: f.remotePath, text: f.content })),
       ];
       assert.ok(scripts.length > 20);
@@ -51,8 +53,15 @@ describe('the checks themselves catch what they are for', () => {
     const head = "$ErrorActionPreference = 'Stop'\n";
     assert.ok(lintPowerShell(`${head}sc config kubelet start= auto\n`).length > 0);
     assert.ok(lintPowerShell(`${head}iex (Invoke-WebRequest -Uri 'https://x').Content\n`).length > 0);
-    assert.ok(lintPowerShell(`${head}${['Set-NetFirewallProfile', '-Profile', 'Domain', '-Enabled', ['Fal', 'se'].join('')].join(' ')}\n`).length > 0);
-    assert.ok(lintPowerShell(`${head}${['Set-MpPreference', ['-Disable', 'RealtimeMonitoring'].join(''), '$true'].join(' ')}\n`).length > 0);
+    assert.ok(
+      lintPowerShell(
+        `${head}${['Set-NetFirewallProfile', '-Profile', 'Domain', '-Enabled', ['Fal', 'se'].join('')].join(' ')}\n`,
+      ).length > 0,
+    );
+    assert.ok(
+      lintPowerShell(`${head}${['Set-MpPreference', ['-Disable', 'RealtimeMonitoring'].join(''), '$true'].join(' ')}\n`)
+        .length > 0,
+    );
     assert.ok(lintPowerShell(`${head}$t = 'abcdef.0123456789abcdef'\n`).length > 0);
     assert.ok(lintPowerShell(`Write-Output 1\n${head}`).length > 0);
     assert.ok(lintPowerShell(`${head}throw "bad $Version: here"\n`).length > 0);
@@ -65,21 +74,34 @@ describe('network traps', () => {
       const { plan, files } = planFor(c);
       const network = hnsNetworkName(plan.cluster.cni);
       assert.equal(network, c.backend === 'vxlan' ? 'flannel.4096' : 'cbr0');
-      const cni = JSON.parse(file(files, WIN.cniConf)) as { name: string; type: string; delegate: { type: string }; capabilities: Record<string, boolean> };
+      const cni = JSON.parse(file(files, WIN.cniConf)) as {
+        name: string;
+        type: string;
+        delegate: { type: string };
+        capabilities: Record<string, boolean>;
+      };
       assert.equal(cni.name, network);
       assert.equal(cni.type, 'flannel');
       assert.equal(cni.delegate.type, c.backend === 'vxlan' ? 'sdnoverlay' : 'sdnbridge');
       assert.deepEqual(cni.capabilities, { portMappings: true, dns: true });
-      assert.match(file(files, WIN.kubeProxyConfigTemplate), new RegExp(`networkName: '${network.replace('.', '\\.')}'`));
-      const netConf = JSON.parse(file(files, WIN.flannelNetConf)) as { Backend: { Type: string; VNI?: number; Port?: number } };
+      assert.match(
+        file(files, WIN.kubeProxyConfigTemplate),
+        new RegExp(`networkName: '${network.replace('.', '\\.')}'`),
+      );
+      const netConf = JSON.parse(file(files, WIN.flannelNetConf)) as {
+        Backend: { Type: string; VNI?: number; Port?: number };
+      };
       assert.equal(netConf.Backend.Type, c.backend);
       if (c.backend === 'vxlan') assert.deepEqual([netConf.Backend.VNI, netConf.Backend.Port], [4096, 4789]);
     });
   }
   it('vxlan: OutBoundNAT exceptions are pod + service CIDR, never the node network', () => {
     const { plan, files } = planFor({ k8s: '1.36', os: 'windows-2022', backend: 'vxlan' });
-    const cni = JSON.parse(file(files, WIN.cniConf)) as { delegate: { AdditionalArgs: { Value: { Type: string; Settings: Record<string, unknown> } }[] } };
-    const byType = (t: string) => cni.delegate.AdditionalArgs.filter((a) => a.Value.Type === t).map((a) => a.Value.Settings);
+    const cni = JSON.parse(file(files, WIN.cniConf)) as {
+      delegate: { AdditionalArgs: { Value: { Type: string; Settings: Record<string, unknown> } }[] };
+    };
+    const byType = (t: string) =>
+      cni.delegate.AdditionalArgs.filter((a) => a.Value.Type === t).map((a) => a.Value.Settings);
     assert.deepEqual(byType('OutBoundNAT'), [{ Exceptions: ['10.244.0.0/16', '10.96.0.0/12'] }]);
     assert.ok(!natExceptions(plan.cluster).includes(plan.cluster.network.nodeCidr));
     assert.deepEqual(byType('SDNRoute'), [{ DestinationPrefix: '10.96.0.0/12', NeedEncap: true }]);
@@ -88,9 +110,16 @@ describe('network traps', () => {
   it('host-gw: sdnbridge with forceBridgeGateway, node /32 route, no ProviderAddress', () => {
     const { files } = planFor({ k8s: '1.36', os: 'windows-2022', backend: 'host-gw' });
     const text = file(files, WIN.cniConf);
-    const cni = JSON.parse(text) as { delegate: { optionalFlags: Record<string, boolean>; AdditionalArgs: { Value: { Type: string; Settings: Record<string, unknown> } }[] } };
+    const cni = JSON.parse(text) as {
+      delegate: {
+        optionalFlags: Record<string, boolean>;
+        AdditionalArgs: { Value: { Type: string; Settings: Record<string, unknown> } }[];
+      };
+    };
     assert.deepEqual(cni.delegate.optionalFlags, { forceBridgeGateway: true });
-    const routes = cni.delegate.AdditionalArgs.filter((a) => a.Value.Type === 'SDNRoute').map((a) => a.Value.Settings['DestinationPrefix']);
+    const routes = cni.delegate.AdditionalArgs.filter((a) => a.Value.Type === 'SDNRoute').map(
+      (a) => a.Value.Settings['DestinationPrefix'],
+    );
     assert.deepEqual(routes, ['10.96.0.0/12', '10.0.0.3/32']);
     assert.ok(!text.includes('ProviderAddress'));
     assert.ok(!text.includes('10.0.0.0/24'));

@@ -26,13 +26,33 @@ function modelFor(os: Os, dhcp: boolean): ClusterModel {
 
 function media(model: ClusterModel): Map<string, { content: string; mode: string }> {
   const { plan, files } = assemblePlan(model);
-  for (const t of plan.tasks) for (const u of t.uploads) assert.ok(!isInstallMedia(u.artifact.slice(u.artifact.indexOf(':') + 1)), `${t.id} uploads install media`);
-  return new Map(files.filter((f) => f.node === 'win-01' && isInstallMedia(f.remotePath)).map((f) => [f.remotePath, { content: f.content, mode: f.mode }]));
+  for (const t of plan.tasks)
+    for (const u of t.uploads)
+      assert.ok(!isInstallMedia(u.artifact.slice(u.artifact.indexOf(':') + 1)), `${t.id} uploads install media`);
+  return new Map(
+    files
+      .filter((f) => f.node === 'win-01' && isInstallMedia(f.remotePath))
+      .map((f) => [f.remotePath, { content: f.content, mode: f.mode }]),
+  );
 }
 
 type Xml = Record<string, unknown>;
-const ARRAYS = new Set(['settings', 'component', 'PathAndCredentials', 'CreatePartition', 'ModifyPartition', 'RunSynchronousCommand', 'Interface', 'IpAddress']);
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', parseTagValue: false, isArray: (name) => ARRAYS.has(name) });
+const ARRAYS = new Set([
+  'settings',
+  'component',
+  'PathAndCredentials',
+  'CreatePartition',
+  'ModifyPartition',
+  'RunSynchronousCommand',
+  'Interface',
+  'IpAddress',
+]);
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  parseTagValue: false,
+  isArray: (name) => ARRAYS.has(name),
+});
 
 function parse(xml: string): Xml {
   assert.equal(XMLValidator.validate(xml), true, 'well-formed XML');
@@ -55,28 +75,54 @@ describe('Autounattend.xml', () => {
     it(`${os}: namespace, passes and components Setup expects`, () => {
       const doc = parse(media(modelFor(os, true)).get(UNATTEND_MEDIA.answerFile)?.content ?? '');
       assert.equal(doc['@_xmlns'], 'urn:schemas-microsoft-com:unattend');
-      assert.deepEqual((doc['settings'] as Xml[]).map((s) => s['@_pass']), ['windowsPE', 'offlineServicing', 'specialize', 'oobeSystem']);
+      assert.deepEqual(
+        (doc['settings'] as Xml[]).map((s) => s['@_pass']),
+        ['windowsPE', 'offlineServicing', 'specialize', 'oobeSystem'],
+      );
       for (const s of doc['settings'] as Xml[]) {
         for (const c of s['component'] as Xml[]) {
-          assert.deepEqual([c['@_processorArchitecture'], c['@_publicKeyToken'], c['@_language'], c['@_versionScope']], ['amd64', '31bf3856ad364e35', 'neutral', 'nonSxS'], String(c['@_name']));
+          assert.deepEqual(
+            [c['@_processorArchitecture'], c['@_publicKeyToken'], c['@_language'], c['@_versionScope']],
+            ['amd64', '31bf3856ad364e35', 'neutral', 'nonSxS'],
+            String(c['@_name']),
+          );
         }
       }
       const pe = components(doc, 'windowsPE');
-      assert.deepEqual([...pe.keys()], ['Microsoft-Windows-PnpCustomizationsWinPE', 'Microsoft-Windows-International-Core-WinPE', 'Microsoft-Windows-Setup']);
-      const drivers = (get(pe.get('Microsoft-Windows-PnpCustomizationsWinPE'), 'DriverPaths', 'PathAndCredentials') as Xml[]).map((p) => p['Path']);
-      for (const d of ['viostor', 'vioscsi', 'NetKVM']) assert.ok(drivers.includes(`E:\\${d}\\${dir}\\amd64`), `${d} for ${dir}`);
+      assert.deepEqual(
+        [...pe.keys()],
+        [
+          'Microsoft-Windows-PnpCustomizationsWinPE',
+          'Microsoft-Windows-International-Core-WinPE',
+          'Microsoft-Windows-Setup',
+        ],
+      );
+      const drivers = (
+        get(pe.get('Microsoft-Windows-PnpCustomizationsWinPE'), 'DriverPaths', 'PathAndCredentials') as Xml[]
+      ).map((p) => p['Path']);
+      for (const d of ['viostor', 'vioscsi', 'NetKVM'])
+        assert.ok(drivers.includes(`E:\\${d}\\${dir}\\amd64`), `${d} for ${dir}`);
       const setup = pe.get('Microsoft-Windows-Setup');
       const parts = get(setup, 'DiskConfiguration', 'Disk', 'CreatePartitions', 'CreatePartition') as Xml[];
-      assert.deepEqual(parts.map((p) => p['Type']), ['EFI', 'MSR', 'Primary']);
+      assert.deepEqual(
+        parts.map((p) => p['Type']),
+        ['EFI', 'MSR', 'Primary'],
+      );
       const image = get(setup, 'ImageInstall', 'OSImage') as Xml;
-      assert.equal(get(image, 'InstallFrom', 'MetaData', 'Value'), `Windows Server ${os.slice(-4)} SERVERDATACENTERCORE`);
+      assert.equal(
+        get(image, 'InstallFrom', 'MetaData', 'Value'),
+        `Windows Server ${os.slice(-4)} SERVERDATACENTERCORE`,
+      );
       assert.deepEqual(get(image, 'InstallTo'), { DiskID: '0', PartitionID: '3' });
       const specialize = components(doc, 'specialize');
       assert.equal(get(specialize.get('Microsoft-Windows-Shell-Setup'), 'ComputerName'), 'win-01');
       assert.equal(get(specialize.get('Microsoft-Windows-Shell-Setup'), 'TimeZone'), 'UTC');
       const oobe = components(doc, 'oobeSystem');
       assert.ok(oobe.has('Microsoft-Windows-International-Core'));
-      assert.equal(get(oobe.get('Microsoft-Windows-Shell-Setup'), 'UserAccounts', 'AdministratorPassword', 'Value'), '{{secret:windows-admin-password}}');
+      assert.equal(
+        get(oobe.get('Microsoft-Windows-Shell-Setup'), 'UserAccounts', 'AdministratorPassword', 'Value'),
+        '{{secret:windows-admin-password}}',
+      );
     });
   }
 
@@ -100,7 +146,10 @@ describe('Autounattend.xml', () => {
     assert.equal(get(iface, 'Routes', 'Route', 'NextHopAddress'), model.cluster.network.gateway);
     const dns = (get(specialize.get('Microsoft-Windows-DNS-Client'), 'Interfaces', 'Interface') as Xml[])[0];
     assert.equal(get(dns, 'Identifier'), mac);
-    assert.equal((get(dns, 'DNSServerSearchOrder', 'IpAddress') as Xml[])[0]?.['#text'], model.nodes.find((n) => n.role === 'services')?.ip);
+    assert.equal(
+      (get(dns, 'DNSServerSearchOrder', 'IpAddress') as Xml[])[0]?.['#text'],
+      model.nodes.find((n) => n.role === 'services')?.ip,
+    );
   });
 
   it('refuses a computer name longer than 15 characters', () => {
@@ -111,7 +160,10 @@ describe('Autounattend.xml', () => {
   it('only VMs kubemix installs get install media', () => {
     const text = readFileSync(new URL('../../../examples/existing-host-gw.yaml', import.meta.url), 'utf8');
     const { files } = assemblePlan(resolveModel(readSpec({ kind: 'file', path: 'existing-host-gw.yaml', text })));
-    assert.deepEqual(files.filter((f) => isInstallMedia(f.remotePath)), []);
+    assert.deepEqual(
+      files.filter((f) => isInstallMedia(f.remotePath)),
+      [],
+    );
   });
 });
 
@@ -122,19 +174,35 @@ describe('first-boot script (SetupComplete.cmd → kubemix-setup.ps1)', () => {
   it('parses and passes the PowerShell rules', () => {
     assert.deepEqual(parseErrors(script), []);
     assert.deepEqual(lintPowerShell(script), []);
-    assert.match(files.get(UNATTEND_MEDIA.setupComplete)?.content ?? '', /-File "%WINDIR%\\Setup\\Scripts\\kubemix-setup\.ps1"/);
+    assert.match(
+      files.get(UNATTEND_MEDIA.setupComplete)?.content ?? '',
+      /-File "%WINDIR%\\Setup\\Scripts\\kubemix-setup\.ps1"/,
+    );
   });
 
   it('OpenSSH with our host key, PowerShell as shell, the login key with a private ACL, 22 from the node network only, then shutdown', () => {
     assert.match(script, /Add-WindowsCapability -Online -Name 'OpenSSH\.Server~~~~0\.0\.1\.0'/);
     assert.match(script, /Set-Service -Name 'sshd' -StartupType Automatic/);
-    assert.match(script, /'HKLM:\\SOFTWARE\\OpenSSH' -Name 'DefaultShell' -Value 'C:\\Windows\\System32\\WindowsPowerShell\\v1\.0\\powershell\.exe'/);
-    assert.match(script, /\{\{secret:ssh-host-key-win-01\}\}\n'@\nWrite-KubemixFile -Path 'C:\\ProgramData\\ssh\\ssh_host_ed25519_key'/);
-    assert.match(script, /\{\{secret:cluster-ssh-public-key\}\}\n'@\nWrite-KubemixFile -Path 'C:\\ProgramData\\ssh\\administrators_authorized_keys'/);
+    assert.match(
+      script,
+      /'HKLM:\\SOFTWARE\\OpenSSH' -Name 'DefaultShell' -Value 'C:\\Windows\\System32\\WindowsPowerShell\\v1\.0\\powershell\.exe'/,
+    );
+    assert.match(
+      script,
+      /\{\{secret:ssh-host-key-win-01\}\}\n'@\nWrite-KubemixFile -Path 'C:\\ProgramData\\ssh\\ssh_host_ed25519_key'/,
+    );
+    assert.match(
+      script,
+      /\{\{secret:cluster-ssh-public-key\}\}\n'@\nWrite-KubemixFile -Path 'C:\\ProgramData\\ssh\\administrators_authorized_keys'/,
+    );
     assert.match(script, /icacls\.exe \$Path \/inheritance:r \/grant '\*S-1-5-32-544:F' '\*S-1-5-18:F'/);
     assert.match(script, /Set-NetFirewallRule -Name 'OpenSSH-Server-In-TCP' -RemoteAddress '10\.0\.0\.0\/24'/);
     assert.match(script, /shutdown\.exe \/s /);
-    assert.ok(script.indexOf('Set-KubemixPrivateAcl -Path \'C:\\ProgramData\\ssh\\ssh_host_ed25519_key\'') < script.indexOf("Start-Service -Name 'sshd'"), 'host key in place before sshd first starts');
+    assert.ok(
+      script.indexOf("Set-KubemixPrivateAcl -Path 'C:\\ProgramData\\ssh\\ssh_host_ed25519_key'") <
+        script.indexOf("Start-Service -Name 'sshd'"),
+      'host key in place before sshd first starts',
+    );
   });
 
   it('secrets only as references; files naming one are 0600', () => {
@@ -148,17 +216,27 @@ describe('first-boot script (SetupComplete.cmd → kubemix-setup.ps1)', () => {
 });
 
 describe('install media golden files', () => {
-  for (const [os, dhcp] of [['windows-2022', true], ['windows-2025', false]] as const) {
+  for (const [os, dhcp] of [
+    ['windows-2022', true],
+    ['windows-2025', false],
+  ] as const) {
     const name = `unattend-${os}-${dhcp ? 'dhcp' : 'static'}`;
     it(name, () => {
-      const render = (): string => [...media(modelFor(os, dhcp))].map(([p, f]) => `### file ${p} (${f.mode})\n${f.content.trimEnd()}\n`).join('\n');
+      const render = (): string =>
+        [...media(modelFor(os, dhcp))]
+          .map(([p, f]) => `### file ${p} (${f.mode})\n${f.content.trimEnd()}\n`)
+          .join('\n');
       const actual = render();
       const path = `${GOLDEN_DIR}${name}.txt`;
       if (process.env['UPDATE_GOLDEN'] === '1' || !existsSync(path)) {
         mkdirSync(GOLDEN_DIR, { recursive: true });
         writeFileSync(path, actual);
       }
-      assert.equal(actual, readFileSync(path, 'utf8'), `${path} differs: rerun with UPDATE_GOLDEN=1 after checking the change`);
+      assert.equal(
+        actual,
+        readFileSync(path, 'utf8'),
+        `${path} differs: rerun with UPDATE_GOLDEN=1 after checking the change`,
+      );
       assert.equal(render(), actual, 'rendering is deterministic');
     });
   }

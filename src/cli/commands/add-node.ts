@@ -20,7 +20,9 @@ import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
 async function journalOf(dir: string): Promise<JournalDocument> {
   const journal = await readJournal(dir);
   if (journal === undefined) {
-    throw new InputError('add-node.never-deployed', `no deployment recorded in ${dir}`, { hint: 'deploy the cluster with `kubemix up SPEC` first' });
+    throw new InputError('add-node.never-deployed', `no deployment recorded in ${dir}`, {
+      hint: 'deploy the cluster with `kubemix up SPEC` first',
+    });
   }
   return journal;
 }
@@ -44,11 +46,20 @@ export function registerAddNode(program: Command, io: CliIo): void {
     const known = new Set(Object.values(journal.tasks).map((e) => e.host));
     const gone = [...known].filter((h) => !planned.has(h)).sort();
     if (gone.length > 0) {
-      throw new InputError('add-node.removed', `the spec no longer has ${gone.join(', ')}, which the last deployment has`, { hint: 'add-node only adds; reset removed nodes with `kubemix down SPEC --only HOST` using the old spec' });
+      throw new InputError(
+        'add-node.removed',
+        `the spec no longer has ${gone.join(', ')}, which the last deployment has`,
+        { hint: 'add-node only adds; reset removed nodes with `kubemix down SPEC --only HOST` using the old spec' },
+      );
     }
     const added = [...planned].filter((h) => !known.has(h)).sort();
-    const changed = clusterStatus(assembled.plan, journal).hosts.filter((h) => known.has(h.host) && h.left > 0).map((h) => `${h.host} (${h.left} task${h.left === 1 ? '' : 's'})`);
-    out.log('info', `new: ${added.join(', ') || 'none'}; existing hosts with tasks left or changed: ${changed.join(', ') || 'none'}`);
+    const changed = clusterStatus(assembled.plan, journal)
+      .hosts.filter((h) => known.has(h.host) && h.left > 0)
+      .map((h) => `${h.host} (${h.left} task${h.left === 1 ? '' : 's'})`);
+    out.log(
+      'info',
+      `new: ${added.join(', ') || 'none'}; existing hosts with tasks left or changed: ${changed.join(', ') || 'none'}`,
+    );
     const knownHosts = flags.knownHosts ?? statePaths(dir).knownHosts;
     await runPlan(inMemoryTarget(assembled, dir), { ...flags, knownHosts }, displayFlags(command), io);
   });

@@ -19,9 +19,15 @@ interface DownFlags extends SpecOptions, ExecutorFlags {
 async function confirmed(cluster: string, flags: DownFlags, io: CliIo): Promise<void> {
   if (flags.yes === true || flags.check === true) return;
   if (io.ask === undefined) {
-    throw new InputError('down.confirm', `kubemix down resets every node of ${cluster}; without a terminal to confirm on, pass --yes`, { path: '--yes' });
+    throw new InputError(
+      'down.confirm',
+      `kubemix down resets every node of ${cluster}; without a terminal to confirm on, pass --yes`,
+      { path: '--yes' },
+    );
   }
-  const answer = await io.ask(`This resets every node of ${cluster} and removes its services. Type the cluster name to go on: `);
+  const answer = await io.ask(
+    `This resets every node of ${cluster} and removes its services. Type the cluster name to go on: `,
+  );
   if (answer.trim() !== cluster) throw new InputError('down.cancelled', 'not confirmed: nothing was changed');
 }
 

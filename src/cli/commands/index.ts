@@ -94,7 +94,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'routes',
     term: 'routes [options] <SPEC>',
-    description: 'static routes for the pod network: top-of-rack (each pod CIDR → its node) and, with host-gw, per node',
+    description:
+      'static routes for the pod network: top-of-rack (each pod CIDR → its node) and, with host-gw, per node',
     load: async () => (await import('./routes.js')).registerRoutes,
   },
   {

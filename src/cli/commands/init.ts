@@ -22,12 +22,16 @@ export function registerInit(program: Command, io: CliIo): void {
     const text = specYaml(loaded.document, target);
     if (target !== undefined) {
       if (existsSync(target) && opts.force !== true) {
-        throw new InputError('init.exists', `${opts.out} already exists`, { path: '--out', hint: 'pass --force to overwrite it' });
+        throw new InputError('init.exists', `${opts.out} already exists`, {
+          path: '--out',
+          hint: 'pass --force to overwrite it',
+        });
       }
       writeFileSync(target, text);
       out.log('info', `wrote ${opts.out}`);
     }
-    if (out.json) out.document({ ok: true, ...(opts.out === undefined ? { spec: loaded.document } : { written: opts.out }) });
+    if (out.json)
+      out.document({ ok: true, ...(opts.out === undefined ? { spec: loaded.document } : { written: opts.out }) });
     else if (target === undefined) out.text(text);
     for (const w of loaded.warnings) out.diagnostic(w);
   });

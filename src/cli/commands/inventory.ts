@@ -20,12 +20,16 @@ export function registerInventory(program: Command, io: CliIo): void {
   const inventory = program.command('inventory').description('Ansible inventories in (import) and out (export)');
   inventory
     .command('import')
-    .description('turn an Ansible inventory (INI or YAML; kubespray, kubernetes-for-windows) into an existing-hosts spec')
+    .description(
+      'turn an Ansible inventory (INI or YAML; kubespray, kubernetes-for-windows) into an existing-hosts spec',
+    )
     .argument('<FILE>', 'inventory file')
     .option('--out <FILE>', 'write the spec to FILE instead of stdout')
     .option('--force', 'overwrite FILE if it exists')
     .option('--name <NAME>', 'cluster name (default: from the inventory file name)')
-    .action((file: string, opts: { out?: string; force?: boolean; name?: string }, command: Command) => importCommand(file, opts, command, io));
+    .action((file: string, opts: { out?: string; force?: boolean; name?: string }, command: Command) =>
+      importCommand(file, opts, command, io),
+    );
   withSpecOptions(
     inventory
       .command('export')
@@ -36,7 +40,8 @@ export function registerInventory(program: Command, io: CliIo): void {
       .option('--force', 'overwrite FILE if it exists'),
   ).action((spec: string, opts: SpecOptions & { format: string; out?: string; force?: boolean }, command: Command) => {
     const out = outputFor(command, io);
-    if (opts.format !== 'ini' && opts.format !== 'yaml') throw new InputError('flags.invalid', `--format ${opts.format}: use ini or yaml`, { path: '--format' });
+    if (opts.format !== 'ini' && opts.format !== 'yaml')
+      throw new InputError('flags.invalid', `--format ${opts.format}: use ini or yaml`, { path: '--format' });
     const loaded = loadSpec(spec, opts, io);
     const text = exportInventoryText(resolveModel(loaded), opts.format, loaded.source);
     emit(text, opts, io, out);
@@ -44,7 +49,12 @@ export function registerInventory(program: Command, io: CliIo): void {
   });
 }
 
-function importCommand(file: string, opts: { out?: string; force?: boolean; name?: string }, command: Command, io: CliIo): void {
+function importCommand(
+  file: string,
+  opts: { out?: string; force?: boolean; name?: string },
+  command: Command,
+  io: CliIo,
+): void {
   const out = outputFor(command, io);
   if (opts.name !== undefined && !DNS_LABEL.test(opts.name)) {
     const message = `--name ${opts.name}: a cluster name is one DNS label (lower-case letters, digits and "-", at most 63)`;
@@ -55,7 +65,11 @@ function importCommand(file: string, opts: { out?: string; force?: boolean; name
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new InputError('inventory.unreadable', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { path: file });
+    throw new InputError(
+      'inventory.unreadable',
+      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      { path: file },
+    );
   }
   const name = opts.name ?? clusterNameFrom(file);
   const imported = inventoryToSpec(readInventory(text, file), name);
@@ -79,7 +93,10 @@ function checkImported(yaml: string, source: ImportSource): SpecResult {
   const bytes = Buffer.byteLength(yaml, 'utf8');
   if (bytes > YAML_LIMITS.maxBytes) {
     const message = `the spec generated from ${source.file} would be ${bytes} bytes, more than the ${YAML_LIMITS.maxBytes} a spec file may hold`;
-    throw new InputError('inventory.spec-too-large', message, { path: source.file, hint: 'import fewer hosts, or shorter host vars' });
+    throw new InputError('inventory.spec-too-large', message, {
+      path: source.file,
+      hint: 'import fewer hosts, or shorter host vars',
+    });
   }
   try {
     return readSpec({ kind: 'file', path: source.file, text: yaml });
@@ -89,19 +106,35 @@ function checkImported(yaml: string, source: ImportSource): SpecResult {
   }
 }
 
-function emit(text: string, opts: { out?: string; force?: boolean }, io: CliIo, out: ReturnType<typeof outputFor>, document?: unknown): void {
+function emit(
+  text: string,
+  opts: { out?: string; force?: boolean },
+  io: CliIo,
+  out: ReturnType<typeof outputFor>,
+  document?: unknown,
+): void {
   if (opts.out !== undefined) {
     const target = resolve(io.cwd, opts.out);
-    if (existsSync(target) && opts.force !== true) throw new InputError('output.exists', `${opts.out} already exists`, { path: '--out', hint: 'pass --force to overwrite it' });
+    if (existsSync(target) && opts.force !== true)
+      throw new InputError('output.exists', `${opts.out} already exists`, {
+        path: '--out',
+        hint: 'pass --force to overwrite it',
+      });
     writeFileSync(target, text);
     out.log('info', `wrote ${opts.out}`);
   }
-  if (out.json) out.document({ ok: true, ...(opts.out === undefined ? { output: document ?? text } : { written: opts.out }) });
+  if (out.json)
+    out.document({ ok: true, ...(opts.out === undefined ? { output: document ?? text } : { written: opts.out }) });
   else if (opts.out === undefined) out.text(text);
 }
 
 /** `inventory/kubernetes.ini` → `kubernetes`; something that is no DNS label → `imported`. */
 export function clusterNameFrom(file: string): string {
-  const stem = basename(file).replace(/\.[^.]*$/, '').toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 63);
+  const stem = basename(file)
+    .replace(/\.[^.]*$/, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63);
   return /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(stem) && !['hosts', 'inventory'].includes(stem) ? stem : 'imported';
 }

@@ -45,22 +45,27 @@ export function registerLint(program: Command, io: CliIo): void {
     .option('--strict', 'warnings count as errors for the exit code')
     .option('--offline', 'image OS from the local cache and name heuristics only')
     .option('--rules', 'list every rule with its id, severity and why, then exit')
-    .option('--cluster <SPEC>', 'cluster spec file or Kubeinit string: check placement against its Windows builds and RuntimeClasses; its mirrors are used for registry lookups');
+    .option(
+      '--cluster <SPEC>',
+      'cluster spec file or Kubeinit string: check placement against its Windows builds and RuntimeClasses; its mirrors are used for registry lookups',
+    );
   withRegistryOptions(command).action(async (paths: string[], options: { cluster?: string }, cmd: Command) => {
     const opts = cmd.optsWithGlobals();
     const flags = parseFlags(opts);
     const target = options.cluster === undefined ? undefined : lintTargetFromSpec(options.cluster, io);
     // Each unreachable registry is said once; the run carries on with the cache and heuristics.
     const warned = new Set<string>();
-    const resolver = flags.rules ? undefined : resolverFromFlags(opts, io, {
-      offline: flags.offline,
-      mirrors: target?.mirrors ?? {},
-      warn: (message, error) => {
-        const key = error.code === 'registry.not-found' ? message : error.message;
-        if (!warned.has(key)) io.stderr(`warning: ${message}\n`);
-        warned.add(key);
-      },
-    });
+    const resolver = flags.rules
+      ? undefined
+      : resolverFromFlags(opts, io, {
+          offline: flags.offline,
+          mirrors: target?.mirrors ?? {},
+          warn: (message, error) => {
+            const key = error.code === 'registry.not-found' ? message : error.message;
+            if (!warned.has(key)) io.stderr(`warning: ${message}\n`);
+            warned.add(key);
+          },
+        });
     await runLint(paths, flags, io, target?.cluster, resolver);
   });
 }
@@ -80,23 +85,39 @@ function parseFlags(opts: Record<string, unknown>): LintFlags {
     json: opts['json'] === true,
     color: opts['color'] !== false,
   };
-  if (opts['json'] === true && format === 'sarif') throw new InputError('lint.format', '--json and --format sarif contradict each other');
-  if (flags.diff && !flags.fix) throw new InputError('lint.diff', '--diff needs --fix', { hint: 'kubemix lint --fix --diff PATH' });
+  if (opts['json'] === true && format === 'sarif')
+    throw new InputError('lint.format', '--json and --format sarif contradict each other');
+  if (flags.diff && !flags.fix)
+    throw new InputError('lint.diff', '--diff needs --fix', { hint: 'kubemix lint --fix --diff PATH' });
   if (flags.diff && flags.format !== 'text') {
-    throw new InputError('lint.diff', '--diff prints a diff on stdout and cannot be combined with --format json or sarif');
+    throw new InputError(
+      'lint.diff',
+      '--diff prints a diff on stdout and cannot be combined with --format json or sarif',
+    );
   }
   return flags;
 }
 
 /** The whole command; `cluster` comes from `--cluster SPEC`, `resolver` from the registry flags (default: heuristics). */
-export async function runLint(paths: readonly string[], flags: LintFlags, io: CliIo, cluster?: LintCluster, resolver?: ImageOsResolver): Promise<void> {
+export async function runLint(
+  paths: readonly string[],
+  flags: LintFlags,
+  io: CliIo,
+  cluster?: LintCluster,
+  resolver?: ImageOsResolver,
+): Promise<void> {
   if (flags.rules) {
     printRules(flags, io);
     return;
   }
-  if (paths.length === 0) throw new InputError('lint.paths', 'no manifests given', { hint: 'kubemix lint PATH… (a directory, a file, or - for standard input)' });
+  if (paths.length === 0)
+    throw new InputError('lint.paths', 'no manifests given', {
+      hint: 'kubemix lint PATH… (a directory, a file, or - for standard input)',
+    });
   if (flags.fix && !flags.diff && paths.includes('-')) {
-    throw new InputError('lint.fix-stdin', '--fix cannot write back to standard input', { hint: 'use --fix --diff to see the fix as a diff' });
+    throw new InputError('lint.fix-stdin', '--fix cannot write back to standard input', {
+      hint: 'use --fix --diff to see the fix as a diff',
+    });
   }
   const inputs = await readInputs(paths, { cwd: io.cwd, readStdin: io.readStdin });
   const options = { ...(resolver === undefined ? {} : { resolver }), ...(cluster === undefined ? {} : { cluster }) };
@@ -121,11 +142,17 @@ export async function runLint(paths: readonly string[], flags: LintFlags, io: Cl
   if (exit !== 0) throw failure(exit, findings, flags, undefined);
 }
 
-async function applyFixes(files: readonly InputFile[], options: Parameters<typeof fixSources>[1], flags: LintFlags, io: CliIo): Promise<InputFile[]> {
+async function applyFixes(
+  files: readonly InputFile[],
+  options: Parameters<typeof fixSources>[1],
+  flags: LintFlags,
+  io: CliIo,
+): Promise<InputFile[]> {
   const fixes = await fixSources(files, options);
   const byPath = new Map(fixes.map((f) => [f.path, f]));
   for (const fix of fixes) {
-    if (fix.reformatted) io.stderr(`warning: ${fix.path}: could not insert in place; the file was re-serialised (check the diff)\n`);
+    if (fix.reformatted)
+      io.stderr(`warning: ${fix.path}: could not insert in place; the file was re-serialised (check the diff)\n`);
     if (flags.diff) {
       io.stdout(unifiedDiff(fix));
       continue;
@@ -135,7 +162,9 @@ async function applyFixes(files: readonly InputFile[], options: Parameters<typeo
   }
   if (!flags.diff && !flags.json && fixes.length > 0) {
     const templates = fixes.reduce((n, f) => n + f.templates, 0);
-    io.stderr(`fixed placement of ${templates} pod template${templates === 1 ? '' : 's'} in ${fixes.length} file${fixes.length === 1 ? '' : 's'}\n`);
+    io.stderr(
+      `fixed placement of ${templates} pod template${templates === 1 ? '' : 's'} in ${fixes.length} file${fixes.length === 1 ? '' : 's'}\n`,
+    );
   }
   return files.map((f) => {
     const fix = byPath.get(f.path);
@@ -145,16 +174,27 @@ async function applyFixes(files: readonly InputFile[], options: Parameters<typeo
 
 function printRules(flags: LintFlags, io: CliIo): void {
   if (flags.format === 'text') io.stdout(formatRulesText(RULES));
-  else if (flags.format === 'json') io.stdout(`${JSON.stringify(flags.json ? { ok: true, rules: rulesJson(RULES) } : rulesJson(RULES), null, 2)}\n`);
+  else if (flags.format === 'json')
+    io.stdout(`${JSON.stringify(flags.json ? { ok: true, rules: rulesJson(RULES) } : rulesJson(RULES), null, 2)}\n`);
   else io.stdout(`${JSON.stringify(sarifReport([], RULES), null, 2)}\n`);
 }
 
 /** Exit 1 or 2 through the one handler; with --json the report rides in the error document. */
-function failure(exit: number, findings: readonly Finding[], flags: LintFlags, report: Record<string, unknown> | undefined): Error {
+function failure(
+  exit: number,
+  findings: readonly Finding[],
+  flags: LintFlags,
+  report: Record<string, unknown> | undefined,
+): Error {
   const s = summarize(findings);
-  const error = exit === 2
-    ? new LintInputError(`${s.unparseable} input${s.unparseable === 1 ? '' : 's'} could not be read or parsed`)
-    : new LintFindingsError(flags.strict && s.errors === 0 ? `lint found ${s.warnings} warning${s.warnings === 1 ? '' : 's'} (--strict)` : `lint found ${s.errors} error${s.errors === 1 ? '' : 's'}`);
+  const error =
+    exit === 2
+      ? new LintInputError(`${s.unparseable} input${s.unparseable === 1 ? '' : 's'} could not be read or parsed`)
+      : new LintFindingsError(
+          flags.strict && s.errors === 0
+            ? `lint found ${s.warnings} warning${s.warnings === 1 ? '' : 's'} (--strict)`
+            : `lint found ${s.errors} error${s.errors === 1 ? '' : 's'}`,
+        );
   error.lintReport = report;
   return error;
 }

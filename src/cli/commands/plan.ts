@@ -15,14 +15,21 @@ export function registerPlan(program: Command, io: CliIo): void {
       .command('plan')
       .description('show what would be deployed, and write plan.json + artifacts with --out')
       .argument('<SPEC>', 'spec file, or Kubeinit spec string such as k8s-libvirt-1-1-1')
-      .option('--out <DIR>', 'replace DIR atomically with plan.json and artifacts/ (a new, empty or earlier plan directory)')
+      .option(
+        '--out <DIR>',
+        'replace DIR atomically with plan.json and artifacts/ (a new, empty or earlier plan directory)',
+      )
       .option('--force', 'with --out: replace DIR even if it is a non-empty directory kubemix did not write')
-      .option('--audit', 'instead of the plan, the authorization audit: each component\'s credential and API requests, allowed or not (exit 1 on a problem)'),
+      .option(
+        '--audit',
+        "instead of the plan, the authorization audit: each component's credential and API requests, allowed or not (exit 1 on a problem)",
+      ),
   ).action((spec: string, opts: SpecOptions & { out?: string; force?: boolean; audit?: boolean }, command: Command) => {
     const out = outputFor(command, io);
     const loaded = loadSpec(spec, opts, io);
     const keep = [io.cwd, ...(loaded.file === undefined ? [] : [loaded.file])];
-    const dir = opts.out === undefined ? undefined : checkPlanOut(opts.out, io.cwd, { force: opts.force === true, keep });
+    const dir =
+      opts.out === undefined ? undefined : checkPlanOut(opts.out, io.cwd, { force: opts.force === true, keep });
     const assembled = assemblePlan(resolveModel(loaded));
     if (dir !== undefined) writePlanDir(dir, assembled);
     // The guard webhook (kubemix guard install, default namespace, reading pull secrets) is audited beside the plan.
@@ -33,10 +40,15 @@ export function registerPlan(program: Command, io: CliIo): void {
     } else if (out.json) out.document(assembled.plan);
     else out.text(renderPlanText(assembled.plan));
     for (const w of loaded.warnings) out.diagnostic(w);
-    for (const w of assembled.plan.warnings.filter((pw) => !loaded.warnings.some((lw) => lw.code === pw.code && lw.path === pw.path))) {
+    for (const w of assembled.plan.warnings.filter(
+      (pw) => !loaded.warnings.some((lw) => lw.code === pw.code && lw.path === pw.path),
+    )) {
       out.diagnostic({ ...w, severity: 'warning' });
     }
     if (opts.out !== undefined) out.log('info', `plan written to ${opts.out}`);
-    if (audit !== undefined && !audit.ok) throw new FindingsError(`the authorization audit found ${audit.findings.filter((f) => f.severity === 'error').length} problem(s)`);
+    if (audit !== undefined && !audit.ok)
+      throw new FindingsError(
+        `the authorization audit found ${audit.findings.filter((f) => f.severity === 'error').length} problem(s)`,
+      );
   });
 }

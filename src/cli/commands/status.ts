@@ -13,27 +13,41 @@ import { outputFor, stateDir } from '../settings.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
 
 function statusText(status: ClusterStatus): string {
-  const rows = status.hosts.map((h) => [h.host, String(h.done), String(h.left), String(h.failed), h.failures[0]?.error ?? h.next ?? '-']);
+  const rows = status.hosts.map((h) => [
+    h.host,
+    String(h.done),
+    String(h.left),
+    String(h.failed),
+    h.failures[0]?.error ?? h.next ?? '-',
+  ]);
   const lines = [table([['HOST', 'DONE', 'LEFT', 'FAILED', 'NEXT / LAST ERROR'], ...rows])];
   if (status.journalPlanHash === undefined) lines.push('', 'never run: `kubemix up SPEC` starts it');
-  else if (status.journalPlanHash !== status.planHash) lines.push('', 'the spec changed since the last run: tasks whose inputs changed count as left');
+  else if (status.journalPlanHash !== status.planHash)
+    lines.push('', 'the spec changed since the last run: tasks whose inputs changed count as left');
   lines.push('', status.complete ? 'complete' : 'incomplete');
   return `${lines.join('\n')}\n`;
 }
 
 export function registerStatus(program: Command, io: CliIo): void {
-  withStateDirOption(withSpecOptions(program
-    .command('status')
-    .description('per host: tasks done, left and failed (exit 1 while incomplete)')
-    .argument('<SPEC>', 'spec file or Kubeinit string')))
-    .action(async (spec: string, flags: SpecOptions & { stateDir?: string }, command: Command) => {
-      const out = outputFor(command, io);
-      const loaded = loadSpec(spec, flags, io);
-      const plan = assemblePlan(resolveModel(loaded)).plan;
-      const status = clusterStatus(plan, await readJournal(stateDir(flags.stateDir, io, loaded.spec.name, loaded.file)));
-      const document = { ok: status.complete, ...status };
-      if (!out.json) out.text(statusText(status));
-      if (!status.complete) throw new FindingsError('the cluster is not fully deployed', { hint: 're-run `kubemix up SPEC` to continue', report: document });
-      if (out.json) out.document(document);
-    });
+  withStateDirOption(
+    withSpecOptions(
+      program
+        .command('status')
+        .description('per host: tasks done, left and failed (exit 1 while incomplete)')
+        .argument('<SPEC>', 'spec file or Kubeinit string'),
+    ),
+  ).action(async (spec: string, flags: SpecOptions & { stateDir?: string }, command: Command) => {
+    const out = outputFor(command, io);
+    const loaded = loadSpec(spec, flags, io);
+    const plan = assemblePlan(resolveModel(loaded)).plan;
+    const status = clusterStatus(plan, await readJournal(stateDir(flags.stateDir, io, loaded.spec.name, loaded.file)));
+    const document = { ok: status.complete, ...status };
+    if (!out.json) out.text(statusText(status));
+    if (!status.complete)
+      throw new FindingsError('the cluster is not fully deployed', {
+        hint: 're-run `kubemix up SPEC` to continue',
+        report: document,
+      });
+    if (out.json) out.document(document);
+  });
 }

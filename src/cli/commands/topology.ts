@@ -20,7 +20,9 @@ export function registerTopology(program: Command, io: CliIo): void {
   ).action((spec: string, opts: SpecOptions & { out?: string }, command: Command) => {
     const out = outputFor(command, io);
     if (opts.out !== undefined && !/\.(svg|html?)$/i.test(opts.out)) {
-      throw new InputError('flags.invalid', `--out ${opts.out}: the file name must end in .svg or .html`, { path: '--out' });
+      throw new InputError('flags.invalid', `--out ${opts.out}: the file name must end in .svg or .html`, {
+        path: '--out',
+      });
     }
     const loaded = loadSpec(spec, opts, io);
     const model = resolveModel(loaded);

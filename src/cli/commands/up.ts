@@ -20,12 +20,21 @@ interface UpFlags extends ExecutorFlags {
 /** The plan to apply: planned from SPEC in memory, read from --plan DIR, or both (then they must agree). */
 async function loadTarget(spec: string | undefined, flags: UpFlags & SpecOptions, io: CliIo): Promise<Target> {
   if (spec === undefined && flags.plan === undefined) {
-    throw new InputError('flags.plan', 'kubemix up needs SPEC, or --plan DIR (a directory written by `kubemix plan SPEC --out DIR`)');
+    throw new InputError(
+      'flags.plan',
+      'kubemix up needs SPEC, or --plan DIR (a directory written by `kubemix plan SPEC --out DIR`)',
+    );
   }
   const fromDir = flags.plan === undefined ? undefined : await readPlanDir(flags.plan);
   if (spec === undefined && fromDir !== undefined && flags.plan !== undefined) {
     const beside = dirname(resolve(io.cwd, flags.plan));
-    const stateDir = resolveStateDir({ flag: flags.stateDir, env: io.env, cwd: io.cwd, cluster: fromDir.plan.cluster.name, beside });
+    const stateDir = resolveStateDir({
+      flag: flags.stateDir,
+      env: io.env,
+      cwd: io.cwd,
+      cluster: fromDir.plan.cluster.name,
+      beside,
+    });
     return { plan: fromDir.plan, artifacts: fromDir.artifacts, stateDir };
   }
   const loaded = loadSpec(spec ?? '', flags, io);
@@ -33,10 +42,14 @@ async function loadTarget(spec: string | undefined, flags: UpFlags & SpecOptions
   const dir = stateDir(flags.stateDir, io, loaded.spec.name, loaded.file);
   if (fromDir !== undefined) {
     if (fromDir.plan.hash !== assembled.plan.hash) {
-      throw new InputError('plan.stale', `${spec ?? ''} no longer produces the plan in ${flags.plan ?? ''} (plan ${fromDir.plan.hash.slice(0, 12)}, spec ${assembled.plan.hash.slice(0, 12)})`, {
-        path: '--plan',
-        hint: 'run `kubemix plan SPEC --out DIR` again and review it, or run `kubemix up SPEC` without --plan',
-      });
+      throw new InputError(
+        'plan.stale',
+        `${spec ?? ''} no longer produces the plan in ${flags.plan ?? ''} (plan ${fromDir.plan.hash.slice(0, 12)}, spec ${assembled.plan.hash.slice(0, 12)})`,
+        {
+          path: '--plan',
+          hint: 'run `kubemix plan SPEC --out DIR` again and review it, or run `kubemix up SPEC` without --plan',
+        },
+      );
     }
     return { plan: fromDir.plan, artifacts: fromDir.artifacts, stateDir: dir };
   }
@@ -49,11 +62,18 @@ export function registerUp(program: Command, io: CliIo): void {
     .description('apply the plan of SPEC (or of --plan DIR) to its hosts over SSH (resumable; --check changes nothing)')
     .argument('[SPEC]', 'spec file or Kubeinit string; with --plan DIR the plan must be what SPEC produces')
     .option('--plan <dir>', 'plan directory written by `kubemix plan SPEC --out DIR`')
-    .option('--downloads <dir>', 'seed the download cache from this directory (air-gapped sites); every file is still checked against its SHA256');
-  withExecutorOptions(withSpecOptions(up), {
-    check: 'run every check and print what would change per host; change nothing (exit 1 when something would)',
-    selection: ['stop-after', 'stop-before', 'only', 'from'],
-  }, 'DIR').action(async (spec: string | undefined, flags: UpFlags & SpecOptions, command: Command) => {
+    .option(
+      '--downloads <dir>',
+      'seed the download cache from this directory (air-gapped sites); every file is still checked against its SHA256',
+    );
+  withExecutorOptions(
+    withSpecOptions(up),
+    {
+      check: 'run every check and print what would change per host; change nothing (exit 1 when something would)',
+      selection: ['stop-after', 'stop-before', 'only', 'from'],
+    },
+    'DIR',
+  ).action(async (spec: string | undefined, flags: UpFlags & SpecOptions, command: Command) => {
     await runPlan(await loadTarget(spec, flags, io), flags, displayFlags(command), io);
   });
 }

@@ -29,7 +29,9 @@ export function plainLine(e: ExecEvent, verbose: boolean): string | undefined {
     case 'secret:stored':
       return `${at} secret ${e.name} ${e.source}${e.by ? ` by ${e.by}` : ''}`;
     case 'download':
-      return e.action === 'cached' && !verbose ? undefined : `${at} download ${e.id} ${e.action}${e.host === undefined ? '' : ` to ${e.host}`} (sha256 ${e.sha256.slice(0, 12)})`;
+      return e.action === 'cached' && !verbose
+        ? undefined
+        : `${at} download ${e.id} ${e.action}${e.host === undefined ? '' : ` to ${e.host}`} (sha256 ${e.sha256.slice(0, 12)})`;
     case 'lock:stale':
       return `${at} took over a stale lock (pid ${e.pid} on ${e.host} is gone)`;
     case 'run:end':
@@ -38,7 +40,10 @@ export function plainLine(e: ExecEvent, verbose: boolean): string | undefined {
 }
 
 export function summary(e: Extract<ExecEvent, { type: 'run:end' }>): string {
-  const counts = Object.entries(e.counts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`).join(', ');
+  const counts = Object.entries(e.counts)
+    .filter(([, n]) => n > 0)
+    .map(([s, n]) => `${n} ${s}`)
+    .join(', ');
   const head = e.interrupted ? 'interrupted' : e.ok ? 'ok' : 'FAILED';
   const change = e.mode === 'check' ? `; ${e.changes ?? 0} task(s) would change` : `; ${e.changes ?? 0} changed`;
   return `${e.mode} ${head} in ${(e.elapsedMs / 1000).toFixed(1)}s: ${counts || 'nothing to do'}${change}`;

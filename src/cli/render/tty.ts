@@ -30,7 +30,8 @@ export class TtyRenderer {
     this.now = e.t;
     if (e.type === 'task') {
       const h = this.hosts.get(e.host) ?? { stage: '', task: '', since: e.t, done: 0, note: '' };
-      if (e.state === 'running') Object.assign(h, { stage: e.stage, task: e.id.split('/').pop() ?? e.id, since: e.t, note: '' });
+      if (e.state === 'running')
+        Object.assign(h, { stage: e.stage, task: e.id.split('/').pop() ?? e.id, since: e.t, note: '' });
       if (e.state === 'done' || e.state === 'skipped') h.done += 1;
       if (e.state === 'retrying' || e.state === 'failed') {
         h.note = e.state;
@@ -68,7 +69,9 @@ export class TtyRenderer {
     const width = Math.max(4, ...[...this.hosts.keys()].map((h) => h.length));
     for (const [host, h] of this.hosts) {
       const elapsed = ((this.now - h.since) / 1000).toFixed(1);
-      this.write(`${host.padEnd(width)}  ${String(h.done).padStart(3)} done  ${h.stage} ${h.task} ${elapsed}s ${h.note}\n`);
+      this.write(
+        `${host.padEnd(width)}  ${String(h.done).padStart(3)} done  ${h.stage} ${h.task} ${elapsed}s ${h.note}\n`,
+      );
     }
     this.drawn = this.hosts.size;
   }

@@ -1,6 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bridgeName, clusterIdentity, domainName, networkName, ownerMetadata, poolName, poolPath, volumeNames } from './names.js';
+import {
+  bridgeName,
+  clusterIdentity,
+  domainName,
+  networkName,
+  ownerMetadata,
+  poolName,
+  poolPath,
+  volumeNames,
+} from './names.js';
 
 test('names derive from cluster and domain: same inputs, same names; another domain, other names', () => {
   const a = clusterIdentity({ name: 'k8scluster', domain: 'kubeinit.local' });
@@ -22,10 +31,19 @@ test('bridge names fit Linux interface names (15 characters) and never look like
 
 test('a domain is named by its node FQDN; volumes by domain name and OS', () => {
   assert.equal(domainName({ fqdn: 'compute-01.k8scluster.kubeinit.local' }), 'compute-01.k8scluster.kubeinit.local');
-  assert.deepEqual(volumeNames({ fqdn: 'controller-01.lab.x', osFamily: 'linux' }), ['controller-01.lab.x.qcow2', 'controller-01.lab.x-cidata.iso']);
-  assert.deepEqual(volumeNames({ fqdn: 'win-01.lab.x', osFamily: 'windows' }), ['win-01.lab.x.qcow2', 'win-01.lab.x-unattend.iso']);
+  assert.deepEqual(volumeNames({ fqdn: 'controller-01.lab.x', osFamily: 'linux' }), [
+    'controller-01.lab.x.qcow2',
+    'controller-01.lab.x-cidata.iso',
+  ]);
+  assert.deepEqual(volumeNames({ fqdn: 'win-01.lab.x', osFamily: 'windows' }), [
+    'win-01.lab.x.qcow2',
+    'win-01.lab.x-unattend.iso',
+  ]);
 });
 
 test('the owner mark is one namespaced element whose text is the cluster identity', () => {
-  assert.equal(ownerMetadata('lab.kubeinit.local'), '<kubemix:cluster xmlns:kubemix="https://kubemix.dev/xmlns/libvirt/v1">lab.kubeinit.local</kubemix:cluster>');
+  assert.equal(
+    ownerMetadata('lab.kubeinit.local'),
+    '<kubemix:cluster xmlns:kubemix="https://kubemix.dev/xmlns/libvirt/v1">lab.kubeinit.local</kubemix:cluster>',
+  );
 });

@@ -17,7 +17,7 @@ export function bastionFromSshArgs(args: string): Bastion | undefined {
     const t = tokens[i] as string;
     if (t === '-J') return parseJump(tokens[i + 1] ?? '');
     if (t.startsWith('-J')) return parseJump(t.slice(2));
-    const option = t === '-o' ? tokens[++i] ?? '' : t.startsWith('-o') ? t.slice(2) : undefined;
+    const option = t === '-o' ? (tokens[++i] ?? '') : t.startsWith('-o') ? t.slice(2) : undefined;
     if (option === undefined) continue;
     const m = /^(\w+)\s*[= ]\s*(.*)$/s.exec(option);
     const key = m?.[1]?.toLowerCase();
@@ -32,10 +32,31 @@ function parseJump(spec: string): Bastion | undefined {
   const first = spec.split(',')[0]?.replace(/^ssh:\/\//, '') ?? '';
   const m = /^(?:([^@]+)@)?([^:@]+)(?::(\d+))?$/.exec(first);
   if (m === null) return undefined;
-  return { address: m[2] as string, ...(m[1] === undefined ? {} : { user: m[1] }), ...(m[3] === undefined ? {} : { port: Number(m[3]) }) };
+  return {
+    address: m[2] as string,
+    ...(m[1] === undefined ? {} : { user: m[1] }),
+    ...(m[3] === undefined ? {} : { port: Number(m[3]) }),
+  };
 }
 
-const WITH_ARGUMENT = new Set(['-W', '-p', '-l', '-i', '-o', '-F', '-b', '-c', '-D', '-E', '-L', '-R', '-m', '-O', '-Q', '-S']);
+const WITH_ARGUMENT = new Set([
+  '-W',
+  '-p',
+  '-l',
+  '-i',
+  '-o',
+  '-F',
+  '-b',
+  '-c',
+  '-D',
+  '-E',
+  '-L',
+  '-R',
+  '-m',
+  '-O',
+  '-Q',
+  '-S',
+]);
 
 function parseProxyCommand(command: string): Bastion | undefined {
   const tokens = shlexSplit(command);

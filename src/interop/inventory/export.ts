@@ -20,7 +20,9 @@ export const CLUSTER_CHILDREN = ['kube_control_plane', 'kube_node'] as const;
 export function inventoryOf(model: ClusterModel): ExportedInventory {
   const byName = new Map(model.hosts.map((h) => [h.name, h]));
   const hosts = new Map<string, Record<string, string | number>>();
-  const groups = new Map<string, string[]>(['kube_control_plane', 'etcd', 'kube_node', 'windows', 'linux', 'services', 'hypervisors'].map((g) => [g, []]));
+  const groups = new Map<string, string[]>(
+    ['kube_control_plane', 'etcd', 'kube_node', 'windows', 'linux', 'services', 'hypervisors'].map((g) => [g, []]),
+  );
   const add = (group: string, host: string) => groups.get(group)?.push(host);
   for (const h of model.hosts) {
     if (model.nodes.some((n) => n.name === h.name)) continue;
@@ -50,7 +52,9 @@ function hostVars(h: HostConnection | undefined, ip: string | undefined): Record
     ansible_user: h.user ?? (h.shell === 'powershell' ? 'Administrator' : 'root'),
     ansible_port: h.port,
     ...(h.identityFile === undefined ? {} : { ansible_ssh_private_key_file: h.identityFile }),
-    ...(b === undefined ? {} : { ansible_ssh_common_args: `-o ProxyJump=${b.user === undefined ? '' : `${b.user}@`}${b.address}:${b.port}` }),
+    ...(b === undefined
+      ? {}
+      : { ansible_ssh_common_args: `-o ProxyJump=${b.user === undefined ? '' : `${b.user}@`}${b.address}:${b.port}` }),
     ...(h.shell === 'powershell' ? { ansible_connection: 'ssh', ansible_shell_type: 'powershell' } : {}),
   };
 }
@@ -61,7 +65,8 @@ export function renderInventory(inv: ExportedInventory, format: InventoryFormat,
 
 function renderIni(inv: ExportedInventory, header: string): string {
   const lines = [comment(header), '[all]'];
-  for (const [name, vars] of inv.hosts) lines.push([name, ...Object.entries(vars).map(([k, v]) => `${k}=${iniValue(v)}`)].join(' '));
+  for (const [name, vars] of inv.hosts)
+    lines.push([name, ...Object.entries(vars).map(([k, v]) => `${k}=${iniValue(v)}`)].join(' '));
   for (const [group, members] of inv.groups) lines.push('', `[${group}]`, ...members);
   lines.push('', '[k8s_cluster:children]', ...CLUSTER_CHILDREN, '');
   return lines.join('\n');
@@ -69,7 +74,8 @@ function renderIni(inv: ExportedInventory, header: string): string {
 
 function renderYaml(inv: ExportedInventory, header: string): string {
   const children: Record<string, unknown> = {};
-  for (const [group, members] of inv.groups) children[group] = members.length === 0 ? {} : { hosts: Object.fromEntries(members.map((m) => [m, null])) };
+  for (const [group, members] of inv.groups)
+    children[group] = members.length === 0 ? {} : { hosts: Object.fromEntries(members.map((m) => [m, null])) };
   children['k8s_cluster'] = { children: Object.fromEntries(CLUSTER_CHILDREN.map((c) => [c, null])) };
   const doc = { all: { hosts: Object.fromEntries(inv.hosts), children } };
   return `${comment(header)}\n${stringify(doc, { lineWidth: 0, nullStr: '' })}`;

@@ -25,7 +25,9 @@ export function groupsOf(inv: Inventory, host: string): Set<string> {
 
 export function effectiveVars(inv: Inventory, host: string): Map<string, SetVar> {
   const depths = groupDepths(inv);
-  const groups = [...groupsOf(inv, host)].sort((a, b) => (depths.get(a) ?? 0) - (depths.get(b) ?? 0) || a.localeCompare(b));
+  const groups = [...groupsOf(inv, host)].sort(
+    (a, b) => (depths.get(a) ?? 0) - (depths.get(b) ?? 0) || a.localeCompare(b),
+  );
   const out = new Map<string, SetVar>();
   for (const name of groups) {
     const g = inv.groups.get(name);

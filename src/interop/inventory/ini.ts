@@ -24,7 +24,8 @@ export function parseIniInventory(text: string, file: string): Inventory {
   const pending = new Map<string, Pending>();
   let group = 'ungrouped';
   let state: State = 'hosts';
-  const fail = (line: number, code: string, message: string, hint?: string) => inventoryError(file, line, code, message, hint);
+  const fail = (line: number, code: string, message: string, hint?: string) =>
+    inventoryError(file, line, code, message, hint);
   text.split(/\r?\n/).forEach((raw, index) => {
     const lineNo = index + 1;
     const line = raw.trim();
@@ -34,22 +35,38 @@ export function parseIniInventory(text: string, file: string): Inventory {
       group = section[1] as string;
       const kind = section[2] ?? 'hosts';
       if (kind !== 'hosts' && kind !== 'vars' && kind !== 'children') {
-        throw fail(lineNo, 'inventory.section', `section [${group}:${kind}] has unknown type ${kind}`, 'use [group], [group:vars] or [group:children]');
+        throw fail(
+          lineNo,
+          'inventory.section',
+          `section [${group}:${kind}] has unknown type ${kind}`,
+          'use [group], [group:vars] or [group:children]',
+        );
       }
       state = kind;
       declareGroup(inv, pending, group, state, lineNo);
       return;
     }
     if (line.startsWith('[') && line.endsWith(']')) {
-      throw fail(lineNo, 'inventory.section', `invalid section entry ${line}`, 'no spaces or other invalid characters in a section name');
+      throw fail(
+        lineNo,
+        'inventory.section',
+        `invalid section entry ${line}`,
+        'no spaces or other invalid characters in a section name',
+      );
     }
     if (state === 'hosts') hostLine(inv, group, line, lineNo, fail);
     else if (state === 'vars') varLine(inv, group, line, lineNo, fail);
     else childLine(inv, pending, group, line, lineNo, fail);
   });
   for (const [name, decl] of pending) {
-    if (decl.state === 'vars') throw fail(decl.line, 'inventory.undefined-group', `section [${name}:vars] is for a group that is never defined`);
-    throw fail(decl.line, 'inventory.undefined-group', `section [${decl.parents.at(-1) ?? ''}:children] includes undefined group ${name}`, `add a [${name}] section`);
+    if (decl.state === 'vars')
+      throw fail(decl.line, 'inventory.undefined-group', `section [${name}:vars] is for a group that is never defined`);
+    throw fail(
+      decl.line,
+      'inventory.undefined-group',
+      `section [${decl.parents.at(-1) ?? ''}:children] includes undefined group ${name}`,
+      `add a [${name}] section`,
+    );
   }
   reconcile(inv);
   return inv;
@@ -65,7 +82,8 @@ function declareGroup(inv: Inventory, pending: Map<string, Pending>, name: strin
   }
   const decl = pending.get(name);
   if (decl === undefined || state === 'vars') return;
-  if (decl.state === 'children') for (const parent of decl.parents) addMember(ensureGroup(inv, parent, line).children, name);
+  if (decl.state === 'children')
+    for (const parent of decl.parents) addMember(ensureGroup(inv, parent, line).children, name);
   pending.delete(name);
 }
 
@@ -82,12 +100,23 @@ function hostLine(inv: Inventory, group: string, line: string, lineNo: number, f
   try {
     expanded = expandHostPattern(pattern, hostBudget(inv));
   } catch (error) {
-    throw fail(lineNo, patternErrorCode(error), `host pattern ${pattern}: ${(error as Error).message}`, patternHint(error));
+    throw fail(
+      lineNo,
+      patternErrorCode(error),
+      `host pattern ${pattern}: ${(error as Error).message}`,
+      patternHint(error),
+    );
   }
   const vars: [string, unknown][] = [];
   for (const a of assignments) {
     const eq = a.indexOf('=');
-    if (eq <= 0) throw fail(lineNo, 'inventory.host-var', `expected key=value after the host name, got ${a}`, 'quote values that contain spaces');
+    if (eq <= 0)
+      throw fail(
+        lineNo,
+        'inventory.host-var',
+        `expected key=value after the host name, got ${a}`,
+        'quote values that contain spaces',
+      );
     vars.push([a.slice(0, eq), parseValue(a.slice(eq + 1))]);
   }
   if (expanded.port !== undefined) vars.unshift(['ansible_port', expanded.port]);
@@ -110,7 +139,14 @@ function varLine(inv: Inventory, group: string, line: string, lineNo: number, fa
   g.varLines.set(key, lineNo);
 }
 
-function childLine(inv: Inventory, pending: Map<string, Pending>, group: string, line: string, lineNo: number, fail: Fail): void {
+function childLine(
+  inv: Inventory,
+  pending: Map<string, Pending>,
+  group: string,
+  line: string,
+  lineNo: number,
+  fail: Fail,
+): void {
   const child = GROUP_NAME.exec(line)?.[1];
   if (child === undefined) throw fail(lineNo, 'inventory.group-name', `invalid group name ${line}`);
   if (inv.groups.has(child)) {

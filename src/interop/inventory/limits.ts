@@ -12,7 +12,13 @@ export function checkInventorySize(text: string, file: string): void {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_INVENTORY_BYTES) {
     const hint = 'check the path: an inventory of a cluster is a few kilobytes';
-    throw inventoryError(file, 1, 'inventory.too-large', `the inventory is ${bytes} bytes, more than ${MAX_INVENTORY_BYTES}`, hint);
+    throw inventoryError(
+      file,
+      1,
+      'inventory.too-large',
+      `the inventory is ${bytes} bytes, more than ${MAX_INVENTORY_BYTES}`,
+      hint,
+    );
   }
 }
 

@@ -62,7 +62,11 @@ function sortedObject(vars: Map<string, unknown>): Record<string, unknown> {
 }
 
 function sortKeys(o: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.keys(o).sort().map((k) => [k, deepSorted(o[k])]));
+  return Object.fromEntries(
+    Object.keys(o)
+      .sort()
+      .map((k) => [k, deepSorted(o[k])]),
+  );
 }
 
 function deepSorted(v: unknown): unknown {

@@ -4,7 +4,10 @@
 import { formatCidr, lastAddress, parseIp, type Cidr } from '../../net/cidr.js';
 
 export function coveringCidr(ips: readonly string[]): string | undefined {
-  const values = ips.map((ip) => parseIp(ip)).filter((p) => p?.family === 4).map((p) => (p as { value: bigint }).value);
+  const values = ips
+    .map((ip) => parseIp(ip))
+    .filter((p) => p?.family === 4)
+    .map((p) => (p as { value: bigint }).value);
   if (values.length === 0 || values.length !== ips.length) return undefined;
   for (let prefix = 30; prefix >= 8; prefix--) {
     const mask = ((1n << 32n) - 1n) ^ ((1n << BigInt(32 - prefix)) - 1n);

@@ -20,8 +20,13 @@ export const MAX_INVENTORY_HOSTS = 1000;
 
 /** A pattern that names more hosts than allowed; thrown before any name is made. */
 export class TooManyHostsError extends Error {
-  constructor(readonly count: number, readonly limit: number) {
-    super(`expands to ${count > Number.MAX_SAFE_INTEGER ? 'more than 2^53' : count} hosts, more than the ${limit} this inventory may still name`);
+  constructor(
+    readonly count: number,
+    readonly limit: number,
+  ) {
+    super(
+      `expands to ${count > Number.MAX_SAFE_INTEGER ? 'more than 2^53' : count} hosts, more than the ${limit} this inventory may still name`,
+    );
   }
 }
 
@@ -79,7 +84,8 @@ function expand(parts: readonly (string | Range)[]): string[] {
 
 function range(body: string): Range {
   const parts = body.split(':');
-  if (parts.length < 2 || parts.length > 3) throw new Error(`host range [${body}] must be [begin:end] or [begin:end:step]`);
+  if (parts.length < 2 || parts.length > 3)
+    throw new Error(`host range [${body}] must be [begin:end] or [begin:end:step]`);
   const [rawBeg = '', end = '', rawStep = ''] = parts;
   const beg = rawBeg === '' ? '0' : rawBeg;
   if (end === '') throw new Error(`host range [${body}] needs an end`);
@@ -91,13 +97,19 @@ function range(body: string): Range {
     if (alpha > last) throw new Error(`host range [${body}] must have begin <= end`);
     return { count: steps(alpha, last, step), items: () => every(alpha, last, step).map((i) => LETTERS[i] as string) };
   }
-  if (!/^\d+$/.test(beg) || !/^\d+$/.test(end)) throw new Error(`host range [${body}] is neither numeric nor alphabetic`);
+  if (!/^\d+$/.test(beg) || !/^\d+$/.test(end))
+    throw new Error(`host range [${body}] is neither numeric nor alphabetic`);
   const padded = beg.length > 1 && beg.startsWith('0');
-  if (padded && beg.length !== end.length) throw new Error(`host range [${body}] must have begin and end of equal length`);
+  if (padded && beg.length !== end.length)
+    throw new Error(`host range [${body}] must have begin and end of equal length`);
   const from = Number(beg);
   const to = Number(end);
-  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) throw new Error(`host range [${body}] has a bound above 2^53`);
-  return { count: steps(from, to, step), items: () => every(from, to, step).map((n) => (padded ? String(n).padStart(beg.length, '0') : String(n))) };
+  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to))
+    throw new Error(`host range [${body}] has a bound above 2^53`);
+  return {
+    count: steps(from, to, step),
+    items: () => every(from, to, step).map((n) => (padded ? String(n).padStart(beg.length, '0') : String(n))),
+  };
 }
 
 /** How many of from, from+step, … are <= to (0 when from > to, as Ansible's range() gives none). */

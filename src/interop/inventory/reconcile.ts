@@ -11,7 +11,8 @@ export function reconcile(inv: Inventory): void {
   for (const g of inv.groups.values()) for (const c of g.children) hasParent.add(c);
   for (const g of inv.groups.values()) if (g.name !== 'all' && !hasParent.has(g.name)) addMember(all.children, g.name);
   const grouped = new Set<string>();
-  for (const g of inv.groups.values()) if (g.name !== 'all' && g.name !== 'ungrouped') for (const h of g.hosts) grouped.add(h);
+  for (const g of inv.groups.values())
+    if (g.name !== 'all' && g.name !== 'ungrouped') for (const h of g.hosts) grouped.add(h);
   for (const host of inv.hosts.keys()) {
     const inUngrouped = ungrouped.hosts.indexOf(host);
     if (grouped.has(host)) {

@@ -40,8 +40,20 @@ export function inventoryToSpec(inv: Inventory, clusterName: string): ImportResu
   checkControlPlane(ctx, nodes);
   const network = nodeNetwork(ctx, hosts, nodes);
   if (ctx.errors.length > 0) throw new InvalidSpecError(inv.file, [...ctx.errors, ...ctx.warnings]);
-  warn(ctx, 'inventory.default-services', 'spec.services.enabled', nodes[0]?.line ?? 1, 'no services node (HAProxy, Bind, DHCP, registry): services off; the API endpoint is the first control-plane node');
-  warn(ctx, 'inventory.default-name', 'metadata.name', 1, `cluster name ${clusterName} taken from the inventory file name`);
+  warn(
+    ctx,
+    'inventory.default-services',
+    'spec.services.enabled',
+    nodes[0]?.line ?? 1,
+    'no services node (HAProxy, Bind, DHCP, registry): services off; the API endpoint is the first control-plane node',
+  );
+  warn(
+    ctx,
+    'inventory.default-name',
+    'metadata.name',
+    1,
+    `cluster name ${clusterName} taken from the inventory file name`,
+  );
   const document = {
     apiVersion: SPEC_API_VERSION,
     kind: 'Cluster',
@@ -56,18 +68,54 @@ function warn(ctx: Ctx, code: string, path: string, line: number, message: strin
 }
 
 function fail(ctx: Ctx, code: string, path: string, line: number, message: string, hint?: string): void {
-  ctx.errors.push({ code, severity: 'error', path, message, location: `${ctx.inv.file}:${line}`, ...(hint === undefined ? {} : { hint }) });
+  ctx.errors.push({
+    code,
+    severity: 'error',
+    path,
+    message,
+    location: `${ctx.inv.file}:${line}`,
+    ...(hint === undefined ? {} : { hint }),
+  });
 }
 
 /** Cluster nodes are the hosts with a Kubernetes role; the others are reported and left out. */
 function keep(ctx: Ctx, h: ClassifiedHost): boolean {
   if (h.controlPlane || h.worker) {
-    if (h.etcd && !h.controlPlane) warn(ctx, 'inventory.etcd-on-worker', h.name, h.line, `${h.name} is in etcd but not in the control plane: kubemix runs etcd stacked on control-plane nodes only`);
-    if (h.windows && h.controlPlane) fail(ctx, 'inventory.windows-control-plane', h.name, h.line, `${h.name} is a Windows host in a control-plane group`, 'Windows nodes can only be workers');
+    if (h.etcd && !h.controlPlane)
+      warn(
+        ctx,
+        'inventory.etcd-on-worker',
+        h.name,
+        h.line,
+        `${h.name} is in etcd but not in the control plane: kubemix runs etcd stacked on control-plane nodes only`,
+      );
+    if (h.windows && h.controlPlane)
+      fail(
+        ctx,
+        'inventory.windows-control-plane',
+        h.name,
+        h.line,
+        `${h.name} is a Windows host in a control-plane group`,
+        'Windows nodes can only be workers',
+      );
     return true;
   }
-  if (h.etcd) warn(ctx, 'inventory.etcd-only', h.name, h.line, `${h.name} is an etcd-only host: external etcd is not supported yet, the host is left out`);
-  else if (h.inCluster) warn(ctx, 'inventory.no-role', h.name, h.line, `${h.name} is in the cluster group but in no control-plane or node group: left out`);
+  if (h.etcd)
+    warn(
+      ctx,
+      'inventory.etcd-only',
+      h.name,
+      h.line,
+      `${h.name} is an etcd-only host: external etcd is not supported yet, the host is left out`,
+    );
+  else if (h.inCluster)
+    warn(
+      ctx,
+      'inventory.no-role',
+      h.name,
+      h.line,
+      `${h.name} is in the cluster group but in no control-plane or node group: left out`,
+    );
   return false;
 }
 
@@ -86,8 +134,22 @@ function hostEntry(ctx: Ctx, h: ClassifiedHost, i: number): Record<string, unkno
   const { address, ip } = addresses(ctx, h, at);
   const roles = [...(h.controlPlane ? ['control-plane'] : []), ...(h.worker ? ['worker'] : [])];
   const os = h.windows ? IMPORT_WINDOWS_OS : DEFAULT_LINUX_DISTRO;
-  if (h.windows) warn(ctx, 'inventory.default-os', `${at}.os`, h.line, `${h.name}: Windows Server version not in the inventory, assuming ${os}; gather-facts checks it`);
-  else warn(ctx, 'inventory.default-os', `${at}.os`, h.line, `${h.name}: Linux distribution not in the inventory, assuming ${os}; gather-facts (task-run-validations/${name}/os-and-size) checks it`);
+  if (h.windows)
+    warn(
+      ctx,
+      'inventory.default-os',
+      `${at}.os`,
+      h.line,
+      `${h.name}: Windows Server version not in the inventory, assuming ${os}; gather-facts checks it`,
+    );
+  else
+    warn(
+      ctx,
+      'inventory.default-os',
+      `${at}.os`,
+      h.line,
+      `${h.name}: Linux distribution not in the inventory, assuming ${os}; gather-facts (task-run-validations/${name}/os-and-size) checks it`,
+    );
   const identity = value(h, 'ansible_ssh_private_key_file', 'ansible_private_key_file');
   if (identity !== undefined) ctx.origins.set(`${at}.identityFile`, { line: identity.line });
   const bastion = bastionOf(ctx, h, at);
@@ -114,17 +176,39 @@ function addresses(ctx: Ctx, h: ClassifiedHost, at: string): { address: string; 
   ctx.origins.set(`${at}.ip`, { line: (given ?? host)?.line ?? h.line });
   if (host !== undefined && parseIp(address) === undefined && !HOST_NAME.test(address)) {
     const message = `${h.name}: ansible_host ${address} is neither an IP address nor a host name`;
-    fail(ctx, 'inventory.address', `${at}.address`, host.line, message, 'set ansible_host=<IP address or DNS name> on the host line');
+    fail(
+      ctx,
+      'inventory.address',
+      `${at}.address`,
+      host.line,
+      message,
+      'set ansible_host=<IP address or DNS name> on the host line',
+    );
   } else if (given !== undefined && parseIp(ip)?.family !== 4) {
-    fail(ctx, 'inventory.ip', `${at}.ip`, given.line, `${h.name}: ip ${ip} is not an IPv4 address`, 'set ip=<IPv4 node address>');
+    fail(
+      ctx,
+      'inventory.ip',
+      `${at}.ip`,
+      given.line,
+      `${h.name}: ip ${ip} is not an IPv4 address`,
+      'set ip=<IPv4 node address>',
+    );
   } else if (parseIp(ip)?.family !== 4) {
-    fail(ctx, 'inventory.no-ip', `${at}.ip`, h.line, `${h.name} has no IPv4 node address (ip or ansible_host)`, 'set ip=<node address> on the host line');
+    fail(
+      ctx,
+      'inventory.no-ip',
+      `${at}.ip`,
+      h.line,
+      `${h.name} has no IPv4 node address (ip or ansible_host)`,
+      'set ip=<node address> on the host line',
+    );
   }
   return { address, ip };
 }
 
 /** A DNS name (RFC 1123 labels, dot-separated), as ssh resolves it. */
-const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*\.?$/;
+const HOST_NAME =
+  /^(?=.{1,253}$)[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*\.?$/;
 
 function nodeName(ctx: Ctx, h: ClassifiedHost, at: string): string {
   const given = value(h, 'kubernetes_node_hostname');
@@ -132,9 +216,22 @@ function nodeName(ctx: Ctx, h: ClassifiedHost, at: string): string {
   const raw = String(given?.value ?? h.name);
   const label = raw.toLowerCase().split('.')[0] ?? '';
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(label) || label.length > 63) {
-    fail(ctx, 'inventory.node-name', `${at}.name`, given?.line ?? h.line, `${raw} cannot be a node name (a DNS label)`, 'set kubernetes_node_hostname=<name> on the host line');
+    fail(
+      ctx,
+      'inventory.node-name',
+      `${at}.name`,
+      given?.line ?? h.line,
+      `${raw} cannot be a node name (a DNS label)`,
+      'set kubernetes_node_hostname=<name> on the host line',
+    );
   } else if (label !== raw) {
-    warn(ctx, 'inventory.node-name', `${at}.name`, given?.line ?? h.line, `node name ${label} from ${raw} (a node name is one lower-case DNS label)`);
+    warn(
+      ctx,
+      'inventory.node-name',
+      `${at}.name`,
+      given?.line ?? h.line,
+      `node name ${label} from ${raw} (a node name is one lower-case DNS label)`,
+    );
   }
   return label;
 }
@@ -155,10 +252,19 @@ function sshPort(ctx: Ctx, h: ClassifiedHost, at: string): number {
   if (given !== undefined && connection !== 'winrm' && connection !== 'psrp') {
     const port = Number(given.value);
     if (Number.isInteger(port) && port >= 1 && port <= 65535) return port;
-    fail(ctx, 'inventory.port', `${at}.port`, given.line, `${h.name}: ansible_port ${String(given.value)} is not a port`);
+    fail(
+      ctx,
+      'inventory.port',
+      `${at}.port`,
+      given.line,
+      `${h.name}: ansible_port ${String(given.value)} is not a port`,
+    );
     return 22;
   }
-  const why = given === undefined ? 'no ansible_port' : `ansible_port ${String(given.value)} is for ${connection}; kubemix reaches Windows over OpenSSH`;
+  const why =
+    given === undefined
+      ? 'no ansible_port'
+      : `ansible_port ${String(given.value)} is for ${connection}; kubemix reaches Windows over OpenSSH`;
   warn(ctx, 'inventory.default-port', `${at}.port`, given?.line ?? h.line, `${h.name}: ${why}, using port 22`);
   return 22;
 }
@@ -170,7 +276,13 @@ function bastionOf(ctx: Ctx, h: ClassifiedHost, at: string): Bastion | undefined
   try {
     return bastionFromSshArgs(String(args.value));
   } catch (error) {
-    fail(ctx, 'inventory.ssh-args', `${at}.bastion`, args.line, `${h.name}: cannot split ansible_ssh_common_args: ${(error as Error).message}`);
+    fail(
+      ctx,
+      'inventory.ssh-args',
+      `${at}.bastion`,
+      args.line,
+      `${h.name}: cannot split ansible_ssh_common_args: ${(error as Error).message}`,
+    );
     return undefined;
   }
 }
@@ -179,30 +291,72 @@ function bastionOf(ctx: Ctx, h: ClassifiedHost, at: string): Bastion | undefined
 function jumpHostOf(ctx: Ctx, h: ClassifiedHost, at: string): Bastion | undefined {
   const b = ctx.inv.hosts.get('bastion');
   if (b === undefined || h.name === 'bastion') return undefined;
-  warn(ctx, 'inventory.bastion', `${at}.bastion`, b.line, `${h.name}: reached through the inventory's bastion host (kubespray convention)`);
+  warn(
+    ctx,
+    'inventory.bastion',
+    `${at}.bastion`,
+    b.line,
+    `${h.name}: reached through the inventory's bastion host (kubespray convention)`,
+  );
   const address = String(b.vars.get('ansible_host') ?? 'bastion');
   const user = b.vars.get('ansible_user');
   const port = b.vars.get('ansible_port');
-  return { address, ...(user === undefined ? {} : { user: String(user) }), ...(port === undefined ? {} : { port: Number(port) }) };
+  return {
+    address,
+    ...(user === undefined ? {} : { user: String(user) }),
+    ...(port === undefined ? {} : { port: Number(port) }),
+  };
 }
 
 function checkControlPlane(ctx: Ctx, nodes: readonly ClassifiedHost[]): void {
   const count = nodes.filter((h) => h.controlPlane).length;
   const line = groupLine(ctx.inv, CONTROL_PLANE_GROUPS);
   ctx.origins.set('spec.infrastructure.hosts', { line });
-  if (count === 0) fail(ctx, 'inventory.no-control-plane', 'spec.infrastructure.hosts', line, 'no host in kube_control_plane / kube-master', 'list the control-plane hosts in [kube_control_plane]');
-  else if (count % 2 === 0) warn(ctx, 'inventory.even-control-plane', 'spec.infrastructure.hosts', line, `${count} control-plane hosts: etcd keeps quorum no better than with ${count - 1}; use an odd number`);
+  if (count === 0)
+    fail(
+      ctx,
+      'inventory.no-control-plane',
+      'spec.infrastructure.hosts',
+      line,
+      'no host in kube_control_plane / kube-master',
+      'list the control-plane hosts in [kube_control_plane]',
+    );
+  else if (count % 2 === 0)
+    warn(
+      ctx,
+      'inventory.even-control-plane',
+      'spec.infrastructure.hosts',
+      line,
+      `${count} control-plane hosts: etcd keeps quorum no better than with ${count - 1}; use an odd number`,
+    );
 }
 
-function nodeNetwork(ctx: Ctx, hosts: readonly Record<string, unknown>[], nodes: readonly ClassifiedHost[]): Record<string, string> {
+function nodeNetwork(
+  ctx: Ctx,
+  hosts: readonly Record<string, unknown>[],
+  nodes: readonly ClassifiedHost[],
+): Record<string, string> {
   const ips = hosts.map((h) => String(h['ip'] ?? h['address']));
   const line = nodes[0]?.line ?? 1;
   ctx.origins.set('spec.network', { line });
   const cidr = coveringCidr(ips);
   if (cidr === undefined) {
-    if (ctx.errors.length === 0 && ips.length > 0) fail(ctx, 'inventory.node-network', 'spec.network.nodeCidr', line, `no IPv4 network of /8 or smaller holds every node address (${ips.join(', ')})`);
+    if (ctx.errors.length === 0 && ips.length > 0)
+      fail(
+        ctx,
+        'inventory.node-network',
+        'spec.network.nodeCidr',
+        line,
+        `no IPv4 network of /8 or smaller holds every node address (${ips.join(', ')})`,
+      );
     return {};
   }
-  warn(ctx, 'inventory.default-network', 'spec.network.nodeCidr', line, `node network ${cidr}: the smallest network holding every node address; set spec.network.nodeCidr and gateway to the real ones`);
+  warn(
+    ctx,
+    'inventory.default-network',
+    'spec.network.nodeCidr',
+    line,
+    `node network ${cidr}: the smallest network holding every node address; set spec.network.nodeCidr and gateway to the real ones`,
+  );
   return { nodeCidr: cidr };
 }

@@ -64,7 +64,20 @@ export function addMember(list: string[], name: string): void {
 }
 
 /** Malformed inventory: exit 2, naming file:line. */
-export function inventoryError(file: string, line: number, code: string, message: string, hint?: string): InvalidSpecError {
-  const d: Diagnostic = { code, severity: 'error', path: file, message, location: `${file}:${line}`, ...(hint === undefined ? {} : { hint }) };
+export function inventoryError(
+  file: string,
+  line: number,
+  code: string,
+  message: string,
+  hint?: string,
+): InvalidSpecError {
+  const d: Diagnostic = {
+    code,
+    severity: 'error',
+    path: file,
+    message,
+    location: `${file}:${line}`,
+    ...(hint === undefined ? {} : { hint }),
+  };
   return new InvalidSpecError(file, [d]);
 }

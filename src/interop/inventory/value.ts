@@ -136,7 +136,8 @@ function wordValue(word: string): unknown {
   if (/^[-+]?0[bB][01]+$/.test(digits)) return signed(digits, 2);
   // Python 3 rejects leading zeros (`007`), so such text stays a string.
   if (/^[-+]?(0|[1-9][0-9]*)$/.test(digits)) return Number(digits);
-  if (/^[-+]?([0-9]+\.[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/.test(digits) || /^[-+]?[0-9]+[eE][-+]?[0-9]+$/.test(digits)) return Number(digits);
+  if (/^[-+]?([0-9]+\.[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/.test(digits) || /^[-+]?[0-9]+[eE][-+]?[0-9]+$/.test(digits))
+    return Number(digits);
   throw new Error('not a literal');
 }
 

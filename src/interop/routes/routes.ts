@@ -22,7 +22,11 @@ export type RoutesFormat = 'table' | 'ip' | 'cisco';
 
 /** The routes a top-of-rack router needs: every node's pod CIDR → the node. */
 export function torRoutes(model: ClusterModel): PodRoute[] {
-  return model.nodes.flatMap((n) => (n.podCidr === undefined ? [] : [{ node: n.name, destination: n.podCidr.cidr, via: n.ip, predicted: n.podCidr.predicted }]));
+  return model.nodes.flatMap((n) =>
+    n.podCidr === undefined
+      ? []
+      : [{ node: n.name, destination: n.podCidr.cidr, via: n.ip, predicted: n.podCidr.predicted }],
+  );
 }
 
 /** flannel host-gw: on each node, a route to every other node's pod CIDR. Empty for vxlan. */
@@ -42,7 +46,10 @@ export function ipBatch(routes: readonly PodRoute[], title: string): string {
 /** Cisco IOS `ip route PREFIX MASK NEXT-HOP name …`. */
 export function ciscoRoutes(routes: readonly PodRoute[], title: string): string {
   const lines = [`! ${title}`, '! pod CIDRs are predicted (registration order) until read from a live cluster'];
-  for (const r of routes) lines.push(`ip route ${prefixAndMask(r.destination)} ${r.via} name ${r.node}-pods${r.predicted ? '-predicted' : ''}`);
+  for (const r of routes)
+    lines.push(
+      `ip route ${prefixAndMask(r.destination)} ${r.via} name ${r.node}-pods${r.predicted ? '-predicted' : ''}`,
+    );
   return `${lines.join('\n')}\n`;
 }
 

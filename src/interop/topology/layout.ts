@@ -43,9 +43,19 @@ export function layoutTopology(model: ClusterModel, top: number): Layout {
     const w = sub * (NODE_W + GAP) + GAP;
     const nodes = g.nodes.map((node, i) => ({
       node,
-      box: { x: x + GAP + Math.floor(i / ROWS) * (NODE_W + GAP), y: top + 36 + (i % ROWS) * (NODE_H + GAP), w: NODE_W, h: NODE_H },
+      box: {
+        x: x + GAP + Math.floor(i / ROWS) * (NODE_W + GAP),
+        y: top + 36 + (i % ROWS) * (NODE_H + GAP),
+        w: NODE_W,
+        h: NODE_H,
+      },
     }));
-    const column: Column = { name: g.name, ...(g.address === undefined ? {} : { address: g.address }), box: { x, y: top, w, h: colH }, nodes };
+    const column: Column = {
+      name: g.name,
+      ...(g.address === undefined ? {} : { address: g.address }),
+      box: { x, y: top, w, h: colH },
+      nodes,
+    };
     x += w + GAP * 2;
     return column;
   });
@@ -54,5 +64,9 @@ export function layoutTopology(model: ClusterModel, top: number): Layout {
 
 function columnsOf(model: ClusterModel): { name: string; address?: string; nodes: PlanNode[] }[] {
   if (model.cluster.driver === 'existing') return [{ name: 'existing hosts', nodes: [...model.nodes] }];
-  return model.hypervisors.map((h) => ({ name: h.name, address: h.address, nodes: model.nodes.filter((n) => n.hypervisor === h.name) }));
+  return model.hypervisors.map((h) => ({
+    name: h.name,
+    address: h.address,
+    nodes: model.nodes.filter((n) => n.hypervisor === h.name),
+  }));
 }

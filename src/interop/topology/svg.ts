@@ -8,7 +8,14 @@ import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import { layoutTopology, PAD, type Box, type Layout } from './layout.js';
 
-export const COLORS = { linux: '#dbe8fb', linuxStroke: '#2463c2', windows: '#fde6cf', windowsStroke: '#c25e00', services: '#e3f4e1', servicesStroke: '#2e7d32' } as const;
+export const COLORS = {
+  linux: '#dbe8fb',
+  linuxStroke: '#2463c2',
+  windows: '#fde6cf',
+  windowsStroke: '#c25e00',
+  services: '#e3f4e1',
+  servicesStroke: '#2e7d32',
+} as const;
 
 export function esc(text: string | number): string {
   return String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -48,7 +55,11 @@ function nodeGroup(model: ClusterModel, n: PlanNode, b: Box): string {
     text(b.x + 10, b.y + 20, n.name, 'class="name"'),
     text(b.x + 10, b.y + 38, `${n.role} · ${n.os}`),
     text(b.x + 10, b.y + 55, `IP ${n.ip}`),
-    text(b.x + 10, b.y + 72, n.podCidr === undefined ? (services ? 'HAProxy · Bind · registry' : '') : `pods ${n.podCidr.cidr} (predicted)`),
+    text(
+      b.x + 10,
+      b.y + 72,
+      n.podCidr === undefined ? (services ? 'HAProxy · Bind · registry' : '') : `pods ${n.podCidr.cidr} (predicted)`,
+    ),
   ];
   return [
     `<g class="node" data-node="${esc(n.name)}" data-os="${n.osFamily}" data-role="${n.role}">`,
@@ -64,15 +75,25 @@ function physical(model: ClusterModel, layout: Layout): string[] {
   const out: string[] = [text(PAD, layout.top - 10, 'Physical: hypervisors and guests', 'class="h"')];
   for (const c of layout.columns) {
     out.push(rect(c.box, 'rx="6" fill="#f5f5f5" stroke="#777"'));
-    out.push(text(c.box.x + 10, c.box.y + 22, `${c.name}${c.address === undefined ? '' : ` (${c.address})`}`, 'class="name"'));
+    out.push(
+      text(c.box.x + 10, c.box.y + 22, `${c.name}${c.address === undefined ? '' : ` (${c.address})`}`, 'class="name"'),
+    );
     for (const { node, box } of c.nodes) out.push(nodeGroup(model, node, box));
   }
   if (layout.columns.length > 1) {
     const y = layout.physicalBottom + 14;
     const first = layout.columns[0]?.box;
     const last = layout.columns.at(-1)?.box;
-    out.push(`<rect x="${first?.x ?? PAD}" y="${y}" width="${(last?.x ?? 0) + (last?.w ?? 0) - (first?.x ?? 0)}" height="26" rx="13" fill="#ede7f6" stroke="#5e35b1"/>`);
-    out.push(text((first?.x ?? PAD) + 12, y + 18, `OVN overlay (Geneve) across ${layout.columns.length} hypervisors · logical switch ${model.cluster.name} · node MTU ${model.cluster.network.nodeMtu}`));
+    out.push(
+      `<rect x="${first?.x ?? PAD}" y="${y}" width="${(last?.x ?? 0) + (last?.w ?? 0) - (first?.x ?? 0)}" height="26" rx="13" fill="#ede7f6" stroke="#5e35b1"/>`,
+    );
+    out.push(
+      text(
+        (first?.x ?? PAD) + 12,
+        y + 18,
+        `OVN overlay (Geneve) across ${layout.columns.length} hypervisors · logical switch ${model.cluster.name} · node MTU ${model.cluster.network.nodeMtu}`,
+      ),
+    );
   }
   return out;
 }
@@ -80,7 +101,8 @@ function physical(model: ClusterModel, layout: Layout): string[] {
 function logical(model: ClusterModel, layout: Layout, top: number): string[] {
   const { network, apiEndpoint, name, domain } = model.cluster;
   const { plugin, backend, vxlan } = model.overlay;
-  const overlay = vxlan === undefined ? ' · routes via node IPs (one L2 segment)' : ` · VNI ${vxlan.vni} · UDP ${vxlan.port}`;
+  const overlay =
+    vxlan === undefined ? ' · routes via node IPs (one L2 segment)' : ` · VNI ${vxlan.vni} · UDP ${vxlan.port}`;
   const w = layout.width - 2 * PAD;
   const lines = [
     `node network ${network.nodeCidr} · gateway ${network.gateway} · MTU ${network.nodeMtu}: ${nodeAddresses(model)}`,
@@ -89,7 +111,10 @@ function logical(model: ClusterModel, layout: Layout, top: number): string[] {
     `DNS: <node>.${name}.${domain}, api / api-int / *.apps / registry .${name}.${domain}`,
     `CNI ${plugin} ${backend}${overlay}`,
   ];
-  const out = [text(PAD, top - 10, 'Logical: networks, endpoints, names', 'class="h"'), `<rect x="${PAD}" y="${top}" width="${w}" height="${lines.length * 22 + 16}" rx="6" fill="#fafafa" stroke="#777"/>`];
+  const out = [
+    text(PAD, top - 10, 'Logical: networks, endpoints, names', 'class="h"'),
+    `<rect x="${PAD}" y="${top}" width="${w}" height="${lines.length * 22 + 16}" rx="6" fill="#fafafa" stroke="#777"/>`,
+  ];
   lines.forEach((l, i) => out.push(text(PAD + 12, top + 26 + i * 22, l)));
   return out;
 }
@@ -119,7 +144,12 @@ export function renderTopologySvg(model: ClusterModel): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${layout.width}" height="${height}" viewBox="0 0 ${layout.width} ${height}" font-family="DejaVu Sans, Arial, sans-serif" font-size="12">`,
     '<style>.name{font-weight:bold;font-size:13px}.h{font-weight:bold;font-size:15px}</style>',
     `<rect width="${layout.width}" height="${height}" fill="#ffffff"/>`,
-    text(PAD, 32, `Cluster ${model.cluster.name}.${model.cluster.domain} · Kubernetes ${k8s} · ${model.nodes.length} nodes · driver ${model.cluster.driver}`, 'class="h"'),
+    text(
+      PAD,
+      32,
+      `Cluster ${model.cluster.name}.${model.cluster.domain} · Kubernetes ${k8s} · ${model.nodes.length} nodes · driver ${model.cluster.driver}`,
+      'class="h"',
+    ),
     ...physical(model, layout),
     ...logical(model, layout, logicalTop),
     ...legend(legendTop),

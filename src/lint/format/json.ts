@@ -14,11 +14,24 @@ export function jsonReport(findings: readonly Finding[], meta: ReportMeta): Reco
   const s = summarize(findings);
   return {
     ok: exitCodeOf(findings, meta.strict) === ExitCode.ok,
-    summary: { files: meta.files, templates: meta.templates, errors: s.errors, warnings: s.warnings, unparseable: s.unparseable },
+    summary: {
+      files: meta.files,
+      templates: meta.templates,
+      errors: s.errors,
+      warnings: s.warnings,
+      unparseable: s.unparseable,
+    },
     findings,
   };
 }
 
 export function rulesJson(rules: readonly Rule[]): Record<string, unknown>[] {
-  return rules.map((r) => ({ id: r.id, severity: r.severity, why: r.why, hint: r.hint, needsCluster: r.needsCluster, fixable: r.fixable }));
+  return rules.map((r) => ({
+    id: r.id,
+    severity: r.severity,
+    why: r.why,
+    hint: r.hint,
+    needsCluster: r.needsCluster,
+    fixable: r.fixable,
+  }));
 }

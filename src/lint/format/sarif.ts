@@ -20,7 +20,9 @@ function location(f: Finding): Record<string, unknown> {
   if (f.object !== undefined) {
     const ns = f.object.namespace === undefined ? '' : `${f.object.namespace}/`;
     const container = f.container === undefined ? '' : `/${f.container}`;
-    out['logicalLocations'] = [{ fullyQualifiedName: `${f.object.kind}/${ns}${f.object.name}${container}`, kind: 'object' }];
+    out['logicalLocations'] = [
+      { fullyQualifiedName: `${f.object.kind}/${ns}${f.object.name}${container}`, kind: 'object' },
+    ];
   }
   return out;
 }

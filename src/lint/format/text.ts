@@ -32,7 +32,8 @@ export function formatText(findings: readonly Finding[], options: TextOptions): 
       const sev = f.severity === 'error' ? paint(options.color, 31, 'error  ') : paint(options.color, 33, 'warning');
       const source = f.osSource === undefined ? '' : ` (image OS: ${f.osSource})`;
       lines.push(`  ${pos}  ${sev}  ${subject(f)}${f.message}${source}  ${paint(options.color, 2, f.rule)}`);
-      if (f.hint !== undefined) lines.push(`  ${' '.repeat(posWidth)}  ${' '.repeat(7)}  ${paint(options.color, 2, `hint: ${f.hint}`)}`);
+      if (f.hint !== undefined)
+        lines.push(`  ${' '.repeat(posWidth)}  ${' '.repeat(7)}  ${paint(options.color, 2, `hint: ${f.hint}`)}`);
     }
     lines.push('');
   }

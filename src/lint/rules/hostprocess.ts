@@ -7,14 +7,26 @@ import { asMap, stringEntries } from '../values.js';
 import type { ObjectHit, RuleHit, SetRule, TemplateContext, TemplateRule } from './types.js';
 
 /** The built-in accounts a HostProcess container may run as (local user groups also work since 1.27). */
-const HOST_PROCESS_USERS = ['nt authority\\system', 'nt authority\\local service', 'nt authority\\localservice', 'nt authority\\networkservice', 'nt authority\\network service'];
+const HOST_PROCESS_USERS = [
+  'nt authority\\system',
+  'nt authority\\local service',
+  'nt authority\\localservice',
+  'nt authority\\networkservice',
+  'nt authority\\network service',
+];
 const POD_SECURITY_LABEL = 'pod-security.kubernetes.io/enforce';
 
 function hostProcessRule(
   meta: Omit<TemplateRule, 'scope' | 'check' | 'needsCluster' | 'fixable'>,
   check: (ctx: TemplateContext) => RuleHit[],
 ): TemplateRule {
-  return { ...meta, scope: 'template', needsCluster: false, fixable: false, check: (ctx) => (ctx.hostProcess ? check(ctx) : []) };
+  return {
+    ...meta,
+    scope: 'template',
+    needsCluster: false,
+    fixable: false,
+    check: (ctx) => (ctx.hostProcess ? check(ctx) : []),
+  };
 }
 
 export const hostProcessHostNetwork = hostProcessRule(
@@ -24,7 +36,10 @@ export const hostProcessHostNetwork = hostProcessRule(
     why: 'HostProcess pods must set hostNetwork: true; the API server rejects them otherwise.',
     hint: 'set spec.hostNetwork: true',
   },
-  (ctx) => (ctx.spec['hostNetwork'] === true ? [] : [{ path: ['hostNetwork'], message: 'HostProcess pod without hostNetwork: true' }]),
+  (ctx) =>
+    ctx.spec['hostNetwork'] === true
+      ? []
+      : [{ path: ['hostNetwork'], message: 'HostProcess pod without hostNetwork: true' }],
 );
 
 export const hostProcessAllContainers = hostProcessRule(
@@ -37,7 +52,11 @@ export const hostProcessAllContainers = hostProcessRule(
   (ctx) =>
     ctx.containers
       .filter((c) => !isHostProcess(ctx.spec, c))
-      .map((c) => ({ path: [...c.path, 'securityContext', 'windowsOptions', 'hostProcess'], container: c.name, message: `container ${c.name} is not a HostProcess container but others in the pod are` })),
+      .map((c) => ({
+        path: [...c.path, 'securityContext', 'windowsOptions', 'hostProcess'],
+        container: c.name,
+        message: `container ${c.name} is not a HostProcess container but others in the pod are`,
+      })),
 );
 
 export const hostProcessUserName = hostProcessRule(
@@ -51,7 +70,13 @@ export const hostProcessUserName = hostProcessRule(
     ctx.containers.flatMap((c) => {
       const user = runAsUserName(ctx.spec, c);
       if (user === undefined || HOST_PROCESS_USERS.includes(user.value.toLowerCase())) return [];
-      return [{ path: user.path, container: c.name, message: `runAsUserName "${user.value}" is not a built-in HostProcess account; it must be a local user group on every Windows node` }];
+      return [
+        {
+          path: user.path,
+          container: c.name,
+          message: `runAsUserName "${user.value}" is not a built-in HostProcess account; it must be a local user group on every Windows node`,
+        },
+      ];
     }),
 );
 
@@ -69,7 +94,11 @@ export const hostProcessRunAsNonRoot = hostProcessRule(
     }
     for (const c of ctx.containers) {
       if (asMap(c.value['securityContext'])?.['runAsNonRoot'] === true) {
-        hits.push({ path: [...c.path, 'securityContext', 'runAsNonRoot'], container: c.name, message: 'runAsNonRoot: true on a HostProcess container' });
+        hits.push({
+          path: [...c.path, 'securityContext', 'runAsNonRoot'],
+          container: c.name,
+          message: 'runAsNonRoot: true on a HostProcess container',
+        });
       }
     }
     return hits;
@@ -85,7 +114,10 @@ export const hostProcessOnLinux = hostProcessRule(
   },
   (ctx) => {
     if (ctx.placement.os !== 'linux') return [];
-    const path = podHostProcess(ctx.spec) === true ? ['securityContext', 'windowsOptions', 'hostProcess'] : ctx.placement.signals[0]?.path ?? [];
+    const path =
+      podHostProcess(ctx.spec) === true
+        ? ['securityContext', 'windowsOptions', 'hostProcess']
+        : (ctx.placement.signals[0]?.path ?? []);
     return [{ path, message: 'HostProcess pod placed on linux' }];
   },
 );
@@ -110,10 +142,20 @@ export const hostProcessPodSecurity: SetRule = {
       const ns = t.template.object.namespace;
       const level = ns === undefined ? undefined : levels.get(ns);
       if (!t.hostProcess || level === undefined || level === 'privileged') continue;
-      hits.push({ object: t.template.object, path: [...t.template.object.path, 'metadata', 'namespace'], message: `HostProcess pod in namespace ${ns ?? ''}, which enforces Pod Security level ${level}` });
+      hits.push({
+        object: t.template.object,
+        path: [...t.template.object.path, 'metadata', 'namespace'],
+        message: `HostProcess pod in namespace ${ns ?? ''}, which enforces Pod Security level ${level}`,
+      });
     }
     return hits;
   },
 };
 
-export const HOSTPROCESS_RULES: readonly TemplateRule[] = [hostProcessHostNetwork, hostProcessAllContainers, hostProcessUserName, hostProcessRunAsNonRoot, hostProcessOnLinux];
+export const HOSTPROCESS_RULES: readonly TemplateRule[] = [
+  hostProcessHostNetwork,
+  hostProcessAllContainers,
+  hostProcessUserName,
+  hostProcessRunAsNonRoot,
+  hostProcessOnLinux,
+];

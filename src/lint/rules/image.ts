@@ -14,7 +14,7 @@ export const windowsBuildMismatch: TemplateRule = {
   scope: 'template',
   id: 'image/windows-build-mismatch',
   severity: 'error',
-  why: 'Windows nodes run containers with process isolation, which needs the image\'s OS build to equal the node\'s; otherwise the container fails to start.',
+  why: "Windows nodes run containers with process isolation, which needs the image's OS build to equal the node's; otherwise the container fails to start.",
   hint: 'use the image tag for the node build (ltsc2022 for 10.0.20348, ltsc2025 for 10.0.26100) or place the pod on a matching pool',
   needsCluster: true,
   fixable: false,
@@ -29,7 +29,10 @@ export const windowsBuildMismatch: TemplateRule = {
       // HostProcess containers run on the host, not in a Windows container: any build works.
       if (image?.os !== 'windows' || image.osVersion === undefined || isHostProcess(ctx.spec, container)) continue;
       if (builds.includes(image.osVersion)) continue;
-      const where = pinned === undefined ? 'no Windows node in the cluster runs it' : `the pod is pinned to build ${buildName(pinned)}`;
+      const where =
+        pinned === undefined
+          ? 'no Windows node in the cluster runs it'
+          : `the pod is pinned to build ${buildName(pinned)}`;
       hits.push({
         path: [...container.path, 'image'],
         container: container.name,
@@ -54,12 +57,14 @@ export const mixedOsContainers: TemplateRule = {
     const first = known[0];
     const other = known.find((x) => x.image?.os !== first?.image?.os);
     if (first === undefined || other === undefined || other.image === undefined || first.image === undefined) return [];
-    return [{
-      path: [...other.c.path, 'image'],
-      container: other.c.name,
-      message: `container ${other.c.name} runs a ${other.image.os} image but container ${first.c.name} runs a ${first.image.os} image`,
-      osSource: other.image.source,
-    }];
+    return [
+      {
+        path: [...other.c.path, 'image'],
+        container: other.c.name,
+        message: `container ${other.c.name} runs a ${other.image.os} image but container ${first.c.name} runs a ${first.image.os} image`,
+        osSource: other.image.source,
+      },
+    ];
   },
 };
 

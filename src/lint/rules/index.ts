@@ -37,7 +37,13 @@ export const TOO_LARGE: InputRule = {
   fixable: false,
 };
 
-export const TEMPLATE_RULES: readonly TemplateRule[] = [...PLACEMENT_RULES, ...IMAGE_RULES, ...WINDOWS_RULES, ...LINUX_RULES, ...HOSTPROCESS_RULES];
+export const TEMPLATE_RULES: readonly TemplateRule[] = [
+  ...PLACEMENT_RULES,
+  ...IMAGE_RULES,
+  ...WINDOWS_RULES,
+  ...LINUX_RULES,
+  ...HOSTPROCESS_RULES,
+];
 export const SET_RULES: readonly SetRule[] = [hostProcessPodSecurity, ...SERVICE_RULES];
 export const INPUT_RULES: readonly InputRule[] = [UNPARSEABLE, UNREADABLE, TOO_LARGE];
 

@@ -17,7 +17,10 @@ export const linuxWindowsOptions: TemplateRule = {
     if (ctx.placement.osName !== 'linux') return [];
     const hits: RuleHit[] = [];
     if (asMap(ctx.spec['securityContext'])?.['windowsOptions'] != null) {
-      hits.push({ path: ['securityContext', 'windowsOptions'], message: 'securityContext.windowsOptions is forbidden on a pod with spec.os.name: linux' });
+      hits.push({
+        path: ['securityContext', 'windowsOptions'],
+        message: 'securityContext.windowsOptions is forbidden on a pod with spec.os.name: linux',
+      });
     }
     for (const c of ctx.containers) {
       if (asMap(c.value['securityContext'])?.['windowsOptions'] == null) continue;

@@ -14,8 +14,9 @@ export const missingOs: TemplateRule = {
   scope: 'template',
   id: 'placement/missing-os',
   severity: 'error',
-  why: 'In a mixed cluster a pod that no nodeSelector, node affinity or RuntimeClass places can land on a node of the other OS '
-    + 'and hang in ContainerCreating; spec.os.name alone does not steer the scheduler or the DaemonSet controller.',
+  why:
+    'In a mixed cluster a pod that no nodeSelector, node affinity or RuntimeClass places can land on a node of the other OS ' +
+    'and hang in ContainerCreating; spec.os.name alone does not steer the scheduler or the DaemonSet controller.',
   hint: 'set a kubernetes.io/os nodeSelector (or a RuntimeClass) and spec.os.name; split pods whose images are for both OSes',
   needsCluster: false,
   fixable: true,
@@ -23,20 +24,25 @@ export const missingOs: TemplateRule = {
     if (!ctx.mixed || ctx.placement.placed) return [];
     const osName = ctx.placement.osName;
     if (osName !== undefined) {
-      return [{
-        path: ['os', 'name'],
-        message: `spec.os.name: ${osName} places nothing: the scheduler and the DaemonSet controller do not read it `
-          + '(needs a kubernetes.io/os nodeSelector or node affinity, or a RuntimeClass)',
-        hint: fixHint(ctx, this.hint),
-      }];
+      return [
+        {
+          path: ['os', 'name'],
+          message:
+            `spec.os.name: ${osName} places nothing: the scheduler and the DaemonSet controller do not read it ` +
+            '(needs a kubernetes.io/os nodeSelector or node affinity, or a RuntimeClass)',
+          hint: fixHint(ctx, this.hint),
+        },
+      ];
     }
     const images = ctx.os === undefined ? '' : `; its images are ${ctx.os}`;
-    return [{
-      path: [],
-      message: `no OS placement (kubernetes.io/os nodeSelector or node affinity, RuntimeClass)${images}`,
-      hint: fixHint(ctx, this.hint),
-      ...osSourceOf(ctx),
-    }];
+    return [
+      {
+        path: [],
+        message: `no OS placement (kubernetes.io/os nodeSelector or node affinity, RuntimeClass)${images}`,
+        hint: fixHint(ctx, this.hint),
+        ...osSourceOf(ctx),
+      },
+    ];
   },
 };
 
@@ -53,7 +59,13 @@ export const osNameMissing: TemplateRule = {
     const os = placement.os;
     if (os === undefined || placement.osName !== undefined || !(ctx.mixed || os === 'windows')) return [];
     const via = placement.signals[0]?.via ?? 'runtimeClassName';
-    return [{ path: [], message: `placed on ${os} by ${via} but spec.os.name is not set`, hint: `add spec.os.name: ${os} (\`kubemix lint --fix\` writes it)` }];
+    return [
+      {
+        path: [],
+        message: `placed on ${os} by ${via} but spec.os.name is not set`,
+        hint: `add spec.os.name: ${os} (\`kubemix lint --fix\` writes it)`,
+      },
+    ];
   },
 };
 
@@ -85,7 +97,13 @@ export const missingToleration: TemplateRule = {
   check(ctx) {
     if (!needsToleration(ctx)) return [];
     const taint = ctx.cluster?.taint ?? WINDOWS_TAINT;
-    return [{ path: ['tolerations'], message: `placed on Windows but does not tolerate the ${taint.key}=${taint.value}:${taint.effect} taint`, hint: fixHint(ctx, this.hint) }];
+    return [
+      {
+        path: ['tolerations'],
+        message: `placed on Windows but does not tolerate the ${taint.key}=${taint.value}:${taint.effect} taint`,
+        hint: fixHint(ctx, this.hint),
+      },
+    ];
   },
 };
 
@@ -94,7 +112,7 @@ export const unknownRuntimeClass: TemplateRule = {
   id: 'placement/unknown-runtimeclass',
   severity: 'error',
   why: 'A pod naming a RuntimeClass that does not exist is rejected at admission.',
-  hint: 'use one of the cluster\'s Windows RuntimeClasses (one per Windows build, named after the OS: windows-2022, windows-2025)',
+  hint: "use one of the cluster's Windows RuntimeClasses (one per Windows build, named after the OS: windows-2022, windows-2025)",
   needsCluster: true,
   fixable: false,
   check(ctx) {
@@ -104,7 +122,12 @@ export const unknownRuntimeClass: TemplateRule = {
     const windowsLike = /windows/i.test(name) || placement.os === 'windows' || ctx.os === 'windows';
     if (!windowsLike) return [];
     const known = cluster.windows.map((w) => w.runtimeClass).join(', ') || 'none';
-    return [{ path: ['runtimeClassName'], message: `RuntimeClass "${name}" is not one the cluster defines (Windows RuntimeClasses: ${known})` }];
+    return [
+      {
+        path: ['runtimeClassName'],
+        message: `RuntimeClass "${name}" is not one the cluster defines (Windows RuntimeClasses: ${known})`,
+      },
+    ];
   },
 };
 
@@ -121,7 +144,12 @@ export const unknownWindowsBuild: TemplateRule = {
     const build = placement.windowsBuild;
     if (cluster === undefined || build === undefined || cluster.windows.some((w) => w.build === build)) return [];
     const builds = cluster.windows.map((w) => `${w.build} (${w.os})`).join(', ') || 'none';
-    return [{ path: ['nodeSelector', 'node.kubernetes.io/windows-build'], message: `no Windows node runs build ${build}; the cluster has ${builds}` }];
+    return [
+      {
+        path: ['nodeSelector', 'node.kubernetes.io/windows-build'],
+        message: `no Windows node runs build ${build}; the cluster has ${builds}`,
+      },
+    ];
   },
 };
 
@@ -139,7 +167,9 @@ export const noMatchingNodes: TemplateRule = {
     const has = placement.os === 'windows' ? cluster.windows.length > 0 : cluster.hasLinux;
     if (has) return [];
     const signal = placement.signals[0];
-    return [{ path: signal?.path ?? [], message: `placed on ${placement.os} but the cluster has no ${placement.os} workers` }];
+    return [
+      { path: signal?.path ?? [], message: `placed on ${placement.os} but the cluster has no ${placement.os} workers` },
+    ];
   },
 };
 
@@ -170,5 +200,12 @@ export const imageOsMismatch: TemplateRule = {
 };
 
 export const PLACEMENT_RULES: readonly TemplateRule[] = [
-  missingOs, osNameMissing, conflictingOs, missingToleration, unknownRuntimeClass, unknownWindowsBuild, noMatchingNodes, imageOsMismatch,
+  missingOs,
+  osNameMissing,
+  conflictingOs,
+  missingToleration,
+  unknownRuntimeClass,
+  unknownWindowsBuild,
+  noMatchingNodes,
+  imageOsMismatch,
 ];

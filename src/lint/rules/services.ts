@@ -31,7 +31,9 @@ function indexTemplates(templates: readonly TemplateContext[]): Map<string, Temp
 
 /** Each Service with a selector and the Windows templates behind it. */
 function serviceViews(ctx: SetContext): readonly ServiceView[] {
-  const index = indexTemplates(ctx.templates.filter((t) => t.os === 'windows' && t.template.object.kind !== 'PodTemplate'));
+  const index = indexTemplates(
+    ctx.templates.filter((t) => t.os === 'windows' && t.template.object.kind !== 'PodTemplate'),
+  );
   const out: ServiceView[] = [];
   for (const object of ctx.objects) {
     if (object.kind !== 'Service') continue;
@@ -107,7 +109,11 @@ export const windowsIpv6: SetRule = {
     for (const view of serviceViews(ctx)) {
       const families = asArray(view.spec['ipFamilies']).map(asString);
       const policy = view.spec['ipFamilyPolicy'];
-      const field = families.includes('IPv6') ? 'ipFamilies' : policy === 'RequireDualStack' ? 'ipFamilyPolicy' : undefined;
+      const field = families.includes('IPv6')
+        ? 'ipFamilies'
+        : policy === 'RequireDualStack'
+          ? 'ipFamilyPolicy'
+          : undefined;
       if (field === undefined) continue;
       hits.push({
         object: view.object,

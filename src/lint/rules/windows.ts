@@ -7,15 +7,29 @@ import { asArray, asMap, has } from '../values.js';
 import { osSourceOf, type RuleHit, type TemplateContext, type TemplateRule } from './types.js';
 
 const POD_HOST_NAMESPACES = ['hostPID', 'hostIPC', 'shareProcessNamespace'] as const;
-const POD_SECURITY_FIELDS = ['seLinuxOptions', 'seccompProfile', 'fsGroup', 'fsGroupChangePolicy', 'sysctls', 'runAsUser', 'runAsGroup', 'supplementalGroups'] as const;
-const CONTAINER_SECURITY_FIELDS = ['seLinuxOptions', 'seccompProfile', 'capabilities', 'readOnlyRootFilesystem', 'privileged', 'allowPrivilegeEscalation', 'procMount', 'runAsUser', 'runAsGroup'] as const;
+const POD_SECURITY_FIELDS = [
+  'seLinuxOptions',
+  'seccompProfile',
+  'fsGroup',
+  'fsGroupChangePolicy',
+  'sysctls',
+  'runAsUser',
+  'runAsGroup',
+  'supplementalGroups',
+] as const;
+const CONTAINER_SECURITY_FIELDS = [
+  'seLinuxOptions',
+  'seccompProfile',
+  'capabilities',
+  'readOnlyRootFilesystem',
+  'privileged',
+  'allowPrivilegeEscalation',
+  'procMount',
+  'runAsUser',
+  'runAsGroup',
+] as const;
 
-function windowsRule(
-  id: string,
-  why: string,
-  hint: string,
-  check: (ctx: TemplateContext) => RuleHit[],
-): TemplateRule {
+function windowsRule(id: string, why: string, hint: string, check: (ctx: TemplateContext) => RuleHit[]): TemplateRule {
   return {
     scope: 'template',
     id,
@@ -32,7 +46,11 @@ export const hostNamespaces = windowsRule(
   'windows/host-namespaces',
   'Windows has no shared PID or IPC namespaces: hostPID, hostIPC and shareProcessNamespace are rejected on Windows pods.',
   'remove the field from the Windows pod',
-  (ctx) => POD_HOST_NAMESPACES.filter((f) => ctx.spec[f] === true).map((f) => ({ path: [f], message: `${f} is not supported on Windows` })),
+  (ctx) =>
+    POD_HOST_NAMESPACES.filter((f) => ctx.spec[f] === true).map((f) => ({
+      path: [f],
+      message: `${f} is not supported on Windows`,
+    })),
 );
 
 export const podSecurityContext = windowsRule(
@@ -82,15 +100,24 @@ export const hugepages = windowsRule(
     for (const c of ctx.containers) {
       const resources = asMap(c.value['resources']);
       for (const kind of ['requests', 'limits']) {
-        for (const key of Object.keys(asMap(resources?.[kind]) ?? {}).filter((k) => k.startsWith('hugepages-')).sort()) {
-          hits.push({ path: [...c.path, 'resources', kind, key], container: c.name, message: `${kind}.${key}: Windows has no huge pages` });
+        for (const key of Object.keys(asMap(resources?.[kind]) ?? {})
+          .filter((k) => k.startsWith('hugepages-'))
+          .sort()) {
+          hits.push({
+            path: [...c.path, 'resources', kind, key],
+            container: c.name,
+            message: `${kind}.${key}: Windows has no huge pages`,
+          });
         }
       }
     }
     asArray(ctx.spec['volumes']).forEach((v, i) => {
       const medium = asMap(asMap(v)?.['emptyDir'])?.['medium'];
       if (typeof medium === 'string' && medium.startsWith('HugePages')) {
-        hits.push({ path: ['volumes', i, 'emptyDir', 'medium'], message: `emptyDir medium ${medium}: Windows has no huge pages` });
+        hits.push({
+          path: ['volumes', i, 'emptyDir', 'medium'],
+          message: `emptyDir medium ${medium}: Windows has no huge pages`,
+        });
       }
     });
     return hits;
@@ -104,7 +131,12 @@ export const memoryEmptyDir = windowsRule(
   (ctx) =>
     asArray(ctx.spec['volumes']).flatMap((v, i) =>
       asMap(asMap(v)?.['emptyDir'])?.['medium'] === 'Memory'
-        ? [{ path: ['volumes', i, 'emptyDir', 'medium'], message: 'emptyDir medium Memory is not supported on Windows' }]
+        ? [
+            {
+              path: ['volumes', i, 'emptyDir', 'medium'],
+              message: 'emptyDir medium Memory is not supported on Windows',
+            },
+          ]
         : [],
     ),
 );
@@ -118,7 +150,13 @@ export const mountPropagation = windowsRule(
       asArray(c.value['volumeMounts']).flatMap((m, i) => {
         const mode = asMap(m)?.['mountPropagation'];
         return mode !== undefined && mode !== null && mode !== 'None'
-          ? [{ path: [...c.path, 'volumeMounts', i, 'mountPropagation'], container: c.name, message: `mountPropagation ${String(mode)} is not supported on Windows` }]
+          ? [
+              {
+                path: [...c.path, 'volumeMounts', i, 'mountPropagation'],
+                container: c.name,
+                message: `mountPropagation ${String(mode)} is not supported on Windows`,
+              },
+            ]
           : [];
       }),
     ),
@@ -131,11 +169,24 @@ export const volumeDevices = windowsRule(
   (ctx) =>
     ctx.containers.flatMap((c) =>
       asArray(c.value['volumeDevices']).length > 0
-        ? [{ path: [...c.path, 'volumeDevices'], container: c.name, message: 'volumeDevices (raw block) are not supported on Windows' }]
+        ? [
+            {
+              path: [...c.path, 'volumeDevices'],
+              container: c.name,
+              message: 'volumeDevices (raw block) are not supported on Windows',
+            },
+          ]
         : [],
     ),
 );
 
 export const WINDOWS_RULES: readonly TemplateRule[] = [
-  hostNamespaces, podSecurityContext, containerSecurityContext, hostNetwork, hugepages, memoryEmptyDir, mountPropagation, volumeDevices,
+  hostNamespaces,
+  podSecurityContext,
+  containerSecurityContext,
+  hostNetwork,
+  hugepages,
+  memoryEmptyDir,
+  mountPropagation,
+  volumeDevices,
 ];

@@ -15,18 +15,26 @@ const VERSION_ANNOTATION = 'kubemix.dev/calico-version';
 
 export function calicoOperatorTask(model: ClusterModel, host: string, after: readonly string[]): Task {
   const mirror = model.mirrors.artifacts;
-  const steps = CALICO.manifests.map((name) => `(
-${downloadScript({
+  const steps = CALICO.manifests.map(
+    (name) => `(
+${downloadScript(
+  {
     url: URLS.calicoManifest(CALICO.version, name),
     checksumUrl: CHECKSUM_URLS.calico(CALICO.version),
     // The CRDs exceed the client-side apply annotation limit: server-side only.
     install: `kubectl ${ADMIN} apply --server-side --force-conflicts -f "$file"`,
-  }, mirror)})`);
+  },
+  mirror,
+)})`,
+  );
   return task({
-    stage: 'task-deploy-cluster', host, name: 'calico-operator',
+    stage: 'task-deploy-cluster',
+    host,
+    name: 'calico-operator',
     description: `apply the Tigera operator for Calico ${CALICO.version} (${CALICO.manifests.join(', ')}, sha256-verified)`,
     after,
-    check: sh(`[ "$(kubectl ${ADMIN} get namespace ${TIGERA_NAMESPACE} -o jsonpath='{.metadata.annotations.kubemix\\.dev/calico-version}' 2>/dev/null)" = ${CALICO.version} ]
+    check:
+      sh(`[ "$(kubectl ${ADMIN} get namespace ${TIGERA_NAMESPACE} -o jsonpath='{.metadata.annotations.kubemix\\.dev/calico-version}' 2>/dev/null)" = ${CALICO.version} ]
 kubectl ${ADMIN} -n ${TIGERA_NAMESPACE} rollout status deployment/tigera-operator --timeout=10s >/dev/null`),
     apply: sh(`set -eu
 ${proxyExports(model)}${steps.join('\n')}

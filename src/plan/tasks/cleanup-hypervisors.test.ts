@@ -10,9 +10,16 @@ const model = (spec: string, hypervisors?: string) => resolveModel(readSpec({ ki
 
 test('one cleanup task per hypervisor, keeping only the guests placed on it', () => {
   const tasks = cleanupTasks(model('k8s-libvirt-1-2-2', 'a,b'));
-  assert.deepEqual(tasks.map((t) => t.id), ['task-cleanup-hypervisors/hypervisor-01/leftovers', 'task-cleanup-hypervisors/hypervisor-02/leftovers']);
+  assert.deepEqual(
+    tasks.map((t) => t.id),
+    ['task-cleanup-hypervisors/hypervisor-01/leftovers', 'task-cleanup-hypervisors/hypervisor-02/leftovers'],
+  );
   const keep = (i: number) => /^keep_domains='([^']*)'$/m.exec(tasks[i]?.apply.script ?? '')?.[1]?.split('\n');
-  assert.deepEqual(keep(0), ['compute-02.k8scluster.kubeinit.local', 'controller-01.k8scluster.kubeinit.local', 'service-01.k8scluster.kubeinit.local']);
+  assert.deepEqual(keep(0), [
+    'compute-02.k8scluster.kubeinit.local',
+    'controller-01.k8scluster.kubeinit.local',
+    'service-01.k8scluster.kubeinit.local',
+  ]);
   assert.deepEqual(keep(1), ['compute-01.k8scluster.kubeinit.local']);
   for (const t of tasks) {
     assert.deepEqual(t.after, [`task-gather-facts/${t.host}/facts`]);
@@ -33,14 +40,24 @@ test('existing hosts get no cleanup task: kubemix created nothing there', () => 
 });
 
 test('a libvirt URI with quotes or shell characters is refused at the spec boundary, with its path', () => {
-  assert.throws(() => readSpec({ kind: 'file', path: 'x.yaml', text: `apiVersion: kubemix.dev/v1alpha1
+  assert.throws(
+    () =>
+      readSpec({
+        kind: 'file',
+        path: 'x.yaml',
+        text: `apiVersion: kubemix.dev/v1alpha1
 kind: Cluster
 metadata: { name: lab }
 spec:
   infrastructure:
     driver: libvirt
     hypervisors: [{ name: hv, address: hv.example.com, libvirtUri: "qemu+ssh://root@hv/system?keyfile=/k/it's;rm" }]
-` }), (e: unknown) => e instanceof InvalidSpecError && e.diagnostics.some((d) => d.path === 'spec.infrastructure.hypervisors[0].libvirtUri'));
+`,
+      }),
+    (e: unknown) =>
+      e instanceof InvalidSpecError &&
+      e.diagnostics.some((d) => d.path === 'spec.infrastructure.hypervisors[0].libvirtUri'),
+  );
 });
 
 test('the libvirt URI is one quoted shell word whatever it holds (past the boundary too)', () => {

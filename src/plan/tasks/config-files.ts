@@ -37,10 +37,14 @@ export function configTask(input: ConfigTaskInput): Task {
     // exists once the package is installed, so it is set here.
     ...input.files.map((f) => `chown ${f.owner} ${f.remotePath} && chmod ${f.mode} ${f.remotePath}`),
     ...(input.validate === undefined ? [] : [input.validate]),
-    ...(input.service === undefined ? [] : [`systemctl enable --quiet ${input.service}`, `systemctl restart ${input.service}`]),
+    ...(input.service === undefined
+      ? []
+      : [`systemctl enable --quiet ${input.service}`, `systemctl restart ${input.service}`]),
     // A service can be active and still not serve its files (a zone named could not read):
     // the apply fails unless the live state follows within 15 s.
-    ...(input.live === undefined ? [] : [waitFor(input.live, `${input.name}: ${input.service ?? 'the host'} does not serve what the files say`)]),
+    ...(input.live === undefined
+      ? []
+      : [waitFor(input.live, `${input.name}: ${input.service ?? 'the host'} does not serve what the files say`)]),
   ].join('\n');
   return task({
     stage: input.stage,

@@ -22,19 +22,33 @@ export function containerdContribution(model: ClusterModel): { tasks: Task[]; ar
   const tasks: Task[] = [];
   const artifacts: RenderedArtifact[] = [];
   for (const node of linuxNodes(model)) {
-    const files = [renderContainerdConfig(model, node), renderContainerdUnit(node), ...renderContainerdProxy(model, node), ...renderRegistryHosts(model, node)];
+    const files = [
+      renderContainerdConfig(model, node),
+      renderContainerdUnit(node),
+      ...renderContainerdProxy(model, node),
+      ...renderRegistryHosts(model, node),
+    ];
     artifacts.push(...files);
     const installs = binaryTasks(model, node);
     const ca = registryCaTask(model, node);
     tasks.push(...installs, ...(ca === undefined ? [] : [ca]));
-    tasks.push(configTask({
-      stage: PREP_STAGE, host: node.name, name: 'containerd', description: `containerd ${model.versions.containerd} with the systemd cgroup driver and pause ${model.versions.pause}`,
-      files,
-      // The installed 2.x binary parses the config itself: unknown sections or a wrong version fail here.
-      validate: `systemctl daemon-reload\n${P.binary} --config ${P.config} config dump >/dev/null`,
-      service: 'containerd',
-      after: [...installs.map((t) => t.id), ...(ca === undefined ? [] : [ca.id]), taskId(PREP_STAGE, node.name, 'kernel-modules')],
-    }));
+    tasks.push(
+      configTask({
+        stage: PREP_STAGE,
+        host: node.name,
+        name: 'containerd',
+        description: `containerd ${model.versions.containerd} with the systemd cgroup driver and pause ${model.versions.pause}`,
+        files,
+        // The installed 2.x binary parses the config itself: unknown sections or a wrong version fail here.
+        validate: `systemctl daemon-reload\n${P.binary} --config ${P.config} config dump >/dev/null`,
+        service: 'containerd',
+        after: [
+          ...installs.map((t) => t.id),
+          ...(ca === undefined ? [] : [ca.id]),
+          taskId(PREP_STAGE, node.name, 'kernel-modules'),
+        ],
+      }),
+    );
   }
   return { tasks, artifacts };
 }
@@ -45,7 +59,12 @@ function binaryTasks(model: ClusterModel, node: PlanNode): Task[] {
   const cached = downloadCache(model) !== undefined;
   const fetch = (name: string, description: string, check: string, id: string, install: string): Task =>
     task({
-      stage: PREP_STAGE, host: node.name, name, description, after: [tools.id], check: sh(check),
+      stage: PREP_STAGE,
+      host: node.name,
+      name,
+      description,
+      after: [tools.id],
+      check: sh(check),
       // From the services node's cache no proxy applies; from the source the spec's proxy does.
       apply: sh(`${cached ? '' : proxyExports(model)}${nodeDownloadScript(model, id, install)}`),
       ...(cached ? { secrets: [SECRET.caCert] } : {}),
@@ -53,10 +72,28 @@ function binaryTasks(model: ClusterModel, node: PlanNode): Task[] {
     });
   return [
     tools,
-    fetch('containerd-binaries', `containerd ${v.containerd} from the upstream release`, `${P.binary} --version 2>/dev/null | grep -q ' v${v.containerd} '`, 'linux/containerd.tar.gz', 'tar -C /usr/local -xzf "$file" bin/'),
-    fetch('runc', `runc ${v.runc}`, `${P.runc} --version 2>/dev/null | grep -q '^runc version ${v.runc}$'`, 'linux/runc', `install -D -m 0755 "$file" ${P.runc}`),
+    fetch(
+      'containerd-binaries',
+      `containerd ${v.containerd} from the upstream release`,
+      `${P.binary} --version 2>/dev/null | grep -q ' v${v.containerd} '`,
+      'linux/containerd.tar.gz',
+      'tar -C /usr/local -xzf "$file" bin/',
+    ),
+    fetch(
+      'runc',
+      `runc ${v.runc}`,
+      `${P.runc} --version 2>/dev/null | grep -q '^runc version ${v.runc}$'`,
+      'linux/runc',
+      `install -D -m 0755 "$file" ${P.runc}`,
+    ),
     // The plugins have no --version of their own: a marker records what was unpacked.
-    fetch('cni-plugins', `CNI plugins ${v.cniPlugins} in ${P.cniBin}`, `[ -x ${P.cniBin}/bridge ] && [ "$(cat ${P.cniBin}/.kubemix-version 2>/dev/null)" = ${v.cniPlugins} ]`, 'linux/cni-plugins.tgz', `install -d -m 0755 ${P.cniBin}\ntar -C ${P.cniBin} -xzf "$file"\necho ${v.cniPlugins} > ${P.cniBin}/.kubemix-version`),
+    fetch(
+      'cni-plugins',
+      `CNI plugins ${v.cniPlugins} in ${P.cniBin}`,
+      `[ -x ${P.cniBin}/bridge ] && [ "$(cat ${P.cniBin}/.kubemix-version 2>/dev/null)" = ${v.cniPlugins} ]`,
+      'linux/cni-plugins.tgz',
+      `install -d -m 0755 ${P.cniBin}\ntar -C ${P.cniBin} -xzf "$file"\necho ${v.cniPlugins} > ${P.cniBin}/.kubemix-version`,
+    ),
   ];
 }
 
@@ -64,11 +101,19 @@ function binaryTasks(model: ClusterModel, node: PlanNode): Task[] {
 function toolsTask(node: PlanNode, proxy: string): Task {
   const apt = linuxDistro(node.os)?.family !== 'dnf';
   return task({
-    stage: PREP_STAGE, host: node.name, name: 'download-tools', description: 'curl, tar, gpg and CA certificates',
-    check: sh('command -v curl >/dev/null && command -v tar >/dev/null && command -v gpg >/dev/null && { [ -s /etc/ssl/certs/ca-certificates.crt ] || [ -s /etc/pki/tls/certs/ca-bundle.crt ]; }'),
-    apply: sh(proxy + (apt
-      ? 'set -eu\nexport DEBIAN_FRONTEND=noninteractive\napt-get update -q\napt-get install -y -q --no-install-recommends ca-certificates curl gpg tar'
-      : 'dnf install -y -q ca-certificates curl gnupg2 tar')),
+    stage: PREP_STAGE,
+    host: node.name,
+    name: 'download-tools',
+    description: 'curl, tar, gpg and CA certificates',
+    check: sh(
+      'command -v curl >/dev/null && command -v tar >/dev/null && command -v gpg >/dev/null && { [ -s /etc/ssl/certs/ca-certificates.crt ] || [ -s /etc/pki/tls/certs/ca-bundle.crt ]; }',
+    ),
+    apply: sh(
+      proxy +
+        (apt
+          ? 'set -eu\nexport DEBIAN_FRONTEND=noninteractive\napt-get update -q\napt-get install -y -q --no-install-recommends ca-certificates curl gpg tar'
+          : 'dnf install -y -q ca-certificates curl gnupg2 tar'),
+    ),
     timeoutSeconds: 600,
   });
 }
@@ -80,9 +125,14 @@ function registryCaTask(model: ClusterModel, node: PlanNode): Task | undefined {
   const path = registryCaPath(registry);
   const ca = `{{secret:${SECRET.caCert}}}`;
   return task({
-    stage: PREP_STAGE, host: node.name, name: 'registry-ca', description: `trust the cluster CA for ${registry}`,
+    stage: PREP_STAGE,
+    host: node.name,
+    name: 'registry-ca',
+    description: `trust the cluster CA for ${registry}`,
     check: sh(`cmp -s ${path} - <<'KUBEMIX_EOF'\n${ca}\nKUBEMIX_EOF`),
-    apply: sh(`set -eu\ninstall -d -m 0755 ${path.slice(0, path.lastIndexOf('/'))}\ncat > ${path} <<'KUBEMIX_EOF'\n${ca}\nKUBEMIX_EOF\nchmod 0644 ${path}`),
+    apply: sh(
+      `set -eu\ninstall -d -m 0755 ${path.slice(0, path.lastIndexOf('/'))}\ncat > ${path} <<'KUBEMIX_EOF'\n${ca}\nKUBEMIX_EOF\nchmod 0644 ${path}`,
+    ),
     secrets: [SECRET.caCert],
     timeoutSeconds: 30,
   });

@@ -24,9 +24,10 @@ export function mirrored(url: string, mirror: string | undefined): string {
 export function downloadScript(d: Download, mirror: string | undefined): string {
   const name = d.url.slice(d.url.lastIndexOf('/') + 1);
   const pinned = RELEASE_SHA256[d.url];
-  const want = pinned === undefined
-    ? `want=$(curl -fsSL --retry 3 ${shellQuote(mirrored(d.checksumUrl, mirror))} | awk '$2 == "${name}" || $2 == "*${name}" { print $1 }')`
-    : `want=${pinned}`;
+  const want =
+    pinned === undefined
+      ? `want=$(curl -fsSL --retry 3 ${shellQuote(mirrored(d.checksumUrl, mirror))} | awk '$2 == "${name}" || $2 == "*${name}" { print $1 }')`
+      : `want=${pinned}`;
   return `set -eu
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 file="$work/${name}"
@@ -47,7 +48,9 @@ ${d.install}
 export function nodeDownloadScript(model: ClusterModel, id: string, install: string): string {
   const d = resolveDownload(model, id);
   const cached = downloadCache(model) !== undefined;
-  const tls = cached ? `cat > "$work/ca.crt" <<'KUBEMIX_EOF'\n{{secret:${SECRET_NAMES.clusterCaCert}}}\nKUBEMIX_EOF\n` : '';
+  const tls = cached
+    ? `cat > "$work/ca.crt" <<'KUBEMIX_EOF'\n{{secret:${SECRET_NAMES.clusterCaCert}}}\nKUBEMIX_EOF\n`
+    : '';
   const curl = cached ? `curl -fsSL --retry 3 --noproxy '*' --cacert "$work/ca.crt"` : 'curl -fsSL --retry 3';
   return `set -eu
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT

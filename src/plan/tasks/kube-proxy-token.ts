@@ -6,7 +6,12 @@
 // re-run of this task (every `kubemix up`): no ServiceAccount may mint its
 // own tokens (render/manifests/kube-proxy-token.ts).
 import type { ClusterModel } from '../../model/resolve.js';
-import { FLANNEL_WINDOWS_TOKEN, KUBE_PROXY_TOKEN, WINDOWS_TOKEN_LIFETIME, type WindowsToken } from '../../render/manifests/kube-proxy-token.js';
+import {
+  FLANNEL_WINDOWS_TOKEN,
+  KUBE_PROXY_TOKEN,
+  WINDOWS_TOKEN_LIFETIME,
+  type WindowsToken,
+} from '../../render/manifests/kube-proxy-token.js';
 import { hostProcessImages } from '../../render/manifests/windows-hostprocess.js';
 import { sh, task, taskId } from '../task.js';
 import type { Task } from '../types.js';
@@ -38,14 +43,18 @@ export function kubeProxyTokenTaskIds(model: ClusterModel): string[] {
 /** What every Windows flanneld service waits for (empty in HostProcess mode or without flannel). */
 export function flannelTokenTaskIds(model: ClusterModel): string[] {
   const host = firstController(model);
-  return host === undefined || !windowsTokens(model).includes(FLANNEL_WINDOWS_TOKEN) ? [] : [taskId(DEPLOY, host, FLANNEL_WINDOWS_TOKEN.secret)];
+  return host === undefined || !windowsTokens(model).includes(FLANNEL_WINDOWS_TOKEN)
+    ? []
+    : [taskId(DEPLOY, host, FLANNEL_WINDOWS_TOKEN.secret)];
 }
 
 function mintTask(host: string, token: WindowsToken): Task {
   const { lifetimeHours, renewAfterHours } = WINDOWS_TOKEN_LIFETIME;
   const f = `${SECRETS_DIR}/${token.secret}`;
   return task({
-    stage: DEPLOY, host, name: token.secret,
+    stage: DEPLOY,
+    host,
+    name: token.secret,
     description: `mint a ${lifetimeHours}h TokenRequest token for ${token.namespace}/${token.serviceAccount}, ${token.purpose}`,
     // The manifests create the ServiceAccounts and their bindings.
     after: [taskId(DEPLOY, host, 'cluster-manifests')],

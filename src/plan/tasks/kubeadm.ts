@@ -31,16 +31,31 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
   // Calico's operator brings the CRDs our Installation and Felix/IPAM objects need.
   const operator = model.overlay.plugin === 'calico' ? [calicoOperatorTask(model, first.name, [init.id])] : [];
   const cni = task({
-    stage: DEPLOY, host: first.name, name: 'cluster-manifests', description: `apply ${manifests.map((m) => m.remotePath).join(', ')}`,
-    after: [init.id, ...operator.map((o) => o.id)], check: null,
+    stage: DEPLOY,
+    host: first.name,
+    name: 'cluster-manifests',
+    description: `apply ${manifests.map((m) => m.remotePath).join(', ')}`,
+    after: [init.id, ...operator.map((o) => o.id)],
+    check: null,
     // Server-side apply is idempotent: re-running changes nothing that matches.
-    apply: sh(['set -eu', ...manifests.map((m) => `kubectl ${ADMIN} apply --server-side --force-conflicts -f ${uploadPath(m)}`)].join('\n')),
+    apply: sh(
+      [
+        'set -eu',
+        ...manifests.map((m) => `kubectl ${ADMIN} apply --server-side --force-conflicts -f ${uploadPath(m)}`),
+      ].join('\n'),
+    ),
     uploads: manifests.map((m) => artifactId(m.node, m.remotePath)),
   });
-  const joins = nodes.filter((n) => n !== first).map((n) => joinTask(n, [...prep(n), n.role === 'control-plane' ? init.id : cni.id]));
+  const joins = nodes
+    .filter((n) => n !== first)
+    .map((n) => joinTask(n, [...prep(n), n.role === 'control-plane' ? init.id : cni.id]));
   const post = task({
-    stage: 'task-post-deployment', host: first.name, name: 'linux-only-addons', description: 'check kube-proxy and CoreDNS are pinned to kubernetes.io/os: linux',
-    after: [cni.id, ...joins.map((j) => j.id)], check: null,
+    stage: 'task-post-deployment',
+    host: first.name,
+    name: 'linux-only-addons',
+    description: 'check kube-proxy and CoreDNS are pinned to kubernetes.io/os: linux',
+    after: [cni.id, ...joins.map((j) => j.id)],
+    check: null,
     apply: sh(`set -eu
 [ "$(kubectl ${ADMIN} -n kube-system get daemonset kube-proxy -o jsonpath='{.spec.template.spec.nodeSelector.kubernetes\\.io/os}')" = linux ]
 [ "$(kubectl ${ADMIN} -n kube-system get deployment coredns -o jsonpath='{.spec.template.spec.nodeSelector.kubernetes\\.io/os}')" = linux ]`),
@@ -56,7 +71,9 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
  */
 export function clusterReadyTaskIds(model: ClusterModel): string[] {
   const first = linuxNodes(model).find((n) => n.role === 'control-plane');
-  return first === undefined ? [] : [taskId(DEPLOY, first.name, 'kubeadm-init'), taskId(DEPLOY, first.name, 'cluster-manifests')];
+  return first === undefined
+    ? []
+    : [taskId(DEPLOY, first.name, 'kubeadm-init'), taskId(DEPLOY, first.name, 'cluster-manifests')];
 }
 
 /** Kubeinit's computes show a worker role in `kubectl get nodes`; kubeadm only labels control planes. */
@@ -64,13 +81,20 @@ function labelTasks(nodes: readonly PlanNode[], first: PlanNode, joins: readonly
   const workers = nodes.filter((n) => n.role === 'worker');
   if (workers.length === 0) return [];
   const label = 'node-role.kubernetes.io/worker';
-  return [task({
-    stage: 'task-post-deployment', host: first.name, name: 'label-workers', description: `label ${workers.map((w) => w.name).join(', ')} as workers`,
-    after: joins.map((j) => j.id),
-    check: sh(`[ "$(kubectl ${ADMIN} get nodes -l ${label} -o name | grep -cxE 'node/(${workers.map((w) => w.name).join('|')})')" = ${workers.length} ]`),
-    apply: sh(`kubectl ${ADMIN} label --overwrite node ${workers.map((w) => w.name).join(' ')} ${label}=`),
-    timeoutSeconds: 60,
-  })];
+  return [
+    task({
+      stage: 'task-post-deployment',
+      host: first.name,
+      name: 'label-workers',
+      description: `label ${workers.map((w) => w.name).join(', ')} as workers`,
+      after: joins.map((j) => j.id),
+      check: sh(
+        `[ "$(kubectl ${ADMIN} get nodes -l ${label} -o name | grep -cxE 'node/(${workers.map((w) => w.name).join('|')})')" = ${workers.length} ]`,
+      ),
+      apply: sh(`kubectl ${ADMIN} label --overwrite node ${workers.map((w) => w.name).join(' ')} ${label}=`),
+      timeoutSeconds: 60,
+    }),
+  ];
 }
 
 /** The API endpoint resolves and balances only once the services node serves it. */
@@ -78,13 +102,18 @@ function servicesReady(model: ClusterModel): string[] {
   const services = model.nodes.find((n) => n.role === 'services');
   const s = model.services;
   if (services === undefined || s === undefined) return [];
-  return [...(s.loadBalancer ? ['haproxy'] : []), ...(s.dns ? ['bind'] : [])].map((name) => taskId('task-create-services', services.name, name));
+  return [...(s.loadBalancer ? ['haproxy'] : []), ...(s.dns ? ['bind'] : [])].map((name) =>
+    taskId('task-create-services', services.name, name),
+  );
 }
 
 function initTask(model: ClusterModel, node: PlanNode, after: string[]): Task {
   const pki = '/etc/kubernetes/pki';
   return task({
-    stage: DEPLOY, host: node.name, name: 'kubeadm-init', description: `kubeadm init ${node.name} behind ${model.cluster.apiEndpoint.host}:${model.cluster.apiEndpoint.port}`,
+    stage: DEPLOY,
+    host: node.name,
+    name: 'kubeadm-init',
+    description: `kubeadm init ${node.name} behind ${model.cluster.apiEndpoint.host}:${model.cluster.apiEndpoint.port}`,
     after,
     check: sh(`[ -f /etc/kubernetes/admin.conf ] && kubectl ${ADMIN} get --raw=/readyz >/dev/null 2>&1`),
     apply: sh(`set -eu
@@ -109,12 +138,19 @@ kubeadm init --config=${kubeadmConfigPath('init')} --upload-certs`),
 
 function joinTask(node: PlanNode, after: string[]): Task {
   return task({
-    stage: DEPLOY, host: node.name, name: 'kubeadm-join', description: `kubeadm join ${node.name} as ${node.role === 'control-plane' ? 'a control-plane node' : 'a worker'}`,
+    stage: DEPLOY,
+    host: node.name,
+    name: 'kubeadm-join',
+    description: `kubeadm join ${node.name} as ${node.role === 'control-plane' ? 'a control-plane node' : 'a worker'}`,
     after,
     check: sh('[ -f /etc/kubernetes/kubelet.conf ] && systemctl is-active --quiet kubelet'),
     apply: sh(`kubeadm join --config=${kubeadmConfigPath('join')}`),
     uploads: [artifactId(node.name, kubeadmConfigPath('join'))],
-    secrets: [KUBEADM_SECRET.token, KUBEADM_SECRET.caCertHash, ...(node.role === 'control-plane' ? [KUBEADM_SECRET.certificateKey] : [])],
+    secrets: [
+      KUBEADM_SECRET.token,
+      KUBEADM_SECRET.caCertHash,
+      ...(node.role === 'control-plane' ? [KUBEADM_SECRET.certificateKey] : []),
+    ],
     timeoutSeconds: 900,
   });
 }

@@ -29,13 +29,15 @@ function packagesTask(model: ClusterModel, node: PlanNode, family: 'apt' | 'dnf'
   const installed = `kubeadm version -o short 2>/dev/null | grep -qx 'v${v}'
 kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}'
 kubectl version --client 2>/dev/null | grep -q 'Client Version: v${v}$'`;
-  const check = family === 'apt'
-    ? `${installed}\n[ "$(apt-mark showhold ${list} | sort | tr '\\n' ' ')" = '${KUBERNETES_PACKAGES.join(' ')} ' ]`
-    : installed;
+  const check =
+    family === 'apt'
+      ? `${installed}\n[ "$(apt-mark showhold ${list} | sort | tr '\\n' ' ')" = '${KUBERNETES_PACKAGES.join(' ')} ' ]`
+      : installed;
   // The key lands in a file first: sh has no pipefail, so `curl | gpg` would
   // hide an unreachable pkgs.k8s.io behind a later, vaguer apt-get error.
-  const apply = family === 'apt'
-    ? `set -eu
+  const apply =
+    family === 'apt'
+      ? `set -eu
 export DEBIAN_FRONTEND=noninteractive
 install -d -m 0755 /etc/apt/keyrings
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -45,12 +47,16 @@ apt-get update -q
 apt-mark unhold ${list} >/dev/null
 apt-get install -y -q --allow-downgrades ${KUBERNETES_PACKAGES.map((p) => `${p}='${v}-*'`).join(' ')}
 apt-mark hold ${list} >/dev/null`
-    : `set -eu
+      : `set -eu
 dnf install -y -q --disableexcludes=kubernetes ${KUBERNETES_PACKAGES.map((p) => `${p}-${v}`).join(' ')}`;
   return task({
-    stage: PREP_STAGE, host: node.name, name: 'kubernetes-packages', description: `${list} ${v} from pkgs.k8s.io, held`,
+    stage: PREP_STAGE,
+    host: node.name,
+    name: 'kubernetes-packages',
+    description: `${list} ${v} from pkgs.k8s.io, held`,
     after: [taskId(PREP_STAGE, node.name, 'download-tools')],
-    check: sh(check), apply: sh(`${proxyExports(model)}${apply}\nsystemctl enable --quiet kubelet`),
+    check: sh(check),
+    apply: sh(`${proxyExports(model)}${apply}\nsystemctl enable --quiet kubelet`),
     uploads: [artifactId(repo.node, repo.remotePath)],
     timeoutSeconds: 900,
   });

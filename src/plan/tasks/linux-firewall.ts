@@ -35,8 +35,13 @@ firewall-cmd --quiet --permanent ${ports.map((p) => `--add-port=${p}`).join(' ')
 firewall-cmd --quiet --permanent --zone=trusted ${pods.map((s) => `--add-source=${s}`).join(' ')}
 firewall-cmd --quiet --reload`;
   return task({
-    stage: 'task-prepare-cluster', host: node.name, name: 'firewall', description: `open ${ports.join(', ')} in firewalld; trust the pod network`,
-    check: sh(check), apply: sh(apply), timeoutSeconds: 60,
+    stage: 'task-prepare-cluster',
+    host: node.name,
+    name: 'firewall',
+    description: `open ${ports.join(', ')} in firewalld; trust the pod network`,
+    check: sh(check),
+    apply: sh(apply),
+    timeoutSeconds: 60,
   });
 }
 

@@ -3,7 +3,16 @@
 // forwarding sysctls, its planned hostname, /etc/hosts, time sync, firewall).
 import { linuxDistro } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
-import { KERNEL_MODULES, SYSCTLS, SYSCTL_FILE, hostsBlock, HOSTS_BEGIN, HOSTS_END, renderModules, renderSysctls } from '../../render/linux/host.js';
+import {
+  KERNEL_MODULES,
+  SYSCTLS,
+  SYSCTL_FILE,
+  hostsBlock,
+  HOSTS_BEGIN,
+  HOSTS_END,
+  renderModules,
+  renderSysctls,
+} from '../../render/linux/host.js';
 import { sh, task, taskId } from '../task.js';
 import type { PlanNode } from '../../model/types.js';
 import type { Task } from '../types.js';
@@ -29,14 +38,18 @@ export function linuxPrepContribution(model: ClusterModel): { tasks: Task[]; art
       cgroupCheck(node),
       swapOff(node),
       configTask({
-        stage: PREP_STAGE, host: node.name, name: 'kernel-modules',
+        stage: PREP_STAGE,
+        host: node.name,
+        name: 'kernel-modules',
         description: `load ${KERNEL_MODULES.join(', ')} now and at boot`,
         files: [modules],
         live: KERNEL_MODULES.map((m) => `[ -d /sys/module/${m} ]`).join(' && '),
         validate: KERNEL_MODULES.map((m) => `modprobe ${m}`).join('\n'),
       }),
       configTask({
-        stage: PREP_STAGE, host: node.name, name: 'sysctls',
+        stage: PREP_STAGE,
+        host: node.name,
+        name: 'sysctls',
         description: 'bridge netfilter and IPv4 forwarding',
         files: [sysctls],
         after: [id('kernel-modules')],
@@ -53,15 +66,23 @@ export function linuxPrepContribution(model: ClusterModel): { tasks: Task[]; art
 }
 
 function sysctlLive(): string {
-  return Object.entries(SYSCTLS).map(([k, v]) => `[ "$(sysctl -n ${k})" = ${v} ]`).join(' && ');
+  return Object.entries(SYSCTLS)
+    .map(([k, v]) => `[ "$(sysctl -n ${k})" = ${v} ]`)
+    .join(' && ');
 }
 
 /** Read-only: kubelet ≥1.35 refuses cgroup v1 unless failCgroupV1: false (Kubernetes 1.35 release notes). */
 function cgroupCheck(node: PlanNode): Task {
   return task({
-    stage: PREP_STAGE, host: node.name, name: 'cgroup-v2', description: 'fail early unless the host runs the unified cgroup v2 hierarchy',
+    stage: PREP_STAGE,
+    host: node.name,
+    name: 'cgroup-v2',
+    description: 'fail early unless the host runs the unified cgroup v2 hierarchy',
     check: null,
-    apply: sh(`fs=$(stat -fc %T /sys/fs/cgroup)\n[ "$fs" = cgroup2fs ] || { echo "${node.name}: /sys/fs/cgroup is $fs; kubelet needs cgroup v2 (boot with systemd.unified_cgroup_hierarchy=1)" >&2; exit 1; }`, 'user'),
+    apply: sh(
+      `fs=$(stat -fc %T /sys/fs/cgroup)\n[ "$fs" = cgroup2fs ] || { echo "${node.name}: /sys/fs/cgroup is $fs; kubelet needs cgroup v2 (boot with systemd.unified_cgroup_hierarchy=1)" >&2; exit 1; }`,
+      'user',
+    ),
     timeoutSeconds: 30,
   });
 }
@@ -69,7 +90,10 @@ function cgroupCheck(node: PlanNode): Task {
 function swapOff(node: PlanNode): Task {
   // Fedora's swap is zram from zram-generator; an empty override file turns it off.
   return task({
-    stage: PREP_STAGE, host: node.name, name: 'swap-off', description: 'turn swap off now and keep it off across reboots',
+    stage: PREP_STAGE,
+    host: node.name,
+    name: 'swap-off',
+    description: 'turn swap off now and keep it off across reboots',
     check: sh(`[ -z "$(swapon --noheadings --show)" ] && ! grep -Eq '^[^#]\\S*\\s+\\S+\\s+swap\\s' /etc/fstab`),
     apply: sh(`set -eu
 swapoff -a
@@ -81,9 +105,14 @@ if [ -e /usr/lib/systemd/zram-generator.conf ]; then : > /etc/systemd/zram-gener
 
 function hostname(node: PlanNode): Task {
   return task({
-    stage: PREP_STAGE, host: node.name, name: 'hostname', description: `set the hostname to ${node.name}`,
+    stage: PREP_STAGE,
+    host: node.name,
+    name: 'hostname',
+    description: `set the hostname to ${node.name}`,
     check: sh(`[ "$(hostname)" = ${node.name} ]`),
-    apply: sh(`hostnamectl set-hostname ${node.name} 2>/dev/null || { echo ${node.name} > /etc/hostname; hostname ${node.name}; }`),
+    apply: sh(
+      `hostnamectl set-hostname ${node.name} 2>/dev/null || { echo ${node.name} > /etc/hostname; hostname ${node.name}; }`,
+    ),
     timeoutSeconds: 30,
   });
 }
@@ -92,7 +121,11 @@ function hostsFile(model: ClusterModel, node: PlanNode, after: string): Task {
   const block = hostsBlock(model, node);
   const current = `sed -n '/^${HOSTS_BEGIN}$/,/^${HOSTS_END}$/p' /etc/hosts`;
   return task({
-    stage: PREP_STAGE, host: node.name, name: 'etc-hosts', description: 'name this node, the API endpoint and the registry in /etc/hosts', after: [after],
+    stage: PREP_STAGE,
+    host: node.name,
+    name: 'etc-hosts',
+    description: 'name this node, the API endpoint and the registry in /etc/hosts',
+    after: [after],
     check: sh(`[ "$(${current})" = "$(cat <<'KUBEMIX_EOF'\n${block}\nKUBEMIX_EOF\n)" ]`),
     apply: sh(`set -eu
 tmp=$(mktemp)
@@ -108,9 +141,14 @@ rm -f "$tmp"`),
 
 /** Certificates and etcd need agreeing clocks: NTP on, through the distro's default client. */
 function timeSync(node: PlanNode, dnf: boolean): Task {
-  const install = dnf ? 'dnf install -y -q chrony && systemctl enable --now chronyd' : 'DEBIAN_FRONTEND=noninteractive apt-get install -y -q systemd-timesyncd';
+  const install = dnf
+    ? 'dnf install -y -q chrony && systemctl enable --now chronyd'
+    : 'DEBIAN_FRONTEND=noninteractive apt-get install -y -q systemd-timesyncd';
   return task({
-    stage: PREP_STAGE, host: node.name, name: 'time-sync', description: 'keep the clock synchronised (NTP on)',
+    stage: PREP_STAGE,
+    host: node.name,
+    name: 'time-sync',
+    description: 'keep the clock synchronised (NTP on)',
     check: sh('[ "$(timedatectl show --property=NTP --value)" = yes ]'),
     apply: sh(`timedatectl set-ntp true 2>/dev/null || { ${install} && timedatectl set-ntp true; }`),
     timeoutSeconds: 300,

@@ -21,11 +21,15 @@ export interface RegistryTlsInput {
 }
 
 /** The registry's certificate and key in the secret store (the executor issues them). */
-export function registryTlsSecrets(t: Pick<RegistryTlsInput, 'host' | 'ip'>): { readonly cert: string; readonly key: string } {
+export function registryTlsSecrets(t: Pick<RegistryTlsInput, 'host' | 'ip'>): {
+  readonly cert: string;
+  readonly key: string;
+} {
   return servingTlsSecrets(t.host, t.ip);
 }
 
-const heredoc = (target: string, secret: string): string => `cat > ${target} <<'KUBEMIX_EOF'\n{{secret:${secret}}}\nKUBEMIX_EOF`;
+const heredoc = (target: string, secret: string): string =>
+  `cat > ${target} <<'KUBEMIX_EOF'\n{{secret:${secret}}}\nKUBEMIX_EOF`;
 
 /**
  * Exits 0 when key and certificate are the issued ones, name the registry,
@@ -51,7 +55,10 @@ openssl x509 -in "$dir/registry.crt" -noout -checkip ${t.ip} | grep -q 'does mat
 /** Installs the CA certificate and the registry's issued certificate and key (no key material made here). */
 export function registryTlsApply(t: RegistryTlsInput): string {
   const s = registryTlsSecrets(t);
-  const trust = t.trustAnchor === undefined ? '' : `install -m 0644 "$dir/ca.crt" ${t.trustAnchor}\nupdate-ca-certificates >/dev/null\n`;
+  const trust =
+    t.trustAnchor === undefined
+      ? ''
+      : `install -m 0644 "$dir/ca.crt" ${t.trustAnchor}\nupdate-ca-certificates >/dev/null\n`;
   return `set -eu
 umask 077
 dir=${t.dir}

@@ -15,7 +15,14 @@ import { sh, task, taskId } from '../task.js';
 import type { Task } from '../types.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { configTask } from './config-files.js';
-import { SECRET, htpasswdApply, htpasswdCheck, registryTlsApply, registryTlsCheck, registryTlsSecrets } from './registry-scripts.js';
+import {
+  SECRET,
+  htpasswdApply,
+  htpasswdCheck,
+  registryTlsApply,
+  registryTlsCheck,
+  registryTlsSecrets,
+} from './registry-scripts.js';
 
 const STAGE = 'task-create-services';
 /** named (user bind) reads the zones here: an upload made it under the session's umask 077 before. */
@@ -29,49 +36,67 @@ export function servicesContribution(model: ClusterModel): { tasks: Task[]; arti
   const packages = packagesTask(facts, proxyExports(model));
   const id = (name: string): string => taskId(STAGE, host, name);
   const under = (path: string, p: string): boolean => path === p || path.startsWith(`${p}/`);
-  const files = (...paths: string[]): RenderedArtifact[] => artifacts.filter((a) => paths.some((p) => under(a.remotePath, p)));
+  const files = (...paths: string[]): RenderedArtifact[] =>
+    artifacts.filter((a) => paths.some((p) => under(a.remotePath, p)));
   const t = facts.toggles;
   const tasks: Task[] = [packages];
   // dnsmasq first: Debian's package starts it on port 53, which Bind needs.
   if (t.dhcp) {
-    tasks.push(configTask({
-      stage: STAGE, host, name: 'dnsmasq',
-      description: 'DHCP reservations for every planned MAC, DNS off (port=0)',
-      files: files(DNSMASQ_CONFIG),
-      validate: `dnsmasq --test --conf-file=${DNSMASQ_CONFIG}`,
-      service: 'dnsmasq',
-      after: [packages.id],
-    }));
+    tasks.push(
+      configTask({
+        stage: STAGE,
+        host,
+        name: 'dnsmasq',
+        description: 'DHCP reservations for every planned MAC, DNS off (port=0)',
+        files: files(DNSMASQ_CONFIG),
+        validate: `dnsmasq --test --conf-file=${DNSMASQ_CONFIG}`,
+        service: 'dnsmasq',
+        after: [packages.id],
+      }),
+    );
   }
   if (t.dns) {
     const zones = [facts.zone, facts.reverseZone];
-    tasks.push(configTask({
-      stage: STAGE, host, name: 'bind',
-      description: `zones ${facts.zone} and ${facts.reverseZone}, recursion for the cluster`,
-      files: files(NAMED_CONF, BIND_ZONE_DIR),
-      validate: `chmod 0755 ${BIND_ZONE_DIR}\nnamed-checkconf -z ${NAMED_CONF} >/dev/null`,
-      service: 'named',
-      live: zones.map((z) => `rndc zonestatus ${z} >/dev/null 2>&1`).join(' && '),
-      after: [packages.id, ...(t.dhcp ? [id('dnsmasq')] : [])],
-    }));
+    tasks.push(
+      configTask({
+        stage: STAGE,
+        host,
+        name: 'bind',
+        description: `zones ${facts.zone} and ${facts.reverseZone}, recursion for the cluster`,
+        files: files(NAMED_CONF, BIND_ZONE_DIR),
+        validate: `chmod 0755 ${BIND_ZONE_DIR}\nnamed-checkconf -z ${NAMED_CONF} >/dev/null`,
+        service: 'named',
+        live: zones.map((z) => `rndc zonestatus ${z} >/dev/null 2>&1`).join(' && '),
+        after: [packages.id, ...(t.dhcp ? [id('dnsmasq')] : [])],
+      }),
+    );
   }
   if (t.loadBalancer) {
     const ingress = facts.ingress.map((n) => n.name).join(', ');
-    tasks.push(configTask({
-      stage: STAGE, host, name: 'haproxy',
-      description: `API 6443 → ${facts.controllers.length} controllers, 80/443 → ${ingress}, stats ${SERVICES.haproxyStatsPort}`,
-      files: files(HAPROXY_CONFIG),
-      validate: `haproxy -c -q -f ${HAPROXY_CONFIG}`,
-      service: 'haproxy',
-      after: [packages.id],
-    }));
+    tasks.push(
+      configTask({
+        stage: STAGE,
+        host,
+        name: 'haproxy',
+        description: `API 6443 → ${facts.controllers.length} controllers, 80/443 → ${ingress}, stats ${SERVICES.haproxyStatsPort}`,
+        files: files(HAPROXY_CONFIG),
+        validate: `haproxy -c -q -f ${HAPROXY_CONFIG}`,
+        service: 'haproxy',
+        after: [packages.id],
+      }),
+    );
   }
   if (t.registry) tasks.push(...registryTasks(facts, files(REGISTRY_PATHS.config), packages.id));
   const cache = filesTasks(facts, files(FILES_PATHS.config, FILES_PATHS.unit), packages.id, proxyExports(model));
   tasks.push(...cache);
   // Debian's nginx.service is stopped before HAProxy takes port 80.
   const filesPackage = cache[0]?.id;
-  return { tasks: tasks.map((x) => (x.name === 'haproxy' && filesPackage !== undefined ? { ...x, after: [...x.after, filesPackage].sort() } : x)), artifacts };
+  return {
+    tasks: tasks.map((x) =>
+      x.name === 'haproxy' && filesPackage !== undefined ? { ...x, after: [...x.after, filesPackage].sort() } : x,
+    ),
+    artifacts,
+  };
 }
 
 function packagesTask(facts: ServicesFacts, proxy: string): Task {
@@ -91,25 +116,54 @@ function packagesTask(facts: ServicesFacts, proxy: string): Task {
     host: facts.node.name,
     name: 'packages',
     description: `install ${list}`,
-    check: sh(`for p in ${list}; do dpkg-query -W -f='\${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || exit 1; done`),
-    apply: sh(`${proxy}set -eu\nexport DEBIAN_FRONTEND=noninteractive\napt-get update -q\napt-get install -y -q --no-install-recommends ${list}`),
+    check: sh(
+      `for p in ${list}; do dpkg-query -W -f='\${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || exit 1; done`,
+    ),
+    apply: sh(
+      `${proxy}set -eu\nexport DEBIAN_FRONTEND=noninteractive\napt-get update -q\napt-get install -y -q --no-install-recommends ${list}`,
+    ),
     timeoutSeconds: 900,
   });
 }
 
 function registryTasks(facts: ServicesFacts, config: RenderedArtifact[], after: string): Task[] {
   const host = facts.node.name;
-  const tls = { dir: REGISTRY_PATHS.tlsDir, group: 'docker-registry', host: facts.registryHost, ip: facts.node.ip, trustAnchor: '/usr/local/share/ca-certificates/kubemix-cluster-ca.crt' };
+  const tls = {
+    dir: REGISTRY_PATHS.tlsDir,
+    group: 'docker-registry',
+    host: facts.registryHost,
+    ip: facts.node.ip,
+    trustAnchor: '/usr/local/share/ca-certificates/kubemix-cluster-ca.crt',
+  };
   const tlsTask = task({
-    stage: STAGE, host, name: 'registry-tls', description: `key and certificate for ${facts.registryHost}, issued by the cluster CA on the deployer`,
-    after: [after], check: sh(registryTlsCheck(tls)), apply: sh(registryTlsApply(tls)),
+    stage: STAGE,
+    host,
+    name: 'registry-tls',
+    description: `key and certificate for ${facts.registryHost}, issued by the cluster CA on the deployer`,
+    after: [after],
+    check: sh(registryTlsCheck(tls)),
+    apply: sh(registryTlsApply(tls)),
     secrets: [SECRET.caCert, registryTlsSecrets(tls).cert, registryTlsSecrets(tls).key],
   });
   const authTask = task({
-    stage: STAGE, host, name: 'registry-htpasswd', description: `htpasswd entry for ${SERVICES.registryUser}`,
-    after: [after], check: sh(htpasswdCheck(REGISTRY_PATHS.htpasswd)), apply: sh(htpasswdApply(REGISTRY_PATHS.htpasswd, 'docker-registry')), secrets: [SECRET.registryPassword],
+    stage: STAGE,
+    host,
+    name: 'registry-htpasswd',
+    description: `htpasswd entry for ${SERVICES.registryUser}`,
+    after: [after],
+    check: sh(htpasswdCheck(REGISTRY_PATHS.htpasswd)),
+    apply: sh(htpasswdApply(REGISTRY_PATHS.htpasswd, 'docker-registry')),
+    secrets: [SECRET.registryPassword],
   });
-  const serve = configTask({ stage: STAGE, host, name: 'registry', description: `registry on ${facts.registryEndpoint} (TLS, htpasswd)`, files: config, service: 'docker-registry', after: [tlsTask.id, authTask.id] });
+  const serve = configTask({
+    stage: STAGE,
+    host,
+    name: 'registry',
+    description: `registry on ${facts.registryEndpoint} (TLS, htpasswd)`,
+    files: config,
+    service: 'docker-registry',
+    after: [tlsTask.id, authTask.id],
+  });
   return [tlsTask, authTask, serve];
 }
 
@@ -118,9 +172,14 @@ function filesTasks(facts: ServicesFacts, config: RenderedArtifact[], after: str
   const host = facts.node.name;
   const p = FILES_PATHS;
   const pkg = task({
-    stage: STAGE, host, name: 'files-package', description: 'nginx and curl for the download cache, Debian\'s own nginx site off',
+    stage: STAGE,
+    host,
+    name: 'files-package',
+    description: "nginx and curl for the download cache, Debian's own nginx site off",
     after: [after],
-    check: sh(`dpkg-query -W -f='\${Status}' nginx 2>/dev/null | grep -q 'install ok installed' && command -v curl >/dev/null && ! systemctl is-enabled --quiet nginx.service 2>/dev/null`),
+    check: sh(
+      `dpkg-query -W -f='\${Status}' nginx 2>/dev/null | grep -q 'install ok installed' && command -v curl >/dev/null && ! systemctl is-enabled --quiet nginx.service 2>/dev/null`,
+    ),
     // Debian's nginx starts its default site on port 80 at install, which HAProxy's ingress holds:
     // policy-rc.d (exit 101) keeps any service from starting during this install.
     apply: sh(`${proxy}set -eu
@@ -132,12 +191,24 @@ systemctl disable --now nginx.service >/dev/null 2>&1 || true`),
   });
   const tls = { dir: p.tlsDir, group: 'root', host: `${host}.${facts.zone}`, ip: facts.node.ip };
   const tlsTask = task({
-    stage: STAGE, host, name: 'files-tls', description: `key and certificate for ${facts.node.ip}:${SERVICES.filesPort}, signed by the cluster CA`,
-    after: [after], check: sh(registryTlsCheck(tls)), apply: sh(registryTlsApply(tls)), secrets: [SECRET.caCert, registryTlsSecrets(tls).cert, registryTlsSecrets(tls).key],
+    stage: STAGE,
+    host,
+    name: 'files-tls',
+    description: `key and certificate for ${facts.node.ip}:${SERVICES.filesPort}, signed by the cluster CA`,
+    after: [after],
+    check: sh(registryTlsCheck(tls)),
+    apply: sh(registryTlsApply(tls)),
+    secrets: [SECRET.caCert, registryTlsSecrets(tls).cert, registryTlsSecrets(tls).key],
   });
   const serve = configTask({
-    stage: STAGE, host, name: 'files-server', description: `nginx serving ${p.cache} on ${facts.node.ip}:${SERVICES.filesPort} (HTTPS)`,
-    files: config, validate: `install -d -m 0755 ${p.cache}\nsystemctl daemon-reload\nnginx -t -q -c ${p.config}`, service: p.service, after: [pkg.id, tlsTask.id],
+    stage: STAGE,
+    host,
+    name: 'files-server',
+    description: `nginx serving ${p.cache} on ${facts.node.ip}:${SERVICES.filesPort} (HTTPS)`,
+    files: config,
+    validate: `install -d -m 0755 ${p.cache}\nsystemctl daemon-reload\nnginx -t -q -c ${p.config}`,
+    service: p.service,
+    after: [pkg.id, tlsTask.id],
   });
   const check = `set -eu
 for f in ${p.cache}/*; do
@@ -147,8 +218,15 @@ for f in ${p.cache}/*; do
 done
 `;
   const cache = task({
-    stage: STAGE, host, name: 'download-cache', description: `every node download in ${p.cache}, served by SHA256`,
-    after: [serve.id], check: sh(check), apply: sh(`systemctl reload-or-restart ${p.service}\n${check}`), serves: { dir: p.cache, downloads: [] }, timeoutSeconds: 1800,
+    stage: STAGE,
+    host,
+    name: 'download-cache',
+    description: `every node download in ${p.cache}, served by SHA256`,
+    after: [serve.id],
+    check: sh(check),
+    apply: sh(`systemctl reload-or-restart ${p.service}\n${check}`),
+    serves: { dir: p.cache, downloads: [] },
+    timeoutSeconds: 1800,
   });
   return [pkg, tlsTask, serve, cache];
 }

@@ -27,7 +27,8 @@ function hypervisorChecks(model: ClusterModel): Task[] {
     const ram = Math.ceil(HYPERVISOR_HEADROOM * guests.reduce((sum, n) => sum + (n.resources?.ramMiB ?? 0), 0));
     const disk = Math.ceil(HYPERVISOR_HEADROOM * guests.reduce((sum, n) => sum + (n.resources?.diskGiB ?? 0), 0));
     // The schema bounds every size; a sum past exact integers would print as 1e+21 and break `[`.
-    if (!Number.isSafeInteger(ram) || !Number.isSafeInteger(disk)) throw new Error(`${hv.name}: guest sizes ${ram} MiB / ${disk} GiB are not exact integers`);
+    if (!Number.isSafeInteger(ram) || !Number.isSafeInteger(disk))
+      throw new Error(`${hv.name}: guest sizes ${ram} MiB / ${disk} GiB are not exact integers`);
     const script = `need_ram=${ram}
 need_disk=${disk}
 have_ram=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)

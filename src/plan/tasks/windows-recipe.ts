@@ -68,12 +68,20 @@ type Step = Omit<WindowsStep, 'uploads' | 'secrets'> & { uploads?: readonly stri
 const step = (s: Step): WindowsStep => ({ ...s, uploads: s.uploads ?? [], secrets: s.secrets ?? [] });
 
 /** Steps 1–7: the host, the runtime and the binaries, before the node joins. */
-function prepareSteps(model: ClusterModel, node: PlanNode, artifacts: readonly RenderedArtifact[], hostProcess: boolean, options: WindowsOptions): WindowsStep[] {
+function prepareSteps(
+  model: ClusterModel,
+  node: PlanNode,
+  artifacts: readonly RenderedArtifact[],
+  hostProcess: boolean,
+  options: WindowsOptions,
+): WindowsStep[] {
   const build = windowsRelease(node.os)?.build ?? '';
   const overlay = model.cluster.cni.backend === 'vxlan';
   // The containerd step also places the registry hosts files, and the cluster CA the services registry's TLS chains to.
   const hosts = artifacts.filter((a) => a.remotePath.startsWith(`${WIN.containerdCerts}\\`));
-  const caSecrets = hosts.some((a) => a.content.includes(`{{secret:${SECRET_NAMES.clusterCaCert}}}`)) ? [SECRET_NAMES.clusterCaCert] : [];
+  const caSecrets = hosts.some((a) => a.content.includes(`{{secret:${SECRET_NAMES.clusterCaCert}}}`))
+    ? [SECRET_NAMES.clusterCaCert]
+    : [];
   return [
     step({
       stage: PREPARE,
@@ -86,7 +94,9 @@ function prepareSteps(model: ClusterModel, node: PlanNode, artifacts: readonly R
     step({
       stage: PREPARE,
       name: 'win-hosts-file',
-      description: `name ${windowsHostsEntries(model).map((e) => e.split(' ')[1]).join(' and ')} in the hosts file (a block kubemix owns)`,
+      description: `name ${windowsHostsEntries(model)
+        .map((e) => e.split(' ')[1])
+        .join(' and ')} in the hosts file (a block kubemix owns)`,
       scripts: hostsFile(model),
       timeoutSeconds: 60,
     }),
@@ -124,18 +134,25 @@ function prepareSteps(model: ClusterModel, node: PlanNode, artifacts: readonly R
       needs: ['win-containers-feature', 'win-hosts-file'],
     }),
     // Right after the runtime, before anything large lands on disk: the binaries, then the images the join pulls.
-    ...(options.defenderExclusions ? [step({
-      stage: PREPARE,
-      name: 'win-defender-exclusions',
-      description: 'exclude containerd and kubelet paths from Defender scanning, before the first downloads and image pulls',
-      scripts: defenderExclusions(),
-      timeoutSeconds: 120,
-      needs: ['win-containerd'],
-    })] : []),
+    ...(options.defenderExclusions
+      ? [
+          step({
+            stage: PREPARE,
+            name: 'win-defender-exclusions',
+            description:
+              'exclude containerd and kubelet paths from Defender scanning, before the first downloads and image pulls',
+            scripts: defenderExclusions(),
+            timeoutSeconds: 120,
+            needs: ['win-containerd'],
+          }),
+        ]
+      : []),
     step({
       stage: PREPARE,
       name: 'win-binaries',
-      description: hostProcess ? 'download, verify (SHA256) and install kubelet, kubeadm, kube-log-runner and the CNI plugins (flanneld and kube-proxy come from their images)' : 'download, verify (SHA256) and install kubelet, kubeadm, kube-proxy, kube-log-runner, flanneld, WinSW and the CNI plugins',
+      description: hostProcess
+        ? 'download, verify (SHA256) and install kubelet, kubeadm, kube-log-runner and the CNI plugins (flanneld and kube-proxy come from their images)'
+        : 'download, verify (SHA256) and install kubelet, kubeadm, kube-proxy, kube-log-runner, flanneld, WinSW and the CNI plugins',
       scripts: binaries(model, hostProcess),
       secrets: downloadSecrets(model),
       timeoutSeconds: 1800,
@@ -154,7 +171,12 @@ function prepareSteps(model: ClusterModel, node: PlanNode, artifacts: readonly R
 }
 
 /** Steps 8–12: join, then flannel's network, the CNI config, the source VIP and kube-proxy. */
-function networkSteps(model: ClusterModel, node: PlanNode, hostProcess: boolean, deps: WindowsExternalDeps): WindowsStep[] {
+function networkSteps(
+  model: ClusterModel,
+  node: PlanNode,
+  hostProcess: boolean,
+  deps: WindowsExternalDeps,
+): WindowsStep[] {
   const network = hnsNetworkName(model.cluster.cni);
   const overlay = model.cluster.cni.backend === 'vxlan';
   const cni = step({
@@ -166,49 +188,55 @@ function networkSteps(model: ClusterModel, node: PlanNode, hostProcess: boolean,
     timeoutSeconds: 60,
   });
   const flannel = hostProcess
-    ? [cni, step({
-      stage: DEPLOY,
-      name: 'win-flannel-pod',
-      description: `wait for the flannel HostProcess pod to create the HNS network ${network}`,
-      scripts: flannelPod(model),
-      timeoutSeconds: 960,
-      needs: ['win-kubeadm-join'],
-    })]
-    : [step({
-      stage: DEPLOY,
-      name: 'win-flanneld',
-      description: `run flanneld under WinSW as ${registeredName(node)}; it creates the HNS network ${network}`,
-      scripts: flanneld(model, node),
-      uploads: [WIN.flannelNetConf, WIN.flanneldServiceXml, WIN.flanneldKubeconfig],
-      // Its own ServiceAccount token (flannel-windows), minted by the executor: never the kubelet's credential.
-      secrets: [SECRET_NAMES.flannelWindowsToken],
-      timeoutSeconds: 300,
-      needs: ['win-kubeadm-join'],
-      after: deps.flanneld,
-    }), cni];
+    ? [
+        cni,
+        step({
+          stage: DEPLOY,
+          name: 'win-flannel-pod',
+          description: `wait for the flannel HostProcess pod to create the HNS network ${network}`,
+          scripts: flannelPod(model),
+          timeoutSeconds: 960,
+          needs: ['win-kubeadm-join'],
+        }),
+      ]
+    : [
+        step({
+          stage: DEPLOY,
+          name: 'win-flanneld',
+          description: `run flanneld under WinSW as ${registeredName(node)}; it creates the HNS network ${network}`,
+          scripts: flanneld(model, node),
+          uploads: [WIN.flannelNetConf, WIN.flanneldServiceXml, WIN.flanneldKubeconfig],
+          // Its own ServiceAccount token (flannel-windows), minted by the executor: never the kubelet's credential.
+          secrets: [SECRET_NAMES.flannelWindowsToken],
+          timeoutSeconds: 300,
+          needs: ['win-kubeadm-join'],
+          after: deps.flanneld,
+        }),
+        cni,
+      ];
   const proxyFiles = [WIN.kubeProxyKubeconfig, WIN.kubeProxyConfigTemplate];
   const proxy = hostProcess
     ? step({
-      stage: DEPLOY,
-      name: 'win-kube-proxy-config',
-      description: `kube-proxy's config (kernelspace on ${network}) and private kubeconfig for its HostProcess pod`,
-      scripts: kubeProxyConfig(model),
-      uploads: proxyFiles,
-      secrets: [SECRET_NAMES.kubeProxyWindowsToken],
-      timeoutSeconds: 120,
-      after: deps.kubeProxy,
-    })
+        stage: DEPLOY,
+        name: 'win-kube-proxy-config',
+        description: `kube-proxy's config (kernelspace on ${network}) and private kubeconfig for its HostProcess pod`,
+        scripts: kubeProxyConfig(model),
+        uploads: proxyFiles,
+        secrets: [SECRET_NAMES.kubeProxyWindowsToken],
+        timeoutSeconds: 120,
+        after: deps.kubeProxy,
+      })
     : step({
-      stage: DEPLOY,
-      name: 'win-kube-proxy',
-      description: `run kube-proxy (kernelspace on ${network}${overlay ? ', source VIP from the node' : ''}) with a private kubeconfig and ServiceAccount token`,
-      scripts: kubeProxy(model),
-      uploads: proxyFiles,
-      secrets: [SECRET_NAMES.kubeProxyWindowsToken],
-      timeoutSeconds: 300,
-      needs: ['win-cni-config'],
-      after: deps.kubeProxy,
-    });
+        stage: DEPLOY,
+        name: 'win-kube-proxy',
+        description: `run kube-proxy (kernelspace on ${network}${overlay ? ', source VIP from the node' : ''}) with a private kubeconfig and ServiceAccount token`,
+        scripts: kubeProxy(model),
+        uploads: proxyFiles,
+        secrets: [SECRET_NAMES.kubeProxyWindowsToken],
+        timeoutSeconds: 300,
+        needs: ['win-cni-config'],
+        after: deps.kubeProxy,
+      });
   return [
     step({
       stage: DEPLOY,
@@ -223,14 +251,18 @@ function networkSteps(model: ClusterModel, node: PlanNode, hostProcess: boolean,
     }),
     ...flannel,
     // The source VIP is reserved on the network flanneld made; kube-proxy reads it from the node.
-    ...(overlay ? [step({
-      stage: DEPLOY,
-      name: 'win-source-vip',
-      description: `reserve kube-proxy's source VIP on ${network} with host-local, at run time`,
-      scripts: sourceVip(model),
-      timeoutSeconds: 120,
-      needs: [hostProcess ? 'win-flannel-pod' : 'win-flanneld'],
-    })] : []),
+    ...(overlay
+      ? [
+          step({
+            stage: DEPLOY,
+            name: 'win-source-vip',
+            description: `reserve kube-proxy's source VIP on ${network} with host-local, at run time`,
+            scripts: sourceVip(model),
+            timeoutSeconds: 120,
+            needs: [hostProcess ? 'win-flannel-pod' : 'win-flanneld'],
+          }),
+        ]
+      : []),
     { ...proxy, needs: [...(proxy.needs ?? []), ...(overlay ? ['win-source-vip'] : [])] },
   ];
 }
@@ -249,7 +281,9 @@ function hostSteps(model: ClusterModel, hostProcess: boolean): WindowsStep[] {
     step({
       stage: DEPLOY,
       name: 'win-boot-order',
-      description: hostProcess ? 'at boot, with no deadline: containerd, External network, drop a stale subnet.env, then the kubelet (it runs the flannel and kube-proxy pods); services restart on failure' : 'at boot, with no deadline: containerd, External network, drop a stale subnet.env, wait for the API, flanneld until the network is ready, then kubelet and kube-proxy; services restart on failure',
+      description: hostProcess
+        ? 'at boot, with no deadline: containerd, External network, drop a stale subnet.env, then the kubelet (it runs the flannel and kube-proxy pods); services restart on failure'
+        : 'at boot, with no deadline: containerd, External network, drop a stale subnet.env, wait for the API, flanneld until the network is ready, then kubelet and kube-proxy; services restart on failure',
       scripts: bootOrder(hostProcess),
       uploads: [WIN.bootScript],
       timeoutSeconds: 60,
@@ -258,9 +292,19 @@ function hostSteps(model: ClusterModel, hostProcess: boolean): WindowsStep[] {
 }
 
 /** The steps of one Windows worker, in the order they run. */
-export function windowsRecipe(model: ClusterModel, node: PlanNode, artifacts: readonly RenderedArtifact[], options: WindowsOptions, deps: WindowsExternalDeps): WindowsStep[] {
+export function windowsRecipe(
+  model: ClusterModel,
+  node: PlanNode,
+  artifacts: readonly RenderedArtifact[],
+  options: WindowsOptions,
+  deps: WindowsExternalDeps,
+): WindowsStep[] {
   const hostProcess = hostProcessImages(model) !== undefined;
-  const steps = [...prepareSteps(model, node, artifacts, hostProcess, options), ...networkSteps(model, node, hostProcess, deps), ...hostSteps(model, hostProcess)];
+  const steps = [
+    ...prepareSteps(model, node, artifacts, hostProcess, options),
+    ...networkSteps(model, node, hostProcess, deps),
+    ...hostSteps(model, hostProcess),
+  ];
   assertNeedsEarlier(steps);
   return steps;
 }
@@ -270,7 +314,10 @@ export function assertNeedsEarlier(steps: readonly WindowsStep[]): void {
   steps.forEach((s, i) => {
     for (const need of s.needs ?? []) {
       const at = steps.findIndex((x) => x.name === need);
-      if (at < 0 || at >= i) throw new Error(`Windows recipe: ${s.name} needs ${need}, which ${at < 0 ? 'is not in the recipe' : 'runs after it'}`);
+      if (at < 0 || at >= i)
+        throw new Error(
+          `Windows recipe: ${s.name} needs ${need}, which ${at < 0 ? 'is not in the recipe' : 'runs after it'}`,
+        );
     }
   });
 }

@@ -28,27 +28,37 @@ export function windowsWorkers(model: ClusterModel): PlanNode[] {
   return model.nodes.filter((n) => n.osFamily === 'windows');
 }
 
-export function windowsNodeTasks(model: ClusterModel, node: PlanNode, options: WindowsTaskOptions): { tasks: Task[]; artifacts: RenderedArtifact[] } {
+export function windowsNodeTasks(
+  model: ClusterModel,
+  node: PlanNode,
+  options: WindowsTaskOptions,
+): { tasks: Task[]; artifacts: RenderedArtifact[] } {
   const artifacts = renderWindowsNode(model, node);
-  const steps = windowsRecipe(model, node, artifacts, options, { join: options.joinAfter, kubeProxy: options.kubeProxyAfter ?? [], flanneld: options.flanneldAfter ?? [] });
+  const steps = windowsRecipe(model, node, artifacts, options, {
+    join: options.joinAfter,
+    kubeProxy: options.kubeProxyAfter ?? [],
+    flanneld: options.flanneldAfter ?? [],
+  });
   const first = model.cluster.driver === 'existing' ? [taskId('task-run-validations', node.name, 'os-and-size')] : [];
   const tasks: Task[] = [];
   for (const step of steps) {
     const previous = tasks.at(-1);
     const after = previous === undefined ? first : [previous.id, ...(step.after ?? [])];
-    tasks.push(task({
-      stage: step.stage,
-      host: node.name,
-      name: step.name,
-      description: step.description,
-      after,
-      check: step.scripts.check === null ? null : powershell(step.scripts.check),
-      apply: powershell(step.scripts.apply),
-      uploads: step.uploads.map((p) => artifactId(node.name, p)),
-      secrets: step.secrets,
-      timeoutSeconds: step.timeoutSeconds,
-      ...(step.reboots === undefined ? {} : { reboots: step.reboots }),
-    }));
+    tasks.push(
+      task({
+        stage: step.stage,
+        host: node.name,
+        name: step.name,
+        description: step.description,
+        after,
+        check: step.scripts.check === null ? null : powershell(step.scripts.check),
+        apply: powershell(step.scripts.apply),
+        uploads: step.uploads.map((p) => artifactId(node.name, p)),
+        secrets: step.secrets,
+        timeoutSeconds: step.timeoutSeconds,
+        ...(step.reboots === undefined ? {} : { reboots: step.reboots }),
+      }),
+    );
   }
   assertNoForbidden(model, artifacts, tasks);
   return { tasks, artifacts };
@@ -58,12 +68,16 @@ export function windowsNodeTasks(model: ClusterModel, node: PlanNode, options: W
 function assertNoForbidden(model: ClusterModel, artifacts: readonly RenderedArtifact[], tasks: readonly Task[]): void {
   const texts = [...artifacts.map((a) => a.content), ...tasks.flatMap((t) => [t.apply.script, t.check?.script ?? ''])];
   for (const bad of forbiddenFor(model.versions.kubernetes)) {
-    if (texts.some((t) => t.includes(bad))) throw new Error(`Windows plan for Kubernetes ${model.versions.kubernetes} contains ${bad}, which it rejects`);
+    if (texts.some((t) => t.includes(bad)))
+      throw new Error(`Windows plan for Kubernetes ${model.versions.kubernetes} contains ${bad}, which it rejects`);
   }
 }
 
 /** The plan contributor: every Windows worker's tasks and files. */
-export function windowsTasks(model: ClusterModel, options: WindowsTaskOptions = { ...DEFAULT_WINDOWS_OPTIONS, joinAfter: [] }): { tasks: Task[]; artifacts: RenderedArtifact[] } {
+export function windowsTasks(
+  model: ClusterModel,
+  options: WindowsTaskOptions = { ...DEFAULT_WINDOWS_OPTIONS, joinAfter: [] },
+): { tasks: Task[]; artifacts: RenderedArtifact[] } {
   const parts = windowsWorkers(model).map((n) => windowsNodeTasks(model, n, options));
   return { tasks: parts.flatMap((p) => p.tasks), artifacts: parts.flatMap((p) => p.artifacts) };
 }

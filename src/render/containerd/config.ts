@@ -11,7 +11,10 @@ import { CONTAINERD_PATHS as P } from './paths.js';
 
 export function renderContainerdConfig(model: ClusterModel, node: PlanNode): RenderedArtifact {
   const version = Number(model.versions.containerdConfigVersion);
-  if (version !== 3) throw new Error(`containerd ${model.versions.containerd}: config version ${version} has no renderer (only the 2.x lines are supported)`);
+  if (version !== 3)
+    throw new Error(
+      `containerd ${model.versions.containerd}: config version ${version} has no renderer (only the 2.x lines are supported)`,
+    );
   const images = "plugins.'io.containerd.cri.v1.images'";
   const runtime = "plugins.'io.containerd.cri.v1.runtime'";
   const content = `# Rendered by kubemix for containerd ${model.versions.containerd}; re-plan instead of editing.

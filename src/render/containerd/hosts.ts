@@ -21,14 +21,23 @@ export function servicesRegistry(model: ClusterModel): string | undefined {
 
 export function renderRegistryHosts(model: ClusterModel, node: PlanNode): RenderedArtifact[] {
   const own = servicesRegistry(model);
-  const trust = (host: string): string => (own !== undefined && host === own ? `  ca = ${t(registryCaPath(own))}\n` : '');
+  const trust = (host: string): string =>
+    own !== undefined && host === own ? `  ca = ${t(registryCaPath(own))}\n` : '';
   const file = (registry: string, body: string): RenderedArtifact => ({
-    node: node.name, remotePath: `${hostsDir(registry)}/hosts.toml`, mode: '0644', owner: 'root:root',
+    node: node.name,
+    remotePath: `${hostsDir(registry)}/hosts.toml`,
+    mode: '0644',
+    owner: 'root:root',
     content: `# Rendered by kubemix; re-plan instead of editing.\n${body}`,
   });
   const out: RenderedArtifact[] = [];
   if (own !== undefined) {
-    out.push(file(own, `server = ${t(`https://${own}`)}\n\n[host.${t(`https://${own}`)}]\n  capabilities = ['pull', 'resolve', 'push']\n${trust(own)}`));
+    out.push(
+      file(
+        own,
+        `server = ${t(`https://${own}`)}\n\n[host.${t(`https://${own}`)}]\n  capabilities = ['pull', 'resolve', 'push']\n${trust(own)}`,
+      ),
+    );
   }
   for (const { registry, mirror } of model.mirrors.images) {
     const slash = mirror.replace(/^https?:\/\//, '').indexOf('/');
@@ -37,7 +46,12 @@ export function renderRegistryHosts(model: ClusterModel, node: PlanNode): Render
     // A mirror with a path serves the registry under that path: containerd must not add /v2 itself.
     const url = slash < 0 ? `https://${host}` : `https://${host}/v2${bare.slice(slash)}`;
     const override = slash < 0 ? '' : '  override_path = true\n';
-    out.push(file(registry, `server = ${t(upstreamOf(registry))}\n\n[host.${t(url)}]\n  capabilities = ['pull', 'resolve']\n${override}${trust(host)}`));
+    out.push(
+      file(
+        registry,
+        `server = ${t(upstreamOf(registry))}\n\n[host.${t(url)}]\n  capabilities = ['pull', 'resolve']\n${override}${trust(host)}`,
+      ),
+    );
   }
   return out;
 }

@@ -45,7 +45,14 @@ export function initDocuments(model: ClusterModel, node: PlanNode): Doc[] {
   const init: Doc = {
     apiVersion: KUBEADM_API,
     kind: 'InitConfiguration',
-    bootstrapTokens: [{ token: ref(S.token), ttl: '24h0m0s', usages: ['signing', 'authentication'], groups: ['system:bootstrappers:kubeadm:default-node-token'] }],
+    bootstrapTokens: [
+      {
+        token: ref(S.token),
+        ttl: '24h0m0s',
+        usages: ['signing', 'authentication'],
+        groups: ['system:bootstrappers:kubeadm:default-node-token'],
+      },
+    ],
     certificateKey: ref(S.certificateKey),
     localAPIEndpoint: { advertiseAddress: node.ip, bindPort: c.apiEndpoint.port },
     nodeRegistration: nodeRegistration(node),
@@ -57,7 +64,11 @@ export function initDocuments(model: ClusterModel, node: PlanNode): Doc[] {
     kubernetesVersion: `v${model.versions.kubernetes}`,
     controlPlaneEndpoint: endpoint(model),
     networking: { dnsDomain: CLUSTER_DNS_DOMAIN, podSubnet: c.network.podCidr, serviceSubnet: c.network.serviceCidr },
-    apiServer: { certSANs: [c.apiEndpoint.host, `api-int.${c.name}.${c.domain}`, c.apiEndpoint.address].filter((v, i, a) => a.indexOf(v) === i) },
+    apiServer: {
+      certSANs: [c.apiEndpoint.host, `api-int.${c.name}.${c.domain}`, c.apiEndpoint.address].filter(
+        (v, i, a) => a.indexOf(v) === i,
+      ),
+    },
   };
   const kubelet: Doc = {
     apiVersion: 'kubelet.config.k8s.io/v1beta1',
@@ -73,9 +84,16 @@ export function joinDocument(model: ClusterModel, node: PlanNode): Doc {
   return {
     apiVersion: KUBEADM_API,
     kind: 'JoinConfiguration',
-    discovery: { bootstrapToken: { apiServerEndpoint: endpoint(model), token: ref(S.token), caCertHashes: [ref(S.caCertHash)] } },
+    discovery: {
+      bootstrapToken: { apiServerEndpoint: endpoint(model), token: ref(S.token), caCertHashes: [ref(S.caCertHash)] },
+    },
     ...(node.role === 'control-plane'
-      ? { controlPlane: { localAPIEndpoint: { advertiseAddress: node.ip, bindPort: model.cluster.apiEndpoint.port }, certificateKey: ref(S.certificateKey) } }
+      ? {
+          controlPlane: {
+            localAPIEndpoint: { advertiseAddress: node.ip, bindPort: model.cluster.apiEndpoint.port },
+            certificateKey: ref(S.certificateKey),
+          },
+        }
       : {}),
     nodeRegistration: nodeRegistration(node),
     timeouts: { discovery: '5m0s' },
@@ -85,6 +103,11 @@ export function joinDocument(model: ClusterModel, node: PlanNode): Doc {
 export function renderKubeadm(model: ClusterModel, node: PlanNode, first: boolean): RenderedArtifact {
   const docs = first ? initDocuments(model, node) : [joinDocument(model, node)];
   const content = `# Rendered by kubemix; re-plan instead of editing.\n${docs.map((d) => stringify(d, { lineWidth: 0 })).join('---\n')}`;
-  return { node: node.name, remotePath: kubeadmConfigPath(first ? 'init' : 'join'), mode: '0600', owner: 'root:root', content };
+  return {
+    node: node.name,
+    remotePath: kubeadmConfigPath(first ? 'init' : 'join'),
+    mode: '0600',
+    owner: 'root:root',
+    content,
+  };
 }
-

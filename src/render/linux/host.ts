@@ -19,12 +19,24 @@ export const SYSCTLS: Readonly<Record<string, string>> = {
 const HEADER = '# Rendered by kubemix; re-plan instead of editing.';
 
 export function renderModules(node: PlanNode): RenderedArtifact {
-  return { node: node.name, remotePath: MODULES_FILE, mode: '0644', owner: 'root:root', content: `${HEADER}\n${KERNEL_MODULES.join('\n')}\n` };
+  return {
+    node: node.name,
+    remotePath: MODULES_FILE,
+    mode: '0644',
+    owner: 'root:root',
+    content: `${HEADER}\n${KERNEL_MODULES.join('\n')}\n`,
+  };
 }
 
 export function renderSysctls(node: PlanNode): RenderedArtifact {
   const lines = Object.entries(SYSCTLS).map(([k, v]) => `${k} = ${v}`);
-  return { node: node.name, remotePath: SYSCTL_FILE, mode: '0644', owner: 'root:root', content: `${HEADER}\n${lines.join('\n')}\n` };
+  return {
+    node: node.name,
+    remotePath: SYSCTL_FILE,
+    mode: '0644',
+    owner: 'root:root',
+    content: `${HEADER}\n${lines.join('\n')}\n`,
+  };
 }
 
 export const HOSTS_BEGIN = '# BEGIN kubemix';

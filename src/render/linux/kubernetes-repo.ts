@@ -12,15 +12,24 @@ export const DNF_REPO = '/etc/yum.repos.d/kubernetes.repo';
 export const KUBERNETES_PACKAGES = ['kubeadm', 'kubectl', 'kubelet'] as const;
 
 export function renderKubernetesRepo(node: PlanNode, family: 'apt' | 'dnf', minor: string): RenderedArtifact {
-  const file = (remotePath: string, content: string): RenderedArtifact => ({ node: node.name, remotePath, mode: '0644', owner: 'root:root', content });
+  const file = (remotePath: string, content: string): RenderedArtifact => ({
+    node: node.name,
+    remotePath,
+    mode: '0644',
+    owner: 'root:root',
+    content,
+  });
   if (family === 'apt') return file(APT_LIST, `deb [signed-by=${APT_KEYRING}] ${URLS.kubernetesDeb(minor)} /\n`);
   const base = URLS.kubernetesRpm(minor);
-  return file(DNF_REPO, `[kubernetes]
+  return file(
+    DNF_REPO,
+    `[kubernetes]
 name=Kubernetes v${minor}
 baseurl=${base}
 enabled=1
 gpgcheck=1
 gpgkey=${base}repodata/repomd.xml.key
 exclude=${[...KUBERNETES_PACKAGES, 'cri-tools', 'kubernetes-cni'].join(' ')}
-`);
+`,
+  );
 }

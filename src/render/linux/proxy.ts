@@ -33,5 +33,13 @@ export function renderContainerdProxy(model: ClusterModel, node: PlanNode): Rend
   const vars = proxyVars(model);
   if (vars === undefined) return [];
   const lines = vars.filter(([k]) => k === k.toUpperCase()).map(([k, v]) => systemdEnvironment(k, v));
-  return [{ node: node.name, remotePath: CONTAINERD_PROXY_DROPIN, mode: '0644', owner: 'root:root', content: `# Rendered by kubemix; re-plan instead of editing.\n[Service]\n${lines.join('\n')}\n` }];
+  return [
+    {
+      node: node.name,
+      remotePath: CONTAINERD_PROXY_DROPIN,
+      mode: '0644',
+      owner: 'root:root',
+      content: `# Rendered by kubemix; re-plan instead of editing.\n[Service]\n${lines.join('\n')}\n`,
+    },
+  ];
 }

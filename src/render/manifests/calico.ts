@@ -24,13 +24,27 @@ export function calicoObjects(model: ClusterModel): Obj[] {
     // service VIP (which needs the CNI first); by address, so no DNS is needed
     // either (the API certificate carries it: kubeadm certSANs).
     {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kubernetes-services-endpoint', namespace: TIGERA_NAMESPACE },
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'kubernetes-services-endpoint', namespace: TIGERA_NAMESPACE },
       data: { KUBERNETES_SERVICE_HOST: apiEndpoint.address, KUBERNETES_SERVICE_PORT: String(apiEndpoint.port) },
     },
-    { apiVersion: 'crd.projectcalico.org/v1', kind: 'FelixConfiguration', metadata: { name: 'default' }, spec: { vxlanVNI: vxlan?.vni, vxlanPort: vxlan?.port } },
-    { apiVersion: 'crd.projectcalico.org/v1', kind: 'IPAMConfig', metadata: { name: 'default' }, spec: { strictAffinity: true, autoAllocateBlocks: true } },
     {
-      apiVersion: 'operator.tigera.io/v1', kind: 'Installation', metadata: { name: 'default' },
+      apiVersion: 'crd.projectcalico.org/v1',
+      kind: 'FelixConfiguration',
+      metadata: { name: 'default' },
+      spec: { vxlanVNI: vxlan?.vni, vxlanPort: vxlan?.port },
+    },
+    {
+      apiVersion: 'crd.projectcalico.org/v1',
+      kind: 'IPAMConfig',
+      metadata: { name: 'default' },
+      spec: { strictAffinity: true, autoAllocateBlocks: true },
+    },
+    {
+      apiVersion: 'operator.tigera.io/v1',
+      kind: 'Installation',
+      metadata: { name: 'default' },
       spec: {
         variant: 'Calico',
         // The Windows dataplane needs the service CIDRs to program its load balancers.
@@ -42,7 +56,16 @@ export function calicoObjects(model: ClusterModel): Obj[] {
           linuxDataplane: 'Iptables',
           windowsDataplane: windows ? 'HNS' : 'Disabled',
           nodeAddressAutodetectionV4: { cidrs: [network.nodeCidr] },
-          ipPools: [{ name: 'default-ipv4-ippool', cidr: model.podNetworks.all[0], encapsulation: 'VXLAN', natOutgoing: 'Enabled', nodeSelector: 'all()', blockSize: 26 }],
+          ipPools: [
+            {
+              name: 'default-ipv4-ippool',
+              cidr: model.podNetworks.all[0],
+              encapsulation: 'VXLAN',
+              natOutgoing: 'Enabled',
+              nodeSelector: 'all()',
+              blockSize: 26,
+            },
+          ],
         },
       },
     },

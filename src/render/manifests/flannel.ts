@@ -16,23 +16,41 @@ export function netConf(model: ClusterModel): string {
   return `${JSON.stringify({ Network: ipv4, ...dualStack, Backend: backend }, null, 2)}\n`;
 }
 
-const CNI_CONF = `${JSON.stringify({
-  name: 'cbr0',
-  cniVersion: '0.3.1',
-  plugins: [
-    { type: 'flannel', delegate: { hairpinMode: true, isDefaultGateway: true } },
-    { type: 'portmap', capabilities: { portMappings: true } },
-  ],
-}, null, 2)}\n`;
+const CNI_CONF = `${JSON.stringify(
+  {
+    name: 'cbr0',
+    cniVersion: '0.3.1',
+    plugins: [
+      { type: 'flannel', delegate: { hairpinMode: true, isDefaultGateway: true } },
+      { type: 'portmap', capabilities: { portMappings: true } },
+    ],
+  },
+  null,
+  2,
+)}\n`;
 
 export function flannelObjects(model: ClusterModel): Obj[] {
-  const meta = (name: string, extra: Obj = {}): Obj => ({ name, namespace: FLANNEL_NAMESPACE, labels: { app: 'flannel', 'k8s-app': 'flannel', tier: 'node' }, ...extra });
+  const meta = (name: string, extra: Obj = {}): Obj => ({
+    name,
+    namespace: FLANNEL_NAMESPACE,
+    labels: { app: 'flannel', 'k8s-app': 'flannel', tier: 'node' },
+    ...extra,
+  });
   return [
     // flanneld needs host networking and NET_ADMIN: the namespace must allow privileged pods.
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: FLANNEL_NAMESPACE, labels: { 'k8s-app': 'flannel', 'pod-security.kubernetes.io/enforce': 'privileged' } } },
+    {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: {
+        name: FLANNEL_NAMESPACE,
+        labels: { 'k8s-app': 'flannel', 'pod-security.kubernetes.io/enforce': 'privileged' },
+      },
+    },
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta('flannel') },
     {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'flannel', labels: { 'k8s-app': 'flannel' } },
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'flannel', labels: { 'k8s-app': 'flannel' } },
       rules: [
         { apiGroups: [''], resources: ['pods'], verbs: ['get'] },
         { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
@@ -40,11 +58,18 @@ export function flannelObjects(model: ClusterModel): Obj[] {
       ],
     },
     {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'flannel', labels: { 'k8s-app': 'flannel' } },
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'flannel', labels: { 'k8s-app': 'flannel' } },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'flannel' },
       subjects: [{ kind: 'ServiceAccount', name: 'flannel', namespace: FLANNEL_NAMESPACE }],
     },
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('kube-flannel-cfg'), data: { 'cni-conf.json': CNI_CONF, 'net-conf.json': netConf(model) } },
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: meta('kube-flannel-cfg'),
+      data: { 'cni-conf.json': CNI_CONF, 'net-conf.json': netConf(model) },
+    },
     daemonSet(meta('kube-flannel-ds')),
   ];
 }
@@ -52,9 +77,14 @@ export function flannelObjects(model: ClusterModel): Obj[] {
 function daemonSet(metadata: Obj): Obj {
   const flannel = `${IMAGES.flannel.repository}:${IMAGES.flannel.tag}`;
   const labels = { app: 'flannel', 'k8s-app': 'flannel', tier: 'node' };
-  const hostPath = (name: string, path: string, type?: string): Obj => ({ name, hostPath: { path, ...(type === undefined ? {} : { type }) } });
+  const hostPath = (name: string, path: string, type?: string): Obj => ({
+    name,
+    hostPath: { path, ...(type === undefined ? {} : { type }) },
+  });
   return {
-    apiVersion: 'apps/v1', kind: 'DaemonSet', metadata,
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata,
     spec: {
       selector: { matchLabels: { app: 'flannel', 'k8s-app': 'flannel' } },
       template: {
@@ -78,20 +108,32 @@ function daemonSet(metadata: Obj): Obj {
               image: flannel,
               command: ['cp'],
               args: ['-f', '/etc/kube-flannel/cni-conf.json', '/etc/cni/net.d/10-flannel.conflist'],
-              volumeMounts: [{ name: 'cni', mountPath: '/etc/cni/net.d' }, { name: 'flannel-cfg', mountPath: '/etc/kube-flannel/' }],
+              volumeMounts: [
+                { name: 'cni', mountPath: '/etc/cni/net.d' },
+                { name: 'flannel-cfg', mountPath: '/etc/kube-flannel/' },
+              ],
             },
           ],
-          containers: [{
-            name: 'kube-flannel', image: flannel, command: ['/opt/bin/flanneld'], args: ['--ip-masq', '--kube-subnet-mgr'],
-            resources: { requests: { cpu: '100m', memory: '50Mi' } },
-            securityContext: { privileged: false, capabilities: { add: ['NET_ADMIN', 'NET_RAW'] } },
-            env: [
-              { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-              { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-              { name: 'EVENT_QUEUE_DEPTH', value: '5000' },
-            ],
-            volumeMounts: [{ name: 'run', mountPath: '/run/flannel' }, { name: 'flannel-cfg', mountPath: '/etc/kube-flannel/' }, { name: 'xtables-lock', mountPath: '/run/xtables.lock' }],
-          }],
+          containers: [
+            {
+              name: 'kube-flannel',
+              image: flannel,
+              command: ['/opt/bin/flanneld'],
+              args: ['--ip-masq', '--kube-subnet-mgr'],
+              resources: { requests: { cpu: '100m', memory: '50Mi' } },
+              securityContext: { privileged: false, capabilities: { add: ['NET_ADMIN', 'NET_RAW'] } },
+              env: [
+                { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+                { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+                { name: 'EVENT_QUEUE_DEPTH', value: '5000' },
+              ],
+              volumeMounts: [
+                { name: 'run', mountPath: '/run/flannel' },
+                { name: 'flannel-cfg', mountPath: '/etc/kube-flannel/' },
+                { name: 'xtables-lock', mountPath: '/run/xtables.lock' },
+              ],
+            },
+          ],
           volumes: [
             hostPath('run', '/run/flannel'),
             hostPath('cni-plugin', '/opt/cni/bin'),

@@ -32,5 +32,11 @@ export function clusterManifests(model: ClusterModel): Map<string, Record<string
 }
 
 export function renderManifests(model: ClusterModel): RenderedArtifact[] {
-  return [...clusterManifests(model)].map(([name, objects]) => ({ node: CLUSTER_NODE, remotePath: manifestPath(name), mode: '0644', owner: 'root:root', content: toYaml(objects) }));
+  return [...clusterManifests(model)].map(([name, objects]) => ({
+    node: CLUSTER_NODE,
+    remotePath: manifestPath(name),
+    mode: '0644',
+    owner: 'root:root',
+    content: toYaml(objects),
+  }));
 }

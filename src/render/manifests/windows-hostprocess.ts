@@ -20,7 +20,9 @@ const SANDBOX = '$env:CONTAINER_SANDBOX_MOUNT_POINT';
 export const HOST_PROCESS_USER = 'NT AUTHORITY\\SYSTEM';
 
 /** The images when HostProcess mode is on: the spec names them and flannel is the CNI. */
-export function hostProcessImages(model: ClusterModel): { readonly flannelImage: string; readonly kubeProxyImage: string } | undefined {
+export function hostProcessImages(
+  model: ClusterModel,
+): { readonly flannelImage: string; readonly kubeProxyImage: string } | undefined {
   return model.cluster.cni.plugin === 'flannel' ? model.spec.windows?.hostProcess : undefined;
 }
 

@@ -18,7 +18,11 @@ export function runtimeClasses(model: ClusterModel): Obj[] {
     // containerd's default Windows runtime: process isolation, image build must match the node's.
     handler: 'runhcs-wcow-process',
     scheduling: {
-      nodeSelector: { 'kubernetes.io/os': 'windows', 'kubernetes.io/arch': 'amd64', 'node.kubernetes.io/windows-build': w.build },
+      nodeSelector: {
+        'kubernetes.io/os': 'windows',
+        'kubernetes.io/arch': 'amd64',
+        'node.kubernetes.io/windows-build': w.build,
+      },
       tolerations: [{ key: 'os', operator: 'Equal', value: 'windows', effect: 'NoSchedule' }],
     },
   }));
@@ -28,14 +32,18 @@ export function windowsFlannelRbac(): Obj[] {
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: WINDOWS_FLANNEL_SA, namespace: FLANNEL_NAMESPACE } },
     {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: WINDOWS_FLANNEL_SA },
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: WINDOWS_FLANNEL_SA },
       rules: [
         { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
         { apiGroups: [''], resources: ['nodes/status'], verbs: ['patch'] },
       ],
     },
     {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: WINDOWS_FLANNEL_SA },
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: WINDOWS_FLANNEL_SA },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: WINDOWS_FLANNEL_SA },
       subjects: [{ kind: 'ServiceAccount', name: WINDOWS_FLANNEL_SA, namespace: FLANNEL_NAMESPACE }],
     },

@@ -19,7 +19,13 @@ export function zoneFile(zone: string): string {
 }
 
 export function renderBind(model: ClusterModel, facts: ServicesFacts, options: BindOptions = {}): RenderedArtifact[] {
-  const file = (remotePath: string, content: string): RenderedArtifact => ({ node: facts.node.name, remotePath, mode: '0644', owner: 'root:bind', content });
+  const file = (remotePath: string, content: string): RenderedArtifact => ({
+    node: facts.node.name,
+    remotePath,
+    mode: '0644',
+    owner: 'root:bind',
+    content,
+  });
   return [
     file(NAMED_CONF, namedConf(model, facts, options.forwarders ?? [facts.gateway])),
     file(zoneFile(facts.zone), forwardZone(model, facts)),
@@ -30,7 +36,8 @@ export function renderBind(model: ClusterModel, facts: ServicesFacts, options: B
 function namedConf(model: ClusterModel, facts: ServicesFacts, forwarders: readonly string[]): string {
   const clients = [facts.nodeCidr, ...model.podNetworks.all];
   const list = (items: readonly string[]): string => items.map((i) => `${i}; `).join('');
-  const zone = (name: string): string => `zone "${name}" {\n    type primary;\n    file "${zoneFile(name)}";\n    allow-update { none; };\n};`;
+  const zone = (name: string): string =>
+    `zone "${name}" {\n    type primary;\n    file "${zoneFile(name)}";\n    allow-update { none; };\n};`;
   return `// Rendered by kubemix for ${facts.zone}; re-plan instead of editing.
 options {
     directory "/var/cache/bind";

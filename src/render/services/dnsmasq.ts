@@ -27,7 +27,13 @@ export function renderDnsmasq(facts: ServicesFacts): RenderedArtifact {
     `domain=${facts.zone}`,
     ...facts.dhcpClients.map((n) => `dhcp-host=${n.mac},${n.ip},${n.name},infinite`),
   ];
-  return { node: facts.node.name, remotePath: DNSMASQ_CONFIG, mode: '0644', owner: 'root:root', content: `${lines.join('\n')}\n` };
+  return {
+    node: facts.node.name,
+    remotePath: DNSMASQ_CONFIG,
+    mode: '0644',
+    owner: 'root:root',
+    content: `${lines.join('\n')}\n`,
+  };
 }
 
 function maskOf(prefix: number): string {

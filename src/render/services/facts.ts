@@ -25,7 +25,12 @@ export interface ServicesFacts {
   readonly registryEndpoint: string;
   readonly gateway: string;
   readonly nodeCidr: string;
-  readonly toggles: { readonly dns: boolean; readonly loadBalancer: boolean; readonly dhcp: boolean; readonly registry: boolean };
+  readonly toggles: {
+    readonly dns: boolean;
+    readonly loadBalancer: boolean;
+    readonly dhcp: boolean;
+    readonly registry: boolean;
+  };
   /** Bind's upstream resolvers; undefined means the gateway. */
   readonly forwarders: readonly string[] | undefined;
 }
@@ -65,7 +70,12 @@ function computeFacts(model: ClusterModel): ServicesFacts | undefined {
     gateway: model.cluster.network.gateway,
     nodeCidr: model.cluster.network.nodeCidr,
     // dnsmasq only hands out reserved leases: VMs kubemix creates, existing hosts with a MAC.
-    toggles: { dns: s.dns, loadBalancer: s.loadBalancer, dhcp: s.dhcp && model.nodes.some((n) => n.mac !== undefined), registry: s.registry },
+    toggles: {
+      dns: s.dns,
+      loadBalancer: s.loadBalancer,
+      dhcp: s.dhcp && model.nodes.some((n) => n.mac !== undefined),
+      registry: s.registry,
+    },
     forwarders: s.forwarders,
   };
 }

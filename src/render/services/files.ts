@@ -59,8 +59,12 @@ http {
 export function renderFilesServer(facts: ServicesFacts): RenderedArtifact[] {
   const p = FILES_PATHS;
   const config = filesServerConfig({
-    listen: `${facts.node.ip}:${SERVICES.filesPort}`, root: p.cache.slice(0, p.cache.lastIndexOf('/')),
-    certificate: `${p.tlsDir}/registry.crt`, key: `${p.tlsDir}/registry.key`, pid: p.pid, user: 'www-data',
+    listen: `${facts.node.ip}:${SERVICES.filesPort}`,
+    root: p.cache.slice(0, p.cache.lastIndexOf('/')),
+    certificate: `${p.tlsDir}/registry.crt`,
+    key: `${p.tlsDir}/registry.key`,
+    pid: p.pid,
+    user: 'www-data',
   });
   const unit = `# Rendered by kubemix; re-plan instead of editing.
 [Unit]

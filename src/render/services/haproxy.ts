@@ -25,7 +25,13 @@ export function renderHaproxy(facts: ServicesFacts): RenderedArtifact {
     frontendBackend('ingress-http', 80, facts.ingress, ['    default-server check inter 5s fall 3 rise 2']),
     frontendBackend('ingress-https', 443, facts.ingress, ['    default-server check inter 5s fall 3 rise 2']),
   ];
-  return { node: facts.node.name, remotePath: HAPROXY_CONFIG, mode: '0644', owner: 'root:root', content: `${sections.join('\n\n')}\n` };
+  return {
+    node: facts.node.name,
+    remotePath: HAPROXY_CONFIG,
+    mode: '0644',
+    owner: 'root:root',
+    content: `${sections.join('\n\n')}\n`,
+  };
 }
 
 const GLOBAL = `global

@@ -27,22 +27,36 @@ function model(toggles: Record<string, boolean>, shape = 'k8s-libvirt-1-1-1'): C
 
 describe('renderServices', () => {
   it('renders only what the spec switches on', () => {
-    const paths = (m: ClusterModel): string[] => renderServices(m).map((a) => a.remotePath).sort();
+    const paths = (m: ClusterModel): string[] =>
+      renderServices(m)
+        .map((a) => a.remotePath)
+        .sort();
     // The download cache's nginx config and unit come with every services node.
     const cache = ['/etc/kubemix/files/nginx.conf', '/etc/systemd/system/kubemix-files.service'];
     assert.equal(paths(model({})).length, 8);
-    assert.deepEqual(paths(model({ dns: false, dhcp: false, registry: false })), [...cache, '/etc/haproxy/haproxy.cfg'].sort());
-    assert.deepEqual(paths(model({ loadBalancer: false, dns: false, registry: false })), [...cache, '/etc/dnsmasq.d/kubemix.conf'].sort());
+    assert.deepEqual(
+      paths(model({ dns: false, dhcp: false, registry: false })),
+      [...cache, '/etc/haproxy/haproxy.cfg'].sort(),
+    );
+    assert.deepEqual(
+      paths(model({ loadBalancer: false, dns: false, registry: false })),
+      [...cache, '/etc/dnsmasq.d/kubemix.conf'].sort(),
+    );
     assert.deepEqual(renderServices(model({ enabled: false })), []);
   });
 
   it('sends ingress to the controllers when there is no Linux worker', () => {
     const facts = servicesFacts(model({}, 'k8s-libvirt-3-0-1'));
-    assert.deepEqual(facts?.ingress.map((n) => n.name), ['controller-01', 'controller-02', 'controller-03']);
+    assert.deepEqual(
+      facts?.ingress.map((n) => n.name),
+      ['controller-01', 'controller-02', 'controller-03'],
+    );
   });
 
   it('points api and *.apps at the first nodes when there is no load balancer', () => {
-    const zone = renderServices(fromYaml('{ loadBalancer: false }', 2)).find((a) => a.remotePath.endsWith('db.k8scluster.kubeinit.local'));
+    const zone = renderServices(fromYaml('{ loadBalancer: false }', 2)).find((a) =>
+      a.remotePath.endsWith('db.k8scluster.kubeinit.local'),
+    );
     assert.match(zone?.content ?? '', /^api +IN A +10\.0\.0\.1$/m);
     assert.match(zone?.content ?? '', /^\*\.apps +IN A +10\.0\.0\.2$/m);
   });
@@ -50,9 +64,13 @@ describe('renderServices', () => {
 
 describe('Bind forwarders', () => {
   it('default to the gateway and follow spec.services.forwarders', () => {
-    const conf = (m: ClusterModel): string => renderServices(m).find((a) => a.remotePath === '/etc/bind/named.conf')?.content ?? '';
+    const conf = (m: ClusterModel): string =>
+      renderServices(m).find((a) => a.remotePath === '/etc/bind/named.conf')?.content ?? '';
     assert.match(conf(fromYaml('{}', 1)), /forwarders \{ 10\.0\.0\.254; \};/);
-    assert.match(conf(fromYaml('{ forwarders: [192.0.2.53, 198.51.100.53] }', 1)), /forwarders \{ 192\.0\.2\.53; 198\.51\.100\.53; \};/);
+    assert.match(
+      conf(fromYaml('{ forwarders: [192.0.2.53, 198.51.100.53] }', 1)),
+      /forwarders \{ 192\.0\.2\.53; 198\.51\.100\.53; \};/,
+    );
   });
 });
 

@@ -9,11 +9,30 @@
 // node waits, with no deadline: after a power cut Windows often boots before
 // the control plane does.
 
-export const BOOT_FACTS = ['RuntimeRunning', 'ExternalNetwork', 'SubnetEnvStale', 'ApiAnswers', 'FlanneldRunning', 'NetworkReady', 'KubeletRunning', 'KubeProxyRunning'] as const;
+export const BOOT_FACTS = [
+  'RuntimeRunning',
+  'ExternalNetwork',
+  'SubnetEnvStale',
+  'ApiAnswers',
+  'FlanneldRunning',
+  'NetworkReady',
+  'KubeletRunning',
+  'KubeProxyRunning',
+] as const;
 export type BootFact = (typeof BOOT_FACTS)[number];
 export type BootFacts = Readonly<Record<BootFact, boolean>>;
 
-export const BOOT_ACTIONS = ['start-runtime', 'create-external-network', 'drop-stale-subnet-env', 'wait-api', 'start-flanneld', 'wait-network', 'start-kubelet', 'start-kube-proxy', 'done'] as const;
+export const BOOT_ACTIONS = [
+  'start-runtime',
+  'create-external-network',
+  'drop-stale-subnet-env',
+  'wait-api',
+  'start-flanneld',
+  'wait-network',
+  'start-kubelet',
+  'start-kube-proxy',
+  'done',
+] as const;
 export type BootAction = (typeof BOOT_ACTIONS)[number];
 
 export interface BootRule {
@@ -29,21 +48,53 @@ export const BOOT_BACKOFF = { firstSeconds: 5, maxSeconds: 60 } as const;
 /** The table, first match wins; the last rule has no condition. */
 export function bootRules(hostProcess: boolean): BootRule[] {
   const head: BootRule[] = [
-    { when: { RuntimeRunning: false }, action: 'start-runtime', why: 'containerd is Automatic but may have failed to start' },
-    { when: { ExternalNetwork: false }, action: 'create-external-network', why: 'flannel rebuilding its network must not cut the host off' },
-    { when: { SubnetEnvStale: true }, action: 'drop-stale-subnet-env', why: 'a subnet.env from before this boot describes a network that is gone' },
+    {
+      when: { RuntimeRunning: false },
+      action: 'start-runtime',
+      why: 'containerd is Automatic but may have failed to start',
+    },
+    {
+      when: { ExternalNetwork: false },
+      action: 'create-external-network',
+      why: 'flannel rebuilding its network must not cut the host off',
+    },
+    {
+      when: { SubnetEnvStale: true },
+      action: 'drop-stale-subnet-env',
+      why: 'a subnet.env from before this boot describes a network that is gone',
+    },
   ];
   if (hostProcess) {
     // The kubelet runs the flannel and kube-proxy pods; it retries the API by itself.
-    return [...head, { when: { KubeletRunning: false }, action: 'start-kubelet', why: 'the kubelet starts the flannel and kube-proxy pods' }, { when: {}, action: 'done', why: 'all started' }];
+    return [
+      ...head,
+      {
+        when: { KubeletRunning: false },
+        action: 'start-kubelet',
+        why: 'the kubelet starts the flannel and kube-proxy pods',
+      },
+      { when: {}, action: 'done', why: 'all started' },
+    ];
   }
   return [
     ...head,
-    { when: { NetworkReady: false, ApiAnswers: false }, action: 'wait-api', why: "flanneld's kube subnet manager needs the API server" },
-    { when: { NetworkReady: false, FlanneldRunning: false }, action: 'start-flanneld', why: 'flanneld writes subnet.env and creates the HNS network' },
+    {
+      when: { NetworkReady: false, ApiAnswers: false },
+      action: 'wait-api',
+      why: "flanneld's kube subnet manager needs the API server",
+    },
+    {
+      when: { NetworkReady: false, FlanneldRunning: false },
+      action: 'start-flanneld',
+      why: 'flanneld writes subnet.env and creates the HNS network',
+    },
     { when: { NetworkReady: false }, action: 'wait-network', why: 'flanneld is creating the network' },
     { when: { KubeletRunning: false }, action: 'start-kubelet', why: 'pods need the network first' },
-    { when: { KubeProxyRunning: false }, action: 'start-kube-proxy', why: 'kube-proxy needs the network and the kubelet' },
+    {
+      when: { KubeProxyRunning: false },
+      action: 'start-kube-proxy',
+      why: 'kube-proxy needs the network and the kubelet',
+    },
     { when: {}, action: 'done', why: 'all started' },
   ];
 }

@@ -22,7 +22,9 @@ function condition(rule: BootRule): string {
 
 /** Get-KubemixBootAction: the table as ordered if-statements, first match wins. */
 export function bootActionFunction(rules: readonly BootRule[]): string {
-  const lines = rules.map((r) => (Object.keys(r.when).length === 0 ? `  return ${q(r.action)}` : `  if (${condition(r)}) { return ${q(r.action)} }`));
+  const lines = rules.map((r) =>
+    Object.keys(r.when).length === 0 ? `  return ${q(r.action)}` : `  if (${condition(r)}) { return ${q(r.action)} }`,
+  );
   return `function Get-KubemixBootAction($f) {\n${lines.join('\n')}\n}\n`;
 }
 
@@ -51,11 +53,15 @@ function factsFunction(model: ClusterModel, rules: readonly BootRule[]): string 
   $svc = Get-Service -Name $Name -ErrorAction SilentlyContinue
   return ($null -ne $svc -and $svc.Status -eq 'Running')
 }
-${used.includes('ApiAnswers') ? `function Test-KubemixApi {
+${
+  used.includes('ApiAnswers')
+    ? `function Test-KubemixApi {
   $code = & (Join-Path $env:SystemRoot 'System32\\curl.exe') --silent --ssl-no-revoke --noproxy '*' --max-time 10 --cacert ${q(WIN.caCert)} --output NUL --write-out '%{http_code}' ${q(`https://${api.host}:${api.port}/readyz`)}
   return ($code -match '^[1-5][0-9][0-9]$')
 }
-` : ''}function Get-KubemixBootFacts {
+`
+    : ''
+}function Get-KubemixBootFacts {
   $boot = (Get-CimInstance -ClassName Win32_OperatingSystem).LastBootUpTime
   $subnet = Get-Item -LiteralPath ${q(WIN.subnetEnv)} -ErrorAction SilentlyContinue
   $stale = ($null -ne $subnet) -and ($subnet.LastWriteTime -lt $boot)
@@ -68,19 +74,34 @@ ${used.map((f) => `    ${f} = ${expr[f]}`).join('\n')}
 
 function actionBody(action: BootAction, model: ClusterModel, node: PlanNode): string {
   switch (action) {
-    case 'start-runtime': return "Start-Service -Name 'containerd'";
-    case 'create-external-network': return createExternalNetwork(model, node).trimEnd();
-    case 'drop-stale-subnet-env': return `Remove-Item -Force -LiteralPath ${q(WIN.subnetEnv)}`;
-    case 'start-flanneld': return "Start-Service -Name 'flanneld'";
-    case 'start-kubelet': return "Start-Service -Name 'kubelet'";
-    case 'start-kube-proxy': return "Start-Service -Name 'kube-proxy'";
-    case 'wait-api': case 'wait-network': case 'done': return '';
+    case 'start-runtime':
+      return "Start-Service -Name 'containerd'";
+    case 'create-external-network':
+      return createExternalNetwork(model, node).trimEnd();
+    case 'drop-stale-subnet-env':
+      return `Remove-Item -Force -LiteralPath ${q(WIN.subnetEnv)}`;
+    case 'start-flanneld':
+      return "Start-Service -Name 'flanneld'";
+    case 'start-kubelet':
+      return "Start-Service -Name 'kubelet'";
+    case 'start-kube-proxy':
+      return "Start-Service -Name 'kube-proxy'";
+    case 'wait-api':
+    case 'wait-network':
+    case 'done':
+      return '';
   }
 }
 
 function actionFunction(rules: readonly BootRule[], model: ClusterModel, node: PlanNode): string {
-  const cases = [...new Set(rules.map((r) => r.action))].map((a) => [a, actionBody(a, model, node)] as const).filter(([, body]) => body !== '');
-  const indent = (text: string): string => text.split('\n').map((l) => `      ${l}`).join('\n');
+  const cases = [...new Set(rules.map((r) => r.action))]
+    .map((a) => [a, actionBody(a, model, node)] as const)
+    .filter(([, body]) => body !== '');
+  const indent = (text: string): string =>
+    text
+      .split('\n')
+      .map((l) => `      ${l}`)
+      .join('\n');
   return `function Invoke-KubemixBootAction([string]$Action) {
   switch ($Action) {
 ${cases.map(([a, body]) => `    ${q(a)} {\n${indent(body)}\n    }`).join('\n')}
@@ -132,6 +153,8 @@ foreach ($name in ${manual.map(q).join(', ')}) {
   Set-KubemixRestart -Name $name -Enabled $true
 }
 `;
-  const check = checkThat(`($null -ne (Get-ScheduledTask -TaskName ${q(BOOT_TASK)} -ErrorAction SilentlyContinue)) -and (Get-ScheduledTask -TaskName ${q(BOOT_TASK)}).Settings.ExecutionTimeLimit -eq 'PT0S' -and (Get-Service -Name 'kubelet').StartType -eq 'Manual'`);
+  const check = checkThat(
+    `($null -ne (Get-ScheduledTask -TaskName ${q(BOOT_TASK)} -ErrorAction SilentlyContinue)) -and (Get-ScheduledTask -TaskName ${q(BOOT_TASK)}).Settings.ExecutionTimeLimit -eq 'PT0S' -and (Get-Service -Name 'kubelet').StartType -eq 'Manual'`,
+  );
   return { check, apply };
 }

@@ -16,14 +16,20 @@ const lit = tomlString;
 export function sandboxImage(model: ClusterModel, node: PlanNode): string {
   const min = windowsRelease(node.os)?.minPause ?? IMAGES.pause.tag;
   const tag = model.versions.pause;
-  if (compareVersions(tag, min) < 0) throw new Error(`pause ${tag} has no layer for ${node.os}; it needs ${min} or later`);
+  if (compareVersions(tag, min) < 0)
+    throw new Error(`pause ${tag} has no layer for ${node.os}; it needs ${min} or later`);
   return `${IMAGES.pause.repository}:${tag}`;
 }
 
 export function containerdConfig(model: ClusterModel, node: PlanNode): string {
-  if (model.versions.containerdConfigVersion !== '3') throw new Error(`containerd ${model.versions.containerd}: only the version = 3 config (containerd 2.x) is supported on Windows`);
+  if (model.versions.containerdConfigVersion !== '3')
+    throw new Error(
+      `containerd ${model.versions.containerd}: only the version = 3 config (containerd 2.x) is supported on Windows`,
+    );
   const unconfirmed = (kubernetesRelease(model.versions.kubernetesMinor)?.containerdLines.length ?? 0) === 0;
-  const note = unconfirmed ? `# Kubernetes ${model.versions.kubernetesMinor} lists no containerd release yet: this pairing is unconfirmed upstream.\n` : '';
+  const note = unconfirmed
+    ? `# Kubernetes ${model.versions.kubernetesMinor} lists no containerd release yet: this pairing is unconfirmed upstream.\n`
+    : '';
   return `# containerd ${model.versions.containerd} on ${node.name} (${node.os}), rendered by kubemix.
 ${note}version = 3
 root = ${lit(WIN.containerdRoot)}
@@ -56,7 +62,9 @@ function mirrorEndpoint(mirror: string): { url: string; overridePath: boolean } 
   const withScheme = /^[a-z]+:\/\//.test(mirror) ? mirror : `https://${mirror}`;
   const u = new URL(withScheme);
   const path = u.pathname.replace(/\/+$/, '');
-  return path === '' ? { url: `${u.protocol}//${u.host}`, overridePath: false } : { url: `${u.protocol}//${u.host}/v2${path}`, overridePath: true };
+  return path === ''
+    ? { url: `${u.protocol}//${u.host}`, overridePath: false }
+    : { url: `${u.protocol}//${u.host}/v2${path}`, overridePath: true };
 }
 
 /** containerd's certs.d folder on Windows: no colons in paths, so `host:port` → `host_port_`. */
@@ -77,20 +85,45 @@ export function windowsRegistryCa(registry: string): string {
  */
 export function registryHosts(model: ClusterModel, node: PlanNode): RenderedArtifact[] {
   const own = servicesRegistry(model);
-  const trust = (host: string): string => (own !== undefined && host === own ? `  ca = ${lit(windowsRegistryCa(own))}\n` : '');
-  const file = (registry: string, content: string): RenderedArtifact => ({ node: node.name, remotePath: `${windowsHostsDir(registry)}\\hosts.toml`, mode: '0644', owner: 'Administrators', content });
+  const trust = (host: string): string =>
+    own !== undefined && host === own ? `  ca = ${lit(windowsRegistryCa(own))}\n` : '';
+  const file = (registry: string, content: string): RenderedArtifact => ({
+    node: node.name,
+    remotePath: `${windowsHostsDir(registry)}\\hosts.toml`,
+    mode: '0644',
+    owner: 'Administrators',
+    content,
+  });
   const out: RenderedArtifact[] = [];
   if (own !== undefined) {
-    out.push(file(own, `server = ${tomlBasicString(`https://${own}`)}\n\n[host.${tomlBasicString(`https://${own}`)}]\n  capabilities = ["pull", "resolve"]\n${trust(own)}`));
-    out.push({ node: node.name, remotePath: windowsRegistryCa(own), mode: '0600', owner: 'Administrators', content: `{{secret:${SECRET_NAMES.clusterCaCert}}}\n` });
+    out.push(
+      file(
+        own,
+        `server = ${tomlBasicString(`https://${own}`)}\n\n[host.${tomlBasicString(`https://${own}`)}]\n  capabilities = ["pull", "resolve"]\n${trust(own)}`,
+      ),
+    );
+    out.push({
+      node: node.name,
+      remotePath: windowsRegistryCa(own),
+      mode: '0600',
+      owner: 'Administrators',
+      content: `{{secret:${SECRET_NAMES.clusterCaCert}}}\n`,
+    });
   }
-  for (const [registry, mirror] of Object.entries(model.spec.mirrors.images).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [registry, mirror] of Object.entries(model.spec.mirrors.images).sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  )) {
     const m = mirrorEndpoint(mirror);
-    out.push(file(registry, `server = ${tomlBasicString(`https://${registry}`)}
+    out.push(
+      file(
+        registry,
+        `server = ${tomlBasicString(`https://${registry}`)}
 
 [host.${tomlBasicString(m.url)}]
   capabilities = ["pull", "resolve"]
-${m.overridePath ? '  override_path = true\n' : ''}${trust(new URL(m.url).host)}`));
+${m.overridePath ? '  override_path = true\n' : ''}${trust(new URL(m.url).host)}`,
+      ),
+    );
   }
   return out;
 }

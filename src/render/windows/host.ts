@@ -22,25 +22,38 @@ export function firewallRules(model: ClusterModel): FirewallRule[] {
     { name: 'kubemix-nodeports-tcp', protocol: 'TCP', port: '30000-32767', what: 'NodePorts' },
     { name: 'kubemix-nodeports-udp', protocol: 'UDP', port: '30000-32767', what: 'NodePorts' },
   ];
-  if (model.cluster.cni.backend === 'vxlan') rules.push({ name: 'kubemix-vxlan', protocol: 'UDP', port: String(model.cluster.cni.port), what: 'flannel vxlan' });
+  if (model.cluster.cni.backend === 'vxlan')
+    rules.push({ name: 'kubemix-vxlan', protocol: 'UDP', port: String(model.cluster.cni.port), what: 'flannel vxlan' });
   return rules;
 }
 
 function ruleInPlace(r: FirewallRule): string {
   const exists = `($null -ne (Get-NetFirewallRule -Name ${q(r.name)} -ErrorAction SilentlyContinue))`;
-  return r.from === undefined ? exists : `${exists} -and ((Get-NetFirewallRule -Name ${q(r.name)} | Get-NetFirewallAddressFilter).RemoteAddress -eq ${q(r.from)})`;
+  return r.from === undefined
+    ? exists
+    : `${exists} -and ((Get-NetFirewallRule -Name ${q(r.name)} | Get-NetFirewallAddressFilter).RemoteAddress -eq ${q(r.from)})`;
 }
 
 export function firewall(model: ClusterModel): WindowsScripts {
   const rules = firewallRules(model);
-  const apply = rules.map((r) => `if ($null -eq (Get-NetFirewallRule -Name ${q(r.name)} -ErrorAction SilentlyContinue)) {
+  const apply = rules
+    .map(
+      (r) => `if ($null -eq (Get-NetFirewallRule -Name ${q(r.name)} -ErrorAction SilentlyContinue)) {
   New-NetFirewallRule -Name ${q(r.name)} -DisplayName ${q(`kubemix: ${r.what} (${r.port}/${r.protocol.toLowerCase()})`)} -Direction Inbound -Protocol ${r.protocol} -LocalPort ${q(r.port)} -Action Allow | Out-Null
-}${r.from === undefined ? '' : `\nSet-NetFirewallRule -Name ${q(r.name)} -RemoteAddress ${q(r.from)}`}`).join('\n');
+}${r.from === undefined ? '' : `\nSet-NetFirewallRule -Name ${q(r.name)} -RemoteAddress ${q(r.from)}`}`,
+    )
+    .join('\n');
   return { check: checkThat(rules.map(ruleInPlace).join(' -and ')), apply: `${apply}\n` };
 }
 
 const EXCLUDED_PATHS = [WIN.containerdDir, 'C:\\ProgramData\\containerd', WIN.root, WIN.kubeletDir, WIN.cniBin];
-const EXCLUDED_PROCESSES = ['containerd.exe', 'containerd-shim-runhcs-v1.exe', 'kubelet.exe', 'kube-proxy.exe', 'flanneld.exe'];
+const EXCLUDED_PROCESSES = [
+  'containerd.exe',
+  'containerd-shim-runhcs-v1.exe',
+  'kubelet.exe',
+  'kube-proxy.exe',
+  'flanneld.exe',
+];
 
 /** Exclusions only: real-time protection stays on. */
 export function defenderExclusions(): WindowsScripts {

@@ -19,14 +19,25 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode): Rendered
   // HostProcess mode: flanneld and kube-proxy run as pods (manifests/windows-hostprocess.yaml), not services.
   const hostProcess = hostProcessImages(model) !== undefined;
   // A file that names a secret is written 0600 (the executor fills it in on upload).
-  const file = (remotePath: string, content: string): RenderedArtifact => ({ node: node.name, remotePath, mode: content.includes('{{secret:') ? '0600' : '0644', owner: 'Administrators', content });
+  const file = (remotePath: string, content: string): RenderedArtifact => ({
+    node: node.name,
+    remotePath,
+    mode: content.includes('{{secret:') ? '0600' : '0644',
+    owner: 'Administrators',
+    content,
+  });
   const artifacts = [
     file(WIN.containerdConfig, containerdConfig(model, node)),
     ...registryHosts(model, node),
     file(WIN.joinConfig, joinConfiguration(model, node)),
     file(WIN.kubeletPatch, kubeletPatch(model, node)),
     file(WIN.flannelNetConf, netConfJson(model.cluster)),
-    ...(hostProcess ? [] : [file(WIN.flanneldServiceXml, flanneldServiceXml(node)), file(WIN.flanneldKubeconfig, flanneldKubeconfig(model))]),
+    ...(hostProcess
+      ? []
+      : [
+          file(WIN.flanneldServiceXml, flanneldServiceXml(node)),
+          file(WIN.flanneldKubeconfig, flanneldKubeconfig(model)),
+        ]),
     file(WIN.cniConf, cniConfig(model, node)),
     file(WIN.kubeProxyConfigTemplate, kubeProxyConfigTemplate(model, node)),
     file(WIN.kubeProxyKubeconfig, kubeProxyKubeconfig(model)),
@@ -34,7 +45,11 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode): Rendered
     file(WIN.resetScript, resetScript(model)),
     // VMs kubemix creates install from ISO with these (the libvirt driver's install media).
     ...(model.cluster.driver === 'libvirt'
-      ? [file(UNATTEND_MEDIA.answerFile, renderUnattend(model, node)), file(UNATTEND_MEDIA.setupScript, setupScript(model, node)), file(UNATTEND_MEDIA.setupComplete, setupCompleteCmd())]
+      ? [
+          file(UNATTEND_MEDIA.answerFile, renderUnattend(model, node)),
+          file(UNATTEND_MEDIA.setupScript, setupScript(model, node)),
+          file(UNATTEND_MEDIA.setupComplete, setupCompleteCmd()),
+        ]
       : []),
   ];
   return artifacts;

@@ -18,7 +18,15 @@ function proxyEnvironment(model: ClusterModel): string[] {
   const proxy = proxyOf(model);
   if (proxy === '') return [];
   const n = model.cluster.network;
-  const noProxy = [...(model.spec.proxy?.noProxy ?? []), 'localhost', '127.0.0.1', n.nodeCidr, n.podCidr, n.serviceCidr, `.${model.cluster.domain}`];
+  const noProxy = [
+    ...(model.spec.proxy?.noProxy ?? []),
+    'localhost',
+    '127.0.0.1',
+    n.nodeCidr,
+    n.podCidr,
+    n.serviceCidr,
+    `.${model.cluster.domain}`,
+  ];
   return [`HTTP_PROXY=${model.spec.proxy?.http ?? proxy}`, `HTTPS_PROXY=${proxy}`, `NO_PROXY=${noProxy.join(',')}`];
 }
 
@@ -43,7 +51,9 @@ ${env.length === 0 ? '' : `Set-KubemixServiceEnvironment -Name 'containerd' -Val
 Set-Service -Name 'containerd' -StartupType Automatic
 Start-Service -Name 'containerd'
 `;
-  const check = checkThat(`(Get-Service -Name 'containerd' -ErrorAction SilentlyContinue).Status -eq 'Running' -and (& ${q(CONTAINERD_EXE)} --version) -match ${q(` v${d.version} `)} -and (Get-FileHash -Algorithm SHA256 -LiteralPath ${q(WIN.containerdConfig)}).Hash -eq ${q(configHash)}`);
+  const check = checkThat(
+    `(Get-Service -Name 'containerd' -ErrorAction SilentlyContinue).Status -eq 'Running' -and (& ${q(CONTAINERD_EXE)} --version) -match ${q(` v${d.version} `)} -and (Get-FileHash -Algorithm SHA256 -LiteralPath ${q(WIN.containerdConfig)}).Hash -eq ${q(configHash)}`,
+  );
   return { check, apply };
 }
 
@@ -79,7 +89,9 @@ Copy-Item -Force -LiteralPath $file -Destination ${q(`${WIN.flanneldDir}\\flanne
 
 export function binaries(model: ClusterModel, hostProcess = false): WindowsScripts {
   const marker = `${WIN.kubemix}\\binaries.json`;
-  const wanted = downloadsFor(model).filter((d) => d.name !== 'containerd.tar.gz' && !(hostProcess && FROM_IMAGES.includes(d.name)));
+  const wanted = downloadsFor(model).filter(
+    (d) => d.name !== 'containerd.tar.gz' && !(hostProcess && FROM_IMAGES.includes(d.name)),
+  );
   const stamp = JSON.stringify(wanted.map((d) => `${d.name}@${d.version}`));
   const k8s = ['kubelet', 'kubeadm', ...(hostProcess ? [] : ['kube-proxy']), 'kube-log-runner'];
   const apply = `${downloadFunction(model)}New-Item -ItemType Directory -Force -Path ${qList([WIN.bin, WIN.cniBin, WIN.flanneldDir, WIN.kubemix])} | Out-Null
@@ -97,7 +109,9 @@ ${pick('sdn', 'sdnoverlay.exe', `${WIN.cniBin}\\sdnoverlay.exe`)}
 ${pick('sdn', 'sdnbridge.exe', `${WIN.cniBin}\\sdnbridge.exe`)}
 Set-Content -LiteralPath ${q(marker)} -Value ${q(stamp)} -NoNewline
 `;
-  const check = checkThat(`(Test-Path -LiteralPath ${q(marker)}) -and (Get-Content -Raw -LiteralPath ${q(marker)}) -eq ${q(stamp)}`);
+  const check = checkThat(
+    `(Test-Path -LiteralPath ${q(marker)}) -and (Get-Content -Raw -LiteralPath ${q(marker)}) -eq ${q(stamp)}`,
+  );
   return { check, apply };
 }
 
@@ -119,6 +133,8 @@ if ($null -eq (Get-Service -Name 'kubelet' -ErrorAction SilentlyContinue)) {
 # kubeadm stops and starts the kubelet itself during the join: a restart-on-failure would race it.
 Set-KubemixRestart -Name 'kubelet' -Enabled $false
 `;
-  const check = checkThat(`(Test-Path -LiteralPath ${q(WIN.kubeletPkiLink)}) -and (Get-CimInstance -ClassName Win32_Service -Filter "Name='kubelet'").PathName -eq ${q(cmd)}`);
+  const check = checkThat(
+    `(Test-Path -LiteralPath ${q(WIN.kubeletPkiLink)}) -and (Get-CimInstance -ClassName Win32_Service -Filter "Name='kubelet'").PathName -eq ${q(cmd)}`,
+  );
   return { check, apply };
 }

@@ -51,8 +51,10 @@ function taint(text: string): string {
 
 /** JSON merge patch over the kubelet config kubeadm writes from the cluster ConfigMap. */
 export function kubeletPatch(model: ClusterModel, node: PlanNode): string {
-  if (compareVersions(model.versions.kubernetes, '1.34.0') < 0) throw new Error('kubemix renders Windows workers for Kubernetes 1.34 and later');
-  const taints = node.taints.length === 0 ? 'registerWithTaints: []' : `registerWithTaints:\n${node.taints.map(taint).join('\n')}`;
+  if (compareVersions(model.versions.kubernetes, '1.34.0') < 0)
+    throw new Error('kubemix renders Windows workers for Kubernetes 1.34 and later');
+  const taints =
+    node.taints.length === 0 ? 'registerWithTaints: []' : `registerWithTaints:\n${node.taints.map(taint).join('\n')}`;
   return `apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 ${taints}
@@ -88,6 +90,11 @@ export const LOG_ROTATION = { size: '100Mi', age: '168h' } as const;
 
 /** `"C:\k\bin\kube-log-runner.exe" -log-file=… "C:\k\bin\<exe>.exe" args…`, quoted for binPath. */
 export function logRunner(exe: string, args: readonly string[]): string {
-  const runner = [`"${WIN.bin}\\kube-log-runner.exe"`, `-log-file=${WIN.logs}\\${exe}\\${exe}.log`, `-log-file-size=${LOG_ROTATION.size}`, `-log-file-age=${LOG_ROTATION.age}`];
+  const runner = [
+    `"${WIN.bin}\\kube-log-runner.exe"`,
+    `-log-file=${WIN.logs}\\${exe}\\${exe}.log`,
+    `-log-file-size=${LOG_ROTATION.size}`,
+    `-log-file-age=${LOG_ROTATION.age}`,
+  ];
   return [...runner, `"${WIN.bin}\\${exe}.exe"`, ...args].join(' ');
 }

@@ -26,15 +26,19 @@ export function podCidrV4(cluster: PlanCluster): string {
 
 /** flanneld's net-conf.json; must agree with the Linux ConfigMap (same Network and Backend). */
 export function netConfJson(cluster: PlanCluster): string {
-  const backend = cluster.cni.backend === 'vxlan'
-    ? { Type: 'vxlan', VNI: cluster.cni.vni, Port: cluster.cni.port }
-    : { Type: 'host-gw' };
+  const backend =
+    cluster.cni.backend === 'vxlan'
+      ? { Type: 'vxlan', VNI: cluster.cni.vni, Port: cluster.cni.port }
+      : { Type: 'host-gw' };
   return `${JSON.stringify({ Network: podCidrV4(cluster), Backend: backend }, null, 2)}\n`;
 }
 
 type Policy = { Name: 'EndpointPolicy'; Value: Record<string, unknown> };
 
-const policy = (Type: string, Settings: Record<string, unknown>): Policy => ({ Name: 'EndpointPolicy', Value: { Type, Settings } });
+const policy = (Type: string, Settings: Record<string, unknown>): Policy => ({
+  Name: 'EndpointPolicy',
+  Value: { Type, Settings },
+});
 
 /**
  * OutBoundNAT exceptions are the pod and service CIDRs only. The node network

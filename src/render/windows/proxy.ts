@@ -20,7 +20,9 @@ export function cniConfigStep(model: ClusterModel, node: PlanNode): WindowsScrip
 }
 if ((Get-FileHash -Algorithm SHA256 -LiteralPath ${q(WIN.cniConf)}).Hash -ne ${q(hash)}) { throw 'the CNI config on the host differs from the plan' }
 `;
-  const check = checkThat(`(@(Get-ChildItem -LiteralPath ${q(WIN.cniConfDir)} -File -ErrorAction SilentlyContinue).Count -eq 1) -and (Test-Path -LiteralPath ${q(WIN.cniConf)}) -and (Get-FileHash -Algorithm SHA256 -LiteralPath ${q(WIN.cniConf)}).Hash -eq ${q(hash)}`);
+  const check = checkThat(
+    `(@(Get-ChildItem -LiteralPath ${q(WIN.cniConfDir)} -File -ErrorAction SilentlyContinue).Count -eq 1) -and (Test-Path -LiteralPath ${q(WIN.cniConf)}) -and (Get-FileHash -Algorithm SHA256 -LiteralPath ${q(WIN.cniConf)}).Hash -eq ${q(hash)}`,
+  );
   return { check, apply };
 }
 
@@ -54,11 +56,12 @@ Set-Content -LiteralPath ${q(WIN.sourceVipFile)} -Value (@{ ip = $vip; subnet = 
 
 /** kube-proxy's private kubeconfig and its config, with the source VIP reserved on the node. */
 function kubeProxyFiles(model: ClusterModel): string {
-  const vip = model.cluster.cni.backend === 'vxlan'
-    ? `$vip = (Get-Content -Raw -LiteralPath ${q(WIN.sourceVipFile)} | ConvertFrom-Json).ip
+  const vip =
+    model.cluster.cni.backend === 'vxlan'
+      ? `$vip = (Get-Content -Raw -LiteralPath ${q(WIN.sourceVipFile)} | ConvertFrom-Json).ip
 $config = $config.Replace(${q(SOURCE_VIP_PLACEHOLDER)}, $vip)
 `
-    : '';
+      : '';
   // The kubeconfig reads the ServiceAccount token from a private file (tokenFile), in both modes.
   return `${TOKEN_FUNCTIONS}${DROP_OLD_RENEWAL}Set-KubemixPrivateAcl -Path ${q(WIN.kubeProxyKubeconfig)}
 ${installTokenScript(TOKEN_REF, WIN.kubeProxyToken, SECRET_NAMES.kubeProxyWindowsToken)}New-Item -ItemType Directory -Force -Path ${q(`${WIN.logs}\\kube-proxy`)} | Out-Null

@@ -31,13 +31,21 @@ export const DEFAULT_UNATTEND_OPTIONS: UnattendOptions = { virtioDriveLetters: [
 
 export type UnattendNetwork =
   | { readonly kind: 'dhcp' }
-  | { readonly kind: 'static'; readonly mac: string; readonly address: string; readonly gateway: string; readonly dns: string; readonly domain: string };
+  | {
+      readonly kind: 'static';
+      readonly mac: string;
+      readonly address: string;
+      readonly gateway: string;
+      readonly dns: string;
+      readonly domain: string;
+    };
 
 /** DHCP when the services node hands out reservations by MAC; the planned address otherwise. */
 export function unattendNetwork(model: ClusterModel, node: PlanNode): UnattendNetwork {
   const facts = servicesFacts(model);
   if (facts?.toggles.dhcp === true) return { kind: 'dhcp' };
-  if (node.mac === undefined) throw new Error(`${node.name}: an unattended install needs the VM's MAC (libvirt driver)`);
+  if (node.mac === undefined)
+    throw new Error(`${node.name}: an unattended install needs the VM's MAC (libvirt driver)`);
   const prefix = parseCidr(model.cluster.network.nodeCidr)?.prefix;
   if (prefix === undefined) throw new Error(`node network ${model.cluster.network.nodeCidr} is not a CIDR`);
   const gateway = model.cluster.network.gateway;
@@ -53,30 +61,68 @@ export function unattendNetwork(model: ClusterModel, node: PlanNode): UnattendNe
 }
 
 const COMPONENT_ATTRS = (name: string): [string, string][] => [
-  ['name', name], ['processorArchitecture', 'amd64'], ['publicKeyToken', '31bf3856ad364e35'], ['language', 'neutral'], ['versionScope', 'nonSxS'],
+  ['name', name],
+  ['processorArchitecture', 'amd64'],
+  ['publicKeyToken', '31bf3856ad364e35'],
+  ['language', 'neutral'],
+  ['versionScope', 'nonSxS'],
 ];
-const component = (name: string, body: readonly XmlElement[]): XmlElement => el('component', body, COMPONENT_ATTRS(name));
+const component = (name: string, body: readonly XmlElement[]): XmlElement =>
+  el('component', body, COMPONENT_ATTRS(name));
 const add = (tag: string, body: string | readonly XmlElement[], keyValue?: string): XmlElement =>
-  el(tag, body, keyValue === undefined ? [['wcm:action', 'add']] : [['wcm:action', 'add'], ['wcm:keyValue', keyValue]]);
-const pass = (name: string, components: readonly XmlElement[]): XmlElement => el('settings', components, [['pass', name]]);
+  el(
+    tag,
+    body,
+    keyValue === undefined
+      ? [['wcm:action', 'add']]
+      : [
+          ['wcm:action', 'add'],
+          ['wcm:keyValue', keyValue],
+        ],
+  );
+const pass = (name: string, components: readonly XmlElement[]): XmlElement =>
+  el('settings', components, [['pass', name]]);
 
 /** A valid NetBIOS computer name: ≤ 15 characters, letters, digits and hyphens, not all digits. */
 export function computerName(node: PlanNode): string {
   if (node.name.length > WINDOWS_NAME_LIMIT || !/^[A-Za-z0-9-]+$/.test(node.name) || /^[0-9]+$/.test(node.name)) {
-    throw new Error(`${node.name} is not a valid Windows computer name (≤ ${WINDOWS_NAME_LIMIT} letters, digits, hyphens)`);
+    throw new Error(
+      `${node.name} is not a valid Windows computer name (≤ ${WINDOWS_NAME_LIMIT} letters, digits, hyphens)`,
+    );
   }
   return node.name;
 }
 
-export function renderUnattend(model: ClusterModel, node: PlanNode, options: UnattendOptions = DEFAULT_UNATTEND_OPTIONS): string {
+export function renderUnattend(
+  model: ClusterModel,
+  node: PlanNode,
+  options: UnattendOptions = DEFAULT_UNATTEND_OPTIONS,
+): string {
   const release = windowsRelease(node.os);
-  if (release === undefined) throw new Error(`${node.name}: ${node.os} is not a Windows Server release kubemix installs`);
-  const root = el('unattend', [
-    pass('windowsPE', [drivers('Microsoft-Windows-PnpCustomizationsWinPE', release.virtioDir, options), internationalPE(), setup(release.images[options.edition])]),
-    pass('offlineServicing', [drivers('Microsoft-Windows-PnpCustomizationsNonWinPE', release.virtioDir, options)]),
-    pass('specialize', [specializeShell(node), copyScripts(), serverManager(), ...networkComponents(unattendNetwork(model, node))]),
-    pass('oobeSystem', [international('Microsoft-Windows-International-Core'), oobeShell()]),
-  ], [['xmlns', 'urn:schemas-microsoft-com:unattend'], ['xmlns:wcm', 'http://schemas.microsoft.com/WMIConfig/2002/State']]);
+  if (release === undefined)
+    throw new Error(`${node.name}: ${node.os} is not a Windows Server release kubemix installs`);
+  const root = el(
+    'unattend',
+    [
+      pass('windowsPE', [
+        drivers('Microsoft-Windows-PnpCustomizationsWinPE', release.virtioDir, options),
+        internationalPE(),
+        setup(release.images[options.edition]),
+      ]),
+      pass('offlineServicing', [drivers('Microsoft-Windows-PnpCustomizationsNonWinPE', release.virtioDir, options)]),
+      pass('specialize', [
+        specializeShell(node),
+        copyScripts(),
+        serverManager(),
+        ...networkComponents(unattendNetwork(model, node)),
+      ]),
+      pass('oobeSystem', [international('Microsoft-Windows-International-Core'), oobeShell()]),
+    ],
+    [
+      ['xmlns', 'urn:schemas-microsoft-com:unattend'],
+      ['xmlns:wcm', 'http://schemas.microsoft.com/WMIConfig/2002/State'],
+    ],
+  );
   return renderXml(root);
 }
 
@@ -84,14 +130,29 @@ export function renderUnattend(model: ClusterModel, node: PlanNode, options: Una
 const VIRTIO_DRIVERS = ['viostor', 'vioscsi', 'NetKVM'] as const;
 
 function drivers(name: string, dir: string, options: UnattendOptions): XmlElement {
-  const paths = options.virtioDriveLetters.flatMap((letter) => VIRTIO_DRIVERS.map((d) => `${letter}:\\${d}\\${dir}\\amd64`));
-  return component(name, [el('DriverPaths', paths.map((p, i) => add('PathAndCredentials', [el('Path', p)], String(i + 1))))]);
+  const paths = options.virtioDriveLetters.flatMap((letter) =>
+    VIRTIO_DRIVERS.map((d) => `${letter}:\\${d}\\${dir}\\amd64`),
+  );
+  return component(name, [
+    el(
+      'DriverPaths',
+      paths.map((p, i) => add('PathAndCredentials', [el('Path', p)], String(i + 1))),
+    ),
+  ]);
 }
 
-const LOCALE = [el('InputLocale', 'en-US'), el('SystemLocale', 'en-US'), el('UILanguage', 'en-US'), el('UserLocale', 'en-US')];
+const LOCALE = [
+  el('InputLocale', 'en-US'),
+  el('SystemLocale', 'en-US'),
+  el('UILanguage', 'en-US'),
+  el('UserLocale', 'en-US'),
+];
 
 function internationalPE(): XmlElement {
-  return component('Microsoft-Windows-International-Core-WinPE', [el('SetupUILanguage', [el('UILanguage', 'en-US')]), ...LOCALE]);
+  return component('Microsoft-Windows-International-Core-WinPE', [
+    el('SetupUILanguage', [el('UILanguage', 'en-US')]),
+    ...LOCALE,
+  ]);
 }
 
 function international(name: string): XmlElement {
@@ -101,8 +162,13 @@ function international(name: string): XmlElement {
 /** UEFI layout on disk 0: EFI (FAT32), MSR, Windows on the rest. */
 function setup(imageName: string): XmlElement {
   const partition = (order: number, type: string, size?: number): XmlElement =>
-    add('CreatePartition', [el('Order', String(order)), el('Type', type), ...(size === undefined ? [el('Extend', 'true')] : [el('Size', String(size))])]);
-  const modify = (order: number, extra: readonly XmlElement[]): XmlElement => add('ModifyPartition', [el('Order', String(order)), el('PartitionID', String(order)), ...extra]);
+    add('CreatePartition', [
+      el('Order', String(order)),
+      el('Type', type),
+      ...(size === undefined ? [el('Extend', 'true')] : [el('Size', String(size))]),
+    ]);
+  const modify = (order: number, extra: readonly XmlElement[]): XmlElement =>
+    add('ModifyPartition', [el('Order', String(order)), el('PartitionID', String(order)), ...extra]);
   const disk = add('Disk', [
     el('DiskID', '0'),
     el('WillWipeDisk', 'true'),
@@ -138,10 +204,19 @@ function copyScripts(): XmlElement {
   const scripts = '%WINDIR%\\Setup\\Scripts';
   const commands = [
     ['create the SetupComplete folder', `cmd.exe /c if not exist ${scripts} mkdir ${scripts}`],
-    ['copy kubemix-setup.ps1 and SetupComplete.cmd from the unattend media', `cmd.exe /c for %d in (${MEDIA_LETTERS}) do @if exist %d:\\kubemix\\kubemix-setup.ps1 copy /y %d:\\kubemix\\* ${scripts}\\`],
+    [
+      'copy kubemix-setup.ps1 and SetupComplete.cmd from the unattend media',
+      `cmd.exe /c for %d in (${MEDIA_LETTERS}) do @if exist %d:\\kubemix\\kubemix-setup.ps1 copy /y %d:\\kubemix\\* ${scripts}\\`,
+    ],
   ] as const;
-  return component('Microsoft-Windows-Deployment', [el('RunSynchronous', commands.map(([what, path], i) =>
-    add('RunSynchronousCommand', [el('Order', String(i + 1)), el('Description', what), el('Path', path)])))]);
+  return component('Microsoft-Windows-Deployment', [
+    el(
+      'RunSynchronous',
+      commands.map(([what, path], i) =>
+        add('RunSynchronousCommand', [el('Order', String(i + 1)), el('Description', what), el('Path', path)]),
+      ),
+    ),
+  ]);
 }
 
 function serverManager(): XmlElement {
@@ -150,23 +225,36 @@ function serverManager(): XmlElement {
 
 function networkComponents(net: UnattendNetwork): XmlElement[] {
   if (net.kind === 'dhcp') return [];
-  const tcpip = component('Microsoft-Windows-TCPIP', [el('Interfaces', [add('Interface', [
-    el('Identifier', net.mac),
-    el('Ipv4Settings', [el('DhcpEnabled', 'false')]),
-    el('UnicastIpAddresses', [add('IpAddress', net.address, '1')]),
-    el('Routes', [add('Route', [el('Identifier', '0'), el('Prefix', '0.0.0.0/0'), el('NextHopAddress', net.gateway)])]),
-  ])])]);
-  const dns = component('Microsoft-Windows-DNS-Client', [el('Interfaces', [add('Interface', [
-    el('Identifier', net.mac),
-    el('DNSServerSearchOrder', [add('IpAddress', net.dns, '1')]),
-    el('DNSDomain', net.domain),
-  ])])]);
+  const tcpip = component('Microsoft-Windows-TCPIP', [
+    el('Interfaces', [
+      add('Interface', [
+        el('Identifier', net.mac),
+        el('Ipv4Settings', [el('DhcpEnabled', 'false')]),
+        el('UnicastIpAddresses', [add('IpAddress', net.address, '1')]),
+        el('Routes', [
+          add('Route', [el('Identifier', '0'), el('Prefix', '0.0.0.0/0'), el('NextHopAddress', net.gateway)]),
+        ]),
+      ]),
+    ]),
+  ]);
+  const dns = component('Microsoft-Windows-DNS-Client', [
+    el('Interfaces', [
+      add('Interface', [
+        el('Identifier', net.mac),
+        el('DNSServerSearchOrder', [add('IpAddress', net.dns, '1')]),
+        el('DNSDomain', net.domain),
+      ]),
+    ]),
+  ]);
   return [tcpip, dns];
 }
 
 function oobeShell(): XmlElement {
   // PlainText: the executor fills the reference; Setup masks the value in the copy it caches.
-  const password = el('AdministratorPassword', [el('Value', `{{secret:${SECRET_NAMES.windowsAdminPassword}}}`), el('PlainText', 'true')]);
+  const password = el('AdministratorPassword', [
+    el('Value', `{{secret:${SECRET_NAMES.windowsAdminPassword}}}`),
+    el('PlainText', 'true'),
+  ]);
   return component('Microsoft-Windows-Shell-Setup', [
     el('UserAccounts', [password]),
     el('OOBE', [el('HideEULAPage', 'true'), el('ProtectYourPC', '3')]),

@@ -9,7 +9,11 @@ export interface XmlElement {
   readonly body: string | readonly XmlElement[];
 }
 
-export function el(tag: string, body: string | readonly XmlElement[] = [], attrs: readonly (readonly [string, string])[] = []): XmlElement {
+export function el(
+  tag: string,
+  body: string | readonly XmlElement[] = [],
+  attrs: readonly (readonly [string, string])[] = [],
+): XmlElement {
   return { tag, attrs, body };
 }
 

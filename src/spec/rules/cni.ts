@@ -9,38 +9,106 @@ export const vxlanSettings: Rule = (ctx) => {
   const cni = ctx.spec.cni;
   if (cni.backend !== 'vxlan') return [];
   const out: Diagnostic[] = [];
-  const why = 'Windows nodes require it, and using it from the start lets Windows nodes join later without a disruptive flannel migration';
-  if (cni.plugin === 'flannel' && cni.vni !== FLANNEL_VXLAN.vni) out.push(error('cni.vxlan-vni', 'spec.cni.vni', `flannel vxlan must use VNI ${FLANNEL_VXLAN.vni}: ${why}`, `set vni: ${FLANNEL_VXLAN.vni} (or leave it out)`));
-  if (cni.plugin === 'calico' && cni.vni < FLANNEL_VXLAN.vni) out.push(error('cni.vxlan-vni', 'spec.cni.vni', `Calico VXLAN with Windows needs a VNI of ${FLANNEL_VXLAN.vni} or more`, `set vni: ${FLANNEL_VXLAN.vni}`));
-  if (cni.port !== FLANNEL_VXLAN.port) out.push(error('cni.vxlan-port', 'spec.cni.port', `vxlan must use UDP port ${FLANNEL_VXLAN.port}: ${why}`, `set port: ${FLANNEL_VXLAN.port} (or leave it out)`));
+  const why =
+    'Windows nodes require it, and using it from the start lets Windows nodes join later without a disruptive flannel migration';
+  if (cni.plugin === 'flannel' && cni.vni !== FLANNEL_VXLAN.vni)
+    out.push(
+      error(
+        'cni.vxlan-vni',
+        'spec.cni.vni',
+        `flannel vxlan must use VNI ${FLANNEL_VXLAN.vni}: ${why}`,
+        `set vni: ${FLANNEL_VXLAN.vni} (or leave it out)`,
+      ),
+    );
+  if (cni.plugin === 'calico' && cni.vni < FLANNEL_VXLAN.vni)
+    out.push(
+      error(
+        'cni.vxlan-vni',
+        'spec.cni.vni',
+        `Calico VXLAN with Windows needs a VNI of ${FLANNEL_VXLAN.vni} or more`,
+        `set vni: ${FLANNEL_VXLAN.vni}`,
+      ),
+    );
+  if (cni.port !== FLANNEL_VXLAN.port)
+    out.push(
+      error(
+        'cni.vxlan-port',
+        'spec.cni.port',
+        `vxlan must use UDP port ${FLANNEL_VXLAN.port}: ${why}`,
+        `set port: ${FLANNEL_VXLAN.port} (or leave it out)`,
+      ),
+    );
   return out;
 };
 
 export const calicoBackend: Rule = (ctx) => {
   if (ctx.spec.cni.plugin !== 'calico') return [];
   const out: Diagnostic[] = [];
-  if (ctx.spec.cni.backend !== 'vxlan') out.push(error('cni.calico-backend', 'spec.cni.backend', 'Calico for Windows supports only the vxlan backend', 'set backend: vxlan'));
+  if (ctx.spec.cni.backend !== 'vxlan')
+    out.push(
+      error(
+        'cni.calico-backend',
+        'spec.cni.backend',
+        'Calico for Windows supports only the vxlan backend',
+        'set backend: vxlan',
+      ),
+    );
   // kubemix's Windows recipe runs flanneld and its CNI config; it has no Calico
   // (HostProcess calico-node-windows) variant, so planning one would be wrong.
   if (hasWindows(ctx)) {
-    out.push(error('cni.calico-windows', 'spec.cni.plugin', 'kubemix deploys Calico on Linux nodes only: its Windows workers run flannel', 'use plugin: flannel for a cluster with Windows workers, or remove the Windows workers'));
+    out.push(
+      error(
+        'cni.calico-windows',
+        'spec.cni.plugin',
+        'kubemix deploys Calico on Linux nodes only: its Windows workers run flannel',
+        'use plugin: flannel for a cluster with Windows workers, or remove the Windows workers',
+      ),
+    );
   }
   if (ctx.spec.network.podCidr.includes(',')) {
-    out.push(error('cni.calico-dual-stack', 'spec.network.podCidr', 'kubemix renders a single IPv4 Calico pool; dual-stack Calico is not planned', 'use one IPv4 pod CIDR, or plugin: flannel'));
+    out.push(
+      error(
+        'cni.calico-dual-stack',
+        'spec.network.podCidr',
+        'kubemix renders a single IPv4 Calico pool; dual-stack Calico is not planned',
+        'use one IPv4 pod CIDR, or plugin: flannel',
+      ),
+    );
   }
   return out;
 };
 
 export const hostGwNeedsOneSegment: Rule = (ctx) => {
   if (ctx.spec.cni.backend !== 'host-gw' || ctx.spec.driver !== 'existing' || !hasWindows(ctx)) return [];
-  return [warning('cni.host-gw-segment', 'spec.cni.backend', 'host-gw needs every node on one L2 segment; kubemix checks the addresses, but not the cabling, before deploying')];
+  return [
+    warning(
+      'cni.host-gw-segment',
+      'spec.cni.backend',
+      'host-gw needs every node on one L2 segment; kubemix checks the addresses, but not the cabling, before deploying',
+    ),
+  ];
 };
 
 /** HostProcess mode runs flannel's Windows side as pods: it needs flannel and a Windows node to mean anything. */
 export const hostProcessApplies: Rule = (ctx) => {
   if (ctx.spec.windows?.hostProcess === undefined) return [];
-  if (ctx.spec.cni.plugin !== 'flannel') return [warning('windows.hostprocess-unused', 'spec.windows.hostProcess', 'HostProcess mode runs flannel and kube-proxy as pods; with Calico it is ignored', 'remove spec.windows.hostProcess or use flannel')];
-  if (!hasWindows(ctx)) return [warning('windows.hostprocess-unused', 'spec.windows.hostProcess', 'no Windows nodes: the HostProcess DaemonSets are not rendered')];
+  if (ctx.spec.cni.plugin !== 'flannel')
+    return [
+      warning(
+        'windows.hostprocess-unused',
+        'spec.windows.hostProcess',
+        'HostProcess mode runs flannel and kube-proxy as pods; with Calico it is ignored',
+        'remove spec.windows.hostProcess or use flannel',
+      ),
+    ];
+  if (!hasWindows(ctx))
+    return [
+      warning(
+        'windows.hostprocess-unused',
+        'spec.windows.hostProcess',
+        'no Windows nodes: the HostProcess DaemonSets are not rendered',
+      ),
+    ];
   return [];
 };
 
@@ -48,5 +116,14 @@ export const mtuFits: Rule = (ctx) => {
   const wanted = ctx.spec.cni.mtu;
   if (wanted === undefined) return [];
   const max = maxPodMtu(mtuSettings(ctx.spec));
-  return wanted > max ? [error('cni.mtu-too-large', 'spec.cni.mtu', `pod MTU ${wanted} does not fit: the node network MTU leaves at most ${max} after ${ctx.spec.cni.backend} encapsulation`, `use ${max} or less (or leave it out)`)] : [];
+  return wanted > max
+    ? [
+        error(
+          'cni.mtu-too-large',
+          'spec.cni.mtu',
+          `pod MTU ${wanted} does not fit: the node network MTU leaves at most ${max} after ${ctx.spec.cni.backend} encapsulation`,
+          `use ${max} or less (or leave it out)`,
+        ),
+      ]
+    : [];
 };

@@ -12,10 +12,24 @@ export const downloadOverrides: Rule = (ctx) =>
     const path = `spec.downloads.${id}`;
     if (!DOWNLOAD_IDS.includes(id)) {
       const near = didYouMean(id, DOWNLOAD_IDS);
-      return [error('downloads.unknown', path, `"${id}" is not a download kubemix makes`, `${near === undefined ? '' : `did you mean ${near}? `}known ids: ${DOWNLOAD_IDS.join(', ')}`)];
+      return [
+        error(
+          'downloads.unknown',
+          path,
+          `"${id}" is not a download kubemix makes`,
+          `${near === undefined ? '' : `did you mean ${near}? `}known ids: ${DOWNLOAD_IDS.join(', ')}`,
+        ),
+      ];
     }
     if (d.url !== undefined && d.sha256 === undefined) {
-      return [error('downloads.url-without-sha256', `${path}.url`, `a new source for ${id} needs the SHA256 its file must have`, `add ${path}.sha256 (sha256sum of the file)`)];
+      return [
+        error(
+          'downloads.url-without-sha256',
+          `${path}.url`,
+          `a new source for ${id} needs the SHA256 its file must have`,
+          `add ${path}.sha256 (sha256sum of the file)`,
+        ),
+      ];
     }
     return [];
   });

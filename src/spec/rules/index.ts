@@ -1,8 +1,24 @@
 import type { Diagnostic } from '../../errors.js';
 import { calicoBackend, hostGwNeedsOneSegment, hostProcessApplies, mtuFits, vxlanSettings } from './cni.js';
 import type { Rule, RuleContext } from './context.js';
-import { cidrsValidAndDisjoint, dualStackWithWindows, existingHostAddresses, gatewayInNetwork, podCidrFitsNodes, roomForNodes } from './network.js';
-import { controlPlaneCount, existingHostRoles, servicesNodeDistro, knownOperatingSystems, uniqueNames, untaintedControlPlane, windowsNameLength, windowsOnlyAsWorkers } from './nodes.js';
+import {
+  cidrsValidAndDisjoint,
+  dualStackWithWindows,
+  existingHostAddresses,
+  gatewayInNetwork,
+  podCidrFitsNodes,
+  roomForNodes,
+} from './network.js';
+import {
+  controlPlaneCount,
+  existingHostRoles,
+  servicesNodeDistro,
+  knownOperatingSystems,
+  uniqueNames,
+  untaintedControlPlane,
+  windowsNameLength,
+  windowsOnlyAsWorkers,
+} from './nodes.js';
 import { containerdVersion, kubernetesVersion, windowsPauseImage } from './versions.js';
 import { mirrorKeys } from './mirrors.js';
 import { downloadOverrides } from './downloads.js';

@@ -6,4 +6,11 @@ const REGISTRY_HOST = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:\d{1,5})?$/;
 export const mirrorKeys: Rule = (ctx) =>
   Object.keys(ctx.spec.mirrors.images)
     .filter((key) => !REGISTRY_HOST.test(key))
-    .map((key) => error('mirrors.registry', `spec.mirrors.images.${key}`, `"${key}" is not a registry host name`, 'write the registry as a host name, such as registry.k8s.io or ghcr.io'));
+    .map((key) =>
+      error(
+        'mirrors.registry',
+        `spec.mirrors.images.${key}`,
+        `"${key}" is not a registry host name`,
+        'write the registry as a host name, such as registry.k8s.io or ghcr.io',
+      ),
+    );

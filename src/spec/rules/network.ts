@@ -1,6 +1,17 @@
 // Address plan rules: valid, non-overlapping CIDRs with room for every node.
 import { WINDOWS_EXTERNAL_HNS_CIDR } from '../../matrix/index.js';
-import { contains, formatCidr, hasHostBits, lastAddress, overlaps, parseCidr, parseIp, subnetCount, usableHosts, type Cidr } from '../../net/cidr.js';
+import {
+  contains,
+  formatCidr,
+  hasHostBits,
+  lastAddress,
+  overlaps,
+  parseCidr,
+  parseIp,
+  subnetCount,
+  usableHosts,
+  type Cidr,
+} from '../../net/cidr.js';
 import type { Diagnostic } from '../../errors.js';
 import { error, hasWindows, warning, type Rule, type RuleContext } from './context.js';
 
@@ -15,11 +26,14 @@ interface NamedCidr {
 
 function cidrList(text: string, path: string, field: string, out: Diagnostic[]): NamedCidr[] {
   const parts = text.split(',').map((p) => p.trim());
-  if (parts.length > 2) out.push(error('cidr.invalid', path, `at most two CIDRs (IPv4 and IPv6) may be given, got ${parts.length}`));
+  if (parts.length > 2)
+    out.push(error('cidr.invalid', path, `at most two CIDRs (IPv4 and IPv6) may be given, got ${parts.length}`));
   return parts.flatMap((part) => {
     const cidr = parseCidr(part);
     if (cidr !== undefined) return [{ field, path, cidr }];
-    const hint = hasHostBits(part) ? `host bits are set; did you mean ${networkOf(part)}?` : 'write it as address/prefix, e.g. 10.244.0.0/16';
+    const hint = hasHostBits(part)
+      ? `host bits are set; did you mean ${networkOf(part)}?`
+      : 'write it as address/prefix, e.g. 10.244.0.0/16';
     out.push(error('cidr.invalid', path, `"${part}" is not a valid CIDR`, hint));
     return [];
   });
@@ -51,17 +65,29 @@ export const cidrsValidAndDisjoint: Rule = (ctx) => {
       const a = cidrs[i];
       const b = cidrs[j];
       if (a === undefined || b === undefined || !overlaps(a.cidr, b.cidr)) continue;
-      out.push(error('cidr.overlap', b.path, `the ${b.field} ${formatCidr(b.cidr)} overlaps the ${a.field} ${formatCidr(a.cidr)}`, 'choose ranges that do not overlap'));
+      out.push(
+        error(
+          'cidr.overlap',
+          b.path,
+          `the ${b.field} ${formatCidr(b.cidr)} overlaps the ${a.field} ${formatCidr(a.cidr)}`,
+          'choose ranges that do not overlap',
+        ),
+      );
     }
   }
   const hns = parseCidr(WINDOWS_EXTERNAL_HNS_CIDR);
   for (const c of cidrs) {
     if (hns === undefined || !overlaps(c.cidr, hns)) continue;
     const message = `the ${c.field} ${formatCidr(c.cidr)} overlaps ${WINDOWS_EXTERNAL_HNS_CIDR}, the "External" HNS network every Windows node gets`;
-    out.push(hasWindows(ctx) ? error('cidr.hns-overlap', c.path, message, 'choose another range') : warning('cidr.hns-overlap', c.path, `${message}: Windows nodes could not join later`));
+    out.push(
+      hasWindows(ctx)
+        ? error('cidr.hns-overlap', c.path, message, 'choose another range')
+        : warning('cidr.hns-overlap', c.path, `${message}: Windows nodes could not join later`),
+    );
   }
   const node = cidrs.find((c) => c.path === 'spec.network.nodeCidr');
-  if (node !== undefined && node.cidr.family !== 4) out.push(error('cidr.family', node.path, 'the node network must be IPv4'));
+  if (node !== undefined && node.cidr.family !== 4)
+    out.push(error('cidr.family', node.path, 'the node network must be IPv4'));
   return out;
 };
 
@@ -77,9 +103,18 @@ export const gatewayInNetwork: Rule = (ctx) => {
   const ip = parseIp(gw);
   const path = 'spec.network.gateway';
   if (ip === undefined) return [error('network.gateway', path, `"${gw}" is not an IP address`)];
-  if (!contains(net, ip)) return [error('network.gateway', path, `the gateway ${gw} is outside the node network ${ctx.spec.network.nodeCidr}`)];
+  if (!contains(net, ip))
+    return [
+      error('network.gateway', path, `the gateway ${gw} is outside the node network ${ctx.spec.network.nodeCidr}`),
+    ];
   if (ip.value === net.base || ip.value === lastAddress(net)) {
-    return [error('network.gateway', path, `the gateway ${gw} is the network or broadcast address of ${ctx.spec.network.nodeCidr}`)];
+    return [
+      error(
+        'network.gateway',
+        path,
+        `the gateway ${gw} is the network or broadcast address of ${ctx.spec.network.nodeCidr}`,
+      ),
+    ];
   }
   return [];
 };
@@ -99,9 +134,22 @@ export const podCidrFitsNodes: Rule = (ctx) => {
   if (first === undefined || first.cidr.family !== 4) return out;
   const kubeNodes = ctx.nodes.filter((n) => n.role !== 'services').length;
   if (first.cidr.prefix > NODE_POD_PREFIX) {
-    out.push(error('network.pod-cidr-too-small', 'spec.network.podCidr', `the pod network must be /${NODE_POD_PREFIX} or larger: each node gets a /${NODE_POD_PREFIX}`));
+    out.push(
+      error(
+        'network.pod-cidr-too-small',
+        'spec.network.podCidr',
+        `the pod network must be /${NODE_POD_PREFIX} or larger: each node gets a /${NODE_POD_PREFIX}`,
+      ),
+    );
   } else if (subnetCount(first.cidr, NODE_POD_PREFIX) < BigInt(kubeNodes)) {
-    out.push(error('network.pod-cidr-too-small', 'spec.network.podCidr', `the pod network holds ${subnetCount(first.cidr, NODE_POD_PREFIX)} node subnets (/${NODE_POD_PREFIX}) but the cluster has ${kubeNodes} nodes`, 'use a larger pod network'));
+    out.push(
+      error(
+        'network.pod-cidr-too-small',
+        'spec.network.podCidr',
+        `the pod network holds ${subnetCount(first.cidr, NODE_POD_PREFIX)} node subnets (/${NODE_POD_PREFIX}) but the cluster has ${kubeNodes} nodes`,
+        'use a larger pod network',
+      ),
+    );
   }
   return out;
 };
@@ -113,10 +161,20 @@ export const podCidrFitsNodes: Rule = (ctx) => {
 export const dualStackWithWindows: Rule = (ctx) => {
   if (!hasWindows(ctx) || ctx.spec.cni.backend !== 'vxlan') return [];
   const out: Diagnostic[] = [];
-  for (const [field, path] of [['podCidr', 'spec.network.podCidr'], ['serviceCidr', 'spec.network.serviceCidr']] as const) {
+  for (const [field, path] of [
+    ['podCidr', 'spec.network.podCidr'],
+    ['serviceCidr', 'spec.network.serviceCidr'],
+  ] as const) {
     const cidrs = cidrList(ctx.spec.network[field], path, field, []);
     if (cidrs.some((c) => c.cidr.family === 6)) {
-      out.push(error('network.ipv6-windows-overlay', path, 'IPv6 or dual-stack networking is not supported with Windows nodes on an overlay network', 'use IPv4 ranges only'));
+      out.push(
+        error(
+          'network.ipv6-windows-overlay',
+          path,
+          'IPv6 or dual-stack networking is not supported with Windows nodes on an overlay network',
+          'use IPv4 ranges only',
+        ),
+      );
     }
   }
   return out;
@@ -132,19 +190,46 @@ export const existingHostAddresses: Rule = (ctx) => {
   ctx.spec.hosts.forEach((host, i) => {
     // Two reservations for one MAC: dnsmasq would hand that machine either address.
     const macOwner = host.mac === undefined ? undefined : macs.get(host.mac);
-    if (macOwner !== undefined) out.push(error('nodes.mac-duplicate', `spec.infrastructure.hosts[${i}].mac`, `${host.name} has the same MAC as ${macOwner}`, 'give every host the MAC of its own interface'));
+    if (macOwner !== undefined)
+      out.push(
+        error(
+          'nodes.mac-duplicate',
+          `spec.infrastructure.hosts[${i}].mac`,
+          `${host.name} has the same MAC as ${macOwner}`,
+          'give every host the MAC of its own interface',
+        ),
+      );
     if (host.mac !== undefined && macOwner === undefined) macs.set(host.mac, host.name);
     const path = `spec.infrastructure.hosts[${i}].ip`;
     const ip = parseIp(host.ip);
     if (ip === undefined || ip.family !== 4) {
-      out.push(error('nodes.ip-invalid', path, `"${host.ip}" is not an IPv4 address`, 'when address is a host name, give the node IP in "ip"'));
+      out.push(
+        error(
+          'nodes.ip-invalid',
+          path,
+          `"${host.ip}" is not an IPv4 address`,
+          'when address is a host name, give the node IP in "ip"',
+        ),
+      );
       return;
     }
     if (net !== undefined && !contains(net, ip)) {
       const message = `${host.name}'s IP ${host.ip} is outside the node network ${ctx.spec.network.nodeCidr}`;
-      out.push(ctx.spec.cni.backend === 'host-gw'
-        ? error('cni.host-gw-segment', path, `${message}: host-gw needs every node on one L2 segment`, 'use vxlan across routed networks')
-        : error('nodes.ip-outside-network', path, message, 'set spec.network.nodeCidr to the network the hosts are on'));
+      out.push(
+        ctx.spec.cni.backend === 'host-gw'
+          ? error(
+              'cni.host-gw-segment',
+              path,
+              `${message}: host-gw needs every node on one L2 segment`,
+              'use vxlan across routed networks',
+            )
+          : error(
+              'nodes.ip-outside-network',
+              path,
+              message,
+              'set spec.network.nodeCidr to the network the hosts are on',
+            ),
+      );
     }
     const other = seen.get(ip.value);
     if (other !== undefined) out.push(error('nodes.ip-duplicate', path, `${host.name} has the same IP as ${other}`));

@@ -27,12 +27,14 @@ function pythonLiteral(text: string): string {
 /** One `key=value` value for an INI inventory host line. */
 export function iniValue(value: string | number): string {
   if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value)) throw new UnrepresentableError('ini', String(value), 'only whole numbers are written');
+    if (!Number.isSafeInteger(value))
+      throw new UnrepresentableError('ini', String(value), 'only whole numbers are written');
     return String(value);
   }
   assertEncodable('ini', value);
   // Ansible templates variables when it uses them: Jinja markers would run there.
-  if (/\{[{%#]/.test(value)) throw new UnrepresentableError('ini', value, 'Ansible would evaluate "{{", "{%" or "{#" as a template');
+  if (/\{[{%#]/.test(value))
+    throw new UnrepresentableError('ini', value, 'Ansible would evaluate "{{", "{%" or "{#" as a template');
   if (BARE.test(value) && literalEvalFails(value)) return value;
   return `"${pythonLiteral(value).replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }

@@ -6,10 +6,24 @@
 import { UnrepresentableError, assertEncodable } from './errors.js';
 
 const NOT_XML_CHAR = /[\u0001-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/;
-const ENTITY: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' };
+const ENTITY: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+  '\t': '&#9;',
+  '\n': '&#10;',
+  '\r': '&#13;',
+};
 
 export function xmlEscape(value: string): string {
   assertEncodable('xml', value);
-  if (NOT_XML_CHAR.test(value)) throw new UnrepresentableError('xml', value, 'XML 1.0 cannot hold control characters other than tab and line breaks');
+  if (NOT_XML_CHAR.test(value))
+    throw new UnrepresentableError(
+      'xml',
+      value,
+      'XML 1.0 cannot hold control characters other than tab and line breaks',
+    );
   return value.replace(/[&<>"'\t\n\r]/g, (c) => ENTITY[c] ?? c);
 }

@@ -10,5 +10,9 @@ export function yamlString(value: string): string {
   const type = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/.test(value) ? Scalar.QUOTE_DOUBLE : Scalar.QUOTE_SINGLE;
   const node = new Scalar(value);
   node.type = type;
-  return stringify(node, { lineWidth: 0, minContentWidth: 0, doubleQuotedMinMultiLineLength: Number.MAX_SAFE_INTEGER }).replace(/\n$/, '');
+  return stringify(node, {
+    lineWidth: 0,
+    minContentWidth: 0,
+    doubleQuotedMinMultiLineLength: Number.MAX_SAFE_INTEGER,
+  }).replace(/\n$/, '');
 }

@@ -12,7 +12,9 @@ import { lintTargetFromSpec } from '../../lint-target.js';
 import { registerGuardInstall } from './install.js';
 
 export function registerGuard(program: Command, io: CliIo): void {
-  const guard = program.command('guard').description('admission webhook that places pods by image OS and rejects what Windows cannot run');
+  const guard = program
+    .command('guard')
+    .description('admission webhook that places pods by image OS and rejects what Windows cannot run');
   const serve = guard
     .command('serve')
     .description('run the admission webhook (HTTPS): /mutate, /validate, /healthz, /metrics')
@@ -21,33 +23,58 @@ export function registerGuard(program: Command, io: CliIo): void {
     .requiredOption('--tls-cert <FILE>', 'serving certificate (PEM)')
     .requiredOption('--tls-key <FILE>', 'serving key (PEM)')
     .option('--offline', 'image OS from the cache and name heuristics only');
-  withPullSecretOptions(withRegistryOptions(serve)).action(async (options: { cluster: string; listen: string; tlsCert: string; tlsKey: string; offline?: boolean }, cmd: Command) => {
-    await runServe(options, cmd.optsWithGlobals(), io);
-  });
+  withPullSecretOptions(withRegistryOptions(serve)).action(
+    async (
+      options: { cluster: string; listen: string; tlsCert: string; tlsKey: string; offline?: boolean },
+      cmd: Command,
+    ) => {
+      await runServe(options, cmd.optsWithGlobals(), io);
+    },
+  );
   registerGuardInstall(guard, io);
 }
 
 function parseListen(listen: string): { host: string; port: number } {
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(listen);
   const port = Number(m?.[2]);
-  if (m?.[1] === undefined || !(port >= 0 && port <= 65535)) throw new InputError('flags.listen', `--listen ${listen}: expected ADDR:PORT`);
+  if (m?.[1] === undefined || !(port >= 0 && port <= 65535))
+    throw new InputError('flags.listen', `--listen ${listen}: expected ADDR:PORT`);
   return { host: m[1].replace(/^\[|\]$/g, ''), port };
 }
 
-
-async function runServe(o: { cluster: string; listen: string; tlsCert: string; tlsKey: string; offline?: boolean }, opts: Record<string, unknown>, io: CliIo): Promise<void> {
+async function runServe(
+  o: { cluster: string; listen: string; tlsCert: string; tlsKey: string; offline?: boolean },
+  opts: Record<string, unknown>,
+  io: CliIo,
+): Promise<void> {
   const { host, port } = parseListen(o.listen);
   const cert = readFlagFile(io.cwd, o.tlsCert, '--tls-cert', 'flags.unreadable');
   const key = readFlagFile(io.cwd, o.tlsKey, '--tls-key', 'flags.unreadable');
-  checkKeyPair(cert, key, { code: 'guard.tls', certName: `--tls-cert ${o.tlsCert}`, keyName: `--tls-key ${o.tlsKey}`, ca: false });
+  checkKeyPair(cert, key, {
+    code: 'guard.tls',
+    certName: `--tls-cert ${o.tlsCert}`,
+    keyName: `--tls-key ${o.tlsKey}`,
+    ca: false,
+  });
   const target = lintTargetFromSpec(o.cluster, io);
-  const log = (line: Record<string, unknown>): void => io.stderr(`${JSON.stringify({ time: new Date().toISOString(), ...line })}\n`);
+  const log = (line: Record<string, unknown>): void =>
+    io.stderr(`${JSON.stringify({ time: new Date().toISOString(), ...line })}\n`);
   const warn = (message: string, error: KubemixError): void => log({ level: 'warn', msg: message, code: error.code });
-  const resolvers = resolversFromFlags(opts, io, { offline: o.offline === true, mirrors: target.mirrors, retryAfterMs: 30_000, warn });
+  const resolvers = resolversFromFlags(opts, io, {
+    offline: o.offline === true,
+    mirrors: target.mirrors,
+    retryAfterMs: 30_000,
+    warn,
+  });
   const access = kubeAccessFromFlags(opts, io);
-  const reader = access === undefined ? undefined : new PullSecretReader({ access, timeoutMs: 5_000, ttlMs: 60_000, warn });
+  const reader =
+    access === undefined ? undefined : new PullSecretReader({ access, timeoutMs: 5_000, ttlMs: 60_000, warn });
   const guard = createGuardServer({
-    cert, key, resolver: resolvers.base, cluster: target.cluster, log,
+    cert,
+    key,
+    resolver: resolvers.base,
+    cluster: target.cluster,
+    log,
     ...(reader === undefined ? {} : { resolverFor: pullSecretResolverFor(reader, resolvers) }),
   });
   let bound: number;
@@ -57,9 +84,19 @@ async function runServe(o: { cluster: string; listen: string; tlsCert: string; t
     // EADDRINUSE, EADDRNOTAVAIL, EACCES: the address the user gave cannot be served on.
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     const hint = 'give a free port on an address of this machine';
-    throw new InputError('flags.listen', `--listen ${o.listen}: cannot listen there (${code})`, { path: '--listen', hint });
+    throw new InputError('flags.listen', `--listen ${o.listen}: cannot listen there (${code})`, {
+      path: '--listen',
+      hint,
+    });
   }
-  log({ level: 'info', msg: 'listening', address: host, port: bound, offline: o.offline === true, pullSecrets: access?.origin ?? 'not read' });
+  log({
+    level: 'info',
+    msg: 'listening',
+    address: host,
+    port: bound,
+    offline: o.offline === true,
+    pullSecrets: access?.origin ?? 'not read',
+  });
   await new Promise<void>((done) => {
     const stop = (): void => done();
     io.signal.addEventListener('abort', stop, { once: true });

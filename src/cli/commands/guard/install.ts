@@ -36,7 +36,9 @@ interface InstallFlags {
 export function registerGuardInstall(guard: Command, io: CliIo): void {
   guard
     .command('install')
-    .description('render the webhook: Namespace, Deployment, PodDisruptionBudget, Service, TLS Secret, WebhookConfigurations')
+    .description(
+      'render the webhook: Namespace, Deployment, PodDisruptionBudget, Service, TLS Secret, WebhookConfigurations',
+    )
     .requiredOption('--cluster <SPEC>', 'cluster spec file or Kubeinit string')
     .option('--ca-cert <FILE>', 'CA certificate that signs the serving certificate (default: the cluster CA)')
     .option('--ca-key <FILE>', 'its key (RSA, PEM)')
@@ -46,23 +48,35 @@ export function registerGuardInstall(guard: Command, io: CliIo): void {
     .option('--namespace <NAME>', 'namespace of the webhook', 'kubemix-guard')
     .option('--image <IMAGE>', 'kubemix container image', `ghcr.io/kubemix/kubemix:${VERSION}`)
     .option('--out <DIR>', 'directory to write the manifests to', 'kubemix-guard')
-    .option('--no-pull-secrets', 'no ClusterRole to get Secrets; the webhook then ignores pods\' imagePullSecrets')
-    .option('--insecure-registry <HOST[:PORT]>', 'passed to guard serve: reach this registry over plain HTTP (repeatable)', collect)
+    .option('--no-pull-secrets', "no ClusterRole to get Secrets; the webhook then ignores pods' imagePullSecrets")
+    .option(
+      '--insecure-registry <HOST[:PORT]>',
+      'passed to guard serve: reach this registry over plain HTTP (repeatable)',
+      collect,
+    )
     .action(async (flags: InstallFlags) => runInstall(flags, io));
 }
 
 async function runInstall(f: InstallFlags, io: CliIo): Promise<void> {
-  if (f.failurePolicy !== 'Fail' && f.failurePolicy !== 'Ignore') throw new InputError('flags.failure-policy', `--failure-policy ${f.failurePolicy}: Fail or Ignore`);
+  if (f.failurePolicy !== 'Fail' && f.failurePolicy !== 'Ignore')
+    throw new InputError('flags.failure-policy', `--failure-policy ${f.failurePolicy}: Fail or Ignore`);
   const timeoutSeconds = Number(f.timeout);
-  if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 30) throw new InputError('flags.timeout', `--timeout ${f.timeout}: 1 to 30 seconds`);
+  if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 30)
+    throw new InputError('flags.timeout', `--timeout ${f.timeout}: 1 to 30 seconds`);
   const loaded = loadSpec(f.cluster, {}, io);
   const ca = await loadCa(f, io);
   const tls = signServingCert(ca.cert, ca.key, serviceDnsNames(f.namespace));
   const objects = renderInstall({
-    namespace: f.namespace, image: f.image, caBundle: ca.cert, tls,
+    namespace: f.namespace,
+    image: f.image,
+    caBundle: ca.cert,
+    tls,
     specText: loaded.file === undefined ? undefined : readFileSync(loaded.file, 'utf8'),
-    specArg: f.cluster, failurePolicy: f.failurePolicy, timeoutSeconds,
-    pullSecrets: f.pullSecrets, insecureRegistries: (f.insecureRegistry ?? []).map(parseInsecureRegistry),
+    specArg: f.cluster,
+    failurePolicy: f.failurePolicy,
+    timeoutSeconds,
+    pullSecrets: f.pullSecrets,
+    insecureRegistries: (f.insecureRegistry ?? []).map(parseInsecureRegistry),
   });
   const out = resolve(io.cwd, f.out);
   mkdirSync(out, { recursive: true, mode: 0o700 });
@@ -72,29 +86,53 @@ async function runInstall(f: InstallFlags, io: CliIo): Promise<void> {
     writeFileSync(path, docs.map((d) => stringify(d, { sortMapEntries: false })).join('---\n'), { mode });
     chmodSync(path, mode);
   };
-  write('secret.yaml', objects.filter((o) => secretKinds.has(String(o['kind']))), 0o600);
-  write('guard.yaml', objects.filter((o) => !secretKinds.has(String(o['kind']))), 0o644);
-  io.stdout(`wrote ${join(f.out, 'guard.yaml')} and ${join(f.out, 'secret.yaml')} (0600: the serving key)\napply with: kubectl apply -f ${join(f.out, 'secret.yaml')} -f ${join(f.out, 'guard.yaml')}\n`);
+  write(
+    'secret.yaml',
+    objects.filter((o) => secretKinds.has(String(o['kind']))),
+    0o600,
+  );
+  write(
+    'guard.yaml',
+    objects.filter((o) => !secretKinds.has(String(o['kind']))),
+    0o644,
+  );
+  io.stdout(
+    `wrote ${join(f.out, 'guard.yaml')} and ${join(f.out, 'secret.yaml')} (0600: the serving key)\napply with: kubectl apply -f ${join(f.out, 'secret.yaml')} -f ${join(f.out, 'guard.yaml')}\n`,
+  );
 }
 
 async function loadCa(f: InstallFlags, io: CliIo): Promise<{ cert: string; key: string }> {
-  if ((f.caCert === undefined) !== (f.caKey === undefined)) throw new InputError('flags.ca', '--ca-cert and --ca-key go together');
+  if ((f.caCert === undefined) !== (f.caKey === undefined))
+    throw new InputError('flags.ca', '--ca-cert and --ca-key go together');
   if (f.caCert !== undefined && f.caKey !== undefined) {
     const cert = readFlagFile(io.cwd, f.caCert, '--ca-cert', 'guard.ca');
     const key = readFlagFile(io.cwd, f.caKey, '--ca-key', 'guard.ca');
-    checkKeyPair(cert, key, { code: 'guard.ca', certName: `--ca-cert ${f.caCert}`, keyName: `--ca-key ${f.caKey}`, ca: true });
+    checkKeyPair(cert, key, {
+      code: 'guard.ca',
+      certName: `--ca-cert ${f.caCert}`,
+      keyName: `--ca-key ${f.caKey}`,
+      ca: true,
+    });
     return { cert, key };
   }
   const dir = chosenStateDir({ flag: f.stateDir, env: io.env, cwd: io.cwd });
   const secrets = dir === undefined ? undefined : statePaths(dir).secrets;
   if (secrets === undefined || !existsSync(secrets)) {
-    throw new InputError('guard.no-ca', 'no CA to sign the serving certificate', { hint: 'give --ca-cert and --ca-key, or --state-dir of a cluster kubemix created' });
+    throw new InputError('guard.no-ca', 'no CA to sign the serving certificate', {
+      hint: 'give --ca-cert and --ca-key, or --state-dir of a cluster kubemix created',
+    });
   }
   const store = await SecretStore.open(secrets);
   const cert = store.get(SECRET_NAMES.clusterCaCert);
   const key = store.get(SECRET_NAMES.clusterCaKey);
-  if (cert === undefined || key === undefined) throw new InputError('guard.no-ca', `${secrets} holds no cluster CA yet`, { hint: 'run kubemix up first, or give --ca-cert and --ca-key' });
-  const names = { certName: `${secrets} ${SECRET_NAMES.clusterCaCert}`, keyName: `${secrets} ${SECRET_NAMES.clusterCaKey}` };
+  if (cert === undefined || key === undefined)
+    throw new InputError('guard.no-ca', `${secrets} holds no cluster CA yet`, {
+      hint: 'run kubemix up first, or give --ca-cert and --ca-key',
+    });
+  const names = {
+    certName: `${secrets} ${SECRET_NAMES.clusterCaCert}`,
+    keyName: `${secrets} ${SECRET_NAMES.clusterCaKey}`,
+  };
   checkKeyPair(cert, key, { code: 'guard.ca', ...names, ca: true });
   return { cert, key };
 }
