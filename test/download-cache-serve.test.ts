@@ -27,11 +27,13 @@ import type { RunContext } from '../src/exec/context.js';
 import { DownloadCache, fillDownloads } from '../src/exec/downloads.js';
 import { EventBus } from '../src/exec/events.js';
 import { sha256 } from '../src/exec/hash.js';
+import { issueServingTls } from '../src/exec/serving-tls.js';
 import { fillServedCache } from '../src/exec/task-steps.js';
+import { SERVICES } from '../src/matrix/index.js';
 import { resolveModel, type ClusterModel } from '../src/model/resolve.js';
 import { assemblePlan } from '../src/plan/assemble.js';
 import { nodeDownloadScript } from '../src/plan/tasks/download.js';
-import { registryTlsApply } from '../src/plan/tasks/registry-scripts.js';
+import { registryTlsApply, registryTlsSecrets } from '../src/plan/tasks/registry-scripts.js';
 import type { Plan, Task } from '../src/plan/types.js';
 import { filesServerConfig } from '../src/render/services/files.js';
 import { readSpec } from '../src/spec/read.js';
@@ -130,12 +132,17 @@ describe('download cache: deployer → services node (nginx, HTTPS) → node fet
     });
     for (const d of plan.downloads ?? []) if (d.sha256 !== undefined) hashes.set(d.id, d.sha256);
 
-    // The services node's certificate, by the planned script, signed by a fresh cluster CA.
+    // The services node's certificate, issued on the deployer from a fresh cluster CA as the
+    // executor does, and installed by the planned script (no CA key reaches the services node).
     ca = generateClusterCa();
     const tls = join(dir, 'tls');
-    const sign = registryTlsApply({ dir: tls, group: 'root', host: 'files.test', ip: '127.0.0.1' })
+    const tlsInput = { dir: tls, group: 'root', host: 'files.test', ip: '127.0.0.1' };
+    const issued = issueServingTls(ca.cert, ca.key, tlsInput.host, tlsInput.ip, SERVICES.registryCertDays);
+    const names = registryTlsSecrets(tlsInput);
+    const sign = registryTlsApply(tlsInput)
       .replace('{{secret:cluster-ca-cert}}', ca.cert.trim())
-      .replace('{{secret:cluster-ca-key}}', ca.key.trim());
+      .replace(`{{secret:${names.cert}}}`, issued.cert.trim())
+      .replace(`{{secret:${names.key}}}`, issued.key.trim());
     const signed = runSh(sign);
     assert.equal(signed.status, 0, signed.stderr);
 

@@ -41,6 +41,8 @@ function enrich(doc: Record<string, unknown>, windows: boolean): void {
     artifacts: 'https://mirror.example.com/files/',
   };
   spec['services'] = { ...(spec['services'] as Record<string, unknown> | undefined), forwarders: ['192.0.2.53'] };
+  // A user pin of one download: its id (the key), its URL and its hash all reach plans and scripts.
+  spec['downloads'] = { 'linux/runc': { url: 'https://mirror.example.com/files/runc.amd64', sha256: 'a'.repeat(64) } };
   if (windows)
     spec['windows'] = {
       hostProcess: {

@@ -63,7 +63,7 @@ spec:
 test('the libvirt URI is one quoted shell word whatever it holds (past the boundary too)', () => {
   const m = model('k8s-libvirt-1-1-1');
   const hostile = "qemu+ssh://root@hv/system?keyfile=/k/it's;rm";
-  const spec = { ...m.spec, hypervisors: m.spec.hypervisors.map((h) => ({ ...h, libvirtUri: hostile })) };
-  const [t] = cleanupTasks({ ...m, spec });
+  const hypervisors = m.hypervisors.map((h) => ({ ...h, libvirtUri: hostile }));
+  const [t] = cleanupTasks({ ...m, hypervisors });
   assert.match(t?.apply.script ?? '', /^uri='qemu\+ssh:\/\/root@hv\/system\?keyfile=\/k\/it'\\''s;rm'$/m);
 });
