@@ -23,7 +23,7 @@ function specText(nodes: number): string {
     kind: 'Cluster',
     metadata: { name: `scale-${nodes}` },
     spec: {
-      network: { nodeCidr: '10.0.0.0/18', podCidr: '10.128.0.0/12', serviceCidr: '10.96.0.0/12' },
+      network: { nodeCidr: '172.16.0.0/18', podCidr: '10.0.0.0/8', serviceCidr: '172.20.0.0/16' },
       infrastructure: {
         driver: 'libvirt',
         hypervisors: Array.from({ length: 10 }, (_, i) => ({ name: `hv-${i + 1}`, address: `hv${i + 1}.example.com` })),
