@@ -3,7 +3,7 @@
 // a run that stops earlier (a failed validation, --stop-after) reads nothing
 // from the network. Files themselves are fetched only for a cache that serves
 // them (task-steps.ts fillServedCache).
-import type { ResolvedDownload } from '../model/downloads.js';
+import { sha256Refs, type ResolvedDownload } from '../model/downloads.js';
 import type { Plan, Task } from '../plan/types.js';
 import { DownloadCache, httpFetcher, type Fetcher } from './downloads.js';
 import type { EventBus } from './events.js';
@@ -25,8 +25,6 @@ export interface RunDownloads {
   readonly resolveFor: (task: Task) => Promise<void>;
 }
 
-const REF = /\{\{sha256:([A-Za-z0-9_./-]+)\}\}/g;
-
 /** Download ids a task's scripts, uploads or served cache name. */
 export function downloadsOf(task: Task, contents: ReadonlyMap<string, Buffer>): string[] {
   const ids = new Set<string>();
@@ -35,7 +33,7 @@ export function downloadsOf(task: Task, contents: ReadonlyMap<string, Buffer>): 
     task.apply.script,
     ...task.uploads.map((u) => contents.get(u.artifact)?.toString('utf8') ?? ''),
   ];
-  for (const text of texts) for (const m of text.matchAll(REF)) ids.add(m[1] ?? '');
+  for (const text of texts) for (const id of sha256Refs(text)) ids.add(id);
   for (const id of task.serves?.downloads ?? []) ids.add(id);
   return [...ids].sort();
 }

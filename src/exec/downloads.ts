@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { HostError } from '../errors.js';
-import type { ResolvedDownload } from '../model/downloads.js';
+import { SHA256_REF, type ResolvedDownload } from '../model/downloads.js';
 import { writeFileDurable } from './durable.js';
 import type { DownloadAction } from './events.js';
 
@@ -166,11 +166,9 @@ async function readIfFile(path: string): Promise<Buffer | undefined> {
   }
 }
 
-const REF = /\{\{sha256:([A-Za-z0-9_./-]+)\}\}/g;
-
 /** Replaces every `{{sha256:ID}}` with the verified hash; an id the run did not resolve is an error, never left in. */
 export function fillDownloads(text: string, hashes: ReadonlyMap<string, string>, where: string): string {
-  return text.replace(REF, (_m, id: string) => {
+  return text.replace(SHA256_REF, (_m, id: string) => {
     const h = hashes.get(id);
     if (h === undefined)
       throw new HostError('download.unresolved', `${where}: download ${id} is not in the plan's downloads`, {

@@ -2,7 +2,7 @@
 // every level, no whitespace; the plan hash is sha256 of the canonical plan
 // without its `hash` field (the contract in plan/types.ts).
 import { canonicalJson, sha256Hex } from '../util/json.js';
-import type { ResolvedDownload } from '../model/downloads.js';
+import { sha256Refs, type ResolvedDownload } from '../model/downloads.js';
 import type { Artifact, Task } from '../plan/types.js';
 
 export { planHash } from '../plan/hash.js';
@@ -10,23 +10,21 @@ export { canonicalJson };
 export const sha256 = sha256Hex;
 
 /**
- * What a task's outcome depends on: its commands, the content (sha256) and
- * placement of what it uploads, and the *names* of its secrets. Description,
- * timeout and ordering are left out: changing them does not re-run a task.
- */
-const REF = /\{\{sha256:([A-Za-z0-9_./-]+)\}\}/g;
-
-/**
  * The downloads a task names or serves, as the plan resolves them (source and
  * hash): a new release or pin re-runs the task even though its text, which
  * only says `{{sha256:ID}}`, stays the same.
  */
 function downloadInputs(task: Task, downloads: ReadonlyMap<string, ResolvedDownload>): unknown[] {
-  const ids = new Set([...`${task.check?.script ?? ''}\n${task.apply.script}`.matchAll(REF)].map((m) => m[1] ?? ''));
+  const ids = new Set(sha256Refs(`${task.check?.script ?? ''}\n${task.apply.script}`));
   for (const id of task.serves?.downloads ?? []) ids.add(id);
   return [...ids].sort().map((id) => downloads.get(id) ?? id);
 }
 
+/**
+ * What a task's outcome depends on: its commands, the content (sha256) and
+ * placement of what it uploads, and the *names* of its secrets. Description,
+ * timeout and ordering are left out: changing them does not re-run a task.
+ */
 export function taskInputHash(
   task: Task,
   artifacts: ReadonlyMap<string, Artifact>,

@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import forge from 'node-forge';
 import { HostError } from '../errors.js';
-import { newKeyAndCertificate } from '../util/x509.js';
+import { signServerCertificate } from '../util/x509.js';
 
 export interface ServingTls {
   readonly cert: string;
@@ -39,24 +39,11 @@ export function issueServingTls(
       { cause: error },
     );
   }
-  const { keyPem, cert } = newKeyAndCertificate(now, new Date(now.getTime() + days * 24 * 3600 * 1000));
-  cert.setSubject([{ name: 'commonName', value: dnsName }]);
-  cert.setIssuer(caCert.subject.attributes);
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: false, critical: true },
-    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-    { name: 'extKeyUsage', serverAuth: true },
-    // GeneralName types: 2 = dNSName, 7 = iPAddress (RFC 5280 §4.2.1.6).
-    {
-      name: 'subjectAltName',
-      altNames: [
-        { type: 2, value: dnsName },
-        { type: 7, ip },
-      ],
-    },
-  ]);
-  cert.sign(caKey, forge.md.sha256.create());
-  return { cert: forge.pki.certificateToPem(cert), key: keyPem };
+  const altNames = [
+    { type: 2, value: dnsName },
+    { type: 7, ip },
+  ] as const;
+  return signServerCertificate({ cert: caCert, key: caKey }, dnsName, altNames, now, days);
 }
 
 /**

@@ -1,7 +1,7 @@
 // The webhook's serving certificate, signed by the cluster CA (or the CA the
 // user gives). The API server verifies it against the caBundle of the
 // WebhookConfigurations, so it must name the Service's DNS names.
-import { newKeyAndCertificate } from '../util/x509.js';
+import { signServerCertificate } from '../util/x509.js';
 import forge from 'node-forge';
 import { InputError } from '../errors.js';
 
@@ -30,15 +30,12 @@ export function signServingCert(
       { cause: error },
     );
   }
-  const { keyPem, cert } = newKeyAndCertificate(now, new Date(now.getTime() + VALIDITY_DAYS * 24 * 3600 * 1000));
-  cert.setSubject([{ name: 'commonName', value: dnsNames[0] ?? 'kubemix-guard' }]);
-  cert.setIssuer(caCert.subject.attributes);
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: false, critical: true },
-    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-    { name: 'extKeyUsage', serverAuth: true },
-    { name: 'subjectAltName', altNames: dnsNames.map((value) => ({ type: 2, value })) },
-  ]);
-  cert.sign(caKey, forge.md.sha256.create());
-  return { cert: forge.pki.certificateToPem(cert), key: keyPem };
+  const altNames = dnsNames.map((value) => ({ type: 2 as const, value }));
+  return signServerCertificate(
+    { cert: caCert, key: caKey },
+    dnsNames[0] ?? 'kubemix-guard',
+    altNames,
+    now,
+    VALIDITY_DAYS,
+  );
 }

@@ -22,7 +22,8 @@ export interface ResolvedDownload {
   readonly hashFrom: 'spec' | 'matrix' | 'published';
 }
 
-const REF = /\{\{sha256:([A-Za-z0-9_./-]+)\}\}/g;
+/** `{{sha256:ID}}` anywhere in a text (global: for matchAll and replace, which keep no state). */
+export const SHA256_REF = /\{\{sha256:([A-Za-z0-9_./-]+)\}\}/g;
 
 /** The placeholder the executor replaces with the download's verified SHA256. */
 export function sha256Ref(id: string): string {
@@ -31,7 +32,7 @@ export function sha256Ref(id: string): string {
 
 /** Download ids a text refers to, in order of first use. */
 export function sha256Refs(text: string): string[] {
-  return [...new Set([...text.matchAll(REF)].map((m) => m[1] ?? ''))];
+  return [...new Set([...text.matchAll(SHA256_REF)].map((m) => m[1] ?? ''))];
 }
 
 /** `https://host/path` → `<mirror>/host/path` when the spec names an artifact mirror. */

@@ -24,3 +24,30 @@ export function newKeyAndCertificate(now: Date, notAfter: Date): NewCertificate 
   cert.validity.notAfter = notAfter;
   return { keyPem, key, cert };
 }
+
+/** A subjectAltName entry: a DNS name, or an IP address (GeneralName types 2 and 7, RFC 5280 §4.2.1.6). */
+export type AltName = { readonly type: 2; readonly value: string } | { readonly type: 7; readonly ip: string };
+
+/**
+ * A TLS server certificate (serverAuth only, not a CA) for `commonName` and
+ * `altNames`, valid `days` from `now`, signed by the given CA; PEM cert and key.
+ */
+export function signServerCertificate(
+  ca: { readonly cert: forge.pki.Certificate; readonly key: forge.pki.rsa.PrivateKey },
+  commonName: string,
+  altNames: readonly AltName[],
+  now: Date,
+  days: number,
+): { readonly cert: string; readonly key: string } {
+  const { keyPem, cert } = newKeyAndCertificate(now, new Date(now.getTime() + days * 24 * 3600 * 1000));
+  cert.setSubject([{ name: 'commonName', value: commonName }]);
+  cert.setIssuer(ca.cert.subject.attributes);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', serverAuth: true },
+    { name: 'subjectAltName', altNames: [...altNames] },
+  ]);
+  cert.sign(ca.key, forge.md.sha256.create());
+  return { cert: forge.pki.certificateToPem(cert), key: keyPem };
+}
