@@ -1,6 +1,7 @@
 // ESLint (flat config): typescript-eslint's recommended rules, no import cycles
-// between files (type-only imports included), and the layering of
-// docs/architecture.md as import rules (tools/eslint-imports.js).
+// between files (type-only imports included), the layering of
+// docs/architecture.md as import rules, and render/ and cli/ reading only the
+// resolved model (tools/eslint-imports.js).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import kubemix from './tools/eslint-imports.js';
@@ -20,6 +21,9 @@ export const NEVER = [
   ['model', 'plan', 'the model owns the vocabulary plan uses, not the other way round'],
   ['transport', 'plan', 'the transport knows hosts and commands, not plans'],
 ];
+
+/** Folders after model/ read only the resolved model (src/model/resolve.ts), never the raw spec. */
+export const RESOLVED_MODEL_ONLY = ['render', 'plan', 'interop', 'cli'];
 
 export default tseslint.config(
   {
@@ -43,6 +47,7 @@ export default tseslint.config(
     rules: {
       'kubemix/no-cycle': 'error',
       'kubemix/layering': ['error', NEVER.map(([from, to, why]) => ({ from, to, why }))],
+      'kubemix/resolved-model': ['error', RESOLVED_MODEL_ONLY],
       // Unused bindings are errors, except the conventional `_` placeholders.
       '@typescript-eslint/no-unused-vars': [
         'error',

@@ -17,9 +17,25 @@ const FILES: Record<string, string> = {
   'src/net/a.ts': "import { b } from './b.js';\nexport const a = (): number => b() + 1;\n",
   'src/net/b.ts': "import type { a } from './a.js';\nexport const b = (): number => 2;\nexport type A = typeof a;\n",
   'src/model/ok.ts': "import { b } from '../net/b.js';\nexport const ok = (): number => b();\n",
+  'src/render/raw.ts': [
+    'type M = { spec: { proxy?: string }; cluster: { cni: { backend: string } } };',
+    'export const proxy = (model: M): string | undefined => model.spec.proxy;',
+    "export const vxlan = (model: M): boolean => model.cluster.cni.backend === 'vxlan';",
+    'export const spec = ({ spec }: M): unknown => spec;',
+    '',
+  ].join('\n'),
+  'src/render/resolved.ts': [
+    'type M = { proxy?: string; overlay: { vxlan?: { vni: number } }; cluster: { cni: { backend: string } } };',
+    'export const proxy = (model: M): string | undefined => model.proxy;',
+    'export const vxlan = (model: M): boolean => model.overlay.vxlan !== undefined;',
+    'export const shown = (model: M): string => `cni ${model.cluster.cni.backend}`;',
+    'export const manifest = { spec: { replicas: 1 } };',
+    '',
+  ].join('\n'),
+  'src/spec/raw.ts': 'export const proxy = (doc: { spec: { proxy?: string } }): unknown => doc.spec.proxy;\n',
 };
 
-describe('eslint import rules (kubemix/no-cycle, kubemix/layering)', async () => {
+describe('eslint import rules (kubemix/no-cycle, kubemix/layering, kubemix/resolved-model)', async () => {
   const tmp = scratch('eslint-rules');
   after(() => tmp.remove());
   for (const [path, text] of Object.entries(FILES)) {
@@ -28,6 +44,7 @@ describe('eslint import rules (kubemix/no-cycle, kubemix/layering)', async () =>
   }
   const config = (await import(pathToFileURL(repoPath('eslint.config.js')).href)) as {
     NEVER: [string, string, string][];
+    RESOLVED_MODEL_ONLY: string[];
   };
   const plugin = (await import(pathToFileURL(repoPath('tools', 'eslint-imports.js')).href)) as {
     default: NonNullable<Linter.Config['plugins']>[string];
@@ -43,6 +60,7 @@ describe('eslint import rules (kubemix/no-cycle, kubemix/layering)', async () =>
         rules: {
           'kubemix/no-cycle': 'error',
           'kubemix/layering': ['error', config.NEVER.map(([from, to, why]) => ({ from, to, why }))],
+          'kubemix/resolved-model': ['error', config.RESOLVED_MODEL_ONLY],
         },
       },
     ],
@@ -65,5 +83,21 @@ describe('eslint import rules (kubemix/no-cycle, kubemix/layering)', async () =>
   it('an allowed import (model → net) and the imported file pass', () => {
     assert.deepEqual(messages('src/model/ok.ts'), []);
     assert.deepEqual(messages('src/exec/run.ts'), []);
+  });
+
+  it('src/render reading model.spec, destructuring spec or comparing a backend name is refused', () => {
+    assert.deepEqual(config.RESOLVED_MODEL_ONLY, ['render', 'plan', 'interop', 'cli']);
+    assert.deepEqual(messages('src/render/raw.ts'), [
+      'kubemix/resolved-model 2',
+      'kubemix/resolved-model 3',
+      'kubemix/resolved-model 4',
+    ]);
+    const text = results.flatMap((r) => r.messages).find((m) => m.ruleId === 'kubemix/resolved-model')?.message ?? '';
+    assert.match(text, /src\/render\/ reads the resolved model, not the raw spec/);
+  });
+
+  it("resolved reads, printing a backend and a manifest's own spec pass; spec/ is not in the rule", () => {
+    assert.deepEqual(messages('src/render/resolved.ts'), []);
+    assert.deepEqual(messages('src/spec/raw.ts'), []);
   });
 });

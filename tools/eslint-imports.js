@@ -3,6 +3,9 @@
 // meanings together):
 //   kubemix/no-cycle      a file that is part of an import cycle
 //   kubemix/layering      an import the architecture forbids (options: zones)
+//   kubemix/resolved-model  in the folders named (options), a read of `.spec` or a
+//                         comparison of `.backend`: those folders read the resolved model
+//                         (model.overlay, model.podNetworks, model.proxy, …), never the raw spec
 // `./x.js` in an import names the compiled file; it is read as ./x.ts, as tsc does.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -146,4 +149,50 @@ const layering = {
   },
 };
 
-export default { meta: { name: 'kubemix' }, rules: { 'no-cycle': noCycle, layering } };
+/** The name a member access or a destructured key uses, when it is a plain name or a string literal. */
+function keyName(key, computed) {
+  if (!computed && key.type === 'Identifier') return key.name;
+  return key.type === 'Literal' && typeof key.value === 'string' ? key.value : undefined;
+}
+
+const isBackend = (node) => node?.type === 'MemberExpression' && keyName(node.property, node.computed) === 'backend';
+
+const resolvedModel = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'folders that must read the resolved model, not the raw spec or backend names' },
+    schema: [{ type: 'array', items: { type: 'string' } }],
+  },
+  create(context) {
+    const rel = relative(join(context.cwd, 'src'), context.filename);
+    const folder = rel.startsWith('..') ? undefined : rel.split('/')[0];
+    if (!(context.options[0] ?? []).includes(folder)) return {};
+    const spec = (node) =>
+      context.report({
+        node,
+        message: `src/${folder}/ reads the resolved model, not the raw spec (\`.spec\`): add the fact to src/model/ (resolveModel) and read it there.`,
+      });
+    const backend = (node) =>
+      context.report({
+        node,
+        message: `src/${folder}/ does not compare CNI backend names: ask the model (\`model.overlay.vxlan !== undefined\`, or vxlanOf() for a plan's header).`,
+      });
+    return {
+      MemberExpression(node) {
+        if (keyName(node.property, node.computed) === 'spec') spec(node);
+      },
+      'ObjectPattern > Property'(node) {
+        if (keyName(node.key, node.computed) === 'spec') spec(node);
+      },
+      BinaryExpression(node) {
+        if (['===', '!==', '==', '!='].includes(node.operator) && (isBackend(node.left) || isBackend(node.right)))
+          backend(node);
+      },
+      SwitchStatement(node) {
+        if (isBackend(node.discriminant)) backend(node);
+      },
+    };
+  },
+};
+
+export default { meta: { name: 'kubemix' }, rules: { 'no-cycle': noCycle, layering, 'resolved-model': resolvedModel } };

@@ -1,4 +1,5 @@
 // The human view of a plan: cluster line, node table, tasks per stage and host.
+import { vxlanOf } from '../model/settings.js';
 import type { Plan } from '../plan/types.js';
 import { STAGES } from '../plan/types.js';
 
@@ -17,10 +18,11 @@ export function table(rows: readonly (readonly string[])[]): string {
 export function renderPlanText(plan: Plan): string {
   const c = plan.cluster;
   const v = c.versions;
+  const vxlan = vxlanOf(c.cni);
   const lines = [
     `cluster ${c.name}.${c.domain} (${c.driver})  Kubernetes ${v.kubernetes ?? '?'}  containerd ${v.containerd ?? '?'}`,
     `network nodes ${c.network.nodeCidr} (gateway ${c.network.gateway}, MTU ${c.network.nodeMtu})  pods ${c.network.podCidr} (MTU ${c.network.podMtu})  services ${c.network.serviceCidr}`,
-    `cni ${c.cni.plugin} ${c.cni.backend}${c.cni.backend === 'vxlan' ? ` (VNI ${c.cni.vni}, UDP ${c.cni.port})` : ''}  API ${c.apiEndpoint.host}:${c.apiEndpoint.port} → ${c.apiEndpoint.address}`,
+    `cni ${c.cni.plugin} ${c.cni.backend}${vxlan === undefined ? '' : ` (VNI ${vxlan.vni}, UDP ${vxlan.port})`}  API ${c.apiEndpoint.host}:${c.apiEndpoint.port} → ${c.apiEndpoint.address}`,
     '',
     table([
       ['NAME', 'ROLE', 'OS', 'HYPERVISOR', 'IP', 'MAC', 'POD CIDR (predicted)'],

@@ -29,6 +29,8 @@ export function withSpecOptions(command: Command): Command {
 export interface LoadedSpec extends SpecResult {
   /** Absolute path of the spec file; undefined for a Kubeinit string. */
   readonly file: string | undefined;
+  /** The cluster's name (metadata.name): it names the state directory, needed before any model is resolved. */
+  readonly clusterName: string;
 }
 
 export function loadSpec(arg: string, options: SpecOptions, io: CliIo): LoadedSpec {
@@ -53,7 +55,7 @@ export function loadSpec(arg: string, options: SpecOptions, io: CliIo): LoadedSp
         { path: arg },
       );
     }
-    return { ...readSpec({ kind: 'file', path: arg, text }), file: path };
+    return loaded(readSpec({ kind: 'file', path: arg, text }), path);
   }
   if (!looksLikeKubeinitSpec(arg) && /[/\\]|\.ya?ml$|\.json$/i.test(arg)) {
     throw new InputError('spec.not-found', `spec file ${arg} does not exist`, {
@@ -61,10 +63,16 @@ export function loadSpec(arg: string, options: SpecOptions, io: CliIo): LoadedSp
       hint: 'give the path of a YAML spec, or a Kubeinit string such as k8s-libvirt-1-1-1',
     });
   }
-  return {
-    ...readSpec({ kind: 'kubeinit', spec: arg, hypervisors: options.hypervisors, nodes: options.nodes }),
-    file: undefined,
-  };
+  return loaded(
+    readSpec({ kind: 'kubeinit', spec: arg, hypervisors: options.hypervisors, nodes: options.nodes }),
+    undefined,
+  );
+}
+
+function loaded(result: SpecResult, file: string | undefined): LoadedSpec {
+  // The CLI's one read of the raw spec: the name its state directory is found by; all else goes through the model.
+  // eslint-disable-next-line kubemix/resolved-model -- the name is needed before (and without) a model
+  return { ...result, file, clusterName: result.spec.name };
 }
 
 function isFile(path: string): boolean {

@@ -6,11 +6,27 @@ import { parseCidr } from '../net/cidr.js';
 import { podMtu } from '../net/mtu.js';
 import { mtuSettings } from '../spec/mtu.js';
 import type { ClusterSpec } from '../spec/types.js';
-import type { AddressRanges, HttpProxy, Hypervisor, Mirrors, PodOverlay, ServicesSettings } from './types.js';
+import type {
+  AddressRanges,
+  HttpProxy,
+  Hypervisor,
+  Mirrors,
+  PlanCluster,
+  PodOverlay,
+  ServicesSettings,
+} from './types.js';
 
 export function resolveOverlay(spec: ClusterSpec): PodOverlay {
-  const { plugin, backend, vni, port } = spec.cni;
-  return { plugin, backend, vxlan: backend === 'vxlan' ? { vni, port } : undefined, podMtu: podMtu(mtuSettings(spec)) };
+  const { plugin, backend } = spec.cni;
+  return { plugin, backend, vxlan: vxlanOf(spec.cni), podMtu: podMtu(mtuSettings(spec)) };
+}
+
+/**
+ * VXLAN's VNI and port when the backend encapsulates, else undefined: the one
+ * place that compares backend names, for the spec and for a plan's header.
+ */
+export function vxlanOf(cni: Pick<PlanCluster['cni'], 'backend' | 'vni' | 'port'>): PodOverlay['vxlan'] {
+  return cni.backend === 'vxlan' ? { vni: cni.vni, port: cni.port } : undefined;
 }
 
 /** `10.244.0.0/16,fd00:10:244::/56` → both ranges, and each under its family. */

@@ -72,7 +72,7 @@ function rendered(c: Combo): { files: Map<string, string>; cluster: Cluster; nod
       serviceCidr: n.serviceCidr,
       nodeIp: node.ip,
       nodeName: node.name.toLowerCase(),
-      network: hnsNetworkName(model.cluster.cni),
+      network: hnsNetworkName(model.overlay),
       pause: `registry.k8s.io/pause:${model.versions.pause}`,
     },
     nodeCidr: n.nodeCidr,

@@ -71,8 +71,8 @@ describe('the checks themselves catch what they are for', () => {
 describe('network traps', () => {
   for (const c of ALL) {
     it(`${comboName(c)}: CNI name = HNS network flanneld creates = kube-proxy networkName`, () => {
-      const { plan, files } = planFor(c);
-      const network = hnsNetworkName(plan.cluster.cni);
+      const { files } = planFor(c);
+      const network = hnsNetworkName(modelFor(c).overlay);
       assert.equal(network, c.backend === 'vxlan' ? 'flannel.4096' : 'cbr0');
       const cni = JSON.parse(file(files, WIN.cniConf)) as {
         name: string;
@@ -103,7 +103,11 @@ describe('network traps', () => {
     const byType = (t: string) =>
       cni.delegate.AdditionalArgs.filter((a) => a.Value.Type === t).map((a) => a.Value.Settings);
     assert.deepEqual(byType('OutBoundNAT'), [{ Exceptions: ['10.244.0.0/16', '10.96.0.0/12'] }]);
-    assert.ok(!natExceptions(plan.cluster).includes(plan.cluster.network.nodeCidr));
+    assert.ok(
+      !natExceptions(modelFor({ k8s: '1.36', os: 'windows-2022', backend: 'vxlan' })).includes(
+        plan.cluster.network.nodeCidr,
+      ),
+    );
     assert.deepEqual(byType('SDNRoute'), [{ DestinationPrefix: '10.96.0.0/12', NeedEncap: true }]);
     assert.deepEqual(byType('ProviderAddress'), [{ ProviderAddress: '10.0.0.3' }]);
   });

@@ -39,7 +39,7 @@ export function registerAddNode(program: Command, io: CliIo): void {
   }).action(async (spec: string, flags: SpecOptions & ExecutorFlags, command: Command) => {
     const out = outputFor(command, io);
     const loaded = loadSpec(spec, flags, io);
-    const dir = stateDir(flags.stateDir, io, loaded.spec.name, loaded.file);
+    const dir = stateDir(flags.stateDir, io, loaded.clusterName, loaded.file);
     const journal = await journalOf(dir);
     const assembled = assemblePlan(resolveModel(loaded));
     const planned = new Set(assembled.plan.tasks.map((t) => t.host));

@@ -42,8 +42,8 @@ export function registerDown(program: Command, io: CliIo): void {
     selection: ['only'],
   }).action(async (spec: string, flags: DownFlags, command: Command) => {
     const loaded = loadSpec(spec, flags, io);
-    await confirmed(loaded.spec.name, flags, io);
-    const state = statePaths(stateDir(flags.stateDir, io, loaded.spec.name, loaded.file));
+    await confirmed(loaded.clusterName, flags, io);
+    const state = statePaths(stateDir(flags.stateDir, io, loaded.clusterName, loaded.file));
     // Its own journal: the deploy journal stays readable until the reset is through.
     const reset = inMemoryTarget(assembleResetPlan(resolveModel(loaded)), state.reset);
     await runPlan(reset, { ...flags, knownHosts: flags.knownHosts ?? state.knownHosts }, displayFlags(command), io);

@@ -48,14 +48,14 @@ export function registerKubeconfig(program: Command, io: CliIo): void {
   ).action(async (spec: string, flags: Flags, command: Command) => {
     const out = outputFor(command, io);
     const loaded = loadSpec(spec, flags, io);
-    const dir = stateDir(flags.stateDir, io, loaded.spec.name, loaded.file);
+    const dir = stateDir(flags.stateDir, io, loaded.clusterName, loaded.file);
     const admin = (await SecretStore.open(statePaths(dir).secrets)).get(SECRET_NAMES.adminKubeconfig);
     if (admin === undefined) {
       throw new InputError('kubeconfig.missing', `no admin kubeconfig in ${dir} yet`, {
         hint: 'it is captured when `kubemix up SPEC` initialises the first controller',
       });
     }
-    const ours = renameAdminKubeconfig(admin, loaded.spec.name);
+    const ours = renameAdminKubeconfig(admin, loaded.clusterName);
     const written: string[] = [];
     if (flags.merge !== undefined) {
       const target =
@@ -75,7 +75,7 @@ export function registerKubeconfig(program: Command, io: CliIo): void {
       await writeFileDurable(target, ours, 0o600);
       written.push(target);
     }
-    if (out.json) out.document({ ok: true, written, context: loaded.spec.name });
+    if (out.json) out.document({ ok: true, written, context: loaded.clusterName });
     else for (const w of written) out.text(w);
   });
 }

@@ -26,7 +26,7 @@ function stateAndHost(
   if (spec === undefined)
     throw new InputError('flags.state-dir', 'kubemix logs needs SPEC, or --state-dir DIR (or KUBEMIX_STATE_DIR)');
   const loaded = loadSpec(spec, {}, io);
-  return { dir: stateDir(undefined, io, loaded.spec.name, loaded.file), host };
+  return { dir: stateDir(undefined, io, loaded.clusterName, loaded.file), host };
 }
 
 export async function runLogs(args: readonly string[], flag: string | undefined, io: CliIo): Promise<void> {

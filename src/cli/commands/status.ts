@@ -40,7 +40,10 @@ export function registerStatus(program: Command, io: CliIo): void {
     const out = outputFor(command, io);
     const loaded = loadSpec(spec, flags, io);
     const plan = assemblePlan(resolveModel(loaded)).plan;
-    const status = clusterStatus(plan, await readJournal(stateDir(flags.stateDir, io, loaded.spec.name, loaded.file)));
+    const status = clusterStatus(
+      plan,
+      await readJournal(stateDir(flags.stateDir, io, loaded.clusterName, loaded.file)),
+    );
     const document = { ok: status.complete, ...status };
     if (!out.json) out.text(statusText(status));
     if (!status.complete)

@@ -39,7 +39,7 @@ async function loadTarget(spec: string | undefined, flags: UpFlags & SpecOptions
   }
   const loaded = loadSpec(spec ?? '', flags, io);
   const assembled = assemblePlan(resolveModel(loaded));
-  const dir = stateDir(flags.stateDir, io, loaded.spec.name, loaded.file);
+  const dir = stateDir(flags.stateDir, io, loaded.clusterName, loaded.file);
   if (fromDir !== undefined) {
     if (fromDir.plan.hash !== assembled.plan.hash) {
       throw new InputError(

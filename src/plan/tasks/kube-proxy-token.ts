@@ -12,7 +12,6 @@ import {
   WINDOWS_TOKEN_LIFETIME,
   type WindowsToken,
 } from '../../render/manifests/kube-proxy-token.js';
-import { hostProcessImages } from '../../render/manifests/windows-hostprocess.js';
 import { sh, task, taskId } from '../task.js';
 import type { Task } from '../types.js';
 import { linuxNodes } from './linux-prep.js';
@@ -30,7 +29,7 @@ function firstController(model: ClusterModel): string | undefined {
 
 /** The tokens this cluster's Windows nodes need minted. */
 export function windowsTokens(model: ClusterModel): WindowsToken[] {
-  const serviceFlannel = model.cluster.cni.plugin === 'flannel' && hostProcessImages(model) === undefined;
+  const serviceFlannel = model.overlay.plugin === 'flannel' && model.windowsHostProcess === undefined;
   return [KUBE_PROXY_TOKEN, ...(serviceFlannel ? [FLANNEL_WINDOWS_TOKEN] : [])];
 }
 

@@ -11,7 +11,6 @@ import type { ClusterModel } from '../../model/resolve.js';
 import { SECRET_NAMES } from '../../model/secret-names.js';
 import type { PlanNode } from '../../model/types.js';
 import type { RenderedArtifact } from '../../render/types.js';
-import { hostProcessImages } from '../../render/manifests/windows-hostprocess.js';
 import { windowsRelease } from '../../matrix/index.js';
 import { download, downloadSecrets } from '../../render/windows/downloads.js';
 import { bootOrder } from '../../render/windows/boot.js';
@@ -76,7 +75,7 @@ function prepareSteps(
   options: WindowsOptions,
 ): WindowsStep[] {
   const build = windowsRelease(node.os)?.build ?? '';
-  const overlay = model.cluster.cni.backend === 'vxlan';
+  const overlay = model.overlay.vxlan !== undefined;
   // The containerd step also places the registry hosts files, and the cluster CA the services registry's TLS chains to.
   const hosts = artifacts.filter((a) => a.remotePath.startsWith(`${WIN.containerdCerts}\\`));
   const caSecrets = hosts.some((a) => a.content.includes(`{{secret:${SECRET_NAMES.clusterCaCert}}}`))
@@ -177,8 +176,8 @@ function networkSteps(
   hostProcess: boolean,
   deps: WindowsExternalDeps,
 ): WindowsStep[] {
-  const network = hnsNetworkName(model.cluster.cni);
-  const overlay = model.cluster.cni.backend === 'vxlan';
+  const network = hnsNetworkName(model.overlay);
+  const overlay = model.overlay.vxlan !== undefined;
   const cni = step({
     stage: DEPLOY,
     name: 'win-cni-config',
@@ -299,7 +298,7 @@ export function windowsRecipe(
   options: WindowsOptions,
   deps: WindowsExternalDeps,
 ): WindowsStep[] {
-  const hostProcess = hostProcessImages(model) !== undefined;
+  const hostProcess = model.windowsHostProcess !== undefined;
   const steps = [
     ...prepareSteps(model, node, artifacts, hostProcess, options),
     ...networkSteps(model, node, hostProcess, deps),

@@ -61,6 +61,6 @@ export function hostsBlock(model: ClusterModel, node: PlanNode): string {
 /** The registry's name and address, when the services node runs the registry. */
 function registryAddress(model: ClusterModel): { ip: string; host: string } | undefined {
   const services = model.nodes.find((n) => n.role === 'services');
-  if (services === undefined || !model.spec.services.enabled || !model.spec.services.registry) return undefined;
+  if (services === undefined || model.services?.registry !== true) return undefined;
   return { ip: services.ip, host: `registry.${model.cluster.name}.${model.cluster.domain}` };
 }

@@ -7,7 +7,7 @@ import { CLUSTER_NODE, type RenderedArtifact } from '../types.js';
 import { calicoObjects } from './calico.js';
 import { flannelObjects } from './flannel.js';
 import { runtimeClasses, windowsFlannelRbac } from './windows.js';
-import { hostProcessImages, hostProcessObjects } from './windows-hostprocess.js';
+import { hostProcessObjects } from './windows-hostprocess.js';
 
 export { CLUSTER_NODE };
 
@@ -27,7 +27,7 @@ export function clusterManifests(model: ClusterModel): Map<string, Record<string
   const windows = model.nodes.some((n) => n.osFamily === 'windows');
   if (windows) out.set('windows-runtimeclasses', runtimeClasses(model));
   if (windows && model.overlay.plugin === 'flannel') out.set('flannel-windows-rbac', windowsFlannelRbac());
-  if (windows && hostProcessImages(model) !== undefined) out.set('windows-hostprocess', hostProcessObjects(model));
+  if (windows && model.windowsHostProcess !== undefined) out.set('windows-hostprocess', hostProcessObjects(model));
   return out;
 }
 

@@ -1,5 +1,6 @@
-// ServiceAccount tokens of the Windows node services (REFERENCE.md §5): a
-// native Windows service cannot mount a projected token, so the executor
+// ServiceAccount tokens of the Windows node services: a native Windows service
+// cannot mount a projected token (only the kubelet mounts those, into pods:
+// Kubernetes docs, "Service account token volume projection"), so the executor
 // mints one with the TokenRequest API on the first controller (admin.conf,
 // where the right to mint already lives) and installs it on each Windows
 // node. No ServiceAccount may request tokens for itself: a credential that

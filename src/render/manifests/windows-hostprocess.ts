@@ -1,4 +1,4 @@
-// Optional HostProcess mode (issue 4): flanneld and kube-proxy on Windows
+// Optional HostProcess mode: flanneld and kube-proxy on Windows
 // nodes as HostProcess DaemonSets from images the user names, instead of as
 // services. kubemix renders the DaemonSets and builds no image; an image only
 // has to carry `flanneld.exe` / `kube-proxy.exe` at its root. Everything else
@@ -18,13 +18,6 @@ type Obj = Record<string, unknown>;
 const SANDBOX = '$env:CONTAINER_SANDBOX_MOUNT_POINT';
 /** HostProcess containers run as a host account; SYSTEM reads kube-proxy's private kubeconfig. */
 export const HOST_PROCESS_USER = 'NT AUTHORITY\\SYSTEM';
-
-/** The images when HostProcess mode is on: the spec names them and flannel is the CNI. */
-export function hostProcessImages(
-  model: ClusterModel,
-): { readonly flannelImage: string; readonly kubeProxyImage: string } | undefined {
-  return model.cluster.cni.plugin === 'flannel' ? model.spec.windows?.hostProcess : undefined;
-}
 
 function windowsTolerations(): Obj[] {
   const [kv, effect] = WINDOWS_TAINT.split(':');
@@ -64,7 +57,7 @@ function daemonSet(name: string, namespace: string, serviceAccountName: string, 
 const fieldEnv = (name: string, fieldPath: string): Obj => ({ name, valueFrom: { fieldRef: { fieldPath } } });
 
 export function hostProcessObjects(model: ClusterModel): Obj[] {
-  const images = hostProcessImages(model);
+  const images = model.windowsHostProcess;
   if (images === undefined) return [];
   // The service's flags but no kubeconfig: the pod's projected flannel-windows token (in-cluster
   // config). The API by address: the kubernetes Service VIP needs kube-proxy, which starts after flannel.

@@ -1,4 +1,5 @@
-// Cluster objects Windows nodes need from the Linux side (REFERENCE.md §4–5):
+// Cluster objects Windows nodes need from the Linux side (Kubernetes docs,
+// "Guide for scheduling Windows containers" and "RuntimeClass"):
 // one RuntimeClass per Windows build, placing pods by os/arch/build and
 // tolerating the os=windows taint; least-privilege RBAC for the Windows
 // flanneld, which runs as a service with its own ServiceAccount token.

@@ -30,7 +30,7 @@ export function bootActionFunction(rules: readonly BootRule[]): string {
 
 /** How each fact is observed on the node (PowerShell expressions). */
 function factExpressions(model: ClusterModel): Record<BootFact, string> {
-  const network = hnsNetworkName(model.cluster.cni);
+  const network = hnsNetworkName(model.overlay);
   return {
     RuntimeRunning: "(Test-KubemixRunning 'containerd')",
     ExternalNetwork: `($null -ne (Get-KubemixHnsNetwork -Name ${q(EXTERNAL_NETWORK.name)}))`,

@@ -1,5 +1,5 @@
-// containerd on Windows: config.toml for the 2.x line (`version = 3` keys,
-// REFERENCE.md §3) and one hosts.toml per mirrored registry.
+// containerd on Windows: config.toml for the 2.x line (`version = 3` keys such as
+// `plugins.'io.containerd.cri.v1.runtime'.cni`, containerd docs/cri/config.md) and one hosts.toml per mirrored registry (containerd docs/hosts.md).
 import { IMAGES, compareVersions, kubernetesRelease, windowsRelease } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
@@ -110,9 +110,7 @@ export function registryHosts(model: ClusterModel, node: PlanNode): RenderedArti
       content: `{{secret:${SECRET_NAMES.clusterCaCert}}}\n`,
     });
   }
-  for (const [registry, mirror] of Object.entries(model.spec.mirrors.images).sort(([a], [b]) =>
-    a < b ? -1 : a > b ? 1 : 0,
-  )) {
+  for (const { registry, mirror } of model.mirrors.images) {
     const m = mirrorEndpoint(mirror);
     out.push(
       file(

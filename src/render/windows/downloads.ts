@@ -21,7 +21,7 @@ export function downloadsFor(model: ClusterModel): WindowsDownload[] {
 
 /** The proxy a node downloads through (HTTPS first: every origin is HTTPS). */
 export function proxyOf(model: ClusterModel): string {
-  return model.spec.proxy?.https ?? model.spec.proxy?.http ?? '';
+  return model.proxy?.https ?? model.proxy?.http ?? '';
 }
 
 /** Secrets a script with `downloadFunction` refers to: the cluster CA when the cache serves it. */

@@ -22,8 +22,9 @@ export function firewallRules(model: ClusterModel): FirewallRule[] {
     { name: 'kubemix-nodeports-tcp', protocol: 'TCP', port: '30000-32767', what: 'NodePorts' },
     { name: 'kubemix-nodeports-udp', protocol: 'UDP', port: '30000-32767', what: 'NodePorts' },
   ];
-  if (model.cluster.cni.backend === 'vxlan')
-    rules.push({ name: 'kubemix-vxlan', protocol: 'UDP', port: String(model.cluster.cni.port), what: 'flannel vxlan' });
+  const vxlan = model.overlay.vxlan;
+  if (vxlan !== undefined)
+    rules.push({ name: 'kubemix-vxlan', protocol: 'UDP', port: String(vxlan.port), what: 'flannel vxlan' });
   return rules;
 }
 

@@ -4,7 +4,6 @@
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import type { RenderedArtifact } from '../../render/types.js';
-import { hostProcessImages } from '../manifests/windows-hostprocess.js';
 import { containerdConfig, registryHosts } from './containerd.js';
 import { bootScript } from './boot.js';
 import { joinConfiguration, kubeletPatch } from './kubeadm.js';
@@ -17,7 +16,7 @@ import { setupCompleteCmd, setupScript } from './unattend-setup.js';
 
 export function renderWindowsNode(model: ClusterModel, node: PlanNode): RenderedArtifact[] {
   // HostProcess mode: flanneld and kube-proxy run as pods (manifests/windows-hostprocess.yaml), not services.
-  const hostProcess = hostProcessImages(model) !== undefined;
+  const hostProcess = model.windowsHostProcess !== undefined;
   // A file that names a secret is written 0600 (the executor fills it in on upload).
   const file = (remotePath: string, content: string): RenderedArtifact => ({
     node: node.name,
@@ -31,7 +30,7 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode): Rendered
     ...registryHosts(model, node),
     file(WIN.joinConfig, joinConfiguration(model, node)),
     file(WIN.kubeletPatch, kubeletPatch(model, node)),
-    file(WIN.flannelNetConf, netConfJson(model.cluster)),
+    file(WIN.flannelNetConf, netConfJson(model)),
     ...(hostProcess
       ? []
       : [

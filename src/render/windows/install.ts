@@ -17,17 +17,16 @@ const CONTAINERD_EXE = `${WIN.containerdDir}\\containerd.exe`;
 function proxyEnvironment(model: ClusterModel): string[] {
   const proxy = proxyOf(model);
   if (proxy === '') return [];
-  const n = model.cluster.network;
   const noProxy = [
-    ...(model.spec.proxy?.noProxy ?? []),
+    ...(model.proxy?.noProxy ?? []),
     'localhost',
     '127.0.0.1',
-    n.nodeCidr,
-    n.podCidr,
-    n.serviceCidr,
+    model.cluster.network.nodeCidr,
+    ...model.podNetworks.all,
+    ...model.serviceNetworks.all,
     `.${model.cluster.domain}`,
   ];
-  return [`HTTP_PROXY=${model.spec.proxy?.http ?? proxy}`, `HTTPS_PROXY=${proxy}`, `NO_PROXY=${noProxy.join(',')}`];
+  return [`HTTP_PROXY=${model.proxy?.http ?? proxy}`, `HTTPS_PROXY=${proxy}`, `NO_PROXY=${noProxy.join(',')}`];
 }
 
 export function containerd(model: ClusterModel, node: PlanNode): WindowsScripts {

@@ -70,7 +70,7 @@ while (-not ((Test-Path -LiteralPath ${q(WIN.subnetEnv)}) -and $null -ne (Get-Ku
 export const FLANNEL_TOKEN_REF = `{{secret:${SECRET_NAMES.flannelWindowsToken}}}`;
 
 export function flanneld(model: ClusterModel, node: PlanNode): WindowsScripts {
-  const network = hnsNetworkName(model.cluster.cni);
+  const network = hnsNetworkName(model.overlay);
   const wrapper = `${WIN.flanneldDir}\\flanneld-service.exe`;
   // Its own ServiceAccount token (flannel-windows), never the kubelet's credential.
   const apply = `${SERVICE_FUNCTIONS}${TOKEN_FUNCTIONS}New-Item -ItemType Directory -Force -Path ${q('C:\\run\\flannel')}, ${q(`${WIN.logs}\\flanneld`)} | Out-Null
@@ -97,7 +97,7 @@ ${waitForFlannel(network, 180)}`;
  * pulling).
  */
 export function flannelPod(model: ClusterModel): WindowsScripts {
-  const network = hnsNetworkName(model.cluster.cni);
+  const network = hnsNetworkName(model.overlay);
   return {
     check: `${HNS_FUNCTIONS}${checkThat(`(Test-Path -LiteralPath ${q(WIN.subnetEnv)}) -and $null -ne (Get-KubemixHnsNetwork -Name ${q(network)})`)}`,
     apply: waitForFlannel(network, 900),

@@ -1,7 +1,9 @@
 // kubeadm join on Windows. On worker joins kubeadm writes taints and kubelet
 // extra args only to kubeadm-flags.env, which nothing reads on Windows, so
 // everything the kubelet needs goes into JoinConfiguration `patches` (target
-// kubeletconfiguration) or onto the service command line (REFERENCE.md §4).
+// kubeletconfiguration) or onto the service command line (kubeadm's
+// cmd/kubeadm/app/phases/kubelet/flags.go writes the env file; only Linux's
+// systemd drop-in reads it).
 import { SECRET_NAMES } from '../../model/secret-names.js';
 import { compareVersions } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';

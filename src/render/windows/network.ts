@@ -1,14 +1,15 @@
 // flannel's network on a Windows worker: the HNS network name, net-conf.json
 // and the CNI config. The CNI `name` must equal the HNS network flanneld
-// creates, or pods never find their network (REFERENCE.md §5).
+// creates, or pods never find their network; flanneld's Windows backends name it
+// `flannel.<VNI>` (vxlan, HNS Overlay) and `cbr0` (host-gw, HNS L2Bridge) (flannel-io/flannel).
 import { WINDOWS_EXTERNAL_HNS_CIDR } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
-import type { PlanCluster, PlanNode } from '../../model/types.js';
+import type { PlanNode, PodOverlay } from '../../model/types.js';
 import { WIN } from './paths.js';
 
 /** The HNS network flanneld creates: `flannel.<VNI>` (Overlay) or `cbr0` (L2Bridge). */
-export function hnsNetworkName(cni: PlanCluster['cni']): string {
-  return cni.backend === 'vxlan' ? `flannel.${cni.vni}` : 'cbr0';
+export function hnsNetworkName(overlay: PodOverlay): string {
+  return overlay.vxlan === undefined ? 'cbr0' : `flannel.${overlay.vxlan.vni}`;
 }
 
 /** The persistent network created before flanneld so its rebuilds keep the host connected. */
@@ -19,18 +20,16 @@ export const EXTERNAL_NETWORK = {
   vsid: 9999,
 } as const;
 
-/** The first (IPv4) pod CIDR: flannel on Windows is single-stack. */
-export function podCidrV4(cluster: PlanCluster): string {
-  return cluster.network.podCidr.split(',')[0]?.trim() ?? '';
+/** The IPv4 pod range: flannel on Windows is single-stack (the Linux net-conf's `Network` is the same range). */
+export function podCidrV4(model: ClusterModel): string {
+  return model.podNetworks.ipv4 ?? '';
 }
 
 /** flanneld's net-conf.json; must agree with the Linux ConfigMap (same Network and Backend). */
-export function netConfJson(cluster: PlanCluster): string {
-  const backend =
-    cluster.cni.backend === 'vxlan'
-      ? { Type: 'vxlan', VNI: cluster.cni.vni, Port: cluster.cni.port }
-      : { Type: 'host-gw' };
-  return `${JSON.stringify({ Network: podCidrV4(cluster), Backend: backend }, null, 2)}\n`;
+export function netConfJson(model: ClusterModel): string {
+  const vxlan = model.overlay.vxlan;
+  const backend = vxlan === undefined ? { Type: 'host-gw' } : { Type: 'vxlan', VNI: vxlan.vni, Port: vxlan.port };
+  return `${JSON.stringify({ Network: podCidrV4(model), Backend: backend }, null, 2)}\n`;
 }
 
 type Policy = { Name: 'EndpointPolicy'; Value: Record<string, unknown> };
@@ -45,15 +44,18 @@ const policy = (Type: string, Settings: Record<string, unknown>): Policy => ({
  * is deliberately absent: pods must be NATed to reach the services node, the
  * gateway and the hypervisors, which do not route pod CIDRs.
  */
-export function natExceptions(cluster: PlanCluster): string[] {
-  return [podCidrV4(cluster), cluster.network.serviceCidr.split(',')[0]?.trim() ?? ''];
+export function natExceptions(model: ClusterModel): string[] {
+  return [podCidrV4(model), serviceCidrV4(model)];
+}
+
+function serviceCidrV4(model: ClusterModel): string {
+  return model.serviceNetworks.ipv4 ?? '';
 }
 
 function delegate(model: ClusterModel, node: PlanNode): Record<string, unknown> {
-  const { cluster } = model;
-  const service = cluster.network.serviceCidr.split(',')[0]?.trim() ?? '';
-  const nat = policy('OutBoundNAT', { Exceptions: natExceptions(cluster) });
-  if (cluster.cni.backend === 'vxlan') {
+  const service = serviceCidrV4(model);
+  const nat = policy('OutBoundNAT', { Exceptions: natExceptions(model) });
+  if (model.overlay.vxlan !== undefined) {
     return {
       type: 'sdnoverlay',
       AdditionalArgs: [
@@ -78,7 +80,7 @@ function delegate(model: ClusterModel, node: PlanNode): Record<string, unknown> 
 export function cniConfig(model: ClusterModel, node: PlanNode): string {
   const conf = {
     cniVersion: '0.3.0',
-    name: hnsNetworkName(model.cluster.cni),
+    name: hnsNetworkName(model.overlay),
     type: 'flannel',
     capabilities: { portMappings: true, dns: true },
     delegate: delegate(model, node),

@@ -46,7 +46,7 @@ export const WIN = {
   logs: 'C:\\var\\log',
 } as const;
 
-/** The containerd CRI endpoint on Windows (REFERENCE.md §3). */
+/** The containerd CRI endpoint on Windows: containerd's default named pipe (containerd defaults_windows.go). */
 export const CONTAINERD_PIPE = 'npipe:////./pipe/containerd-containerd';
 
 /** Placeholder the source-VIP task replaces at run time; never an address at plan time. */

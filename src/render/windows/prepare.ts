@@ -38,7 +38,7 @@ if (Test-Path -LiteralPath ${q(WIN.cniConfDir)}) {
 }
 if ($null -ne (Get-Service -Name 'hns' -ErrorAction SilentlyContinue)) {
 ${HNS_FUNCTIONS}  # flannel's network from an earlier join; networks kubemix does not make (Docker's, an admin's) are not ours to judge.
-  $flannel = @(Invoke-KubemixHns -Method 'GET' -Path '/networks/') | Where-Object { $_.Name -eq ${q(hnsNetworkName(model.cluster.cni))} }
+  $flannel = @(Invoke-KubemixHns -Method 'GET' -Path '/networks/') | Where-Object { $_.Name -eq ${q(hnsNetworkName(model.overlay))} }
   foreach ($n in $flannel) { $problems.Add("HNS network $($n.Name) is left from an earlier setup") }
 }
 if ($problems.Count -gt 0) {
@@ -81,7 +81,7 @@ export function ensureExternalNetwork(model: ClusterModel, node: PlanNode): stri
 
 /** Creates the External network if it is missing; needs HNS_FUNCTIONS defined (the boot script defines them once). */
 export function createExternalNetwork(model: ClusterModel, node: PlanNode): string {
-  const overlay = model.cluster.cni.backend === 'vxlan';
+  const overlay = model.overlay.vxlan !== undefined;
   const policies = overlay ? `; Policies = @(@{ Type = 'VSID'; VSID = ${EXTERNAL_NETWORK.vsid} })` : '';
   return `if ($null -eq (Get-KubemixHnsNetwork -Name ${q(EXTERNAL_NETWORK.name)})) {
   ${ADAPTER(node.ip).replace(/\n/g, '\n  ')}

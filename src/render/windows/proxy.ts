@@ -32,7 +32,7 @@ if ((Get-FileHash -Algorithm SHA256 -LiteralPath ${q(WIN.cniConf)}).Hash -ne ${q
  * network. kube-proxy creates the endpoint itself; we only reserve.
  */
 export function sourceVip(model: ClusterModel): WindowsScripts {
-  const network = hnsNetworkName(model.cluster.cni);
+  const network = hnsNetworkName(model.overlay);
   const apply = `${HNS_FUNCTIONS}$net = Get-KubemixHnsNetwork -Name ${q(network)}
 if ($null -eq $net) { throw ${q(`HNS network ${network} does not exist: is flanneld running?`)} }
 $subnet = @($net.Subnets)[0].AddressPrefix
@@ -57,7 +57,7 @@ Set-Content -LiteralPath ${q(WIN.sourceVipFile)} -Value (@{ ip = $vip; subnet = 
 /** kube-proxy's private kubeconfig and its config, with the source VIP reserved on the node. */
 function kubeProxyFiles(model: ClusterModel): string {
   const vip =
-    model.cluster.cni.backend === 'vxlan'
+    model.overlay.vxlan !== undefined
       ? `$vip = (Get-Content -Raw -LiteralPath ${q(WIN.sourceVipFile)} | ConvertFrom-Json).ip
 $config = $config.Replace(${q(SOURCE_VIP_PLACEHOLDER)}, $vip)
 `

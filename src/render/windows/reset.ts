@@ -16,7 +16,7 @@ import { shellQuote } from '../../util/escape/index.js';
 
 /** The HNS networks kubemix (External) and flanneld (its backend's network) create on a node. */
 export function ownedNetworks(model: ClusterModel): string[] {
-  return [EXTERNAL_NETWORK.name, hnsNetworkName(model.cluster.cni)];
+  return [EXTERNAL_NETWORK.name, hnsNetworkName(model.overlay)];
 }
 
 /**
@@ -41,7 +41,7 @@ export const REMOVE_TREE_FUNCTION = `function Remove-KubemixTree([string]$Path) 
 
 export function resetScript(model: ClusterModel): string {
   const removed = [
-    `${WIN.cniState}\\${hnsNetworkName(model.cluster.cni)}`,
+    `${WIN.cniState}\\${hnsNetworkName(model.overlay)}`,
     WIN.subnetEnv,
     WIN.cniConf,
     WIN.sourceVipFile,

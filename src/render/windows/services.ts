@@ -55,17 +55,17 @@ export function flanneldServiceXml(node: PlanNode): string {
  * is reserved on the node at run time, after flanneld made the network.
  */
 export function kubeProxyConfigTemplate(model: ClusterModel, node: PlanNode): string {
-  const overlay = model.cluster.cni.backend === 'vxlan';
+  const overlay = model.overlay.vxlan !== undefined;
   return `apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 mode: kernelspace
 hostnameOverride: '${registeredName(node)}'
 bindAddress: 0.0.0.0
-clusterCIDR: '${podCidrV4(model.cluster)}'
+clusterCIDR: '${podCidrV4(model)}'
 clientConnection:
   kubeconfig: '${WIN.kubeProxyKubeconfig}'
 winkernel:
-  networkName: '${hnsNetworkName(model.cluster.cni)}'
+  networkName: '${hnsNetworkName(model.overlay)}'
 ${overlay ? `  sourceVip: '${SOURCE_VIP_PLACEHOLDER}'\n` : ''}  enableDSR: false
 `;
 }
