@@ -1,3 +1,4 @@
+import { withoutUnusedHelpers } from '../render/windows/ps.js';
 import type { Command, SecretCapture, Stage, Task } from './types.js';
 
 export interface TaskInput {
@@ -48,7 +49,8 @@ export function sh(script: string, privilege: 'root' | 'user' = 'root'): Command
   return { shell: 'sh', privilege, script: script.endsWith('\n') ? script : `${script}\n` };
 }
 
+/** A Windows task's script: stop at the first error; only the helper functions it calls are sent. */
 export function powershell(script: string): Command {
-  const body = script.endsWith('\n') ? script : `${script}\n`;
+  const body = withoutUnusedHelpers(script.endsWith('\n') ? script : `${script}\n`);
   return { shell: 'powershell', privilege: 'root', script: `$ErrorActionPreference = 'Stop'\n${body}` };
 }

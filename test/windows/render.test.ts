@@ -9,7 +9,8 @@ import type { RenderedArtifact } from '../../src/render/types.js';
 import { natExceptions, hnsNetworkName } from '../../src/render/windows/network.js';
 import { WIN } from '../../src/render/windows/paths.js';
 import { GOLDEN_COMBOS, comboName, modelFor, type Combo } from './fixtures.js';
-import { lintPowerShell, parseErrors, secretProblems } from './powershell.js';
+import { lintPowerShell, nodesOfType, parseErrors, secretProblems } from './powershell.js';
+import { HNS_FUNCTIONS, withoutUnusedHelpers } from '../../src/render/windows/ps.js';
 
 function planFor(c: Combo): { plan: Plan; files: readonly RenderedArtifact[]; win: Task[] } {
   const { plan, files } = assemblePlan(modelFor(c));
@@ -38,13 +39,33 @@ describe('Windows PowerShell is well-formed and follows the rules', () => {
       for (const s of scripts) {
         assert.deepEqual(parseErrors(s.text), [], `${s.where} does not parse`);
         assert.deepEqual(lintPowerShell(s.text), [], `${s.where} breaks a rule`);
+        assert.deepEqual(undefinedHelpers(s.text), [], `${s.where} calls a helper it does not define`);
       }
       for (const f of files) assert.deepEqual(secretProblems(f.content), [], `${f.remotePath} holds a secret`);
     });
   }
 });
 
+/** kubemix helpers a script calls (by the parser's command names) but does not define; the HNS type too. */
+function undefinedHelpers(script: string): string[] {
+  const defined = new Set(nodesOfType(script, 'function_name').map((n) => n.toLowerCase()));
+  const called = nodesOfType(script, 'command_name').filter((n) => /-Kubemix/i.test(n));
+  const missing = called.filter((n) => !defined.has(n.toLowerCase()));
+  if (script.includes('[KubemixHns]::') && !script.includes('public static class KubemixHns'))
+    missing.push('KubemixHns');
+  return [...new Set(missing)];
+}
+
 describe('the checks themselves catch what they are for', () => {
+  it('a script calling a helper it lost is caught', () => {
+    const script = withoutUnusedHelpers(`${HNS_FUNCTIONS}$n = Get-KubemixHnsNetwork -Name 'x'\n`);
+    assert.deepEqual(undefinedHelpers(script), []);
+    assert.deepEqual(undefinedHelpers(script.replace(/^function Invoke-KubemixHns[^]*?\n}\n/m, '')), [
+      'Invoke-KubemixHns',
+    ]);
+    assert.deepEqual(undefinedHelpers("Stop-KubemixService -Name 'kubelet'\n"), ['Stop-KubemixService']);
+  });
+
   it('the grammar reports broken scripts', () => {
     assert.notDeepEqual(parseErrors("$ErrorActionPreference = 'Stop'\nif ($x { Write-Output 1 }\n"), []);
     assert.notDeepEqual(parseErrors("$ErrorActionPreference = 'Stop'\n$a = @{ b = 'c'\n"), []);

@@ -71,3 +71,79 @@ export const ACL_FUNCTIONS = `function Set-KubemixPrivateAcl([string]$Path) {
   Set-Acl -LiteralPath $Path -AclObject $acl
 }
 `;
+
+interface Definition {
+  readonly name: string;
+  readonly start: number;
+  /** The line after the definition's closing `}`. */
+  readonly end: number;
+  readonly text: string;
+}
+
+/** `function Name(` or the guarded Add-Type of HNS_FUNCTIONS, both at column 0; undefined for other lines. */
+function definedName(line: string): { name: string; typeBlock: boolean } | undefined {
+  const fn = /^function ([A-Za-z][\w-]*)\s*\(/.exec(line);
+  if (fn?.[1] !== undefined) return { name: fn[1], typeBlock: false };
+  const type = /^if \(-not \('([A-Za-z]\w*)' -as \[type\]\)\) \{$/.exec(line);
+  return type?.[1] === undefined ? undefined : { name: type[1], typeBlock: true };
+}
+
+/**
+ * The top-level definitions of a script: a function runs to the first `}` at
+ * column 0 (bodies are indented); the Add-Type block to the `}` after its
+ * here-string's closing `'@`. Undefined when a definition does not end.
+ */
+function definitionsOf(lines: readonly string[]): Definition[] | undefined {
+  const out: Definition[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const def = definedName(lines[i] ?? '');
+    if (def === undefined) continue;
+    let j = i + 1;
+    if (def.typeBlock) while (j < lines.length && lines[j] !== "'@") j++;
+    while (j < lines.length && lines[j] !== '}') j++;
+    if (j >= lines.length) return undefined;
+    out.push({ name: def.name, start: i, end: j + 1, text: lines.slice(i, j + 1).join('\n') });
+    i = j;
+  }
+  return out;
+}
+
+/** Whether `text` names `name` as a word (PowerShell names are case-insensitive; `-` joins a name). */
+function mentions(text: string, name: string): boolean {
+  return new RegExp(`(?<![\\w-])${name}(?![\\w-])`, 'i').test(text);
+}
+
+/**
+ * The script without the helper definitions it never uses, and without a
+ * second, identical copy of one: what runs is unchanged, as a definition does
+ * nothing until something calls it. A definition stays when its name appears
+ * anywhere in the rest of what stays (code, string or comment), found from
+ * the script's own statements through the helpers they use. A script whose
+ * definitions cannot be delimited is returned as it is.
+ */
+export function withoutUnusedHelpers(script: string): string {
+  const lines = script.split('\n');
+  const defs = definitionsOf(lines);
+  if (defs === undefined || defs.length === 0) return script;
+  const first = new Map<string, Definition>();
+  const dropped = new Set<Definition>();
+  for (const d of defs) {
+    const seen = first.get(d.name.toLowerCase());
+    if (seen === undefined) first.set(d.name.toLowerCase(), d);
+    else if (seen.text === d.text) dropped.add(d);
+  }
+  const inDefinition = new Set(defs.flatMap((d) => Array.from({ length: d.end - d.start }, (_, k) => d.start + k)));
+  const statements = lines.filter((_, i) => !inDefinition.has(i)).join('\n');
+  const used = new Set<Definition>();
+  const queue = [statements];
+  for (let text = queue.pop(); text !== undefined; text = queue.pop()) {
+    for (const d of defs) {
+      if (used.has(d) || dropped.has(d) || !mentions(text, d.name)) continue;
+      used.add(d);
+      queue.push(d.text);
+    }
+  }
+  for (const d of defs) if (!used.has(d) && !dropped.has(d)) dropped.add(d);
+  const gone = new Set([...dropped].flatMap((d) => Array.from({ length: d.end - d.start }, (_, k) => d.start + k)));
+  return lines.filter((_, i) => !gone.has(i)).join('\n');
+}

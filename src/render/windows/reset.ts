@@ -9,7 +9,7 @@ import type { PlanNode } from '../../model/types.js';
 import { HOSTS_BEGIN, HOSTS_END, WINDOWS_HOSTS_FILE } from './hosts.js';
 import { EXTERNAL_NETWORK, hnsNetworkName } from './network.js';
 import { CONTAINERD_PIPE, WIN } from './paths.js';
-import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q, qList } from './ps.js';
+import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q, qList, withoutUnusedHelpers } from './ps.js';
 import { BOOT_TASK } from './boot.js';
 import { TOKEN_RENEW_TASK } from './token.js';
 import { shellQuote } from '../../util/escape/index.js';
@@ -54,7 +54,7 @@ export function resetScript(model: ClusterModel): string {
     WIN.kubernetesDir,
     WIN.joinConfig,
   ];
-  return `$ErrorActionPreference = 'Stop'
+  return withoutUnusedHelpers(`$ErrorActionPreference = 'Stop'
 ${SERVICE_FUNCTIONS}${HNS_FUNCTIONS}foreach ($task in ${q(BOOT_TASK)}, ${q(TOKEN_RENEW_TASK)}) {
   if ($null -ne (Get-ScheduledTask -TaskName $task -ErrorAction SilentlyContinue)) {
     Unregister-ScheduledTask -TaskName $task -Confirm:$false
@@ -98,7 +98,7 @@ if ($begin -ge 0 -and $end -gt $begin) {
   for ($i = 0; $i -lt $lines.Count; $i++) { if ($i -lt $begin -or $i -gt $end) { $kept.Add($lines[$i]) } }
   Set-Content -LiteralPath ${q(WINDOWS_HOSTS_FILE)} -Value $kept -Encoding ASCII
 }
-`;
+`);
 }
 
 /** Deletes the Node object through the first control-plane node's admin kubeconfig. */
