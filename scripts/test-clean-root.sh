@@ -11,8 +11,12 @@
 # mount and PID namespace: its mounts and processes end with it, and the
 # script checks that no mount is left before it removes the copied root.
 #
-# Usage (root): scripts/test-clean-root.sh        exit status is the suite's
-#   KUBEMIX_CLEAN_ROOT_CACHE  where the base root and the runs live (/var/cache/kubemix-clean-root)
+# Usage (root): scripts/test-clean-root.sh [TEST.js …]   exit status is the suite's
+#   TEST.js …                 instead of the whole suite (`bash .ci/run`), only these compiled tests
+#                             (e.g. dist/test/kill9.test.js), after the same apt-get, npm ci and build
+#   KUBEMIX_CLEAN_ROOT_CACHE  where the base root, the runs and the downloaded .deb files live
+#                             (/var/cache/kubemix-clean-root; the .debs only save downloads, the
+#                             packages are installed afresh in every run)
 #   KUBEMIX_DEBIAN_MIRROR     Debian mirror (http://deb.debian.org/debian)
 #   KUBEMIX_KEEP_ROOT=1       keep the run's root for inspection
 set -euo pipefail
@@ -51,6 +55,16 @@ if [ ! -f "$base/.complete" ]; then
   mv "$base.build" "$base"
 fi
 
+for t in "$@"; do
+  case $t in
+    dist/*.js) ;;
+    *) say "$t: name compiled tests under dist/ (e.g. dist/test/kill9.test.js)"; exit 2 ;;
+  esac
+done
+tests='bash .ci/run'
+if [ $# -gt 0 ]; then tests="node --test --test-reporter=spec $(printf '%q ' "$@")"; fi
+debs=$cache/apt-archives
+mkdir -p "$debs/partial"
 work=$(mktemp -d "$cache/run.XXXXXX")
 root=$work/root
 # shellcheck disable=SC2317 # called by the EXIT trap
@@ -99,26 +113,29 @@ fi
 # Runs in the private mount and PID namespace: the mounts, then the two phases.
 inner=$(cat <<'EOF'
 set -euo pipefail
-root=$1 extra_ca=$2
+root=$1 extra_ca=$2 debs=$3 tests=$4
 # The root a mount point of its own: `ip netns exec` runs `mount --make-rslave /`, which a plain directory refuses.
 mount --bind "$root" "$root"
 mount --rbind /dev "$root/dev"
 mount --rbind /sys "$root/sys"
 mount -t proc proc "$root/proc"
 mount -t tmpfs -o mode=0755 tmpfs "$root/run"
+mount --bind "$debs" "$root/var/cache/apt/archives"
 mkdir -p "$root/run/lock"
 run() { chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 ${extra_ca:+NODE_EXTRA_CA_CERTS=$extra_ca} \
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin bash -c "set -euo pipefail; cd /work/kubemix && $1"; }
 echo "test-clean-root: apt-get the listed packages and npm ci (scripts/prepare.sh, as npm test does)" >&2
 run '. scripts/prepare.sh && prepare scripts/apt-packages.txt'
-echo "test-clean-root: bash .ci/run in a network namespace of its own" >&2
+echo "test-clean-root: $tests, in a network namespace of its own" >&2
 rc=0
-unshare --net bash -c "$(declare -f run); root=\$1 extra_ca=\$2; run 'ip link set lo up && bash .ci/run'" inner "$root" "$extra_ca" || rc=$?
+unshare --net bash -c "$(declare -f run); root=\$1 extra_ca=\$2; run \"ip link set lo up && \$3\"" inner "$root" "$extra_ca" \
+  "$tests" || rc=$?
 umount -R "$root" 2>/dev/null || umount -R -l "$root" 2>/dev/null || true
 exit "$rc"
 EOF
 )
 rc=0
-unshare --mount --propagation private --pid --fork --kill-child bash -c "$inner" inner "$root" "$extra_ca" || rc=$?
+unshare --mount --propagation private --pid --fork --kill-child bash -c "$inner" inner "$root" "$extra_ca" "$debs" \
+  "$tests" || rc=$?
 say "suite exit status $rc"
 exit "$rc"
