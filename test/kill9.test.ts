@@ -51,7 +51,9 @@ function cli(
   });
 }
 
-describe('kill -9 of the executor and resume', { skip, timeout: 170_000 }, () => {
+// A guard against a hang, not a timing: 20 kill/resume trials took 96 s on a loaded 2-core machine and 136 s
+// alone in the clean root (scripts/test-clean-root.sh), and passed 170 s there beside the rest of the suite.
+describe('kill -9 of the executor and resume', { skip, timeout: 400_000 }, () => {
   let net: TestNet;
   before(async () => {
     net = await TestNet.create(3);
