@@ -26,6 +26,8 @@ import { DEFAULT_SSH_OPTIONS, SshTransport } from '../src/transport/ssh.js';
 const NS = (process.env['BENCH_HOSTS'] ?? '1,10,50').split(',').map(Number);
 const ANSIBLE_NS = (process.env['BENCH_ANSIBLE_HOSTS'] ?? '10,50').split(',').map(Number);
 const M = Number(process.env['BENCH_TASKS'] ?? 20);
+/** Another build's bin/kubemix.js (e.g. a worktree of the previous commit): run side by side with this one. */
+const BASELINE = process.env['BENCH_BASELINE'];
 const SLEEP = 0.05;
 const REAL_HOSTS = 13;
 
@@ -83,8 +85,9 @@ interface KubemixRun {
   readonly cpuMs: number;
 }
 
-async function kubemix(net: TestNet, kh: string, n: number, m: number): Promise<KubemixRun> {
-  const hosts = benchHosts(net, n, `km${n}x${m}`);
+async function kubemix(net: TestNet, kh: string, n: number, m: number, bin: string): Promise<KubemixRun> {
+  const run = `km${bin === 'bin/kubemix.js' ? '' : 'base'}${n}x${m}`;
+  const hosts = benchHosts(net, n, run);
   const tasks: TaskInput[] = [];
   for (const h of hosts) {
     for (let i = 1; i <= m; i++) {
@@ -93,7 +96,7 @@ async function kubemix(net: TestNet, kh: string, n: number, m: number): Promise<
       tasks.push({ host: h.name, name: `t${i}`, after, check: `test -f ${h.dir}/t${i}`, apply });
     }
   }
-  const planDir = join(net.root, `bench-plan-${n}x${m}`);
+  const planDir = join(net.root, `bench-plan-${run}`);
   await writePlanDir(
     planDir,
     buildPlan(
@@ -105,7 +108,7 @@ async function kubemix(net: TestNet, kh: string, n: number, m: number): Promise<
     '-c',
     '0',
     process.execPath,
-    'bin/kubemix.js',
+    bin,
     'up',
     '--plan',
     planDir,
@@ -117,7 +120,9 @@ async function kubemix(net: TestNet, kh: string, n: number, m: number): Promise<
     '1',
   ];
   const cpu = childCpuMs();
-  const wallMs = time(() => execFileSync('taskset', args, { stdio: ['ignore', 'ignore', 'ignore'] }));
+  const wallMs = time(() =>
+    execFileSync('taskset', args, { stdio: ['ignore', 'ignore', process.env['BENCH_STDERR'] ? 'inherit' : 'ignore'] }),
+  );
   return { wallMs, cpuMs: childCpuMs() - cpu };
 }
 
@@ -210,18 +215,26 @@ async function main(): Promise<void> {
       `per command, 'true' on one host: framed session ${per.session.toFixed(1)} ms vs one exec channel each ${per.channel.toFixed(1)} ms (${(per.channel / per.session).toFixed(1)}x)`,
     ];
     const perTask = new Map<number, number>();
+    const builds: [string, string][] = [
+      ...(BASELINE === undefined ? [] : ([['baseline', BASELINE]] as [string, string][])),
+      ['kubemix', 'bin/kubemix.js'],
+    ];
     for (const n of NS) {
-      pinHosts(net);
-      const one = await kubemix(net, kh, n, M);
-      const two = await kubemix(net, kh, n, 2 * M);
-      const overhead = (two.wallMs - one.wallMs) / M - SLEEP * 1000;
-      perTask.set(n, overhead);
-      const fixed = one.wallMs - M * (overhead + SLEEP * 1000);
-      out.push(
-        `N=${String(n).padStart(2)}: kubemix ${(one.wallMs / 1000).toFixed(2)} s (M) / ${(two.wallMs / 1000).toFixed(2)} s (2M); ` +
-          `critical-path overhead ${overhead.toFixed(1)} ms per task; start-up + connect ≈ ${(fixed / 1000).toFixed(2)} s; ` +
-          `kubemix CPU per task ${((two.cpuMs - one.cpuMs) / (n * M)).toFixed(2)} ms (the M more tasks per host; ${(two.cpuMs / 1000).toFixed(2)} s in all for ${n * 2 * M} tasks)`,
-      );
+      let one = { wallMs: 0, cpuMs: 0 };
+      for (const [label, bin] of builds) {
+        pinHosts(net);
+        one = await kubemix(net, kh, n, M, bin);
+        const two = await kubemix(net, kh, n, 2 * M, bin);
+        const overhead = (two.wallMs - one.wallMs) / M - SLEEP * 1000;
+        if (label === 'kubemix') perTask.set(n, overhead);
+        const fixed = one.wallMs - M * (overhead + SLEEP * 1000);
+        out.push(
+          `N=${String(n).padStart(2)}: ${label} ${(one.wallMs / 1000).toFixed(2)} s (M) / ${(two.wallMs / 1000).toFixed(2)} s (2M); ` +
+            `critical-path overhead ${overhead.toFixed(1)} ms per task; start-up + connect ≈ ${(fixed / 1000).toFixed(2)} s; ` +
+            `${label} CPU per task ${((two.cpuMs - one.cpuMs) / (n * M)).toFixed(2)} ms (the M more tasks per host; ${(two.cpuMs / 1000).toFixed(2)} s in all for ${n * 2 * M} tasks)`,
+        );
+        process.stderr.write(`${out[out.length - 1] ?? ''}\n`);
+      }
       if (ANSIBLE_NS.includes(n)) {
         const an = ansible(net, kh, n);
         out.push(

@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import { resolveModel } from '../src/model/resolve.js';
 import { assemblePlan } from '../src/plan/assemble.js';
 import { readSpec } from '../src/spec/read.js';
+import { writeJsonPretty } from '../src/util/json.js';
 
 /** Worker groups of at most 999 nodes (the schema's limit per group). */
 function groups(prefix: string, count: number, os: string): { name: string; count: number; os: string }[] {
@@ -41,10 +42,17 @@ interface PlanSize {
   readonly artifactBytes: number;
 }
 
+/** plan.json's bytes as `kubemix plan --out` writes them: streamed in pieces, never one string. */
+function planJsonBytes(plan: unknown): number {
+  let bytes = 1;
+  writeJsonPretty(plan, 2, (s) => void (bytes += Buffer.byteLength(s)));
+  return bytes;
+}
+
 function planOnce(text: string): PlanSize {
   const { plan, files } = assemblePlan(resolveModel(readSpec({ kind: 'file', path: 'bench.yaml', text })));
   return {
-    planBytes: JSON.stringify(plan).length,
+    planBytes: planJsonBytes(plan),
     artifactBytes: files.reduce((sum, f) => sum + Buffer.byteLength(f.content), 0),
   };
 }

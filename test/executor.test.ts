@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TestNet, harnessAvailable } from './harness/netns.js';
 import { buildPlan, countedTask, taskId, type TaskInput } from './harness/plan-builder.js';
@@ -8,6 +8,9 @@ import { lines, newStateDir, run, writeKnownHosts } from './harness/fixture.js';
 import { HostError, InputError, isKubemixError } from '../src/errors.js';
 import { acquireLock } from '../src/exec/lock.js';
 import { summary } from '../src/cli/render/plain.js';
+import { KnownHostsFile } from '../src/transport/known-hosts.js';
+import { DEFAULT_SSH_OPTIONS, SshTransport } from '../src/transport/ssh.js';
+import type { HostTransport } from '../src/transport/types.js';
 
 const skip = harnessAvailable();
 
@@ -84,6 +87,29 @@ describe('executor on real sshd hosts', { skip, timeout: 120_000 }, () => {
     assert.equal(lines(join(net.hosts[0]!.dir, 'dag', 'apply.log')).length, 4);
     const check = await run(chainPlan('dag'), state, kh, { check: true });
     assert.equal(check.result?.changes, 0);
+  });
+
+  it('one command per task on the host: check and apply folded; a second run only checks', async () => {
+    const state = newStateDir(net);
+    const knownHosts = await new KnownHostsFile(kh).load();
+    const counts = { exec: 0, converge: 0 };
+    const transportFor = (host: string): HostTransport => {
+      const conn = net.connection(net.hosts.find((h) => h.name === host)!);
+      const t = new SshTransport(conn, { ...DEFAULT_SSH_OPTIONS, knownHosts, trustNewHosts: false, maxSessions: 4 });
+      const exec = t.exec.bind(t);
+      t.exec = (r) => (counts.exec++, exec(r));
+      const converge = t.converge.bind(t);
+      t.converge = (c, a) => (counts.converge++, counts.exec--, converge(c, a));
+      return t;
+    };
+    const first = await run(chainPlan('fold'), state, kh, { transportFor });
+    assert.equal(first.result?.changes, 13, String(first.error));
+    assert.deepEqual(counts, { exec: 0, converge: 13 }, 'one framed command for each of the 13 tasks');
+    rmSync(join(state, 'journal.json'));
+    const second = await run(chainPlan('fold'), state, kh, { transportFor });
+    assert.equal(second.result?.changes, 0, 'every check passed, nothing applied again');
+    assert.deepEqual(counts, { exec: 0, converge: 26 });
+    assert.equal(lines(join(net.hosts[0]!.dir, 'fold', 'apply.log')).length, 4);
   });
 
   it('re-runs only the tasks whose inputs changed between runs', async () => {

@@ -61,6 +61,36 @@ describe('ssh transport on real sshd test hosts', { skip, timeout: 60_000 }, () 
     );
   });
 
+  it('converge: check and apply in one framed command; set -e holds in the check; the token never shows', async () => {
+    const t = await transport(net.connection(net.hosts[0]!));
+    let commands = 0;
+    const exec = t.exec.bind(t);
+    t.exec = (r) => (commands++, exec(r));
+    const sh = (script: string) => ({ shell: 'sh', privilege: 'root', script, timeoutMs: 20_000 }) as const;
+    const dir = join(net.hosts[0]!.dir, 'converge');
+    const streamed: string[] = [];
+    const apply = {
+      ...sh(`mkdir -p ${dir}; echo applied; echo warn >&2; exit 3`),
+      onStderr: (c: Buffer) => void streamed.push(c.toString()),
+    };
+    const failed = await t.converge(sh(`echo checking; test -d ${dir}`), apply);
+    assert.equal(failed.checkPassed, false);
+    assert.equal(failed.code, 3, "apply's exit code");
+    assert.equal(failed.stdout, 'checking\napplied\n');
+    assert.equal(failed.stderr, 'warn\n');
+    const passed = await t.converge(sh(`echo checking >&2; test -d ${dir}`), apply);
+    assert.equal(passed.checkPassed, true);
+    assert.equal(passed.code, 0);
+    assert.equal(passed.stderr, 'checking\n', 'the check-passed token is removed from the output');
+    assert.equal(streamed.join(''), 'warn\nchecking\n', 'and from what streamed');
+    const early = await t.converge(sh('exit 0; false'), sh('exit 9'));
+    assert.equal(early.checkPassed, true, "the check's exit ends only the check");
+    const strict = await t.converge(sh('set -e; false; true'), sh('echo ran'));
+    assert.equal(strict.checkPassed, false, 'set -e stops the check at its first failure (not an if condition)');
+    assert.equal(strict.stdout, 'ran\n');
+    assert.equal(commands, 4, 'one framed command per converge');
+  });
+
   it('uploads with mode and kills commands that time out', async () => {
     const h = net.hosts[0]!;
     const t = await transport(net.connection(h));

@@ -3,10 +3,23 @@
 // first, then swapped in, so a failure never leaves a partial DIR.
 // Replacing deletes what DIR held, so only a directory kubemix wrote (it holds
 // PLAN_MARKER) or an empty one is replaced without --force.
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { InputError } from '../errors.js';
 import type { AssembledPlan } from '../plan/assemble.js';
+import { ChunkedWriter, writeJsonPretty } from '../util/json.js';
 
 /** Written into every plan directory; its presence lets the next `plan --out` replace the directory. */
 export const PLAN_MARKER = '.kubemix-plan';
@@ -53,6 +66,27 @@ function isInside(path: string, dir: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
+/**
+ * `JSON.stringify(value, null, 2)` and a newline, written in ~64 KiB pieces:
+ * the plan of 5000 nodes is ~200 MB of JSON, never held as one string.
+ */
+export function writeJsonFile(path: string, value: unknown): void {
+  const fd = openSync(path, 'w', 0o644);
+  try {
+    const writer = new ChunkedWriter({
+      update: (piece: string) => {
+        const bytes = Buffer.from(piece);
+        for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done);
+      },
+    });
+    writeJsonPretty(value, 2, (s) => writer.write(s));
+    writer.write('\n');
+    writer.flush();
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function writePlanDir(target: string, assembled: AssembledPlan): void {
   const dir = resolve(target);
   const parent = dirname(dir);
@@ -64,7 +98,7 @@ export function writePlanDir(target: string, assembled: AssembledPlan): void {
   try {
     mkdirSync(join(tmp, 'artifacts'), { recursive: true });
     writeFileSync(join(tmp, PLAN_MARKER), MARKER_TEXT);
-    writeFileSync(join(tmp, 'plan.json'), `${JSON.stringify(assembled.plan, null, 2)}\n`);
+    writeJsonFile(join(tmp, 'plan.json'), assembled.plan);
     for (const file of assembled.files) {
       const path = join(tmp, file.localPath);
       mkdirSync(dirname(path), { recursive: true });

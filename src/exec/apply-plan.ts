@@ -78,11 +78,12 @@ export async function applyPlan(
   const logs = new HostLogs(paths.logs, redactor);
   const unsubscribe = [logs.attach(bus), ...(options.listeners ?? []).map((l) => bus.subscribe(l))];
   const transports = new Map<string, HostTransport>();
+  let journal: Journal | undefined;
   try {
     if (lock?.tookOverStale)
       bus.emit({ type: 'lock:stale', pid: lock.tookOverStale.pid, host: lock.tookOverStale.host });
     // --check reads the journal (a check-less task already done with the same inputs is no change) and never writes it.
-    const journal = await Journal.open(paths.root, plan.cluster.name, plan.hash);
+    journal = await Journal.open(paths.root, plan.cluster.name, plan.hash, mode === 'check' ? 'read' : 'write');
     const knownHosts = await new KnownHostsFile(options.knownHostsFile ?? paths.knownHosts).load();
     const concurrency = Math.max(1, options.concurrency ?? 8);
     const selectedHosts = new Set(selection.tasks.map((t) => t.host));
@@ -139,6 +140,8 @@ export async function applyPlan(
     return await runApply(plan, selection.tasks, selection.forced, ctx, concurrency);
   } finally {
     await Promise.all([...transports.values()].map((t) => t.close().catch(() => undefined)));
+    // Folds the log into journal.json; should that fail, snapshot and log on disk still say the same.
+    await journal?.close().catch(() => undefined);
     for (const u of unsubscribe) u();
     await logs.close();
     await lock?.release();

@@ -1,9 +1,14 @@
-// The journal: every task's state with its input hash and the plan hash,
-// rewritten durably (temp + fsync + rename + dir fsync) on every change that
-// matters, so `kill -9` at any moment loses nothing already reported done.
-import { readFile } from 'node:fs/promises';
+// The journal: every task's state with its input hash and the plan hash.
+// On disk: journal.json, a snapshot rewritten durably (temp + fsync + rename +
+// dir fsync) when a run opens and closes the journal, and journal.log, the
+// records made since, one JSON line each, appended and fdatasync'ed before a
+// durable record returns. Concurrent records share one append and one sync
+// (group commit), so a commit costs one small write however many tasks the
+// journal holds. `kill -9` at any moment loses nothing already reported done:
+// a torn last line of the log is a record that was never acknowledged.
+import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { InputError } from '../errors.js';
-import { writeFileDurable } from './durable.js';
+import { syncDir, writeFileDurable } from './durable.js';
 import { statePaths } from './state-dir.js';
 
 export const TASK_STATES = ['pending', 'running', 'retrying', 'done', 'failed', 'skipped', 'cancelled'] as const;
@@ -30,25 +35,48 @@ export interface JournalDocument {
   readonly tasks: Record<string, JournalEntry>;
 }
 
+/** One line of journal.log. */
+interface LogRecord {
+  readonly id: string;
+  readonly entry: JournalEntry;
+}
+
 export class Journal {
   private tasks: Record<string, JournalEntry> = {};
+  /** Ids recorded since the last append. */
+  private dirty = new Set<string>();
+  private log: FileHandle | undefined;
   private requested = 0;
   private written = 0;
   private writing: Promise<void> | undefined;
 
   private constructor(
-    readonly path: string,
+    private readonly stateDir: string,
     private readonly cluster: string,
-    private planHash: string,
+    private readonly planHash: string,
   ) {}
 
-  static async open(stateDir: string, cluster: string, planHash: string): Promise<Journal> {
-    const journal = new Journal(statePaths(stateDir).journal, cluster, planHash);
-    try {
-      const doc = JSON.parse(await readFile(journal.path, 'utf8')) as JournalDocument;
-      if (doc.version === 1) journal.tasks = { ...doc.tasks };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  get path(): string {
+    return statePaths(this.stateDir).journal;
+  }
+
+  /**
+   * Loads snapshot and log. `write` (the default) compacts them into a new
+   * snapshot and starts an empty log; `read` (--check) leaves the files alone.
+   */
+  static async open(
+    stateDir: string,
+    cluster: string,
+    planHash: string,
+    mode: 'write' | 'read' = 'write',
+  ): Promise<Journal> {
+    const journal = new Journal(stateDir, cluster, planHash);
+    const doc = await loadJournal(stateDir);
+    if (doc?.version === 1) journal.tasks = { ...doc.tasks };
+    if (mode === 'write') {
+      journal.log = await open(statePaths(stateDir).journalLog, 'a', 0o600);
+      await syncDir(stateDir);
+      await journal.compact();
     }
     return journal;
   }
@@ -63,9 +91,10 @@ export class Journal {
     return e?.state === 'done' && e.inputHash === inputHash;
   }
 
-  /** Records a state; `durable` waits until it is on disk. */
+  /** Records a state; `durable` waits until it is on disk (with every record made before it). */
   async record(id: string, entry: JournalEntry, durable = true): Promise<void> {
     this.tasks[id] = entry;
+    this.dirty.add(id);
     if (durable) await this.flush();
   }
 
@@ -74,7 +103,7 @@ export class Journal {
     while (this.written < generation) {
       if (!this.writing) {
         const target = this.requested;
-        this.writing = this.write()
+        this.writing = this.append()
           .then(() => void (this.written = target))
           .finally(() => (this.writing = undefined));
       }
@@ -82,7 +111,28 @@ export class Journal {
     }
   }
 
-  private write(): Promise<void> {
+  /** Writes what is pending, folds the log into the snapshot and removes the log. */
+  async close(): Promise<void> {
+    if (this.log === undefined) return;
+    await this.flush();
+    await this.compact();
+    await this.log.close();
+    this.log = undefined;
+    await rm(statePaths(this.stateDir).journalLog, { force: true });
+    await syncDir(this.stateDir);
+  }
+
+  private async append(): Promise<void> {
+    if (this.dirty.size === 0) return;
+    if (this.log === undefined) throw new Error('journal opened read-only');
+    const lines = [...this.dirty].map((id) => `${JSON.stringify({ id, entry: this.tasks[id] })}\n`).join('');
+    this.dirty.clear();
+    await this.log.write(lines);
+    await this.log.datasync();
+  }
+
+  /** A durable snapshot of every entry; the log may then be truncated (replaying it again changes nothing). */
+  private async compact(): Promise<void> {
     const doc: JournalDocument = {
       version: 1,
       cluster: this.cluster,
@@ -90,8 +140,65 @@ export class Journal {
       updatedAt: new Date().toISOString(),
       tasks: this.tasks,
     };
-    return writeFileDurable(this.path, `${JSON.stringify(doc, null, 1)}\n`, 0o600);
+    await writeFileDurable(this.path, `${JSON.stringify(doc, null, 1)}\n`, 0o600);
+    this.dirty.clear();
+    if (this.log !== undefined) {
+      await this.log.truncate(0);
+      await this.log.datasync();
+    }
   }
+}
+
+/** Applies journal.log's complete lines; a torn last line (kill -9 mid-append) was never acknowledged. */
+function replay(tasks: Record<string, JournalEntry>, text: string, path: string): void {
+  const lines = text.split('\n');
+  lines.pop();
+  lines.forEach((line, i) => {
+    try {
+      const r = JSON.parse(line) as LogRecord;
+      tasks[r.id] = r.entry;
+    } catch (error) {
+      throw unreadable(path, `line ${i + 1}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
+}
+
+function unreadable(path: string, why: string): InputError {
+  return new InputError('state.journal', `cannot read the journal ${path}: ${why}`, {
+    path,
+    hint: 'remove journal.json and journal.log to start over: every task runs again, and its check skips what is already in place',
+  });
+}
+
+async function readOptional(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw unreadable(path, error instanceof Error ? error.message : String(error));
+  }
+}
+
+/**
+ * Snapshot plus log as one document. The log is only ever started after a
+ * snapshot was written, so a log without a snapshot (someone removed
+ * journal.json to start over) is ignored.
+ */
+async function loadJournal(stateDir: string): Promise<JournalDocument | undefined> {
+  const paths = statePaths(stateDir);
+  const text = await readOptional(paths.journal);
+  if (text === undefined) return undefined;
+  let doc: JournalDocument;
+  try {
+    doc = JSON.parse(text) as JournalDocument;
+  } catch (error) {
+    throw unreadable(paths.journal, error instanceof Error ? error.message : String(error));
+  }
+  const log = await readOptional(paths.journalLog);
+  if (log === undefined || log === '') return doc;
+  const tasks = { ...doc.tasks };
+  replay(tasks, log, paths.journalLog);
+  return { ...doc, tasks };
 }
 
 /**
@@ -99,15 +206,5 @@ export class Journal {
  * `add-node`); undefined when nothing was ever run there.
  */
 export async function readJournal(stateDir: string): Promise<JournalDocument | undefined> {
-  const path = statePaths(stateDir).journal;
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as JournalDocument;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    const why = error instanceof Error ? error.message : String(error);
-    throw new InputError('state.journal', `cannot read the journal in ${stateDir}: ${why}`, {
-      path,
-      hint: 'remove it to start over: every task runs again, and its check skips what is already in place',
-    });
-  }
+  return loadJournal(stateDir);
 }

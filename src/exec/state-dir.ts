@@ -1,5 +1,5 @@
 // Where a cluster's state lives, and its layout (0700):
-//   journal.json  secrets.json (0600)  known_hosts  lock  logs/<host>.log
+//   journal.json journal.log  secrets.json (0600)  known_hosts  lock  logs/<host>.log
 //   facts/<host>/  down/ (the reset plan's own journal while `down` runs)
 // One resolver: --state-dir > $KUBEMIX_STATE_DIR > <beside>/.kubemix/<cluster>/,
 // where `beside` is the spec file's directory (the working directory for a
@@ -48,6 +48,8 @@ export function resolveStateDir(
 export interface StatePaths {
   readonly root: string;
   readonly journal: string;
+  /** Records appended since journal.json was last written (see journal.ts). */
+  readonly journalLog: string;
   readonly secrets: string;
   readonly knownHosts: string;
   readonly logs: string;
@@ -60,6 +62,7 @@ export function statePaths(root: string): StatePaths {
   return {
     root,
     journal: join(root, 'journal.json'),
+    journalLog: join(root, 'journal.log'),
     secrets: join(root, 'secrets.json'),
     knownHosts: join(root, 'known_hosts'),
     logs: join(root, 'logs'),
@@ -85,5 +88,6 @@ export async function prepareStateDir(root: string): Promise<StatePaths> {
 export async function forgetDeployment(root: string): Promise<void> {
   const paths = statePaths(root);
   await rm(paths.journal, { force: true });
+  await rm(paths.journalLog, { force: true });
   await rm(paths.reset, { recursive: true, force: true });
 }

@@ -5,6 +5,7 @@
 import { taskInputHash } from './hash.js';
 import type { Task } from '../plan/types.js';
 import { isTransient } from '../transport/errors.js';
+import type { ExecResult } from '../transport/types.js';
 import { isKubemixError } from '../errors.js';
 import type { Outcome } from './dag.js';
 import type { TaskState } from './journal.js';
@@ -16,6 +17,7 @@ import {
   keepFacts,
   prepareUploads,
   runCommand,
+  runConverge,
   staleUploads,
 } from './task-steps.js';
 import { waitForReboot } from './reboot.js';
@@ -43,11 +45,13 @@ async function converge(task: Task, ctx: RunContext): Promise<boolean> {
   const uploads = prepareUploads(task, ctx);
   const stale = await staleUploads(task, uploads, t);
   let needed = served > 0 || stale.length > 0 || task.check === null;
-  if (!needed && task.check) needed = (await runCommand(task, 'check', task.check, ctx)).code !== 0;
-  if (!needed) {
-    await captureSecrets(task, ctx, true);
-    return false;
+  // One round trip for check and apply where the transport can; a rebooting task's apply ends its connection.
+  if (!needed && task.check && task.reboots !== true) {
+    const result = await runConverge(task, task.check, ctx);
+    if (result !== undefined) return finish(task, ctx, result.checkPassed ? undefined : result);
   }
+  if (!needed && task.check) needed = (await runCommand(task, 'check', task.check, ctx)).code !== 0;
+  if (!needed) return finish(task, ctx, undefined);
   for (const u of stale)
     await t.upload({
       shell: task.apply.shell,
@@ -58,10 +62,20 @@ async function converge(task: Task, ctx: RunContext): Promise<boolean> {
       owner: u.owner,
     });
   const result = await runCommand(task, 'apply', task.apply, ctx);
-  if (result.code !== 0) throw applyFailed(task, result);
-  if (task.reboots === true) await waitForReboot(task, ctx, (attempt) => connect(task, ctx, attempt));
+  if (result.code === 0 && task.reboots === true)
+    await waitForReboot(task, ctx, (attempt) => connect(task, ctx, attempt));
+  return finish(task, ctx, result);
+}
+
+/** After apply (`applied`) or a passing check (undefined): secrets captured, facts kept. Returns whether apply ran. */
+async function finish(task: Task, ctx: RunContext, applied: ExecResult | undefined): Promise<boolean> {
+  if (applied === undefined) {
+    await captureSecrets(task, ctx, true);
+    return false;
+  }
+  if (applied.code !== 0) throw applyFailed(task, applied);
   await captureSecrets(task, ctx, false);
-  await keepFacts(task, result, ctx);
+  await keepFacts(task, applied, ctx);
   return true;
 }
 

@@ -7,7 +7,7 @@ import { uploadPath } from '../plan/artifact-path.js';
 import type { Shell } from '../model/types.js';
 import type { Command, Task } from '../plan/types.js';
 import { psQuote, shellQuote } from '../transport/framing.js';
-import type { ExecResult, HostTransport } from '../transport/types.js';
+import type { ConvergeResult, ExecRequest, ExecResult, HostTransport } from '../transport/types.js';
 import { sha256 } from './hash.js';
 import { LineSplitter } from './host-logs.js';
 import { secretRefs } from './secrets.js';
@@ -74,6 +74,37 @@ export async function staleUploads(
   return uploads.filter((u, i) => lines[i]?.trim() !== u.sha256);
 }
 
+/** A command's request with its secrets and download hashes filled in, streaming lines to events. */
+function commandRequest(
+  task: Task,
+  which: 'check' | 'apply',
+  command: Command,
+  ctx: RunContext,
+  streams: { out: LineSplitter; err: LineSplitter },
+): ExecRequest {
+  const where = `${task.id} ${which}`;
+  return {
+    shell: command.shell,
+    privilege: command.privilege,
+    script: fillDownloads(ctx.secrets.fill(command.script, where), ctx.downloads.hashes, where),
+    timeoutMs: task.timeoutSeconds * 1000,
+    onStdout: (c) => streams.out.push(c),
+    onStderr: (c) => streams.err.push(c),
+  };
+}
+
+function outputLines(task: Task, ctx: RunContext): { out: LineSplitter; err: LineSplitter } {
+  const emit = (stream: 'stdout' | 'stderr') =>
+    new LineSplitter((line) => ctx.bus.emit({ type: 'task:output', id: task.id, host: task.host, stream, line }));
+  return { out: emit('stdout'), err: emit('stderr') };
+}
+
+function transportOf(task: Task, ctx: RunContext): HostTransport {
+  const t = ctx.transports.get(task.host);
+  if (!t) throw new HostError('exec.no-transport', `${task.host}: no connection`, { path: task.host });
+  return t;
+}
+
 /** Runs one command with its secrets filled in, streaming lines to events. */
 export async function runCommand(
   task: Task,
@@ -81,31 +112,38 @@ export async function runCommand(
   command: Command,
   ctx: RunContext,
 ): Promise<ExecResult> {
-  const t = ctx.transports.get(task.host);
-  if (!t) throw new HostError('exec.no-transport', `${task.host}: no connection`, { path: task.host });
-  const script = fillDownloads(
-    ctx.secrets.fill(command.script, `${task.id} ${which}`),
-    ctx.downloads.hashes,
-    `${task.id} ${which}`,
-  );
-  const emit = (stream: 'stdout' | 'stderr') =>
-    new LineSplitter((line) => ctx.bus.emit({ type: 'task:output', id: task.id, host: task.host, stream, line }));
-  const out = emit('stdout');
-  const err = emit('stderr');
-  const result = await t.exec({
-    shell: command.shell,
-    privilege: command.privilege,
-    script,
-    timeoutMs: task.timeoutSeconds * 1000,
-    onStdout: (c) => out.push(c),
-    onStderr: (c) => err.push(c),
-  });
-  out.end();
-  err.end();
+  const t = transportOf(task, ctx);
+  const streams = outputLines(task, ctx);
+  const result = await t.exec(commandRequest(task, which, command, ctx, streams));
+  streams.out.end();
+  streams.err.end();
   if (result.timedOut)
     throw new HostError('task.timeout', `${task.host}: ${task.id}: ${which} timed out after ${task.timeoutSeconds} s`, {
       path: task.id,
     });
+  return result;
+}
+
+/**
+ * Check, and apply when the check fails, through the transport's converge
+ * (one round trip where it can); undefined when the transport has none.
+ */
+export async function runConverge(task: Task, check: Command, ctx: RunContext): Promise<ConvergeResult | undefined> {
+  const t = transportOf(task, ctx);
+  if (t.converge === undefined) return undefined;
+  const streams = outputLines(task, ctx);
+  const result = await t.converge(
+    commandRequest(task, 'check', check, ctx, streams),
+    commandRequest(task, 'apply', task.apply, ctx, streams),
+  );
+  streams.out.end();
+  streams.err.end();
+  if (result.timedOut)
+    throw new HostError(
+      'task.timeout',
+      `${task.host}: ${task.id}: check and apply timed out after ${2 * task.timeoutSeconds} s`,
+      { path: task.id },
+    );
   return result;
 }
 

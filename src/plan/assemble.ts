@@ -16,7 +16,7 @@ import { linuxPrepContribution } from './tasks/linux-prep.js';
 import { servicesContribution } from './tasks/services.js';
 import { validationTasks } from './tasks/validations.js';
 import { DEFAULT_WINDOWS_OPTIONS, windowsTasks } from './tasks/windows.js';
-import { PLAN_API_VERSION, STAGES, type Artifact, type Plan, type Task } from './types.js';
+import { PLAN_API_VERSION, STAGES, type Artifact, type Command, type Plan, type Task } from './types.js';
 import type { RenderedArtifact } from '../render/types.js';
 
 export interface AssembledPlan {
@@ -58,15 +58,18 @@ export function assemblePlan(
     rendered,
   );
   const tasks = sortTasks(
-    withDownloadCache(
-      model,
-      parts.flatMap((p) => p.tasks),
-      ids,
+    shareScripts(
+      withDownloadCache(
+        model,
+        parts.flatMap((p) => p.tasks),
+        ids,
+      ),
     ),
   );
   checkGraph(tasks);
+  const contents = new Map<string, string>();
   const files = rendered
-    .map((a) => ({ ...a, localPath: artifactLocalPath(a.node, a.remotePath) }))
+    .map((a) => ({ ...a, content: shared(contents, a.content), localPath: artifactLocalPath(a.node, a.remotePath) }))
     .sort((a, b) => compare(a.localPath, b.localPath));
   const artifacts: Artifact[] = files.map((f) => ({
     id: artifactId(f.node, f.remotePath),
@@ -125,6 +128,25 @@ function withDownloadCache(model: ClusterModel, tasks: readonly Task[], ids: rea
     const fetches = sha256Refs(`${t.check?.script ?? ''}\n${t.apply.script}`).length > 0;
     return fetches && !t.after.includes(holder.id) ? { ...t, after: [...t.after, holder.id].sort() } : t;
   });
+}
+
+/** The one copy of `text` kept in `seen` (the first seen). */
+function shared(seen: Map<string, string>, text: string): string {
+  const known = seen.get(text);
+  if (known !== undefined) return known;
+  seen.set(text, text);
+  return text;
+}
+
+/**
+ * Keeps one copy of each distinct script text: many tasks (per Windows node
+ * above all) carry the same script, each built as a string of its own, and a
+ * plan of 5000 nodes held every copy. Same values, less memory.
+ */
+function shareScripts(tasks: readonly Task[]): Task[] {
+  const seen = new Map<string, string>();
+  const share = (c: Command): Command => ({ ...c, script: shared(seen, c.script) });
+  return tasks.map((t) => ({ ...t, apply: share(t.apply), check: t.check === null ? null : share(t.check) }));
 }
 
 function sortTasks(tasks: readonly Task[]): Task[] {

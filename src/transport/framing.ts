@@ -151,6 +151,11 @@ export class FrameReader {
     }
   }
 
+  /** Passes on what was held back (the stream ended without a marker there). */
+  finish(): void {
+    this.flush(this.buffer.length);
+  }
+
   private flush(upTo: number): void {
     if (upTo <= 0) return;
     this.onData(this.buffer.subarray(0, upTo));

@@ -4,7 +4,15 @@ import { spawn } from 'node:child_process';
 import { userInfo } from 'node:os';
 import { TransportError } from './errors.js';
 import { uploadScript, readFileScript } from './scripts.js';
-import { TailBuffer, type ExecRequest, type ExecResult, type Transport, type UploadRequest } from './types.js';
+import { convergeWith } from './converge.js';
+import {
+  TailBuffer,
+  type ConvergeResult,
+  type ExecRequest,
+  type ExecResult,
+  type Transport,
+  type UploadRequest,
+} from './types.js';
 
 export class LocalTransport implements Transport {
   readonly host = 'local';
@@ -46,6 +54,11 @@ export class LocalTransport implements Transport {
       );
       child.stdin.end(Buffer.concat([Buffer.from(request.script), request.stdin ?? Buffer.alloc(0)]));
     });
+  }
+
+  /** Check and apply in one process tree instead of two. */
+  converge(check: ExecRequest, apply: ExecRequest): Promise<ConvergeResult> {
+    return convergeWith((r) => this.exec(r), check, apply);
   }
 
   async upload(request: UploadRequest): Promise<void> {

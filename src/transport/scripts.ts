@@ -29,6 +29,25 @@ export function uploadScript(shell: Shell, remotePath: string, mode: string, own
   ].join('\n');
 }
 
+/**
+ * Check and apply as one sh script. The check runs in a subshell (its `exit`
+ * ends only the check) that is not an `if` condition, where `set -e` would be
+ * ignored (POSIX, Shell Command Language 2.14 `set -e`). When it exits 0 the
+ * script writes `token` framed like the session's end marker (newline, token,
+ * " 0 0", newline) to stderr and exits 0; otherwise the apply runs as the
+ * rest of the script. The caller removes the token from stderr and learns from
+ * it which of the two happened.
+ */
+export function convergeScript(check: string, apply: string, token: string): string {
+  return [
+    '(',
+    check,
+    ')',
+    `if [ $? -eq 0 ]; then printf '\\n%s 0 0\\n' ${shellQuote(token)} >&2; exit 0; fi`,
+    apply,
+  ].join('\n');
+}
+
 export function readFileScript(shell: Shell, remotePath: string): string {
   return shell === 'powershell'
     ? `[Console]::Out.Write([IO.File]::ReadAllText(${psQuote(remotePath)}))`

@@ -8,7 +8,15 @@ import { connectEndpoint, type ConnectOptions, type Endpoint } from './ssh-conne
 import { ShellSession } from './shell-session.js';
 import { TransportError } from './errors.js';
 import { readFileScript, uploadScript } from './scripts.js';
-import { TailBuffer, type ExecRequest, type ExecResult, type Transport, type UploadRequest } from './types.js';
+import { convergeWith } from './converge.js';
+import {
+  TailBuffer,
+  type ConvergeResult,
+  type ExecRequest,
+  type ExecResult,
+  type Transport,
+  type UploadRequest,
+} from './types.js';
 
 export interface SshTransportOptions extends ConnectOptions {
   /** Framed sessions per host (≥ the executor's per-host concurrency). */
@@ -154,6 +162,11 @@ export class SshTransport implements Transport {
     } finally {
       this.release(session);
     }
+  }
+
+  /** Check and apply in one framed command (sh); apart on PowerShell. */
+  converge(check: ExecRequest, apply: ExecRequest): Promise<ConvergeResult> {
+    return convergeWith((r) => this.exec(r), check, apply);
   }
 
   async upload(request: UploadRequest): Promise<void> {

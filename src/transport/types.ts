@@ -68,8 +68,18 @@ export class TailBuffer {
   }
 }
 
+export interface ConvergeResult extends ExecResult {
+  /** The check exited 0, so apply did not run (`code` is then 0). */
+  readonly checkPassed: boolean;
+}
+
 /** A transport the executor can (re)connect and read files through. */
 export interface HostTransport extends Transport {
   connect(): Promise<void>;
   readFile(path: string, privilege: ExecRequest['privilege']): Promise<string>;
+  /**
+   * Runs `apply` unless `check` exits 0. Optional: the executor runs the two
+   * apart on a transport without it. Output of both streams to `apply`'s callbacks.
+   */
+  converge?(check: ExecRequest, apply: ExecRequest): Promise<ConvergeResult>;
 }

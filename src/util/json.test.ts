@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { canonicalJson, canonicalSha256, sha256Hex } from './json.js';
+import { canonicalJson, canonicalSha256, sha256Hex, writeJsonPretty } from './json.js';
 
 /** The definition canonicalJson must keep: JSON.stringify of a key-sorted copy. */
 function reference(value: unknown): string {
@@ -29,4 +29,23 @@ test('canonicalSha256 hashes the canonical text, also past one 64 KiB chunk', ()
   const big = { items: Array.from({ length: 5000 }, (_, i) => ({ id: `n${i}`, text: 'ü'.repeat(i % 40) })) };
   assert.equal(canonicalSha256(big), sha256Hex(canonicalJson(big)));
   assert.equal(canonicalSha256({ a: 1 }), sha256Hex('{"a":1}'));
+});
+
+test('writeJsonPretty writes exactly JSON.stringify(value, null, indent), in pieces', () => {
+  const samples: unknown[] = [
+    { b: 1, a: [3, { d: 'x', c: null }], é: 'q"\\\n\u2028', z: undefined, f: () => 1, B: true },
+    [undefined, 1.5, -0, 1e21, NaN, '', { '': [] }, {}, [[]], { only: undefined }],
+    'plain',
+    42,
+    null,
+    [],
+    {},
+    { nested: { deeper: { keys: ['y', 'x'], Z: {}, a: [[], [1, [2]]] } } },
+  ];
+  for (const sample of samples)
+    for (const indent of [0, 1, 2]) {
+      const parts: string[] = [];
+      writeJsonPretty(sample, indent, (s) => parts.push(s));
+      assert.equal(parts.join(''), JSON.stringify(sample, null, indent), `${JSON.stringify(sample)} indent ${indent}`);
+    }
 });
