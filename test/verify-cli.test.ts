@@ -10,6 +10,11 @@ import { run } from '../src/cli/main.js';
 import type { CliIo } from '../src/cli/io.js';
 import { TestNet, harnessAvailable, quiet, sh, type TestHost } from './harness/netns.js';
 import { repoPath } from './helpers/cli.js';
+import { resolveModel } from '../src/model/resolve.js';
+import { readSpec } from '../src/spec/read.js';
+import { assemblePlan } from '../src/plan/assemble.js';
+import { KnownHostsFile } from '../src/transport/known-hosts.js';
+import { DEFAULT_SSH_OPTIONS, SshTransport } from '../src/transport/ssh.js';
 
 const skip = harnessAvailable();
 
@@ -154,6 +159,41 @@ describe('kubemix verify against sshd test hosts', { skip, timeout: 180_000 }, (
       );
     } finally {
       quiet('ip', ['netns', 'exec', h.ns, 'nft', 'delete table inet kmverify']);
+    }
+  });
+
+  it('task-run-validations carries the underlay check: it names the failing pair (MTU lowered on one link)', async () => {
+    const model = resolveModel(readSpec({ kind: 'file', path: spec, text: readFileSync(spec, 'utf8') }));
+    const tasks = assemblePlan(model).plan.tasks.filter(
+      (t) => t.stage === 'task-run-validations' && t.name === 'underlay',
+    );
+    assert.deepEqual(
+      tasks.map((t) => t.host),
+      ['host-1', 'host-2', 'host-3'],
+    );
+    const h = net.hosts[2]!;
+    const knownHosts = await new KnownHostsFile(join(net.root, 'known_hosts')).load();
+    const t = new SshTransport(net.connection(net.hosts[0]!), {
+      ...DEFAULT_SSH_OPTIONS,
+      knownHosts,
+      trustNewHosts: false,
+      maxSessions: 2,
+    });
+    try {
+      const task = tasks[0]!;
+      const healthy = await t.exec({ shell: 'sh', privilege: 'root', script: task.apply.script });
+      assert.equal(healthy.code, 0, healthy.stderr);
+      sh('ip', ['-n', h.ns, 'link', 'set', 'eth0', 'mtu', '1400']);
+      const r = await t.exec({ shell: 'sh', privilege: 'root', script: task.apply.script });
+      assert.equal(r.code, 1);
+      assert.match(
+        r.stderr,
+        new RegExp(`underlay mtu-1500 host-1 → host-3 \\(${h.address.replace(/\./g, '\\.')}\\): don't-fragment`),
+      );
+      assert.doesNotMatch(r.stderr, /host-1 → host-2/);
+    } finally {
+      sh('ip', ['-n', h.ns, 'link', 'set', 'eth0', 'mtu', '1500']);
+      await t.close();
     }
   });
 });

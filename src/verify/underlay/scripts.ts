@@ -26,9 +26,9 @@ function need(tool: string): string {
 export function linuxPing(address: string, size?: number): ProbeCommand {
   const df = size === undefined ? '' : ` -M do -s ${size}`;
   const command = `ping -n -c 3 -i 0.2 -W 2${df} ${address}`;
-  const script = `${need('ping')}out=$(${command.replace(address, shellQuote(address))} 2>&1); rc=$?
+  const script = `${need('ping')}if out=$(${command.replace(address, shellQuote(address))} 2>&1); then res=ok; else res=fail; fi
 printf '%s\\n' "$out" | tail -n 4
-if [ "$rc" -eq 0 ]; then echo "${MARK} ok"; else echo "${MARK} fail"; fi
+echo "${MARK} $res"
 `;
   return { script, command };
 }
@@ -57,7 +57,7 @@ export function linuxTcp(address: string, port: number): ProbeCommand {
   const script = `${need('bash')}if out=$(timeout 5 bash -c ${shellQuote(`exec 3<>/dev/tcp/${address}/${port}`)} 2>&1); then
   echo "${MARK} ok"
 else
-  rc=$?; printf '%s\\n' "$out"; if [ "$rc" -eq 124 ]; then echo "${MARK} timeout"; else echo "${MARK} fail"; fi
+  rc=$?; printf '%s\\n' "$out"; case $rc in 124) echo "${MARK} timeout" ;; *) echo "${MARK} fail" ;; esac
 fi
 `;
   return { script, command };
