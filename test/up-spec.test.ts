@@ -46,7 +46,9 @@ describe('kubemix up SPEC on test hosts', { skip, timeout: 90_000 }, () => {
     });
 
   before(async () => {
-    net = await TestNet.create(2);
+    // The underlay validation resolves the API name (no services DNS here): the hosts get their own /etc/hosts.
+    net = await TestNet.create(2, { privateHosts: true });
+    writeFileSync(net.hostsFile, `127.0.0.1 localhost\n${net.hosts[0]!.address} api.lab.kubeinit.local\n`);
     knownHosts = writeKnownHosts(net);
     specFile = join(net.root, 'cluster.yaml');
     writeFileSync(specFile, spec(localOs()));

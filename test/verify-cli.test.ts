@@ -162,6 +162,16 @@ describe('kubemix verify against sshd test hosts', { skip, timeout: 180_000 }, (
     }
   });
 
+  it('Ctrl-C: exit 130, no matrix and no JUnit file that would read as a verdict', async () => {
+    const c = io();
+    const stop = new AbortController();
+    stop.abort();
+    const junit = join(net.root, 'aborted.xml');
+    assert.equal(await run(args('--junit', junit), { ...c, signal: stop.signal }), 130);
+    assert.doesNotMatch(c.out.join(''), /checks passed/);
+    assert.throws(() => readFileSync(junit));
+  });
+
   it('task-run-validations carries the underlay check: it names the failing pair (MTU lowered on one link)', async () => {
     const model = resolveModel(readSpec({ kind: 'file', path: spec, text: readFileSync(spec, 'utf8') }));
     const tasks = assemblePlan(model).plan.tasks.filter(

@@ -3,7 +3,7 @@
 // that ran passed, 1 when one failed, 2 for bad input.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { FindingsError, InputError } from '../../errors.js';
+import { FindingsError, InputError, InterruptedError } from '../../errors.js';
 import { writeFileDurable } from '../../exec/durable.js';
 import { readJournal } from '../../exec/journal.js';
 import { statePaths } from '../../exec/state-dir.js';
@@ -91,6 +91,8 @@ export function registerVerify(program: Command, io: CliIo): void {
       } finally {
         await Promise.all([...transports.values()].map((t) => t.close()));
       }
+      // Ctrl-C: the probes in flight were stopped; a partial matrix would read as a verdict.
+      if (io.signal.aborted) throw new InterruptedError();
       if (flags.junit !== undefined) await writeFileDurable(resolve(io.cwd, flags.junit), junitXml(results), 0o644);
       const document = reportDocument(results);
       if (!out.json)
