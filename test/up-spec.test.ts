@@ -46,7 +46,9 @@ describe('kubemix up SPEC on test hosts', { skip, timeout: 90_000 }, () => {
     });
 
   before(async () => {
-    net = await TestNet.create(2);
+    // The underlay validation resolves the API name (no services DNS here): the hosts get their own /etc/hosts.
+    net = await TestNet.create(2, { privateHosts: true });
+    writeFileSync(net.hostsFile, `127.0.0.1 localhost\n${net.hosts[0]!.address} api.lab.kubeinit.local\n`);
     knownHosts = writeKnownHosts(net);
     specFile = join(net.root, 'cluster.yaml');
     writeFileSync(specFile, spec(localOs()));
@@ -69,7 +71,8 @@ describe('kubemix up SPEC on test hosts', { skip, timeout: 90_000 }, () => {
     }
     const status = await runCli(['status', specFile]);
     assert.equal(status.code, 1, 'incomplete: the deploy stages have not run');
-    assert.match(status.stdout, /host-1\s+2\s+\d+\s+0\s+task-prepare-cluster\/host-1\//);
+    // facts, os-and-size and the underlay check (ping, MTU to the other host) are done.
+    assert.match(status.stdout, /host-1\s+3\s+\d+\s+0\s+task-prepare-cluster\/host-1\//);
     const json = await runCli(['status', '--json', specFile]);
     assert.equal(json.code, 1);
     const doc = JSON.parse(json.stdout) as { ok: boolean; hosts: { host: string; done: number }[] };
@@ -77,13 +80,14 @@ describe('kubemix up SPEC on test hosts', { skip, timeout: 90_000 }, () => {
     assert.deepEqual(
       doc.hosts.map((h) => [h.host, h.done]),
       [
-        ['host-1', 2],
-        ['host-2', 2],
+        ['host-1', 3],
+        ['host-2', 3],
       ],
     );
     const logs = await runCli(['logs', specFile, 'host-2']);
     assert.equal(logs.code, 0, logs.stderr);
     assert.match(logs.stdout, /task-run-validations\/host-2\/os-and-size/);
+    assert.match(logs.stdout, /task-run-validations\/host-2\/underlay/);
   });
 
   it('up SPEC --plan DIR applies a matching plan and refuses a stale one (exit 2)', async () => {

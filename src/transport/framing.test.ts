@@ -39,6 +39,22 @@ describe('session framing', () => {
     assert.ok(out.startsWith('KMnonce 1 0 at line start'));
   });
 
+  it('passes on output at once, holding back only a tail that could begin a marker', () => {
+    const m = 'KMlongnonce0123456789abcdef';
+    let out = '';
+    const r = new FrameReader(
+      m,
+      (c) => (out += c.toString()),
+      () => undefined,
+    );
+    r.push(Buffer.from('listening\n'));
+    assert.equal(out, 'listening', 'a short line is not held back until the command ends');
+    r.push(Buffer.from(`${m.slice(0, 4)}`));
+    assert.equal(out, 'listening', 'a possible marker start is held back');
+    r.push(Buffer.from('zz'));
+    assert.equal(out, `listening\n${m.slice(0, 4)}zz`);
+  });
+
   it('frames scripts by byte length (multi-byte text included)', () => {
     const script = Buffer.from('echo ünïcode');
     assert.equal(frameHeader(3, script, Buffer.from('in'), 'root', 29.2).toString(), `3 ${script.length} 2 root 30\n`);

@@ -132,7 +132,7 @@ export class FrameReader {
     for (;;) {
       const at = this.buffer.indexOf(this.needle);
       if (at < 0) {
-        this.flush(this.buffer.length - this.needle.length + 1);
+        this.flush(this.heldBackFrom());
         return;
       }
       const eol = this.buffer.indexOf(10, at + this.needle.length);
@@ -154,6 +154,19 @@ export class FrameReader {
   /** Passes on what was held back (the stream ended without a marker there). */
   finish(): void {
     this.flush(this.buffer.length);
+  }
+
+  /**
+   * Where the longest tail that could begin a marker starts: everything before
+   * it is output now, so a command's progress ("listening") reaches the caller
+   * while the command still runs.
+   */
+  private heldBackFrom(): number {
+    for (let i = Math.max(0, this.buffer.length - this.needle.length + 1); i < this.buffer.length; i++) {
+      const tail = this.buffer.subarray(i);
+      if (tail.equals(this.needle.subarray(0, tail.length))) return i;
+    }
+    return this.buffer.length;
   }
 
   private flush(upTo: number): void {

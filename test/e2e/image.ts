@@ -54,6 +54,9 @@ const TASK_PACKAGES = [
   'kmod',
   'procps',
   'systemd-timesyncd',
+  // ping (don't-fragment probes) and python3 (the UDP listener) of the underlay checks: in every cloud image, not in minbase.
+  'iputils-ping',
+  'python3',
 ];
 /**
  * What a test turns on in one VM to see kubemix deal with it: a running

@@ -111,7 +111,12 @@ export class TestNet {
   /** Mounts that give every host's sshd a private /etc: root with /bin/sh, maybe a sudo user (private-etc.ts). */
   private privateEtc: BindMount[] = [];
 
-  static async create(count: number, options: { sudoUser?: string } = {}): Promise<TestNet> {
+  /**
+   * `privateHosts`: every host sees `hostsFile` as /etc/hosts (write it after
+   * create) and a resolv.conf naming only 127.0.0.1, so no name lookup leaves
+   * the test hosts.
+   */
+  static async create(count: number, options: { sudoUser?: string; privateHosts?: boolean } = {}): Promise<TestNet> {
     if (count > MAX_HOSTS) throw new Error(`at most ${MAX_HOSTS} test hosts per net`);
     const net = new TestNet(claimBlock());
     try {
@@ -123,6 +128,7 @@ export class TestNet {
               uid: 64_000 + net.block,
               home: join(net.root, `home-${options.sudoUser}`),
             });
+      if (options.privateHosts === true) net.privateEtc.push(...net.privateResolver());
       sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'kubemix-test', '-f', net.clientKey]);
       sh('ip', ['link', 'add', net.bridge, 'type', 'bridge']);
       sh('ip', ['addr', 'add', `${net.gateway}/28`, 'dev', net.bridge]);
@@ -135,6 +141,22 @@ export class TestNet {
       net.cleanupSync();
       throw error;
     }
+  }
+
+  /** The /etc/hosts every host sees when created with `privateHosts`. */
+  get hostsFile(): string {
+    return join(this.root, 'private-etc', 'hosts');
+  }
+
+  private privateResolver(): BindMount[] {
+    mkdirSync(join(this.root, 'private-etc'), { recursive: true });
+    const resolv = join(this.root, 'private-etc', 'resolv.conf');
+    writeFileSync(this.hostsFile, '127.0.0.1 localhost\n');
+    writeFileSync(resolv, 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n');
+    return [
+      { source: this.hostsFile, target: '/etc/hosts' },
+      { source: resolv, target: '/etc/resolv.conf' },
+    ];
   }
 
   get gateway(): string {

@@ -68,6 +68,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./logs.js')).registerLogs,
   },
   {
+    name: 'verify',
+    term: 'verify [options] <SPEC>',
+    description: 'check the underlay between every pair of nodes (UDP 4789, MTU, DNS, clocks, …) and show a matrix',
+    load: async () => (await import('./verify.js')).registerVerify,
+  },
+  {
     name: 'kubeconfig',
     term: 'kubeconfig [options] <SPEC>',
     description: 'write the admin kubeconfig (0600) from the state directory; --merge adds it to ~/.kube/config',

@@ -10,6 +10,7 @@ import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import { powershell, sh, task, taskId } from '../task.js';
 import { CLEANUP_STAGE, CLEANUP_TASK } from './cleanup-hypervisors.js';
+import { underlayValidationTasks } from './underlay-validation.js';
 import type { Task } from '../types.js';
 
 /** Headroom Kubeinit asks of a hypervisor over the sum of its guests. */
@@ -18,7 +19,9 @@ export const HYPERVISOR_HEADROOM = 1.1;
 export const CONTROL_PLANE_MINIMUM = { cpus: 2, ramMiB: 1700 } as const;
 
 export function validationTasks(model: ClusterModel): Task[] {
-  return model.cluster.driver === 'libvirt' ? hypervisorChecks(model) : existingNodeChecks(model);
+  return model.cluster.driver === 'libvirt'
+    ? hypervisorChecks(model)
+    : [...existingNodeChecks(model), ...underlayValidationTasks(model)];
 }
 
 function hypervisorChecks(model: ClusterModel): Task[] {

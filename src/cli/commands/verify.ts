@@ -1,0 +1,112 @@
+// `kubemix verify SPEC`: check that the cluster's underlay carries what the
+// plan needs, node by node, and show it as a matrix. Exit 0 when every check
+// that ran passed, 1 when one failed, 2 for bad input.
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { FindingsError, InputError, InterruptedError } from '../../errors.js';
+import { writeFileDurable } from '../../exec/durable.js';
+import { readJournal } from '../../exec/journal.js';
+import { statePaths } from '../../exec/state-dir.js';
+import { clusterStatus } from '../../exec/status.js';
+import { resolveModel } from '../../model/resolve.js';
+import { assemblePlan } from '../../plan/assemble.js';
+import { junitXml, matrixText, reportDocument, PROBE_TITLES } from '../../verify/report.js';
+import { checkSelector } from '../../verify/select.js';
+import { nodeTransports } from '../../verify/underlay/hosts.js';
+import { planUnderlay, underlayInput } from '../../verify/underlay/plan.js';
+import { runUnderlay } from '../../verify/underlay/run.js';
+import type { CliIo } from '../io.js';
+import { withStateDirOption } from '../executor-flags.js';
+import { outputFor, stateDir } from '../settings.js';
+import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
+
+interface VerifyFlags extends SpecOptions {
+  readonly stateDir?: string;
+  readonly knownHosts?: string;
+  readonly trustNewHosts?: boolean;
+  readonly junit?: string;
+  readonly only?: string;
+  readonly skip?: string;
+  readonly installed?: boolean;
+}
+
+const CELLS = `
+Cells: ✓ passed, ✗ failed, –N skipped (reason N is printed under the matrix),
+· a node and itself. Rows are sources (the node the probe runs on), columns
+targets. Layer 1, the underlay, runs over SSH from every node:
+${PROBE_TITLES.map(([re, text]) => `  ${re.source.replace(/^\^|\$$/g, '').padEnd(14)} ${text}`).join('\n')}
+TCP 6443 and 10250 are skipped until the journal says the cluster is
+deployed (or --installed); UDP 4789 only runs before install, when the CNI's
+VXLAN device does not hold the port yet. Check ids are
+layer/probe/source/target: --only and --skip match them.
+Each failure names layer, probe, source, target, the command, its output and
+the likely cause. Exit 0 all passed, 1 a check failed, 2 bad input.
+`;
+
+export function registerVerify(program: Command, io: CliIo): void {
+  withStateDirOption(
+    withSpecOptions(
+      program
+        .command('verify')
+        .description('check the underlay between every pair of nodes (UDP 4789, MTU, DNS, clocks, …) and show a matrix')
+        .argument('<SPEC>', 'spec file or Kubeinit string'),
+    ),
+  )
+    .option(
+      '--known-hosts <file>',
+      'OpenSSH known_hosts file to verify host keys against (default <state dir>/known_hosts)',
+    )
+    .option(
+      '--trust-new-hosts',
+      'record the key of a host seen for the first time (TOFU); changed keys are still refused',
+    )
+    .option('--junit <file>', 'also write the results as JUnit XML (one testcase per check) for CI')
+    .option('--only <regex>', 'run only the checks whose id matches')
+    .option('--skip <regex>', 'leave out the checks whose id matches')
+    .option('--installed', 'check the API server and kubelet ports even if the journal does not show a finished deploy')
+    .addHelpText('after', CELLS)
+    .action(async (spec: string, flags: VerifyFlags, command: Command) => {
+      const out = outputFor(command, io);
+      if (flags.junit !== undefined && flags.junit.trim() === '')
+        throw new InputError('flags.invalid', '--junit needs a file name', { path: 'flags.junit' });
+      const select = checkSelector(flags.only, flags.skip);
+      const loaded = loadSpec(spec, flags, io);
+      const model = resolveModel(loaded);
+      const root = stateDir(flags.stateDir, io, loaded.spec.name, loaded.file);
+      const installed =
+        flags.installed === true || clusterStatus(assemblePlan(model).plan, await readJournal(root)).complete;
+      const plan = planUnderlay(underlayInput(model, installed), select);
+      const transports = await nodeTransports(
+        model.hosts,
+        model.nodes.map((n) => n.name),
+        {
+          knownHostsFile: flags.knownHosts ?? statePaths(root).knownHosts,
+          trustNewHosts: flags.trustNewHosts === true,
+          agent: io.env['SSH_AUTH_SOCK'],
+        },
+      );
+      let results;
+      try {
+        results = await runUnderlay(plan, { transports, signal: io.signal });
+      } finally {
+        await Promise.all([...transports.values()].map((t) => t.close()));
+      }
+      // Ctrl-C: the probes in flight were stopped; a partial matrix would read as a verdict.
+      if (io.signal.aborted) throw new InterruptedError();
+      if (flags.junit !== undefined) await writeFileDurable(resolve(io.cwd, flags.junit), junitXml(results), 0o644);
+      const document = reportDocument(results);
+      if (!out.json)
+        out.text(
+          matrixText(
+            results,
+            model.nodes.map((n) => n.name),
+          ),
+        );
+      if (!document.ok)
+        throw new FindingsError(`${document.summary.failed} verify checks failed`, {
+          hint: 'each failure above names the command, its output and the likely cause',
+          report: document,
+        });
+      if (out.json) out.document(document);
+    });
+}

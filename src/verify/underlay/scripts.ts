@@ -1,0 +1,128 @@
+// The commands the underlay probes run on a node, per OS. Pure text. Every
+// script ends with one `KUBEMIX-PROBE <word> …` line that judge.ts reads; a
+// script that cannot run its tool says so on that line instead of failing
+// with a shell error, so the report can name what is missing.
+// Linux: iputils ping (-M do sets don't-fragment, iputils ping(8)), glibc
+// getent, iproute2 `ip route get`, bash's /dev/tcp, python3 for UDP.
+// Windows: .NET only (System.Net.NetworkInformation.Ping with
+// PingOptions.DontFragment, TcpClient, UdpClient, Dns), no extra binaries.
+import { psQuote, shellQuote } from '../../util/escape/index.js';
+
+export const MARK = 'KUBEMIX-PROBE';
+
+/** A script and the one line the report shows as "the command". */
+export interface ProbeCommand {
+  readonly script: string;
+  readonly command: string;
+}
+
+const PS_HEAD = "$ErrorActionPreference = 'Stop'\n$ProgressPreference = 'SilentlyContinue'\n";
+
+function need(tool: string): string {
+  return `command -v ${tool} >/dev/null 2>&1 || { echo "${MARK} missing ${tool}"; exit 0; }\n`;
+}
+
+/** ICMP echo; with `size`, don't-fragment echoes of `size` payload bytes (node MTU less 28: IPv4 + ICMP headers). */
+export function linuxPing(address: string, size?: number): ProbeCommand {
+  const df = size === undefined ? '' : ` -M do -s ${size}`;
+  const command = `ping -n -c 3 -i 0.2 -W 2${df} ${address}`;
+  const script = `${need('ping')}if out=$(${command.replace(address, shellQuote(address))} 2>&1); then res=ok; else res=fail; fi
+printf '%s\\n' "$out" | tail -n 4
+echo "${MARK} $res"
+`;
+  return { script, command };
+}
+
+export function windowsPing(address: string, size?: number): ProbeCommand {
+  const bytes = size ?? 32;
+  const df = size === undefined ? '$false' : '$true';
+  const command = `[Net.NetworkInformation.Ping]::Send('${address}', 2000, byte[${bytes}], DontFragment=${df}) x3`;
+  const script = `${PS_HEAD}$ping = New-Object System.Net.NetworkInformation.Ping
+$options = New-Object System.Net.NetworkInformation.PingOptions(64, ${df})
+$ok = 0
+$last = ''
+foreach ($i in 1..3) {
+  $reply = $ping.Send(${psQuote(address)}, 2000, (New-Object byte[] ${bytes}), $options)
+  $last = [string]$reply.Status
+  if ($reply.Status -eq 'Success') { $ok += 1 }
+}
+Write-Output "3 packets transmitted, $ok received, last status $last"
+if ($ok -gt 0) { Write-Output '${MARK} ok' } elseif ($last -eq 'PacketTooBig') { Write-Output '${MARK} too-big' } else { Write-Output '${MARK} fail' }
+`;
+  return { script, command };
+}
+
+export function linuxTcp(address: string, port: number): ProbeCommand {
+  const command = `bash -c 'exec 3<>/dev/tcp/${address}/${port}'`;
+  const script = `${need('bash')}if out=$(timeout 5 bash -c ${shellQuote(`exec 3<>/dev/tcp/${address}/${port}`)} 2>&1); then
+  echo "${MARK} ok"
+else
+  rc=$?; printf '%s\\n' "$out"; case $rc in 124) echo "${MARK} timeout" ;; *) echo "${MARK} fail" ;; esac
+fi
+`;
+  return { script, command };
+}
+
+export function windowsTcp(address: string, port: number): ProbeCommand {
+  const command = `[Net.Sockets.TcpClient]::new().ConnectAsync('${address}', ${port}).Wait(5000)`;
+  const script = `${PS_HEAD}$client = New-Object System.Net.Sockets.TcpClient
+try {
+  if ($client.ConnectAsync(${psQuote(address)}, ${port}).Wait(5000)) { Write-Output '${MARK} ok' } else { Write-Output '${MARK} timeout' }
+} catch {
+  Write-Output $_.Exception.InnerException.Message
+  Write-Output '${MARK} fail'
+} finally {
+  $client.Close()
+}
+`;
+  return { script, command };
+}
+
+export function linuxDns(name: string): ProbeCommand {
+  const command = `getent ahostsv4 ${name}`;
+  const script = `${need('getent')}addrs=$(getent ahostsv4 ${shellQuote(name)} | awk '{ print $1 }' | sort -u | tr '\\n' ' ')
+echo "${MARK} addresses $addrs"
+`;
+  return { script, command };
+}
+
+export function windowsDns(name: string): ProbeCommand {
+  const command = `[Net.Dns]::GetHostAddresses('${name}')`;
+  const script = `${PS_HEAD}try {
+  $addrs = [System.Net.Dns]::GetHostAddresses(${psQuote(name)}) | Where-Object { $_.AddressFamily -eq 'InterNetwork' } | ForEach-Object { $_.IPAddressToString }
+} catch {
+  Write-Output $_.Exception.Message
+  $addrs = @()
+}
+Write-Output ('${MARK} addresses ' + (($addrs | Sort-Object -Unique) -join ' '))
+`;
+  return { script, command };
+}
+
+export function linuxClock(): ProbeCommand {
+  return { script: `echo "${MARK} clock $(date +%s%3N)"\n`, command: 'date +%s%3N' };
+}
+
+export function windowsClock(): ProbeCommand {
+  return {
+    script: `${PS_HEAD}Write-Output ('${MARK} clock ' + [DateTimeOffset]::UtcNow.ToUnixTimeMilliseconds())\n`,
+    command: '[DateTimeOffset]::UtcNow.ToUnixTimeMilliseconds()',
+  };
+}
+
+/** The route a node takes to `address`: `via GATEWAY` means a router hop. */
+export function linuxRoute(address: string): ProbeCommand {
+  const command = `ip route get ${address}`;
+  const script = `${need('ip')}echo "${MARK} route $(ip route get ${shellQuote(address)} 2>&1 | head -n 1)"\n`;
+  return { script, command };
+}
+
+export function windowsRoute(address: string): ProbeCommand {
+  const command = `Find-NetRoute -RemoteIPAddress ${address}`;
+  const script = `${PS_HEAD}$route = Find-NetRoute -RemoteIPAddress ${psQuote(address)} | Where-Object { $null -ne $_.NextHop } | Select-Object -First 1
+$to = ${psQuote(address)}
+if ($route.NextHop -eq '0.0.0.0') { Write-Output ('${MARK} route ' + $to + ' dev ' + $route.InterfaceAlias) }
+else { Write-Output ('${MARK} route ' + $to + ' via ' + $route.NextHop + ' dev ' + $route.InterfaceAlias) }
+`;
+  return { script, command };
+}

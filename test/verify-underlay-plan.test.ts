@@ -1,0 +1,129 @@
+// Layer 1's pure side: which probes a mixed 1-1-1 cluster gets (golden), its
+// Windows probe scripts against a real PowerShell grammar and our rules, and
+// how outputs are judged.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { resolveModel } from '../src/model/resolve.js';
+import { readSpec } from '../src/spec/read.js';
+import { planUnderlay, underlayInput, type Probe } from '../src/verify/underlay/plan.js';
+import { judgeProbe, judgeUdp } from '../src/verify/underlay/judge.js';
+import { assertGolden } from './helpers/golden.js';
+import { lintPowerShell, parseErrors } from './windows/powershell.js';
+
+const model = resolveModel(
+  readSpec({ kind: 'kubeinit', spec: 'k8s-libvirt-1-1-1', nodes: '[[when_group=compute_nodes,os=windows]]' }),
+);
+
+function listing(probes: readonly Probe[]): string {
+  return probes.map((p) => `${p.id}${p.needs === undefined ? '' : ` (after ${p.needs})`}\n  ${p.command}`).join('\n');
+}
+
+const ok = { code: 0, timedOut: false, stderr: '' };
+
+describe('underlay plan', () => {
+  it('probes every pair, the API endpoint and the planned names of a mixed 1-1-1 cluster (golden)', () => {
+    const before = planUnderlay(underlayInput(model, false));
+    const after = planUnderlay(underlayInput(model, true));
+    const text = [
+      '# before install',
+      listing(before.probes),
+      '# UDP groups',
+      ...before.udp.map((g) => `${g.target.name} listens: ${g.listener.command}\n${listing(g.senders)}`),
+      '# skipped before install',
+      ...before.skipped.map((s) => `${s.id}: ${s.detail}`),
+      '# after install: skipped',
+      ...after.skipped.map((s) => `${s.id}: ${s.detail}`),
+      '# after install: port probes',
+      listing(after.probes.filter((p) => p.expect.kind === 'tcp')),
+      '',
+    ].join('\n');
+    assertGolden('verify/underlay-1-1-1.txt', text);
+    assert.ok(after.skipped.length > 0 && after.skipped.every((r) => r.probe === 'udp-4789'));
+    assert.ok(
+      before.probes.some((p) => p.shell === 'powershell'),
+      'the Windows node probes in PowerShell',
+    );
+  });
+
+  it('leaves out what --only/--skip refuse, and the prerequisite of a kept MTU probe', () => {
+    const only = planUnderlay(underlayInput(model, false), (id) => id.includes('/mtu-'));
+    assert.ok(only.probes.length > 0 && only.probes.every((p) => p.probe.startsWith('mtu-') && p.needs === undefined));
+    assert.equal(only.udp.length, 0);
+    assert.equal(only.skipped.length, 0);
+  });
+
+  it('Windows probe scripts parse with tree-sitter-powershell and pass our PowerShell rules', () => {
+    const plans = [
+      planUnderlay(underlayInput(model, false)),
+      planUnderlay({ ...underlayInput(model, true), hostGw: true }),
+    ];
+    const scripts = plans.flatMap((p) => [
+      ...p.probes.filter((x) => x.shell === 'powershell').map((x) => x.script),
+      ...p.udp.flatMap((g) => [
+        ...(g.listener.shell === 'powershell' ? [g.listener.script] : []),
+        ...g.senders.filter((x) => x.shell === 'powershell').map((x) => x.script),
+      ]),
+    ]);
+    const kinds = new Set(
+      plans.flatMap((p) => p.probes.filter((x) => x.shell === 'powershell').map((x) => x.expect.kind)),
+    );
+    assert.deepEqual([...kinds].sort(), ['clock', 'dns', 'l2', 'mtu', 'ping', 'tcp']);
+    assert.ok(scripts.length > 10);
+    for (const s of scripts) {
+      assert.deepEqual(parseErrors(s), [], s);
+      assert.deepEqual(lintPowerShell(s), [], s);
+    }
+  });
+});
+
+describe('underlay judging', () => {
+  const plan = planUnderlay(underlayInput(model, false));
+  const find = (kind: string): Probe => plan.probes.find((p) => p.expect.kind === kind)!;
+
+  it('a clock within the bound passes; one apart by more than bound + round trip fails with the cause', () => {
+    const p = find('clock');
+    const at = 1_700_000_000_000;
+    const r = (remote: number) =>
+      judgeProbe(p, { ...ok, stdout: `KUBEMIX-PROBE clock ${remote}\n`, sentAtMs: at, receivedAtMs: at + 400 });
+    assert.equal(r(at + 200 + 2_100).status, 'pass', '2.1 s apart with ±0.2 s uncertainty is within 2 s');
+    const bad = r(at + 200 + 2_300);
+    assert.equal(bad.status, 'fail');
+    assert.match(bad.detail, /\+2\.3 s ±0\.2 s/);
+    assert.match(bad.cause ?? '', /not synchronised/);
+    assert.equal(r(at - 5_000).status, 'fail');
+  });
+
+  it('a missing tool, a probe that never ran and a timeout each fail with what happened', () => {
+    const p = find('ping');
+    assert.match(judgeProbe(p, { ...ok, stdout: 'KUBEMIX-PROBE missing ping\n' }).detail, /ping is not installed on /);
+    assert.match(judgeProbe(p, { ...ok, code: 127, stdout: '' }).detail, /did not run \(exit 127\)/);
+    assert.equal(judgeProbe(p, { ...ok, code: 124, timedOut: true, stdout: '' }).detail, 'timed out');
+  });
+
+  it('DNS: exact planned addresses pass, extra or other addresses fail', () => {
+    const p = find('dns');
+    if (p.expect.kind !== 'dns') throw new Error('not dns');
+    const want = p.expect.addresses.join(' ');
+    assert.equal(judgeProbe(p, { ...ok, stdout: `KUBEMIX-PROBE addresses ${want} \n` }).status, 'pass');
+    assert.equal(judgeProbe(p, { ...ok, stdout: `KUBEMIX-PROBE addresses ${want} 10.9.9.9\n` }).status, 'fail');
+  });
+
+  it('UDP: a rejected send names ICMP port unreachable; a bound port names the holder', () => {
+    const s = plan.udp[0]!.senders[0]!;
+    const listened = { ...ok, stdout: 'KUBEMIX-PROBE listening\nKUBEMIX-PROBE done\n' };
+    const refused = judgeUdp(s, listened, { ...ok, stdout: 'KUBEMIX-PROBE send-failed Connection refused\n' });
+    assert.match(refused.cause ?? '', /rejected on the path/);
+    const bound = judgeUdp(
+      s,
+      { ...ok, stdout: 'KUBEMIX-PROBE bind-failed Address already in use\n' },
+      { ...ok, stdout: '' },
+    );
+    assert.match(bound.detail, /could not bind UDP 4789: Address already in use/);
+    const got = judgeUdp(
+      s,
+      { ...ok, stdout: `KUBEMIX-PROBE listening\nKUBEMIX-PROBE got kubemix-verify:${s.source.name} 10.0.0.1\n` },
+      { ...ok, stdout: 'KUBEMIX-PROBE sent\n' },
+    );
+    assert.equal(got.status, 'pass');
+  });
+});

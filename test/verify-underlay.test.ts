@@ -1,0 +1,162 @@
+// Layer 1 of `kubemix verify` for real: probes over SSH on network-namespace
+// test hosts, with real faults (nftables dropping UDP 4789, a lowered link
+// MTU, a name that does not resolve, a host behind a router for host-gw).
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TestNet, harnessAvailable, quiet, sh, type TestHost } from './harness/netns.js';
+import { KnownHostsFile } from '../src/transport/known-hosts.js';
+import { SshTransport, DEFAULT_SSH_OPTIONS } from '../src/transport/ssh.js';
+import { planUnderlay, type UnderlayInput } from '../src/verify/underlay/plan.js';
+import { runUnderlay } from '../src/verify/underlay/run.js';
+import type { CheckResult } from '../src/verify/types.js';
+
+const skip = harnessAvailable();
+
+describe('verify underlay on sshd test hosts', { skip, timeout: 180_000 }, () => {
+  let net: TestNet;
+  const transports = new Map<string, SshTransport>();
+
+  const input = (over: Partial<UnderlayInput> = {}): UnderlayInput => ({
+    nodes: net.hosts.map((h, i) => ({
+      name: h.name,
+      address: h.address,
+      os: 'linux',
+      role: i === 0 ? 'control-plane' : i === 1 ? 'worker' : 'services',
+    })),
+    nodeMtu: 1500,
+    vxlanPort: 4789,
+    hostGw: false,
+    api: { address: net.hosts[2]!.address, port: 6443, viaLoadBalancer: true },
+    names: [{ name: 'api.verify.test', addresses: [net.hosts[2]!.address] }],
+    installed: false,
+    maxClockSkewMs: 2000,
+    ...over,
+  });
+
+  async function run(i: UnderlayInput, select?: (id: string) => boolean): Promise<CheckResult[]> {
+    return runUnderlay(planUnderlay(i, select), { transports, signal: new AbortController().signal });
+  }
+  const failed = (rs: readonly CheckResult[]): string[] =>
+    rs
+      .filter((r) => r.status === 'fail')
+      .map((r) => r.id)
+      .sort();
+  const ns = (h: TestHost): string[] => ['-n', h.ns];
+
+  before(async () => {
+    net = await TestNet.create(3, { privateHosts: true });
+    writeFileSync(net.hostsFile, `127.0.0.1 localhost\n${net.hosts[2]!.address} api.verify.test\n`);
+    const kh = join(net.root, 'known_hosts');
+    writeFileSync(kh, `${net.hosts.map((h) => net.knownHostsLine(h)).join('\n')}\n`);
+    const knownHosts = await new KnownHostsFile(kh).load();
+    for (const h of net.hosts)
+      transports.set(
+        h.name,
+        new SshTransport(net.connection(h), {
+          ...DEFAULT_SSH_OPTIONS,
+          knownHosts,
+          trustNewHosts: false,
+          maxSessions: 6,
+        }),
+      );
+  });
+  after(async () => {
+    await Promise.all([...transports.values()].map((t) => t.close()));
+    await net?.cleanup();
+  });
+
+  it('passes every cell of a healthy underlay (host-gw included) and skips the ports before install', async () => {
+    const rs = await run(input({ hostGw: true }));
+    assert.deepEqual(
+      failed(rs),
+      [],
+      JSON.stringify(
+        rs.filter((r) => r.status === 'fail'),
+        null,
+        1,
+      ),
+    );
+    const probes = new Set(rs.filter((r) => r.status === 'pass').map((r) => r.probe));
+    assert.deepEqual([...probes].sort(), ['clock', 'dns', 'l2-segment', 'mtu-1500', 'ping', 'udp-4789']);
+    const skipped = rs.filter((r) => r.status === 'skip');
+    assert.ok(skipped.length > 0 && skipped.every((r) => /^tcp-(6443|10250)$/.test(r.probe)));
+    assert.ok(skipped.every((r) => r.detail === 'before install: nothing listens yet'));
+    // 3 nodes: 6 ordered pairs for ping, mtu, l2 and udp; 3 dns, 3 clock.
+    assert.equal(rs.filter((r) => r.status === 'pass').length, 6 * 4 + 3 + 3);
+  });
+
+  it('names exactly the UDP 4789 cells into a host whose nftables drop it', async () => {
+    const h = net.hosts[1]!;
+    sh('ip', ['netns', 'exec', h.ns, 'nft', 'add table inet kmverify']);
+    try {
+      sh('ip', ['netns', 'exec', h.ns, 'nft', 'add chain inet kmverify in { type filter hook input priority 0 ; }']);
+      sh('ip', ['netns', 'exec', h.ns, 'nft', 'add rule inet kmverify in udp dport 4789 drop']);
+      const rs = await run(input());
+      assert.deepEqual(failed(rs), ['underlay/udp-4789/host-1/host-2', 'underlay/udp-4789/host-3/host-2']);
+      const cell = rs.find((r) => r.id === 'underlay/udp-4789/host-1/host-2')!;
+      assert.match(cell.detail, /no datagram arrived at host-2/);
+      assert.match(cell.cause ?? '', /firewall drops UDP 4789/);
+      assert.match(cell.command ?? '', /send 'kubemix-verify:host-1' to 198\.51\.100\.\d+:4789\/udp/);
+    } finally {
+      quiet('ip', ['netns', 'exec', h.ns, 'nft', 'delete table inet kmverify']);
+    }
+  });
+
+  it('finds a link whose MTU is below the planned node MTU, both ways', async () => {
+    const h = net.hosts[2]!;
+    sh('ip', [...ns(h), 'link', 'set', 'eth0', 'mtu', '1400']);
+    try {
+      const only = (id: string): boolean => /\/(ping|mtu-1500)\//.test(id);
+      const rs = await run(input(), only);
+      assert.deepEqual(failed(rs), [
+        'underlay/mtu-1500/host-1/host-3',
+        'underlay/mtu-1500/host-2/host-3',
+        'underlay/mtu-1500/host-3/host-1',
+        'underlay/mtu-1500/host-3/host-2',
+      ]);
+      const local = rs.find((r) => r.id === 'underlay/mtu-1500/host-3/host-1')!;
+      assert.match(local.detail, /own link MTU is 1400/);
+      const remote = rs.find((r) => r.id === 'underlay/mtu-1500/host-1/host-3')!;
+      assert.match(remote.cause ?? '', /MTU below 1500/);
+      assert.match(remote.command ?? '', /ping -n -c 3 -i 0\.2 -W 2 -M do -s 1472 198\.51\.100\./);
+    } finally {
+      sh('ip', [...ns(h), 'link', 'set', 'eth0', 'mtu', '1500']);
+    }
+  });
+
+  it('finds a name that does not resolve and one that resolves elsewhere', async () => {
+    const names = [
+      { name: 'api.verify.test', addresses: [net.hosts[0]!.address] },
+      { name: 'registry.verify.test', addresses: [net.hosts[2]!.address] },
+    ];
+    const rs = await run(input({ names }), (id) => id.includes('/dns/'));
+    assert.equal(rs.length, 6);
+    assert.ok(rs.every((r) => r.status === 'fail'));
+    const api = rs.find((r) => r.id === 'underlay/dns/host-1/api.verify.test')!;
+    assert.match(api.detail, /resolves to 198\.51\.100\.\d+, planned 198\.51\.100\.\d+/);
+    const reg = rs.find((r) => r.id === 'underlay/dns/host-2/registry.verify.test')!;
+    assert.equal(reg.detail, 'the name does not resolve');
+    assert.equal(reg.command, 'getent ahostsv4 registry.verify.test');
+  });
+
+  it('host-gw: finds a node that reaches its peers through a router', async () => {
+    const h = net.hosts[2]!;
+    const prefix = `198.51.100.${net.block * 16}/28`;
+    sh('ip', [...ns(h), 'addr', 'del', `${h.address}/28`, 'dev', 'eth0']);
+    try {
+      sh('ip', [...ns(h), 'addr', 'add', `${h.address}/32`, 'dev', 'eth0']);
+      sh('ip', [...ns(h), 'route', 'add', net.gateway, 'dev', 'eth0']);
+      sh('ip', [...ns(h), 'route', 'add', prefix, 'via', net.gateway]);
+      const rs = await run(input({ hostGw: true }), (id) => id.includes('/l2-segment/'));
+      assert.deepEqual(failed(rs), ['underlay/l2-segment/host-3/host-1', 'underlay/l2-segment/host-3/host-2']);
+      const cell = rs.find((r) => r.id === 'underlay/l2-segment/host-3/host-1')!;
+      assert.equal(cell.detail, `routed via ${net.gateway}`);
+      assert.match(cell.cause ?? '', /one L2 segment/);
+    } finally {
+      quiet('ip', [...ns(h), 'addr', 'del', `${h.address}/32`, 'dev', 'eth0']);
+      sh('ip', [...ns(h), 'addr', 'add', `${h.address}/28`, 'dev', 'eth0']);
+    }
+  });
+});
