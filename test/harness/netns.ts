@@ -112,9 +112,9 @@ export class TestNet {
   private privateEtc: BindMount[] = [];
 
   /**
-   * `privateHosts`: every host sees `hostsFile` as /etc/hosts (write it after
-   * create) and a resolv.conf naming only 127.0.0.1, so no name lookup leaves
-   * the test hosts.
+   * Every host sees `hostsFile` as /etc/hosts (write it after create).
+   * `privateHosts`: also a resolv.conf naming only 127.0.0.1, so no name
+   * lookup leaves the test hosts.
    */
   static async create(count: number, options: { sudoUser?: string; privateHosts?: boolean } = {}): Promise<TestNet> {
     if (count > MAX_HOSTS) throw new Error(`at most ${MAX_HOSTS} test hosts per net`);
@@ -128,7 +128,10 @@ export class TestNet {
               uid: 64_000 + net.block,
               home: join(net.root, `home-${options.sudoUser}`),
             });
-      if (options.privateHosts === true) net.privateEtc.push(...net.privateResolver());
+      // Always a private /etc/hosts: a task that writes the hosts block on a
+      // test host must never reach the machine's own file.
+      net.privateEtc.push(net.privateHostsFile());
+      if (options.privateHosts === true) net.privateEtc.push(net.privateResolver());
       sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'kubemix-test', '-f', net.clientKey]);
       sh('ip', ['link', 'add', net.bridge, 'type', 'bridge']);
       sh('ip', ['addr', 'add', `${net.gateway}/28`, 'dev', net.bridge]);
@@ -143,20 +146,21 @@ export class TestNet {
     }
   }
 
-  /** The /etc/hosts every host sees when created with `privateHosts`. */
+  /** The /etc/hosts every host sees. */
   get hostsFile(): string {
     return join(this.root, 'private-etc', 'hosts');
   }
 
-  private privateResolver(): BindMount[] {
+  private privateHostsFile(): BindMount {
     mkdirSync(join(this.root, 'private-etc'), { recursive: true });
-    const resolv = join(this.root, 'private-etc', 'resolv.conf');
     writeFileSync(this.hostsFile, '127.0.0.1 localhost\n');
+    return { source: this.hostsFile, target: '/etc/hosts' };
+  }
+
+  private privateResolver(): BindMount {
+    const resolv = join(this.root, 'private-etc', 'resolv.conf');
     writeFileSync(resolv, 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n');
-    return [
-      { source: this.hostsFile, target: '/etc/hosts' },
-      { source: resolv, target: '/etc/resolv.conf' },
-    ];
+    return { source: resolv, target: '/etc/resolv.conf' };
   }
 
   get gateway(): string {
