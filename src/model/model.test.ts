@@ -25,14 +25,14 @@ test('addresses: controllers first, then workers, services below the gateway', (
   assert.equal(m.cluster.apiEndpoint.address, '10.0.0.253');
 });
 
-test('placement: control plane and services on the first hypervisor, workers round robin from the second', () => {
+test('placement: control plane from the first hypervisor, services on the last, workers round robin from the second', () => {
   const m = model('k8s-libvirt-1-2-2', undefined, 'a,b');
   const on = Object.fromEntries(m.nodes.map((n) => [n.name, n.hypervisor]));
   assert.deepEqual(on, {
     'controller-01': 'hypervisor-01',
     'compute-01': 'hypervisor-02',
     'compute-02': 'hypervisor-01',
-    'service-01': 'hypervisor-01',
+    'service-01': 'hypervisor-02',
   });
   const single = placeOnHypervisors(
     [

@@ -31,7 +31,7 @@ import { allocateAddresses, gatewayOf } from '../net/addresses.js';
 import { assignMacs } from './mac.js';
 import { nodeMtu, podMtu } from '../net/mtu.js';
 import { mtuSettings } from '../spec/mtu.js';
-import { placeOnHypervisors } from './placement.js';
+import { controlPlaneSpread, placeOnHypervisors } from './placement.js';
 import { resolveVersions, type ResolvedVersions } from './versions.js';
 
 export const WINDOWS_TAINT = 'os=windows:NoSchedule';
@@ -76,10 +76,8 @@ export function resolveModel(input: SpecResult): ClusterModel {
     spec.name,
     drafts.map((d) => d.name),
   );
-  const placement = placeOnHypervisors(
-    drafts,
-    spec.hypervisors.map((h) => h.name),
-  );
+  const hypervisorNames = spec.hypervisors.map((h) => h.name);
+  const placement = placeOnHypervisors(drafts, hypervisorNames);
   const hasLinuxWorker = drafts.some((d) => (d.role === 'worker' && !isWindows(d.os)) || d.alsoWorker);
   const overlay = resolveOverlay(spec);
   const podNetworks = addressRanges(spec.network.podCidr);
@@ -105,7 +103,10 @@ export function resolveModel(input: SpecResult): ClusterModel {
     };
   });
   const versions = resolveVersions(spec);
-  const warnings: ModelWarning[] = input.warnings.map((w) => ({ code: w.code, path: w.path, message: w.message }));
+  const warnings: ModelWarning[] = [
+    ...input.warnings.map((w) => ({ code: w.code, path: w.path, message: w.message })),
+    ...controlPlaneSpread(drafts, placement, hypervisorNames),
+  ];
   const cluster = clusterFacts(spec, versions, nodes, formatIp(4, gateway), warnings);
   return {
     spec,

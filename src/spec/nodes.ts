@@ -22,6 +22,8 @@ export interface NodeDraft {
   readonly ssh?: SshTarget;
   /** existing driver: a control-plane host that is also a worker. */
   readonly alsoWorker: boolean;
+  /** libvirt driver: the hypervisor the spec pins this node to, and the spec path that says so. */
+  readonly pin?: { readonly hypervisor: string; readonly path: string };
 }
 
 export const NAME_PREFIX = { controller: 'controller', services: 'service' } as const;
@@ -37,13 +39,15 @@ export function draftNodes(spec: ClusterSpec): NodeDraft[] {
 function groupDrafts(spec: ClusterSpec): NodeDraft[] {
   const nodes: NodeDraft[] = [];
   for (let i = 1; i <= spec.controlPlane.count; i += 1) {
+    const name = `${NAME_PREFIX.controller}-${twoDigits(i)}`;
     nodes.push({
-      name: `${NAME_PREFIX.controller}-${twoDigits(i)}`,
+      name,
       role: 'control-plane',
       os: spec.controlPlane.distro,
       resources: spec.controlPlane.resources,
       path: 'spec.nodes.controlPlane',
       alsoWorker: false,
+      ...pinOf(spec, name, spec.controlPlane.hypervisor, 'spec.nodes.controlPlane.hypervisor'),
     });
   }
   const counters = new Map<string, number>();
@@ -51,27 +55,38 @@ function groupDrafts(spec: ClusterSpec): NodeDraft[] {
     for (let i = 0; i < group.count; i += 1) {
       const n = (counters.get(group.name) ?? 0) + 1;
       counters.set(group.name, n);
+      const name = `${group.name}-${twoDigits(n)}`;
       nodes.push({
-        name: `${group.name}-${twoDigits(n)}`,
+        name,
         role: 'worker',
         os: group.os,
         resources: group.resources,
         path: `spec.nodes.workers[${g}]`,
         alsoWorker: false,
+        ...pinOf(spec, name, group.hypervisor, `spec.nodes.workers[${g}].hypervisor`),
       });
     }
   });
   if (spec.services.enabled) {
+    const name = `${NAME_PREFIX.services}-01`;
     nodes.push({
-      name: `${NAME_PREFIX.services}-01`,
+      name,
       role: 'services',
       os: spec.services.distro,
       resources: spec.services.resources,
       path: 'spec.services',
       alsoWorker: false,
+      ...pinOf(spec, name, spec.services.hypervisor, 'spec.services.hypervisor'),
     });
   }
   return nodes;
+}
+
+/** A node's own pin (spec.nodes.placement) wins over its group's. */
+function pinOf(spec: ClusterSpec, name: string, group: string | undefined, groupPath: string): Pick<NodeDraft, 'pin'> {
+  const own = spec.placement[name];
+  if (own !== undefined) return { pin: { hypervisor: own, path: `spec.nodes.placement.${name}` } };
+  return group === undefined ? {} : { pin: { hypervisor: group, path: groupPath } };
 }
 
 const ROLE_ORDER: readonly Role[] = ['control-plane', 'worker', 'services'];

@@ -40,7 +40,7 @@ export function isWindowsOs(os: string): boolean {
 
 export function normalise(parsed: ClusterSpecParsed): ClusterSpec {
   const s = parsed.spec;
-  const nodes = s.nodes ?? { controlPlane: { count: 1 }, workers: [] };
+  const nodes = s.nodes ?? { controlPlane: { count: 1 }, workers: [], placement: {} };
   const controlDistro = nodes.controlPlane.distro ?? DEFAULT_LINUX_DISTRO;
   const infra = s.infrastructure;
   return {
@@ -57,13 +57,16 @@ export function normalise(parsed: ClusterSpecParsed): ClusterSpec {
       count: nodes.controlPlane.count,
       distro: controlDistro,
       resources: resources(nodes.controlPlane, DEFAULT_RESOURCES.controlPlane),
+      ...pin(nodes.controlPlane.hypervisor),
     },
     workers: nodes.workers.map((g) => ({
       name: g.name,
       count: g.count,
       os: g.os,
       resources: resources(g, isWindowsOs(g.os) ? DEFAULT_RESOURCES.windowsWorker : DEFAULT_RESOURCES.linuxWorker),
+      ...pin(g.hypervisor),
     })),
+    placement: nodes.placement,
     services: {
       enabled: s.services.enabled,
       distro: s.services.distro ?? controlDistro,
@@ -73,6 +76,7 @@ export function normalise(parsed: ClusterSpecParsed): ClusterSpec {
       registry: s.services.registry,
       ...(s.services.forwarders === undefined ? {} : { forwarders: s.services.forwarders }),
       resources: resources(s.services, DEFAULT_RESOURCES.services),
+      ...pin(s.services.hypervisor),
     },
     ...(s.proxy === undefined ? {} : { proxy: s.proxy }),
     mirrors: s.mirrors,
@@ -87,6 +91,10 @@ export function normalise(parsed: ClusterSpecParsed): ClusterSpec {
     ),
     ...(s.windows?.hostProcess === undefined ? {} : { windows: { hostProcess: s.windows.hostProcess } }),
   };
+}
+
+function pin(hypervisor: string | undefined): { hypervisor?: string } {
+  return hypervisor === undefined ? {} : { hypervisor };
 }
 
 function existingHost(

@@ -160,9 +160,14 @@ const resources = {
   disk: bounded(MAX_DISK_MIB, '1024Ti').optional(),
 };
 
+/** A pin: the name of one of spec.infrastructure.hypervisors (checked by the placement rule). */
+const hypervisorPin = (what: string) =>
+  dnsLabel.optional().describe(`libvirt: run ${what} on this hypervisor (a name from infrastructure.hypervisors)`);
+
 const controlPlane = z.strictObject({
   count: z.number().int().min(0).max(99).default(1),
   distro: osName.optional().describe('Linux distribution of the control plane'),
+  hypervisor: hypervisorPin('every control-plane node (no spreading across hypervisors)'),
   ...resources,
 });
 
@@ -170,12 +175,17 @@ const workerGroup = z.strictObject({
   name: dnsLabel.default('compute').describe('Node name prefix: <name>-01, <name>-02, …'),
   count: z.number().int().min(0).max(999),
   os: osName.describe('A Linux distribution, or windows-2022 / windows-2025'),
+  hypervisor: hypervisorPin("this group's nodes"),
   ...resources,
 });
 
 const nodes = z.strictObject({
   controlPlane: controlPlane.prefault({}),
   workers: z.array(workerGroup).default([]),
+  placement: z
+    .record(dnsLabel, dnsLabel)
+    .default({})
+    .describe("Node name → hypervisor name (controller-02: hypervisor-02); wins over a group's hypervisor"),
 });
 
 const services = z.strictObject({
@@ -185,6 +195,7 @@ const services = z.strictObject({
   loadBalancer: z.boolean().default(true),
   dhcp: z.boolean().default(true),
   registry: z.boolean().default(true),
+  hypervisor: hypervisorPin('the services node'),
   forwarders: z
     .array(z.ipv4())
     .min(1)

@@ -32,6 +32,8 @@ export interface WorkerGroup {
   readonly count: number;
   readonly os: string;
   readonly resources: Resources;
+  /** Pin: every node of the group on this hypervisor. */
+  readonly hypervisor?: string;
 }
 
 export interface ClusterSpec {
@@ -61,8 +63,16 @@ export interface ClusterSpec {
   /** existing driver: the hosts, in order. */
   readonly hosts: readonly ExistingHost[];
   /** libvirt driver: the node groups. */
-  readonly controlPlane: { readonly count: number; readonly distro: string; readonly resources: Resources };
+  readonly controlPlane: {
+    readonly count: number;
+    readonly distro: string;
+    readonly resources: Resources;
+    /** Pin: every control-plane node on this hypervisor. */
+    readonly hypervisor?: string;
+  };
   readonly workers: readonly WorkerGroup[];
+  /** libvirt driver: node name → the hypervisor it is pinned to (wins over a group's pin). */
+  readonly placement: Readonly<Record<string, string>>;
   readonly services: {
     readonly enabled: boolean;
     readonly distro: string;
@@ -73,6 +83,8 @@ export interface ClusterSpec {
     /** Upstream resolvers for the services node's Bind; default: the gateway. */
     readonly forwarders?: readonly string[];
     readonly resources: Resources;
+    /** Pin: the services node on this hypervisor. */
+    readonly hypervisor?: string;
   };
   readonly proxy?: {
     readonly http?: string | undefined;

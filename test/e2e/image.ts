@@ -37,10 +37,12 @@ const BOOT = [
  * What kubemix's tasks would install with apt-get: the VMs have no route to a
  * Debian mirror, so the image brings them (the tasks' checks then find them
  * installed). Services node: HAProxy, Bind, dnsmasq, the registry, htpasswd,
- * openssl. Host prep: download tools, modprobe, sysctl, timesyncd.
+ * openssl, nginx (the download cache). Host prep: download tools, modprobe,
+ * sysctl, timesyncd.
  */
 const TASK_PACKAGES = [
   'haproxy',
+  'nginx',
   'bind9',
   'bind9-utils',
   'dnsmasq',
@@ -68,6 +70,7 @@ const PACKAGES = [...BOOT, ...TASK_PACKAGES];
 /** Installed but off at boot: kubemix's tasks configure, enable and start them (timesyncd: `timedatectl set-ntp true`); firewalld only where a test starts it. */
 const DISABLED_UNITS = [
   'haproxy.service',
+  'nginx.service',
   'named.service',
   'dnsmasq.service',
   'docker-registry.service',

@@ -6,18 +6,27 @@
 //
 // What stands in for what (and is said so in docs/e2e.md): `openssl s_server`
 // on the controller's 6443 stands in for kube-apiserver behind HAProxy; the
-// VMs have no route to the internet, so downloads from GitHub and
-// pkgs.k8s.io fail and the tasks that need them stop there, named.
+// VMs have no route to the internet, and the real containerd, runc and CNI
+// releases cannot be had here either: the test makes its own files, pins
+// their SHA256 in the spec and seeds the deployer's cache with them
+// (`up --downloads DIR`), so the nodes fetch them from the services node's
+// download cache. pkgs.k8s.io stays out of reach: that task stops, named.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Resolver } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { connect } from 'node:tls';
 import { stringify } from 'yaml';
 import { call, digestOf, OCI_MANIFEST, pushImage } from '../helpers/oci-push.js';
+import { resolveModel } from '../../src/model/resolve.js';
+import { assemblePlan } from '../../src/plan/assemble.js';
+import { SERVICES } from '../../src/matrix/index.js';
+import { FILES_PATHS } from '../../src/render/services/files.js';
+import { readSpec } from '../../src/spec/read.js';
 import { applied, finalStates, kubemix, output, taskEvents } from './kubemix.js';
 import { VmNet, vmsAvailable, type Vm } from './vm.js';
 
@@ -27,8 +36,18 @@ const log = (line: string): void => void process.stderr.write(`# e2e: ${line}\n`
 const CLUSTER = 'lab';
 const DOMAIN = 'e2e.internal';
 const ZONE = `${CLUSTER}.${DOMAIN}`;
-/** Tasks that need the internet (GitHub releases, pkgs.k8s.io), which the VMs cannot reach. */
-const OFFLINE_FAILURES = ['cni-plugins', 'containerd-binaries', 'kubernetes-packages', 'runc'];
+/**
+ * cp1's tasks that cannot succeed here: pkgs.k8s.io is out of reach, and the
+ * containerd release the test made holds no containerd binary to configure.
+ */
+const CP1_FAILURES = ['containerd', 'kubernetes-packages'];
+/** Files the test makes in place of the node downloads: archives hold one marker file (path inside), runc is bytes. */
+const MADE: Readonly<Record<string, string | undefined>> = {
+  'linux/containerd.tar.gz': 'bin/kubemix-e2e-containerd',
+  'linux/runc': undefined,
+  'linux/cni-plugins.tgz': 'kubemix-e2e-cni',
+};
+const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
 describe('services node, host prep, add-node and down on real VMs', { skip, timeout: 40 * 60_000 }, () => {
   const started = Date.now();
@@ -46,7 +65,11 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     identityFile: net.clientKey,
     ...extra,
   });
+  /** SHA256 of each made file, pinned in the spec (spec.downloads.<id>.sha256). */
+  const pins = new Map<string, string>();
+  let seedDir: string;
   const writeSpec = (hosts: unknown[]): void => {
+    const downloads = Object.fromEntries([...pins].map(([id, hash]) => [id, { sha256: hash }]));
     writeFileSync(
       specFile,
       stringify({
@@ -58,11 +81,33 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
           kubernetes: { version: '1.36' },
           network: { nodeCidr: `198.51.100.${net.block * 16}/28`, gateway: net.gateway },
           infrastructure: { driver: 'existing', hosts },
+          downloads,
         },
       }),
     );
   };
+  /** The made files under their upstream names in a seed directory; their hashes pinned. */
+  const makeDownloads = (): void => {
+    const text = readFileSync(specFile, 'utf8');
+    const planned = assemblePlan(resolveModel(readSpec({ kind: 'file', path: specFile, text }))).plan.downloads ?? [];
+    seedDir = join(net.root, 'seed');
+    const work = join(net.root, 'made');
+    mkdirSync(seedDir);
+    for (const [id, inside] of Object.entries(MADE)) {
+      const d = planned.find((x) => x.id === id) ?? assert.fail(`the plan has no download ${id}`);
+      const file = join(seedDir, new URL(d.url).pathname.split('/').pop() ?? id);
+      const marker = `made by the kubemix e2e test for ${id}\n`;
+      if (inside === undefined) writeFileSync(file, marker);
+      else {
+        mkdirSync(join(work, id, inside, '..'), { recursive: true });
+        writeFileSync(join(work, id, inside), marker);
+        execFileSync('tar', ['-czf', file, '-C', join(work, id), inside]);
+      }
+      pins.set(id, sha256(readFileSync(file)));
+    }
+  };
   const flags = (): string[] => ['--known-hosts', net.knownHosts, '--json'];
+  const upFlags = (): string[] => [...flags(), '--downloads', seedDir];
   const secret = (name: string): string =>
     (JSON.parse(readFileSync(join(stateDir, 'secrets.json'), 'utf8')) as Record<string, { value: string }>)[name]
       ?.value ?? '';
@@ -80,7 +125,11 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     specFile = join(net.root, 'cluster.yaml');
     stateDir = join(net.root, '.kubemix', CLUSTER);
     writeSpec([hostEntry(svc, ['services']), hostEntry(cp1, ['control-plane'])]);
-    await net.start([svc, cp1]);
+    makeDownloads();
+    writeSpec([hostEntry(svc, ['services']), hostEntry(cp1, ['control-plane'])]);
+    // One VM booting at a time: the machine's two cores are shared.
+    await net.start([svc]);
+    await net.start([cp1]);
   });
   after(() => {
     net?.cleanup();
@@ -89,7 +138,7 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
 
   it('kill -9 during the first `up`, then resume: nothing completed is applied again', async () => {
     const killAfter = 5 + Math.floor(Math.random() * 5);
-    const killed = await kubemix(['up', specFile, ...flags(), '--stop-after', 'task-create-services'], {
+    const killed = await kubemix(['up', specFile, ...upFlags(), '--stop-after', 'task-create-services'], {
       killAfterDone: killAfter,
     });
     assert.equal(killed.code, null, `expected a kill after ${killAfter} tasks\n${output(killed)}`);
@@ -104,7 +153,7 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     );
     assert.ok(doneBefore.length >= 1, JSON.stringify(journal.tasks));
 
-    const resumed = await kubemix(['up', specFile, ...flags(), '--stop-after', 'task-create-services']);
+    const resumed = await kubemix(['up', specFile, ...upFlags(), '--stop-after', 'task-create-services']);
     assert.equal(resumed.code, 0, output(resumed));
     const states = finalStates(resumed);
     for (const id of doneBefore)
@@ -172,7 +221,7 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
   });
 
   it('re-running changes nothing, and --check agrees', async () => {
-    const again = await kubemix(['up', specFile, ...flags(), '--stop-after', 'task-create-services']);
+    const again = await kubemix(['up', specFile, ...upFlags(), '--stop-after', 'task-create-services']);
     assert.equal(again.code, 0, output(again));
     assert.deepEqual(applied(again), []);
     assert.equal(again.events.find((e) => e['type'] === 'run:end')?.['changes'], 0, output(again));
@@ -181,27 +230,36 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     assert.equal(check.events.find((e) => e['type'] === 'run:end')?.['changes'], 0, output(check));
   });
 
-  it('host prep changes the controller; the tasks that need the internet stop, named', async () => {
+  it('host prep changes the controller; its files come from the download cache; pkgs.k8s.io stops, named', async () => {
     net.ssh(
       cp1,
       'fallocate -l 32M /swapfile && chmod 600 /swapfile && mkswap -q /swapfile && swapon /swapfile && echo "/swapfile none swap sw 0 0" >> /etc/fstab && sysctl -qw net.ipv4.ip_forward=0',
     );
-    const prep = await kubemix(['up', specFile, ...flags(), '--stop-after', 'task-prepare-cluster']);
+    const prep = await kubemix(['up', specFile, ...upFlags(), '--stop-after', 'task-prepare-cluster']);
     log(`host prep of cp1: ${prep.seconds.toFixed(1)} s`);
     assert.equal(prep.code, 3, output(prep));
     const failed = taskEvents(prep).filter((e) => e.state === 'failed');
     assert.deepEqual(
       failed.map((e) => e.id).sort(),
-      OFFLINE_FAILURES.map((n) => `task-prepare-cluster/cp1/${n}`),
+      CP1_FAILURES.map((n) => `task-prepare-cluster/cp1/${n}`),
       output(prep),
     );
-    for (const f of failed) assert.match(f.error ?? '', /Could not resolve host|resolve/i, f.error);
+    const error = (name: string) => failed.find((e) => e.id === `task-prepare-cluster/cp1/${name}`)?.error ?? '';
+    assert.match(error('kubernetes-packages'), /Could not resolve host|resolve/i);
+    // The made release has no containerd to check the rendered config with.
+    assert.match(error('containerd'), /containerd/);
     const states = finalStates(prep);
-    const containerd = taskEvents(prep).find((e) => e.id === 'task-prepare-cluster/cp1/containerd');
-    assert.equal(containerd?.state, 'skipped', 'containerd waits for its binaries');
-    assert.match(
-      containerd.reason ?? '',
-      /task-prepare-cluster\/cp1\/(cni-plugins|containerd-binaries|runc) did not finish/,
+    for (const name of ['containerd-binaries', 'runc', 'cni-plugins'])
+      assert.equal(states.get(`task-prepare-cluster/cp1/${name}`), 'done', output(prep));
+    // What cp1 installed is byte for byte what the test made, fetched from svc by SHA256.
+    const installed = net.ssh(
+      cp1,
+      'sha256sum /usr/local/sbin/runc | cut -d" " -f1; cat /usr/local/bin/kubemix-e2e-containerd /opt/cni/bin/kubemix-e2e-cni',
+    );
+    assert.equal(
+      installed,
+      `${pins.get('linux/runc')}\nmade by the kubemix e2e test for linux/containerd.tar.gz\n` +
+        'made by the kubemix e2e test for linux/cni-plugins.tgz\n',
     );
     for (const name of [
       'kernel-modules',
@@ -248,6 +306,59 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
         '',
       ].join('\n'),
     );
+  });
+
+  it('the download cache: TLS from the cluster CA; a tampered blob is refused by the node, named, nothing installed; the next run repairs it', async () => {
+    const hash = pins.get('linux/runc') ?? assert.fail('runc is pinned');
+    // The cache's certificate is the one the deployer issued from the cluster CA, for svc's address.
+    const tls = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: svc.address, port: SERVICES.filesPort, ca: secret('cluster-ca-cert') }, () => {
+        resolve(socket.authorized ? 'authorized' : String(socket.authorizationError));
+        socket.end();
+      });
+      socket.on('error', reject);
+    });
+    assert.equal(tls, 'authorized');
+
+    // Someone changes the cached runc on the services node after the deployment.
+    net.ssh(svc, `printf 'tampered on the services node\\n' > ${FILES_PATHS.cache}/${hash}`);
+    net.ssh(cp1, 'rm -f /usr/local/sbin/runc');
+    const runc = 'task-prepare-cluster/cp1/runc';
+    // The planned runc task again (its check fails: no runc), on cp1 only: svc's cache is not refilled.
+    const refetch = () =>
+      kubemix(['up', specFile, ...flags(), '--only', 'cp1', '--from', runc, '--stop-after', 'task-prepare-cluster']);
+    const refused = await refetch();
+    log(`runc fetched from a tampered cache: ${refused.seconds.toFixed(1)} s`);
+    assert.equal(refused.code, 3, output(refused));
+    const event = taskEvents(refused).find((e) => e.id === runc && e.state === 'failed');
+    assert.match(
+      event?.error ?? '',
+      new RegExp(`sha256 mismatch for runc \\S+ \\(linux/runc\\): got [0-9a-f]{64}, want ${hash}; nothing installed`),
+      output(refused),
+    );
+    assert.equal(net.ssh(cp1, 'test -e /usr/local/sbin/runc && echo installed || echo absent'), 'absent\n');
+
+    // The services stage's cache task compares every blob's hash and uploads the verified file again.
+    const cacheTask = 'task-create-services/svc/download-cache';
+    const repaired = await kubemix([
+      'up',
+      specFile,
+      ...flags(),
+      '--only',
+      'svc',
+      '--from',
+      cacheTask,
+      '--stop-after',
+      'task-create-services',
+    ]);
+    assert.equal(repaired.code, 0, output(repaired));
+    assert.ok(
+      repaired.events.some((e) => e['type'] === 'download' && e['id'] === 'linux/runc' && e['action'] === 'uploaded'),
+      output(repaired),
+    );
+    const again = await refetch();
+    assert.equal(finalStates(again).get(runc), 'done', output(again));
+    assert.equal(net.ssh(cp1, 'sha256sum /usr/local/sbin/runc | cut -d" " -f1'), `${hash}\n`);
   });
 
   it('add-node: a worker with a MAC; only the services that depend on it change, then it boots by DHCP', async () => {
@@ -309,7 +420,7 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     const doc = JSON.parse(status.stdout) as { hosts: { host: string; done: number; failed: number; left: number }[] };
     const byHost = new Map(doc.hosts.map((h) => [h.host, h]));
     assert.equal(byHost.get('svc')?.failed, 0);
-    assert.equal(byHost.get('cp1')?.failed, OFFLINE_FAILURES.length);
+    assert.equal(byHost.get('cp1')?.failed, CP1_FAILURES.length);
     assert.ok((byHost.get('w1')?.done ?? 0) > 5);
   });
 

@@ -32,6 +32,7 @@ function hypervisorChecks(model: ClusterModel): Task[] {
     // The schema bounds every size; a sum past exact integers would print as 1e+21 and break `[`.
     if (!Number.isSafeInteger(ram) || !Number.isSafeInteger(disk))
       throw new Error(`${hv.name}: guest sizes ${ram} MiB / ${disk} GiB are not exact integers`);
+    const names = guests.map((g) => g.name).join(', ') || 'none';
     const script = `need_ram=${ram}
 need_disk=${disk}
 have_ram=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
@@ -40,13 +41,14 @@ have_disk=$(df -Pk "$dir" | awk 'NR == 2 { print int($4 / 1048576) }')
 ok=0
 [ "$have_ram" -ge "$need_ram" ] || { echo "${hv.name}: $have_ram MiB RAM, its ${guests.length} guests need $need_ram MiB (${HYPERVISOR_HEADROOM} x their total)" >&2; ok=1; }
 [ "$have_disk" -ge "$need_disk" ] || { echo "${hv.name}: $have_disk GiB free in $dir, its guests need $need_disk GiB (${HYPERVISOR_HEADROOM} x their total)" >&2; ok=1; }
+[ "$ok" -eq 0 ] || echo "${hv.name} guests: ${names}; move some with spec.nodes.placement or a group's hypervisor" >&2
 exit $ok
 `;
     return task({
       stage: 'task-run-validations',
       host: hv.name,
       name: 'capacity',
-      description: `check RAM ≥ ${ram} MiB and disk ≥ ${disk} GiB for ${guests.map((g) => g.name).join(', ') || 'no guests'}`,
+      description: `check RAM ≥ ${ram} MiB and disk ≥ ${disk} GiB for ${names === 'none' ? 'no guests' : names}`,
       // After cleanup: the disk that leftovers held counts as free.
       after: [taskId('task-gather-facts', hv.name, 'facts'), taskId(CLEANUP_STAGE, hv.name, CLEANUP_TASK)],
       check: null,

@@ -23,6 +23,7 @@ import { containerdVersion, kubernetesVersion, windowsPauseImage } from './versi
 import { mirrorKeys } from './mirrors.js';
 import { downloadOverrides } from './downloads.js';
 import { notUsedYet } from './not-used-yet.js';
+import { placementPins } from './placement.js';
 
 /** Every cross-field rule, run in this order; each returns all it finds. */
 export const RULES: readonly Rule[] = [
@@ -37,6 +38,7 @@ export const RULES: readonly Rule[] = [
   windowsOnlyAsWorkers,
   windowsNameLength,
   uniqueNames,
+  placementPins,
   untaintedControlPlane,
   existingHostRoles,
   servicesNodeDistro,
