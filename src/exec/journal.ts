@@ -111,3 +111,12 @@ export async function readJournal(stateDir: string): Promise<JournalDocument | u
     });
   }
 }
+
+/**
+ * Makes the journal name `planHash` as the plan it belongs to (after an
+ * upgrade: the deploy plan of the new version), keeping every task entry.
+ */
+export async function recordPlanHash(stateDir: string, cluster: string, planHash: string): Promise<void> {
+  const journal = await Journal.open(stateDir, cluster, planHash);
+  await journal.flush();
+}

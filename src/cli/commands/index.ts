@@ -56,6 +56,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./add-node.js')).registerAddNode,
   },
   {
+    name: 'upgrade',
+    term: 'upgrade [options] <SPEC>',
+    description: 'upgrade Kubernetes one minor at a time, node by node (cordon, drain, upgrade, Ready, uncordon)',
+    load: async () => (await import('./upgrade.js')).registerUpgrade,
+  },
+  {
     name: 'status',
     term: 'status [options] <SPEC>',
     description: 'per host: tasks done, left and failed (exit 1 while incomplete)',
