@@ -62,6 +62,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./upgrade.js')).registerUpgrade,
   },
   {
+    name: 'diagnose',
+    term: 'diagnose [options] <SPEC>',
+    description: 'collect logs, HNS and network state from every node into a redacted bundle; name known failures',
+    load: async () => (await import('./diagnose.js')).registerDiagnose,
+  },
+  {
     name: 'status',
     term: 'status [options] <SPEC>',
     description: 'per host: tasks done, left and failed (exit 1 while incomplete)',
