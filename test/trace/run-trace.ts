@@ -10,6 +10,7 @@ import { resolveModel } from '../../src/model/resolve.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
 import { assembleResetPlan } from '../../src/plan/reset.js';
 import { assembleUpgradePlan } from '../../src/plan/upgrade/assemble.js';
+import { assemblePatchPlan } from '../../src/plan/patch/assemble.js';
 import type { Plan } from '../../src/plan/types.js';
 import type { Fetcher } from '../../src/exec/downloads.js';
 import { sha256 } from '../../src/exec/hash.js';
@@ -21,7 +22,7 @@ import { RecordingTarget, type TraceStep } from './recording-target.js';
 import type { GatePriority } from './serial-gate.js';
 
 /** `up` traces the deploy plan, `down` the reset plan, `upgrade` the 1.35 → 1.36 upgrade plan. */
-export type TracedCommand = 'up' | 'down' | 'upgrade';
+export type TracedCommand = 'up' | 'down' | 'upgrade' | 'patch';
 
 /** The upgrade traces: the example's spec at UPGRADE_FROM, upgraded to its own version. */
 export const UPGRADE_FROM = '1.35';
@@ -59,12 +60,14 @@ export function examplePlan(
       ? assemblePlan(model)
       : command === 'down'
         ? assembleResetPlan(model)
-        : assembleUpgradePlan(model, {
-            from: resolveModel({ ...read, spec: { ...read.spec, kubernetesVersion: UPGRADE_FROM } }).versions
-              .kubernetes,
-            maxUnavailable: upgrade.maxUnavailable ?? 1,
-            stopAfter: upgrade.stopAfter,
-          });
+        : command === 'patch'
+          ? assemblePatchPlan(model, { kbs: [], securityOnly: false, maxUnavailable: upgrade.maxUnavailable ?? 1 })
+          : assembleUpgradePlan(model, {
+              from: resolveModel({ ...read, spec: { ...read.spec, kubernetesVersion: UPGRADE_FROM } }).versions
+                .kubernetes,
+              maxUnavailable: upgrade.maxUnavailable ?? 1,
+              stopAfter: upgrade.stopAfter,
+            });
   return { plan, contents: new Map(plan.artifacts.map((a, i) => [a.id, Buffer.from(files[i]?.content ?? '')])) };
 }
 
@@ -91,6 +94,7 @@ export async function traceExample(
   command: TracedCommand = 'up',
   reuseStateDir?: string,
   built: { plan: Plan; contents: Map<string, Buffer> } = examplePlan(example, command),
+  failing: readonly string[] = [],
 ): Promise<Trace> {
   const stateDir = reuseStateDir ?? mkdtempSync(join(tmpdir(), 'kubemix-trace-'));
   const { plan, contents } = built;
@@ -98,6 +102,7 @@ export async function traceExample(
   if (reuseStateDir === undefined) await seedSecrets(stateDir, secretNames, capturedNames(plan));
   const source = new StandInSource(plan);
   const target = new RecordingTarget(plan, secretNames, priority);
+  for (const id of failing) target.failing.add(id);
   const events = new EventRecorder();
   const result = await applyPlan(plan, contents, {
     stateDir,

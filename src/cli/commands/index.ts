@@ -68,6 +68,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./diagnose.js')).registerDiagnose,
   },
   {
+    name: 'patch',
+    term: 'patch [options] <SPEC>',
+    description: 'install Windows updates on Windows workers one at a time (cordon, drain, reboot, checks, uncordon)',
+    load: async () => (await import('./patch.js')).registerPatch,
+  },
+  {
     name: 'status',
     term: 'status [options] <SPEC>',
     description: 'per host: tasks done, left and failed (exit 1 while incomplete)',

@@ -50,9 +50,11 @@ export function readyScripts(
   const n = shellQuote(nodeObject(node));
   const ready = `[ "$(${KUBECTL} get node ${n} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]`;
   const check = version === undefined ? ready : `${ready} && ${kubeletAtScript(node, version)}`;
-  const apply = `set -u
-${KUBECTL} wait --for=condition=Ready node/${nodeObject(node)} --timeout=${timeoutSeconds}s
-${check} || { echo "${nodeObject(node)} is Ready but its kubelet is not at v${version ?? '?'}" >&2; exit 1; }`;
+  const wait = `${KUBECTL} wait --for=condition=Ready node/${nodeObject(node)} --timeout=${timeoutSeconds}s`;
+  const apply =
+    version === undefined
+      ? `set -eu\n${wait}`
+      : `set -u\n${wait}\n${check} || { echo "${nodeObject(node)} is Ready but its kubelet is not at v${version}" >&2; exit 1; }`;
   return { check, apply };
 }
 
