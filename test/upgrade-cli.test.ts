@@ -2,11 +2,12 @@
 // touched, the same version plans nothing, and the spec writer keeps
 // comments and changes only the version.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { InputError } from '../src/errors.js';
+import { Journal, readJournal, recordPlanHash } from '../src/exec/journal.js';
 import { withKubernetesVersion } from '../src/spec/set-version.js';
 import { hasStackTrace, repoPath, runCli } from './helpers/cli.js';
 
@@ -31,6 +32,20 @@ describe('kubemix upgrade (CLI)', () => {
     assert.ok(!hasStackTrace(r.stderr));
     assert.ok(!existsSync(state()), 'a refused upgrade created state');
     assert.match(readFileSync(spec, 'utf8'), /version: "1\.34"/);
+  });
+
+  it('an unfinished upgrade recorded in the state directory refuses another target (exit 2)', async () => {
+    writeFileSync(spec, EXAMPLE.replace('version: "1.36"', 'version: "1.35"'));
+    mkdirSync(state(), { recursive: true });
+    writeFileSync(join(state(), 'upgrade.json'), '{"from":"1.35.6","to":"1.36.1"}\n');
+    try {
+      const r = await runCli(['upgrade', spec, '--to', '1.36.2', '--state-dir', state()]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /an upgrade to 1\.36\.1 is unfinished.*kubelet must never be newer/s);
+      assert.match(r.stderr, /--to 1\.36\.1/);
+    } finally {
+      rmSync(state(), { recursive: true, force: true });
+    }
   });
 
   it('the version the spec already has: nothing to upgrade, exit 0', async () => {
@@ -74,5 +89,21 @@ describe('withKubernetesVersion', () => {
   });
   it('refuses text that is not a YAML mapping', () => {
     assert.throws(() => withKubernetesVersion('- a\n- b\n', '1.36', 'x.yaml'), InputError);
+  });
+});
+
+describe('recordPlanHash', () => {
+  it('the journal names the new plan hash and keeps every task entry', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubemix-journal-'));
+    try {
+      const journal = await Journal.open(dir, 'c', 'old-hash');
+      await journal.record('t/h/x', { state: 'done', host: 'h', inputHash: 'i', attempts: 1 });
+      await recordPlanHash(dir, 'c', 'new-hash');
+      const doc = await readJournal(dir);
+      assert.equal(doc?.planHash, 'new-hash');
+      assert.equal(doc?.tasks['t/h/x']?.state, 'done');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
