@@ -208,3 +208,12 @@ async function loadJournal(stateDir: string): Promise<JournalDocument | undefine
 export async function readJournal(stateDir: string): Promise<JournalDocument | undefined> {
   return loadJournal(stateDir);
 }
+
+/**
+ * Makes the journal name `planHash` as the plan it belongs to (after an
+ * upgrade: the deploy plan of the new version), keeping every task entry.
+ */
+export async function recordPlanHash(stateDir: string, cluster: string, planHash: string): Promise<void> {
+  const journal = await Journal.open(stateDir, cluster, planHash);
+  await journal.flush();
+}

@@ -114,6 +114,19 @@ export const WINDOWS: readonly WindowsRelease[] = [
   },
 ];
 
+/**
+ * Windows Server builds each Kubernetes minor supports for nodes (kubernetes.io
+ * "Windows containers in Kubernetes", compatibility section: LTSC 2022 and 2025
+ * for the minors listed here). `kubemix upgrade` refuses a target that drops a
+ * build a node runs.
+ */
+export const WINDOWS_SUPPORT: Readonly<Record<string, readonly WindowsRelease['os'][]>> = {
+  '1.34': ['windows-2022', 'windows-2025'],
+  '1.35': ['windows-2022', 'windows-2025'],
+  '1.36': ['windows-2022', 'windows-2025'],
+  '1.37': ['windows-2022', 'windows-2025'],
+};
+
 /** Linux distributions kubemix deploys on, with the package family they use. */
 export interface LinuxDistro {
   readonly id: string;

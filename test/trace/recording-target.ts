@@ -49,6 +49,8 @@ export class RecordingTarget {
   private readonly tasks: ReadonlyMap<string, Task>;
   /** Rebooting tasks whose apply ran: their host has come back. */
   private readonly rebooted = new Set<string>();
+  /** Task ids whose apply fails (exit 1), for tests of a roll that must stop. */
+  readonly failing = new Set<string>();
 
   constructor(
     private readonly plan: Plan,
@@ -104,6 +106,7 @@ export class RecordingTarget {
     if (kind === 'probe') return { ...OK, code: 0, stdout: task.uploads.map(() => 'missing\n').join('') };
     if (kind === 'cache-probe')
       return { ...OK, code: 0, stdout: (task.serves?.downloads ?? []).map(() => 'missing\n').join('') };
+    if (kind === 'apply' && this.failing.has(id)) return { ...OK, code: 1, stdout: '', stderr: `trace: ${id} fails` };
     if (kind === 'apply' && task.reboots === true) this.rebooted.add(id);
     return { ...OK, code: kind === 'check' && !this.rebooted.has(id) ? 1 : 0, stdout: '' };
   }

@@ -9,6 +9,8 @@ import { EventRecorder } from '../../src/exec/recorder.js';
 import { resolveModel } from '../../src/model/resolve.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
 import { assembleResetPlan } from '../../src/plan/reset.js';
+import { assembleUpgradePlan } from '../../src/plan/upgrade/assemble.js';
+import { assemblePatchPlan } from '../../src/plan/patch/assemble.js';
 import type { Plan } from '../../src/plan/types.js';
 import type { Fetcher } from '../../src/exec/downloads.js';
 import { sha256 } from '../../src/exec/hash.js';
@@ -19,8 +21,11 @@ import { capturedNames, planSecretNames, seedSecrets } from './fake-secrets.js';
 import { RecordingTarget, type TraceStep } from './recording-target.js';
 import type { GatePriority } from './serial-gate.js';
 
-/** `up` traces the deploy plan, `down` the reset plan. */
-export type TracedCommand = 'up' | 'down';
+/** `up` traces the deploy plan, `down` the reset plan, `upgrade` the 1.35 → 1.36 upgrade plan. */
+export type TracedCommand = 'up' | 'down' | 'upgrade' | 'patch';
+
+/** The upgrade traces: the example's spec at UPGRADE_FROM, upgraded to its own version. */
+export const UPGRADE_FROM = '1.35';
 
 export interface Trace {
   readonly command: TracedCommand;
@@ -44,12 +49,25 @@ export interface Trace {
 export function examplePlan(
   example: string,
   command: TracedCommand = 'up',
+  upgrade: { readonly maxUnavailable?: number; readonly stopAfter?: string } = {},
 ): { plan: Plan; contents: Map<string, Buffer> } {
   const path = repoPath('examples', `${example}.yaml`);
   const read = readSpec({ kind: 'file', path, text: readFileSync(path, 'utf8') });
   const downloads = Object.fromEntries(DOWNLOAD_IDS.map((id) => [id, { sha256: sha256(standInFile(id)) }]));
   const model = resolveModel({ ...read, spec: { ...read.spec, downloads } });
-  const { plan, files } = command === 'up' ? assemblePlan(model) : assembleResetPlan(model);
+  const { plan, files } =
+    command === 'up'
+      ? assemblePlan(model)
+      : command === 'down'
+        ? assembleResetPlan(model)
+        : command === 'patch'
+          ? assemblePatchPlan(model, { kbs: [], securityOnly: false, maxUnavailable: upgrade.maxUnavailable ?? 1 })
+          : assembleUpgradePlan(model, {
+              from: resolveModel({ ...read, spec: { ...read.spec, kubernetesVersion: UPGRADE_FROM } }).versions
+                .kubernetes,
+              maxUnavailable: upgrade.maxUnavailable ?? 1,
+              stopAfter: upgrade.stopAfter,
+            });
   return { plan, contents: new Map(plan.artifacts.map((a, i) => [a.id, Buffer.from(files[i]?.content ?? '')])) };
 }
 
@@ -75,13 +93,16 @@ export async function traceExample(
   priority: GatePriority = 'plan-order',
   command: TracedCommand = 'up',
   reuseStateDir?: string,
+  built: { plan: Plan; contents: Map<string, Buffer> } = examplePlan(example, command),
+  failing: readonly string[] = [],
 ): Promise<Trace> {
   const stateDir = reuseStateDir ?? mkdtempSync(join(tmpdir(), 'kubemix-trace-'));
-  const { plan, contents } = examplePlan(example, command);
+  const { plan, contents } = built;
   const secretNames = planSecretNames(plan, contents);
   if (reuseStateDir === undefined) await seedSecrets(stateDir, secretNames, capturedNames(plan));
   const source = new StandInSource(plan);
   const target = new RecordingTarget(plan, secretNames, priority);
+  for (const id of failing) target.failing.add(id);
   const events = new EventRecorder();
   const result = await applyPlan(plan, contents, {
     stateDir,

@@ -1,4 +1,4 @@
-// Every PowerShell script any example plan (deploy and `down`) carries — Windows node steps and
+// Every PowerShell script any example plan (deploy, `down` and `upgrade`) carries (and `patch`'s) — Windows node steps and
 // the generic fact-gathering and validation tasks alike — parses under the
 // real grammar and passes our PowerShell rules.
 import { test } from 'node:test';
@@ -7,6 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { resolveModel } from '../../src/model/resolve.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
 import { assembleResetPlan } from '../../src/plan/reset.js';
+import { assembleUpgradePlan } from '../../src/plan/upgrade/assemble.js';
+import { assemblePatchPlan } from '../../src/plan/patch/assemble.js';
 import { readSpec } from '../../src/spec/read.js';
 import { repoPath } from '../helpers/cli.js';
 import { lintPowerShell, parseErrors } from './powershell.js';
@@ -16,7 +18,11 @@ test('every PowerShell command in every example plan parses and passes the rules
   for (const file of readdirSync(repoPath('examples')).filter((f) => f.endsWith('.yaml'))) {
     const spec = readSpec({ kind: 'file', path: file, text: readFileSync(repoPath('examples', file), 'utf8') });
     const model = resolveModel(spec);
-    for (const task of [...assemblePlan(model).plan.tasks, ...assembleResetPlan(model).plan.tasks]) {
+    const upgrade = [
+      ...assembleUpgradePlan(model, { from: '1.35.6', maxUnavailable: 1 }).plan.tasks,
+      ...assemblePatchPlan(model, { kbs: ['KB5040437'], securityOnly: true, maxUnavailable: 1 }).plan.tasks,
+    ];
+    for (const task of [...assemblePlan(model).plan.tasks, ...assembleResetPlan(model).plan.tasks, ...upgrade]) {
       for (const command of [task.check, task.apply]) {
         if (command?.shell !== 'powershell') continue;
         assert.deepEqual(parseErrors(command.script), [], `${file}: ${task.id}`);

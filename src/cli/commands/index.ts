@@ -56,6 +56,24 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./add-node.js')).registerAddNode,
   },
   {
+    name: 'upgrade',
+    term: 'upgrade [options] <SPEC>',
+    description: 'upgrade Kubernetes one minor at a time, node by node (cordon, drain, upgrade, Ready, uncordon)',
+    load: async () => (await import('./upgrade.js')).registerUpgrade,
+  },
+  {
+    name: 'diagnose',
+    term: 'diagnose [options] <SPEC>',
+    description: 'collect logs, HNS and network state from every node into a redacted bundle; name known failures',
+    load: async () => (await import('./diagnose.js')).registerDiagnose,
+  },
+  {
+    name: 'patch',
+    term: 'patch [options] <SPEC>',
+    description: 'install Windows updates on Windows workers one at a time (cordon, drain, reboot, checks, uncordon)',
+    load: async () => (await import('./patch.js')).registerPatch,
+  },
+  {
     name: 'status',
     term: 'status [options] <SPEC>',
     description: 'per host: tasks done, left and failed (exit 1 while incomplete)',

@@ -1,0 +1,68 @@
+// `kubemix diagnose SPEC [--node N…] [--out DIR]`: collects what operators
+// need for the common mixed-cluster failures from every node over SSH (in
+// parallel, each node bounded in time), writes a redacted bundle directory
+// (0700, files 0600) and prints the known failure signatures that match.
+// Exit 1 when a signature matched, 3 when a node could not be reached.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { FindingsError, HostError, InputError } from '../../errors.js';
+import { collectBundle, findingsText } from '../../diagnose/bundle.js';
+import { diagnosedNodes } from '../../diagnose/plan.js';
+import { resolveModel } from '../../model/resolve.js';
+import { withStateDirOption } from '../executor-flags.js';
+import type { CliIo } from '../io.js';
+import { outputFor, stateDir } from '../settings.js';
+import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
+
+interface DiagnoseFlags extends SpecOptions {
+  readonly stateDir?: string;
+  readonly knownHosts?: string;
+  readonly trustNewHosts?: boolean;
+  readonly node?: string[];
+  readonly out?: string;
+}
+
+export function registerDiagnose(program: Command, io: CliIo): void {
+  const diagnose = program
+    .command('diagnose')
+    .description('collect logs, HNS and network state from every node into a redacted bundle; name known failures')
+    .argument('<SPEC>', 'spec file or Kubeinit string')
+    .option('--node <name...>', 'only these nodes')
+    .option('--out <dir>', 'bundle directory to create (default diagnose-<cluster>)')
+    .option('--known-hosts <file>', 'OpenSSH known_hosts file (default <state dir>/known_hosts)')
+    .option('--trust-new-hosts', 'record the key of a host seen for the first time (TOFU)');
+  withStateDirOption(withSpecOptions(diagnose)).action(async (spec: string, flags: DiagnoseFlags, command: Command) => {
+    const out = outputFor(command, io);
+    const loaded = loadSpec(spec, flags, io);
+    const model = resolveModel(loaded);
+    const nodes = diagnosedNodes(model, flags.node);
+    const unknown = (flags.node ?? []).filter((n) => !nodes.some((x) => x.name === n));
+    if (unknown.length > 0)
+      throw new InputError('flags.node', `--node: ${unknown.join(', ')} is not a cluster node`, {
+        path: '--node',
+        hint: `nodes: ${diagnosedNodes(model, undefined)
+          .map((n) => n.name)
+          .join(', ')}`,
+      });
+    const dir = resolve(io.cwd, flags.out ?? `diagnose-${loaded.spec.name}`);
+    if (existsSync(dir))
+      throw new InputError('diagnose.out-exists', `${dir} exists; the bundle goes into a new directory`, {
+        path: '--out',
+        hint: 'name another directory with --out, or remove this one',
+      });
+    const result = await collectBundle(model, nodes, {
+      stateDir: stateDir(flags.stateDir, io, loaded.spec.name, loaded.file),
+      knownHostsFile: flags.knownHosts,
+      trustNewHosts: flags.trustNewHosts === true,
+      signal: io.signal,
+      out: dir,
+    });
+    io.stdout(findingsText(result.findings));
+    out.log('info', `bundle: ${dir}`);
+    if (result.failed.length > 0)
+      throw new HostError('diagnose.unreachable', `nothing collected from ${result.failed.join('; ')}`);
+    if (result.findings.length > 0)
+      throw new FindingsError(`${result.findings.length} known failure signature(s) matched`);
+  });
+}

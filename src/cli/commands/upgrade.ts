@@ -1,0 +1,120 @@
+// `kubemix upgrade SPEC --to 1.NN[.P]`: refuses what the version skew policy
+// forbids (exit 2, before any host is touched), then runs the upgrade plan
+// through the executor with the cluster's own state directory (journal,
+// secrets, known hosts), so an interrupted upgrade resumes where it stopped
+// and never re-runs a finished node. When every node is through, the spec
+// file gets the new version (comments kept) and the journal records the
+// deploy plan hash of that version; `upgrade` to the same version then plans
+// nothing. An unfinished upgrade is remembered in <state>/upgrade.json.
+import { readFileSync, statSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { InputError } from '../../errors.js';
+import { writeFileDurable } from '../../exec/durable.js';
+import { recordPlanHash } from '../../exec/journal.js';
+import { prepareStateDir } from '../../exec/state-dir.js';
+import { resolveModel, type ClusterModel } from '../../model/resolve.js';
+import { assemblePlan } from '../../plan/assemble.js';
+import { assembleUpgradePlan } from '../../plan/upgrade/assemble.js';
+import { decideUpgrade, type UpgradeDecision } from '../../plan/upgrade/skew.js';
+import { readSpec } from '../../spec/read.js';
+import { withKubernetesVersion } from '../../spec/set-version.js';
+import { displayFlags, positiveInt, withExecutorOptions, type ExecutorFlags } from '../executor-flags.js';
+import type { CliIo } from '../io.js';
+import { inMemoryTarget, runPlan } from '../run-plan.js';
+import { outputFor, stateDir } from '../settings.js';
+import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
+
+interface UpgradeFlags extends SpecOptions, Omit<ExecutorFlags, 'stopAfter'> {
+  readonly to?: string;
+  readonly maxUnavailable?: string;
+  readonly stopAfter?: string;
+}
+
+const MARKER = 'upgrade.json';
+
+async function inProgress(root: string): Promise<string | undefined> {
+  try {
+    const doc = JSON.parse(await readFile(join(root, MARKER), 'utf8')) as { to?: unknown };
+    return typeof doc.to === 'string' ? doc.to : undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new InputError('upgrade.marker', `cannot read ${join(root, MARKER)}`, {
+      path: join(root, MARKER),
+      hint: 'it records an unfinished upgrade; remove it only if no node was upgraded',
+    });
+  }
+}
+
+/** The spec text at the target version, validated like any spec (exit 2 on what the new version refuses). */
+function targetSpec(file: string, text: string, decision: UpgradeDecision): { text: string; model: ClusterModel } {
+  const next = withKubernetesVersion(text, decision.specVersion, file);
+  return { text: next, model: resolveModel(readSpec({ kind: 'file', path: file, text: next })) };
+}
+
+export function registerUpgrade(program: Command, io: CliIo): void {
+  const upgrade = program
+    .command('upgrade')
+    .description('upgrade Kubernetes one minor at a time, node by node (cordon, drain, upgrade, Ready, uncordon)')
+    .argument('<SPEC>', 'spec file (it is rewritten with the new version once every node is through)')
+    .option('--to <version>', 'target Kubernetes version, 1.NN (the matrix patch) or 1.NN.P')
+    .option('--max-unavailable <n>', 'workers upgraded at once (control-plane nodes: always one)', '1')
+    .option('--stop-after <node>', 'stop once this node is upgraded (run again without it to continue)');
+  withExecutorOptions(withSpecOptions(upgrade), {
+    check: 'show which upgrade steps would run, change nothing',
+    selection: [],
+  }).action(async (spec: string, flags: UpgradeFlags, command: Command) => {
+    const out = outputFor(command, io);
+    if (flags.to === undefined)
+      throw new InputError('flags.to', 'kubemix upgrade needs --to', { path: '--to', hint: 'e.g. --to 1.36' });
+    const maxUnavailable = positiveInt(flags.maxUnavailable, '--max-unavailable', 1);
+    const loaded = loadSpec(spec, flags, io);
+    if (loaded.file === undefined)
+      throw new InputError('upgrade.spec-file', 'kubemix upgrade rewrites the spec: give a spec file', {
+        path: spec,
+        hint: 'write the Kubeinit string as a file with `kubemix init SPEC --out cluster.yaml`',
+      });
+    const file = loaded.file;
+    const current = resolveModel(loaded);
+    const root = stateDir(flags.stateDir, io, loaded.spec.name, file);
+    const decision = decideUpgrade({
+      current: current.versions.kubernetes,
+      to: flags.to,
+      containerd: current.versions.containerd,
+      nodes: current.nodes,
+      inProgress: await inProgress(root),
+    });
+    if (decision.upToDate) {
+      out.log('info', `${loaded.spec.name} is at ${decision.to} already: nothing to upgrade`);
+      return;
+    }
+    const text = readFileSync(file, 'utf8');
+    const target = targetSpec(file, text, decision);
+    const assembled = assembleUpgradePlan(target.model, {
+      from: decision.from,
+      maxUnavailable,
+      stopAfter: flags.stopAfter,
+    });
+    out.log(
+      'info',
+      `upgrade ${loaded.spec.name} ${decision.from} → ${decision.to}: ${assembled.plan.tasks.length} task(s)`,
+    );
+    const check = flags.check === true;
+    if (!check) {
+      await prepareStateDir(root);
+      await writeFileDurable(join(root, MARKER), `${JSON.stringify({ from: decision.from, to: decision.to })}\n`);
+    }
+    const { stopAfter: _node, ...executor } = flags;
+    await runPlan(inMemoryTarget(assembled, root), executor, displayFlags(command), io);
+    if (check) return;
+    if (flags.stopAfter !== undefined) {
+      out.log('info', `stopped after ${flags.stopAfter}; run the same command without --stop-after to continue`);
+      return;
+    }
+    await writeFileDurable(file, target.text, statSync(file).mode & 0o777);
+    await recordPlanHash(root, loaded.spec.name, assemblePlan(target.model).plan.hash);
+    await rm(join(root, MARKER), { force: true });
+    out.log('info', `${file}: spec.kubernetes.version is now ${decision.specVersion} (${decision.to})`);
+  });
+}

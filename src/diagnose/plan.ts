@@ -1,0 +1,38 @@
+// The plan `kubemix diagnose` runs: one read-only task per node, all in
+// parallel, each bounded in time, printing its sections (sections.ts).
+import type { ClusterModel } from '../model/resolve.js';
+import type { PlanNode } from '../model/types.js';
+import { assemblePlan, type AssembledPlan } from '../plan/assemble.js';
+import { powershell, sh, task } from '../plan/task.js';
+import { collectScript, linuxSections, windowsSections } from './sections.js';
+
+export const DIAGNOSE_TASK = 'diagnose';
+export const DIAGNOSE_TIMEOUT_SECONDS = 120;
+
+/** Cluster nodes (not the services node) to collect from: all, or those named. */
+export function diagnosedNodes(model: ClusterModel, only: readonly string[] | undefined): PlanNode[] {
+  const nodes = model.nodes.filter((n) => n.role !== 'services');
+  return only === undefined ? nodes : nodes.filter((n) => only.includes(n.name));
+}
+
+export function assembleDiagnosePlan(model: ClusterModel, nodes: readonly PlanNode[]): AssembledPlan {
+  const api = model.nodes.find((n) => n.role === 'control-plane');
+  return assemblePlan(model, [
+    () => ({
+      tasks: nodes.map((n) => {
+        const windows = n.osFamily === 'windows';
+        const sections = windows ? windowsSections() : linuxSections(model, n, n === api);
+        const script = collectScript(windows ? 'powershell' : 'sh', sections);
+        return task({
+          stage: 'task-post-deployment',
+          host: n.name,
+          name: DIAGNOSE_TASK,
+          description: `collect ${sections.map((s) => s.name).join(', ')}`,
+          check: null,
+          apply: windows ? powershell(script) : sh(script),
+          timeoutSeconds: DIAGNOSE_TIMEOUT_SECONDS,
+        });
+      }),
+    }),
+  ]);
+}

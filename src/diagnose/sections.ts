@@ -1,0 +1,116 @@
+// What `kubemix diagnose` collects from each node: named sections, each one
+// read-only command, run in one script per node whose output is split back
+// into sections by marker lines. Pure: the model in, script text out; and
+// the collected text in, sections out.
+import type { ClusterModel } from '../model/resolve.js';
+import type { PlanNode } from '../model/types.js';
+import { hnsNetworkName } from '../render/windows/network.js';
+import { WIN } from '../render/windows/paths.js';
+import { HNS_FUNCTIONS, q } from '../render/windows/ps.js';
+
+export const MARKER = '=== kubemix-section ';
+
+export interface Section {
+  readonly name: string;
+  readonly command: string;
+}
+
+const KUBECTL = 'kubectl --kubeconfig=/etc/kubernetes/admin.conf';
+
+export function linuxSections(model: ClusterModel, node: PlanNode, api: boolean): Section[] {
+  const link = hnsNetworkName(model.cluster.cni);
+  const own: Section[] = [
+    { name: 'services', command: 'systemctl is-active kubelet containerd' },
+    { name: 'kubelet-log', command: 'journalctl -u kubelet --no-pager -n 300' },
+    { name: 'containerd-log', command: 'journalctl -u containerd --no-pager -n 200' },
+    { name: 'cni-config', command: 'for f in /etc/cni/net.d/*; do echo "# $f"; cat "$f"; done' },
+    { name: 'subnet-env', command: 'cat /run/flannel/subnet.env' },
+    { name: 'addresses', command: 'ip addr' },
+    { name: 'routes', command: 'ip route' },
+    { name: 'vxlan-link', command: `ip -d link show ${link}` },
+    { name: 'bridge-fdb', command: `bridge fdb show dev ${link}` },
+    { name: 'dns', command: 'cat /etc/resolv.conf' },
+  ];
+  if (!api || node.role !== 'control-plane') return own;
+  return [
+    ...own,
+    { name: 'cluster-nodes', command: `${KUBECTL} get nodes -o wide` },
+    { name: 'cluster-services', command: `${KUBECTL} get services --all-namespaces -o wide` },
+    { name: 'cluster-pods', command: `${KUBECTL} get pods --all-namespaces -o wide` },
+    {
+      name: 'cluster-events',
+      command: `${KUBECTL} get events --all-namespaces --field-selector type=Warning --sort-by=.lastTimestamp`,
+    },
+    { name: 'flannel-log', command: `${KUBECTL} -n kube-flannel logs daemonset/kube-flannel-ds --tail=200` },
+  ];
+}
+
+function lastLog(service: string): string {
+  return `Get-ChildItem -LiteralPath ${q(`${WIN.logs}\\${service}`)} -Filter *.log | Sort-Object LastWriteTime | Select-Object -Last 1 | ForEach-Object { Get-Content -LiteralPath $_.FullName -Tail 200 }`;
+}
+
+export function windowsSections(): Section[] {
+  const hns = (path: string): string => `ConvertTo-Json -Depth 8 @(Invoke-KubemixHns -Method 'GET' -Path ${q(path)})`;
+  return [
+    {
+      name: 'services',
+      command: `Get-Service -Name 'containerd', 'flanneld', 'kubelet', 'kube-proxy' -ErrorAction SilentlyContinue | ForEach-Object { "$($_.Name) $($_.Status)" }`,
+    },
+    { name: 'hns-networks', command: hns('/networks/') },
+    { name: 'hns-endpoints', command: hns('/endpoints/') },
+    { name: 'hns-policylists', command: hns('/policylists/') },
+    { name: 'hns-loadbalancers', command: `& hnsdiag.exe list loadbalancers` },
+    { name: 'flanneld-log', command: lastLog('flanneld') },
+    { name: 'kubelet-log', command: lastLog('kubelet') },
+    { name: 'kube-proxy-log', command: lastLog('kube-proxy') },
+    { name: 'containerd-log', command: lastLog('containerd') },
+    {
+      name: 'hotfixes',
+      command: `Get-HotFix | Sort-Object -Property InstalledOn -Descending | Select-Object -First 10 | ForEach-Object { "$($_.HotFixID) $($_.Description) $(if ($_.InstalledOn) { $_.InstalledOn.ToString('yyyy-MM-dd') })" }`,
+    },
+    {
+      name: 'os-build',
+      command: `$cv = Get-ItemProperty -Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion'; "$($cv.CurrentBuild).$($cv.UBR)"`,
+    },
+    { name: 'subnet-env', command: `Get-Content -LiteralPath ${q(WIN.subnetEnv)}` },
+    { name: 'net-conf', command: `Get-Content -LiteralPath ${q(WIN.flannelNetConf)}` },
+    { name: 'cni-config', command: `Get-Content -LiteralPath ${q(WIN.cniConf)}` },
+    { name: 'routes', command: 'Get-NetRoute -AddressFamily IPv4 | Format-Table -AutoSize | Out-String -Width 200' },
+    {
+      name: 'dns',
+      command: 'Get-DnsClientServerAddress -AddressFamily IPv4 | Format-Table -AutoSize | Out-String -Width 200',
+    },
+  ];
+}
+
+/** One script that prints every section after its marker; a failing command does not stop the others. */
+export function collectScript(shell: 'sh' | 'powershell', sections: readonly Section[]): string {
+  if (shell === 'sh') return sections.map((s) => `echo '${MARKER}${s.name}'\n( ${s.command} ) 2>&1 || true`).join('\n');
+  return `$ErrorActionPreference = 'Continue'
+${HNS_FUNCTIONS}${sections
+    .map(
+      (s) =>
+        `Write-Output ${q(`${MARKER}${s.name}`)}\ntry { ${s.command} 2>&1 | Out-String -Width 200 } catch { "$_" }`,
+    )
+    .join('\n')}
+`;
+}
+
+/** The collected text split back into its sections (text before the first marker is dropped). */
+export function splitSections(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let current: string | undefined;
+  let lines: string[] = [];
+  const flush = (): void => {
+    if (current !== undefined) out.set(current, lines.join('\n').trim());
+  };
+  for (const line of text.split(/\r?\n/)) {
+    if (line.startsWith(MARKER)) {
+      flush();
+      current = line.slice(MARKER.length).trim();
+      lines = [];
+    } else lines.push(line);
+  }
+  flush();
+  return out;
+}

@@ -1,0 +1,233 @@
+// Known failure signatures of mixed clusters, matched against what
+// `diagnose` collected: each names the node, the likely cause, the evidence
+// line and a next step. Pure: sections in, findings out.
+import type { PlanCluster, PlanNode } from '../model/types.js';
+import { hnsNetworkName } from '../render/windows/network.js';
+
+export interface NodeSections {
+  readonly node: Pick<PlanNode, 'name' | 'osFamily' | 'role'>;
+  readonly sections: ReadonlyMap<string, string>;
+}
+
+export interface Finding {
+  readonly id: string;
+  readonly node: string;
+  readonly cause: string;
+  readonly evidence: string;
+  readonly next: string;
+  readonly reference?: string;
+}
+
+type Signature = (cluster: PlanCluster, n: NodeSections, all: readonly NodeSections[]) => Finding[];
+
+const get = (n: NodeSections, s: string): string => n.sections.get(s) ?? '';
+
+/** Windows services by name → status, from `<name> <Status>` lines. */
+function windowsServices(n: NodeSections): Map<string, string> {
+  return new Map(
+    get(n, 'services')
+      .split(/\r?\n/)
+      .map((l) => l.trim().split(/\s+/))
+      .filter((p) => p.length === 2)
+      .map(([a, b]) => [a ?? '', b ?? '']),
+  );
+}
+
+function jsonList(text: string): Record<string, unknown>[] {
+  try {
+    const v: unknown = JSON.parse(text);
+    return (Array.isArray(v) ? v : [v]).filter(
+      (x): x is Record<string, unknown> => typeof x === 'object' && x !== null,
+    );
+  } catch {
+    return [];
+  }
+}
+
+/** The newest update in the hotfix section (`KB5040437 Security Update 2024-07-09`). */
+function newestUpdate(n: NodeSections): string | undefined {
+  return get(n, 'hotfixes')
+    .split(/\r?\n/)
+    .find((l) => /^KB\d+/.test(l.trim()))
+    ?.trim();
+}
+
+const networkMissing: Signature = (cluster, n) => {
+  if (n.node.osFamily !== 'windows' || !n.sections.has('hns-networks')) return [];
+  const want = hnsNetworkName(cluster.cni);
+  const names = jsonList(get(n, 'hns-networks')).map((x) => String(x['Name'] ?? ''));
+  if (names.includes(want)) return [];
+  const update = newestUpdate(n);
+  const kb = update?.match(/^KB(\d+)/)?.[1];
+  return [
+    {
+      id: 'hns-network-missing',
+      node: n.node.name,
+      cause:
+        `the pod network's HNS network ${want} does not exist, so no pod on ${n.node.name} has networking` +
+        (update === undefined
+          ? ''
+          : `; the newest Windows update is ${update}: networks lost after a monthly update match a known regression`),
+      evidence: `HNS networks: ${names.join(', ') || 'none'}`,
+      next:
+        `Restart-Service flanneld on ${n.node.name} (it recreates ${want}), then check Get-HnsNetwork` +
+        (kb === undefined
+          ? ''
+          : `; if it does not come back, roll the update back: wusa /uninstall /kb:${kb} /quiet /norestart, then reboot`),
+      ...(update === undefined ? {} : { reference: 'microsoft/Windows-Containers#516' }),
+    },
+  ];
+};
+
+/** ClusterIPs from `kubectl get services -A -o wide` (NAMESPACE NAME TYPE CLUSTER-IP …). */
+function clusterIps(all: readonly NodeSections[]): string[] {
+  const text = all.map((n) => get(n, 'cluster-services')).find((t) => t !== '') ?? '';
+  return text
+    .split(/\r?\n/)
+    .slice(1)
+    .map((l) => l.trim().split(/\s+/)[3] ?? '')
+    .filter((ip) => /^\d+\.\d+\.\d+\.\d+$/.test(ip));
+}
+
+const loadBalancerMissing: Signature = (cluster, n, all) => {
+  if (n.node.osFamily !== 'windows' || windowsServices(n).get('kube-proxy') !== 'Running') return [];
+  const hns = `${get(n, 'hns-policylists')}\n${get(n, 'hns-loadbalancers')}`;
+  if (!n.sections.has('hns-policylists') && !n.sections.has('hns-loadbalancers')) return [];
+  const missing = clusterIps(all).filter(
+    (ip) => !new RegExp(`(^|[^0-9.])${ip.replace(/\./g, '\\.')}([^0-9.]|$)`).test(hns),
+  );
+  if (missing.length === 0) return [];
+  return [
+    {
+      id: 'hns-lb-missing',
+      node: n.node.name,
+      cause: `kube-proxy runs but ${missing.length} Service(s) have no HNS load balancer on ${n.node.name}; kube-proxy does not recreate load balancers removed behind its back (e.g. by a restart of HNS, the CNI or the kubelet)`,
+      evidence: `no load balancer for ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}`,
+      next: `Restart-Service kube-proxy on ${n.node.name} (it rebuilds every load balancer from scratch), then hnsdiag list loadbalancers`,
+      reference: 'kubernetes/kubernetes#135802',
+    },
+  ];
+};
+
+const flannelForbidden: Signature = (_cluster, n) => {
+  const line = `${get(n, 'flanneld-log')}\n${get(n, 'flannel-log')}`
+    .split(/\r?\n/)
+    .find((l) => /forbidden/i.test(l) && /\bnodes?\b/.test(l));
+  if (line === undefined) return [];
+  return [
+    {
+      id: 'flanneld-forbidden',
+      node: n.node.name,
+      cause:
+        "flanneld's identity may not read Node objects: its RBAC (ClusterRole/ClusterRoleBinding flannel) is missing, or the Windows flanneld token belongs to another ServiceAccount or has expired",
+      evidence: line.trim().slice(0, 300),
+      next: 'kubectl get clusterrolebinding flannel -o yaml; `kubemix up SPEC` re-applies the flannel RBAC and re-mints the Windows flanneld token',
+    },
+  ];
+};
+
+const vxlanMismatch: Signature = (cluster, n) => {
+  if (cluster.cni.backend !== 'vxlan') return [];
+  const want = `VNI ${cluster.cni.vni}, port ${cluster.cni.port}`;
+  const link = get(n, 'vxlan-link').match(/vxlan id (\d+).*?dstport (\d+)/s);
+  const conf = jsonList(get(n, 'net-conf'))[0]?.['Backend'] as Record<string, unknown> | undefined;
+  const seen =
+    link !== null
+      ? { vni: Number(link[1]), port: Number(link[2]), where: 'ip -d link' }
+      : conf !== undefined
+        ? { vni: Number(conf['VNI'] ?? NaN), port: Number(conf['Port'] ?? NaN), where: 'net-conf.json' }
+        : undefined;
+  if (seen === undefined || (seen.vni === cluster.cni.vni && seen.port === cluster.cni.port)) return [];
+  return [
+    {
+      id: 'vxlan-mismatch',
+      node: n.node.name,
+      cause: `the node's VXLAN settings differ from the cluster's (${want}): pods on it cannot reach pods on other nodes (Windows requires VNI 4096 and port 4789)`,
+      evidence: `${seen.where}: VNI ${seen.vni}, port ${seen.port}`,
+      next: 'put the cluster values back (the flannel ConfigMap net-conf.json and this node), then restart flanneld on it',
+    },
+  ];
+};
+
+const subnetEnvStale: Signature = (cluster, n) => {
+  const env = new Map(
+    get(n, 'subnet-env')
+      .split(/\r?\n/)
+      .map((l) => l.trim().split('='))
+      .filter((p) => p.length === 2)
+      .map(([k, v]) => [k ?? '', v ?? '']),
+  );
+  const network = env.get('FLANNEL_NETWORK');
+  const pod = cluster.network.podCidr.split(',')[0]?.trim();
+  const problems = [
+    ...(network !== undefined && network !== pod
+      ? [`FLANNEL_NETWORK=${network}, the cluster's pod CIDR is ${pod}`]
+      : []),
+    ...(n.node.osFamily === 'linux' &&
+    env.has('FLANNEL_MTU') &&
+    Number(env.get('FLANNEL_MTU')) !== cluster.network.podMtu
+      ? [`FLANNEL_MTU=${env.get('FLANNEL_MTU')}, the cluster's pod MTU is ${cluster.network.podMtu}`]
+      : []),
+  ];
+  if (problems.length === 0) return [];
+  return [
+    {
+      id: 'subnet-env-stale',
+      node: n.node.name,
+      cause: "flannel's subnet.env is stale: it was written for another network or MTU",
+      evidence: problems.join('; '),
+      next: 'remove /run/flannel/subnet.env (C:\\run\\flannel\\subnet.env on Windows) and restart flannel on the node',
+    },
+  ];
+};
+
+const serviceDown: Signature = (_cluster, n) => {
+  const down =
+    n.node.osFamily === 'windows'
+      ? [...windowsServices(n)].filter(([, s]) => s !== 'Running').map(([name, s]) => `${name} ${s}`)
+      : get(n, 'services')
+          .split(/\r?\n/)
+          .map((s, i) => [['kubelet', 'containerd'][i] ?? '', s.trim()])
+          .filter(([name, s]) => name !== '' && s !== '' && s !== 'active')
+          .map(([name, s]) => `${name} ${s}`);
+  if (down.length === 0) return [];
+  return [
+    {
+      id: 'service-down',
+      node: n.node.name,
+      cause: `services not running on ${n.node.name}`,
+      evidence: down.join(', '),
+      next: `read their logs in this bundle (${n.node.name}/*-log.txt) and start them in order: containerd, flanneld, kubelet, kube-proxy`,
+    },
+  ];
+};
+
+const cniNotReady: Signature = (_cluster, n) => {
+  const line = get(n, 'kubelet-log')
+    .split(/\r?\n/)
+    .find((l) => /cni plugin not initialized|NetworkPluginNotReady|no networks found in \/etc\/cni\/net\.d/i.test(l));
+  if (line === undefined) return [];
+  return [
+    {
+      id: 'cni-not-ready',
+      node: n.node.name,
+      cause: 'the kubelet finds no working CNI configuration, so the node stays NotReady for pods',
+      evidence: line.trim().slice(0, 300),
+      next: "check the node's cni-config section and that the flannel pod (Linux) or flanneld service (Windows) runs on it",
+    },
+  ];
+};
+
+const SIGNATURES: readonly Signature[] = [
+  serviceDown,
+  networkMissing,
+  loadBalancerMissing,
+  flannelForbidden,
+  vxlanMismatch,
+  subnetEnvStale,
+  cniNotReady,
+];
+
+export function matchSignatures(cluster: PlanCluster, nodes: readonly NodeSections[]): Finding[] {
+  return nodes.flatMap((n) => SIGNATURES.flatMap((s) => s(cluster, n, nodes)));
+}

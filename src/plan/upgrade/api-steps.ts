@@ -1,0 +1,84 @@
+// The API-side steps of a node's upgrade or patch (cordon, drain, wait Ready,
+// uncordon), run with kubectl on the first control-plane node with
+// /etc/kubernetes/admin.conf: kubemix has no client of its own on this path.
+// `kubectl drain` evicts through the Eviction API, so PodDisruptionBudgets
+// hold (kubernetes.io "Safely Drain a Node"); when it gives up, the script
+// names what blocks: the pods left on the node and the budgets that allow
+// no disruption now.
+import { shellQuote } from '../../util/escape/index.js';
+
+const KUBECTL = 'kubectl --kubeconfig=/etc/kubernetes/admin.conf';
+
+/** The Node object's name: kubelets register their hostname in lower case. */
+export function nodeObject(name: string): string {
+  return name.toLowerCase();
+}
+
+/** Exits 0 when the Node's kubelet reports `version` (this node's upgrade is through). */
+export function kubeletAtScript(node: string, version: string): string {
+  return `[ "$(${KUBECTL} get node ${shellQuote(nodeObject(node))} -o jsonpath='{.status.nodeInfo.kubeletVersion}')" = 'v${version}' ]`;
+}
+
+export function cordonScripts(node: string, done: string): { check: string; apply: string } {
+  const n = shellQuote(nodeObject(node));
+  return {
+    check: `${done} || [ "$(${KUBECTL} get node ${n} -o jsonpath='{.spec.unschedulable}')" = true ]`,
+    apply: `${KUBECTL} cordon ${n}`,
+  };
+}
+
+export function drainScripts(node: string, done: string, timeoutSeconds: number): { check: string; apply: string } {
+  const n = shellQuote(nodeObject(node));
+  const apply = `set -u
+if ${KUBECTL} drain ${n} --ignore-daemonsets --delete-emptydir-data --timeout=${timeoutSeconds}s; then exit 0; fi
+echo "drain of ${nodeObject(node)} did not finish within ${timeoutSeconds} s; what blocks it:" >&2
+echo "pods still on the node (DaemonSet pods stay by design):" >&2
+${KUBECTL} get pods --all-namespaces --field-selector spec.nodeName=${n} -o wide >&2 || true
+echo "PodDisruptionBudgets that allow no disruption now:" >&2
+${KUBECTL} get poddisruptionbudgets --all-namespaces -o jsonpath='{range .items[?(@.status.disruptionsAllowed==0)]}{.metadata.namespace}/{.metadata.name}{"\\n"}{end}' >&2 || true
+echo "the node stays cordoned; free the budget or move the pods, then run the command again" >&2
+exit 1`;
+  return { check: done, apply };
+}
+
+/** Waits until the Node is Ready and reports the target kubelet version. */
+export function readyScripts(
+  node: string,
+  version: string | undefined,
+  timeoutSeconds: number,
+): { check: string; apply: string } {
+  const n = shellQuote(nodeObject(node));
+  const ready = `[ "$(${KUBECTL} get node ${n} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]`;
+  const check = version === undefined ? ready : `${ready} && ${kubeletAtScript(node, version)}`;
+  const wait = `${KUBECTL} wait --for=condition=Ready node/${nodeObject(node)} --timeout=${timeoutSeconds}s`;
+  const apply =
+    version === undefined
+      ? `set -eu\n${wait}`
+      : `set -u\n${wait}\n${check} || { echo "${nodeObject(node)} is Ready but its kubelet is not at v${version}" >&2; exit 1; }`;
+  return { check, apply };
+}
+
+export function uncordonScripts(node: string): { check: string; apply: string } {
+  const n = shellQuote(nodeObject(node));
+  return {
+    check: `[ -z "$(${KUBECTL} get node ${n} -o jsonpath='{.spec.unschedulable}')" ]`,
+    apply: `${KUBECTL} uncordon ${n}`,
+  };
+}
+
+/**
+ * Before anything changes: every kubelet at most the target minor and no more
+ * than three minors below it (the skew policy since 1.28), and the API server
+ * at the spec's version or already at the target (a resumed upgrade).
+ */
+export function skewPreflightScript(from: string, to: string): string {
+  const minorOf = (v: string): number => Number(v.split('.')[1]);
+  return `set -eu
+server=$(${KUBECTL} version -o json | sed -n 's/.*"gitVersion": *"v\\([0-9.]*\\)".*/\\1/p' | tail -n 1)
+case "$server" in ${from}|${to}) ;; *) echo "the API server runs $server; the spec says ${from}: run kubemix up first or fix the spec" >&2; exit 1 ;; esac
+${KUBECTL} get nodes -o jsonpath='{range .items[*]}{.metadata.name} {.status.nodeInfo.kubeletVersion}{"\\n"}{end}' |
+  awk -v hi=${minorOf(to)} -v lo=${minorOf(to) - 3} '{ split(substr($2, 2), v, "."); m = v[2] + 0
+    if (m > hi) { print $1 " runs kubelet " $2 ", newer than the target API server" > "/dev/stderr"; bad = 1 }
+    if (m < lo) { print $1 " runs kubelet " $2 ", more than 3 minors below the target" > "/dev/stderr"; bad = 1 } }
+    END { exit bad }'`;
+}

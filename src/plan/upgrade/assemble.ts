@@ -1,0 +1,264 @@
+// The plan `kubemix upgrade` runs: one node at a time (or --max-unavailable
+// at a time for workers), control-plane nodes first, then the add-ons kubemix
+// installed, then Linux workers, then Windows workers. Each node: cordon,
+// drain, its host steps (node-steps.ts), wait Ready at the target version,
+// uncordon; the next node starts only once this one is uncordoned. Pure: the
+// model is the target version's (the spec with --to applied).
+import { InputError } from '../../errors.js';
+import { linuxDistro } from '../../matrix/index.js';
+import type { ClusterModel } from '../../model/resolve.js';
+import type { PlanNode } from '../../model/types.js';
+import { renderKubernetesRepo } from '../../render/linux/kubernetes-repo.js';
+import { renderManifests } from '../../render/manifests/index.js';
+import type { RenderedArtifact } from '../../render/types.js';
+import { artifactId, uploadPath } from '../artifact-path.js';
+import { assemblePlan, type AssembledPlan } from '../assemble.js';
+import { powershell, sh, task } from '../task.js';
+import { servicesContribution } from '../tasks/services.js';
+import { downloadSecrets } from '../../render/windows/downloads.js';
+import type { Task } from '../types.js';
+import {
+  cordonScripts,
+  drainScripts,
+  kubeletAtScript,
+  readyScripts,
+  skewPreflightScript,
+  uncordonScripts,
+} from './api-steps.js';
+import {
+  linuxKubeadm,
+  linuxKubeadmUpgrade,
+  linuxKubelet,
+  windowsBinaries,
+  windowsKubeadmUpgrade,
+  windowsServiceOrder,
+  type Scripts,
+} from './node-steps.js';
+
+export const UPGRADE_STAGE = 'task-deploy-cluster';
+export const DRAIN_TIMEOUT_SECONDS = 600;
+export const READY_TIMEOUT_SECONDS = 300;
+
+export interface UpgradeOptions {
+  /** The version the cluster runs now (the spec's, resolved). */
+  readonly from: string;
+  /** Workers upgraded at once (control-plane nodes always one at a time). */
+  readonly maxUnavailable: number;
+  /** Plan up to and including this node (`--stop-after NODE`). */
+  readonly stopAfter?: string | undefined;
+}
+
+/** The nodes in upgrade order, in waves: control planes (one each), Linux workers, Windows workers. */
+export function upgradeOrder(model: ClusterModel): { readonly nodes: PlanNode[]; readonly width: number }[] {
+  const cp = model.nodes.filter((n) => n.role === 'control-plane');
+  const linux = model.nodes.filter((n) => n.role === 'worker' && n.osFamily === 'linux');
+  const windows = model.nodes.filter((n) => n.role === 'worker' && n.osFamily === 'windows');
+  return [
+    { nodes: cp, width: 1 },
+    { nodes: linux, width: Number.POSITIVE_INFINITY },
+    { nodes: windows, width: Number.POSITIVE_INFINITY },
+  ];
+}
+
+export function assembleUpgradePlan(model: ClusterModel, options: UpgradeOptions): AssembledPlan {
+  return assemblePlan(model, [(m) => upgradeContribution(m, options)]);
+}
+
+function upgradeContribution(
+  model: ClusterModel,
+  options: UpgradeOptions,
+): { tasks: Task[]; artifacts: RenderedArtifact[] } {
+  const api = model.nodes.find((n) => n.role === 'control-plane');
+  if (api === undefined) return { tasks: [], artifacts: [] };
+  const groups = upgradeOrder(model).map((g, i) => ({
+    nodes: g.nodes,
+    width: i === 0 ? 1 : Math.max(1, options.maxUnavailable),
+  }));
+  const selected = selectNodes(model, options.stopAfter);
+  const tasks: Task[] = [...cacheTasks(model)];
+  const artifacts: RenderedArtifact[] = [];
+  const preflight = task({
+    stage: UPGRADE_STAGE,
+    host: api.name,
+    name: 'upgrade-preflight',
+    description: `version skew: the API server at ${options.from} or ${model.versions.kubernetes}, no kubelet newer than the target`,
+    check: null,
+    apply: sh(skewPreflightScript(options.from, model.versions.kubernetes)),
+    timeoutSeconds: 60,
+  });
+  tasks.push(preflight);
+  let barrier = [preflight.id];
+  for (const [g, group] of groups.entries()) {
+    const nodes = group.nodes.filter((n) => selected.has(n.name));
+    const ends: string[] = [];
+    nodes.forEach((node, i) => {
+      const previous = i < group.width ? barrier : [ends[i - group.width] ?? ''];
+      const chain = nodeChain(model, api, node, previous, g === 0 && i === 0);
+      tasks.push(...chain.tasks);
+      artifacts.push(...chain.artifacts);
+      ends.push(chain.tasks.at(-1)?.id ?? '');
+    });
+    if (nodes.length > 0) barrier = ends;
+    if (g === 0 && nodes.length === group.nodes.length) {
+      const addons = addonTask(model, api, barrier);
+      tasks.push(addons.task);
+      artifacts.push(...addons.artifacts);
+      barrier = [addons.task.id];
+    }
+  }
+  return { tasks, artifacts };
+}
+
+/** Every node up to --stop-after in upgrade order; an unknown or non-upgradable name is refused. */
+function selectNodes(model: ClusterModel, stopAfter: string | undefined): Set<string> {
+  const order = upgradeOrder(model).flatMap((g) => g.nodes.map((n) => n.name));
+  if (stopAfter === undefined) return new Set(order);
+  const at = order.indexOf(stopAfter);
+  if (at < 0)
+    throw new InputError('flags.stop-after', `--stop-after: ${stopAfter} is not a node kubemix upgrades`, {
+      path: '--stop-after',
+      hint: `nodes in upgrade order: ${order.join(', ')}`,
+    });
+  return new Set(order.slice(0, at + 1));
+}
+
+/** The services node's download cache, told the target's files (assemblePlan fills its list). */
+function cacheTasks(model: ClusterModel): Task[] {
+  return servicesContribution(model)
+    .tasks.filter((t) => t.serves !== undefined)
+    .map((t) => ({ ...t, after: [] }));
+}
+
+function nodeChain(
+  model: ClusterModel,
+  api: PlanNode,
+  node: PlanNode,
+  after: readonly string[],
+  first: boolean,
+): { tasks: Task[]; artifacts: RenderedArtifact[] } {
+  const v = model.versions.kubernetes;
+  const done = kubeletAtScript(node.name, v);
+  const onApi = (name: string, description: string, s: Scripts, timeoutSeconds: number) =>
+    task({
+      stage: UPGRADE_STAGE,
+      host: api.name,
+      name: `upgrade-${name}-${node.name}`,
+      description,
+      check: sh(s.check),
+      apply: sh(s.apply),
+      timeoutSeconds,
+    });
+  const cordon = onApi('cordon', `cordon ${node.name}`, cordonScripts(node.name, done), 60);
+  const drain = onApi(
+    'drain',
+    `drain ${node.name} through the Eviction API (PodDisruptionBudgets hold), ${DRAIN_TIMEOUT_SECONDS} s at most`,
+    drainScripts(node.name, done, DRAIN_TIMEOUT_SECONDS),
+    DRAIN_TIMEOUT_SECONDS + 60,
+  );
+  const host = node.osFamily === 'windows' ? windowsSteps(model, node) : linuxSteps(model, node, first);
+  const ready = onApi(
+    'ready',
+    `wait until ${node.name} is Ready with kubelet v${v}`,
+    readyScripts(node.name, v, READY_TIMEOUT_SECONDS),
+    READY_TIMEOUT_SECONDS + 30,
+  );
+  const uncordon = onApi('uncordon', `uncordon ${node.name}`, uncordonScripts(node.name), 60);
+  const ordered = [cordon, drain, ...host.tasks, ready, uncordon];
+  // Each step waits for the one before it: the order is in the DAG itself.
+  const tasks = ordered.map((t, i) => ({ ...t, after: i === 0 ? [...after].sort() : [ordered[i - 1]?.id ?? ''] }));
+  return { tasks, artifacts: host.artifacts };
+}
+
+function linuxSteps(
+  model: ClusterModel,
+  node: PlanNode,
+  first: boolean,
+): { tasks: Task[]; artifacts: RenderedArtifact[] } {
+  const repo = renderKubernetesRepo(node, linuxDistro(node.os)?.family ?? 'apt', model.versions.kubernetesMinor);
+  const v = model.versions.kubernetes;
+  const step = (name: string, description: string, s: Scripts, uploads: string[] = []) =>
+    task({
+      stage: UPGRADE_STAGE,
+      host: node.name,
+      name,
+      description,
+      check: sh(s.check),
+      apply: sh(s.apply),
+      uploads,
+      timeoutSeconds: 900,
+    });
+  const verb = first ? `kubeadm upgrade apply v${v}` : 'kubeadm upgrade node';
+  return {
+    tasks: [
+      step(
+        'upgrade-kubeadm',
+        `kubeadm ${v} from pkgs.k8s.io v${model.versions.kubernetesMinor}, held`,
+        linuxKubeadm(model, node),
+        [artifactId(repo.node, repo.remotePath)],
+      ),
+      step(first ? 'upgrade-apply' : 'upgrade-node', verb, linuxKubeadmUpgrade(model, node, first)),
+      step('upgrade-kubelet', `kubelet and kubectl ${v}, held; restart the kubelet`, linuxKubelet(model, node)),
+    ],
+    artifacts: [repo],
+  };
+}
+
+function windowsSteps(model: ClusterModel, node: PlanNode): { tasks: Task[]; artifacts: RenderedArtifact[] } {
+  const v = model.versions.kubernetes;
+  const step = (name: string, description: string, s: Scripts) =>
+    task({
+      stage: UPGRADE_STAGE,
+      host: node.name,
+      name,
+      description,
+      check: powershell(s.check),
+      apply: powershell(s.apply),
+      secrets: downloadSecrets(model),
+      timeoutSeconds: 900,
+    });
+  return {
+    tasks: [
+      step(
+        'win-upgrade-node',
+        `kubeadm.exe ${v} from the download cache; kubeadm upgrade node`,
+        windowsKubeadmUpgrade(model),
+      ),
+      step(
+        'win-upgrade-binaries',
+        `stop ${[...windowsServiceOrder(model)].reverse().join(', ')}; ${v} binaries from the cache; start ${windowsServiceOrder(model).join(' → ')}`,
+        windowsBinaries(model),
+      ),
+    ],
+    artifacts: [],
+  };
+}
+
+/** The cluster manifests kubemix applies (CNI, its Windows pieces, RuntimeClasses) at the target's versions. */
+function addonTask(
+  model: ClusterModel,
+  api: PlanNode,
+  after: readonly string[],
+): { task: Task; artifacts: RenderedArtifact[] } {
+  const manifests = renderManifests(model);
+  const apply = [
+    'set -eu',
+    ...manifests.map(
+      (m) =>
+        `kubectl --kubeconfig=/etc/kubernetes/admin.conf apply --server-side --force-conflicts -f ${uploadPath(m)}`,
+    ),
+  ].join('\n');
+  return {
+    task: task({
+      stage: UPGRADE_STAGE,
+      host: api.name,
+      name: 'upgrade-addons',
+      description: `apply ${manifests.map((m) => m.remotePath).join(', ')} at the target's versions`,
+      after,
+      check: null,
+      apply: sh(apply),
+      uploads: manifests.map((m) => artifactId(m.node, m.remotePath)),
+      timeoutSeconds: 300,
+    }),
+    artifacts: manifests,
+  };
+}

@@ -1,0 +1,136 @@
+// The host-side steps of one node's upgrade, after kubeadm's documented order
+// (kubernetes.io "Upgrading kubeadm clusters", "Upgrading Linux nodes",
+// "Upgrading Windows nodes"): kubeadm first, then `kubeadm upgrade apply` on
+// the first control-plane node or `kubeadm upgrade node` elsewhere, then the
+// kubelet (and on Windows kube-proxy and flanneld) binaries and a restart.
+// Linux packages come from the signed pkgs.k8s.io repository of the target
+// minor; Windows binaries from the services node's download cache, each
+// checked against the SHA256 the deployer verified.
+import { linuxDistro } from '../../matrix/index.js';
+import type { ClusterModel } from '../../model/resolve.js';
+import type { PlanNode } from '../../model/types.js';
+import { URLS } from '../../matrix/index.js';
+import { proxyExports } from '../../render/linux/proxy.js';
+import { APT_KEYRING } from '../../render/linux/kubernetes-repo.js';
+import { download, downloadFunction, fetchCall } from '../../render/windows/downloads.js';
+import { binaries } from '../../render/windows/install.js';
+import { WIN } from '../../render/windows/paths.js';
+import { SERVICE_FUNCTIONS, q } from '../../render/windows/ps.js';
+import { checkThat } from '../../render/windows/step.js';
+import { hostProcessImages } from '../../render/manifests/windows-hostprocess.js';
+
+export interface Scripts {
+  readonly check: string;
+  readonly apply: string;
+}
+
+function family(node: PlanNode): 'apt' | 'dnf' {
+  return linuxDistro(node.os)?.family ?? 'apt';
+}
+
+/** Install `packages` at the model's version from the target minor's repository, held again after. */
+function packageInstall(model: ClusterModel, node: PlanNode, packages: readonly string[]): string {
+  const v = model.versions.kubernetes;
+  const list = packages.join(' ');
+  if (family(node) === 'dnf')
+    return `set -eu\n${proxyExports(model)}dnf install -y -q --disableexcludes=kubernetes ${packages.map((p) => `${p}-${v}`).join(' ')}`;
+  return `set -eu
+${proxyExports(model)}export DEBIAN_FRONTEND=noninteractive
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+curl -fsSL -o "$work/Release.key" '${URLS.kubernetesDeb(model.versions.kubernetesMinor)}Release.key'
+gpg --dearmor --yes -o ${APT_KEYRING} "$work/Release.key"
+apt-get update -q
+apt-mark unhold ${list} >/dev/null
+apt-get install -y -q ${packages.map((p) => `${p}='${v}-*'`).join(' ')}
+apt-mark hold ${list} >/dev/null`;
+}
+
+export function linuxKubeadm(model: ClusterModel, node: PlanNode): Scripts {
+  return {
+    check: `kubeadm version -o short 2>/dev/null | grep -qx 'v${model.versions.kubernetes}'`,
+    apply: packageInstall(model, node, ['kubeadm']),
+  };
+}
+
+/** `kubeadm upgrade apply` (first control plane) or `kubeadm upgrade node` (every other node). */
+export function linuxKubeadmUpgrade(model: ClusterModel, node: PlanNode, first: boolean): Scripts {
+  const v = model.versions.kubernetes;
+  // A control plane is through once its API server's static Pod runs the target image.
+  const check =
+    node.role === 'control-plane'
+      ? `grep -Eq 'image: .*/kube-apiserver:v${v.replace(/\./g, '\\.')}$' /etc/kubernetes/manifests/kube-apiserver.yaml`
+      : `kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}'`;
+  const apply = first ? `kubeadm upgrade apply 'v${v}' --yes` : 'kubeadm upgrade node';
+  return { check, apply: `set -eu\n${apply}` };
+}
+
+export function linuxKubelet(model: ClusterModel, node: PlanNode): Scripts {
+  const v = model.versions.kubernetes;
+  return {
+    check: `kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}'
+kubectl version --client 2>/dev/null | grep -q 'Client Version: v${v}$'
+systemctl is-active --quiet kubelet`,
+    apply: `${packageInstall(model, node, ['kubelet', 'kubectl'])}
+systemctl daemon-reload
+systemctl restart kubelet`,
+  };
+}
+
+const KUBELET_EXE = `${WIN.bin}\\kubelet.exe`;
+
+function kubeletAt(v: string): string {
+  return `(Test-Path -LiteralPath ${q(KUBELET_EXE)}) -and (& ${q(KUBELET_EXE)} --version) -eq ${q(`Kubernetes v${v}`)}`;
+}
+
+/**
+ * The new kubeadm.exe, then `kubeadm upgrade node` with the node's kubelet
+ * credentials (workers have no admin.conf) and the same kubelet patches the
+ * join used, so the Windows settings survive the cluster's kubelet config.
+ */
+export function windowsKubeadmUpgrade(model: ClusterModel): Scripts {
+  const kubeadm = `${WIN.bin}\\kubeadm.exe`;
+  return {
+    check: checkThat(kubeletAt(model.versions.kubernetes)),
+    apply: `${downloadFunction(model)}${fetchCall(model, download(model, 'kubeadm.exe'), 'file')}
+Copy-Item -Force -LiteralPath $file -Destination ${q(kubeadm)}
+& ${q(kubeadm)} upgrade node --kubeconfig ${q(WIN.kubeletKubeconfig)} --patches ${q(WIN.patchesDir)}
+if ($LASTEXITCODE -ne 0) { throw "kubeadm upgrade node exited $LASTEXITCODE" }
+`,
+  };
+}
+
+/** Services in start order: runtime → network → kubelet → kube-proxy; stopped in reverse. */
+export function windowsServiceOrder(model: ClusterModel): string[] {
+  return hostProcessImages(model) === undefined
+    ? ['containerd', 'flanneld', 'kubelet', 'kube-proxy']
+    : ['containerd', 'kubelet'];
+}
+
+/**
+ * Stop the services, replace the binaries (the install step's own script: the
+ * cache, the hashes, its version stamp), start them again in order, each
+ * Running before the next starts.
+ */
+export function windowsBinaries(model: ClusterModel): Scripts {
+  const hostProcess = hostProcessImages(model) !== undefined;
+  const install = binaries(model, hostProcess);
+  const order = windowsServiceOrder(model);
+  const running = order.map((s) => `(Get-Service -Name ${q(s)} -ErrorAction SilentlyContinue).Status -eq 'Running'`);
+  // The install step's check is `checkThat(<its version stamp>)`: the same condition, joined with ours.
+  const stamp = /^if \((.*)\) \{ exit 0 \}\nexit 1\n$/s.exec(install.check ?? '')?.[1];
+  if (stamp === undefined) throw new Error('the Windows binaries check no longer has the checkThat shape');
+  return {
+    check: checkThat([stamp, kubeletAt(model.versions.kubernetes), ...running].join(' -and ')),
+    apply: `${SERVICE_FUNCTIONS}${[...order]
+      .reverse()
+      .map((s) => `Stop-KubemixService -Name ${q(s)}`)
+      .join('\n')}
+${install.apply}${order
+      .map(
+        (s) => `Start-Service -Name ${q(s)}
+(Get-Service -Name ${q(s)}).WaitForStatus('Running', [TimeSpan]::FromSeconds(120))`,
+      )
+      .join('\n')}
+`,
+  };
+}

@@ -1,0 +1,148 @@
+// kubemix patch: Windows workers one at a time — cordon, drain, updates with
+// the reboot, Ready, the pod network back, uncordon — traced with the real
+// executor (golden), stopping at the first node whose network does not come
+// back and leaving it cordoned; and the Windows Update script's rules.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { HostError, InputError } from '../src/errors.js';
+import { applyPlan } from '../src/exec/apply-plan.js';
+import { resolveModel } from '../src/model/resolve.js';
+import { assemblePatchPlan } from '../src/plan/patch/assemble.js';
+import { installUpdates } from '../src/render/windows/updates.js';
+import { powershell } from '../src/plan/task.js';
+import { readSpec } from '../src/spec/read.js';
+import { assertGolden } from './helpers/golden.js';
+import { repoPath, runCli } from './helpers/cli.js';
+import { capturedNames, planSecretNames, seedSecrets } from './trace/fake-secrets.js';
+import { Positions } from './trace/positions.js';
+import { RecordingTarget } from './trace/recording-target.js';
+import { renderTrace } from './trace/render-trace.js';
+import { traceExample } from './trace/run-trace.js';
+import { lintPowerShell, parseErrors } from './windows/powershell.js';
+
+function example(name: string) {
+  const text = readFileSync(repoPath('examples', `${name}.yaml`), 'utf8');
+  return { model: resolveModel(readSpec({ kind: 'file', path: `${name}.yaml`, text })) };
+}
+
+describe('patch plan', () => {
+  const { model } = example('k8s-libvirt-3-2-1');
+  const win = model.nodes.filter((n) => n.osFamily === 'windows').map((n) => n.name);
+  const api = model.nodes.find((n) => n.role === 'control-plane')?.name ?? '';
+  const plan = assemblePatchPlan(model, { kbs: [], securityOnly: false, maxUnavailable: 1 }).plan;
+
+  it('only Windows workers; each: cordon → drain → updates (reboots) → Ready → pod network → uncordon', () => {
+    assert.ok(win.length >= 1);
+    for (const w of win) {
+      const chain = plan.tasks.filter((t) => t.name.endsWith(`-${w}`) || t.host === w).map((t) => t.id.split('/')[2]);
+      assert.deepEqual(
+        chain.sort(),
+        [
+          `patch-cordon-${w}`,
+          `patch-drain-${w}`,
+          `patch-ready-${w}`,
+          `patch-uncordon-${w}`,
+          'win-pod-network',
+          'win-updates',
+        ].sort(),
+      );
+      const updates = plan.tasks.find((t) => t.host === w && t.name === 'win-updates') ?? assert.fail();
+      assert.equal(updates.reboots, true);
+      assert.deepEqual(updates.after, [`task-deploy-cluster/${api}/patch-drain-${w}`]);
+    }
+    assert.ok(
+      !plan.tasks.some((t) => model.nodes.find((n) => n.name === t.host)?.osFamily === 'linux' && t.host !== api),
+    );
+  });
+  it('--nodes must name Windows workers (exit 2); --kb is validated at the CLI', async () => {
+    assert.throws(
+      () => assemblePatchPlan(model, { nodes: [api], kbs: [], securityOnly: false, maxUnavailable: 1 }),
+      (e: unknown) => e instanceof InputError && e.path === '--nodes',
+    );
+    const r = await runCli([
+      'patch',
+      repoPath('examples', 'k8s-libvirt-1-1-1.yaml'),
+      '--kb',
+      'latest',
+      '--state-dir',
+      join(tmpdir(), 'kubemix-never'),
+    ]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--kb "latest" is not a KB article number/);
+  });
+  it('the update script uses the Windows Update Agent COM API, no module, and honours --kb and --security-only', () => {
+    const s = installUpdates({ kbs: ['KB5040437'], securityOnly: true });
+    for (const script of [s.apply, s.check ?? ''].map((x) => powershell(x).script)) {
+      assert.deepEqual(parseErrors(script), []);
+      assert.deepEqual(lintPowerShell(script), []);
+    }
+    assert.match(s.apply, /New-Object -ComObject 'Microsoft\.Update\.Session'/);
+    assert.doesNotMatch(s.apply, /Install-Module|PSWindowsUpdate/);
+    assert.match(s.apply, /\$wanted = @\('KB5040437'\)/);
+    assert.match(s.apply, /if \(\$true -and -not \$security\)/);
+    assert.match(s.apply, /shutdown\.exe \/r/);
+  });
+});
+
+describe('patch trace of examples/k8s-libvirt-3-2-1.yaml', () => {
+  it('matches its golden trace; drains before the updates, the reboot waited through', async () => {
+    const trace = await traceExample('k8s-libvirt-3-2-1', 'plan-order', 'patch');
+    try {
+      assertGolden('traces/patch-k8s-libvirt-3-2-1.txt', renderTrace(trace));
+      assert.equal(trace.result.counts.done, trace.plan.tasks.length);
+      const at = new Positions(trace);
+      const w = trace.plan.nodes.find((n) => n.osFamily === 'windows')?.name ?? '';
+      const api = trace.plan.nodes.find((n) => n.role === 'control-plane')?.name ?? '';
+      assert.ok(
+        at.last(`task-deploy-cluster/${api}/patch-drain-${w}`) < at.first(`task-deploy-cluster/${w}/win-updates`),
+      );
+      assert.ok(
+        at.last(`task-deploy-cluster/${w}/win-pod-network`) <
+          at.first(`task-deploy-cluster/${api}/patch-uncordon-${w}`),
+      );
+    } finally {
+      rmSync(trace.stateDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('patch stops at the first node that does not come back', () => {
+  it('the next node is never touched and the broken one is never uncordoned', async () => {
+    const text = readFileSync(repoPath('examples', 'k8s-libvirt-3-2-1.yaml'), 'utf8').replace(
+      'count: 1\n        os: windows-2025',
+      'count: 2\n        os: windows-2025',
+    );
+    const two = resolveModel(readSpec({ kind: 'file', path: 'two.yaml', text }));
+    const win = two.nodes.filter((n) => n.osFamily === 'windows').map((n) => n.name);
+    assert.equal(win.length, 2);
+    const { plan, files } = assemblePatchPlan(two, { kbs: [], securityOnly: false, maxUnavailable: 1 });
+    const contents = new Map(plan.artifacts.map((a, i) => [a.id, Buffer.from(files[i]?.content ?? '')]));
+    const stateDir = mkdtempSync(join(tmpdir(), 'kubemix-patch-'));
+    try {
+      const names = planSecretNames(plan, contents);
+      await seedSecrets(stateDir, names, capturedNames(plan));
+      const target = new RecordingTarget(plan, names);
+      target.failing.add(`task-deploy-cluster/${win[0] ?? ''}/win-pod-network`);
+      await assert.rejects(
+        applyPlan(plan, contents, {
+          stateDir,
+          concurrency: 1,
+          retry: { attempts: 1 },
+          signal: new AbortController().signal,
+          listeners: [target.gate.listener],
+          transportFor: target.transportFor,
+        }),
+        HostError,
+      );
+      const ran = new Set(target.steps.map((s) => s.task));
+      assert.ok(ran.has(`task-deploy-cluster/${win[0] ?? ''}/win-updates`));
+      assert.ok(![...ran].some((t) => t.endsWith(`patch-uncordon-${win[0] ?? ''}`)), 'the broken node was uncordoned');
+      assert.ok(![...ran].some((t) => t.includes(win[1] ?? '?')), 'the roll went on to the next node');
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,215 @@
+// kubemix upgrade: the skew decision (pure), the plan's order and waves, and
+// the executor trace of 1.35 → 1.36 on the mixed examples (golden), resumed
+// after --stop-after without re-running a finished node.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { InputError } from '../src/errors.js';
+import { KUBERNETES } from '../src/matrix/index.js';
+import { decideUpgrade, MATRIX, type UpgradeRequest } from '../src/plan/upgrade/skew.js';
+import type { Plan } from '../src/plan/types.js';
+import { assertGolden } from './helpers/golden.js';
+import { Positions } from './trace/positions.js';
+import { renderTrace } from './trace/render-trace.js';
+import { examplePlan, traceExample } from './trace/run-trace.js';
+
+const base: UpgradeRequest = {
+  current: '1.35.6',
+  to: '1.36',
+  containerd: '2.3.2',
+  nodes: [{ name: 'compute-01', os: 'windows-2022', osFamily: 'windows' }],
+};
+
+function refusal(req: UpgradeRequest, matrix = MATRIX): InputError {
+  try {
+    decideUpgrade(req, matrix);
+  } catch (error) {
+    assert.ok(error instanceof InputError, String(error));
+    assert.equal(error.exit, 2);
+    return error;
+  }
+  return assert.fail(`${req.current} → ${req.to} was allowed`);
+}
+
+describe('upgrade skew policy', () => {
+  it('allows the next minor and resolves the matrix patch', () => {
+    assert.deepEqual(decideUpgrade(base), { from: '1.35.6', to: '1.36.2', specVersion: '1.36', upToDate: false });
+    assert.equal(decideUpgrade({ ...base, to: '1.36.1' }).to, '1.36.1');
+    assert.equal(decideUpgrade({ ...base, current: '1.35.2', to: '1.35.6' }).to, '1.35.6');
+  });
+  it('the same version is up to date: nothing to plan', () => {
+    assert.equal(decideUpgrade({ ...base, current: '1.36.2', to: '1.36' }).upToDate, true);
+  });
+  it('refuses skipping a minor, naming the next one', () => {
+    const e = refusal({ ...base, current: '1.34.9', to: '1.36' });
+    assert.match(e.message, /skips 1 minor/);
+    assert.match(e.hint ?? '', /--to 1\.35/);
+    assert.equal(e.path, '--to');
+  });
+  it('refuses a downgrade (kubelets would be newer than the API server)', () => {
+    assert.match(refusal({ ...base, current: '1.36.2', to: '1.35' }).message, /newer than the API server/);
+  });
+  it('refuses a second target while an upgrade is unfinished', () => {
+    const e = refusal({ ...base, current: '1.35.6', to: '1.36.1', inProgress: '1.36.2' });
+    assert.match(e.message, /kubelet must never be newer than the API server/);
+  });
+  it('refuses a containerd line the target does not support, and a minor without containerd support', () => {
+    assert.match(refusal({ ...base, containerd: '2.1.4' }).message, /supports containerd 2\.2, 2\.3, not 2\.1\.4/);
+    assert.match(refusal({ ...base, current: '1.36.2', to: '1.37' }).message, /no confirmed containerd support/);
+  });
+  it('refuses a Windows build the target drops', () => {
+    const matrix = { kubernetes: KUBERNETES, windows: { ...MATRIX.windows, '1.36': ['windows-2025'] } };
+    assert.match(refusal(base, matrix).message, /does not support windows-2022, which node compute-01 runs/);
+  });
+  it('refuses unknown versions and malformed --to', () => {
+    assert.equal(refusal({ ...base, to: '1.99' }).code, 'upgrade.skew');
+    assert.equal(refusal({ ...base, to: 'latest' }).code, 'flags.to');
+  });
+});
+
+/** The steps that run on the node itself (the first control plane also runs every node's API steps). */
+const API_STEP = /^upgrade-(cordon|drain|ready|uncordon)-|^upgrade-(addons|preflight)$/;
+const hostSteps = (plan: Plan, node: string): string[] =>
+  plan.tasks
+    .filter((t) => t.host === node && t.stage === 'task-deploy-cluster' && !API_STEP.test(t.name))
+    .map((t) => t.id);
+
+/** Every task reachable backwards from `id` through `after`. */
+function ancestors(plan: Plan, id: string): Set<string> {
+  const byId = new Map(plan.tasks.map((t) => [t.id, t]));
+  const seen = new Set<string>();
+  const walk = (x: string): void => {
+    for (const a of byId.get(x)?.after ?? []) {
+      if (seen.has(a)) continue;
+      seen.add(a);
+      walk(a);
+    }
+  };
+  walk(id);
+  return seen;
+}
+
+describe('upgrade plan of examples/k8s-libvirt-3-2-1.yaml (3 control planes, 2 Linux, 1 Windows)', () => {
+  const { plan } = examplePlan('k8s-libvirt-3-2-1', 'upgrade');
+  const nodes = (f: (n: Plan['nodes'][number]) => boolean): string[] => plan.nodes.filter(f).map((n) => n.name);
+  const cps = nodes((n) => n.role === 'control-plane');
+  const linux = nodes((n) => n.role === 'worker' && n.osFamily === 'linux');
+  const windows = nodes((n) => n.osFamily === 'windows');
+  const api = cps[0] ?? '';
+  const id = (host: string, name: string): string => `task-deploy-cluster/${host}/${name}`;
+
+  it('kubeadm upgrade apply on the first control plane only, upgrade node on the others', () => {
+    assert.ok(
+      plan.tasks.some(
+        (t) => t.id === id(api, 'upgrade-apply') && /kubeadm upgrade apply 'v1\.36\.2' --yes/.test(t.apply.script),
+      ),
+    );
+    for (const c of cps.slice(1))
+      assert.ok(
+        plan.tasks.some((t) => t.id === id(c, 'upgrade-node')),
+        c,
+      );
+    assert.equal(plan.tasks.filter((t) => t.name === 'upgrade-apply').length, 1);
+  });
+  it('one node at a time: each cordon waits for the previous node’s uncordon; add-ons after the control planes', () => {
+    const order = [...cps, ...linux, ...windows];
+    for (let i = 1; i < order.length; i += 1) {
+      const before = ancestors(plan, id(api, `upgrade-cordon-${order[i] ?? ''}`));
+      assert.ok(before.has(id(api, `upgrade-uncordon-${order[i - 1] ?? ''}`)), `${order[i - 1]} before ${order[i]}`);
+    }
+    const addons = ancestors(plan, id(api, 'upgrade-addons'));
+    for (const c of cps) assert.ok(addons.has(id(api, `upgrade-uncordon-${c}`)));
+    assert.ok(ancestors(plan, id(api, `upgrade-cordon-${linux[0] ?? ''}`)).has(id(api, 'upgrade-addons')));
+  });
+  it('each node: cordon → drain → host steps → Ready → uncordon', () => {
+    for (const n of [...cps, ...linux, ...windows]) {
+      const uncordon = ancestors(plan, id(api, `upgrade-uncordon-${n}`));
+      const host = hostSteps(plan, n);
+      assert.ok(host.length >= 2, n);
+      for (const h of host) {
+        assert.ok(uncordon.has(h), `${h} before uncordon`);
+        assert.ok(ancestors(plan, h).has(id(api, `upgrade-drain-${n}`)), `${h} after drain`);
+      }
+      assert.ok(ancestors(plan, id(api, `upgrade-drain-${n}`)).has(id(api, `upgrade-cordon-${n}`)));
+    }
+  });
+  it('drain respects PodDisruptionBudgets (no --disable-eviction, no --force) and reports what blocks', () => {
+    const drain = plan.tasks.find((t) => t.name === `upgrade-drain-${linux[0] ?? ''}`) ?? assert.fail();
+    assert.match(
+      drain.apply.script,
+      /kubectl --kubeconfig=\/etc\/kubernetes\/admin\.conf drain \S+ --ignore-daemonsets/,
+    );
+    assert.doesNotMatch(drain.apply.script, /--disable-eviction|--force/);
+    assert.match(drain.apply.script, /disruptionsAllowed==0/);
+  });
+  it('Windows services restart runtime → network → kubelet → kube-proxy', () => {
+    const t = plan.tasks.find((x) => x.host === windows[0] && x.name === 'win-upgrade-binaries') ?? assert.fail();
+    const starts = [...t.apply.script.matchAll(/Start-Service -Name '([^']+)'/g)].map((m) => m[1]);
+    assert.deepEqual(starts, ['containerd', 'flanneld', 'kubelet', 'kube-proxy']);
+    const stops = [...t.apply.script.matchAll(/Stop-KubemixService -Name '([^']+)'/g)].map((m) => m[1]);
+    assert.deepEqual(stops, ['kube-proxy', 'kubelet', 'flanneld', 'containerd']);
+    assert.ok(t.apply.script.indexOf('Stop-KubemixService') < t.apply.script.indexOf('Get-KubemixDownload -Name'));
+    assert.match(t.apply.script, /\{\{sha256:windows\/kubelet\.exe\}\}/);
+  });
+  it('--max-unavailable 2 starts both Linux workers together, never a Windows worker before them', () => {
+    const { plan: wide } = examplePlan('k8s-libvirt-3-2-1', 'upgrade', { maxUnavailable: 2 });
+    const [a, b] = linux;
+    assert.ok(!ancestors(wide, id(api, `upgrade-cordon-${b ?? ''}`)).has(id(api, `upgrade-uncordon-${a ?? ''}`)));
+    const win = ancestors(wide, id(api, `upgrade-cordon-${windows[0] ?? ''}`));
+    for (const l of linux) assert.ok(win.has(id(api, `upgrade-uncordon-${l}`)));
+  });
+  it('--stop-after plans up to that node; an unknown node is refused (exit 2)', () => {
+    const { plan: part } = examplePlan('k8s-libvirt-3-2-1', 'upgrade', { stopAfter: linux[0] ?? '' });
+    assert.ok(part.tasks.some((t) => t.name === `upgrade-uncordon-${linux[0] ?? ''}`));
+    assert.ok(!part.tasks.some((t) => t.host === linux[1] || t.host === windows[0]));
+    assert.throws(
+      () => examplePlan('k8s-libvirt-3-2-1', 'upgrade', { stopAfter: 'nope' }),
+      (e: unknown) => e instanceof InputError && e.path === '--stop-after',
+    );
+  });
+});
+
+for (const example of ['k8s-libvirt-1-1-1', 'k8s-libvirt-3-2-1'] as const) {
+  describe(`upgrade trace 1.35 → 1.36 of examples/${example}.yaml`, () => {
+    it('matches its golden trace; drains come before restarts on every node; no secret value', async () => {
+      const trace = await traceExample(example, 'plan-order', 'upgrade');
+      try {
+        assertGolden(`traces/upgrade-${example}.txt`, renderTrace(trace));
+        assert.equal(trace.result.counts.done, trace.plan.tasks.length);
+        const at = new Positions(trace);
+        for (const n of trace.plan.nodes.filter((x) => x.role !== 'services')) {
+          const api = trace.plan.nodes.find((x) => x.role === 'control-plane')?.name ?? '';
+          const drained = at.last(`task-deploy-cluster/${api}/upgrade-drain-${n.name}`);
+          const steps = hostSteps(trace.plan, n.name);
+          assert.ok(steps.length >= 2, n.name);
+          for (const t of steps) assert.ok(at.first(t) > drained, `${t} after the drain of ${n.name}`);
+        }
+        assert.ok(!`${renderTrace(trace)}${JSON.stringify(trace.steps)}`.includes('FAKE-TEST-VALUE-'));
+      } finally {
+        rmSync(trace.stateDir, { recursive: true, force: true });
+      }
+    });
+  });
+}
+
+describe('upgrade resumes after --stop-after without touching a finished node', () => {
+  it('the full run re-runs none of the first run’s tasks', async () => {
+    const first = await traceExample(
+      'k8s-libvirt-3-2-1',
+      'plan-order',
+      'upgrade',
+      undefined,
+      examplePlan('k8s-libvirt-3-2-1', 'upgrade', { stopAfter: 'controller-02' }),
+    );
+    try {
+      const rest = await traceExample('k8s-libvirt-3-2-1', 'plan-order', 'upgrade', first.stateDir);
+      const again = new Set(rest.steps.map((s) => s.task));
+      const finished = first.plan.tasks.filter((t) => t.host === 'controller-01' || t.name.endsWith('controller-01'));
+      assert.ok(finished.length > 4);
+      for (const t of finished) assert.ok(!again.has(t.id), `${t.id} ran again`);
+      assert.ok(again.has('task-deploy-cluster/controller-03/upgrade-node'));
+    } finally {
+      rmSync(first.stateDir, { recursive: true, force: true });
+    }
+  });
+});
