@@ -18,7 +18,7 @@ export interface Section {
 const KUBECTL = 'kubectl --kubeconfig=/etc/kubernetes/admin.conf';
 
 export function linuxSections(model: ClusterModel, node: PlanNode, api: boolean): Section[] {
-  const link = hnsNetworkName(model.cluster.cni);
+  const link = hnsNetworkName(model.overlay);
   const own: Section[] = [
     { name: 'services', command: 'systemctl is-active kubelet containerd' },
     { name: 'kubelet-log', command: 'journalctl -u kubelet --no-pager -n 300' },

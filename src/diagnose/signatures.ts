@@ -3,6 +3,7 @@
 // line and a next step. Pure: sections in, findings out.
 import type { PlanCluster, PlanNode } from '../model/types.js';
 import { hnsNetworkName } from '../render/windows/network.js';
+import { vxlanOf } from '../model/settings.js';
 
 export interface NodeSections {
   readonly node: Pick<PlanNode, 'name' | 'osFamily' | 'role'>;
@@ -54,7 +55,7 @@ function newestUpdate(n: NodeSections): string | undefined {
 
 const networkMissing: Signature = (cluster, n) => {
   if (n.node.osFamily !== 'windows' || !n.sections.has('hns-networks')) return [];
-  const want = hnsNetworkName(cluster.cni);
+  const want = hnsNetworkName({ vxlan: vxlanOf(cluster.cni) });
   const names = jsonList(get(n, 'hns-networks')).map((x) => String(x['Name'] ?? ''));
   if (names.includes(want)) return [];
   const update = newestUpdate(n);

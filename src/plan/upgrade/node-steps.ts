@@ -17,7 +17,6 @@ import { binaries } from '../../render/windows/install.js';
 import { WIN } from '../../render/windows/paths.js';
 import { SERVICE_FUNCTIONS, q } from '../../render/windows/ps.js';
 import { checkThat } from '../../render/windows/step.js';
-import { hostProcessImages } from '../../render/manifests/windows-hostprocess.js';
 
 export interface Scripts {
   readonly check: string;
@@ -101,7 +100,7 @@ if ($LASTEXITCODE -ne 0) { throw "kubeadm upgrade node exited $LASTEXITCODE" }
 
 /** Services in start order: runtime → network → kubelet → kube-proxy; stopped in reverse. */
 export function windowsServiceOrder(model: ClusterModel): string[] {
-  return hostProcessImages(model) === undefined
+  return model.windowsHostProcess === undefined
     ? ['containerd', 'flanneld', 'kubelet', 'kube-proxy']
     : ['containerd', 'kubelet'];
 }
@@ -112,7 +111,7 @@ export function windowsServiceOrder(model: ClusterModel): string[] {
  * Running before the next starts.
  */
 export function windowsBinaries(model: ClusterModel): Scripts {
-  const hostProcess = hostProcessImages(model) !== undefined;
+  const hostProcess = model.windowsHostProcess !== undefined;
   const install = binaries(model, hostProcess);
   const order = windowsServiceOrder(model);
   const running = order.map((s) => `(Get-Service -Name ${q(s)} -ErrorAction SilentlyContinue).Status -eq 'Running'`);

@@ -8,7 +8,7 @@ import type { PlanNode, PodOverlay } from '../../model/types.js';
 import { WIN } from './paths.js';
 
 /** The HNS network flanneld creates: `flannel.<VNI>` (Overlay) or `cbr0` (L2Bridge). */
-export function hnsNetworkName(overlay: PodOverlay): string {
+export function hnsNetworkName(overlay: Pick<PodOverlay, 'vxlan'>): string {
   return overlay.vxlan === undefined ? 'cbr0' : `flannel.${overlay.vxlan.vni}`;
 }
 

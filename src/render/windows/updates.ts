@@ -83,7 +83,7 @@ if ($result.RebootRequired) {
  * updates installed and the wusa command that removes each.
  */
 export function podNetworkBack(model: ClusterModel): WindowsScripts {
-  const network = hnsNetworkName(model.cluster.cni);
+  const network = hnsNetworkName(model.overlay);
   const healthy = `(Get-Service -Name 'flanneld' -ErrorAction SilentlyContinue).Status -eq 'Running' -and $null -ne (Get-KubemixHnsNetwork -Name ${q(network)})`;
   return {
     check: `${HNS_FUNCTIONS}${checkThat(healthy)}`,
