@@ -1,12 +1,12 @@
 // The cluster-wide settings later steps need, resolved once from the spec so
 // render/, plan/ and interop/ never read the raw spec: the pod overlay, the
 // pod and service networks per address family, proxy, mirrors, the services
-// node's toggles and the hypervisors.
+// node's toggles. (The driver resolves the hypervisors: drivers/.)
 import { parseCidr } from '../net/cidr.js';
 import { podMtu } from '../net/mtu.js';
 import { mtuSettings } from '../spec/mtu.js';
 import type { ClusterSpec } from '../spec/types.js';
-import type { AddressRanges, HttpProxy, Hypervisor, Mirrors, PodOverlay, ServicesSettings } from './types.js';
+import type { AddressRanges, HttpProxy, Mirrors, PodOverlay, ServicesSettings } from './types.js';
 
 export function resolveOverlay(spec: ClusterSpec): PodOverlay {
   const { plugin, backend, vni, port } = spec.cni;
@@ -37,9 +37,4 @@ export function resolveServices(spec: ClusterSpec): ServicesSettings | undefined
   const s = spec.services;
   if (!s.enabled) return undefined;
   return { dns: s.dns, loadBalancer: s.loadBalancer, dhcp: s.dhcp, registry: s.registry, forwarders: s.forwarders };
-}
-
-export function resolveHypervisors(spec: ClusterSpec): Hypervisor[] {
-  if (spec.driver !== 'libvirt') return [];
-  return spec.hypervisors.map((h) => ({ name: h.name, address: h.address, libvirtUri: h.libvirtUri }));
 }

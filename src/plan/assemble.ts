@@ -6,15 +6,14 @@ import { sha256Hex } from '../util/json.js';
 import { planHash } from './hash.js';
 import { artifactId, artifactLocalPath } from './artifact-path.js';
 import { checkGraph } from './graph.js';
-import { cleanupTasks } from './tasks/cleanup-hypervisors.js';
 import { containerdContribution } from './tasks/containerd.js';
+import { driverContribution } from './tasks/driver.js';
 import { factTasks } from './tasks/facts.js';
 import { clusterReadyTaskIds, kubeadmContribution } from './tasks/kubeadm.js';
 import { flannelTokenTaskIds, kubeProxyTokenTaskIds, kubeProxyTokenTasks } from './tasks/kube-proxy-token.js';
 import { kubernetesPackagesContribution } from './tasks/kubernetes-packages.js';
 import { linuxPrepContribution } from './tasks/linux-prep.js';
 import { servicesContribution } from './tasks/services.js';
-import { validationTasks } from './tasks/validations.js';
 import { DEFAULT_WINDOWS_OPTIONS, windowsTasks } from './tasks/windows.js';
 import { PLAN_API_VERSION, STAGES, type Artifact, type Plan, type Task } from './types.js';
 import type { RenderedArtifact } from '../render/types.js';
@@ -30,8 +29,7 @@ export type PlanContributor = (model: ClusterModel) => { tasks: Task[]; artifact
 
 export const CONTRIBUTORS: readonly PlanContributor[] = [
   (model) => ({ tasks: factTasks(model) }),
-  (model) => ({ tasks: cleanupTasks(model) }),
-  (model) => ({ tasks: validationTasks(model) }),
+  driverContribution,
   (model) =>
     windowsTasks(model, {
       ...DEFAULT_WINDOWS_OPTIONS,

@@ -7,6 +7,9 @@
 // stays, so a resumed or re-planned run never removes the VMs an earlier
 // pass of the same deployment created: this run only ever creates expected
 // names, and cleanup only ever removes unexpected ones.
+import { shellQuote } from '../../util/escape/index.js';
+import { factsRef, sh } from '../task.js';
+import type { DriverModel, DriverTask, TaskRef } from '../types.js';
 import {
   clusterIdentity,
   domainName,
@@ -17,14 +20,15 @@ import {
   poolName,
   VOLUME_SUFFIXES,
   volumeNames,
-} from '../../drivers/libvirt/names.js';
-import type { ClusterModel } from '../../model/resolve.js';
-import { shellQuote } from '../../util/escape/index.js';
-import { sh, task, taskId } from '../task.js';
-import type { Task } from '../types.js';
+} from './names.js';
 
 export const CLEANUP_STAGE = 'task-cleanup-hypervisors';
 export const CLEANUP_TASK = 'leftovers';
+
+/** The cleanup task of one hypervisor, for the tasks that must wait for it. */
+export function cleanupRef(hypervisor: string): TaskRef {
+  return { stage: CLEANUP_STAGE, host: hypervisor, name: CLEANUP_TASK };
+}
 
 /** What the plan expects on one hypervisor: kept whatever their marks say. */
 export interface Expected {
@@ -33,8 +37,7 @@ export interface Expected {
   readonly volumes: readonly string[];
 }
 
-export function cleanupTasks(model: ClusterModel): Task[] {
-  if (model.cluster.driver !== 'libvirt') return [];
+export function cleanupTasks(model: DriverModel): DriverTask[] {
   const cluster = clusterIdentity(model.cluster);
   return model.hypervisors.map((hv) => {
     const guests = model.nodes.filter((n) => n.hypervisor === hv.name);
@@ -44,16 +47,16 @@ export function cleanupTasks(model: ClusterModel): Task[] {
       volumes: guests.flatMap(volumeNames).sort(),
     };
     const head = preamble(hv.libvirtUri, cluster, expected);
-    return task({
+    return {
       stage: CLEANUP_STAGE,
       host: hv.name,
       name: CLEANUP_TASK,
       description: `remove ${cluster}'s marked domains, networks and pool volumes the plan does not expect here (keeps ${guests.map((g) => g.name).join(', ') || 'no guests'})`,
-      after: [taskId('task-gather-facts', hv.name, 'facts')],
+      after: [factsRef(hv.name)],
       check: sh(`${head}${LIBRARY}${CHECK}`),
       apply: sh(`${head}${LIBRARY}${APPLY}`),
       timeoutSeconds: 300,
-    });
+    };
   });
 }
 

@@ -4,7 +4,11 @@ import { InvalidSpecError } from '../../errors.js';
 import { resolveModel } from '../../model/resolve.js';
 import { readSpec } from '../../spec/read.js';
 import { assemblePlan } from '../assemble.js';
-import { cleanupTasks } from './cleanup-hypervisors.js';
+import type { ClusterModel } from '../../model/resolve.js';
+import { driverContribution } from './driver.js';
+
+const cleanupTasks = (m: ClusterModel) =>
+  driverContribution(m).tasks.filter((t) => t.stage === 'task-cleanup-hypervisors');
 
 const model = (spec: string, hypervisors?: string) => resolveModel(readSpec({ kind: 'kubeinit', spec, hypervisors }));
 
