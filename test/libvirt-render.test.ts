@@ -23,6 +23,7 @@ const CLOUD_INIT = '/usr/bin/cloud-init';
 function kind(path: string): string | undefined {
   if (path.endsWith('/pool.xml')) return 'storagepool';
   if (path.endsWith('/network.xml')) return 'network';
+  if (path.endsWith('/kvm-probe.xml')) return 'domain';
   if (path.endsWith('/volume.xml')) return 'storagevol';
   if (/\/domain-(kvm|qemu)\.xml$/.test(path)) return 'domain';
   return undefined;

@@ -29,7 +29,11 @@ export interface DriverSshTarget {
 
 /** The parts of a normalised spec a driver reads. */
 export interface DriverSpec {
-  readonly hypervisors: readonly (DriverSshTarget & { readonly name: string; readonly libvirtUri: string })[];
+  readonly hypervisors: readonly (DriverSshTarget & {
+    readonly name: string;
+    readonly libvirtUri: string;
+    readonly domainType: 'auto' | 'kvm' | 'qemu';
+  })[];
   readonly hosts: readonly (DriverSshTarget & { readonly name: string; readonly os: string })[];
 }
 
@@ -50,6 +54,7 @@ export interface DriverHypervisor {
   readonly name: string;
   readonly address: string;
   readonly libvirtUri: string;
+  readonly domainType: 'auto' | 'kvm' | 'qemu';
 }
 
 /** The parts of a resolved model a driver reads. */

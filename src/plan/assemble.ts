@@ -7,7 +7,7 @@ import { planHash } from './hash.js';
 import { artifactId, artifactLocalPath } from './artifact-path.js';
 import { checkGraph } from './graph.js';
 import { containerdContribution } from './tasks/containerd.js';
-import { driverContribution } from './tasks/driver.js';
+import { driverContribution, nodeReadyIds } from './tasks/driver.js';
 import { factTasks } from './tasks/facts.js';
 import { clusterReadyTaskIds, kubeadmContribution } from './tasks/kubeadm.js';
 import { flannelTokenTaskIds, kubeProxyTokenTaskIds, kubeProxyTokenTasks } from './tasks/kube-proxy-token.js';
@@ -15,7 +15,7 @@ import { kubernetesPackagesContribution } from './tasks/kubernetes-packages.js';
 import { linuxPrepContribution } from './tasks/linux-prep.js';
 import { servicesContribution } from './tasks/services.js';
 import { DEFAULT_WINDOWS_OPTIONS, windowsTasks } from './tasks/windows.js';
-import { PLAN_API_VERSION, STAGES, type Artifact, type Plan, type Task } from './types.js';
+import { PLAN_API_VERSION, STAGES, type Artifact, type Plan, type Stage, type Task } from './types.js';
 import type { RenderedArtifact } from '../render/types.js';
 
 export interface AssembledPlan {
@@ -58,7 +58,10 @@ export function assemblePlan(
   const tasks = sortTasks(
     withDownloadCache(
       model,
-      parts.flatMap((p) => p.tasks),
+      waitForNodes(
+        model,
+        parts.flatMap((p) => p.tasks),
+      ),
       ids,
     ),
   );
@@ -122,6 +125,25 @@ function withDownloadCache(model: ClusterModel, tasks: readonly Task[], ids: rea
     if (t === holder) return { ...t, serves };
     const fetches = sha256Refs(`${t.check?.script ?? ''}\n${t.apply.script}`).length > 0;
     return fetches && !t.after.includes(holder.id) ? { ...t, after: [...t.after, holder.id].sort() } : t;
+  });
+}
+
+/**
+ * A node's first tasks (those that wait for nothing) wait for what the driver
+ * says makes the node ready: its VM answering with its pinned host key, or
+ * the existing host's preflight check.
+ */
+function waitForNodes(model: ClusterModel, tasks: readonly Task[]): Task[] {
+  const ids = new Set(tasks.map((t) => t.id));
+  return tasks.map((t) => {
+    const node = model.nodes.find((n) => n.name === t.host);
+    if (node === undefined || t.after.length > 0) return t;
+    // Never from an earlier stage (the existing host's facts come before its check).
+    const stage = STAGES.indexOf(t.stage);
+    const ready = nodeReadyIds(model, node).filter(
+      (id) => id !== t.id && ids.has(id) && STAGES.indexOf(id.split('/')[0] as Stage) <= stage,
+    );
+    return ready.length === 0 ? t : { ...t, after: ready.sort() };
   });
 }
 

@@ -5,7 +5,7 @@
 import type { DriverArtifact, DriverHypervisor, DriverModel, DriverNode } from '../types.js';
 import { definitionsDir, type DomainType } from './layout.js';
 import { domainName } from './names.js';
-import { domainXml, networkXml, poolXml, volumeXml } from './render/xml.js';
+import { domainXml, KVM_PROBE, kvmProbeXml, networkXml, poolXml, volumeXml } from './render/xml.js';
 import { SEED_FILES, seedFiles } from './render/seed.js';
 
 /** Paths of the definitions on the hypervisor, under definitionsDir(). */
@@ -18,8 +18,8 @@ export const DEFINITION = {
 } as const;
 
 /** The domain types a hypervisor's guests may get: the user's choice, or both until the probe decides. */
-export function domainTypes(hv: DriverHypervisor & { readonly domainType?: 'auto' | DomainType }): DomainType[] {
-  return hv.domainType === undefined || hv.domainType === 'auto' ? ['kvm', 'qemu'] : [hv.domainType];
+export function domainTypes(hv: DriverHypervisor): DomainType[] {
+  return hv.domainType === 'auto' ? ['kvm', 'qemu'] : [hv.domainType];
 }
 
 export function guestsOf(model: DriverModel, hypervisor: string): DriverNode[] {
@@ -38,6 +38,7 @@ export function libvirtArtifacts(model: DriverModel): DriverArtifact[] {
     });
     return [
       file(DEFINITION.pool, poolXml(model)),
+      ...(hv.domainType === 'qemu' ? [] : [file(KVM_PROBE.file, kvmProbeXml(model))]),
       file(DEFINITION.network, networkXml(model)),
       ...guestsOf(model, hv.name).flatMap((node) => [
         file(DEFINITION.volume(node), volumeXml(node)),

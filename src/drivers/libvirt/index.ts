@@ -4,6 +4,9 @@
 // contact (provisioner `kubemix`).
 import { hopThrough, sshFields } from '../ssh.js';
 import type { Driver, DriverHost } from '../types.js';
+import { libvirtArtifacts } from './artifacts.js';
+import { guestReadyRef, networkTasks } from './tasks/network.js';
+import { prepareTasks } from './tasks/prepare.js';
 import { capacityTasks } from './capacity.js';
 import { cleanupTasks } from './cleanup.js';
 
@@ -35,10 +38,16 @@ export const libvirtDriver: Driver = {
     });
     return [...hypervisors, ...guests];
   },
-  hypervisors: (spec) => spec.hypervisors.map((h) => ({ name: h.name, address: h.address, libvirtUri: h.libvirtUri })),
-  tasks: (model) => [...cleanupTasks(model), ...capacityTasks(model)],
-  artifacts: () => [],
-  nodeReady: () => [],
+  hypervisors: (spec) =>
+    spec.hypervisors.map((h) => ({
+      name: h.name,
+      address: h.address,
+      libvirtUri: h.libvirtUri,
+      domainType: h.domainType,
+    })),
+  tasks: (model) => [...prepareTasks(model), ...cleanupTasks(model), ...capacityTasks(model), ...networkTasks(model)],
+  artifacts: libvirtArtifacts,
+  nodeReady: (node) => [guestReadyRef(node)],
   placements: (model) =>
     model.hypervisors.map((h) => ({
       name: h.name,

@@ -168,3 +168,36 @@ function cdrom(source: string, dev: string, type: 'file' | 'volume' = 'file'): s
     </disk>
 `;
 }
+
+/** The KVM test guest: no disk, its firmware's banner on QEMU's debug console (I/O port 0x402, where SeaBIOS logs). */
+export const KVM_PROBE = { file: 'kvm-probe.xml' } as const;
+
+export function kvmProbe(model: Pick<DriverModel, 'cluster'>): { domain: string; log: string } {
+  const id = clusterIdentity(model.cluster);
+  // qemu runs as libvirt's qemu user, which owns this directory on Debian and Fedora alike.
+  return { domain: `kubemix-kvm-probe-${id}`, log: `/var/lib/libvirt/qemu/kubemix-kvm-probe-${id}.log` };
+}
+
+export function kvmProbeXml(model: Pick<DriverModel, 'cluster'>): string {
+  const probe = kvmProbe(model);
+  return `<domain type='kvm' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
+  <name>${x(probe.domain)}</name>
+  <memory unit='MiB'>64</memory>
+  <vcpu>1</vcpu>
+  <os>
+    <type arch='x86_64' machine='q35'>hvm</type>
+  </os>
+  <devices>
+    <graphics type='vnc' autoport='yes' listen='127.0.0.1'>
+      <listen type='address' address='127.0.0.1'/>
+    </graphics>
+  </devices>
+  <qemu:commandline>
+    <qemu:arg value='-chardev'/>
+    <qemu:arg value='file,id=kubemixprobe,path=${x(probe.log)}'/>
+    <qemu:arg value='-device'/>
+    <qemu:arg value='isa-debugcon,iobase=0x402,chardev=kubemixprobe'/>
+  </qemu:commandline>
+</domain>
+`;
+}
