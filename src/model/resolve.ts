@@ -16,13 +16,7 @@ import type {
   ServicesSettings,
 } from './types.js';
 import { driverFor } from '../drivers/index.js';
-import {
-  addressRanges,
-  resolveMirrors,
-  resolveOverlay,
-  resolveProxy,
-  resolveServices,
-} from './settings.js';
+import { addressRanges, resolveMirrors, resolveOverlay, resolveProxy, resolveServices } from './settings.js';
 import type { NodeDraft } from '../spec/nodes.js';
 import { NODE_POD_PREFIX } from '../spec/rules/network.js';
 import type { SpecResult } from '../spec/read.js';
