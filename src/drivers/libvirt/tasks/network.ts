@@ -115,6 +115,7 @@ const WINDOWS_DISK = `v vol-info --pool "$pool" --vol "$disk" >/dev/null 2>&1 ||
 const MEDIA = (linux: boolean): string => `if ! v vol-info --pool "$pool" --vol "$media" >/dev/null 2>&1; then
   src="$g/${linux ? 'seed' : 'unattend'}"
   [ -d "$src" ] || fail "no first-boot media files in $src"
+  command -v xorriso >/dev/null 2>&1 || fail "xorriso missing: install it on this hypervisor"
   tmp=$(mktemp -d) || fail "no temporary directory"
   xorriso -as mkisofs -quiet -volid ${linux ? 'cidata' : 'KUBEMIX'} -joliet -rock -output "$tmp/media.iso" "$src" || { rm -rf "$tmp"; fail "cannot build $media"; }
   size=$(stat -c %s "$tmp/media.iso")

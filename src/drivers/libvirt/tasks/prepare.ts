@@ -34,7 +34,7 @@ function libvirtTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
   };
 }
 
-const READY = `for c in virsh qemu-img xorriso; do command -v "$c" >/dev/null 2>&1 || { echo "$c missing"; exit 1; }; done
+const READY = `for c in virsh qemu-img; do command -v "$c" >/dev/null 2>&1 || { echo "$c missing"; exit 1; }; done
 v uri >/dev/null || { echo "libvirt does not answer at $uri"; exit 1; }
 `;
 
@@ -74,8 +74,11 @@ function poolTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
         hv,
         `mkdir -p "$cache" || fail "cannot make $cache"
 v pool-info --pool "$pool" >/dev/null 2>&1 || v pool-define --file "$dir/${DEFINITION.pool}" >/dev/null || fail "cannot define pool $pool"
-v pool-build --pool "$pool" >/dev/null || fail "cannot build pool $pool at $pool_path"
-${active} || v pool-start --pool "$pool" >/dev/null || fail "cannot start pool $pool"
+# A running pool is built already (libvirt refuses to build an active pool).
+if ! ${active}; then
+  v pool-build --pool "$pool" >/dev/null || fail "cannot build pool $pool at $pool_path"
+  v pool-start --pool "$pool" >/dev/null || fail "cannot start pool $pool"
+fi
 v pool-autostart --pool "$pool" >/dev/null || fail "cannot mark pool $pool autostart"
 `,
       ),
@@ -114,7 +117,7 @@ fi`;
         model,
         hv,
         `${want === 'qemu' ? '' : probe(model)}${decide}
-printf '%s\\n' "$type" > ${file}.tmp && mv ${file}.tmp ${file} || fail "cannot write ${file}"
+mkdir -p "$dir" && printf '%s\\n' "$type" > ${file}.tmp && mv ${file}.tmp ${file} || fail "cannot write ${file}"
 echo "guests on ${hv.name} run as $type"
 `,
       ),
