@@ -55,7 +55,7 @@ function specText(address: string, identityFile: string, libvirtUri: string): st
     spec: {
       infrastructure: {
         driver: 'libvirt',
-        hypervisors: [{ name: 'hypervisor-01', address, identityFile, libvirtUri }],
+        hypervisors: [{ name: 'hypervisor-01', address, identityFile, libvirtUri, domainType: 'qemu' }],
       },
       nodes: { controlPlane: { count: 1 }, workers: [{ name: 'compute', count: 2, os: 'debian-13' }] },
       services: { enabled: false },
@@ -64,10 +64,8 @@ function specText(address: string, identityFile: string, libvirtUri: string): st
 }
 
 function planOf(text: string): { plan: Plan; contents: Map<string, Buffer> } {
-  return {
-    plan: assemblePlan(resolveModel(readSpec({ kind: 'file', path: 'lab.yaml', text }))).plan,
-    contents: new Map(),
-  };
+  const { plan, files } = assemblePlan(resolveModel(readSpec({ kind: 'file', path: 'lab.yaml', text })));
+  return { plan, contents: new Map(files.map((f) => [`${f.node}:${f.remotePath}`, Buffer.from(f.content)])) };
 }
 
 describe('task-cleanup-hypervisors on a real libvirt', { skip, timeout: 180_000 }, () => {

@@ -33,3 +33,29 @@ describe('secret store', () => {
     assert.deepEqual(secretRefs('{{secret:a}} {{secret:b.c-d}} {{secret:}}'), ['a', 'b.c-d']);
   });
 });
+
+describe('VM host keys', () => {
+  it('one name asks for the set: private key, its base64 line and its public half, which belong together', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'kubemix-hostkey-')), 'secrets.json');
+    const store = await SecretStore.open(path);
+    const made = await store.ensureGenerated(['ssh-host-key-compute-01-base64'], new Set());
+    assert.deepEqual(made.sort(), [
+      'ssh-host-key-compute-01',
+      'ssh-host-key-compute-01-base64',
+      'ssh-host-key-compute-01-public',
+    ]);
+    const key = store.get('ssh-host-key-compute-01') ?? '';
+    assert.match(key, /^-----BEGIN OPENSSH PRIVATE KEY-----/);
+    assert.equal(Buffer.from(store.get('ssh-host-key-compute-01-base64') ?? '', 'base64').toString(), key);
+    assert.match(store.get('ssh-host-key-compute-01-public') ?? '', /^ssh-ed25519 AAAA/);
+    // The public half is the private key's: ssh-keygen -y derives it back.
+    const { execFileSync } = await import('node:child_process');
+    const { writeFileSync } = await import('node:fs');
+    const file = join(mkdtempSync(join(tmpdir(), 'kubemix-hostkey-')), 'key');
+    writeFileSync(file, `${key}\n`, { mode: 0o600 });
+    const derived = execFileSync('ssh-keygen', ['-y', '-f', file], { encoding: 'utf8' }).split(' ').slice(0, 2);
+    assert.deepEqual(derived, (store.get('ssh-host-key-compute-01-public') ?? '').split(' ').slice(0, 2));
+    assert.deepEqual(await store.ensureGenerated(['ssh-host-key-compute-01-public'], new Set()), []);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+  });
+});

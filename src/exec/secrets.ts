@@ -3,7 +3,16 @@
 // from a host at run time (Task.captures). Plans and journals only ever hold
 // secret *names*; `{{secret:NAME}}` is filled in just before a script goes on
 // stdin or a file is uploaded 0600.
-import { CLUSTER_CA_SECRETS, SECRET_NAMES, parseServingTlsSecret, servingTlsSecrets } from '../model/secret-names.js';
+import {
+  CLUSTER_CA_SECRETS,
+  SECRET_NAMES,
+  parseServingTlsSecret,
+  servingTlsSecrets,
+  sshHostKeyBase64Secret,
+  sshHostKeySecret,
+  sshHostPublicKeySecret,
+} from '../model/secret-names.js';
+import ssh2 from 'ssh2';
 import { SERVICES } from '../matrix/index.js';
 import { issueServingTls, servingTlsDue } from './serving-tls.js';
 import { generateClusterCa } from './cluster-ca.js';
@@ -110,6 +119,7 @@ export class SecretStore {
       made.push(...CLUSTER_CA_SECRETS);
     }
     made.push(...this.ensureServingTls(wanted));
+    made.push(...this.ensureHostKeys(wanted, captured));
     for (const name of wanted) {
       const value =
         this.records.has(name) || captured.has(name) || made.includes(name) ? undefined : generateSecret(name);
@@ -118,6 +128,29 @@ export class SecretStore {
       made.push(name);
     }
     if (made.length > 0) await this.save();
+    return made;
+  }
+
+  /**
+   * A VM's SSH host key, generated here as a set: the OpenSSH private key,
+   * the same as one base64 line (for YAML seeds) and its public half (pinned
+   * in known_hosts before first contact). One name of the set asks for all.
+   */
+  private ensureHostKeys(wanted: readonly string[], captured: ReadonlySet<string>): string[] {
+    const made: string[] = [];
+    for (const name of wanted) {
+      const m = /^ssh-host-key-(.+?)(-base64|-public)?$/.exec(name);
+      if (m === null) continue;
+      const node = m[1] ?? '';
+      const set = [sshHostKeySecret(node), sshHostKeyBase64Secret(node), sshHostPublicKeySecret(node)] as const;
+      if (made.includes(set[0]) || set.some((n) => this.records.has(n) || captured.has(n))) continue;
+      const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: `kubemix ${node}` });
+      const at = new Date().toISOString();
+      this.records.set(set[0], { value: pair.private, source: 'generated', at });
+      this.records.set(set[1], { value: Buffer.from(pair.private).toString('base64'), source: 'generated', at });
+      this.records.set(set[2], { value: pair.public, source: 'generated', at });
+      made.push(...set);
+    }
     return made;
   }
 

@@ -15,18 +15,12 @@ import type {
   PodOverlay,
   ServicesSettings,
 } from './types.js';
-import {
-  addressRanges,
-  resolveHypervisors,
-  resolveMirrors,
-  resolveOverlay,
-  resolveProxy,
-  resolveServices,
-} from './settings.js';
+import { driverFor } from '../drivers/index.js';
+import { addressRanges, resolveMirrors, resolveOverlay, resolveProxy, resolveServices } from './settings.js';
 import type { NodeDraft } from '../spec/nodes.js';
 import { NODE_POD_PREFIX } from '../spec/rules/network.js';
 import type { SpecResult } from '../spec/read.js';
-import type { ClusterSpec, SshTarget } from '../spec/types.js';
+import type { ClusterSpec } from '../spec/types.js';
 import { allocateAddresses, gatewayOf } from '../net/addresses.js';
 import { assignMacs } from './mac.js';
 import { nodeMtu, podMtu } from '../net/mtu.js';
@@ -68,6 +62,7 @@ export interface ClusterModel {
 
 export function resolveModel(input: SpecResult): ClusterModel {
   const { spec } = input;
+  const driver = driverFor(spec.driver);
   const net = parseCidr(spec.network.nodeCidr) as Cidr;
   const gateway = gatewayOf(net, spec.network.gateway);
   const drafts = input.nodes;
@@ -95,7 +90,7 @@ export function resolveModel(input: SpecResult): ClusterModel {
       osFamily: isWindows(d.os) ? 'windows' : 'linux',
       ...(build === undefined ? {} : { windowsBuild: build }),
       ip: ips.get(d.name) ?? '',
-      ...(spec.driver === 'libvirt' ? { mac: macs.get(d.name) ?? '' } : d.mac === undefined ? {} : { mac: d.mac }),
+      ...(driver.createsMachines ? { mac: macs.get(d.name) ?? '' } : d.mac === undefined ? {} : { mac: d.mac }),
       ...(hypervisor === undefined ? {} : { hypervisor }),
       ...(d.resources === undefined ? {} : { resources: d.resources }),
       ...(podCidr === undefined ? {} : { podCidr: { cidr: podCidr, predicted: true as const } }),
@@ -113,14 +108,14 @@ export function resolveModel(input: SpecResult): ClusterModel {
     cluster,
     versions,
     nodes,
-    hosts: hostConnections(spec, nodes),
+    hosts: driver.hosts(spec, nodes),
     overlay,
     podNetworks,
     serviceNetworks: addressRanges(spec.network.serviceCidr),
     proxy: resolveProxy(spec),
     mirrors: resolveMirrors(spec),
     services: resolveServices(spec),
-    hypervisors: resolveHypervisors(spec),
+    hypervisors: driver.hypervisors(spec),
     windowsHostProcess: spec.cni.plugin === 'flannel' ? spec.windows?.hostProcess : undefined,
     warnings,
   };
@@ -131,7 +126,7 @@ function isWindows(os: string): boolean {
 }
 
 function ipsFor(spec: ClusterSpec, drafts: readonly NodeDraft[], net: Cidr, gateway: bigint): Map<string, string> {
-  if (spec.driver === 'existing') return new Map(drafts.map((d) => [d.name, d.ip ?? '']));
+  if (!driverFor(spec.driver).createsMachines) return new Map(drafts.map((d) => [d.name, d.ip ?? '']));
   const ips = allocateAddresses(
     net,
     gateway,
@@ -201,64 +196,4 @@ function clusterFacts(
     cni: { plugin: spec.cni.plugin, backend: spec.cni.backend, vni: spec.cni.vni, port: spec.cni.port },
     apiEndpoint: { host, port: API_PORT, address: (viaLoadBalancer ? services?.ip : firstController?.ip) ?? '' },
   };
-}
-
-function hostConnections(spec: ClusterSpec, nodes: readonly PlanNode[]): HostConnection[] {
-  if (spec.driver === 'existing') {
-    return spec.hosts.map((h) => ({
-      name: h.name,
-      ...sshFields(h),
-      shell: isWindows(h.os) ? 'powershell' : 'sh',
-      provisioner: 'user',
-    }));
-  }
-  const hypervisors = spec.hypervisors.map((h): HostConnection => ({
-    name: h.name,
-    ...sshFields(h),
-    shell: 'sh',
-    provisioner: 'user',
-  }));
-  // Guests sit on the cluster's private network: reach them through their hypervisor.
-  const guests = nodes.map((n): HostConnection => {
-    const hv = spec.hypervisors.find((h) => h.name === n.hypervisor);
-    return {
-      name: n.name,
-      address: n.ip,
-      port: 22,
-      user: n.osFamily === 'windows' ? 'Administrator' : 'root',
-      ...(hv === undefined ? {} : { bastion: hopThrough(hv) }),
-      shell: n.osFamily === 'windows' ? 'powershell' : 'sh',
-      provisioner: 'kubemix',
-    };
-  });
-  return [...hypervisors, ...guests];
-}
-
-type SshFields = Pick<HostConnection, 'address' | 'port' | 'user' | 'identityFile' | 'bastion'>;
-
-/** Connection fields without the keys the spec left out. */
-function sshFields(t: SshTarget): SshFields {
-  const b = t.bastion;
-  return {
-    address: t.address,
-    port: t.port,
-    user: t.user,
-    ...(t.identityFile === undefined ? {} : { identityFile: t.identityFile }),
-    ...(b === undefined
-      ? {}
-      : {
-          bastion: {
-            address: b.address,
-            port: b.port,
-            user: b.user,
-            ...(b.identityFile === undefined ? {} : { identityFile: b.identityFile }),
-          },
-        }),
-  };
-}
-
-/** The hypervisor as a jump host (one hop; its own bastion is not chained). */
-function hopThrough(hv: SshTarget): NonNullable<HostConnection['bastion']> {
-  const { bastion: _ownBastion, ...hop } = sshFields(hv);
-  return hop;
 }

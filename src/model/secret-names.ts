@@ -2,6 +2,8 @@
 // keeps their values in the state directory: tokens, keys and passwords it
 // generates; the cluster CA it creates as a set (certificate, key and the
 // `sha256:<hex>` hash kubeadm join discovery pins); the rest tasks capture.
+import { CLUSTER_SSH_PUBLIC_KEY } from '../drivers/secret-names.js';
+
 export const SECRET_NAMES = {
   /** kubeadm bootstrap token `[a-z0-9]{6}.[a-z0-9]{16}`. */
   kubeadmToken: 'kubeadm-token',
@@ -21,22 +23,11 @@ export const SECRET_NAMES = {
   flannelWindowsToken: 'flannel-windows-token',
   /** Local Administrator of a Windows VM kubemix installs (Autounattend.xml); generated. */
   windowsAdminPassword: 'windows-admin-password',
-  /**
-   * The public half (`ssh-ed25519 AAAA…`) of the key kubemix logs in to the
-   * VMs it creates with; written to administrators_authorized_keys by the
-   * unattended install. The libvirt driver creates the pair and stores it.
-   */
-  clusterSshPublicKey: 'cluster-ssh-public-key',
+  /** The public half of kubemix's login key to the VMs it creates (drivers/secret-names.ts). */
+  clusterSshPublicKey: CLUSTER_SSH_PUBLIC_KEY,
 } as const;
 
-/**
- * A VM's pre-generated SSH host key (OpenSSH-format ed25519 private key), so
- * its public half is pinned before first contact. The libvirt driver
- * generates it and stores it under this name; nothing here makes one up.
- */
-export function sshHostKeySecret(node: string): string {
-  return `ssh-host-key-${node.toLowerCase()}`;
-}
+export { sshHostKeyBase64Secret, sshHostKeySecret, sshHostPublicKeySecret } from '../drivers/secret-names.js';
 
 /**
  * A serving certificate and its key, issued by the executor on the deployer

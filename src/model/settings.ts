@@ -1,7 +1,7 @@
 // The cluster-wide settings later steps need, resolved once from the spec so
 // render/, plan/ and interop/ never read the raw spec: the pod overlay, the
 // pod and service networks per address family, proxy, mirrors, the services
-// node's toggles and the hypervisors.
+// node's toggles. (The driver resolves the hypervisors: drivers/.)
 import { parseCidr } from '../net/cidr.js';
 import { podMtu } from '../net/mtu.js';
 import { mtuSettings } from '../spec/mtu.js';
@@ -9,7 +9,6 @@ import type { ClusterSpec } from '../spec/types.js';
 import type {
   AddressRanges,
   HttpProxy,
-  Hypervisor,
   Mirrors,
   PlanCluster,
   PodOverlay,
@@ -53,9 +52,4 @@ export function resolveServices(spec: ClusterSpec): ServicesSettings | undefined
   const s = spec.services;
   if (!s.enabled) return undefined;
   return { dns: s.dns, loadBalancer: s.loadBalancer, dhcp: s.dhcp, registry: s.registry, forwarders: s.forwarders };
-}
-
-export function resolveHypervisors(spec: ClusterSpec): Hypervisor[] {
-  if (spec.driver !== 'libvirt') return [];
-  return spec.hypervisors.map((h) => ({ name: h.name, address: h.address, libvirtUri: h.libvirtUri }));
 }

@@ -139,4 +139,6 @@ export interface Hypervisor {
   readonly name: string;
   readonly address: string;
   readonly libvirtUri: string;
+  /** Guests' domain type: fixed by the user, or `auto` (task-prepare-hypervisors probes KVM). */
+  readonly domainType: 'auto' | 'kvm' | 'qemu';
 }

@@ -6,17 +6,16 @@ import { sha256Hex } from '../util/json.js';
 import { planHash } from './hash.js';
 import { artifactId, artifactLocalPath } from './artifact-path.js';
 import { checkGraph } from './graph.js';
-import { cleanupTasks } from './tasks/cleanup-hypervisors.js';
 import { containerdContribution } from './tasks/containerd.js';
+import { driverContribution, nodeReadyIds } from './tasks/driver.js';
 import { factTasks } from './tasks/facts.js';
 import { clusterReadyTaskIds, kubeadmContribution } from './tasks/kubeadm.js';
 import { flannelTokenTaskIds, kubeProxyTokenTaskIds, kubeProxyTokenTasks } from './tasks/kube-proxy-token.js';
 import { kubernetesPackagesContribution } from './tasks/kubernetes-packages.js';
 import { linuxPrepContribution } from './tasks/linux-prep.js';
 import { servicesContribution } from './tasks/services.js';
-import { validationTasks } from './tasks/validations.js';
 import { DEFAULT_WINDOWS_OPTIONS, windowsTasks } from './tasks/windows.js';
-import { PLAN_API_VERSION, STAGES, type Artifact, type Command, type Plan, type Task } from './types.js';
+import { PLAN_API_VERSION, STAGES, type Artifact, type Command, type Plan, type Stage, type Task } from './types.js';
 import type { RenderedArtifact } from '../render/types.js';
 
 export interface AssembledPlan {
@@ -30,8 +29,7 @@ export type PlanContributor = (model: ClusterModel) => { tasks: Task[]; artifact
 
 export const CONTRIBUTORS: readonly PlanContributor[] = [
   (model) => ({ tasks: factTasks(model) }),
-  (model) => ({ tasks: cleanupTasks(model) }),
-  (model) => ({ tasks: validationTasks(model) }),
+  driverContribution,
   (model) =>
     windowsTasks(model, {
       ...DEFAULT_WINDOWS_OPTIONS,
@@ -61,7 +59,10 @@ export function assemblePlan(
     shareScripts(
       withDownloadCache(
         model,
-        parts.flatMap((p) => p.tasks),
+        waitForNodes(
+          model,
+          parts.flatMap((p) => p.tasks),
+        ),
         ids,
       ),
     ),
@@ -147,6 +148,26 @@ function shareScripts(tasks: readonly Task[]): Task[] {
   const seen = new Map<string, string>();
   const share = (c: Command): Command => ({ ...c, script: shared(seen, c.script) });
   return tasks.map((t) => ({ ...t, apply: share(t.apply), check: t.check === null ? null : share(t.check) }));
+}
+
+/**
+ * A node's first tasks (those that wait for nothing) wait for what the driver
+ * says makes the node ready: its VM answering with its pinned host key, or
+ * the existing host's preflight check.
+ */
+function waitForNodes(model: ClusterModel, tasks: readonly Task[]): Task[] {
+  const ids = new Set(tasks.map((t) => t.id));
+  const nodes = new Map(model.nodes.map((n) => [n.name, n]));
+  return tasks.map((t) => {
+    const node = nodes.get(t.host);
+    if (node === undefined || t.after.length > 0) return t;
+    // Never from an earlier stage (the existing host's facts come before its check).
+    const stage = STAGES.indexOf(t.stage);
+    const ready = nodeReadyIds(model, node).filter(
+      (id) => id !== t.id && ids.has(id) && STAGES.indexOf(id.split('/')[0] as Stage) <= stage,
+    );
+    return ready.length === 0 ? t : { ...t, after: ready.sort() };
+  });
 }
 
 function sortTasks(tasks: readonly Task[]): Task[] {

@@ -1,12 +1,13 @@
 // Which of the spec's fields decide the MTUs (the arithmetic is net/mtu.ts).
+import { driverFor } from '../drivers/index.js';
 import type { MtuSettings } from '../net/mtu.js';
 import type { ClusterSpec } from './types.js';
 
-/** Across several hypervisors the libvirt driver joins the node network with an OVN Geneve overlay. */
+/** The driver says whether its node network is an overlay between hosts (libvirt across several hypervisors). */
 export function mtuSettings(spec: ClusterSpec): MtuSettings {
   return {
     nodeMtu: spec.network.mtu,
-    nodeNetworkIsGeneve: spec.driver === 'libvirt' && spec.hypervisors.length > 1,
+    nodeNetworkIsGeneve: driverFor(spec.driver).nodeNetworkIsOverlay(spec),
     podOverlayIsVxlan: spec.cni.backend === 'vxlan',
     podMtu: spec.cni.mtu,
   };

@@ -1,6 +1,7 @@
 // The list of nodes a spec asks for, named and in address order (controllers,
 // then workers in group order, services node last), before any address is
 // assigned. Validation rules and the model both start from it.
+import { driverFor } from '../drivers/index.js';
 import { isWindowsOs } from './normalise.js';
 import type { ClusterSpec, Resources, SshTarget } from './types.js';
 
@@ -33,7 +34,7 @@ export function twoDigits(n: number): string {
 }
 
 export function draftNodes(spec: ClusterSpec): NodeDraft[] {
-  return spec.driver === 'existing' ? existingDrafts(spec) : groupDrafts(spec);
+  return driverFor(spec.driver).createsMachines ? groupDrafts(spec) : existingDrafts(spec);
 }
 
 function groupDrafts(spec: ClusterSpec): NodeDraft[] {

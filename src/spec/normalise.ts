@@ -51,8 +51,9 @@ export function normalise(parsed: ClusterSpecParsed): ClusterSpec {
     network: s.network,
     cni: s.cni,
     driver: infra.driver,
-    hypervisors: infra.driver === 'libvirt' ? infra.hypervisors.map((h) => ({ ...h, user: h.user ?? 'root' })) : [],
-    hosts: infra.driver === 'existing' ? infra.hosts.map(existingHost) : [],
+    // Each driver's block of the schema holds one list: hypervisors or hosts.
+    hypervisors: 'hypervisors' in infra ? infra.hypervisors.map((h) => ({ ...h, user: h.user ?? 'root' })) : [],
+    hosts: 'hosts' in infra ? infra.hosts.map(existingHost) : [],
     controlPlane: {
       count: nodes.controlPlane.count,
       distro: controlDistro,

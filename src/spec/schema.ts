@@ -124,6 +124,12 @@ const hypervisor = z.strictObject({
   libvirtUri: libvirtUri
     .default(DEFAULT_LIBVIRT_URI)
     .describe('libvirt connection URI on the hypervisor (virsh -c); default qemu:///system'),
+  domainType: z
+    .enum(['auto', 'kvm', 'qemu'])
+    .default('auto')
+    .describe(
+      'Domain type of the guests: kvm, qemu (software emulation, slow), or auto: kvm when a test guest really runs under it, else qemu with a warning',
+    ),
 });
 
 export const ROLES = ['control-plane', 'worker', 'services'] as const;

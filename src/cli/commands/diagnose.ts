@@ -45,14 +45,14 @@ export function registerDiagnose(program: Command, io: CliIo): void {
           .map((n) => n.name)
           .join(', ')}`,
       });
-    const dir = resolve(io.cwd, flags.out ?? `diagnose-${loaded.spec.name}`);
+    const dir = resolve(io.cwd, flags.out ?? `diagnose-${loaded.clusterName}`);
     if (existsSync(dir))
       throw new InputError('diagnose.out-exists', `${dir} exists; the bundle goes into a new directory`, {
         path: '--out',
         hint: 'name another directory with --out, or remove this one',
       });
     const result = await collectBundle(model, nodes, {
-      stateDir: stateDir(flags.stateDir, io, loaded.spec.name, loaded.file),
+      stateDir: stateDir(flags.stateDir, io, loaded.clusterName, loaded.file),
       knownHostsFile: flags.knownHosts,
       trustNewHosts: flags.trustNewHosts === true,
       signal: io.signal,

@@ -60,10 +60,10 @@ export function registerPatch(program: Command, io: CliIo): void {
       maxUnavailable: positiveInt(flags.maxUnavailable, '--max-unavailable', 1),
     });
     if (plan.plan.tasks.length === 0) {
-      out.log('info', `${loaded.spec.name} has no Windows worker to patch`);
+      out.log('info', `${loaded.clusterName} has no Windows worker to patch`);
       return;
     }
-    const state = statePaths(stateDir(flags.stateDir, io, loaded.spec.name, loaded.file));
+    const state = statePaths(stateDir(flags.stateDir, io, loaded.clusterName, loaded.file));
     const own = join(state.root, 'patch');
     await runPlan(
       inMemoryTarget(plan, own),

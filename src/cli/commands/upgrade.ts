@@ -77,7 +77,7 @@ export function registerUpgrade(program: Command, io: CliIo): void {
       });
     const file = loaded.file;
     const current = resolveModel(loaded);
-    const root = stateDir(flags.stateDir, io, loaded.spec.name, file);
+    const root = stateDir(flags.stateDir, io, loaded.clusterName, file);
     const decision = decideUpgrade({
       current: current.versions.kubernetes,
       to: flags.to,
@@ -86,7 +86,7 @@ export function registerUpgrade(program: Command, io: CliIo): void {
       inProgress: await inProgress(root),
     });
     if (decision.upToDate) {
-      out.log('info', `${loaded.spec.name} is at ${decision.to} already: nothing to upgrade`);
+      out.log('info', `${loaded.clusterName} is at ${decision.to} already: nothing to upgrade`);
       return;
     }
     const text = readFileSync(file, 'utf8');
@@ -98,7 +98,7 @@ export function registerUpgrade(program: Command, io: CliIo): void {
     });
     out.log(
       'info',
-      `upgrade ${loaded.spec.name} ${decision.from} → ${decision.to}: ${assembled.plan.tasks.length} task(s)`,
+      `upgrade ${loaded.clusterName} ${decision.from} → ${decision.to}: ${assembled.plan.tasks.length} task(s)`,
     );
     const check = flags.check === true;
     if (!check) {
@@ -113,7 +113,7 @@ export function registerUpgrade(program: Command, io: CliIo): void {
       return;
     }
     await writeFileDurable(file, target.text, statSync(file).mode & 0o777);
-    await recordPlanHash(root, loaded.spec.name, assemblePlan(target.model).plan.hash);
+    await recordPlanHash(root, loaded.clusterName, assemblePlan(target.model).plan.hash);
     await rm(join(root, MARKER), { force: true });
     out.log('info', `${file}: spec.kubernetes.version is now ${decision.specVersion} (${decision.to})`);
   });

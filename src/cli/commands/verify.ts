@@ -72,7 +72,7 @@ export function registerVerify(program: Command, io: CliIo): void {
       const select = checkSelector(flags.only, flags.skip);
       const loaded = loadSpec(spec, flags, io);
       const model = resolveModel(loaded);
-      const root = stateDir(flags.stateDir, io, loaded.spec.name, loaded.file);
+      const root = stateDir(flags.stateDir, io, loaded.clusterName, loaded.file);
       const installed =
         flags.installed === true || clusterStatus(assemblePlan(model).plan, await readJournal(root)).complete;
       const plan = planUnderlay(underlayInput(model, installed), select);

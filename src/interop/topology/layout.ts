@@ -1,6 +1,7 @@
 // Where every box of the topology picture goes. Pure arithmetic on the
 // model: hypervisors (or the existing hosts) are columns, their guests are
 // stacked in sub-columns of at most ROWS boxes, so boxes never overlap.
+import { driverFor } from '../../drivers/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 
@@ -63,10 +64,11 @@ export function layoutTopology(model: ClusterModel, top: number): Layout {
 }
 
 function columnsOf(model: ClusterModel): { name: string; address?: string; nodes: PlanNode[] }[] {
-  if (model.cluster.driver === 'existing') return [{ name: 'existing hosts', nodes: [...model.nodes] }];
-  return model.hypervisors.map((h) => ({
-    name: h.name,
-    address: h.address,
-    nodes: model.nodes.filter((n) => n.hypervisor === h.name),
-  }));
+  return driverFor(model.cluster.driver)
+    .placements(model)
+    .map((p) => ({
+      name: p.name,
+      ...(p.address === undefined ? {} : { address: p.address }),
+      nodes: model.nodes.filter((n) => p.nodes.includes(n.name)),
+    }));
 }

@@ -44,7 +44,7 @@ function checks(model: ClusterModel, node: PlanNode): Check[] {
       ok: `${probe.MARK} ok`,
       failure: `don't-fragment packets of ${mtu} bytes do not pass: a link on the path has a smaller MTU`,
     });
-    if (model.overlay.backend === 'host-gw')
+    if (model.overlay.vxlan === undefined)
       out.push({
         what: `l2-segment ${pair}`,
         linux: probe.linuxRoute(peer.ip),
@@ -102,7 +102,7 @@ export function underlayValidationTasks(model: ClusterModel): Task[] {
       stage: 'task-run-validations',
       host: node.name,
       name: 'underlay',
-      description: `check ${node.name} reaches ${model.nodes.length - 1} peers (ICMP, MTU ${model.cluster.network.nodeMtu}${model.overlay.backend === 'host-gw' ? ', one L2 segment' : ''})`,
+      description: `check ${node.name} reaches ${model.nodes.length - 1} peers (ICMP, MTU ${model.cluster.network.nodeMtu}${model.overlay.vxlan === undefined ? ', one L2 segment' : ''})`,
       after: [taskId('task-gather-facts', node.name, 'facts')],
       check: null,
       apply: node.osFamily === 'windows' ? powershell(windowsScript(cs)) : sh(linuxScript(cs), 'user'),

@@ -7,10 +7,11 @@ import { deleteNodeScript } from '../../render/windows/reset.js';
 import { forbiddenFor } from '../../render/windows/services.js';
 import { WIN } from '../../render/windows/paths.js';
 import { artifactId } from '../artifact-path.js';
-import { powershell, sh, task, taskId } from '../task.js';
+import { powershell, sh, task } from '../task.js';
 import type { PlanNode } from '../../model/types.js';
 import type { Task } from '../types.js';
 import type { RenderedArtifact } from '../../render/types.js';
+import { nodeReadyIds } from './driver.js';
 import { DEFAULT_WINDOWS_OPTIONS, windowsRecipe, type WindowsOptions } from './windows-recipe.js';
 
 export { DEFAULT_WINDOWS_OPTIONS, type WindowsOptions } from './windows-recipe.js';
@@ -39,7 +40,7 @@ export function windowsNodeTasks(
     kubeProxy: options.kubeProxyAfter ?? [],
     flanneld: options.flanneldAfter ?? [],
   });
-  const first = model.cluster.driver === 'existing' ? [taskId('task-run-validations', node.name, 'os-and-size')] : [];
+  const first = nodeReadyIds(model, node);
   const tasks: Task[] = [];
   for (const step of steps) {
     const previous = tasks.at(-1);

@@ -1,6 +1,7 @@
 // The facts every services-node file is rendered from: who is behind the load
 // balancer, the DNS zones, the registry name. One place so HAProxy, Bind and
 // dnsmasq can never disagree about an address.
+import { driverFor } from '../../drivers/index.js';
 import { SERVICES } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { parseCidr, parseIp } from '../../net/cidr.js';
@@ -69,11 +70,13 @@ function computeFacts(model: ClusterModel): ServicesFacts | undefined {
     registryEndpoint: `registry.${zone}:${SERVICES.registryPort}`,
     gateway: model.cluster.network.gateway,
     nodeCidr: model.cluster.network.nodeCidr,
-    // dnsmasq only hands out reserved leases: VMs kubemix creates, existing hosts with a MAC.
+    // dnsmasq only hands out reserved leases to existing hosts with a MAC. For VMs the driver
+    // creates, the driver's network answers DHCP (libvirt's dnsmasq, which must hand out the
+    // services node's own address before it runs): one DHCP server per segment.
     toggles: {
       dns: s.dns,
       loadBalancer: s.loadBalancer,
-      dhcp: s.dhcp && model.nodes.some((n) => n.mac !== undefined),
+      dhcp: s.dhcp && !driverFor(model.cluster.driver).createsMachines && model.nodes.some((n) => n.mac !== undefined),
       registry: s.registry,
     },
     forwarders: s.forwarders,

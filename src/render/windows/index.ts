@@ -1,6 +1,7 @@
 // renderWindowsNode: model + Windows node → the files it needs. The scripts
 // of its steps are rendered by the modules beside this one; plan/tasks/
 // windows-recipe.ts puts them in order. Pure.
+import { driverFor } from '../../drivers/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import type { RenderedArtifact } from '../../render/types.js';
@@ -43,7 +44,7 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode): Rendered
     file(WIN.bootScript, bootScript(model, node, hostProcess)),
     file(WIN.resetScript, resetScript(model)),
     // VMs kubemix creates install from ISO with these (the libvirt driver's install media).
-    ...(model.cluster.driver === 'libvirt'
+    ...(driverFor(model.cluster.driver).createsMachines
       ? [
           file(UNATTEND_MEDIA.answerFile, renderUnattend(model, node)),
           file(UNATTEND_MEDIA.setupScript, setupScript(model, node)),

@@ -40,10 +40,14 @@ export type UnattendNetwork =
       readonly domain: string;
     };
 
-/** DHCP when the services node hands out reservations by MAC; the planned address otherwise. */
+/**
+ * DHCP when the spec asks for it: a reservation by MAC hands out the planned
+ * address (libvirt's network for the VMs it creates, like the Linux guests'
+ * seeds; the services node for existing hosts). The planned address otherwise.
+ */
 export function unattendNetwork(model: ClusterModel, node: PlanNode): UnattendNetwork {
   const facts = servicesFacts(model);
-  if (facts?.toggles.dhcp === true) return { kind: 'dhcp' };
+  if (model.services?.dhcp === true) return { kind: 'dhcp' };
   if (node.mac === undefined)
     throw new Error(`${node.name}: an unattended install needs the VM's MAC (libvirt driver)`);
   const prefix = parseCidr(model.cluster.network.nodeCidr)?.prefix;

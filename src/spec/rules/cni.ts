@@ -1,4 +1,5 @@
 // CNI rules: settings Windows requires, and pod MTU.
+import { driverFor } from '../../drivers/index.js';
 import { FLANNEL_VXLAN } from '../../matrix/index.js';
 import type { Diagnostic } from '../../errors.js';
 import { maxPodMtu } from '../../net/mtu.js';
@@ -79,7 +80,8 @@ export const calicoBackend: Rule = (ctx) => {
 };
 
 export const hostGwNeedsOneSegment: Rule = (ctx) => {
-  if (ctx.spec.cni.backend !== 'host-gw' || ctx.spec.driver !== 'existing' || !hasWindows(ctx)) return [];
+  // A driver that creates the machines makes the segment itself; the user cables existing hosts.
+  if (ctx.spec.cni.backend !== 'host-gw' || driverFor(ctx.spec.driver).createsMachines || !hasWindows(ctx)) return [];
   return [
     warning(
       'cni.host-gw-segment',

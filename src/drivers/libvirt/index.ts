@@ -1,0 +1,57 @@
+// The `libvirt` driver: VMs kubemix creates on hypervisors reachable over
+// SSH. Hypervisors are the hosts that exist before the run; guests are
+// reached through their hypervisor and carry host keys pinned before first
+// contact (provisioner `kubemix`).
+import { hopThrough, sshFields } from '../ssh.js';
+import type { Driver, DriverHost } from '../types.js';
+import { libvirtArtifacts } from './artifacts.js';
+import { guestReadyRef, networkTasks } from './tasks/network.js';
+import { prepareTasks } from './tasks/prepare.js';
+import { capacityTasks } from './capacity.js';
+import { cleanupTasks } from './cleanup.js';
+
+export const libvirtDriver: Driver = {
+  name: 'libvirt',
+  createsMachines: true,
+  controlPlanePath: 'spec.nodes.controlPlane.count',
+  // Several hypervisors join their guests' network with an encapsulating overlay.
+  nodeNetworkIsOverlay: (spec) => spec.hypervisors.length > 1,
+  hosts: (spec, nodes) => {
+    const hypervisors = spec.hypervisors.map((h): DriverHost => ({
+      name: h.name,
+      ...sshFields(h),
+      shell: 'sh',
+      provisioner: 'user',
+    }));
+    // Guests sit on the cluster's private network: reach them through their hypervisor.
+    const guests = nodes.map((n): DriverHost => {
+      const hv = spec.hypervisors.find((h) => h.name === n.hypervisor);
+      return {
+        name: n.name,
+        address: n.ip,
+        port: 22,
+        user: n.osFamily === 'windows' ? 'Administrator' : 'root',
+        ...(hv === undefined ? {} : { bastion: hopThrough(hv) }),
+        shell: n.osFamily === 'windows' ? 'powershell' : 'sh',
+        provisioner: 'kubemix',
+      };
+    });
+    return [...hypervisors, ...guests];
+  },
+  hypervisors: (spec) =>
+    spec.hypervisors.map((h) => ({
+      name: h.name,
+      address: h.address,
+      libvirtUri: h.libvirtUri,
+      domainType: h.domainType,
+    })),
+  tasks: (model) => [...prepareTasks(model), ...cleanupTasks(model), ...capacityTasks(model), ...networkTasks(model)],
+  artifacts: libvirtArtifacts,
+  nodeReady: (node) => [guestReadyRef(node)],
+  placements: (model) =>
+    model.hypervisors.map((h) => ({
+      name: h.name,
+      address: h.address,
+      nodes: model.nodes.filter((n) => n.hypervisor === h.name).map((n) => n.name),
+    })),
+};

@@ -1,0 +1,162 @@
+// task-create-network: the cluster network, then per guest its disk
+// (overlay on the cached base image), its first-boot media, its domain,
+// started; then a wait until the guest's SSH answers with the host key the
+// deployer pinned. The services node's guest comes first (the others
+// resolve through it). Every step checks before it acts, so a resumed run
+// never recreates a guest that already answers.
+import { shellQuote as q } from '../../../util/escape/index.js';
+import { CLUSTER_SSH_PUBLIC_KEY, sshHostKeyBase64Secret, sshHostPublicKeySecret } from '../../secret-names.js';
+import { sh } from '../../task.js';
+import type { DriverHypervisor, DriverModel, DriverNode, DriverTask, TaskRef } from '../../types.js';
+import { DEFINITION, guestsOf } from '../artifacts.js';
+import { baseImagePath, definitionsDir } from '../layout.js';
+import { domainName, VOLUME_SUFFIXES } from '../names.js';
+import { script, NETWORK, PREPARE, ref } from './common.js';
+import { DOMAIN_TYPE_FILE } from './prepare.js';
+
+/** Bounds of the wait for a guest's SSH: Linux boots in minutes; Windows Setup takes far longer. */
+export const SSH_WAIT_SECONDS = { linux: 900, windows: 5400 } as const;
+
+export function networkTasks(model: DriverModel): DriverTask[] {
+  return model.hypervisors.flatMap((hv) => [
+    networkTask(model, hv),
+    ...guestsOf(model, hv.name).flatMap((n) => [guestTask(model, hv, n), sshTask(model, hv, n)]),
+  ]);
+}
+
+/** The task after which a node's own tasks may reach it. */
+export function guestReadyRef(node: DriverNode): TaskRef {
+  return ref(NETWORK, node.hypervisor ?? '', `ssh-${node.name}`);
+}
+
+function networkTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
+  const active = `v net-info --network "$net" 2>/dev/null | grep -q '^Active: *yes'`;
+  return {
+    stage: NETWORK,
+    host: hv.name,
+    name: 'network',
+    description: `define and start ${model.cluster.network.nodeCidr} with NAT and a DHCP reservation per guest`,
+    after: [ref(PREPARE, hv.name, 'libvirt'), { stage: 'task-run-validations', host: hv.name, name: 'capacity' }],
+    check: sh(script(model, hv, `${active}\n`)),
+    apply: sh(
+      script(
+        model,
+        hv,
+        `v net-info --network "$net" >/dev/null 2>&1 || v net-define --file "$dir/${DEFINITION.network}" >/dev/null || fail "cannot define network $net"
+${active} || v net-start --network "$net" >/dev/null || fail "cannot start network $net"
+v net-autostart --network "$net" >/dev/null || fail "cannot mark network $net autostart"
+`,
+      ),
+    ),
+    uploads: [`${definitionsDir(model)}/${DEFINITION.network}`],
+    timeoutSeconds: 120,
+  };
+}
+
+function guestTask(model: DriverModel, hv: DriverHypervisor, node: DriverNode): DriverTask {
+  const services = model.nodes.find((n) => n.role === 'services');
+  const first = services !== undefined && services.name !== node.name && services.hypervisor !== undefined;
+  const linux = node.osFamily === 'linux';
+  const media = `${domainName(node)}${linux ? VOLUME_SUFFIXES.cloudInit : VOLUME_SUFFIXES.unattend}`;
+  const name = `d=${q(domainName(node))}\n`;
+  const vars = `${name}g="$dir/$d"
+disk=${q(`${domainName(node)}${VOLUME_SUFFIXES.disk}`)}
+media=${q(media)}
+${linux ? `base=${q(baseImagePath(node.os))}\n` : ''}`;
+  const running = `v domstate --domain "$d" 2>/dev/null | grep -qx running`;
+  return {
+    stage: NETWORK,
+    host: hv.name,
+    name: `guest-${node.name}`,
+    description: `create ${node.name}'s disk, ${linux ? 'cloud-init seed' : 'install media'} and domain, and start it`,
+    after: [
+      ref(NETWORK, hv.name, 'network'),
+      ref(PREPARE, hv.name, 'pool'),
+      ref(PREPARE, hv.name, 'domain-type'),
+      ...(first ? [guestReadyRef(services)] : []),
+    ],
+    check: sh(script(model, hv, `${name}${running}\n`)),
+    apply: sh(
+      script(
+        model,
+        hv,
+        `${vars}${linux ? LINUX_DISK : WINDOWS_DISK}${MEDIA(linux)}type=$(cat "$dir/${DOMAIN_TYPE_FILE}") || fail "no domain type decided for this hypervisor"
+v dominfo --domain "$d" >/dev/null 2>&1 || v define --file "$g/domain-$type.xml" >/dev/null || fail "cannot define domain $d"
+${running} || v start --domain "$d" >/dev/null || fail "cannot start domain $d"
+echo "started $d ($type)"
+`,
+      ),
+    ),
+    uploads: [
+      `${definitionsDir(model)}/${DEFINITION.volume(node)}`,
+      ...(hv.domainType === 'auto' ? (['kvm', 'qemu'] as const) : [hv.domainType]).map(
+        (t) => `${definitionsDir(model)}/${DEFINITION.domain(node, t)}`,
+      ),
+      ...(linux
+        ? ['meta-data', 'user-data', 'network-config'].map(
+            (f) => `${definitionsDir(model)}/${DEFINITION.seed(node, f)}`,
+          )
+        : []),
+    ],
+    ...(linux ? { secrets: [CLUSTER_SSH_PUBLIC_KEY, sshHostKeyBase64Secret(node.name)] } : {}),
+    timeoutSeconds: 600,
+  };
+}
+
+// The base cloud image is fetched once per hypervisor into the cache; the disk overlays it.
+const LINUX_DISK = `[ -f "$base" ] || fail "no base image $base: put the distribution's cloud image (qcow2) there"
+v vol-info --pool "$pool" --vol "$disk" >/dev/null 2>&1 || v vol-create --pool "$pool" --file "$g/volume.xml" >/dev/null || fail "cannot create volume $disk"
+`;
+const WINDOWS_DISK = `v vol-info --pool "$pool" --vol "$disk" >/dev/null 2>&1 || v vol-create --pool "$pool" --file "$g/volume.xml" >/dev/null || fail "cannot create volume $disk"
+`;
+
+// The media volume is an ISO9660 image made from the uploaded files, volume label
+// cidata (cloud-init's NoCloud) or the unattend media's files (Windows Setup reads any drive).
+const MEDIA = (linux: boolean): string => `if ! v vol-info --pool "$pool" --vol "$media" >/dev/null 2>&1; then
+  src="$g/${linux ? 'seed' : 'unattend'}"
+  [ -d "$src" ] || fail "no first-boot media files in $src"
+  command -v xorriso >/dev/null 2>&1 || fail "xorriso missing: install it on this hypervisor"
+  tmp=$(mktemp -d) || fail "no temporary directory"
+  xorriso -as mkisofs -quiet -volid ${linux ? 'cidata' : 'KUBEMIX'} -joliet -rock -output "$tmp/media.iso" "$src" || { rm -rf "$tmp"; fail "cannot build $media"; }
+  size=$(stat -c %s "$tmp/media.iso")
+  v vol-create-as --pool "$pool" --name "$media" --capacity "$size" --format raw >/dev/null &&
+    v vol-upload --pool "$pool" --vol "$media" --file "$tmp/media.iso" || { rm -rf "$tmp"; fail "cannot upload $media"; }
+  rm -rf "$tmp"
+fi
+`;
+
+function sshTask(model: DriverModel, hv: DriverHypervisor, node: DriverNode): DriverTask {
+  const limit = SSH_WAIT_SECONDS[node.osFamily];
+  const vars = `ip=${q(node.ip)}
+want=${q(`{{secret:${sshHostPublicKeySecret(node.name)}}}`)}
+`;
+  // The key the guest offers must be the one we generated: ssh-keyscan output's
+  // key field compared with the pinned public key's.
+  const answers = `offered=$(ssh-keyscan -T 5 -t ed25519 "$ip" 2>/dev/null | awk '{ print $3 }')
+[ -n "$offered" ] && [ "$offered" = "$(printf '%s\\n' "$want" | awk '{ print $2 }')" ]`;
+  return {
+    stage: NETWORK,
+    host: hv.name,
+    name: `ssh-${node.name}`,
+    description: `wait up to ${limit / 60} min until ${node.name} (${node.ip}) answers SSH with its pinned host key`,
+    after: [ref(NETWORK, hv.name, `guest-${node.name}`)],
+    check: sh(script(model, hv, `${vars}${answers}\n`)),
+    apply: sh(
+      script(
+        model,
+        hv,
+        `${vars}command -v ssh-keyscan >/dev/null 2>&1 || fail "ssh-keyscan missing (openssh-client)"
+end=$(($(date +%s) + ${limit}))
+until ${answers.replace('\n', '\n  ')}; do
+  [ "$(date +%s)" -lt "$end" ] || fail "${node.name} did not answer SSH at $ip with its pinned host key within ${limit} s"
+  echo "waiting for ${node.name} ($ip)"
+  sleep 10
+done
+echo "${node.name} answers with its pinned host key"
+`,
+      ),
+    ),
+    secrets: [sshHostPublicKeySecret(node.name)],
+    timeoutSeconds: limit + 60,
+  };
+}

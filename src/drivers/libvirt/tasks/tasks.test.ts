@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { resolveModel } from '../../../model/resolve.js';
+import { assemblePlan } from '../../../plan/assemble.js';
+import { STAGES } from '../../../plan/types.js';
+import { readSpec } from '../../../spec/read.js';
+
+const plan = (spec: string, nodes?: string) =>
+  assemblePlan(resolveModel(readSpec({ kind: 'kubeinit', spec, ...(nodes === undefined ? {} : { nodes }) }))).plan;
+
+test('k8s-libvirt-1-1-1 with a Windows compute: the hypervisor is prepared and every guest created and awaited', () => {
+  const p = plan('k8s-libvirt-1-1-1', '[[when_group=compute_nodes,os=windows]]');
+  const ids = p.tasks.map((t) => t.id);
+  for (const id of [
+    'task-prepare-hypervisors/hypervisor-01/libvirt',
+    'task-prepare-hypervisors/hypervisor-01/pool',
+    'task-prepare-hypervisors/hypervisor-01/domain-type',
+    'task-create-network/hypervisor-01/network',
+    'task-create-network/hypervisor-01/guest-service-01',
+    'task-create-network/hypervisor-01/guest-controller-01',
+    'task-create-network/hypervisor-01/guest-compute-01',
+    'task-create-network/hypervisor-01/ssh-compute-01',
+  ])
+    assert.ok(ids.includes(id), id);
+  // The two stages that planned nothing for libvirt now plan the hypervisor and its guests.
+  for (const stage of ['task-prepare-hypervisors', 'task-create-network'] as const)
+    assert.ok(
+      p.tasks.some((t) => t.stage === stage && STAGES.includes(stage)),
+      stage,
+    );
+  // The services guest answers first; every other guest waits for it.
+  const guest = p.tasks.find((t) => t.id === 'task-create-network/hypervisor-01/guest-controller-01');
+  assert.ok(guest?.after.includes('task-create-network/hypervisor-01/ssh-service-01'));
+  // A guest's own first tasks wait until it answers with its pinned key.
+  for (const t of p.tasks.filter((t) => t.host === 'compute-01' && !t.after.some((a) => a.includes('/compute-01/'))))
+    assert.deepEqual(t.after, ['task-create-network/hypervisor-01/ssh-compute-01'], t.id);
+  // Host keys are secret references, never key material, in the plan.
+  assert.doesNotMatch(JSON.stringify(p), /PRIVATE KEY/);
+});
+
+test('a hypervisor with a fixed domain type gets no KVM probe and only that domain definition', () => {
+  const spec = readSpec({
+    kind: 'file',
+    path: 'x.yaml',
+    text: `apiVersion: kubemix.dev/v1alpha1
+kind: Cluster
+metadata: { name: lab }
+spec:
+  infrastructure:
+    driver: libvirt
+    hypervisors: [{ name: hv, address: 127.0.0.1, domainType: qemu }]
+`,
+  });
+  const { plan: p, files } = assemblePlan(resolveModel(spec));
+  const probe = p.tasks.find((t) => t.id === 'task-prepare-hypervisors/hv/domain-type');
+  assert.doesNotMatch(probe?.apply.script ?? '', /probe_kvm/);
+  assert.ok(files.every((f) => !/domain-kvm\.xml$|kvm-probe\.xml$/.test(f.remotePath)));
+  assert.ok(files.some((f) => /domain-qemu\.xml$/.test(f.remotePath)));
+});
