@@ -52,6 +52,12 @@ function enrich(doc: Record<string, unknown>, windows: boolean): void {
     };
   const infra = spec['infrastructure'] as { hypervisors?: Record<string, unknown>[] };
   for (const hv of infra.hypervisors ?? []) hv['bastion'] = { address: 'bastion.example.com', user: 'jump' };
+  // A placement pin: node name → hypervisor name.
+  const first = infra.hypervisors?.[0]?.['name'];
+  if (typeof first === 'string') {
+    const nodes = (spec['nodes'] ??= {}) as Record<string, unknown>;
+    nodes['placement'] = { 'controller-01': first };
+  }
 }
 
 type Format = 'sh' | 'powershell' | 'systemd' | 'ini' | 'toml' | 'yaml' | 'json' | 'xml' | 'opaque';

@@ -6,14 +6,7 @@ import { parseCidr } from '../net/cidr.js';
 import { podMtu } from '../net/mtu.js';
 import { mtuSettings } from '../spec/mtu.js';
 import type { ClusterSpec } from '../spec/types.js';
-import type {
-  AddressRanges,
-  HttpProxy,
-  Mirrors,
-  PlanCluster,
-  PodOverlay,
-  ServicesSettings,
-} from './types.js';
+import type { AddressRanges, HttpProxy, Mirrors, PlanCluster, PodOverlay, ServicesSettings } from './types.js';
 
 export function resolveOverlay(spec: ClusterSpec): PodOverlay {
   const { plugin, backend } = spec.cni;

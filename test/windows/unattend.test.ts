@@ -126,7 +126,7 @@ describe('Autounattend.xml', () => {
     });
   }
 
-  it('DHCP (a reservation by MAC in the driver\'s network): no static address', () => {
+  it("DHCP (a reservation by MAC in the driver's network): no static address", () => {
     const doc = parse(renderUnattend(modelFor('windows-2022', true), win(modelFor('windows-2022', true))));
     const specialize = components(doc, 'specialize');
     assert.ok(!specialize.has('Microsoft-Windows-TCPIP'));

@@ -1,7 +1,6 @@
 // task-run-validations, underlay part: before anything is installed, every
 // existing node pings each peer, sends don't-fragment packets of the planned
-// node MTU, resolves the API name when the user's DNS must serve it, and with
-// host-gw checks that no router sits between it and a peer. The failing pair
+// node MTU, and with host-gw checks that no router sits between it and a peer. The failing pair
 // is named on stderr, so `kubemix up` stops early saying which one. The probe
 // commands are `kubemix verify`'s (verify/underlay/scripts.ts); its UDP probe
 // needs a listener started on the peer first and runs in `kubemix verify` only.
@@ -19,9 +18,8 @@ interface Check {
   readonly what: string;
   readonly linux: probe.ProbeCommand;
   readonly windows: probe.ProbeCommand;
-  /** The marker line that means success (exactly, for DNS; a prefix otherwise). */
+  /** The start of the marker line that means success. */
   readonly ok: string;
-  readonly exact?: true;
   readonly failure: string;
 }
 
@@ -53,27 +51,15 @@ function checks(model: ClusterModel, node: PlanNode): Check[] {
         failure: 'a router sits between the nodes: host-gw needs every node on one L2 segment',
       });
   }
-  // With the services node's DNS the name is served only after install; without it the user's DNS must already.
-  if (model.services?.dns !== true) {
-    const api = model.cluster.apiEndpoint;
-    out.push({
-      what: `dns ${node.name} → ${api.host}`,
-      linux: probe.linuxDns(api.host),
-      windows: probe.windowsDns(api.host),
-      ok: `${probe.MARK} addresses ${api.address}`,
-      exact: true,
-      failure: `${api.host} does not resolve to ${api.address} only`,
-    });
-  }
+  // No DNS check here: before install nothing needs to serve the API name yet
+  // (kubemix writes it into each node's hosts block, or the services node's
+  // DNS serves it once installed); `kubemix verify` checks it afterwards.
   return out;
 }
 
 function linuxScript(cs: readonly Check[]): string {
   const body = cs.map((c) => {
-    const test =
-      c.exact === true
-        ? `printf '%s\\n' "$out" | grep -qx ${shellQuote(`${c.ok} `)}`
-        : `printf '%s\\n' "$out" | grep -q ${shellQuote(`^${c.ok}`)}`;
+    const test = `printf '%s\\n' "$out" | grep -q ${shellQuote(`^${c.ok}`)}`;
     return `out=$(\n${c.linux.script})\n${test} || { echo ${shellQuote(`underlay ${c.what}: ${c.failure}`)} >&2; printf '%s\\n' "$out" >&2; fail=1; }`;
   });
   return `fail=0\n${body.join('\n')}\nexit $fail\n`;
@@ -85,10 +71,7 @@ function windowsScript(cs: readonly Check[]): string {
       /^\$ErrorActionPreference = 'Stop'\n\$ProgressPreference = 'SilentlyContinue'\n/,
       '',
     );
-    const test =
-      c.exact === true
-        ? `$lines -ccontains ${psQuote(c.ok)}`
-        : `@($lines | Where-Object { $_.StartsWith(${psQuote(c.ok)}) }).Count -gt 0`;
+    const test = `@($lines | Where-Object { $_.StartsWith(${psQuote(c.ok)}) }).Count -gt 0`;
     return `$lines = @(& {\n${inner}})\nif (-not (${test})) {\n  [Console]::Error.WriteLine(${psQuote(`underlay ${c.what}: ${c.failure}`)})\n  $failed = $true\n}`;
   });
   return `$ErrorActionPreference = 'Stop'\n$ProgressPreference = 'SilentlyContinue'\n$failed = $false\n${body.join('\n')}\nif ($failed) { exit 1 }\n`;
