@@ -8,7 +8,7 @@ import { sshHostKeySecret, sshHostPublicKeySecret } from '../model/secret-names.
 import type { HostConnection } from '../model/types.js';
 import { HostError } from '../errors.js';
 import { SecretStore } from './secrets.js';
-import { pinHostKeys, publicKeyBlob } from './pin-host-keys.js';
+import { pinHostKeys, publicKeyBlob, unpinHostKeys } from './pin-host-keys.js';
 
 function host(name: string, address: string, provisioner: 'kubemix' | 'user' = 'kubemix'): HostConnection {
   return { name, address, port: 22, user: 'kubemix', shell: 'sh', provisioner };
@@ -65,5 +65,22 @@ describe('pinning generated host keys', () => {
     const { store, kh } = await fixture();
     await store.set(sshHostPublicKeySecret('cp1'), { value: 'garbage', source: 'generated' });
     await assert.rejects(pinHostKeys([host('cp1', '10.0.0.10')], store, kh), /not an OpenSSH key line/);
+  });
+
+  it('down drops only the lines it pinned; a second down changes nothing', async () => {
+    const { store, kh } = await fixture();
+    await pinHostKeys([host('cp1', '10.0.0.10'), host('w1', '10.0.0.11')], store, kh);
+    const w1 = publicKeyBlob(store.get(sshHostPublicKeySecret('w1')) ?? '', 'x').toString('base64');
+    const foreign = [
+      `10.0.0.10,other ssh-ed25519 ${w1}`,
+      `10.0.0.99 ssh-ed25519 ${w1}`,
+      `@revoked * ssh-ed25519 ${w1}`,
+    ];
+    writeFileSync(kh.path, `${readFileSync(kh.path, 'utf8')}${foreign.join('\n')}\n`);
+    const hosts = [host('cp1', '10.0.0.10'), host('w1', '10.0.0.11')];
+    assert.deepEqual(await unpinHostKeys(hosts, store, kh.path), ['10.0.0.10', 'cp1', '10.0.0.11', 'w1']);
+    assert.equal(readFileSync(kh.path, 'utf8'), `${foreign.join('\n')}\n`);
+    assert.deepEqual(await unpinHostKeys(hosts, store, kh.path), []);
+    assert.deepEqual(await unpinHostKeys(hosts, store, `${kh.path}.absent`), []);
   });
 });

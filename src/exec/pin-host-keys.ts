@@ -4,7 +4,9 @@
 // key and no other (pinned hosts are never learnt on first contact).
 import { sshHostPublicKeySecret } from '../model/secret-names.js';
 import type { HostConnection } from '../model/types.js';
-import { hostKeyName, type KnownHostsFile } from '../transport/known-hosts.js';
+import { readFile } from 'node:fs/promises';
+import { hostKeyName, parseKnownHosts, type KnownHostsFile } from '../transport/known-hosts.js';
+import { writeFileDurable } from './durable.js';
 import { HostError } from '../errors.js';
 import type { SecretStore } from './secrets.js';
 
@@ -65,4 +67,42 @@ export async function pinHostKeys(
     }
   }
   return added;
+}
+
+/**
+ * `kubemix down` of machines kubemix created: drops the lines this module
+ * pinned (a pinned name with the stored key of that host), nothing else —
+ * a line the user wrote, another key or another host stays. Returns the names dropped.
+ */
+export async function unpinHostKeys(
+  hosts: readonly HostConnection[],
+  secrets: SecretStore,
+  path: string,
+): Promise<string[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const pinned = new Map<string, Buffer>();
+  for (const host of hosts) {
+    const line = host.provisioner === 'kubemix' ? secrets.get(sshHostPublicKeySecret(host.name)) : undefined;
+    if (line === undefined) continue;
+    const key = publicKeyBlob(line, `secret ${sshHostPublicKeySecret(host.name)}`);
+    for (const name of pinNames(host)) pinned.set(name, key);
+  }
+  const dropped: string[] = [];
+  const kept = text.split('\n').filter((raw, index, all) => {
+    if (index === all.length - 1 && raw === '') return true;
+    const [parsed] = parseKnownHosts(raw);
+    const name = parsed?.patterns.length === 1 && parsed.marker === undefined ? parsed.patterns[0] : undefined;
+    const key = name === undefined ? undefined : pinned.get(name);
+    if (parsed === undefined || name === undefined || key === undefined || !key.equals(parsed.key)) return true;
+    dropped.push(name);
+    return false;
+  });
+  if (dropped.length > 0) await writeFileDurable(path, kept.join('\n'), 0o600);
+  return dropped;
 }
