@@ -25,11 +25,11 @@ import { TestNet, harnessAvailable } from './harness/netns.js';
 import { runCli } from './helpers/cli.js';
 
 const skip = harnessAvailable() ?? libvirtAvailable();
-const META = { name: 'downlab', domain: 'kubeinit.local' };
+// Short on purpose: `virsh pool-list --name` pads names shorter than its column (20 characters).
+const META = { name: 'dl', domain: 'k.test' };
 const CLUSTER = clusterIdentity(META);
 const OTHER = clusterIdentity({ name: 'other', domain: 'kubeinit.local' });
 const POOL = poolName(CLUSTER);
-/** Longer than the cluster pool's name: `virsh pool-list --name` pads names to the longest. */
 const IMAGES = 'images-shared-by-every-cluster-here';
 const fqdn = (node: string, cluster = CLUSTER): string => `${node}.${cluster}`;
 
@@ -86,6 +86,7 @@ describe('kubemix down on a real libvirt', { skip, timeout: 180_000 }, () => {
       kind: 'Cluster',
       metadata: { name: META.name },
       spec: {
+        domain: META.domain,
         infrastructure: {
           driver: 'libvirt',
           hypervisors: [

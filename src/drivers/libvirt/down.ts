@@ -53,7 +53,7 @@ echo "nothing of $cluster left"
 `;
 
 const APPLY_REST = `if pool_removable; then
-  # pool-list --name pads names to the longest: ask pool-info for the state instead.
+  # pool-list --name pads short names: ask pool-info for the state instead.
   if [ "$(v pool-info --pool "$pool" | sed -n 's/^State: *//p')" = running ]; then v pool-destroy --pool "$pool" >/dev/null || fail "cannot stop pool $pool"; fi
   target=$(v pool-dumpxml --pool "$pool" | sed -n 's|.*<path>\\(.*\\)</path>.*|\\1|p' | head -n 1)
   if [ -n "$target" ] && [ -d "$target" ]; then
