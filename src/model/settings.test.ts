@@ -107,7 +107,7 @@ test('services settings exist only with a services node; hypervisors keep their 
   assert.equal(off.services, undefined);
   assert.ok(!off.nodes.some((n) => n.role === 'services'));
   assert.deepEqual(on.hypervisors, [
-    { name: 'hv1', address: 'hv1.example.com', libvirtUri: 'qemu:///system' },
-    { name: 'hv2', address: 'hv2.example.com', libvirtUri: 'qemu+ssh://hv2/system' },
+    { name: 'hv1', address: 'hv1.example.com', domainType: 'auto', libvirtUri: 'qemu:///system' },
+    { name: 'hv2', address: 'hv2.example.com', domainType: 'auto', libvirtUri: 'qemu+ssh://hv2/system' },
   ]);
 });

@@ -138,9 +138,10 @@ const probe = (model: DriverModel): string => `probe_kvm() {
   v destroy --domain "$name" >/dev/null 2>&1
   if ! out=$(v create --file "$dir/${KVM_PROBE.file}" 2>&1); then why="the test guest did not start: $out"; return 1; fi
   i=0
-  while [ "$i" -lt ${KVM_PROBE_SECONDS} ]; do
+  while :; do
     if grep -q SeaBIOS "$log" 2>/dev/null; then v destroy --domain "$name" >/dev/null 2>&1; rm -f "$log"; return 0; fi
     sleep 1; i=$((i + 1))
+    [ "$i" -lt ${KVM_PROBE_SECONDS} ] || break
   done
   v destroy --domain "$name" >/dev/null 2>&1; rm -f "$log"
   why="the test guest printed nothing in ${KVM_PROBE_SECONDS} s"
