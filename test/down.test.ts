@@ -28,20 +28,33 @@ describe('kubemix down: confirmation', () => {
 });
 
 describe('the reset plan', () => {
+  const planOf = (example: string) => {
+    const text = readFileSync(repoPath('examples', `${example}.yaml`), 'utf8');
+    return assembleResetPlan(resolveModel(readSpec({ kind: 'file', path: 'x.yaml', text }))).plan;
+  };
+
   it('resets Windows and Linux workers before the controllers, deleting Windows Node objects first', () => {
-    const text = readFileSync(repoPath('examples', 'k8s-libvirt-3-2-1.yaml'), 'utf8');
-    const plan = assembleResetPlan(resolveModel(readSpec({ kind: 'file', path: 'x.yaml', text }))).plan;
+    const plan = planOf('existing-host-gw');
     const byId = new Map(plan.tasks.map((t) => [t.id, t]));
-    const cp = byId.get('task-cleanup-hypervisors/controller-01/node-reset');
-    assert.deepEqual(cp?.after, [
-      'task-cleanup-hypervisors/compute-01/node-reset',
-      'task-cleanup-hypervisors/controller-01/delete-node-compute-02',
+    const cp = byId.get('task-cleanup-hypervisors/cp1/node-reset');
+    assert.deepEqual([...(cp?.after ?? [])].sort(), [
+      'task-cleanup-hypervisors/cp1/delete-node-win1',
+      'task-cleanup-hypervisors/lin1/node-reset',
     ]);
-    assert.deepEqual(byId.get('task-cleanup-hypervisors/controller-01/delete-node-compute-02')?.after, [
-      'task-cleanup-hypervisors/compute-02/win-reset',
+    assert.deepEqual(byId.get('task-cleanup-hypervisors/cp1/delete-node-win1')?.after, [
+      'task-cleanup-hypervisors/win1/win-reset',
     ]);
-    assert.ok(byId.has('task-cleanup-hypervisors/service-01/services-reset'));
-    assert.ok(plan.artifacts.some((a) => a.node === 'compute-02' && a.remotePath.endsWith('reset.ps1')));
+    assert.ok(byId.has('task-cleanup-hypervisors/svc1/services-reset'));
+    assert.ok(plan.artifacts.some((a) => a.node === 'win1' && a.remotePath.endsWith('reset.ps1')));
+  });
+
+  it('removes the VMs kubemix created instead of resetting them', () => {
+    const plan = planOf('k8s-libvirt-3-2-1');
+    assert.deepEqual(
+      plan.tasks.map((t) => t.id),
+      ['task-cleanup-hypervisors/hypervisor-01/remove-cluster'],
+    );
+    assert.deepEqual(plan.artifacts, []);
   });
 });
 

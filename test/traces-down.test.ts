@@ -1,5 +1,6 @@
 // Command traces of `kubemix down` (the reset plan) for the examples with a
-// Windows worker: the real executor against the recording target, because
+// Windows worker: nodes reset on existing hosts, VMs removed whole on libvirt.
+// The real executor against the recording target, because
 // kubeadm reset, kubectl and Windows hosts do not exist here. Golden files:
 // test/golden/traces/down-*.txt (UPDATE_GOLDEN=1).
 import assert from 'node:assert/strict';
@@ -13,6 +14,8 @@ import { traceExample, type Trace } from './trace/run-trace.js';
 const EXAMPLES = ['k8s-libvirt-1-1-1', 'k8s-libvirt-3-2-1', 'existing-host-gw'] as const;
 const STAGE = 'task-cleanup-hypervisors';
 const FAKE = 'FAKE-TEST-VALUE-';
+/** Examples whose machines kubemix created: down removes them instead of resetting them. */
+const CREATED = (example: string): boolean => example.startsWith('k8s-libvirt');
 
 for (const example of EXAMPLES) {
   describe(`down trace of examples/${example}.yaml`, () => {
@@ -38,22 +41,38 @@ for (const example of EXAMPLES) {
       assert.deepEqual([...at.taskOrder()].sort(), trace.plan.tasks.map((t) => t.id).sort());
     });
 
-    it('Linux workers are reset before the controllers, and each Windows Node is deleted before its controller resets', () => {
-      for (const [tr, pos] of both) {
-        const controllers = nodes(tr, (n) => n.role === 'control-plane');
-        const linuxWorkers = nodes(tr, (n) => n.role === 'worker' && n.osFamily === 'linux');
-        const deletes = tr.plan.tasks.filter((t) => t.name.startsWith('delete-node-'));
-        assert.ok(deletes.length > 0, `${example}: a Windows worker's Node deletion is planned`);
-        for (const c of controllers) {
-          const reset = pos.first(`${STAGE}/${c}/node-reset`);
-          for (const w of linuxWorkers)
-            assert.ok(pos.last(`${STAGE}/${w}/node-reset`) < reset, `${tr.priority}: ${w} reset before ${c}`);
-          for (const d of deletes) assert.ok(pos.last(d.id) < reset, `${tr.priority}: ${d.id} before ${c} resets`);
-        }
+    it('created machines are removed on each hypervisor, not reset', { skip: !CREATED(example) }, () => {
+      for (const [tr] of both) {
+        const hypervisors = tr.plan.hosts.filter((h) => h.provisioner === 'user').map((h) => h.name);
+        assert.ok(hypervisors.length > 0);
+        assert.deepEqual(
+          tr.plan.tasks.map((t) => t.id).sort(),
+          hypervisors.map((h) => `${STAGE}/${h}/remove-cluster`).sort(),
+        );
       }
     });
 
-    it('the services node is cleaned up, and nothing secret reaches a host as a value', () => {
+    const existing = { skip: CREATED(example) };
+    it(
+      'Linux workers are reset before the controllers, and each Windows Node is deleted before its controller resets',
+      existing,
+      () => {
+        for (const [tr, pos] of both) {
+          const controllers = nodes(tr, (n) => n.role === 'control-plane');
+          const linuxWorkers = nodes(tr, (n) => n.role === 'worker' && n.osFamily === 'linux');
+          const deletes = tr.plan.tasks.filter((t) => t.name.startsWith('delete-node-'));
+          assert.ok(deletes.length > 0, `${example}: a Windows worker's Node deletion is planned`);
+          for (const c of controllers) {
+            const reset = pos.first(`${STAGE}/${c}/node-reset`);
+            for (const w of linuxWorkers)
+              assert.ok(pos.last(`${STAGE}/${w}/node-reset`) < reset, `${tr.priority}: ${w} reset before ${c}`);
+            for (const d of deletes) assert.ok(pos.last(d.id) < reset, `${tr.priority}: ${d.id} before ${c} resets`);
+          }
+        }
+      },
+    );
+
+    it('the services node is cleaned up', existing, () => {
       const [trace] = both[0] ?? assert.fail();
       const services = nodes(trace, (n) => n.role === 'services');
       for (const s of services)
@@ -61,6 +80,10 @@ for (const example of EXAMPLES) {
           trace.plan.tasks.some((t) => t.id === `${STAGE}/${s}/services-reset`),
           s,
         );
+    });
+
+    it('nothing secret reaches a host as a value', () => {
+      const [trace] = both[0] ?? assert.fail();
       const text = `${renderTrace(trace)}\n${JSON.stringify(trace.steps)}\n${trace.events.serialise()}`;
       assert.ok(!text.includes(FAKE), 'a fake secret value reached the trace');
     });

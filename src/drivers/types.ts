@@ -155,6 +155,11 @@ export interface Driver {
   hypervisors(spec: DriverSpec): DriverHypervisor[];
   /** Tasks per stage (prepare-hypervisors, cleanup, validations, create-network). */
   tasks(model: DriverModel): DriverTask[];
+  /**
+   * The tasks `kubemix down` runs for the machines the driver made: remove
+   * them and what holds them (none for existing hosts, which stay).
+   */
+  downTasks(model: DriverModel): DriverTask[];
   /** Files those tasks upload (rendered XML, seeds). */
   artifacts(model: DriverModel): DriverArtifact[];
   /** What a node's first own task waits for (its host was checked, or its VM answers). */

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { HostError, InterruptedError } from '../errors.js';
 import type { Plan, Task } from '../plan/types.js';
 import { KnownHostsFile } from '../transport/known-hosts.js';
+import { pinHostKeys } from './pin-host-keys.js';
 import { LocalTransport } from '../transport/local.js';
 import { DEFAULT_SSH_OPTIONS, SshTransport } from '../transport/ssh.js';
 import type { HostTransport } from '../transport/types.js';
@@ -137,6 +138,7 @@ export async function applyPlan(
     const captured = new Set(plan.tasks.flatMap((t) => (t.captures ?? []).map((c) => c.name)));
     for (const name of await secrets.ensureGenerated(secretNames(selection.tasks, contents), captured))
       bus.emit({ type: 'secret:stored', name, source: 'generated' });
+    await pinHostKeys(plan.hosts, secrets, knownHosts);
     return await runApply(plan, selection.tasks, selection.forced, ctx, concurrency);
   } finally {
     await Promise.all([...transports.values()].map((t) => t.close().catch(() => undefined)));

@@ -2,12 +2,15 @@
 // cluster, and the services node's daemons stopped and their kubemix files
 // removed. Packages stay installed (a later `up` reuses them); the state
 // directory keeps its secrets (the cluster CA), so a re-deploy adopts the same
-// CA. Pure, like every plan.
+// CA. A driver that created the machines removes them instead. Pure, like
+// every plan.
 import type { ClusterModel } from '../model/resolve.js';
 import { WIN } from '../render/windows/paths.js';
 import { renderWindowsNode } from '../render/windows/index.js';
 import { assemblePlan, type AssembledPlan } from './assemble.js';
 import { sh, task, taskId } from './task.js';
+import { driverFor } from '../drivers/index.js';
+import { driverDownContribution } from './tasks/driver.js';
 import { linuxNodes } from './tasks/linux-prep.js';
 import { servicesContribution } from './tasks/services.js';
 import { windowsResetTasks, windowsWorkers } from './tasks/windows.js';
@@ -23,7 +26,9 @@ const CNI_LINKS = ['flannel.4096', 'cni0', 'vxlan.calico'];
 const SERVICE_UNITS = ['haproxy', 'named', 'dnsmasq', 'docker-registry', 'kubemix-files'];
 
 export function assembleResetPlan(model: ClusterModel): AssembledPlan {
-  return assemblePlan(model, [windowsReset, linuxReset, servicesReset]);
+  // Machines the driver created are removed whole: resetting them first would be wasted work.
+  if (driverFor(model.cluster.driver).createsMachines) return assemblePlan(model, [driverDownContribution]);
+  return assemblePlan(model, [windowsReset, linuxReset, servicesReset, driverDownContribution]);
 }
 
 function windowsReset(model: ClusterModel): { tasks: Task[]; artifacts: RenderedArtifact[] } {

@@ -6,7 +6,10 @@ import { prepareStateDir } from '../../src/exec/state-dir.js';
 import type { Plan } from '../../src/plan/types.js';
 
 export function fakeSecret(name: string): string {
-  return `FAKE-TEST-VALUE-${name}-END`;
+  const value = `FAKE-TEST-VALUE-${name}-END`;
+  // A created guest's public host key is pinned in known_hosts by the executor, which parses it:
+  // an OpenSSH key line whose key blob is the fake value (public, so the leak scan need not see it).
+  return /^ssh-host-key-.+-public$/.test(name) ? `ssh-ed25519 ${Buffer.from(value).toString('base64')}` : value;
 }
 
 /** Every secret name the plan uses (declared, or referenced by a script or an artifact), sorted. */

@@ -1,8 +1,10 @@
 // `kubemix down SPEC [--yes]`: reset every node and clean up the services
-// node. Destructive, so it asks on a terminal (type the cluster name) and,
+// node (or, for machines kubemix created, remove them and their pinned host keys). Destructive, so it asks on a terminal (type the cluster name) and,
 // without a terminal, refuses unless --yes was given.
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
+import { unpinHostKeys } from '../../exec/pin-host-keys.js';
+import { SecretStore } from '../../exec/secrets.js';
 import { forgetDeployment, statePaths } from '../../exec/state-dir.js';
 import { resolveModel } from '../../model/resolve.js';
 import { assembleResetPlan } from '../../plan/reset.js';
@@ -45,9 +47,14 @@ export function registerDown(program: Command, io: CliIo): void {
     await confirmed(loaded.clusterName, flags, io);
     const state = statePaths(stateDir(flags.stateDir, io, loaded.clusterName, loaded.file));
     // Its own journal: the deploy journal stays readable until the reset is through.
-    const reset = inMemoryTarget(assembleResetPlan(resolveModel(loaded)), state.reset);
-    await runPlan(reset, { ...flags, knownHosts: flags.knownHosts ?? state.knownHosts }, displayFlags(command), io);
+    const model = resolveModel(loaded);
+    const reset = inMemoryTarget(assembleResetPlan(model), state.reset);
+    const knownHosts = flags.knownHosts ?? state.knownHosts;
+    await runPlan(reset, { ...flags, knownHosts }, displayFlags(command), io);
+    if (flags.check === true || flags.only !== undefined) return;
+    // Machines kubemix created are gone: so are the host keys it pinned for them.
+    await unpinHostKeys(model.hosts, await SecretStore.open(state.secrets), knownHosts);
     // The cluster is gone: `status` starts from "never run"; secrets (the CA) stay for a re-deploy.
-    if (flags.check !== true && flags.only === undefined) await forgetDeployment(state.root);
+    await forgetDeployment(state.root);
   });
 }

@@ -19,6 +19,7 @@ export const existingDriver: Driver = {
     })),
   hypervisors: () => [],
   tasks: hostCheckTasks,
+  downTasks: () => [],
   artifacts: () => [],
   nodeReady: (node) => [hostCheckRef(node.name)],
   placements: (model) => [{ name: 'existing hosts', nodes: model.nodes.map((n) => n.name) }],

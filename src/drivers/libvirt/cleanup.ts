@@ -60,7 +60,7 @@ export function cleanupTasks(model: DriverModel): DriverTask[] {
   });
 }
 
-function preamble(uri: string, cluster: string, expected: Expected): string {
+export function preamble(uri: string, cluster: string, expected: Expected): string {
   const list = (names: readonly string[]): string => shellQuote(names.join('\n'));
   return `uri=${shellQuote(uri)}
 cluster=${shellQuote(cluster)}
@@ -77,7 +77,7 @@ const SUFFIXES = Object.values(VOLUME_SUFFIXES);
 
 // Shared by check and apply. Names go through loops one a line with
 // globbing off, so no name is split or expanded.
-const LIBRARY = `set -f
+export const LIBRARY = `set -f
 IFS='
 '
 v() { virsh -q -c "$uri" "$@"; }
@@ -145,7 +145,7 @@ echo "no leftovers of $cluster"
 // volumes, then networks. A domain's storage is removed through the pool,
 // never with undefine --remove-all-storage: that would also delete media
 // outside the pool the domain merely uses (an install ISO).
-const APPLY = `d=$(leftover_domains) || fail "cannot list the domains at $uri"
+export const APPLY = `d=$(leftover_domains) || fail "cannot list the domains at $uri"
 for i in $d; do
   if v list --name | grep -Fxq -- "$i"; then v destroy --domain "$i" >/dev/null || fail "cannot stop domain $i"; fi
   if v dominfo --domain "$i" 2>/dev/null | grep -q '^Persistent: *yes'; then

@@ -9,6 +9,7 @@ import { guestReadyRef, networkTasks } from './tasks/network.js';
 import { prepareTasks } from './tasks/prepare.js';
 import { capacityTasks } from './capacity.js';
 import { cleanupTasks } from './cleanup.js';
+import { downTasks } from './down.js';
 
 export const libvirtDriver: Driver = {
   name: 'libvirt',
@@ -46,6 +47,7 @@ export const libvirtDriver: Driver = {
       domainType: h.domainType,
     })),
   tasks: (model) => [...prepareTasks(model), ...cleanupTasks(model), ...capacityTasks(model), ...networkTasks(model)],
+  downTasks,
   artifacts: libvirtArtifacts,
   nodeReady: (node) => [guestReadyRef(node)],
   placements: (model) =>

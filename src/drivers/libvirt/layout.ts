@@ -14,7 +14,9 @@ export const IMAGE_CACHE = `${LIBVIRT_IMAGES}/kubemix/images`;
 export type DomainType = 'kvm' | 'qemu';
 
 /** The uploaded definitions of one cluster on a hypervisor (root-only: seeds hold host keys). */
-export function definitionsDir(model: Pick<DriverModel, 'cluster'>): string {
+export function definitionsDir(model: {
+  readonly cluster: { readonly name: string; readonly domain: string };
+}): string {
   return `/var/lib/kubemix/libvirt/${clusterIdentity(model.cluster)}`;
 }
 

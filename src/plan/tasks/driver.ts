@@ -37,6 +37,11 @@ export function driverContribution(model: ClusterModel): { tasks: Task[]; artifa
   return { tasks: [...driver.tasks(model).map(toTask), ...underlay], artifacts: driver.artifacts(model) };
 }
 
+/** The tasks `kubemix down` runs for the driver's machines (none for existing hosts). */
+export function driverDownContribution(model: ClusterModel): { tasks: Task[] } {
+  return { tasks: driverFor(model.cluster.driver).downTasks(model).map(toTask) };
+}
+
 /** What a node's first own task waits for, as task ids. */
 export function nodeReadyIds(model: ClusterModel, node: ClusterModel['nodes'][number]): string[] {
   return driverFor(model.cluster.driver).nodeReady(node).map(refId);

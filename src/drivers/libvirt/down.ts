@@ -1,0 +1,68 @@
+// `kubemix down` on a libvirt cluster: every domain, pool volume (disks,
+// seed and install media) and network marked for this cluster goes, by the
+// same marking contract as task-cleanup-hypervisors with nothing expected;
+// then the cluster's storage pool once it holds nothing else, and the
+// uploaded definitions (seeds hold host keys). The image cache stays for the
+// next cluster. A second run finds nothing and changes nothing.
+import { shellQuote } from '../../util/escape/index.js';
+import { sh } from '../task.js';
+import type { DriverModel, DriverTask } from '../types.js';
+import { APPLY, CLEANUP_STAGE, LIBRARY, preamble } from './cleanup.js';
+import { definitionsDir } from './layout.js';
+import { clusterIdentity } from './names.js';
+
+export const DOWN_TASK = 'remove-cluster';
+
+export function downTasks(model: DriverModel): DriverTask[] {
+  const cluster = clusterIdentity(model.cluster);
+  return model.hypervisors.map((hv) => {
+    const head = `${preamble(hv.libvirtUri, cluster, { domains: [], networks: [], volumes: [] })}dir=${shellQuote(definitionsDir(model))}
+`;
+    return {
+      stage: CLEANUP_STAGE,
+      host: hv.name,
+      name: DOWN_TASK,
+      description: `destroy and undefine ${cluster}'s domains, delete its volumes, pool, network and definitions`,
+      after: [],
+      check: sh(`${head}${LIBRARY}${REST}${CHECK}`),
+      apply: sh(`${head}${LIBRARY}${REST}${APPLY}${APPLY_REST}`),
+      timeoutSeconds: 600,
+    };
+  });
+}
+
+// The pool is the cluster's by its contract name; it goes only when empty
+// (a volume not named by the contract keeps it, and is reported).
+const REST = `pool_volumes() { v vol-list --pool "$pool" | awk '{ print $1 }'; }
+pool_removable() {
+  v pool-info --pool "$pool" >/dev/null 2>&1 || return 1
+  [ "$(v pool-info --pool "$pool" | sed -n 's/^State: *//p')" = running ] || return 0
+  v pool-refresh --pool "$pool" >/dev/null 2>&1 || true
+  [ -z "$(pool_volumes)" ]
+}
+rest() {
+  if pool_removable; then echo "pool $pool"; fi
+  if [ -e "$dir" ]; then echo "definitions $dir"; fi
+}
+`;
+
+const CHECK = `found=$(leftovers) || exit 2
+found=$(printf '%s\\n%s\\n' "$found" "$(rest)" | sed '/^$/d')
+if [ -n "$found" ]; then printf '%s\\n' "$found" | sed 's/^/present /'; exit 1; fi
+echo "nothing of $cluster left"
+`;
+
+const APPLY_REST = `if pool_removable; then
+  # pool-list --name pads short names: ask pool-info for the state instead.
+  if [ "$(v pool-info --pool "$pool" | sed -n 's/^State: *//p')" = running ]; then v pool-destroy --pool "$pool" >/dev/null || fail "cannot stop pool $pool"; fi
+  target=$(v pool-dumpxml --pool "$pool" | sed -n 's|.*<path>\\(.*\\)</path>.*|\\1|p' | head -n 1)
+  if [ -n "$target" ] && [ -d "$target" ]; then
+    v pool-delete --pool "$pool" >/dev/null || fail "cannot delete the pool directory $target (files not of this cluster in it?)"
+  fi
+  v pool-undefine --pool "$pool" >/dev/null || fail "cannot undefine pool $pool"
+  echo "removed pool $pool"
+elif v pool-info --pool "$pool" >/dev/null 2>&1; then
+  echo "kept pool $pool: it holds volumes not of this cluster: $(pool_volumes | tr '\\n' ' ')"
+fi
+if [ -e "$dir" ]; then rm -rf -- "$dir" || fail "cannot remove $dir"; echo "removed definitions $dir"; fi
+`;
