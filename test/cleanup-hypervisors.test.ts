@@ -8,12 +8,14 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { clusterIdentity, networkName, ownerMetadata, poolName } from '../src/drivers/libvirt/names.js';
+import { definitionsDir, IMAGE_CACHE } from '../src/drivers/libvirt/layout.js';
+import { clusterIdentity, networkName, ownerMetadata, poolName, poolPath } from '../src/drivers/libvirt/names.js';
 import { resolveModel } from '../src/model/resolve.js';
 import { assemblePlan } from '../src/plan/assemble.js';
 import type { Plan } from '../src/plan/types.js';
 import { readSpec } from '../src/spec/read.js';
 import { newStateDir, run, writeKnownHosts } from './harness/fixture.js';
+import { trackHostPaths } from './harness/host-paths.js';
 import { LibvirtDaemon, libvirtAvailable } from './harness/libvirt.js';
 import { TestNet, harnessAvailable } from './harness/netns.js';
 
@@ -138,9 +140,15 @@ describe('task-cleanup-hypervisors on a real libvirt', { skip, timeout: 180_000 
     define(domainXml(fqdn('compute-03', OTHER), { mark: OTHER }));
     define(domainXml(fqdn('compute-09', `x${CLUSTER}`), { mark: `x${CLUSTER}` }));
   });
+  // The hypervisor's tasks run on a test host that shares this machine's filesystem.
+  const hostPaths = trackHostPaths(
+    [definitionsDir({ cluster: { name: 'lab', domain: 'kubeinit.local' } }), poolPath(CLUSTER)],
+    [IMAGE_CACHE],
+  );
   after(async () => {
     await lv?.stop();
     await net?.cleanup();
+    hostPaths.cleanup();
   });
 
   it('removes only the marked leftovers the plan does not expect', async () => {

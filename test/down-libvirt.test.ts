@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { definitionsDir } from '../src/drivers/libvirt/layout.js';
-import { clusterIdentity, networkName, ownerMetadata, poolName } from '../src/drivers/libvirt/names.js';
+import { definitionsDir, IMAGE_CACHE } from '../src/drivers/libvirt/layout.js';
+import { clusterIdentity, networkName, ownerMetadata, poolName, poolPath } from '../src/drivers/libvirt/names.js';
 import { pinHostKeys } from '../src/exec/pin-host-keys.js';
 import { SecretStore } from '../src/exec/secrets.js';
 import { statePaths } from '../src/exec/state-dir.js';
@@ -20,6 +20,7 @@ import { sshHostKeySecret } from '../src/model/secret-names.js';
 import { resolveModel } from '../src/model/resolve.js';
 import { readSpec } from '../src/spec/read.js';
 import { newStateDir, writeKnownHosts } from './harness/fixture.js';
+import { trackHostPaths } from './harness/host-paths.js';
 import { LibvirtDaemon, libvirtAvailable } from './harness/libvirt.js';
 import { TestNet, harnessAvailable } from './harness/netns.js';
 import { runCli } from './helpers/cli.js';
@@ -138,9 +139,12 @@ describe('kubemix down on a real libvirt', { skip, timeout: 180_000 }, () => {
     mkdirSync(definitionsDir({ cluster: META }), { recursive: true, mode: 0o700 });
     writeFileSync(join(definitionsDir({ cluster: META }), 'seed-controller-01.iso'), 'seed');
   });
+  // The hypervisor's tasks run on a test host that shares this machine's filesystem.
+  const hostPaths = trackHostPaths([definitionsDir({ cluster: META }), poolPath(CLUSTER)], [IMAGE_CACHE]);
   after(async () => {
     await lv?.stop();
     await net?.cleanup();
+    hostPaths.cleanup();
   });
 
   it("removes the cluster's domains, volumes, media, network, definitions and pinned keys; keeps the rest", async () => {

@@ -2,7 +2,11 @@
 // removes only what kubemix and flannel made, never following links.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { resolveModel } from '../../src/model/resolve.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
+import { readSpec } from '../../src/spec/read.js';
+import { repoPath } from '../helpers/cli.js';
 import { assembleResetPlan } from '../../src/plan/reset.js';
 import type { Task } from '../../src/plan/types.js';
 import { HOSTS_BEGIN, HOSTS_END, windowsHostsEntries } from '../../src/render/windows/hosts.js';
@@ -93,12 +97,15 @@ describe('reset removes only what kubemix and flannel made', () => {
     });
   }
   it('the reset plan carries this script', () => {
-    const model = modelFor(GOLDEN_COMBOS[0] as Combo);
-    const { files } = assembleResetPlan(model);
+    // Existing hosts: a libvirt cluster's guests are destroyed by down, not reset.
+    const path = repoPath('examples', 'existing-host-gw.yaml');
+    const existing = resolveModel(readSpec({ kind: 'file', path, text: readFileSync(path, 'utf8') }));
+    const { files } = assembleResetPlan(existing);
     assert.equal(
-      files.find((f) => f.remotePath === WIN.resetScript && f.node === 'win-01')?.content,
-      resetScript(model),
+      files.find((f) => f.remotePath === WIN.resetScript && f.node === 'win1')?.content,
+      resetScript(existing),
     );
+    const model = modelFor(GOLDEN_COMBOS[0] as Combo);
     assert.ok(assemblePlan(model).plan.tasks.some((t) => t.name === 'win-hosts-file'));
   });
 });
