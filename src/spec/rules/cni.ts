@@ -86,7 +86,7 @@ export const hostGwNeedsOneSegment: Rule = (ctx) => {
     warning(
       'cni.host-gw-segment',
       'spec.cni.backend',
-      'host-gw needs every node on one L2 segment; kubemix checks the addresses, but not the cabling, before deploying',
+      'host-gw needs every node on one L2 segment: kubemix checks the addresses now, and before installing that no router sits between any two nodes (task-run-validations)',
     ),
   ];
 };
