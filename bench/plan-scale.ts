@@ -1,13 +1,31 @@
-// Plans 10-, 100-, 1000- and 5000-node specs in one run and prints the time
-// per plan, the plan and artifact bytes per node, the time ratio 1000/100
-// (goal ≤ 11: near linear) and peak memory (goal < 300 MiB). Goals on a
-// 2-core machine: 1000 nodes < 1 s, 5000 nodes < 6 s. Not a pass/fail test.
+// Plans 10-, 100-, 1000- and 5000-node specs and prints, per size, the wall
+// and CPU time per plan, the plan.json and artifact bytes per node and the
+// peak memory, then the time ratios 1000/100 (goal ≤ 11: near linear) and
+// 5000/1000. Goals on this 2-core machine: 1000 nodes < 1 s, 5000 nodes < 6 s,
+// peak RSS < 300 MiB. Not a pass/fail test.
+//
+// Each size runs in a child process of its own, so the peak RSS printed is that
+// size's (its warm-up plan and its timed plans), not the largest size's.
+// BENCH_BASELINE_DIST=<another build's dist/> plans the same specs with that
+// build too, size by size in turns, so the two are measured under the same load.
+import { execFileSync } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
-import { resolveModel } from '../src/model/resolve.js';
-import { assemblePlan } from '../src/plan/assemble.js';
-import { readSpec } from '../src/spec/read.js';
-import { writeJsonPretty } from '../src/util/json.js';
+
+type Assemble = typeof import('../src/plan/assemble.js');
+type Resolve = typeof import('../src/model/resolve.js');
+type Read = typeof import('../src/spec/read.js');
+type Json = typeof import('../src/util/json.js');
+
+const SIZES = [
+  [10, 50],
+  [100, 20],
+  [1000, 5],
+  [5000, 3],
+] as const;
 
 /** Worker groups of at most 999 nodes (the schema's limit per group). */
 function groups(prefix: string, count: number, os: string): { name: string; count: number; os: string }[] {
@@ -37,54 +55,94 @@ function specText(nodes: number): string {
   });
 }
 
-interface PlanSize {
+/** What one child reports for one size. */
+interface SizeResult {
+  readonly wallMs: number;
+  readonly cpuMs: number;
   readonly planBytes: number;
   readonly artifactBytes: number;
+  readonly maxRssMiB: number;
 }
 
-/** plan.json's bytes as `kubemix plan --out` writes them: streamed in pieces, never one string. */
-function planJsonBytes(plan: unknown): number {
-  let bytes = 1;
-  writeJsonPretty(plan, 2, (s) => void (bytes += Buffer.byteLength(s)));
-  return bytes;
-}
+const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
-function planOnce(text: string): PlanSize {
-  const { plan, files } = assemblePlan(resolveModel(readSpec({ kind: 'file', path: 'bench.yaml', text })));
-  return {
-    planBytes: planJsonBytes(plan),
-    artifactBytes: files.reduce((sum, f) => sum + Buffer.byteLength(f.content), 0),
-  };
-}
-
-function timeMs(text: string, runs: number): number {
-  const times: number[] = [];
-  for (let i = 0; i < runs; i += 1) {
-    const start = performance.now();
-    planOnce(text);
-    times.push(performance.now() - start);
-  }
-  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)] ?? 0;
-}
-
-const results = new Map<number, number>();
-for (const [nodes, runs] of [
-  [10, 50],
-  [100, 20],
-  [1000, 5],
-  [5000, 3],
-] as const) {
+/** In the child: plan `nodes` nodes with the build in `dist` once to warm up and measure sizes, then `runs` times. */
+async function child(dist: string, nodes: number, runs: number): Promise<SizeResult> {
+  const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(dist, path)).href)) as T;
+  const { assemblePlan } = await load<Assemble>('src/plan/assemble.js');
+  const { resolveModel } = await load<Resolve>('src/model/resolve.js');
+  const { readSpec } = await load<Read>('src/spec/read.js');
+  const { writeJsonPretty } = await load<Json>('src/util/json.js');
   const text = specText(nodes);
-  const size = planOnce(text);
-  const ms = timeMs(text, runs);
-  results.set(nodes, ms);
-  const perNode = `plan.json ${(size.planBytes / nodes / 1024).toFixed(1)} KiB + artifacts ${(size.artifactBytes / nodes / 1024).toFixed(1)} KiB per node`;
-  console.log(
-    `${String(nodes).padStart(5)} nodes: ${ms.toFixed(1).padStart(8)} ms per plan (median of ${runs}); ${perNode}`,
-  );
+  // One plan as `kubemix plan --out` makes it: plan.json is written (here: counted) in pieces, never one string.
+  const planOnce = (): { planBytes: number; artifactBytes: number } => {
+    const { plan, files } = assemblePlan(resolveModel(readSpec({ kind: 'file', path: 'bench.yaml', text })));
+    let planBytes = 1;
+    writeJsonPretty(plan, 2, (s) => void (planBytes += Buffer.byteLength(s)));
+    return { planBytes, artifactBytes: files.reduce((sum, f) => sum + Buffer.byteLength(f.content), 0) };
+  };
+  const size = planOnce();
+  const walls: number[] = [];
+  const cpus: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    const [start, cpu] = [performance.now(), process.cpuUsage()];
+    planOnce();
+    const used = process.cpuUsage(cpu);
+    walls.push(performance.now() - start);
+    cpus.push((used.user + used.system) / 1000);
+  }
+  return { ...size, wallMs: median(walls), cpuMs: median(cpus), maxRssMiB: process.resourceUsage().maxRSS / 1024 };
 }
-const ratio = (results.get(1000) ?? 0) / (results.get(100) ?? 1);
-console.log(
-  `time ratio 1000/100: ${ratio.toFixed(1)} (goal ≤ 11); 5000/1000: ${((results.get(5000) ?? 0) / (results.get(1000) ?? 1)).toFixed(1)} (linear is 5)`,
-);
-console.log(`peak memory (max RSS): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+
+function runChild(dist: string, nodes: number, runs: number): SizeResult {
+  const out = execFileSync(
+    process.execPath,
+    [fileURLToPath(import.meta.url), '--child', dist, String(nodes), String(runs)],
+    {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    },
+  );
+  return JSON.parse(out) as SizeResult;
+}
+
+function line(label: string, nodes: number, runs: number, r: SizeResult, load: number): string {
+  const kib = (bytes: number): string => (bytes / nodes / 1024).toFixed(1);
+  return [
+    `${String(nodes).padStart(5)} nodes ${label.padEnd(8)}`,
+    `${r.wallMs.toFixed(1).padStart(8)} ms wall, ${r.cpuMs.toFixed(0).padStart(6)} ms CPU per plan (median of ${runs});`,
+    `plan.json ${kib(r.planBytes)} KiB + artifacts ${kib(r.artifactBytes)} KiB per node;`,
+    `peak RSS ${r.maxRssMiB.toFixed(0)} MiB; load ${load.toFixed(1)}`,
+  ].join(' ');
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === '--child') {
+    const [dist, nodes, runs] = process.argv.slice(3);
+    process.stdout.write(JSON.stringify(await child(dist ?? '', Number(nodes), Number(runs))));
+    return;
+  }
+  const here = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+  const builds: [string, string][] = [['this', here]];
+  const baseline = process.env['BENCH_BASELINE_DIST'];
+  if (baseline !== undefined) builds.unshift(['baseline', resolve(baseline)]);
+  console.log(`${cpus().length} × ${cpus()[0]?.model ?? '?'}, Node ${process.version}; load is the 1-minute average`);
+  for (const [label, dist] of builds) console.log(`${label}: ${dist}`);
+  const results = new Map<string, Map<number, number>>(builds.map(([label]) => [label, new Map()]));
+  for (const [nodes, runs] of SIZES) {
+    for (const [label, dist] of builds) {
+      const load = loadavg()[0] ?? 0;
+      const r = runChild(dist, nodes, runs);
+      results.get(label)?.set(nodes, r.wallMs);
+      console.log(line(label, nodes, runs, r, Math.max(load, loadavg()[0] ?? 0)));
+    }
+  }
+  for (const [label, times] of results) {
+    const ratio = (a: number, b: number): string => ((times.get(a) ?? 0) / (times.get(b) ?? 1)).toFixed(1);
+    console.log(
+      `${label}: time ratio 1000/100 ${ratio(1000, 100)} (goal ≤ 11); 5000/1000 ${ratio(5000, 1000)} (linear is 5)`,
+    );
+  }
+}
+
+await main();

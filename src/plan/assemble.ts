@@ -50,28 +50,15 @@ export function assemblePlan(
   contributors: readonly PlanContributor[] = CONTRIBUTORS,
 ): AssembledPlan {
   const parts = contributors.map((c) => c(model));
-  const rendered = parts.flatMap((p) => p.artifacts ?? []);
-  const ids = downloadIds(
-    parts.flatMap((p) => p.tasks),
-    rendered,
-  );
-  const tasks = sortTasks(
-    shareScripts(
-      withDownloadCache(
-        model,
-        waitForNodes(
-          model,
-          parts.flatMap((p) => p.tasks),
-        ),
-        ids,
-      ),
-    ),
-  );
-  checkGraph(tasks);
-  const contents = new Map<string, string>();
-  const files = rendered
-    .map((a) => ({ ...a, content: shared(contents, a.content), localPath: artifactLocalPath(a.node, a.remotePath) }))
+  const texts = new SharedTexts();
+  const raw = parts.flatMap((p) => p.tasks).map((t) => texts.task(t));
+  const files = parts
+    .flatMap((p) => p.artifacts ?? [])
+    .map((a) => ({ ...a, content: texts.text(a.content), localPath: artifactLocalPath(a.node, a.remotePath) }))
     .sort((a, b) => compare(a.localPath, b.localPath));
+  const ids = downloadIds(raw, files, texts);
+  const tasks = sortTasks(linkTasks(model, raw, ids, texts));
+  checkGraph(tasks);
   const artifacts: Artifact[] = files.map((f) => ({
     id: artifactId(f.node, f.remotePath),
     node: f.node,
@@ -79,7 +66,7 @@ export function assemblePlan(
     localPath: f.localPath,
     mode: f.mode,
     owner: f.owner,
-    sha256: sha256Hex(f.content),
+    sha256: texts.sha256(f.content),
   }));
   const body = {
     apiVersion: PLAN_API_VERSION as typeof PLAN_API_VERSION,
@@ -108,65 +95,110 @@ export function assemblePlan(
   return { plan, files };
 }
 
+/**
+ * One copy of each distinct script and artifact text (many tasks, per Windows
+ * node above all, carry the same script, each built as a string of its own: a
+ * plan of 5000 nodes held every copy), and what is computed from a text — its
+ * `{{sha256:ID}}` references, its SHA-256 — computed once per distinct text.
+ */
+class SharedTexts {
+  private readonly seen = new Map<string, string>();
+  private readonly refs = new Map<string, readonly string[]>();
+  private readonly digests = new Map<string, string>();
+
+  /** The one copy of `text` (the first seen). */
+  text(text: string): string {
+    const known = this.seen.get(text);
+    if (known !== undefined) return known;
+    this.seen.set(text, text);
+    return text;
+  }
+
+  /** The task with its scripts shared (the same object when they already were). */
+  task(t: Task): Task {
+    const apply = this.command(t.apply);
+    const check = t.check === null ? null : this.command(t.check);
+    return apply === t.apply && check === t.check ? t : { ...t, apply, check };
+  }
+
+  private command(c: Command): Command {
+    const script = this.text(c.script);
+    return script === c.script ? c : { ...c, script };
+  }
+
+  /** Download ids `text` refers to (`text` as returned by `text()`). */
+  sha256Refs(text: string): readonly string[] {
+    let refs = this.refs.get(text);
+    if (refs === undefined) {
+      refs = text.includes('{{sha256:') ? sha256Refs(text) : [];
+      this.refs.set(text, refs);
+    }
+    return refs;
+  }
+
+  /** Whether a task's scripts name a download. */
+  fetches(t: Task): boolean {
+    return (
+      this.sha256Refs(t.apply.script).length > 0 || (t.check !== null && this.sha256Refs(t.check.script).length > 0)
+    );
+  }
+
+  sha256(text: string): string {
+    let digest = this.digests.get(text);
+    if (digest === undefined) {
+      digest = sha256Hex(text);
+      this.digests.set(text, digest);
+    }
+    return digest;
+  }
+}
+
 /** Every `{{sha256:ID}}` the tasks' scripts and the artifacts name, sorted. */
-function downloadIds(tasks: readonly Task[], rendered: readonly RenderedArtifact[]): string[] {
-  const texts = [...tasks.flatMap((t) => [t.check?.script ?? '', t.apply.script]), ...rendered.map((a) => a.content)];
-  return [...new Set(texts.flatMap(sha256Refs))].sort();
+function downloadIds(tasks: readonly Task[], files: readonly RenderedArtifact[], texts: SharedTexts): string[] {
+  const ids = new Set<string>();
+  const add = (text: string): void => texts.sha256Refs(text).forEach((id) => ids.add(id));
+  for (const t of tasks) {
+    if (t.check !== null) add(t.check.script);
+    add(t.apply.script);
+  }
+  for (const f of files) add(f.content);
+  return [...ids].sort();
 }
 
 /**
- * The services node's cache task learns which files to hold, and every task
- * that fetches from the cache waits for it: the plan names the downloads only
- * once all contributors have spoken.
+ * The edges only the whole plan knows, added in one pass:
+ *
+ * - A node's first tasks (those that wait for nothing) wait for what the
+ *   driver says makes the node ready: its VM answering with its pinned host
+ *   key, or the existing host's preflight check.
+ * - The services node's cache task learns which files to hold, and every task
+ *   that fetches from the cache waits for it: the plan names the downloads
+ *   only once all contributors have spoken.
  */
-function withDownloadCache(model: ClusterModel, tasks: readonly Task[], ids: readonly string[]): Task[] {
+function linkTasks(model: ClusterModel, tasks: readonly Task[], ids: readonly string[], texts: SharedTexts): Task[] {
+  const known = new Set(tasks.map((t) => t.id));
+  const nodes = new Map(model.nodes.map((n) => [n.name, n]));
+  const readyIds = new Map<string, readonly string[]>();
   const cache = downloadCache(model);
   const holder = cache === undefined ? undefined : tasks.find((t) => t.host === cache.node && t.serves !== undefined);
-  if (holder === undefined || holder.serves === undefined) return [...tasks];
-  const serves = { dir: holder.serves.dir, downloads: ids };
+  const serves = holder?.serves === undefined ? undefined : { dir: holder.serves.dir, downloads: ids };
   return tasks.map((t) => {
-    if (t === holder) return { ...t, serves };
-    const fetches = sha256Refs(`${t.check?.script ?? ''}\n${t.apply.script}`).length > 0;
-    return fetches && !t.after.includes(holder.id) ? { ...t, after: [...t.after, holder.id].sort() } : t;
-  });
-}
-
-/** The one copy of `text` kept in `seen` (the first seen). */
-function shared(seen: Map<string, string>, text: string): string {
-  const known = seen.get(text);
-  if (known !== undefined) return known;
-  seen.set(text, text);
-  return text;
-}
-
-/**
- * Keeps one copy of each distinct script text: many tasks (per Windows node
- * above all) carry the same script, each built as a string of its own, and a
- * plan of 5000 nodes held every copy. Same values, less memory.
- */
-function shareScripts(tasks: readonly Task[]): Task[] {
-  const seen = new Map<string, string>();
-  const share = (c: Command): Command => ({ ...c, script: shared(seen, c.script) });
-  return tasks.map((t) => ({ ...t, apply: share(t.apply), check: t.check === null ? null : share(t.check) }));
-}
-
-/**
- * A node's first tasks (those that wait for nothing) wait for what the driver
- * says makes the node ready: its VM answering with its pinned host key, or
- * the existing host's preflight check.
- */
-function waitForNodes(model: ClusterModel, tasks: readonly Task[]): Task[] {
-  const ids = new Set(tasks.map((t) => t.id));
-  const nodes = new Map(model.nodes.map((n) => [n.name, n]));
-  return tasks.map((t) => {
+    let after = t.after;
     const node = nodes.get(t.host);
-    if (node === undefined || t.after.length > 0) return t;
-    // Never from an earlier stage (the existing host's facts come before its check).
-    const stage = STAGES.indexOf(t.stage);
-    const ready = nodeReadyIds(model, node).filter(
-      (id) => id !== t.id && ids.has(id) && STAGES.indexOf(id.split('/')[0] as Stage) <= stage,
-    );
-    return ready.length === 0 ? t : { ...t, after: ready.sort() };
+    if (node !== undefined && after.length === 0) {
+      let ready = readyIds.get(node.name);
+      if (ready === undefined) readyIds.set(node.name, (ready = nodeReadyIds(model, node)));
+      // Never from an earlier stage (the existing host's facts come before its check).
+      const stage = STAGES.indexOf(t.stage);
+      const first = ready.filter(
+        (id) => id !== t.id && known.has(id) && STAGES.indexOf(id.split('/')[0] as Stage) <= stage,
+      );
+      if (first.length > 0) after = first.sort();
+    }
+    if (holder === undefined || serves === undefined) return after === t.after ? t : { ...t, after };
+    if (t === holder) return { ...t, after, serves };
+    if (texts.fetches(t) && !after.includes(holder.id)) after = [...after, holder.id].sort();
+    return after === t.after ? t : { ...t, after };
   });
 }
 

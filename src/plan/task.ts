@@ -49,8 +49,30 @@ export function sh(script: string, privilege: 'root' | 'user' = 'root'): Command
   return { shell: 'sh', privilege, script: script.endsWith('\n') ? script : `${script}\n` };
 }
 
+/**
+ * The last Windows scripts made, by their text: most steps render the same
+ * script for every Windows node (only some name the node), so a plan of N
+ * nodes prunes each of those once instead of N times, and their tasks share
+ * one Command. Least recently used out first, so the recurring scripts stay.
+ */
+const RECENT_POWERSHELL = new Map<string, Command>();
+const RECENT_LIMIT = 256;
+
 /** A Windows task's script: stop at the first error; only the helper functions it calls are sent. */
 export function powershell(script: string): Command {
+  const known = RECENT_POWERSHELL.get(script);
+  if (known !== undefined) {
+    RECENT_POWERSHELL.delete(script);
+    RECENT_POWERSHELL.set(script, known);
+    return known;
+  }
   const body = withoutUnusedHelpers(script.endsWith('\n') ? script : `${script}\n`);
-  return { shell: 'powershell', privilege: 'root', script: `$ErrorActionPreference = 'Stop'\n${body}` };
+  const command: Command = {
+    shell: 'powershell',
+    privilege: 'root',
+    script: `$ErrorActionPreference = 'Stop'\n${body}`,
+  };
+  if (RECENT_POWERSHELL.size >= RECENT_LIMIT) RECENT_POWERSHELL.delete(RECENT_POWERSHELL.keys().next().value ?? '');
+  RECENT_POWERSHELL.set(script, command);
+  return command;
 }

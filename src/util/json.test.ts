@@ -21,6 +21,9 @@ test('canonicalJson equals JSON.stringify of a key-sorted copy', () => {
     42,
     null,
     { nested: { deeper: { keys: ['y', 'x'], Z: {}, a: [[]] } } },
+    [{ b: { y: 1, x: [{ q: 2, p: undefined }] }, a: 0 }, { c: [1, { z: 1, a: 2 }] }, [{ b: 1, a: 2 }]],
+    // Keys objects inherit: an item naming one cannot be written with a property list.
+    [{ toString: 'x', b: { a: 1 } }, JSON.parse('{"__proto__":{"b":1,"a":2},"a":[{"z":0,"y":1}]}'), { a: { b: 1 } }],
   ];
   for (const sample of samples) assert.equal(canonicalJson(sample), reference(sample));
 });
@@ -41,6 +44,7 @@ test('writeJsonPretty writes exactly JSON.stringify(value, null, indent), in pie
     [],
     {},
     { nested: { deeper: { keys: ['y', 'x'], Z: {}, a: [[], [1, [2]]] } } },
+    [{ s: 'a\nb', t: [{ u: 'c"\n' }, [1, []]], v: {} }, [[{ w: [] }]], 'x'],
   ];
   for (const sample of samples)
     for (const indent of [0, 1, 2]) {

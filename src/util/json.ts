@@ -46,10 +46,17 @@ function omitted(v: unknown): boolean {
   return v === undefined || typeof v === 'function' || typeof v === 'symbol';
 }
 
+const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /**
  * Writes exactly `JSON.stringify(value, null, indent)` piece by piece, so a
- * plan of hundreds of MB never becomes one string. Plain data only (objects,
- * arrays, strings, numbers, booleans, null): no toJSON, no replacer.
+ * plan of hundreds of MB never becomes one string: objects key by key, arrays
+ * item by item, each item in one `JSON.stringify` (an item such as a task is
+ * a few KiB). An item stringified alone differs from the same item nested
+ * only in that each of its newlines is followed by the nesting's indentation:
+ * JSON escapes every newline inside a string, so the newlines are all layout.
+ * Plain data only (objects, arrays, strings, numbers, booleans, null): no
+ * toJSON, no replacer.
  */
 export function writeJsonPretty(value: unknown, indent: number, out: (s: string) => void, pad = ''): void {
   if (value === null || typeof value !== 'object') {
@@ -65,7 +72,8 @@ export function writeJsonPretty(value: unknown, indent: number, out: (s: string)
     value.forEach((item, i) => {
       out(i === 0 ? open : next);
       if (omitted(item)) out('null');
-      else writeJsonPretty(item, indent, out, inner);
+      else if (indent === 0) out(JSON.stringify(item));
+      else out(JSON.stringify(item, null, indent).replaceAll('\n', `\n${inner}`));
     });
     out(`${close}]`);
     return;
@@ -81,14 +89,28 @@ export function writeJsonPretty(value: unknown, indent: number, out: (s: string)
   out(`${close}}`);
 }
 
+/**
+ * Canonical JSON, piece by piece: objects key by key in sorted order, array
+ * items each in one `JSON.stringify` with all the item's keys, sorted, as its
+ * property list (JSON.stringify then writes every object of the item with its
+ * keys in that order and skips those it lacks). A list naming a key objects
+ * inherit (`__proto__`, `toString`) would make it write inherited values, so
+ * such an item is written key by key instead.
+ */
 function writeCanonical(value: unknown, out: (s: string) => void): void {
   if (Array.isArray(value)) {
     out('[');
     value.forEach((item, i) => {
       if (i > 0) out(',');
       // JSON.stringify writes undefined, functions and symbols in arrays as null.
-      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') out('null');
-      else writeCanonical(item, out);
+      if (omitted(item)) out('null');
+      else if (item === null || typeof item !== 'object') out(JSON.stringify(item));
+      else {
+        const keys = new Set<string>();
+        collectKeys(item, keys);
+        if ([...keys].some((k) => k in Object.prototype)) writeCanonical(item, out);
+        else out(JSON.stringify(item, [...keys].sort(byName)));
+      }
     });
     out(']');
     return;
@@ -97,15 +119,27 @@ function writeCanonical(value: unknown, out: (s: string) => void): void {
     out(JSON.stringify(value));
     return;
   }
-  const keys = Object.keys(value)
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record)
+    .filter((k) => record[k] !== undefined)
+    .sort(byName);
   out('{');
   keys.forEach((k, i) => {
-    if (i > 0) out(',');
-    out(JSON.stringify(k));
-    out(':');
-    writeCanonical((value as Record<string, unknown>)[k], out);
+    out(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`);
+    writeCanonical(record[k], out);
   });
   out('}');
+}
+
+/** Every key of every object in `value`. */
+function collectKeys(value: unknown, keys: Set<string>): void {
+  if (value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const item of value) collectKeys(item, keys);
+    return;
+  }
+  for (const k of Object.keys(value)) {
+    keys.add(k);
+    collectKeys((value as Record<string, unknown>)[k], keys);
+  }
 }

@@ -40,13 +40,14 @@ export function libvirtArtifacts(model: DriverModel): DriverArtifact[] {
       file(DEFINITION.pool, poolXml(model)),
       ...(hv.domainType === 'qemu' ? [] : [file(KVM_PROBE.file, kvmProbeXml(model))]),
       file(DEFINITION.network, networkXml(model)),
-      ...guestsOf(model, hv.name).flatMap((node) => [
-        file(DEFINITION.volume(node), volumeXml(node)),
-        ...domainTypes(hv).map((t) => file(DEFINITION.domain(node, t), domainXml(model, node, t))),
-        ...(node.osFamily === 'linux'
-          ? SEED_FILES.map((f) => file(DEFINITION.seed(node, f), seedFiles(model, node)[f], '0600'))
-          : []),
-      ]),
+      ...guestsOf(model, hv.name).flatMap((node) => {
+        const seed = node.osFamily === 'linux' ? seedFiles(model, node) : undefined;
+        return [
+          file(DEFINITION.volume(node), volumeXml(node)),
+          ...domainTypes(hv).map((t) => file(DEFINITION.domain(node, t), domainXml(model, node, t))),
+          ...(seed === undefined ? [] : SEED_FILES.map((f) => file(DEFINITION.seed(node, f), seed[f], '0600'))),
+        ];
+      }),
     ];
   });
 }

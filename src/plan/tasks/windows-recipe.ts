@@ -25,6 +25,7 @@ import { containersFeature, externalNetwork, preflight, rebootAfterFeature } fro
 import { cniConfigStep, kubeProxy, kubeProxyConfig, sourceVip } from '../../render/windows/proxy.js';
 import type { WindowsScripts } from '../../render/windows/step.js';
 import type { Stage } from '../types.js';
+import { oncePer } from '../../util/memo.js';
 
 export interface WindowsOptions {
   /** Defender exclusions for the containerd and kubelet paths; on by default. */
@@ -66,6 +67,10 @@ const DEPLOY: Stage = 'task-deploy-cluster';
 type Step = Omit<WindowsStep, 'uploads' | 'secrets'> & { uploads?: readonly string[]; secrets?: readonly string[] };
 const step = (s: Step): WindowsStep => ({ ...s, uploads: s.uploads ?? [], secrets: s.secrets ?? [] });
 
+/** Scripts that do not name the node: rendered once per model, one string for every node's task. */
+const perModel = (model: ClusterModel, name: string, render: () => WindowsScripts): WindowsScripts =>
+  oncePer(model, `windows-recipe:${name}`, render);
+
 /** Steps 1–7: the host, the runtime and the binaries, before the node joins. */
 function prepareSteps(
   model: ClusterModel,
@@ -96,21 +101,21 @@ function prepareSteps(
       description: `name ${windowsHostsEntries(model)
         .map((e) => e.split(' ')[1])
         .join(' and ')} in the hosts file (a block kubemix owns)`,
-      scripts: hostsFile(model),
+      scripts: perModel(model, 'hosts-file', () => hostsFile(model)),
       timeoutSeconds: 60,
     }),
     step({
       stage: PREPARE,
       name: 'win-containers-feature',
       description: 'install the Containers feature',
-      scripts: containersFeature(),
+      scripts: perModel(model, 'containers-feature', containersFeature),
       timeoutSeconds: 900,
     }),
     step({
       stage: PREPARE,
       name: 'win-reboot',
       description: 'reboot to finish the Containers feature, and wait for the host',
-      scripts: rebootAfterFeature(),
+      scripts: perModel(model, 'reboot', rebootAfterFeature),
       timeoutSeconds: 900,
       reboots: true,
     }),
@@ -140,7 +145,7 @@ function prepareSteps(
             name: 'win-defender-exclusions',
             description:
               'exclude containerd and kubelet paths from Defender scanning, before the first downloads and image pulls',
-            scripts: defenderExclusions(),
+            scripts: perModel(model, 'defender-exclusions', defenderExclusions),
             timeoutSeconds: 120,
             needs: ['win-containerd'],
           }),
@@ -152,7 +157,7 @@ function prepareSteps(
       description: hostProcess
         ? 'download, verify (SHA256) and install kubelet, kubeadm, kube-log-runner and the CNI plugins (flanneld and kube-proxy come from their images)'
         : 'download, verify (SHA256) and install kubelet, kubeadm, kube-proxy, kube-log-runner, flanneld, WinSW and the CNI plugins',
-      scripts: binaries(model, hostProcess),
+      scripts: perModel(model, 'binaries', () => binaries(model, hostProcess)),
       secrets: downloadSecrets(model),
       timeoutSeconds: 1800,
     }),
@@ -193,7 +198,7 @@ function networkSteps(
           stage: DEPLOY,
           name: 'win-flannel-pod',
           description: `wait for the flannel HostProcess pod to create the HNS network ${network}`,
-          scripts: flannelPod(model),
+          scripts: perModel(model, 'flannel-pod', () => flannelPod(model)),
           timeoutSeconds: 960,
           needs: ['win-kubeadm-join'],
         }),
@@ -219,7 +224,7 @@ function networkSteps(
         stage: DEPLOY,
         name: 'win-kube-proxy-config',
         description: `kube-proxy's config (kernelspace on ${network}) and private kubeconfig for its HostProcess pod`,
-        scripts: kubeProxyConfig(model),
+        scripts: perModel(model, 'kube-proxy-config', () => kubeProxyConfig(model)),
         uploads: proxyFiles,
         secrets: [SECRET_NAMES.kubeProxyWindowsToken],
         timeoutSeconds: 120,
@@ -229,7 +234,7 @@ function networkSteps(
         stage: DEPLOY,
         name: 'win-kube-proxy',
         description: `run kube-proxy (kernelspace on ${network}${overlay ? ', source VIP from the node' : ''}) with a private kubeconfig and ServiceAccount token`,
-        scripts: kubeProxy(model),
+        scripts: perModel(model, 'kube-proxy', () => kubeProxy(model)),
         uploads: proxyFiles,
         secrets: [SECRET_NAMES.kubeProxyWindowsToken],
         timeoutSeconds: 300,
@@ -256,7 +261,7 @@ function networkSteps(
             stage: DEPLOY,
             name: 'win-source-vip',
             description: `reserve kube-proxy's source VIP on ${network} with host-local, at run time`,
-            scripts: sourceVip(model),
+            scripts: perModel(model, 'source-vip', () => sourceVip(model)),
             timeoutSeconds: 120,
             needs: [hostProcess ? 'win-flannel-pod' : 'win-flanneld'],
           }),
@@ -274,7 +279,7 @@ function hostSteps(model: ClusterModel, hostProcess: boolean): WindowsStep[] {
       stage: DEPLOY,
       name: 'win-firewall',
       description: `open ${rules.map((r) => `${r.port}/${r.protocol.toLowerCase()}`).join(', ')} (the firewall stays on)`,
-      scripts: firewall(model),
+      scripts: perModel(model, 'firewall', () => firewall(model)),
       timeoutSeconds: 120,
     }),
     step({
@@ -283,7 +288,7 @@ function hostSteps(model: ClusterModel, hostProcess: boolean): WindowsStep[] {
       description: hostProcess
         ? 'at boot, with no deadline: containerd, External network, drop a stale subnet.env, then the kubelet (it runs the flannel and kube-proxy pods); services restart on failure'
         : 'at boot, with no deadline: containerd, External network, drop a stale subnet.env, wait for the API, flanneld until the network is ready, then kubelet and kube-proxy; services restart on failure',
-      scripts: bootOrder(hostProcess),
+      scripts: perModel(model, 'boot-order', () => bootOrder(hostProcess)),
       uploads: [WIN.bootScript],
       timeoutSeconds: 60,
     }),

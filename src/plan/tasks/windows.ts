@@ -13,6 +13,7 @@ import type { Task } from '../types.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { nodeReadyIds } from './driver.js';
 import { DEFAULT_WINDOWS_OPTIONS, windowsRecipe, type WindowsOptions } from './windows-recipe.js';
+import { oncePer } from '../../util/memo.js';
 
 export { DEFAULT_WINDOWS_OPTIONS, type WindowsOptions } from './windows-recipe.js';
 
@@ -65,12 +66,20 @@ export function windowsNodeTasks(
   return { tasks, artifacts };
 }
 
-/** A locked gate or removed flag in any file or script is a kubemix bug: refuse to plan it. */
+/**
+ * A locked gate or removed flag in any file or script is a kubemix bug: refuse
+ * to plan it. Texts every node shares (one string each) are checked once.
+ */
 function assertNoForbidden(model: ClusterModel, artifacts: readonly RenderedArtifact[], tasks: readonly Task[]): void {
+  const checked = oncePer(model, 'windows:checked-texts', () => new Set<string>());
+  const forbidden = forbiddenFor(model.versions.kubernetes);
   const texts = [...artifacts.map((a) => a.content), ...tasks.flatMap((t) => [t.apply.script, t.check?.script ?? ''])];
-  for (const bad of forbiddenFor(model.versions.kubernetes)) {
-    if (texts.some((t) => t.includes(bad)))
+  for (const text of texts) {
+    if (checked.has(text)) continue;
+    const bad = forbidden.find((b) => text.includes(b));
+    if (bad !== undefined)
       throw new Error(`Windows plan for Kubernetes ${model.versions.kubernetes} contains ${bad}, which it rejects`);
+    checked.add(text);
   }
 }
 

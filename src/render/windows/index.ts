@@ -14,6 +14,11 @@ import { resetScript } from './reset.js';
 import { flanneldKubeconfig, flanneldServiceXml, kubeProxyConfigTemplate, kubeProxyKubeconfig } from './services.js';
 import { renderUnattend, UNATTEND_MEDIA } from './unattend.js';
 import { setupCompleteCmd, setupScript } from './unattend-setup.js';
+import { oncePer } from '../../util/memo.js';
+
+/** Files that do not name the node: rendered once per model, one string for every node's copy. */
+const perModel = (model: ClusterModel, name: string, render: () => string): string =>
+  oncePer(model, `windows-files:${name}`, render);
 
 export function renderWindowsNode(model: ClusterModel, node: PlanNode): RenderedArtifact[] {
   // HostProcess mode: flanneld and kube-proxy run as pods (manifests/windows-hostprocess.yaml), not services.
@@ -31,24 +36,36 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode): Rendered
     ...registryHosts(model, node),
     file(WIN.joinConfig, joinConfiguration(model, node)),
     file(WIN.kubeletPatch, kubeletPatch(model, node)),
-    file(WIN.flannelNetConf, netConfJson(model)),
+    file(
+      WIN.flannelNetConf,
+      perModel(model, 'net-conf', () => netConfJson(model)),
+    ),
     ...(hostProcess
       ? []
       : [
           file(WIN.flanneldServiceXml, flanneldServiceXml(node)),
-          file(WIN.flanneldKubeconfig, flanneldKubeconfig(model)),
+          file(
+            WIN.flanneldKubeconfig,
+            perModel(model, 'flanneld-kubeconfig', () => flanneldKubeconfig(model)),
+          ),
         ]),
     file(WIN.cniConf, cniConfig(model, node)),
     file(WIN.kubeProxyConfigTemplate, kubeProxyConfigTemplate(model, node)),
-    file(WIN.kubeProxyKubeconfig, kubeProxyKubeconfig(model)),
+    file(
+      WIN.kubeProxyKubeconfig,
+      perModel(model, 'kube-proxy-kubeconfig', () => kubeProxyKubeconfig(model)),
+    ),
     file(WIN.bootScript, bootScript(model, node, hostProcess)),
-    file(WIN.resetScript, resetScript(model)),
+    file(
+      WIN.resetScript,
+      perModel(model, 'reset', () => resetScript(model)),
+    ),
     // VMs kubemix creates install from ISO with these (the libvirt driver's install media).
     ...(driverFor(model.cluster.driver).createsMachines
       ? [
           file(UNATTEND_MEDIA.answerFile, renderUnattend(model, node)),
           file(UNATTEND_MEDIA.setupScript, setupScript(model, node)),
-          file(UNATTEND_MEDIA.setupComplete, setupCompleteCmd()),
+          file(UNATTEND_MEDIA.setupComplete, perModel(model, 'setup-complete', setupCompleteCmd)),
         ]
       : []),
   ];

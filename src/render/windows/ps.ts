@@ -82,6 +82,7 @@ interface Definition {
 
 /** `function Name(` or the guarded Add-Type of HNS_FUNCTIONS, both at column 0; undefined for other lines. */
 function definedName(line: string): { name: string; typeBlock: boolean } | undefined {
+  if (!line.startsWith('function ') && !line.startsWith('if (-not (')) return undefined;
   const fn = /^function ([A-Za-z][\w-]*)\s*\(/.exec(line);
   if (fn?.[1] !== undefined) return { name: fn[1], typeBlock: false };
   const type = /^if \(-not \('([A-Za-z]\w*)' -as \[type\]\)\) \{$/.exec(line);
@@ -108,9 +109,25 @@ function definitionsOf(lines: readonly string[]): Definition[] | undefined {
   return out;
 }
 
+/** The pattern finding a name as a word, per name (the helpers' names are few; bounded all the same). */
+const WORD_PATTERNS = new Map<string, RegExp>();
+
 /** Whether `text` names `name` as a word (PowerShell names are case-insensitive; `-` joins a name). */
 function mentions(text: string, name: string): boolean {
-  return new RegExp(`(?<![\\w-])${name}(?![\\w-])`, 'i').test(text);
+  let pattern = WORD_PATTERNS.get(name);
+  if (pattern === undefined) {
+    if (WORD_PATTERNS.size >= 1024) WORD_PATTERNS.clear();
+    pattern = new RegExp(`(?<![\\w-])${name}(?![\\w-])`, 'i');
+    WORD_PATTERNS.set(name, pattern);
+  }
+  return pattern.test(text);
+}
+
+/** Marks the lines of `defs` in a mask of `size` lines. */
+function lineMask(size: number, defs: Iterable<Definition>): Uint8Array {
+  const mask = new Uint8Array(size);
+  for (const d of defs) mask.fill(1, d.start, d.end);
+  return mask;
 }
 
 /**
@@ -132,8 +149,8 @@ export function withoutUnusedHelpers(script: string): string {
     if (seen === undefined) first.set(d.name.toLowerCase(), d);
     else if (seen.text === d.text) dropped.add(d);
   }
-  const inDefinition = new Set(defs.flatMap((d) => Array.from({ length: d.end - d.start }, (_, k) => d.start + k)));
-  const statements = lines.filter((_, i) => !inDefinition.has(i)).join('\n');
+  const inDefinition = lineMask(lines.length, defs);
+  const statements = lines.filter((_, i) => inDefinition[i] === 0).join('\n');
   const used = new Set<Definition>();
   const queue = [statements];
   for (let text = queue.pop(); text !== undefined; text = queue.pop()) {
@@ -144,6 +161,7 @@ export function withoutUnusedHelpers(script: string): string {
     }
   }
   for (const d of defs) if (!used.has(d) && !dropped.has(d)) dropped.add(d);
-  const gone = new Set([...dropped].flatMap((d) => Array.from({ length: d.end - d.start }, (_, k) => d.start + k)));
-  return lines.filter((_, i) => !gone.has(i)).join('\n');
+  if (dropped.size === 0) return script;
+  const gone = lineMask(lines.length, dropped);
+  return lines.filter((_, i) => gone[i] === 0).join('\n');
 }
