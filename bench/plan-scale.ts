@@ -4,8 +4,10 @@
 // 5000/1000. Goals on this 2-core machine: 1000 nodes < 1 s, 5000 nodes < 6 s,
 // peak RSS < 300 MiB. Not a pass/fail test.
 //
-// Each size runs in a child process of its own, so the peak RSS printed is that
-// size's (its warm-up plan and its timed plans), not the largest size's.
+// Each size runs in child processes of its own: one makes one plan, as
+// `kubemix plan --out` does, and reports its peak RSS; another makes a warm-up
+// plan and then the timed ones. So the peak RSS printed is one plan's of that
+// size, not the largest size's nor that of several plans' garbage together.
 // BENCH_BASELINE_DIST=<another build's dist/> plans the same specs with that
 // build too, size by size in turns, so the two are measured under the same load.
 import { execFileSync } from 'node:child_process';
@@ -66,7 +68,10 @@ interface SizeResult {
 
 const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
-/** In the child: plan `nodes` nodes with the build in `dist` once to warm up and measure sizes, then `runs` times. */
+/**
+ * In the child: plan `nodes` nodes with the build in `dist` once (to warm up
+ * and measure sizes), then `runs` times (none: the child only measures memory).
+ */
 async function child(dist: string, nodes: number, runs: number): Promise<SizeResult> {
   const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(dist, path)).href)) as T;
   const { assemblePlan } = await load<Assemble>('src/plan/assemble.js');
@@ -106,13 +111,13 @@ function runChild(dist: string, nodes: number, runs: number): SizeResult {
   return JSON.parse(out) as SizeResult;
 }
 
-function line(label: string, nodes: number, runs: number, r: SizeResult, load: number): string {
+function line(label: string, nodes: number, runs: number, r: SizeResult, rssMiB: number, load: number): string {
   const kib = (bytes: number): string => (bytes / nodes / 1024).toFixed(1);
   return [
     `${String(nodes).padStart(5)} nodes ${label.padEnd(8)}`,
     `${r.wallMs.toFixed(1).padStart(8)} ms wall, ${r.cpuMs.toFixed(0).padStart(6)} ms CPU per plan (median of ${runs});`,
     `plan.json ${kib(r.planBytes)} KiB + artifacts ${kib(r.artifactBytes)} KiB per node;`,
-    `peak RSS ${r.maxRssMiB.toFixed(0)} MiB; load ${load.toFixed(1)}`,
+    `peak RSS of one plan ${rssMiB.toFixed(0)} MiB; load ${load.toFixed(1)}`,
   ].join(' ');
 }
 
@@ -126,15 +131,19 @@ async function main(): Promise<void> {
   const builds: [string, string][] = [['this', here]];
   const baseline = process.env['BENCH_BASELINE_DIST'];
   if (baseline !== undefined) builds.unshift(['baseline', resolve(baseline)]);
-  console.log(`${cpus().length} × ${cpus()[0]?.model ?? '?'}, Node ${process.version}; load is the 1-minute average`);
+  console.log(
+    `${cpus().length} × ${cpus()[0]?.model ?? '?'}, Node ${process.version}; CPU is the process's (GC threads included);` +
+      ' load is the higher 1-minute load average before and after',
+  );
   for (const [label, dist] of builds) console.log(`${label}: ${dist}`);
   const results = new Map<string, Map<number, number>>(builds.map(([label]) => [label, new Map()]));
   for (const [nodes, runs] of SIZES) {
     for (const [label, dist] of builds) {
       const load = loadavg()[0] ?? 0;
+      const rss = runChild(dist, nodes, 0).maxRssMiB;
       const r = runChild(dist, nodes, runs);
       results.get(label)?.set(nodes, r.wallMs);
-      console.log(line(label, nodes, runs, r, Math.max(load, loadavg()[0] ?? 0)));
+      console.log(line(label, nodes, runs, r, rss, Math.max(load, loadavg()[0] ?? 0)));
     }
   }
   for (const [label, times] of results) {
