@@ -10,6 +10,7 @@
 // size, not the largest size's nor that of several plans' garbage together.
 // BENCH_BASELINE_DIST=<another build's dist/> plans the same specs with that
 // build too, size by size in turns, so the two are measured under the same load.
+// BENCH_SIZES=10,100 plans only the sizes named.
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -136,20 +137,27 @@ async function main(): Promise<void> {
       ' load is the higher 1-minute load average before and after',
   );
   for (const [label, dist] of builds) console.log(`${label}: ${dist}`);
-  const results = new Map<string, Map<number, number>>(builds.map(([label]) => [label, new Map()]));
-  for (const [nodes, runs] of SIZES) {
+  const results = new Map<string, Map<number, SizeResult>>(builds.map(([label]) => [label, new Map()]));
+  // BENCH_SIZES=10,100 plans only those sizes (runs: the table's, else 3).
+  const only = process.env['BENCH_SIZES']?.split(',').map(Number);
+  const sizes = only?.map((n) => SIZES.find(([size]) => size === n) ?? [n, 3]) ?? SIZES;
+  for (const [nodes, runs] of sizes) {
     for (const [label, dist] of builds) {
       const load = loadavg()[0] ?? 0;
       const rss = runChild(dist, nodes, 0).maxRssMiB;
       const r = runChild(dist, nodes, runs);
-      results.get(label)?.set(nodes, r.wallMs);
+      results.get(label)?.set(nodes, r);
       console.log(line(label, nodes, runs, r, rss, Math.max(load, loadavg()[0] ?? 0)));
     }
   }
-  for (const [label, times] of results) {
-    const ratio = (a: number, b: number): string => ((times.get(a) ?? 0) / (times.get(b) ?? 1)).toFixed(1);
+  for (const [label, sizes] of results) {
+    const ratio = (a: number, b: number, key: 'wallMs' | 'cpuMs'): string => {
+      const [x, y] = [sizes.get(a)?.[key], sizes.get(b)?.[key]];
+      return x === undefined || y === undefined ? 'n/a' : (x / y).toFixed(1);
+    };
     console.log(
-      `${label}: time ratio 1000/100 ${ratio(1000, 100)} (goal ≤ 11); 5000/1000 ${ratio(5000, 1000)} (linear is 5)`,
+      `${label}: time ratio 1000/100 ${ratio(1000, 100, 'wallMs')} wall, ${ratio(1000, 100, 'cpuMs')} CPU (goal ≤ 11);` +
+        ` 5000/1000 ${ratio(5000, 1000, 'wallMs')} wall, ${ratio(5000, 1000, 'cpuMs')} CPU (linear is 5)`,
     );
   }
 }
