@@ -71,6 +71,8 @@ export class TailBuffer {
 export interface ConvergeResult extends ExecResult {
   /** The check exited 0, so apply did not run (`code` is then 0). */
   readonly checkPassed: boolean;
+  /** Which part ran out of its own time, when `timedOut`. */
+  readonly timedOutPart?: 'check' | 'apply';
 }
 
 /** A transport the executor can (re)connect and read files through. */
