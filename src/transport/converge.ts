@@ -44,6 +44,7 @@ export async function convergeWith(exec: Exec, check: ExecRequest, apply: ExecRe
     }),
     // Each part is bounded inside; this outer bound only backs them up (their kill grace included).
     timeoutMs: checkMs + applyMs + OUTER_SLACK_MS,
+    boundsItself: true,
     onStderr: (chunk) => stderr.push(chunk),
   });
   stderr.finish();

@@ -32,7 +32,11 @@ export const SH_DRIVER = [
   '  if [ "$il" -gt 0 ]; then head -c "$il" > "$d/i"; else : > "$d/i"; fi',
   '  if [ "$pv" = root ]; then p="$su"; else p=""; fi',
   // timeout(1) puts the command in its own process group; kills it (and -k 5 later, hard) on expiry.
-  '  $p timeout -k 5 "$to" sh "$d/s" < "$d/i"; rc=$?',
+  '  if [ "$to" -gt 0 ]; then $p timeout -k 5 "$to" sh "$d/s" < "$d/i"; rc=$?',
+  // Timeout 0: the script bounds its own parts (a folded check and apply, converge.ts). It is
+  // kubemix's own wrapper, so as root it runs in a subshell: a fork, not two more programs.
+  '  elif [ -n "$p" ]; then $p sh "$d/s" < "$d/i"; rc=$?',
+  '  else ( . "$d/s" ) < "$d/i"; rc=$?; fi',
   // Truncate with builtins (no extra process per command): no script text lingers between commands.
   '  : > "$d/s"; : > "$d/i"',
   `  printf '\\n%s %s %s\\n' "$m" "$id" "$rc"`,
@@ -103,7 +107,9 @@ export function frameHeader(
   privilege: string,
   timeoutSeconds: number,
 ): Buffer {
-  return Buffer.from(`${id} ${script.length} ${stdin.length} ${privilege} ${Math.max(1, Math.ceil(timeoutSeconds))}\n`);
+  // 0 only when asked for (the script bounds itself); otherwise at least 1 s: timeout(1) reads 0 as no limit.
+  const to = timeoutSeconds === 0 ? 0 : Math.max(1, Math.ceil(timeoutSeconds));
+  return Buffer.from(`${id} ${script.length} ${stdin.length} ${privilege} ${to}\n`);
 }
 
 export interface FrameEnd {

@@ -126,7 +126,11 @@ export class ShellSession {
     const script = Buffer.from(request.script);
     const stdin = request.stdin ?? Buffer.alloc(0);
     this.channel.write(
-      Buffer.concat([frameHeader(id, script, stdin, request.privilege, timeoutSeconds), script, stdin]),
+      Buffer.concat([
+        frameHeader(id, script, stdin, request.privilege, request.boundsItself === true ? 0 : timeoutSeconds),
+        script,
+        stdin,
+      ]),
     );
     return result.finally(() => clearTimeout(timer));
   }
