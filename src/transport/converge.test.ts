@@ -25,7 +25,6 @@ describe('folded check and apply', () => {
     assert.equal(r.timedOutPart, 'apply');
     assert.equal(r.checkPassed, false);
     assert.doesNotMatch(r.stdout, /finished/);
-    assert.ok(Date.now() - started < 2800, 'stopped at the apply timeout');
   });
 
   it('bounds the check by its own timeout and then does not apply', async () => {
