@@ -13,8 +13,13 @@
 // Per-task overhead on the critical path is measured as a difference: runs
 // with M and 2M chained tasks per host, (T(2M) − T(M)) / M minus the command's
 // own sleep, so start-up and connecting (reported apart) do not blur it.
+// The hosts' CPU per task is read from a cpuacct cgroup holding every test
+// host's sshd and what it starts; the CLI's event-loop delay from a preload
+// (loop-delay.ts). At N=50 Ansible runs BENCH_ANSIBLE_TASKS_50 (default 5)
+// tasks per host, compared with kubemix's time for as many tasks (start-up
+// + connect + that many times its per-task time, from the M/2M runs).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HostConnection } from '../src/model/types.js';
 import { TestNet, type TestHost } from '../test/harness/netns.js';
@@ -30,6 +35,14 @@ const M = Number(process.env['BENCH_TASKS'] ?? 20);
 const BASELINE = process.env['BENCH_BASELINE'];
 const SLEEP = 0.05;
 const REAL_HOSTS = 13;
+const ANSIBLE_TASKS_50 = Number(process.env['BENCH_ANSIBLE_TASKS_50'] ?? 5);
+const CGROUP = `/sys/fs/cgroup/cpuacct/kubemix-bench-${process.pid}`;
+const LOOP_PRELOAD = new URL('./loop-delay.js', import.meta.url).href;
+
+/** CPU time of everything in the test hosts' cgroup, ms. */
+function hostCpuMs(): number {
+  return Number(readFileSync(join(CGROUP, 'cpuacct.usage'), 'utf8')) / 1e6;
+}
 
 /** N logical hosts over the real sshd hosts: name, connection and a work directory each. */
 interface BenchHost {
@@ -56,10 +69,12 @@ function childCpuMs(): number {
   return ((Number(fields[13]) + Number(fields[14])) * 1000) / TICKS_PER_SECOND;
 }
 
-/** Pins every process in the test hosts' namespaces (sshd, sessions, shells) to CPU 1. */
+/** Pins every process in the test hosts' namespaces (sshd, sessions, shells) to CPU 1, in the hosts' cgroup. */
 function pinHosts(net: TestNet): void {
+  mkdirSync(CGROUP, { recursive: true });
   for (const h of net.hosts) {
     for (const pid of execFileSync('ip', ['netns', 'pids', h.ns], { encoding: 'utf8' }).split('\n').filter(Boolean)) {
+      writeFileSync(join(CGROUP, 'cgroup.procs'), pid);
       spawnSync('taskset', ['-a', '-p', '-c', '1', pid], { stdio: 'ignore' });
     }
   }
@@ -83,6 +98,8 @@ function time(fn: () => void): number {
 interface KubemixRun {
   readonly wallMs: number;
   readonly cpuMs: number;
+  readonly hostMs: number;
+  readonly loop: { readonly p99: number; readonly max: number };
 }
 
 async function kubemix(net: TestNet, kh: string, n: number, m: number, bin: string): Promise<KubemixRun> {
@@ -108,6 +125,8 @@ async function kubemix(net: TestNet, kh: string, n: number, m: number, bin: stri
     '-c',
     '0',
     process.execPath,
+    '--import',
+    LOOP_PRELOAD,
     bin,
     'up',
     '--plan',
@@ -120,13 +139,19 @@ async function kubemix(net: TestNet, kh: string, n: number, m: number, bin: stri
     '1',
   ];
   const cpu = childCpuMs();
+  const host = hostCpuMs();
+  const loopFile = join(net.root, `loop-${run}.json`);
   const wallMs = time(() =>
-    execFileSync('taskset', args, { stdio: ['ignore', 'ignore', process.env['BENCH_STDERR'] ? 'inherit' : 'ignore'] }),
+    execFileSync('taskset', args, {
+      stdio: ['ignore', 'ignore', process.env['BENCH_STDERR'] ? 'inherit' : 'ignore'],
+      env: { ...process.env, KUBEMIX_BENCH_LOOP: loopFile },
+    }),
   );
-  return { wallMs, cpuMs: childCpuMs() - cpu };
+  const loop = JSON.parse(readFileSync(loopFile, 'utf8')) as KubemixRun['loop'];
+  return { wallMs, cpuMs: childCpuMs() - cpu, hostMs: hostCpuMs() - host, loop };
 }
 
-function ansible(net: TestNet, kh: string, n: number): number {
+function ansible(net: TestNet, kh: string, n: number, m: number): number {
   const hosts = benchHosts(net, n, `an${n}`);
   const dir = join(net.root, `ansible-${n}`);
   mkdirSync(dir, { recursive: true });
@@ -154,7 +179,7 @@ function ansible(net: TestNet, kh: string, n: number): number {
   ];
   writeFileSync(join(dir, 'ansible.cfg'), `${cfg.join('\n')}\n`);
   const tasks = Array.from(
-    { length: M },
+    { length: m },
     (_, i) =>
       `    - name: t${i + 1}\n      ansible.builtin.shell: mkdir -p {{ d }}; echo t${i + 1} >> {{ d }}/log; sleep ${SLEEP}; touch {{ d }}/t${i + 1}\n      args:\n        creates: "{{ d }}/t${i + 1}"`,
   );
@@ -210,17 +235,20 @@ async function main(): Promise<void> {
     pinHosts(net);
     const kh = writeKnownHosts(net);
     const per = await sessionVsChannel(net, kh);
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     const out: string[] = [
+      `load average at the start ${load}; ${readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? ''}`,
       `tasks per host M=${M} (and 2M for the per-task difference), each command sleeps ${SLEEP * 1000} ms; hosts on CPU 1, kubemix and ansible on CPU 0`,
       `per command, 'true' on one host: framed session ${per.session.toFixed(1)} ms vs one exec channel each ${per.channel.toFixed(1)} ms (${(per.channel / per.session).toFixed(1)}x)`,
     ];
     const perTask = new Map<number, number>();
+    const fixedMs = new Map<number, number>();
     const builds: [string, string][] = [
       ...(BASELINE === undefined ? [] : ([['baseline', BASELINE]] as [string, string][])),
       ['kubemix', 'bin/kubemix.js'],
     ];
     for (const n of NS) {
-      let one = { wallMs: 0, cpuMs: 0 };
+      let one: KubemixRun = { wallMs: 0, cpuMs: 0, hostMs: 0, loop: { p99: 0, max: 0 } };
       for (const [label, bin] of builds) {
         pinHosts(net);
         one = await kubemix(net, kh, n, M, bin);
@@ -228,18 +256,24 @@ async function main(): Promise<void> {
         const overhead = (two.wallMs - one.wallMs) / M - SLEEP * 1000;
         if (label === 'kubemix') perTask.set(n, overhead);
         const fixed = one.wallMs - M * (overhead + SLEEP * 1000);
+        if (label === 'kubemix') fixedMs.set(n, fixed);
         out.push(
           `N=${String(n).padStart(2)}: ${label} ${(one.wallMs / 1000).toFixed(2)} s (M) / ${(two.wallMs / 1000).toFixed(2)} s (2M); ` +
             `critical-path overhead ${overhead.toFixed(1)} ms per task; start-up + connect ≈ ${(fixed / 1000).toFixed(2)} s; ` +
-            `${label} CPU per task ${((two.cpuMs - one.cpuMs) / (n * M)).toFixed(2)} ms (the M more tasks per host; ${(two.cpuMs / 1000).toFixed(2)} s in all for ${n * 2 * M} tasks)`,
+            `${label} CPU per task ${((two.cpuMs - one.cpuMs) / (n * M)).toFixed(2)} ms (the M more tasks per host; ${(two.cpuMs / 1000).toFixed(2)} s in all for ${n * 2 * M} tasks); ` +
+            `hosts' CPU per task ${((two.hostMs - one.hostMs) / (n * M)).toFixed(1)} ms (hosts' core busy ${(((two.hostMs - one.hostMs) / (two.wallMs - one.wallMs)) * 100).toFixed(0)}%); ` +
+            `event loop delay p99 ${two.loop.p99.toFixed(1)} ms, max ${two.loop.max.toFixed(1)} ms`,
         );
         process.stderr.write(`${out[out.length - 1] ?? ''}\n`);
       }
       if (ANSIBLE_NS.includes(n)) {
-        const an = ansible(net, kh, n);
+        const m = n >= 50 ? ANSIBLE_TASKS_50 : M;
+        const an = ansible(net, kh, n, m);
+        const km = m === M ? one.wallMs : (fixedMs.get(n) ?? 0) + m * ((perTask.get(n) ?? 0) + SLEEP * 1000);
         out.push(
-          `N=${String(n).padStart(2)}: ansible-playbook (M tasks) ${(an / 1000).toFixed(2)} s; ratio ansible / kubemix ${(an / one.wallMs).toFixed(1)}x`,
+          `N=${String(n).padStart(2)}: ansible-playbook (${m} tasks per host) ${(an / 1000).toFixed(2)} s; kubemix ${m === M ? '' : 'estimated '}${(km / 1000).toFixed(2)} s; ratio ansible / kubemix ${(an / km).toFixed(1)}x`,
         );
+        process.stderr.write(`${out[out.length - 1] ?? ''}\n`);
       }
     }
     const first = perTask.get(NS[0] ?? 1) ?? 0;
@@ -250,6 +284,11 @@ async function main(): Promise<void> {
     process.stdout.write(`${out.join('\n')}\n`);
   } finally {
     await net.cleanup();
+    try {
+      rmdirSync(CGROUP);
+    } catch {
+      // A host process not yet gone keeps the cgroup; it is empty and harmless.
+    }
   }
 }
 

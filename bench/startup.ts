@@ -2,7 +2,9 @@
 // measured side by side with a bare `node` start in one run: wall time and the
 // process's own CPU (user + system, from the kernel's rusage of the child).
 // Goal: `--version`, `--help` and `validate` of a small spec ≤ 200 ms on an
-// idle machine. Not a pass/fail test.
+// idle machine. Not a pass/fail test. BENCH_BASELINE=<another build's
+// bin/kubemix.js> measures that build's commands too, interleaved run by run
+// with this one's, so both see the same load.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -11,13 +13,19 @@ import { fileURLToPath } from 'node:url';
 const BIN = fileURLToPath(new URL('../../bin/kubemix.js', import.meta.url));
 const SPEC = fileURLToPath(new URL('../../examples/k8s-libvirt-1-1-1.yaml', import.meta.url));
 const RUNS = 15;
+const BASELINE = process.env['BENCH_BASELINE'];
 
+const commands = (label: string, bin: string): [string, string[]][] => [
+  [`${label} --version`, [bin, '--version']],
+  [`${label} --help`, [bin, '--help']],
+  [`${label} validate SPEC`, [bin, 'validate', SPEC]],
+  [`${label} plan SPEC`, [bin, 'plan', SPEC]],
+];
 const cases: readonly [string, readonly string[]][] = [
   ['node (bare start)', ['-e', '0']],
-  ['kubemix --version', [BIN, '--version']],
-  ['kubemix --help', [BIN, '--help']],
-  ['kubemix validate SPEC', [BIN, 'validate', SPEC]],
-  ['kubemix plan SPEC', [BIN, 'plan', SPEC]],
+  ...(BASELINE === undefined
+    ? commands('kubemix', BIN)
+    : commands('baseline', BASELINE).flatMap((b, i) => [b, commands('kubemix', BIN)[i] as [string, string[]]])),
 ];
 
 function measure(args: readonly string[]): { wallMs: number; cpuMs: number } {
@@ -47,6 +55,7 @@ function childTicks(): number {
 }
 
 const base = measure(cases[0]?.[1] ?? []);
+console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
 console.log(`start-up, median of ${RUNS} runs (wall | CPU of the process; ratio to a bare node start)`);
 for (const [name, args] of cases) {
   const m = name.startsWith('node') ? base : measure(args);

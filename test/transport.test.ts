@@ -91,6 +91,16 @@ describe('ssh transport on real sshd test hosts', { skip, timeout: 60_000 }, () 
     assert.equal(commands, 4, 'one framed command per converge');
   });
 
+  it('converge: the check and the apply each get their own timeout on the host', async () => {
+    const t = await transport(net.connection(net.hosts[0]!));
+    const sh = (script: string) => ({ shell: 'sh', privilege: 'root', script, timeoutMs: 2000 }) as const;
+    const apply = await t.converge(sh('sleep 0.2; exit 1'), sh('sleep 2.8; echo finished'));
+    assert.deepEqual([apply.timedOut, apply.timedOutPart, apply.stdout], [true, 'apply', '']);
+    const check = await t.converge(sh('sleep 2.8'), sh('echo applied'));
+    assert.deepEqual([check.timedOut, check.timedOutPart, check.checkPassed, check.stdout], [true, 'check', false, '']);
+    assert.equal((await t.exec(sh('echo still'))).stdout, 'still\n', 'the session survives both');
+  });
+
   it('uploads with mode and kills commands that time out', async () => {
     const h = net.hosts[0]!;
     const t = await transport(net.connection(h));

@@ -133,7 +133,8 @@ export interface DriverPlacement {
   readonly nodes: readonly string[];
 }
 
-export interface Driver {
+/** What validating a spec asks of a driver (values in traits.ts, loaded without the driver). */
+export interface DriverTraits {
   readonly name: DriverName;
   /**
    * The machines are the driver's own: it picks node addresses and MACs
@@ -149,6 +150,9 @@ export interface Driver {
    * (so the node MTU is lowered by its header).
    */
   nodeNetworkIsOverlay(spec: DriverSpec): boolean;
+}
+
+export interface Driver extends DriverTraits {
   /** The connections the plan carries: hypervisors and guests, or the listed hosts. */
   hosts(spec: DriverSpec, nodes: readonly DriverNode[]): DriverHost[];
   /** The hypervisors the model lists (none for existing hosts). */

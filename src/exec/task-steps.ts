@@ -141,7 +141,7 @@ export async function runConverge(task: Task, check: Command, ctx: RunContext): 
   if (result.timedOut)
     throw new HostError(
       'task.timeout',
-      `${task.host}: ${task.id}: check and apply timed out after ${2 * task.timeoutSeconds} s`,
+      `${task.host}: ${task.id}: ${result.timedOutPart ?? 'apply'} timed out after ${task.timeoutSeconds} s`,
       { path: task.id },
     );
   return result;

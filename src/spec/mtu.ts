@@ -1,5 +1,5 @@
 // Which of the spec's fields decide the MTUs (the arithmetic is net/mtu.ts).
-import { driverFor } from '../drivers/index.js';
+import { driverTraits } from '../drivers/traits.js';
 import type { MtuSettings } from '../net/mtu.js';
 import type { ClusterSpec } from './types.js';
 
@@ -7,7 +7,7 @@ import type { ClusterSpec } from './types.js';
 export function mtuSettings(spec: ClusterSpec): MtuSettings {
   return {
     nodeMtu: spec.network.mtu,
-    nodeNetworkIsGeneve: driverFor(spec.driver).nodeNetworkIsOverlay(spec),
+    nodeNetworkIsGeneve: driverTraits(spec.driver).nodeNetworkIsOverlay(spec),
     podOverlayIsVxlan: spec.cni.backend === 'vxlan',
     podMtu: spec.cni.mtu,
   };

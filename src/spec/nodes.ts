@@ -1,7 +1,7 @@
 // The list of nodes a spec asks for, named and in address order (controllers,
 // then workers in group order, services node last), before any address is
 // assigned. Validation rules and the model both start from it.
-import { driverFor } from '../drivers/index.js';
+import { driverTraits } from '../drivers/traits.js';
 import { isWindowsOs } from './normalise.js';
 import type { ClusterSpec, Resources, SshTarget } from './types.js';
 
@@ -34,7 +34,7 @@ export function twoDigits(n: number): string {
 }
 
 export function draftNodes(spec: ClusterSpec): NodeDraft[] {
-  return driverFor(spec.driver).createsMachines ? groupDrafts(spec) : existingDrafts(spec);
+  return driverTraits(spec.driver).createsMachines ? groupDrafts(spec) : existingDrafts(spec);
 }
 
 function groupDrafts(spec: ClusterSpec): NodeDraft[] {

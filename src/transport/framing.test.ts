@@ -5,6 +5,7 @@ import {
   SH_DRIVER,
   driverCommand,
   frameHeader,
+  frameShCommand,
   powershellDriver,
   shellQuote,
   psQuote,
@@ -93,6 +94,53 @@ describe('session framing', () => {
     assert.match(
       uploadScript('powershell', 'C:\\k\\x.conf', '0600', ''),
       /Move-Item -Force -Path \$t -Destination \$dest/,
+    );
+  });
+});
+
+describe('the sh driver, run here', () => {
+  it('receives every script byte-exact, inline or by length, and the stdin after it', async () => {
+    const { spawn } = await import('node:child_process');
+    const marker = 'KMtestmarker0123';
+    const tricky = [
+      '# back\\slash \\c \\n \\0101 %s %b\r\n\ttab ünï \x7f\x01',
+      '',
+      'no newline at the end',
+      `# long ${'x'.repeat(3000)}`,
+    ];
+    const child = spawn('sh', ['-c', SH_DRIVER, 'kubemix', marker], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const outputs: string[] = [];
+    let current: Buffer[] = [];
+    const reader = new FrameReader(
+      marker,
+      (c) => current.push(Buffer.from(c)),
+      () => {
+        outputs.push(Buffer.concat(current).toString('utf8'));
+        current = [];
+      },
+    );
+    let started = false;
+    const done = new Promise<void>((resolve) => child.on('close', () => resolve()));
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (!started) {
+        const eol = chunk.indexOf(10);
+        started = true;
+        chunk = chunk.subarray(eol + 1);
+      }
+      reader.push(chunk);
+    });
+    const scripts = tricky.map((t) => `${t}\ncat "$0"; cat\n`);
+    scripts.forEach((script, i) => {
+      const frame = frameShCommand(i + 1, Buffer.from(script), Buffer.from(`stdin ${i}`), 'user', 30);
+      assert.equal(frame.includes(Buffer.from(`${i + 1} L `)), i !== 3, `inline only when short (${i})`);
+      child.stdin.write(frame);
+    });
+    child.stdin.end();
+    await done;
+    // Each output: the script's own bytes (cat "$0"), then its stdin, then the frame's newline.
+    assert.deepEqual(
+      outputs,
+      scripts.map((s, i) => `${s}stdin ${i}`),
     );
   });
 });

@@ -4,6 +4,9 @@
 //
 // Wire format, client → host, per command:
 //   "<id> <scriptBytes> <stdinBytes> <privilege> <timeoutSeconds>\n" + script + stdin
+// or, for a short sh script, the script on one line in printf %b escapes
+// (read by the shell itself: no `head` process for it):
+//   "<id> L <stdinBytes> <privilege> <timeoutSeconds>\n" + escaped script + "\n" + stdin
 // host → client, on stdout and on stderr after the command's own output:
 //   "\n<marker> <id> <exitCode>\n"
 // The marker is a per-session random nonce given on the driver's command line
@@ -28,11 +31,15 @@ export const SH_DRIVER = [
   'if [ "$(id -u)" = 0 ]; then su=""; else su="sudo -n --"; fi',
   `printf '${READY} %s\\n' "$d"`,
   'while IFS=" " read -r id sl il pv to; do',
-  '  head -c "$sl" > "$d/s"',
+  '  if [ "$sl" = L ]; then IFS= read -r s; printf \'%b\' "$s" > "$d/s"; s=""; else head -c "$sl" > "$d/s"; fi',
   '  if [ "$il" -gt 0 ]; then head -c "$il" > "$d/i"; else : > "$d/i"; fi',
   '  if [ "$pv" = root ]; then p="$su"; else p=""; fi',
   // timeout(1) puts the command in its own process group; kills it (and -k 5 later, hard) on expiry.
-  '  $p timeout -k 5 "$to" sh "$d/s" < "$d/i"; rc=$?',
+  '  if [ "$to" -gt 0 ]; then $p timeout -k 5 "$to" sh "$d/s" < "$d/i"; rc=$?',
+  // Timeout 0: the script bounds its own parts (a folded check and apply, converge.ts). It is
+  // kubemix's own wrapper, so as root it runs in a subshell: a fork, not two more programs.
+  '  elif [ -n "$p" ]; then $p sh "$d/s" < "$d/i"; rc=$?',
+  '  else ( . "$d/s" ) < "$d/i"; rc=$?; fi',
   // Truncate with builtins (no extra process per command): no script text lingers between commands.
   '  : > "$d/s"; : > "$d/i"',
   `  printf '\\n%s %s %s\\n' "$m" "$id" "$rc"`,
@@ -103,7 +110,49 @@ export function frameHeader(
   privilege: string,
   timeoutSeconds: number,
 ): Buffer {
-  return Buffer.from(`${id} ${script.length} ${stdin.length} ${privilege} ${Math.max(1, Math.ceil(timeoutSeconds))}\n`);
+  // 0 only when asked for (the script bounds itself); otherwise at least 1 s: timeout(1) reads 0 as no limit.
+  const to = timeoutSeconds === 0 ? 0 : Math.max(1, Math.ceil(timeoutSeconds));
+  return Buffer.from(`${id} ${script.length} ${stdin.length} ${privilege} ${to}\n`);
+}
+
+/**
+ * Scripts up to this many escaped bytes travel on one line: dash reads a line
+ * a byte per read(2), which costs less than starting `head` up to a few KiB.
+ */
+export const INLINE_SCRIPT_MAX = 2048;
+
+/**
+ * The script in printf %b escapes (POSIX printf, the %b conversion): backslash
+ * doubled, newline as \n, other control bytes as \0ooo; undefined when it holds
+ * a NUL byte or is too long for one line.
+ */
+export function inlineScript(script: Buffer): string | undefined {
+  if (script.length > INLINE_SCRIPT_MAX || script.includes(0)) return undefined;
+  let out = '';
+  for (const byte of script) {
+    if (byte === 0x5c) out += '\\\\';
+    else if (byte === 0x0a) out += '\\n';
+    else if (byte < 0x20 || byte === 0x7f) out += `\\0${byte.toString(8).padStart(3, '0')}`;
+    else out += String.fromCharCode(byte);
+  }
+  const encoded = Buffer.from(out, 'latin1');
+  return encoded.length > INLINE_SCRIPT_MAX ? undefined : out;
+}
+
+/** One command as the sh driver reads it: inline when short, else by byte length. */
+export function frameShCommand(
+  id: number,
+  script: Buffer,
+  stdin: Buffer,
+  privilege: string,
+  timeoutSeconds: number,
+): Buffer {
+  const inline = inlineScript(script);
+  if (inline === undefined)
+    return Buffer.concat([frameHeader(id, script, stdin, privilege, timeoutSeconds), script, stdin]);
+  const header = frameHeader(id, Buffer.alloc(0), stdin, privilege, timeoutSeconds).toString('latin1');
+  const line = header.replace(/^(\d+) 0 /, '$1 L ');
+  return Buffer.concat([Buffer.from(`${line}${inline}\n`, 'latin1'), stdin]);
 }
 
 export interface FrameEnd {

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Client, ClientChannel } from 'ssh2';
 import type { Shell } from '../model/types.js';
-import { FrameReader, READY, driverCommand, frameHeader, type FrameEnd } from './framing.js';
+import { FrameReader, READY, driverCommand, frameHeader, frameShCommand, type FrameEnd } from './framing.js';
 import { TailBuffer, type ExecRequest, type ExecResult } from './types.js';
 import { TransportError } from './errors.js';
 
@@ -30,6 +30,7 @@ export class ShellSession {
   private constructor(
     private readonly host: string,
     private readonly channel: ClientChannel,
+    private readonly shell: Shell,
   ) {}
 
   get busy(): boolean {
@@ -45,7 +46,7 @@ export class ShellSession {
     return new Promise((resolve, reject) => {
       client.exec(driverCommand(shell, marker), (error, channel) => {
         if (error) return reject(new TransportError(host, `cannot open a session: ${error.message}`, true, error));
-        const session = new ShellSession(host, channel);
+        const session = new ShellSession(host, channel, shell);
         session.attach(marker, resolve, reject);
       });
     });
@@ -125,8 +126,11 @@ export class ShellSession {
     );
     const script = Buffer.from(request.script);
     const stdin = request.stdin ?? Buffer.alloc(0);
+    const to = request.boundsItself === true ? 0 : timeoutSeconds;
     this.channel.write(
-      Buffer.concat([frameHeader(id, script, stdin, request.privilege, timeoutSeconds), script, stdin]),
+      this.shell === 'sh'
+        ? frameShCommand(id, script, stdin, request.privilege, to)
+        : Buffer.concat([frameHeader(id, script, stdin, request.privilege, to), script, stdin]),
     );
     return result.finally(() => clearTimeout(timer));
   }

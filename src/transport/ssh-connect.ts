@@ -26,6 +26,12 @@ export interface ConnectOptions {
   readonly keepaliveIntervalMs: number;
   readonly keepaliveCountMax: number;
   readonly readyTimeoutMs: number;
+  /**
+   * TCP_NODELAY on the connection (default on): a framed command and its
+   * replies are small writes that Nagle's algorithm would hold back until the
+   * peer's (delayed) ACK of the previous one.
+   */
+  readonly noDelay?: boolean;
 }
 
 export async function connectEndpoint(endpoint: Endpoint, options: ConnectOptions, sock?: Duplex): Promise<Client> {
@@ -70,6 +76,7 @@ export async function connectEndpoint(endpoint: Endpoint, options: ConnectOption
     client.once('error', onError);
     client.once('ready', () => {
       client.off('error', onError);
+      client.setNoDelay(options.noDelay ?? true);
       resolve(client);
     });
     client.connect(config);

@@ -10,6 +10,12 @@ export interface ExecRequest {
   /** Bytes given to the script on its standard input. */
   readonly stdin?: Buffer;
   readonly timeoutMs?: number;
+  /**
+   * The script bounds its own parts with timeout(1) (a folded check and
+   * apply): a framed sh session runs it without a timeout of its own and
+   * `timeoutMs` only bounds how long the client waits for the answer.
+   */
+  readonly boundsItself?: boolean;
   readonly signal?: AbortSignal;
   readonly onStdout?: (chunk: Buffer) => void;
   readonly onStderr?: (chunk: Buffer) => void;
@@ -71,6 +77,8 @@ export class TailBuffer {
 export interface ConvergeResult extends ExecResult {
   /** The check exited 0, so apply did not run (`code` is then 0). */
   readonly checkPassed: boolean;
+  /** Which part ran out of its own time, when `timedOut`. */
+  readonly timedOutPart?: 'check' | 'apply';
 }
 
 /** A transport the executor can (re)connect and read files through. */

@@ -2,14 +2,12 @@
 // the node list, addresses and MACs are the spec's; every host is checked
 // for its OS and size before anything is changed on it.
 import { sshFields } from '../ssh.js';
+import { EXISTING_TRAITS } from '../traits.js';
 import type { Driver } from '../types.js';
 import { hostCheckRef, hostCheckTasks } from './checks.js';
 
 export const existingDriver: Driver = {
-  name: 'existing',
-  createsMachines: false,
-  controlPlanePath: 'spec.infrastructure.hosts',
-  nodeNetworkIsOverlay: () => false,
+  ...EXISTING_TRAITS,
   hosts: (spec) =>
     spec.hosts.map((h) => ({
       name: h.name,

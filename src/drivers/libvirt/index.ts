@@ -3,6 +3,7 @@
 // reached through their hypervisor and carry host keys pinned before first
 // contact (provisioner `kubemix`).
 import { hopThrough, sshFields } from '../ssh.js';
+import { LIBVIRT_TRAITS } from '../traits.js';
 import type { Driver, DriverHost } from '../types.js';
 import { libvirtArtifacts } from './artifacts.js';
 import { guestReadyRef, networkTasks } from './tasks/network.js';
@@ -12,11 +13,7 @@ import { cleanupTasks } from './cleanup.js';
 import { downTasks } from './down.js';
 
 export const libvirtDriver: Driver = {
-  name: 'libvirt',
-  createsMachines: true,
-  controlPlanePath: 'spec.nodes.controlPlane.count',
-  // Several hypervisors join their guests' network with an encapsulating overlay.
-  nodeNetworkIsOverlay: (spec) => spec.hypervisors.length > 1,
+  ...LIBVIRT_TRAITS,
   hosts: (spec, nodes) => {
     const hypervisors = spec.hypervisors.map((h): DriverHost => ({
       name: h.name,

@@ -1,5 +1,5 @@
 // CNI rules: settings Windows requires, and pod MTU.
-import { driverFor } from '../../drivers/index.js';
+import { driverTraits } from '../../drivers/traits.js';
 import { FLANNEL_VXLAN } from '../../matrix/index.js';
 import type { Diagnostic } from '../../errors.js';
 import { maxPodMtu } from '../../net/mtu.js';
@@ -81,7 +81,8 @@ export const calicoBackend: Rule = (ctx) => {
 
 export const hostGwNeedsOneSegment: Rule = (ctx) => {
   // A driver that creates the machines makes the segment itself; the user cables existing hosts.
-  if (ctx.spec.cni.backend !== 'host-gw' || driverFor(ctx.spec.driver).createsMachines || !hasWindows(ctx)) return [];
+  if (ctx.spec.cni.backend !== 'host-gw' || driverTraits(ctx.spec.driver).createsMachines || !hasWindows(ctx))
+    return [];
   return [
     warning(
       'cni.host-gw-segment',

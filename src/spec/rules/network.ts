@@ -1,5 +1,5 @@
 // Address plan rules: valid, non-overlapping CIDRs with room for every node.
-import { driverFor } from '../../drivers/index.js';
+import { driverTraits } from '../../drivers/traits.js';
 import { WINDOWS_EXTERNAL_HNS_CIDR } from '../../matrix/index.js';
 import {
   contains,
@@ -123,7 +123,7 @@ export const gatewayInNetwork: Rule = (ctx) => {
 export const roomForNodes: Rule = (ctx) => {
   const net = nodeNetwork(ctx);
   // Only a driver that creates the machines allocates their addresses from the network.
-  if (net === undefined || !driverFor(ctx.spec.driver).createsMachines) return [];
+  if (net === undefined || !driverTraits(ctx.spec.driver).createsMachines) return [];
   const needed = BigInt(ctx.nodes.length + 1);
   if (needed <= usableHosts(net)) return [];
   const why = `the node network ${ctx.spec.network.nodeCidr} has ${usableHosts(net)} usable addresses; ${ctx.nodes.length} nodes and the gateway need ${needed}`;
@@ -183,7 +183,7 @@ export const dualStackWithWindows: Rule = (ctx) => {
 };
 
 export const existingHostAddresses: Rule = (ctx) => {
-  if (driverFor(ctx.spec.driver).createsMachines) return [];
+  if (driverTraits(ctx.spec.driver).createsMachines) return [];
   const net = nodeNetwork(ctx);
   const out: Diagnostic[] = [];
   const seen = new Map<bigint, string>();

@@ -1,5 +1,5 @@
 // Node rules: roles, operating systems, names.
-import { driverFor } from '../../drivers/index.js';
+import { driverTraits } from '../../drivers/traits.js';
 import { LINUX_DISTROS, WINDOWS, linuxDistro, windowsRelease } from '../../matrix/index.js';
 import type { Diagnostic } from '../../errors.js';
 import { didYouMean } from '../suggest.js';
@@ -12,7 +12,7 @@ const KNOWN_OS = [...LINUX_DISTROS.map((d) => d.id), ...WINDOWS.map((w) => w.os)
 
 export const controlPlaneCount: Rule = (ctx) => {
   const count = ctx.nodes.filter((n) => n.role === 'control-plane').length;
-  const path = driverFor(ctx.spec.driver).controlPlanePath;
+  const path = driverTraits(ctx.spec.driver).controlPlanePath;
   if (count === 0) return [error('nodes.no-control-plane', path, 'the cluster needs at least one control-plane node')];
   if (count % 2 === 0) {
     return [
@@ -136,7 +136,7 @@ export const untaintedControlPlane: Rule = (ctx) => {
 };
 
 export const existingHostRoles: Rule = (ctx) => {
-  if (driverFor(ctx.spec.driver).createsMachines) return [];
+  if (driverTraits(ctx.spec.driver).createsMachines) return [];
   const out: Diagnostic[] = [];
   if (ctx.parsed.spec.nodes !== undefined) {
     out.push(
