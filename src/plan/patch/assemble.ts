@@ -3,7 +3,8 @@
 // updates and reboot when they ask for it (the executor waits through the
 // reboot: Task.reboots), wait Ready, check the pod network came back,
 // uncordon. A node that does not come back healthy fails its task, so the
-// roll stops there and the node stays cordoned. Pure.
+// roll stops there and the node stays cordoned. Only the nodes the patch
+// query (query.ts) found something to do on are in the roll. Pure.
 import { InputError } from '../../errors.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
@@ -18,6 +19,12 @@ export interface PatchOptions extends UpdateSelection {
   /** Windows workers to patch; undefined: all of them. */
   readonly nodes?: readonly string[] | undefined;
   readonly maxUnavailable: number;
+  /**
+   * The nodes the patch query found something to do on (or that an
+   * interrupted roll had started); undefined: every selected node. A node
+   * outside it gets no task at all: it is never cordoned, drained or rebooted.
+   */
+  readonly roll?: ReadonlySet<string> | undefined;
 }
 
 /** Update search, download, install and the reboot: at most this long per node. */
@@ -44,7 +51,8 @@ function patchTasks(model: ClusterModel, options: PatchOptions): Task[] {
   if (api === undefined) return [];
   const width = Math.max(1, options.maxUnavailable);
   const ends: string[] = [];
-  return patchedNodes(model, options.nodes).flatMap((node, i) => {
+  const nodes = patchedNodes(model, options.nodes).filter((n) => options.roll?.has(n.name) ?? true);
+  return nodes.flatMap((node, i) => {
     const chain = nodeChain(model, api, node, options, i < width ? [] : [ends[i - width] ?? '']);
     ends.push(chain.at(-1)?.id ?? '');
     return chain;
