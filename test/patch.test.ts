@@ -3,6 +3,7 @@
 // executor (golden), stopping at the first node whose network does not come
 // back and leaving it cordoned; and the Windows Update script's rules.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { assemblePatchPlan } from '../src/plan/patch/assemble.js';
 import { assemblePatchQueryPlan, parsePending, pendingText, PATCH_QUERY_TASK } from '../src/plan/patch/query.js';
 import { patchNodes } from '../src/patch/run.js';
 import { installUpdates } from '../src/render/windows/updates.js';
+import { installLinuxUpdates, listLinuxPending } from '../src/render/linux/updates.js';
 import { powershell } from '../src/plan/task.js';
 import { readSpec } from '../src/spec/read.js';
 import { assertGolden } from './helpers/golden.js';
@@ -266,6 +268,53 @@ describe('patch checks first, then acts', () => {
     assert.match(
       pendingText(new Map([['w', parsePending(['pending\tKB1,KB2\tA title', 'reboot-required', 'noise'])]])),
       /^w: 1 pending update\(s\), reboot pending\n {2}KB1,KB2 {2}A title\n$/,
+    );
+  });
+});
+
+describe('patch --linux plan', () => {
+  const { model } = example('k8s-libvirt-3-2-1');
+  const plan = assemblePatchPlan(model, { kbs: [], securityOnly: false, linux: true, maxUnavailable: 1 }).plan;
+  const cps = model.nodes.filter((n) => n.role === 'control-plane').map((n) => n.name);
+  const linuxWorkers = model.nodes.filter((n) => n.role === 'worker' && n.osFamily === 'linux').map((n) => n.name);
+  const win = model.nodes.filter((n) => n.osFamily === 'windows').map((n) => n.name);
+  const api = cps[0] ?? '';
+
+  it('control planes one at a time first, then Linux workers, then Windows; each chain after the one before', () => {
+    const chainStart = (n: string) => plan.tasks.find((t) => t.id === `task-deploy-cluster/${api}/patch-cordon-${n}`);
+    const chainEnd = (n: string) => `task-deploy-cluster/${api}/patch-uncordon-${n}`;
+    const order = [...cps, ...linuxWorkers, ...win];
+    assert.ok(cps.length >= 2 && linuxWorkers.length >= 1 && win.length >= 1);
+    order.forEach((n, i) => {
+      assert.deepEqual(chainStart(n)?.after, i === 0 ? [] : [chainEnd(order[i - 1] ?? '')], n);
+    });
+    for (const n of [...cps, ...linuxWorkers]) {
+      const u = plan.tasks.find((t) => t.host === n && t.name === 'linux-updates') ?? assert.fail(n);
+      assert.equal(u.reboots, true);
+      assert.deepEqual(u.after, [`task-deploy-cluster/${api}/patch-drain-${n}`]);
+      assert.match(u.apply.script, /apt-mark hold \$installed/);
+    }
+    // A control plane's reboot takes the API server with it: its Ready wait first waits for /readyz.
+    const ready = plan.tasks.find((t) => t.id === `task-deploy-cluster/${api}/patch-ready-${api}`);
+    assert.match(ready?.apply.script ?? '', /get --raw=\/readyz/);
+  });
+
+  it('dnf: Kubernetes packages excluded, needs-restarting -r decides the reboot; scripts pass shellcheck', () => {
+    const d = installLinuxUpdates('dnf', { securityOnly: true });
+    assert.match(d.apply, /dnf -y -q upgrade --security --exclude=kubeadm,kubectl,kubelet,cri-tools,kubernetes-cni/);
+    assert.match(d.check, /needs-restarting -r/);
+    const a = installLinuxUpdates('apt', { securityOnly: false });
+    assert.match(a.check, /\/var\/run\/reboot-required/);
+    for (const script of [d.check, d.apply, a.check, a.apply, listLinuxPending('dnf', { securityOnly: false })]) {
+      const r = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], { input: script, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stdout);
+    }
+  });
+
+  it('--nodes naming a Linux node without --linux is refused, naming --linux', () => {
+    assert.throws(
+      () => assemblePatchPlan(model, { nodes: [api], kbs: [], securityOnly: false, maxUnavailable: 1 }),
+      (e: unknown) => e instanceof InputError && e.path === '--nodes' && /add --linux/.test(e.message),
     );
   });
 });

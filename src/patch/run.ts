@@ -96,13 +96,16 @@ async function rollUnderWay(dir: string): Promise<string[] | undefined> {
 /** Query, then roll only the nodes with something pending (or resume an interrupted roll). */
 export async function patchNodes(model: ClusterModel, options: PatchOptions, run: PatchRun): Promise<PatchResult> {
   const own = patchStateDir(run.stateDir);
-  const selected = patchedNodes(model, options.nodes);
+  const selected = patchedNodes(model, options.nodes, options.linux === true);
   const underWay = await rollUnderWay(own);
   if (underWay !== undefined) {
     // The roll as it was started, whatever --nodes says now: its nodes may be cordoned.
-    const all = new Set(patchedNodes(model, undefined).map((n) => n.name));
+    const all = new Set(patchedNodes(model, undefined, true).map((n) => n.name));
     const roll = underWay.filter((n) => all.has(n));
-    await run.runRoll(assemblePatchPlan(model, { ...options, nodes: undefined, roll: new Set(roll) }), own);
+    await run.runRoll(
+      assemblePatchPlan(model, { ...options, nodes: undefined, linux: true, roll: new Set(roll) }),
+      own,
+    );
     await finishRoll(own);
     return { pending: new Map(), rolled: roll, resumed: true };
   }

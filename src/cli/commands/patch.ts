@@ -23,6 +23,7 @@ interface PatchFlags extends ExecutorFlags {
   readonly nodes?: string[];
   readonly kb?: string[];
   readonly securityOnly?: boolean;
+  readonly linux?: boolean;
   readonly maxUnavailable?: string;
 }
 
@@ -41,11 +42,17 @@ function kbs(values: readonly string[] | undefined): string[] {
 export function registerPatch(program: Command, io: CliIo): void {
   const patch = program
     .command('patch')
-    .description('install Windows updates on Windows workers one at a time (cordon, drain, reboot, checks, uncordon)')
+    .description(
+      'install pending updates node by node, Windows workers (with --linux Linux nodes too): cordon, drain, reboot, checks, uncordon',
+    )
     .argument('<SPEC>', 'spec file or Kubeinit string')
     .option('--nodes <name...>', 'only these Windows workers')
-    .option('--kb <article...>', 'only these updates (KB5040437)')
-    .option('--security-only', 'only updates in the Security Updates category')
+    .option('--kb <article...>', 'only these Windows updates (KB5040437)')
+    .option(
+      '--security-only',
+      'only security updates (Windows: the Security Updates category; Linux: the security archive)',
+    )
+    .option('--linux', 'Linux nodes too (control planes one at a time first): apt or dnf, Kubernetes packages held')
     .option('--max-unavailable <n>', 'Windows workers patched at once', '1');
   withExecutorOptions(patch, {
     check: 'list the pending updates per node, install nothing',
@@ -58,11 +65,12 @@ export function registerPatch(program: Command, io: CliIo): void {
       nodes: flags.nodes,
       kbs: kbs(flags.kb),
       securityOnly: flags.securityOnly === true,
+      linux: flags.linux === true,
       maxUnavailable: positiveInt(flags.maxUnavailable, '--max-unavailable', 1),
     };
-    const nodes = patchedNodes(model, options.nodes);
+    const nodes = patchedNodes(model, options.nodes, options.linux);
     if (nodes.length === 0) {
-      out.log('info', `${loaded.clusterName} has no Windows worker to patch`);
+      out.log('info', `${loaded.clusterName} has no ${options.linux ? 'node' : 'Windows worker'} to patch`);
       return;
     }
     const state = statePaths(stateDir(flags.stateDir, io, loaded.clusterName, loaded.file));

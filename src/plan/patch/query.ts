@@ -8,7 +8,9 @@ import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import { listPendingUpdates, type UpdateSelection } from '../../render/windows/updates.js';
 import { assemblePlan, type AssembledPlan } from '../assemble.js';
-import { powershell, task } from '../task.js';
+import { powershell, sh, task } from '../task.js';
+import { listLinuxPending } from '../../render/linux/updates.js';
+import { linuxDistro } from '../../matrix/index.js';
 
 export const PATCH_QUERY_TASK = 'patch-pending';
 /** The update search can take minutes on Windows (the Windows Update Agent contacts its service). */
@@ -45,7 +47,10 @@ export function assemblePatchQueryPlan(
           name: PATCH_QUERY_TASK,
           description: 'list the pending updates and whether a reboot is pending; install nothing',
           check: null,
-          apply: powershell(listPendingUpdates(selection)),
+          apply:
+            n.osFamily === 'windows'
+              ? powershell(listPendingUpdates(selection))
+              : sh(listLinuxPending(linuxDistro(n.os)?.family ?? 'apt', selection)),
           timeoutSeconds: PATCH_QUERY_TIMEOUT_SECONDS,
         }),
       ),
