@@ -77,13 +77,15 @@ export function registerPatch(program: Command, io: CliIo): void {
     const display = displayFlags(command);
     const executor = { ...flags, knownHosts: flags.knownHosts ?? state.knownHosts };
     const { check: _check, ...query } = applyOptions(executor, io);
-    const queryOptions = { ...query, listeners: [renderer(io, display)] };
+    // --check --json prints one document: the report, not the executor's event lines.
+    const queryOptions = { ...query, listeners: display.json && flags.check === true ? [] : [renderer(io, display)] };
     if (flags.check === true) {
       const pending = await queryPending(model, nodes, options, state.root, queryOptions);
-      if (display.json) io.stdout(`${JSON.stringify({ pending: Object.fromEntries(pending) })}\n`);
-      else io.stdout(pendingText(pending));
       const due = [...pending.values()].filter(needsPatch).length;
-      if (due > 0) throw new FindingsError(`${due} node(s) have pending updates`);
+      const report = { ok: due === 0, pending: Object.fromEntries(pending) };
+      if (!out.json) io.stdout(pendingText(pending));
+      if (due > 0) throw new FindingsError(`${due} node(s) have pending updates`, { report });
+      if (out.json) out.document(report);
       return;
     }
     const result = await patchNodes(model, options, {
