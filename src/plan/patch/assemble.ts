@@ -15,7 +15,7 @@ import { assemblePlan, type AssembledPlan } from '../assemble.js';
 import { powershell, sh, task } from '../task.js';
 import type { Task } from '../types.js';
 import { cordonScripts, drainScripts, readyScripts, uncordonScripts } from '../upgrade/api-steps.js';
-import { DRAIN_TIMEOUT_SECONDS, READY_TIMEOUT_SECONDS, UPGRADE_STAGE } from '../upgrade/assemble.js';
+import { DRAIN_TIMEOUT_SECONDS, onlyDnsHome, READY_TIMEOUT_SECONDS, UPGRADE_STAGE } from '../upgrade/assemble.js';
 
 export interface PatchOptions extends UpdateSelection {
   /** Nodes to patch; undefined: every Windows worker (and with `linux`, every Linux node). */
@@ -109,7 +109,7 @@ function nodeChain(
     onApi(
       'drain',
       `drain ${node.name} (PodDisruptionBudgets hold)`,
-      drainScripts(node.name, never, DRAIN_TIMEOUT_SECONDS),
+      drainScripts(node.name, never, DRAIN_TIMEOUT_SECONDS, onlyDnsHome(model, node)),
       DRAIN_TIMEOUT_SECONDS + 60,
     ),
     ...(node.osFamily === 'windows' ? windowsUpdates(selection, node) : [linuxUpdates(selection, node)]),

@@ -133,6 +133,12 @@ function cacheTasks(model: ClusterModel): Task[] {
     .map((t) => ({ ...t, after: [] }));
 }
 
+/** The node is the only Linux node CoreDNS (kubernetes.io/os: linux) can run on: evicting it stops cluster DNS. */
+export function onlyDnsHome(model: ClusterModel, node: PlanNode): boolean {
+  const linux = model.nodes.filter((n) => n.osFamily === 'linux' && n.role !== 'services');
+  return linux.length === 1 && linux[0] === node;
+}
+
 function nodeChain(
   model: ClusterModel,
   api: PlanNode,
@@ -156,7 +162,7 @@ function nodeChain(
   const drain = onApi(
     'drain',
     `drain ${node.name} through the Eviction API (PodDisruptionBudgets hold), ${DRAIN_TIMEOUT_SECONDS} s at most`,
-    drainScripts(node.name, done, DRAIN_TIMEOUT_SECONDS),
+    drainScripts(node.name, done, DRAIN_TIMEOUT_SECONDS, onlyDnsHome(model, node)),
     DRAIN_TIMEOUT_SECONDS + 60,
   );
   const host = node.osFamily === 'windows' ? windowsSteps(model, node) : linuxSteps(model, node, first);
