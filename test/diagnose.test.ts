@@ -11,7 +11,13 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { assembleDiagnosePlan, diagnosedNodes } from '../src/diagnose/plan.js';
 import { redactText } from '../src/diagnose/redact.js';
-import { collectScript, linuxSections, splitSections, windowsSections } from '../src/diagnose/sections.js';
+import {
+  collectScript,
+  linuxSections,
+  servicesSections,
+  splitSections,
+  windowsSections,
+} from '../src/diagnose/sections.js';
 import { matchSignatures, type NodeSections } from '../src/diagnose/signatures.js';
 import { resolveModel } from '../src/model/resolve.js';
 import { readSpec } from '../src/spec/read.js';
@@ -174,5 +180,35 @@ describe('diagnose scripts and CLI', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('diagnose: the services node', () => {
+  const services = { name: 'service-01', osFamily: 'linux', role: 'services' } as const;
+  const node = (over: Record<string, string>): NodeSections => ({
+    node: services,
+    sections: new Map(Object.entries({ 'service-states': 'haproxy active\nnamed active', ...over })),
+  });
+  it('collects every switched-on service: state, its own config test, log; never the registry key', () => {
+    const names = servicesSections(model).map((s) => s.name);
+    for (const n of ['service-states', 'haproxy-check', 'named-check', 'haproxy-log', 'named-log', 'listening'])
+      assert.ok(names.includes(n), n);
+    const text = servicesSections(model)
+      .map((s) => s.command)
+      .join('\n');
+    assert.match(text, /haproxy -c -f \/etc\/haproxy\/haproxy\.cfg; echo "exit \$\?"/);
+    assert.match(text, /named-checkconf -z \/etc\/bind\/named\.conf/);
+    assert.doesNotMatch(text, /registry\.key|htpasswd/);
+    assert.ok(diagnosedNodes(model, undefined).some((n) => n.role === 'services'));
+  });
+  it('a stopped service and a failing config test are named; a healthy node is quiet', () => {
+    assert.deepEqual(ids([node({ 'haproxy-check': 'Configuration file is valid\nexit 0' })]), []);
+    const bad = node({
+      'service-states': 'haproxy failed\nnamed active',
+      'named-check': "/etc/bind/named.conf:12: unknown option 'fowarders'\nexit 1",
+    });
+    assert.deepEqual(ids([bad]).sort(), ['service-01:services-config-invalid', 'service-01:services-down']);
+    const f = matchSignatures(cluster, [bad]).find((x) => x.id === 'services-config-invalid');
+    assert.match(f?.evidence ?? '', /unknown option 'fowarders'/);
   });
 });

@@ -3,7 +3,8 @@
 // executor (golden), stopping at the first node whose network does not come
 // back and leaving it cordoned; and the Windows Update script's rules.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -11,7 +12,10 @@ import { HostError, InputError } from '../src/errors.js';
 import { applyPlan } from '../src/exec/apply-plan.js';
 import { resolveModel } from '../src/model/resolve.js';
 import { assemblePatchPlan } from '../src/plan/patch/assemble.js';
+import { assemblePatchQueryPlan, parsePending, pendingText, PATCH_QUERY_TASK } from '../src/plan/patch/query.js';
+import { patchNodes } from '../src/patch/run.js';
 import { installUpdates } from '../src/render/windows/updates.js';
+import { installLinuxUpdates, listLinuxPending } from '../src/render/linux/updates.js';
 import { powershell } from '../src/plan/task.js';
 import { readSpec } from '../src/spec/read.js';
 import { assertGolden } from './helpers/golden.js';
@@ -144,5 +148,173 @@ describe('patch stops at the first node that does not come back', () => {
     } finally {
       rmSync(stateDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('patch checks first, then acts', () => {
+  const text = readFileSync(repoPath('examples', 'k8s-libvirt-3-2-1.yaml'), 'utf8').replace(
+    'count: 1\n        os: windows-2025',
+    'count: 2\n        os: windows-2025',
+  );
+  const two = resolveModel(readSpec({ kind: 'file', path: 'two.yaml', text }));
+  const win = two.nodes.filter((n) => n.osFamily === 'windows');
+  const selection = { kbs: [], securityOnly: false };
+
+  /** Runs patchNodes against recording targets; `answers`: the query's stdout per node. */
+  async function patchWith(stateDir: string, answers: Record<string, string>, failing: string[] = []) {
+    const query = assemblePatchQueryPlan(two, win, selection).plan;
+    const asked = new RecordingTarget(query, []);
+    for (const [node, out] of Object.entries(answers))
+      asked.outputs.set(`task-gather-facts/${node}/${PATCH_QUERY_TASK}`, out);
+    const rolled: RecordingTarget[] = [];
+    const run = patchNodes(
+      two,
+      { ...selection, maxUnavailable: 1 },
+      {
+        stateDir,
+        query: {
+          signal: new AbortController().signal,
+          listeners: [asked.gate.listener],
+          transportFor: asked.transportFor,
+        },
+        runRoll: async ({ plan, files }, dir) => {
+          const contents = new Map(plan.artifacts.map((a, i) => [a.id, Buffer.from(files[i]?.content ?? '')]));
+          const names = planSecretNames(plan, contents);
+          await seedSecrets(dir, names, capturedNames(plan));
+          const target = new RecordingTarget(plan, names);
+          for (const f of failing) target.failing.add(f);
+          rolled.push(target);
+          await applyPlan(plan, contents, {
+            stateDir: dir,
+            concurrency: 1,
+            retry: { attempts: 1 },
+            signal: new AbortController().signal,
+            listeners: [target.gate.listener],
+            transportFor: target.transportFor,
+          });
+        },
+      },
+    );
+    return { run, asked, rolled };
+  }
+  const touched = (targets: RecordingTarget[], node: string) =>
+    targets.flatMap((t) => t.steps).filter((s) => s.host === node || s.task.endsWith(`-${node}`));
+
+  it('a node with nothing pending is never cordoned, drained or rebooted; the other one is', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'kubemix-patch-'));
+    try {
+      const [a, b] = [win[0]?.name ?? '', win[1]?.name ?? ''];
+      const { run, asked, rolled } = await patchWith(stateDir, {
+        [a]: 'Searching…\npending\tKB5040437\t2024-07 Cumulative Update for Microsoft server operating system\n',
+        [b]: '',
+      });
+      const result = await run;
+      assert.deepEqual(result.rolled, [a]);
+      assert.deepEqual(
+        result.pending.get(a)?.updates.map((u) => u.id),
+        ['KB5040437'],
+      );
+      assert.equal(asked.steps.filter((s) => s.kind === 'apply').length, 2, 'the query ran on both nodes');
+      assert.deepEqual(touched(rolled, b), [], `${b} has nothing pending but was touched`);
+      const ran = touched(rolled, a).map((s) => s.task.split('/')[2]);
+      assert.ok(ran.includes(`patch-cordon-${a}`) && ran.includes('win-updates'));
+      assert.ok(!existsSync(join(stateDir, 'patch', 'roll.json')), 'the finished roll is forgotten');
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+
+  it('nothing pending anywhere: no roll at all; a pending reboot alone is something to do', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'kubemix-patch-'));
+    try {
+      const none = await patchWith(stateDir, {});
+      assert.deepEqual((await none.run).rolled, []);
+      assert.equal(none.rolled.length, 0, 'a roll plan ran with nothing pending');
+      const reboot = await patchWith(stateDir, { [win[1]?.name ?? '']: 'reboot-required\r\n' });
+      assert.deepEqual((await reboot.run).rolled, [win[1]?.name]);
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+
+  it('an interrupted roll resumes with its own nodes, without asking again (an updated node looks clean)', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'kubemix-patch-'));
+    try {
+      const a = win[0]?.name ?? '';
+      const first = await patchWith(stateDir, { [a]: 'pending\tKB1\tx\n' }, [
+        `task-deploy-cluster/${a}/win-pod-network`,
+      ]);
+      await assert.rejects(first.run, HostError);
+      assert.deepEqual(JSON.parse(readFileSync(join(stateDir, 'patch', 'roll.json'), 'utf8')), { nodes: [a] });
+      const again = await patchWith(stateDir, {});
+      const result = await again.run;
+      assert.equal(result.resumed, true);
+      assert.deepEqual(result.rolled, [a]);
+      assert.equal(again.asked.steps.length, 0, 'the query ran while a roll was under way');
+      const ran = touched(again.rolled, a).map((s) => `${s.task.split('/')[2]}:${s.kind}`);
+      assert.ok(ran.includes(`patch-uncordon-${a}:apply`), 'the resumed roll did not uncordon');
+      assert.ok(!ran.includes('win-updates:apply'), 'the journal should have skipped the finished updates');
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+
+  it('the query script parses, passes our rules, installs nothing; its output is parsed', () => {
+    const script = assemblePatchQueryPlan(two, win, { kbs: ['KB5040437'], securityOnly: true }).plan.tasks[0]?.apply
+      .script;
+    assert.deepEqual(parseErrors(script ?? ''), []);
+    assert.deepEqual(lintPowerShell(script ?? ''), []);
+    assert.doesNotMatch(script ?? '', /CreateUpdateInstaller|CreateUpdateDownloader|shutdown/);
+    assert.match(
+      pendingText(new Map([['w', parsePending(['pending\tKB1,KB2\tA title', 'reboot-required', 'noise'])]])),
+      /^w: 1 pending update\(s\), reboot pending\n {2}KB1,KB2 {2}A title\n$/,
+    );
+  });
+});
+
+describe('patch --linux plan', () => {
+  const { model } = example('k8s-libvirt-3-2-1');
+  const plan = assemblePatchPlan(model, { kbs: [], securityOnly: false, linux: true, maxUnavailable: 1 }).plan;
+  const cps = model.nodes.filter((n) => n.role === 'control-plane').map((n) => n.name);
+  const linuxWorkers = model.nodes.filter((n) => n.role === 'worker' && n.osFamily === 'linux').map((n) => n.name);
+  const win = model.nodes.filter((n) => n.osFamily === 'windows').map((n) => n.name);
+  const api = cps[0] ?? '';
+
+  it('control planes one at a time first, then Linux workers, then Windows; each chain after the one before', () => {
+    const chainStart = (n: string) => plan.tasks.find((t) => t.id === `task-deploy-cluster/${api}/patch-cordon-${n}`);
+    const chainEnd = (n: string) => `task-deploy-cluster/${api}/patch-uncordon-${n}`;
+    const order = [...cps, ...linuxWorkers, ...win];
+    assert.ok(cps.length >= 2 && linuxWorkers.length >= 1 && win.length >= 1);
+    order.forEach((n, i) => {
+      assert.deepEqual(chainStart(n)?.after, i === 0 ? [] : [chainEnd(order[i - 1] ?? '')], n);
+    });
+    for (const n of [...cps, ...linuxWorkers]) {
+      const u = plan.tasks.find((t) => t.host === n && t.name === 'linux-updates') ?? assert.fail(n);
+      assert.equal(u.reboots, true);
+      assert.deepEqual(u.after, [`task-deploy-cluster/${api}/patch-drain-${n}`]);
+      assert.match(u.apply.script, /apt-mark hold \$installed/);
+    }
+    // A control plane's reboot takes the API server with it: its Ready wait first waits for /readyz.
+    const ready = plan.tasks.find((t) => t.id === `task-deploy-cluster/${api}/patch-ready-${api}`);
+    assert.match(ready?.apply.script ?? '', /get --raw=\/readyz/);
+  });
+
+  it('dnf: Kubernetes packages excluded, needs-restarting -r decides the reboot; scripts pass shellcheck', () => {
+    const d = installLinuxUpdates('dnf', { securityOnly: true });
+    assert.match(d.apply, /dnf -y -q upgrade --security --exclude=kubeadm,kubectl,kubelet,cri-tools,kubernetes-cni/);
+    assert.match(d.check, /needs-restarting -r/);
+    const a = installLinuxUpdates('apt', { securityOnly: false });
+    assert.match(a.check, /\/var\/run\/reboot-required/);
+    for (const script of [d.check, d.apply, a.check, a.apply, listLinuxPending('dnf', { securityOnly: false })]) {
+      const r = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], { input: script, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stdout);
+    }
+  });
+
+  it('--nodes naming a Linux node without --linux is refused, naming --linux', () => {
+    assert.throws(
+      () => assemblePatchPlan(model, { nodes: [api], kbs: [], securityOnly: false, maxUnavailable: 1 }),
+      (e: unknown) => e instanceof InputError && e.path === '--nodes' && /add --linux/.test(e.message),
+    );
   });
 });

@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { CALICO } from '../src/matrix/index.js';
+import { GUARD_SPEC_PATH } from '../src/plan/upgrade/addons.js';
 import { InputError } from '../src/errors.js';
 import { KUBERNETES } from '../src/matrix/index.js';
 import { decideUpgrade, MATRIX, type UpgradeRequest } from '../src/plan/upgrade/skew.js';
@@ -67,8 +69,11 @@ describe('upgrade skew policy', () => {
   });
 });
 
-/** The steps that run on the node itself (the first control plane also runs every node's API steps). */
-const API_STEP = /^upgrade-(cordon|drain|ready|uncordon)-|^upgrade-(addons|preflight)$/;
+/**
+ * The steps that run on the node itself for its own upgrade (the first control plane also runs every node's
+ * API steps and the add-ons; every host also probes towards each other node once that one is upgraded).
+ */
+const API_STEP = /^upgrade-(cordon|drain|ready|uncordon|verify)-|^upgrade-(addons|preflight|guard)$/;
 const hostSteps = (plan: Plan, node: string): string[] =>
   plan.tasks
     .filter((t) => t.host === node && t.stage === 'task-deploy-cluster' && !API_STEP.test(t.name))
@@ -161,7 +166,8 @@ describe('upgrade plan of examples/k8s-libvirt-3-2-1.yaml (3 control planes, 2 L
   it('--stop-after plans up to that node; an unknown node is refused (exit 2)', () => {
     const { plan: part } = examplePlan('k8s-libvirt-3-2-1', 'upgrade', { stopAfter: linux[0] ?? '' });
     assert.ok(part.tasks.some((t) => t.name === `upgrade-uncordon-${linux[0] ?? ''}`));
-    assert.ok(!part.tasks.some((t) => t.host === linux[1] || t.host === windows[0]));
+    const own = (t: Plan['tasks'][number]) => !t.name.startsWith('upgrade-verify-');
+    assert.ok(!part.tasks.some((t) => own(t) && (t.host === linux[1] || t.host === windows[0])));
     assert.throws(
       () => examplePlan('k8s-libvirt-3-2-1', 'upgrade', { stopAfter: 'nope' }),
       (e: unknown) => e instanceof InputError && e.path === '--stop-after',
@@ -211,5 +217,69 @@ describe('upgrade resumes after --stop-after without touching a finished node', 
     } finally {
       rmSync(first.stateDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('upgrade: the node part of verify, the guard webhook, Calico', () => {
+  const { plan } = examplePlan('k8s-libvirt-3-2-1', 'upgrade');
+  const api = plan.nodes.find((n) => n.role === 'control-plane')?.name ?? '';
+  const id = (host: string, name: string): string => `task-deploy-cluster/${host}/${name}`;
+  const byId = new Map(plan.tasks.map((t) => [t.id, t]));
+
+  it("after Ready, the node's underlay cells run from every source host; uncordon waits for all of them", () => {
+    for (const n of plan.nodes.filter((x) => x.role !== 'services')) {
+      const verify = plan.tasks.filter(
+        (t) => t.id === id(n.name, 'upgrade-verify') || t.name === `upgrade-verify-${n.name}`,
+      );
+      const sources = new Set(verify.map((t) => t.host));
+      // Every other host probes towards the node (ICMP, MTU, its kubelet), and the node probes out.
+      assert.deepEqual([...sources].sort(), plan.nodes.map((x) => x.name).sort(), n.name);
+      for (const t of verify) assert.deepEqual(t.after, [id(api, `upgrade-ready-${n.name}`)], t.id);
+      assert.deepEqual(byId.get(id(api, `upgrade-uncordon-${n.name}`))?.after, verify.map((t) => t.id).sort());
+      const own = byId.get(id(n.name, 'upgrade-verify'))?.apply.script ?? '';
+      assert.doesNotMatch(own, /underlay\/clock\//, 'clock cells need the deployer');
+      for (const peer of plan.nodes.filter((x) => x !== n))
+        assert.ok(own.includes(`underlay/ping/${n.name}/${peer.name}`));
+      assert.ok(own.includes(`underlay/tcp-6443/${n.name}/`), 'the node reaches the API');
+    }
+    const towards = byId.get(id(api, `upgrade-verify-${plan.nodes.find((x) => x.osFamily === 'windows')?.name}`));
+    assert.match(towards?.apply.script ?? '', /underlay\/tcp-10250\/\S+\/\S+: nothing answers on TCP 10250/);
+  });
+
+  it('the guard webhook, if installed, gets kubemix’s image and the upgraded spec after the add-ons', () => {
+    const guard = byId.get(id(api, 'upgrade-guard')) ?? assert.fail('no upgrade-guard task');
+    assert.deepEqual(guard.after, [id(api, 'upgrade-addons')]);
+    assert.match(guard.apply.script, /set image deployment\/kubemix-guard guard='ghcr\.io\/kubemix\/kubemix:/);
+    assert.match(guard.apply.script, /keeping the guard image \$image: not kubemix's own/);
+    assert.match(guard.check?.script ?? '', /no guard webhook in the cluster: nothing to upgrade'; exit 0/);
+    const spec = plan.artifacts.find((a) => a.remotePath === GUARD_SPEC_PATH) ?? assert.fail();
+    assert.equal(spec.mode, '0600');
+    assert.deepEqual(guard.uploads, [{ artifact: spec.id }]);
+    // The first Linux worker's cordon waits for the guard, so the webhook is current before workers drain.
+    const linux = plan.nodes.find((n) => n.role === 'worker' && n.osFamily === 'linux')?.name ?? '';
+    assert.deepEqual(byId.get(id(api, `upgrade-cordon-${linux}`))?.after, [guard.id]);
+  });
+
+  it("Linux-only Calico clusters: the Tigera operator at the matrix's version before the Installation", () => {
+    const calico = examplePlan('calico-libvirt-1-1-1', 'upgrade').plan;
+    const cp = calico.nodes.find((n) => n.role === 'control-plane')?.name ?? '';
+    const operator = calico.tasks.find((t) => t.id === id(cp, 'calico-operator')) ?? assert.fail('no calico-operator');
+    assert.match(
+      operator.apply.script,
+      new RegExp(`calico/v${CALICO.version.replaceAll('.', '\\.')}/manifests/tigera-operator\\.yaml`),
+    );
+    assert.match(operator.check?.script ?? '', new RegExp(`= ${CALICO.version.replaceAll('.', '\\.')} \\]`));
+    const addons = calico.tasks.find((t) => t.id === id(cp, 'upgrade-addons'));
+    assert.deepEqual(addons?.after, [operator.id]);
+    assert.ok(!plan.tasks.some((t) => t.name === 'calico-operator'), 'flannel clusters get no operator');
+  });
+});
+
+describe('a single control plane with no Linux worker keeps CoreDNS while it is drained', () => {
+  it('1-1-1 (one control plane, one Windows worker): its drain leaves kube-dns pods; 3-2-1 drains them', () => {
+    const drainOf = (example: string) =>
+      examplePlan(example, 'upgrade').plan.tasks.find((t) => t.name === 'upgrade-drain-controller-01')?.apply.script;
+    assert.match(drainOf('k8s-libvirt-1-1-1') ?? '', /drain 'controller-01' .*--pod-selector='k8s-app!=kube-dns'/);
+    assert.doesNotMatch(drainOf('k8s-libvirt-3-2-1') ?? '', /pod-selector/);
   });
 });

@@ -25,7 +25,8 @@ export function inMemoryTarget(assembled: AssembledPlan, stateDir: string): Targ
   return { plan: assembled.plan, artifacts, stateDir };
 }
 
-function renderer(io: CliIo, display: DisplayFlags): (e: ExecEvent) => void {
+/** The executor's events drawn for the terminal, as plain lines or as JSON lines. */
+export function renderer(io: CliIo, display: DisplayFlags): (e: ExecEvent) => void {
   if (display.json) return (e) => io.stdout(`${JSON.stringify(e)}\n`);
   if (io.isTty && !display.verbose) return new TtyRenderer(io.stderr, io.raw?.stderr).listener;
   return (e) => {

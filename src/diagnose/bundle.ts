@@ -3,7 +3,9 @@
 // the bundle: <out>/<node>/<section>.txt and findings.{txt,json}, the
 // directories 0700 and the files 0600, every text redacted first.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { writeFileDurable } from '../exec/durable.js';
+import { tarGz } from './tarball.js';
 import { HostError } from '../errors.js';
 import { applyPlan } from '../exec/apply-plan.js';
 import type { ExecEvent } from '../exec/events.js';
@@ -21,6 +23,7 @@ export interface DiagnoseOptions {
   readonly knownHostsFile?: string | undefined;
   readonly trustNewHosts?: boolean;
   readonly signal: AbortSignal;
+  /** A new directory, or a file ending in .tar.gz / .tgz (the bundle as a gzip tarball, 0600). */
   readonly out: string;
   readonly listeners?: readonly ((e: ExecEvent) => void)[];
 }
@@ -78,12 +81,41 @@ export function findingsText(findings: readonly Finding[]): string {
     .join('\n');
 }
 
+/** Whether --out names a tarball rather than a directory. */
+export function isTarball(out: string): boolean {
+  return /\.(tar\.gz|tgz)$/.test(out);
+}
+
+function bundleFiles(
+  collected: readonly NodeSections[],
+  findings: readonly Finding[],
+  failed: readonly string[],
+): { path: string; content: string }[] {
+  return [
+    ...collected.flatMap((n) =>
+      [...n.sections].map(([name, text]) => ({ path: `${n.node.name}/${name}.txt`, content: `${text}\n` })),
+    ),
+    { path: 'findings.txt', content: findingsText(findings) },
+    { path: 'findings.json', content: `${JSON.stringify({ findings, failed }, null, 1)}\n` },
+  ];
+}
+
 async function writeBundle(
   out: string,
   collected: readonly NodeSections[],
   findings: readonly Finding[],
   failed: readonly string[],
 ): Promise<void> {
+  if (isTarball(out)) {
+    // One directory inside, named after the file, as `tar xzf` users expect.
+    const top = basename(out).replace(/\.(tar\.gz|tgz)$/, '');
+    const files = bundleFiles(collected, findings, failed);
+    const dirs = [top, ...collected.map((n) => `${top}/${n.node.name}`)].map((d) => ({ path: `${d}/` }));
+    const entries = [...dirs, ...files.map((f) => ({ path: `${top}/${f.path}`, content: f.content }))];
+    // Temp file, fsync, rename: a crash leaves no half-written archive under the name asked for.
+    await writeFileDurable(out, tarGz(entries, Date.now() / 1000), 0o600);
+    return;
+  }
   await mkdir(out, { recursive: true, mode: 0o700 });
   for (const n of collected) {
     const dir = join(out, n.node.name);

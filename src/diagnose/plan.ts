@@ -1,18 +1,24 @@
 // The plan `kubemix diagnose` runs: one read-only task per node, all in
-// parallel, each bounded in time, printing its sections (sections.ts).
+// parallel, each bounded in time (and each Linux section within it),
+// printing its sections (sections.ts).
 import type { ClusterModel } from '../model/resolve.js';
 import type { PlanNode } from '../model/types.js';
 import { assemblePlan, type AssembledPlan } from '../plan/assemble.js';
 import { powershell, sh, task } from '../plan/task.js';
-import { collectScript, linuxSections, windowsSections } from './sections.js';
+import { collectScript, linuxSections, servicesSections, windowsSections, type Section } from './sections.js';
 
 export const DIAGNOSE_TASK = 'diagnose';
 export const DIAGNOSE_TIMEOUT_SECONDS = 120;
 
-/** Cluster nodes (not the services node) to collect from: all, or those named. */
+/** Nodes to collect from, the services node included: all, or those named. */
 export function diagnosedNodes(model: ClusterModel, only: readonly string[] | undefined): PlanNode[] {
-  const nodes = model.nodes.filter((n) => n.role !== 'services');
-  return only === undefined ? nodes : nodes.filter((n) => only.includes(n.name));
+  return only === undefined ? [...model.nodes] : model.nodes.filter((n) => only.includes(n.name));
+}
+
+function sectionsOf(model: ClusterModel, n: PlanNode, api: PlanNode | undefined): Section[] {
+  if (n.osFamily === 'windows') return windowsSections();
+  if (n.role === 'services') return servicesSections(model);
+  return linuxSections(model, n, n === api);
 }
 
 export function assembleDiagnosePlan(model: ClusterModel, nodes: readonly PlanNode[]): AssembledPlan {
@@ -21,7 +27,7 @@ export function assembleDiagnosePlan(model: ClusterModel, nodes: readonly PlanNo
     () => ({
       tasks: nodes.map((n) => {
         const windows = n.osFamily === 'windows';
-        const sections = windows ? windowsSections() : linuxSections(model, n, n === api);
+        const sections = sectionsOf(model, n, api);
         const script = collectScript(windows ? 'powershell' : 'sh', sections);
         return task({
           stage: 'task-post-deployment',

@@ -7,6 +7,12 @@ import type { PlanNode } from '../model/types.js';
 import { hnsNetworkName } from '../render/windows/network.js';
 import { WIN } from '../render/windows/paths.js';
 import { HNS_FUNCTIONS, q } from '../render/windows/ps.js';
+import { NAMED_CONF } from '../render/services/bind.js';
+import { DNSMASQ_CONFIG } from '../render/services/dnsmasq.js';
+import { servicesFacts } from '../render/services/facts.js';
+import { HAPROXY_CONFIG } from '../render/services/haproxy.js';
+import { REGISTRY_PATHS } from '../render/services/registry.js';
+import { shellQuote } from '../util/escape/index.js';
 
 export const MARKER = '=== kubemix-section ';
 
@@ -42,6 +48,47 @@ export function linuxSections(model: ClusterModel, node: PlanNode, api: boolean)
       command: `${KUBECTL} get events --all-namespaces --field-selector type=Warning --sort-by=.lastTimestamp`,
     },
     { name: 'flannel-log', command: `${KUBECTL} -n kube-flannel logs daemonset/kube-flannel-ds --tail=200` },
+  ];
+}
+
+/** A config test's output and, last, `exit N`: the services-config signature reads the code. */
+function configTest(command: string): string {
+  return `${command}; echo "exit $?"`;
+}
+
+/**
+ * The services node: each service kubemix switched on, its state, its own
+ * config test (`haproxy -c`, `named-checkconf -z`, `dnsmasq --test`; the
+ * registry has none, so its config is shown), its recent log, and what
+ * listens. The registry's key and htpasswd are never read.
+ */
+export function servicesSections(model: ClusterModel): Section[] {
+  const t = servicesFacts(model)?.toggles;
+  if (t === undefined) return [];
+  const on = [
+    ...(t.loadBalancer ? ['haproxy'] : []),
+    ...(t.dns ? ['named'] : []),
+    ...(t.registry ? ['docker-registry'] : []),
+    ...(t.dhcp ? ['dnsmasq'] : []),
+  ];
+  const log = (unit: string): Section => ({
+    name: `${unit}-log`,
+    command: `journalctl -u ${unit} --no-pager -n 200`,
+  });
+  return [
+    { name: 'service-states', command: `for s in ${on.join(' ')}; do echo "$s $(systemctl is-active "$s")"; done` },
+    ...(t.loadBalancer ? [{ name: 'haproxy-check', command: configTest(`haproxy -c -f ${HAPROXY_CONFIG}`) }] : []),
+    ...(t.dns ? [{ name: 'named-check', command: configTest(`named-checkconf -z ${NAMED_CONF}`) }] : []),
+    ...(t.dhcp
+      ? [
+          { name: 'dnsmasq-check', command: configTest('dnsmasq --test') },
+          { name: 'dnsmasq-config', command: `cat ${DNSMASQ_CONFIG}` },
+          { name: 'dhcp-leases', command: 'cat /var/lib/misc/dnsmasq.leases' },
+        ]
+      : []),
+    ...(t.registry ? [{ name: 'registry-config', command: `cat ${REGISTRY_PATHS.config}` }] : []),
+    ...on.map(log),
+    { name: 'listening', command: 'ss -ltnup' },
   ];
 }
 
@@ -83,9 +130,21 @@ export function windowsSections(): Section[] {
   ];
 }
 
+/** A Linux section runs at most this long, so one hanging command does not eat the node's whole budget. */
+export const SECTION_TIMEOUT_SECONDS = 20;
+
 /** One script that prints every section after its marker; a failing command does not stop the others. */
-export function collectScript(shell: 'sh' | 'powershell', sections: readonly Section[]): string {
-  if (shell === 'sh') return sections.map((s) => `echo '${MARKER}${s.name}'\n( ${s.command} ) 2>&1 || true`).join('\n');
+export function collectScript(
+  shell: 'sh' | 'powershell',
+  sections: readonly Section[],
+  sectionTimeout = SECTION_TIMEOUT_SECONDS,
+): string {
+  if (shell === 'sh')
+    return sections
+      .map(
+        (s) => `echo '${MARKER}${s.name}'\ntimeout -k 2 ${sectionTimeout} sh -c ${shellQuote(s.command)} 2>&1 || true`,
+      )
+      .join('\n');
   return `$ErrorActionPreference = 'Continue'
 ${HNS_FUNCTIONS}${sections
     .map(

@@ -183,6 +183,7 @@ const subnetEnvStale: Signature = (cluster, n) => {
 };
 
 const serviceDown: Signature = (_cluster, n) => {
+  if (n.node.role === 'services') return [];
   const down =
     n.node.osFamily === 'windows'
       ? [...windowsServices(n)].filter(([, s]) => s !== 'Running').map(([name, s]) => `${name} ${s}`)
@@ -219,7 +220,40 @@ const cniNotReady: Signature = (_cluster, n) => {
   ];
 };
 
+/** The services node: a service kubemix switched on not active, or its own config test failing. */
+const servicesFault: Signature = (_cluster, n) => {
+  if (n.node.role !== 'services') return [];
+  const down = get(n, 'service-states')
+    .split(/\r?\n/)
+    .map((l) => l.trim().split(/\s+/))
+    .filter((p) => p.length === 2 && p[1] !== 'active')
+    .map((p) => p.join(' '));
+  const failing = ['haproxy-check', 'named-check', 'dnsmasq-check'].filter((c) => {
+    const code = /exit (\d+)\s*$/.exec(get(n, c))?.[1];
+    return code !== undefined && code !== '0';
+  });
+  const findings: Finding[] = [];
+  if (down.length > 0)
+    findings.push({
+      id: 'services-down',
+      node: n.node.name,
+      cause: `services the cluster depends on are not running on ${n.node.name} (API endpoint, DNS, registry or DHCP)`,
+      evidence: down.join(', '),
+      next: `read ${n.node.name}/<service>-log.txt in this bundle; \`kubemix up\` re-renders and restarts them`,
+    });
+  for (const c of failing)
+    findings.push({
+      id: 'services-config-invalid',
+      node: n.node.name,
+      cause: `${c.replace(/-check$/, '')}'s own config test fails: the service will not (re)start with this config`,
+      evidence: get(n, c).split(/\r?\n/).slice(-4).join(' | ').slice(0, 300),
+      next: `read ${n.node.name}/${c}.txt; re-render with \`kubemix up\` instead of editing the file by hand`,
+    });
+  return findings;
+};
+
 const SIGNATURES: readonly Signature[] = [
+  servicesFault,
   serviceDown,
   networkMissing,
   loadBalancerMissing,

@@ -51,6 +51,8 @@ export class RecordingTarget {
   private readonly rebooted = new Set<string>();
   /** Task ids whose apply fails (exit 1), for tests of a roll that must stop. */
   readonly failing = new Set<string>();
+  /** What a task's apply prints on stdout (a query's answer), by task id. */
+  readonly outputs = new Map<string, string>();
 
   constructor(
     private readonly plan: Plan,
@@ -108,6 +110,9 @@ export class RecordingTarget {
       return { ...OK, code: 0, stdout: (task.serves?.downloads ?? []).map(() => 'missing\n').join('') };
     if (kind === 'apply' && this.failing.has(id)) return { ...OK, code: 1, stdout: '', stderr: `trace: ${id} fails` };
     if (kind === 'apply' && task.reboots === true) this.rebooted.add(id);
+    const stdout = kind === 'apply' ? (this.outputs.get(id) ?? '') : '';
+    if (stdout !== '') r.onStdout?.(Buffer.from(stdout));
+    if (stdout !== '') return { ...OK, code: 0, stdout };
     return { ...OK, code: kind === 'check' && !this.rebooted.has(id) ? 1 : 0, stdout: '' };
   }
 

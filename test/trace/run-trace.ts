@@ -67,6 +67,7 @@ export function examplePlan(
                 .kubernetes,
               maxUnavailable: upgrade.maxUnavailable ?? 1,
               stopAfter: upgrade.stopAfter,
+              specText: readFileSync(path, 'utf8'),
             });
   return { plan, contents: new Map(plan.artifacts.map((a, i) => [a.id, Buffer.from(files[i]?.content ?? '')])) };
 }

@@ -95,6 +95,7 @@ export function registerUpgrade(program: Command, io: CliIo): void {
       from: decision.from,
       maxUnavailable,
       stopAfter: flags.stopAfter,
+      specText: target.text,
     });
     out.log(
       'info',

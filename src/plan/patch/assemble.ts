@@ -3,52 +3,86 @@
 // updates and reboot when they ask for it (the executor waits through the
 // reboot: Task.reboots), wait Ready, check the pod network came back,
 // uncordon. A node that does not come back healthy fails its task, so the
-// roll stops there and the node stays cordoned. Pure.
+// roll stops there and the node stays cordoned. Only the nodes the patch
+// query (query.ts) found something to do on are in the roll. Pure.
 import { InputError } from '../../errors.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import { installUpdates, podNetworkBack, type UpdateSelection } from '../../render/windows/updates.js';
+import { installLinuxUpdates } from '../../render/linux/updates.js';
+import { linuxDistro } from '../../matrix/index.js';
 import { assemblePlan, type AssembledPlan } from '../assemble.js';
 import { powershell, sh, task } from '../task.js';
 import type { Task } from '../types.js';
 import { cordonScripts, drainScripts, readyScripts, uncordonScripts } from '../upgrade/api-steps.js';
-import { DRAIN_TIMEOUT_SECONDS, READY_TIMEOUT_SECONDS, UPGRADE_STAGE } from '../upgrade/assemble.js';
+import { DRAIN_TIMEOUT_SECONDS, onlyDnsHome, READY_TIMEOUT_SECONDS, UPGRADE_STAGE } from '../upgrade/assemble.js';
 
 export interface PatchOptions extends UpdateSelection {
-  /** Windows workers to patch; undefined: all of them. */
+  /** Nodes to patch; undefined: every Windows worker (and with `linux`, every Linux node). */
   readonly nodes?: readonly string[] | undefined;
   readonly maxUnavailable: number;
+  /** `--linux`: Linux nodes too (control planes one at a time first), with the distro's package manager. */
+  readonly linux?: boolean;
+  /**
+   * The nodes the patch query found something to do on (or that an
+   * interrupted roll had started); undefined: every selected node. A node
+   * outside it gets no task at all: it is never cordoned, drained or rebooted.
+   */
+  readonly roll?: ReadonlySet<string> | undefined;
 }
 
 /** Update search, download, install and the reboot: at most this long per node. */
 export const UPDATE_TIMEOUT_SECONDS = 7200;
 
-export function patchedNodes(model: ClusterModel, names: readonly string[] | undefined): PlanNode[] {
-  const windows = model.nodes.filter((n) => n.osFamily === 'windows');
-  if (names === undefined) return windows;
-  const bad = names.filter((n) => !windows.some((w) => w.name === n));
+/** The nodes `patch` may touch, in roll order: control planes (with --linux), Linux workers, Windows workers. */
+function patchable(model: ClusterModel, linux: boolean): PlanNode[] {
+  const of = (role: string, os: string) => model.nodes.filter((n) => n.role === role && n.osFamily === os);
+  return linux
+    ? [...of('control-plane', 'linux'), ...of('worker', 'linux'), ...of('worker', 'windows')]
+    : of('worker', 'windows');
+}
+
+export function patchedNodes(model: ClusterModel, names: readonly string[] | undefined, linux = false): PlanNode[] {
+  const all = patchable(model, linux);
+  if (names === undefined) return all;
+  const kind = linux ? 'cluster node' : 'Windows worker (add --linux for Linux nodes)';
+  const bad = names.filter((n) => !all.some((w) => w.name === n));
   if (bad.length > 0)
-    throw new InputError('flags.nodes', `--nodes: ${bad.join(', ')} is not a Windows worker`, {
+    throw new InputError('flags.nodes', `--nodes: ${bad.join(', ')} is not a ${kind}`, {
       path: '--nodes',
-      hint: `Windows workers: ${windows.map((w) => w.name).join(', ') || 'none'}`,
+      hint: `nodes patch can take: ${all.map((w) => w.name).join(', ') || 'none'}`,
     });
-  return windows.filter((w) => names.includes(w.name));
+  return all.filter((w) => names.includes(w.name));
 }
 
 export function assemblePatchPlan(model: ClusterModel, options: PatchOptions): AssembledPlan {
   return assemblePlan(model, [(m) => ({ tasks: patchTasks(m, options) })]);
 }
 
+/** Control planes one at a time, then the workers --max-unavailable at a time; each chain waits for its turn. */
 function patchTasks(model: ClusterModel, options: PatchOptions): Task[] {
   const api = model.nodes.find((n) => n.role === 'control-plane');
   if (api === undefined) return [];
+  const nodes = patchedNodes(model, options.nodes, options.linux === true).filter(
+    (n) => options.roll?.has(n.name) ?? true,
+  );
+  const cps = nodes.filter((n) => n.role === 'control-plane');
+  const workers = nodes.filter((n) => n.role !== 'control-plane');
+  const tasks: Task[] = [];
+  let barrier: string[] = [];
+  for (const cp of cps) {
+    const chain = nodeChain(model, api, cp, options, barrier);
+    tasks.push(...chain);
+    barrier = [chain.at(-1)?.id ?? ''];
+  }
   const width = Math.max(1, options.maxUnavailable);
   const ends: string[] = [];
-  return patchedNodes(model, options.nodes).flatMap((node, i) => {
-    const chain = nodeChain(model, api, node, options, i < width ? [] : [ends[i - width] ?? '']);
+  workers.forEach((node, i) => {
+    const chain = nodeChain(model, api, node, options, i < width ? barrier : [ends[i - width] ?? '']);
     ends.push(chain.at(-1)?.id ?? '');
-    return chain;
+    tasks.push(...chain);
   });
+  return tasks;
 }
 
 function nodeChain(
@@ -70,42 +104,86 @@ function nodeChain(
     });
   // No version to compare: a drained node's cordon and drain are redone on a re-run, which is harmless.
   const never = 'false';
-  const updates = installUpdates(selection);
-  const network = podNetworkBack(model);
   const ordered: Task[] = [
     onApi('cordon', `cordon ${node.name}`, cordonScripts(node.name, never), 60),
     onApi(
       'drain',
       `drain ${node.name} (PodDisruptionBudgets hold)`,
-      drainScripts(node.name, never, DRAIN_TIMEOUT_SECONDS),
+      drainScripts(node.name, never, DRAIN_TIMEOUT_SECONDS, onlyDnsHome(model, node)),
       DRAIN_TIMEOUT_SECONDS + 60,
     ),
+    ...(node.osFamily === 'windows' ? windowsUpdates(selection, node) : [linuxUpdates(selection, node)]),
+    onApi(
+      'ready',
+      `wait until ${node.name} is Ready`,
+      node.role === 'control-plane'
+        ? afterApiBack(readyScripts(node.name, undefined, READY_TIMEOUT_SECONDS))
+        : readyScripts(node.name, undefined, READY_TIMEOUT_SECONDS),
+      READY_TIMEOUT_SECONDS + (node.role === 'control-plane' ? 330 : 30),
+    ),
+    ...(node.osFamily === 'windows' ? [windowsNetwork(model, node)] : []),
+    onApi('uncordon', `uncordon ${node.name}`, uncordonScripts(node.name), 60),
+  ];
+  return ordered.map((t, i) => ({ ...t, after: i === 0 ? [...after].sort() : [ordered[i - 1]?.id ?? ''] }));
+}
+
+/**
+ * A control plane's own reboot takes the API server (its static Pod) down
+ * with it, and kubectl on the first control plane talks to it: wait up to
+ * five minutes for /readyz before waiting for the Node.
+ */
+function afterApiBack(s: { check: string; apply: string }): { check: string; apply: string } {
+  const wait = `i=0
+until kubectl --kubeconfig=/etc/kubernetes/admin.conf get --raw=/readyz >/dev/null 2>&1; do
+  i=$((i + 1)); [ "$i" -le 60 ] || { echo 'the API server did not answer within 300 s' >&2; exit 1; }
+  sleep 5
+done
+`;
+  return { check: s.check, apply: `${wait}${s.apply}` };
+}
+
+function windowsUpdates(selection: UpdateSelection, node: PlanNode): Task[] {
+  const updates = installUpdates(selection);
+  const only = `${selection.securityOnly ? ' (security only)' : ''}${selection.kbs.length > 0 ? ` (${selection.kbs.join(', ')})` : ''}`;
+  return [
     task({
       stage: UPGRADE_STAGE,
       host: node.name,
       name: 'win-updates',
-      description: `install pending Windows updates${selection.securityOnly ? ' (security only)' : ''}${selection.kbs.length > 0 ? ` (${selection.kbs.join(', ')})` : ''}, reboot when asked`,
+      description: `install pending Windows updates${only}, reboot when asked`,
       check: powershell(updates.check ?? ''),
       apply: powershell(updates.apply),
       reboots: true,
       timeoutSeconds: UPDATE_TIMEOUT_SECONDS,
     }),
-    onApi(
-      'ready',
-      `wait until ${node.name} is Ready`,
-      readyScripts(node.name, undefined, READY_TIMEOUT_SECONDS),
-      READY_TIMEOUT_SECONDS + 30,
-    ),
-    task({
-      stage: UPGRADE_STAGE,
-      host: node.name,
-      name: 'win-pod-network',
-      description: 'flanneld running and its HNS network present; else name the updates and their wusa rollback',
-      check: powershell(network.check ?? ''),
-      apply: powershell(network.apply),
-      timeoutSeconds: 360,
-    }),
-    onApi('uncordon', `uncordon ${node.name}`, uncordonScripts(node.name), 60),
   ];
-  return ordered.map((t, i) => ({ ...t, after: i === 0 ? [...after].sort() : [ordered[i - 1]?.id ?? ''] }));
+}
+
+function windowsNetwork(model: ClusterModel, node: PlanNode): Task {
+  const network = podNetworkBack(model);
+  return task({
+    stage: UPGRADE_STAGE,
+    host: node.name,
+    name: 'win-pod-network',
+    description: 'flanneld running and its HNS network present; else name the updates and their wusa rollback',
+    check: powershell(network.check ?? ''),
+    apply: powershell(network.apply),
+    timeoutSeconds: 360,
+  });
+}
+
+function linuxUpdates(selection: UpdateSelection, node: PlanNode): Task {
+  const family = linuxDistro(node.os)?.family ?? 'apt';
+  const s = installLinuxUpdates(family, selection);
+  const tool = family === 'apt' ? 'apt' : 'dnf';
+  return task({
+    stage: UPGRADE_STAGE,
+    host: node.name,
+    name: 'linux-updates',
+    description: `install pending ${tool} updates${selection.securityOnly ? ' (security only)' : ''}, Kubernetes packages held; reboot when due`,
+    check: sh(s.check),
+    apply: sh(s.apply),
+    reboots: true,
+    timeoutSeconds: UPDATE_TIMEOUT_SECONDS,
+  });
 }

@@ -14,7 +14,7 @@ import type { Task } from '../types.js';
 /** IPv4 (20) + ICMP (8) header bytes: an echo of node MTU less 28 fills the MTU. */
 const ICMP_OVERHEAD = 28;
 
-interface Check {
+export interface UnderlayCheck {
   readonly what: string;
   readonly linux: probe.ProbeCommand;
   readonly windows: probe.ProbeCommand;
@@ -23,9 +23,9 @@ interface Check {
   readonly failure: string;
 }
 
-function checks(model: ClusterModel, node: PlanNode): Check[] {
+function checks(model: ClusterModel, node: PlanNode): UnderlayCheck[] {
   const mtu = model.cluster.network.nodeMtu;
-  const out: Check[] = [];
+  const out: UnderlayCheck[] = [];
   for (const peer of model.nodes.filter((n) => n !== node)) {
     const pair = `${node.name} → ${peer.name} (${peer.ip})`;
     out.push({
@@ -57,7 +57,8 @@ function checks(model: ClusterModel, node: PlanNode): Check[] {
   return out;
 }
 
-function linuxScript(cs: readonly Check[]): string {
+/** Runs each check's probe, names every failing one on stderr, exits 1 if any failed. */
+export function linuxScript(cs: readonly UnderlayCheck[]): string {
   const body = cs.map((c) => {
     const test = `printf '%s\\n' "$out" | grep -q ${shellQuote(`^${c.ok}`)}`;
     return `out=$(\n${c.linux.script})\n${test} || { echo ${shellQuote(`underlay ${c.what}: ${c.failure}`)} >&2; printf '%s\\n' "$out" >&2; fail=1; }`;
@@ -65,7 +66,7 @@ function linuxScript(cs: readonly Check[]): string {
   return `fail=0\n${body.join('\n')}\nexit $fail\n`;
 }
 
-function windowsScript(cs: readonly Check[]): string {
+export function windowsScript(cs: readonly UnderlayCheck[]): string {
   const body = cs.map((c) => {
     const inner = c.windows.script.replace(
       /^\$ErrorActionPreference = 'Stop'\n\$ProgressPreference = 'SilentlyContinue'\n/,

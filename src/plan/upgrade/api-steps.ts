@@ -27,10 +27,23 @@ export function cordonScripts(node: string, done: string): { check: string; appl
   };
 }
 
-export function drainScripts(node: string, done: string, timeoutSeconds: number): { check: string; apply: string } {
+/**
+ * `keepDns`: leave CoreDNS on the node (kubectl drain --pod-selector). For
+ * the only Linux node that can run it — a single control plane with no Linux
+ * worker — evicting CoreDNS leaves both replicas Pending until uncordon, so
+ * cluster DNS would be down for the whole upgrade of that node; kept, they
+ * keep answering (kubeadm's new CoreDNS rolls out once the node is uncordoned).
+ */
+export function drainScripts(
+  node: string,
+  done: string,
+  timeoutSeconds: number,
+  keepDns = false,
+): { check: string; apply: string } {
   const n = shellQuote(nodeObject(node));
+  const selector = keepDns ? " --pod-selector='k8s-app!=kube-dns'" : '';
   const apply = `set -u
-if ${KUBECTL} drain ${n} --ignore-daemonsets --delete-emptydir-data --timeout=${timeoutSeconds}s; then exit 0; fi
+if ${KUBECTL} drain ${n} --ignore-daemonsets --delete-emptydir-data${selector} --timeout=${timeoutSeconds}s; then exit 0; fi
 echo "drain of ${nodeObject(node)} did not finish within ${timeoutSeconds} s; what blocks it:" >&2
 echo "pods still on the node (DaemonSet pods stay by design):" >&2
 ${KUBECTL} get pods --all-namespaces --field-selector spec.nodeName=${n} -o wide >&2 || true

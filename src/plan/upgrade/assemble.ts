@@ -2,21 +2,23 @@
 // at a time for workers), control-plane nodes first, then the add-ons kubemix
 // installed, then Linux workers, then Windows workers. Each node: cordon,
 // drain, its host steps (node-steps.ts), wait Ready at the target version,
-// uncordon; the next node starts only once this one is uncordoned. Pure: the
+// the node's underlay cells of verify (node-verify.ts), uncordon; the next
+// node starts only once this one is uncordoned. Pure: the
 // model is the target version's (the spec with --to applied).
 import { InputError } from '../../errors.js';
 import { linuxDistro } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import { renderKubernetesRepo } from '../../render/linux/kubernetes-repo.js';
-import { renderManifests } from '../../render/manifests/index.js';
 import type { RenderedArtifact } from '../../render/types.js';
-import { artifactId, uploadPath } from '../artifact-path.js';
+import { artifactId } from '../artifact-path.js';
 import { assemblePlan, type AssembledPlan } from '../assemble.js';
 import { powershell, sh, task } from '../task.js';
 import { servicesContribution } from '../tasks/services.js';
 import { downloadSecrets } from '../../render/windows/downloads.js';
 import type { Task } from '../types.js';
+import { addonTasks } from './addons.js';
+import { nodeVerifyTasks } from './node-verify.js';
 import {
   cordonScripts,
   drainScripts,
@@ -46,6 +48,8 @@ export interface UpgradeOptions {
   readonly maxUnavailable: number;
   /** Plan up to and including this node (`--stop-after NODE`). */
   readonly stopAfter?: string | undefined;
+  /** The upgraded spec file's text, for the guard webhook's ConfigMap; undefined: leave the ConfigMap alone. */
+  readonly specText?: string | undefined;
 }
 
 /** The nodes in upgrade order, in waves: control planes (one each), Linux workers, Windows workers. */
@@ -100,10 +104,10 @@ function upgradeContribution(
     });
     if (nodes.length > 0) barrier = ends;
     if (g === 0 && nodes.length === group.nodes.length) {
-      const addons = addonTask(model, api, barrier);
-      tasks.push(addons.task);
+      const addons = addonTasks(model, api, barrier, options.specText);
+      tasks.push(...addons.tasks);
       artifacts.push(...addons.artifacts);
-      barrier = [addons.task.id];
+      barrier = [addons.tasks.at(-1)?.id ?? ''];
     }
   }
   return { tasks, artifacts };
@@ -129,6 +133,12 @@ function cacheTasks(model: ClusterModel): Task[] {
     .map((t) => ({ ...t, after: [] }));
 }
 
+/** The node is the only Linux node CoreDNS (kubernetes.io/os: linux) can run on: evicting it stops cluster DNS. */
+export function onlyDnsHome(model: ClusterModel, node: PlanNode): boolean {
+  const linux = model.nodes.filter((n) => n.osFamily === 'linux' && n.role !== 'services');
+  return linux.length === 1 && linux[0] === node;
+}
+
 function nodeChain(
   model: ClusterModel,
   api: PlanNode,
@@ -152,7 +162,7 @@ function nodeChain(
   const drain = onApi(
     'drain',
     `drain ${node.name} through the Eviction API (PodDisruptionBudgets hold), ${DRAIN_TIMEOUT_SECONDS} s at most`,
-    drainScripts(node.name, done, DRAIN_TIMEOUT_SECONDS),
+    drainScripts(node.name, done, DRAIN_TIMEOUT_SECONDS, onlyDnsHome(model, node)),
     DRAIN_TIMEOUT_SECONDS + 60,
   );
   const host = node.osFamily === 'windows' ? windowsSteps(model, node) : linuxSteps(model, node, first);
@@ -163,10 +173,13 @@ function nodeChain(
     READY_TIMEOUT_SECONDS + 30,
   );
   const uncordon = onApi('uncordon', `uncordon ${node.name}`, uncordonScripts(node.name), 60);
-  const ordered = [cordon, drain, ...host.tasks, ready, uncordon];
+  const ordered = [cordon, drain, ...host.tasks, ready];
   // Each step waits for the one before it: the order is in the DAG itself.
   const tasks = ordered.map((t, i) => ({ ...t, after: i === 0 ? [...after].sort() : [ordered[i - 1]?.id ?? ''] }));
-  return { tasks, artifacts: host.artifacts };
+  // The node's part of verify, every source at once after Ready; uncordon only once all of it passed.
+  const verify = nodeVerifyTasks(model, node, UPGRADE_STAGE, 'upgrade').map((t) => ({ ...t, after: [ready.id] }));
+  const last = verify.length > 0 ? verify.map((t) => t.id).sort() : [ready.id];
+  return { tasks: [...tasks, ...verify, { ...uncordon, after: last }], artifacts: host.artifacts };
 }
 
 function linuxSteps(
@@ -230,35 +243,5 @@ function windowsSteps(model: ClusterModel, node: PlanNode): { tasks: Task[]; art
       ),
     ],
     artifacts: [],
-  };
-}
-
-/** The cluster manifests kubemix applies (CNI, its Windows pieces, RuntimeClasses) at the target's versions. */
-function addonTask(
-  model: ClusterModel,
-  api: PlanNode,
-  after: readonly string[],
-): { task: Task; artifacts: RenderedArtifact[] } {
-  const manifests = renderManifests(model);
-  const apply = [
-    'set -eu',
-    ...manifests.map(
-      (m) =>
-        `kubectl --kubeconfig=/etc/kubernetes/admin.conf apply --server-side --force-conflicts -f ${uploadPath(m)}`,
-    ),
-  ].join('\n');
-  return {
-    task: task({
-      stage: UPGRADE_STAGE,
-      host: api.name,
-      name: 'upgrade-addons',
-      description: `apply ${manifests.map((m) => m.remotePath).join(', ')} at the target's versions`,
-      after,
-      check: null,
-      apply: sh(apply),
-      uploads: manifests.map((m) => artifactId(m.node, m.remotePath)),
-      timeoutSeconds: 300,
-    }),
-    artifacts: manifests,
   };
 }

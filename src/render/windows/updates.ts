@@ -42,6 +42,22 @@ function searchFunction(selection: UpdateSelection): string {
 }
 
 /**
+ * The patch query (`kubemix patch` runs it first on every node, and
+ * `--check` prints it): one `pending<TAB>KBs<TAB>title` line per pending
+ * update the selection names, and `reboot-required` when Windows waits for a
+ * reboot. Installs nothing.
+ */
+export function listPendingUpdates(selection: UpdateSelection): string {
+  return `${searchFunction(selection)}$session = New-Object -ComObject 'Microsoft.Update.Session'
+foreach ($update in (Get-KubemixPendingUpdates -Session $session)) {
+  $kbs = @($update.KBArticleIDs | ForEach-Object { "KB$_" }) -join ','
+  Write-Output ("pending\`t" + $kbs + "\`t" + $update.Title)
+}
+if (@(${qList(REBOOT_KEYS)} | Where-Object { Test-Path -LiteralPath $_ }).Count -gt 0) { Write-Output 'reboot-required' }
+`;
+}
+
+/**
  * Check: nothing the selection names is pending and no reboot is pending
  * (it fails until the reboot is over). Apply: download and install, record
  * the KBs, reboot when Windows asks for it (shutdown.exe delayed so this

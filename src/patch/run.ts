@@ -1,0 +1,127 @@
+// `kubemix patch`, check first, then act: the patch query runs on every
+// selected node (its own journal under <state>/patch-query, cleared before,
+// so every run asks afresh), and only the nodes with something pending go
+// into the roll. The roll's node list is kept in <state>/patch/roll.json
+// while it is under way: a re-run after an interruption resumes that roll
+// (the journal skips what is done) instead of asking again — a node already
+// updated would then look clean and be left cordoned.
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { HostError, InputError } from '../errors.js';
+import { applyPlan, type ApplyOptions } from '../exec/apply-plan.js';
+import { ensurePrivateDir, writeFileDurable } from '../exec/durable.js';
+import type { ExecEvent } from '../exec/events.js';
+import { statePaths } from '../exec/state-dir.js';
+import type { ClusterModel } from '../model/resolve.js';
+import type { PlanNode } from '../model/types.js';
+import type { AssembledPlan } from '../plan/assemble.js';
+import { assemblePatchPlan, patchedNodes, type PatchOptions } from '../plan/patch/assemble.js';
+import { assemblePatchQueryPlan, needsPatch, parsePending, type NodePending } from '../plan/patch/query.js';
+import type { UpdateSelection } from '../render/windows/updates.js';
+
+/** How the query reaches hosts: applyPlan's options without the state directory and --check. */
+export type QueryOptions = Omit<ApplyOptions, 'stateDir' | 'check'>;
+
+export interface PatchRun {
+  /** The cluster's state directory. */
+  readonly stateDir: string;
+  readonly query: QueryOptions;
+  /** Runs the roll's plan with the given state directory (the CLI draws its events). */
+  readonly runRoll: (plan: AssembledPlan, stateDir: string) => Promise<void>;
+}
+
+export interface PatchResult {
+  readonly pending: ReadonlyMap<string, NodePending>;
+  /** The nodes rolled, in order; empty when nothing was pending. */
+  readonly rolled: readonly string[];
+  /** An interrupted roll was resumed (no query ran). */
+  readonly resumed: boolean;
+}
+
+const ROLL_FILE = 'roll.json';
+
+export function patchStateDir(stateDir: string): string {
+  return join(stateDir, 'patch');
+}
+
+/** Runs the patch query on `nodes`; every node must answer (a silent node is a HostError, exit 3). */
+export async function queryPending(
+  model: ClusterModel,
+  nodes: readonly PlanNode[],
+  selection: UpdateSelection,
+  stateDir: string,
+  options: QueryOptions,
+): Promise<Map<string, NodePending>> {
+  const { plan } = assemblePatchQueryPlan(model, nodes, selection);
+  const own = join(stateDir, 'patch-query');
+  await rm(statePaths(own).journal, { force: true });
+  const lines = new Map<string, string[]>(nodes.map((n) => [n.name, []]));
+  const collect = (e: ExecEvent): void => {
+    if (e.type === 'task:output' && e.stream === 'stdout') lines.get(e.host)?.push(e.line);
+  };
+  try {
+    await applyPlan(plan, new Map(), {
+      ...options,
+      knownHostsFile: options.knownHostsFile ?? statePaths(stateDir).knownHosts,
+      stateDir: own,
+      listeners: [collect, ...(options.listeners ?? [])],
+    });
+  } catch (error) {
+    if (error instanceof HostError)
+      throw new HostError('patch.query-failed', `the patch query did not finish: ${error.message}`, {
+        hint: 'nothing was cordoned or installed; fix the connection and run patch again',
+        cause: error,
+      });
+    throw error;
+  } finally {
+    await rm(statePaths(own).logs, { recursive: true, force: true });
+  }
+  return new Map([...lines].map(([node, l]) => [node, parsePending(l)]));
+}
+
+async function rollUnderWay(dir: string): Promise<string[] | undefined> {
+  const file = join(dir, ROLL_FILE);
+  try {
+    const doc = JSON.parse(await readFile(file, 'utf8')) as { nodes?: unknown };
+    if (Array.isArray(doc.nodes) && doc.nodes.every((n) => typeof n === 'string')) return doc.nodes as string[];
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+  }
+  throw new InputError('patch.roll-file', `cannot read ${file}`, {
+    path: file,
+    hint: 'it records the nodes of an unfinished roll; uncordon them by hand and remove it to start afresh',
+  });
+}
+
+/** Query, then roll only the nodes with something pending (or resume an interrupted roll). */
+export async function patchNodes(model: ClusterModel, options: PatchOptions, run: PatchRun): Promise<PatchResult> {
+  const own = patchStateDir(run.stateDir);
+  const selected = patchedNodes(model, options.nodes, options.linux === true);
+  const underWay = await rollUnderWay(own);
+  if (underWay !== undefined) {
+    // The roll as it was started, whatever --nodes says now: its nodes may be cordoned.
+    const all = new Set(patchedNodes(model, undefined, true).map((n) => n.name));
+    const roll = underWay.filter((n) => all.has(n));
+    await run.runRoll(
+      assemblePatchPlan(model, { ...options, nodes: undefined, linux: true, roll: new Set(roll) }),
+      own,
+    );
+    await finishRoll(own);
+    return { pending: new Map(), rolled: roll, resumed: true };
+  }
+  const pending = await queryPending(model, selected, options, run.stateDir, run.query);
+  const roll = selected.filter((n) => needsPatch(pending.get(n.name))).map((n) => n.name);
+  if (roll.length === 0) return { pending, rolled: [], resumed: false };
+  const assembled = assemblePatchPlan(model, { ...options, roll: new Set(roll) });
+  await ensurePrivateDir(own);
+  await writeFileDurable(join(own, ROLL_FILE), `${JSON.stringify({ nodes: roll })}\n`);
+  await run.runRoll(assembled, own);
+  await finishRoll(own);
+  return { pending, rolled: roll, resumed: false };
+}
+
+/** The roll is through: next month's run asks afresh. */
+async function finishRoll(own: string): Promise<void> {
+  await rm(statePaths(own).journal, { force: true });
+  await rm(join(own, ROLL_FILE), { force: true });
+}
