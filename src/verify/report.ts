@@ -84,7 +84,7 @@ export const CLUSTER_TITLES: readonly [RegExp, string][] = [
   [/^pod-ip$/, 'pod → pod by IP (the echo pod on the target node; same node on the diagonal)'],
   [/^svc-ip$/, 'pod → Service ClusterIP (Linux-, Windows-, both-backed)'],
   [/^svc-dns$/, 'pod → Service by DNS name'],
-  [/^dns$/, 'DNS: kubernetes.default from the pod'],
+  [/^pod-dns$/, 'DNS: kubernetes.default resolved in the pod'],
   [/^nodeport$/, 'NodePort from the deployer through the node'],
 ];
 

@@ -55,7 +55,7 @@ function causeOf(c: Cell, ctx: JudgeContext, output: string): string {
       ? 'Windows↔Windows overlay: the HNS remote endpoints or routes flanneld programs on each node'
       : 'pod routes between the nodes: the CNI pod on either node, or the MTU of the overlay';
   }
-  if (c.probe === 'dns' || (c.probe === 'svc-dns' && /resolve|name|nslookup|bad address/i.test(output)))
+  if (c.probe === 'pod-dns' || (c.probe === 'svc-dns' && /resolve|name|nslookup|bad address/i.test(output)))
     return from === 'windows'
       ? 'DNS on Windows pods: the kube-dns ClusterIP must be reachable through kube-proxy on Windows, and the pod DNS suffix list set'
       : 'CoreDNS or the kube-dns Service: check the coredns cell and kube-proxy on the node';

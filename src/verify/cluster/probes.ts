@@ -22,7 +22,7 @@ export type CellKind = 'http' | 'dns';
 /** One probe from a source pod: a URL to GET (the answer names the echo pod) or a name to resolve. */
 export interface Cell {
   readonly id: string;
-  readonly probe: 'pod-ip' | 'svc-ip' | 'svc-dns' | 'dns';
+  readonly probe: 'pod-ip' | 'svc-ip' | 'svc-dns' | 'pod-dns';
   readonly source: string;
   readonly target: string;
   readonly kind: CellKind;
@@ -146,7 +146,7 @@ export function cellsOf(
       answers: backends(svc),
     });
   }
-  add({ probe: 'dns', target: 'kubernetes.default', kind: 'dns', arg: `kubernetes.default.svc.${domain}` });
+  add({ probe: 'pod-dns', target: 'kubernetes.default', kind: 'dns', arg: `kubernetes.default.svc.${domain}` });
   return out;
 }
 
