@@ -27,7 +27,7 @@ const TOKEN = 'canary-verify-token-77e1';
 function mixedModel() {
   const text = readFileSync(repoPath('examples/k8s-libvirt-1-1-1.yaml'), 'utf8')
     .replace(
-      /    workers:\n      - name: compute\n        count: 1\n/,
+      / {4}workers:\n {6}- name: compute\n {8}count: 1\n/,
       '    workers:\n      - name: worker\n        count: 1\n        os: debian-13\n      - name: compute\n        count: 2\n',
     )
     .replace(
@@ -50,7 +50,10 @@ function nodeObject(e: ClusterExpectations['nodes'][number], i: number): Obj {
     },
     status: {
       conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }],
-      addresses: [{ type: 'InternalIP', address: '127.0.0.1' }, { type: 'Hostname', address: e.name }],
+      addresses: [
+        { type: 'InternalIP', address: '127.0.0.1' },
+        { type: 'Hostname', address: e.name },
+      ],
       nodeInfo: { kubeletVersion: 'v1.36.1', operatingSystem: e.os, architecture: 'amd64', machineID: String(i) },
     },
   };
@@ -60,14 +63,20 @@ function dsPod(ns: string, ds: string, node: string): Obj {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: `${ds}-${node}`, namespace: ns, ownerReferences: [{ kind: 'DaemonSet', name: ds, apiVersion: 'apps/v1', uid: ds }] },
+    metadata: {
+      name: `${ds}-${node}`,
+      namespace: ns,
+      ownerReferences: [{ kind: 'DaemonSet', name: ds, apiVersion: 'apps/v1', uid: ds }],
+    },
     spec: { nodeName: node, containers: [] },
     status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
   };
 }
 
 function systemPods(e: ClusterExpectations): Obj[] {
-  const pods = e.nodes.flatMap((n) => e.daemonSets.filter((d) => d.os === n.os).map((d) => dsPod(d.namespace, d.name, n.name)));
+  const pods = e.nodes.flatMap((n) =>
+    e.daemonSets.filter((d) => d.os === n.os).map((d) => dsPod(d.namespace, d.name, n.name)),
+  );
   const cp = e.nodes.find((n) => n.controlPlane)!;
   pods.push({
     ...dsPod('kube-system', 'coredns', cp.name),
@@ -162,7 +171,9 @@ describe('verify layer 2 against the API stand-in', () => {
   it('names a NotReady node, a wrong windows-build, a missing kube-proxy and the one failing cell', async () => {
     const nodes = e.nodes.map(nodeObject);
     const n2 = nodes.find((n) => n.metadata.name === win2)!;
-    n2.status.conditions = [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'network plugin not ready' }];
+    n2.status.conditions = [
+      { type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'network plugin not ready' },
+    ];
     nodes.find((n) => n.metadata.name === win1)!.metadata.labels['node.kubernetes.io/windows-build'] = '10.0.17763';
     const pods = systemPods(e).filter((p) => p.metadata.name !== `kube-proxy-windows-${win1}`);
     const underlay: CheckResult[] = [
@@ -203,10 +214,16 @@ describe('verify layer 2 against the API stand-in', () => {
     assert.equal(cell.status, 'fail');
     assert.equal(cell.output, 'Unable to connect to the remote server');
     assert.match(cell.cause ?? '', /Windows↔Linux overlay: VNI/);
-    assert.match(get(results, `cluster/pod-ip/${win1}/${cp}`).cause ?? '', /layer 1 already failed here: underlay udp-4789/);
+    assert.match(
+      get(results, `cluster/pod-ip/${win1}/${cp}`).cause ?? '',
+      /layer 1 already failed here: underlay udp-4789/,
+    );
     assert.equal(get(results, `cluster/pod-ip/${linux}/${win1}`).status, 'pass');
     assert.equal(get(results, `cluster/svc-ip/${win1}/svc-linux`).status, 'pass');
-    const failed = results.filter((r) => r.status === 'fail').map((r) => r.id).sort();
+    const failed = results
+      .filter((r) => r.status === 'fail')
+      .map((r) => r.id)
+      .sort();
     assert.deepEqual(
       failed,
       [

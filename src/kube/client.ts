@@ -31,7 +31,9 @@ export function kubeConfigOf(client: KubeClientModule, access: KubeAccess): k8s.
       {
         name: 'kubemix',
         ...(token === undefined ? {} : { token }),
-        ...(access.clientCert === undefined ? {} : { certData: b64(access.clientCert), keyData: b64(access.clientKey) }),
+        ...(access.clientCert === undefined
+          ? {}
+          : { certData: b64(access.clientCert), keyData: b64(access.clientKey) }),
       },
     ],
     contexts: [{ name: 'kubemix', cluster: 'kubemix', user: 'kubemix' }],

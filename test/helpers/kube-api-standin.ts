@@ -108,12 +108,20 @@ export async function startKubeApiStandin(
               phase: 'Pending',
               conditions: [{ type: 'Ready', status: 'False' }],
               containerStatuses: [
-                { name: 'echo', ready: false, state: { waiting: { reason: 'ErrImagePull', message: 'no matching manifest' } } },
+                {
+                  name: 'echo',
+                  ready: false,
+                  state: { waiting: { reason: 'ErrImagePull', message: 'no matching manifest' } },
+                },
               ],
             };
         return;
       }
-      const cells = JSON.parse(pod['metadata'].annotations?.['kubemix.dev/cells'] ?? '[]') as { id: string; kind: string; arg: string }[];
+      const cells = JSON.parse(pod['metadata'].annotations?.['kubemix.dev/cells'] ?? '[]') as {
+        id: string;
+        kind: string;
+        arg: string;
+      }[];
       const lines = cells.map((c) => {
         const answer = c.kind === 'http' ? answerOf(c.arg) : undefined;
         const o = scenario.cell?.(c.id, answer) ?? { ok: true, output: answer ?? '10.96.0.1' };
@@ -123,12 +131,19 @@ export async function startKubeApiStandin(
       pod['status'] = {
         phase: 'Succeeded',
         podIP: `10.244.${ips++}.9`,
-        containerStatuses: [{ name: 'probe', ready: false, state: { terminated: { exitCode: 0, reason: 'Completed' } } }],
+        containerStatuses: [
+          { name: 'probe', ready: false, state: { terminated: { exitCode: 0, reason: 'Completed' } } },
+        ],
       };
     });
   };
 
-  const handle = (method: string, path: string, query: URLSearchParams, body: Obj | undefined): [number, string, string?] => {
+  const handle = (
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    body: Obj | undefined,
+  ): [number, string, string?] => {
     const list = (kind: string, items: Obj[]): [number, string] => [
       200,
       JSON.stringify({ kind: `${kind}List`, apiVersion: 'v1', metadata: { resourceVersion: '1' }, items }),
@@ -152,7 +167,12 @@ export async function startKubeApiStandin(
     if (method === 'GET' && path === '/apis/node.k8s.io/v1/runtimeclasses')
       return list(
         'RuntimeClass',
-        scenario.runtimeClasses.map((n) => ({ apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: n }, handler: 'runhcs-wcow-process' })),
+        scenario.runtimeClasses.map((n) => ({
+          apiVersion: 'node.k8s.io/v1',
+          kind: 'RuntimeClass',
+          metadata: { name: n },
+          handler: 'runhcs-wcow-process',
+        })),
       );
     if (method === 'POST' && path === '/api/v1/namespaces') {
       const name: string = body?.['metadata']?.name;
@@ -164,11 +184,23 @@ export async function startKubeApiStandin(
     if (m !== null) {
       const ns = m[1]!;
       if (!namespaces.has(ns)) return [404, status(404, 'NotFound', `namespaces "${ns}" not found`)];
-      if (method === 'GET') return [200, JSON.stringify({ kind: 'Namespace', apiVersion: 'v1', metadata: { name: ns }, status: { phase: 'Active' } })];
+      if (method === 'GET')
+        return [
+          200,
+          JSON.stringify({ kind: 'Namespace', apiVersion: 'v1', metadata: { name: ns }, status: { phase: 'Active' } }),
+        ];
       if (method === 'DELETE') {
         namespaces.delete(ns);
         for (const key of [...created.keys()]) if (key.startsWith(`${ns}/`)) created.delete(key);
-        return [200, JSON.stringify({ kind: 'Namespace', apiVersion: 'v1', metadata: { name: ns }, status: { phase: 'Terminating' } })];
+        return [
+          200,
+          JSON.stringify({
+            kind: 'Namespace',
+            apiVersion: 'v1',
+            metadata: { name: ns },
+            status: { phase: 'Terminating' },
+          }),
+        ];
       }
     }
     m = /^\/api\/v1\/namespaces\/([^/]+)\/(pods|services)(?:\/([^/]+)(\/log)?)?$/.exec(path);
@@ -183,7 +215,9 @@ export async function startKubeApiStandin(
       }
       if (method === 'GET' && log !== undefined) {
         const text = logs.get(`${ns}/${name ?? ''}`);
-        return text === undefined ? [404, status(404, 'NotFound', `pods "${name ?? ''}" not found`)] : [200, text, 'text/plain'];
+        return text === undefined
+          ? [404, status(404, 'NotFound', `pods "${name ?? ''}" not found`)]
+          : [200, text, 'text/plain'];
       }
       if (method === 'POST' && body !== undefined) {
         if (created.has(`${ns}/${body['metadata']?.name}`))
@@ -192,7 +226,8 @@ export async function startKubeApiStandin(
         else {
           body['metadata'] = { ...body['metadata'], namespace: ns };
           body['spec'] = { ...body['spec'], clusterIP: `10.96.${ips++}.1` };
-          if (body['spec'].type === 'NodePort') body['spec'].ports = body['spec'].ports.map((p: Obj) => ({ ...p, nodePort: scenario.nodePort }));
+          if (body['spec'].type === 'NodePort')
+            body['spec'].ports = body['spec'].ports.map((p: Obj) => ({ ...p, nodePort: scenario.nodePort }));
           created.set(`${ns}/${body['metadata'].name}`, body);
         }
         return [201, JSON.stringify(body)];
@@ -214,7 +249,12 @@ export async function startKubeApiStandin(
         return;
       }
       const text = Buffer.concat(chunks).toString('utf8');
-      const [code, out, type] = handle(method, url.pathname, url.searchParams, text === '' ? undefined : (JSON.parse(text) as Obj));
+      const [code, out, type] = handle(
+        method,
+        url.pathname,
+        url.searchParams,
+        text === '' ? undefined : (JSON.parse(text) as Obj),
+      );
       res.writeHead(code, { 'content-type': type ?? 'application/json' }).end(out);
     });
   });

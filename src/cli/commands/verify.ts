@@ -60,15 +60,19 @@ export function withVerifyOptions(command: Command): Command {
     .option('--junit <file>', 'also write the results as JUnit XML (one testcase per check) for CI')
     .option('--only <regex>', 'run only the checks whose id matches')
     .option('--skip <regex>', 'leave out the checks whose id matches')
-    .option('--kubeconfig <file>', "layer 2 through this kubeconfig (default: the admin kubeconfig kubemix captured)")
+    .option('--kubeconfig <file>', 'layer 2 through this kubeconfig (default: the admin kubeconfig kubemix captured)')
     .option(
       '--probe-image <key=ref>',
       'probe image override, key linux or a Windows LTSC line (ltsc2022, ltsc2025); repeatable',
       (v: string, all: string[] = []) => {
         if (!/^[a-z0-9]+=\S+$/.test(v))
-          throw new InputError('flags.invalid', `--probe-image ${JSON.stringify(v)}: give KEY=IMAGE, e.g. linux=busybox:1.37.0`, {
-            path: 'flags.probe-image',
-          });
+          throw new InputError(
+            'flags.invalid',
+            `--probe-image ${JSON.stringify(v)}: give KEY=IMAGE, e.g. linux=busybox:1.37.0`,
+            {
+              path: 'flags.probe-image',
+            },
+          );
         return [...all, v];
       },
     );
@@ -94,7 +98,10 @@ export function registerVerify(program: Command, io: CliIo): void {
         '--trust-new-hosts',
         'record the key of a host seen for the first time (TOFU); changed keys are still refused',
       )
-      .option('--installed', 'check the API server and kubelet ports even if the journal does not show a finished deploy'),
+      .option(
+        '--installed',
+        'check the API server and kubelet ports even if the journal does not show a finished deploy',
+      ),
   )
     .addHelpText('after', CELLS)
     .action(async (spec: string, flags: VerifyFlags, command: Command) => {
@@ -137,12 +144,7 @@ export async function runVerify(spec: string, flags: VerifyFlags, io: CliIo, out
   if (flags.junit !== undefined) await writeFileDurable(resolve(io.cwd, flags.junit), junitXml(results), 0o644);
   const document = reportDocument(results);
   if (!out.json)
-    out.text(
-      matrixText(
-        results,
-        [...new Set(model.nodes.flatMap((n) => [n.name, n.name.toLowerCase()]))],
-      ),
-    );
+    out.text(matrixText(results, [...new Set(model.nodes.flatMap((n) => [n.name, n.name.toLowerCase()]))]));
   if (!document.ok)
     throw new FindingsError(`${document.summary.failed} verify checks failed`, {
       hint: 'each failure above names the command, its output and the likely cause',

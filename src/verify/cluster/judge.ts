@@ -3,7 +3,7 @@
 // failure (layer 1's results where they explain it). Pure.
 import type { CheckResult } from '../types.js';
 import type { ExpectedNode } from './expect.js';
-import { MARK, SERVICES, type Cell } from './probes.js';
+import { SERVICES, type Cell } from './probes.js';
 
 export interface CellLine {
   readonly ok: boolean;
@@ -17,7 +17,8 @@ export function parseCellLines(log: string): Map<string, CellLine> {
   const out = new Map<string, CellLine>();
   for (const line of log.split(/\r?\n/)) {
     const m = /^KUBEMIX-CELL (\S+) (ok|fail) (\d+) (\d+) ?(.*)$/.exec(line.trim());
-    if (m !== null) out.set(m[1]!, { ok: m[2] === 'ok', tries: Number(m[3]), held: Number(m[4]), output: m[5]!.trim() });
+    if (m !== null)
+      out.set(m[1]!, { ok: m[2] === 'ok', tries: Number(m[3]), held: Number(m[4]), output: m[5]!.trim() });
   }
   return out;
 }
@@ -38,7 +39,9 @@ function underlayCause(c: Cell, ctx: JudgeContext): string | undefined {
       u.status === 'fail' &&
       ((u.source === c.source && u.target === c.target) || (u.source === c.target && u.target === c.source)),
   );
-  return bad === undefined ? undefined : `layer 1 already failed here: underlay ${bad.probe} ${bad.source} → ${bad.target} (${bad.detail})`;
+  return bad === undefined
+    ? undefined
+    : `layer 1 already failed here: underlay ${bad.probe} ${bad.source} → ${bad.target} (${bad.detail})`;
 }
 
 function causeOf(c: Cell, ctx: JudgeContext, output: string): string {
@@ -68,7 +71,10 @@ export function judgeCells(cells: readonly Cell[], log: string | undefined, ctx:
   const lines = parseCellLines(log ?? '');
   return cells.map((c): CheckResult => {
     const base = { id: c.id, layer: 'cluster' as const, probe: c.probe, source: c.source, target: c.target };
-    const command = c.kind === 'http' ? `GET http://${c.arg}/ (from pod on ${c.source})` : `resolve ${c.arg} (from pod on ${c.source})`;
+    const command =
+      c.kind === 'http'
+        ? `GET http://${c.arg}/ (from pod on ${c.source})`
+        : `resolve ${c.arg} (from pod on ${c.source})`;
     const line = lines.get(c.id);
     if (line === undefined) {
       const trouble = ctx.podTrouble.get(c.source);
@@ -82,7 +88,11 @@ export function judgeCells(cells: readonly Cell[], log: string | undefined, ctx:
     }
     const answered = c.answers === undefined || c.answers.some((a) => line.output.includes(a));
     if (line.ok && answered)
-      return { ...base, status: 'pass', detail: `${line.tries === 1 ? 'first try' : `after ${line.tries} tries`}, held ${line.held}` };
+      return {
+        ...base,
+        status: 'pass',
+        detail: `${line.tries === 1 ? 'first try' : `after ${line.tries} tries`}, held ${line.held}`,
+      };
     const detail = !line.ok
       ? line.held > 0
         ? `succeeded, then failed again within the hold window (${line.held} of hold)`
@@ -99,8 +109,15 @@ export function judgeNodePort(
   outcome: { readonly ok: boolean; readonly output: string },
   underlay: readonly CheckResult[],
 ): CheckResult {
-  const base = { id: `cluster/nodeport/deployer/${node.name}`, layer: 'cluster' as const, probe: 'nodeport', source: 'deployer', target: node.name };
-  if (outcome.ok && /echo-/.test(outcome.output)) return { ...base, status: 'pass', detail: `answered by ${outcome.output.trim()}` };
+  const base = {
+    id: `cluster/nodeport/deployer/${node.name}`,
+    layer: 'cluster' as const,
+    probe: 'nodeport',
+    source: 'deployer',
+    target: node.name,
+  };
+  if (outcome.ok && /echo-/.test(outcome.output))
+    return { ...base, status: 'pass', detail: `answered by ${outcome.output.trim()}` };
   const down = underlay.find((u) => u.status === 'fail' && u.target === node.name && u.probe === 'ping');
   return {
     ...base,

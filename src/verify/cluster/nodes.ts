@@ -17,7 +17,11 @@ export interface ClusterSnapshot {
 export const KUBELET_MAX_SKEW = 3;
 
 type Cell = Omit<CheckResult, 'id' | 'layer'>;
-const cell = (c: Cell): CheckResult => ({ id: checkId('cluster', c.probe, c.source, c.target), layer: 'cluster', ...c });
+const cell = (c: Cell): CheckResult => ({
+  id: checkId('cluster', c.probe, c.source, c.target),
+  layer: 'cluster',
+  ...c,
+});
 
 function minor(version: string): number | undefined {
   const m = /^v?(\d+)\.(\d+)/.exec(version);
@@ -36,7 +40,12 @@ function nodeCells(e: ExpectedNode, n: NodeObject | undefined, serverVersion: st
     cell({ probe: 'node', source: e.name, target, status, detail, ...(cause === undefined ? {} : { cause }) });
   if (n === undefined)
     return [
-      c('ready', 'fail', 'not registered with the API server', 'the kubelet did not join: see `kubemix logs` for its join step'),
+      c(
+        'ready',
+        'fail',
+        'not registered with the API server',
+        'the kubelet did not join: see `kubemix logs` for its join step',
+      ),
     ];
   const out: CheckResult[] = [];
   const ready = n.status?.conditions?.find((x) => x.type === 'Ready');
@@ -139,7 +148,14 @@ export function judgeSystem(e: ClusterExpectations, s: ClusterSnapshot): CheckRe
     for (const probe of ['cni', 'kube-proxy'] as const) {
       const ds = e.daemonSets.find((d) => d.probe === probe && d.os === n.os);
       const c = (status: CheckStatus, detail: string, cause?: string): CheckResult =>
-        cell({ probe: 'system-pods', source: n.name, target: probe, status, detail, ...(cause === undefined ? {} : { cause }) });
+        cell({
+          probe: 'system-pods',
+          source: n.name,
+          target: probe,
+          status,
+          detail,
+          ...(cause === undefined ? {} : { cause }),
+        });
       if (ds === undefined) {
         out.push(
           c(
@@ -152,7 +168,8 @@ export function judgeSystem(e: ClusterExpectations, s: ClusterSnapshot): CheckRe
         continue;
       }
       const pod = s.pods.find(
-        (p) => p.metadata?.namespace === ds.namespace && ownedBy(p, 'DaemonSet', ds.name) && p.spec?.nodeName === n.name,
+        (p) =>
+          p.metadata?.namespace === ds.namespace && ownedBy(p, 'DaemonSet', ds.name) && p.spec?.nodeName === n.name,
       );
       if (pod === undefined)
         out.push(
@@ -165,16 +182,31 @@ export function judgeSystem(e: ClusterExpectations, s: ClusterSnapshot): CheckRe
           ),
         );
       else if (!podReady(pod))
-        out.push(c('fail', `${ds.name} pod ${nameOf(pod)} not Ready (${podState(pod)})`, `read its log: kubectl -n ${ds.namespace} logs ${nameOf(pod)}`));
+        out.push(
+          c(
+            'fail',
+            `${ds.name} pod ${nameOf(pod)} not Ready (${podState(pod)})`,
+            `read its log: kubectl -n ${ds.namespace} logs ${nameOf(pod)}`,
+          ),
+        );
       else out.push(c('pass', `${nameOf(pod)} Ready`));
     }
   }
-  const dns = s.pods.filter((p) => p.metadata?.namespace === 'kube-system' && p.metadata.labels?.['k8s-app'] === 'kube-dns');
+  const dns = s.pods.filter(
+    (p) => p.metadata?.namespace === 'kube-system' && p.metadata.labels?.['k8s-app'] === 'kube-dns',
+  );
   const linux = new Set(e.nodes.filter((n) => n.os === 'linux').map((n) => n.name));
   const ready = dns.filter(podReady);
   const misplaced = dns.filter((p) => p.spec?.nodeName !== undefined && !linux.has(p.spec.nodeName));
   const dnsCell = (status: CheckStatus, detail: string, cause?: string): CheckResult =>
-    cell({ probe: 'coredns', source: 'kube-system', target: 'coredns', status, detail, ...(cause === undefined ? {} : { cause }) });
+    cell({
+      probe: 'coredns',
+      source: 'kube-system',
+      target: 'coredns',
+      status,
+      detail,
+      ...(cause === undefined ? {} : { cause }),
+    });
   if (misplaced.length > 0)
     out.push(
       dnsCell(
@@ -187,7 +219,9 @@ export function judgeSystem(e: ClusterExpectations, s: ClusterSnapshot): CheckRe
     out.push(
       dnsCell(
         'fail',
-        dns.length === 0 ? 'no CoreDNS pod (k8s-app=kube-dns) in kube-system' : `no CoreDNS pod Ready (${podState(dns[0]!)})`,
+        dns.length === 0
+          ? 'no CoreDNS pod (k8s-app=kube-dns) in kube-system'
+          : `no CoreDNS pod Ready (${podState(dns[0]!)})`,
         'CoreDNS waits for the CNI: check the cni cells',
       ),
     );

@@ -24,7 +24,11 @@ export interface NodeObject {
   readonly status?: {
     readonly conditions?: readonly Condition[];
     readonly addresses?: readonly { readonly type?: string; readonly address?: string }[];
-    readonly nodeInfo?: { readonly kubeletVersion?: string; readonly operatingSystem?: string; readonly architecture?: string };
+    readonly nodeInfo?: {
+      readonly kubeletVersion?: string;
+      readonly operatingSystem?: string;
+      readonly architecture?: string;
+    };
   };
 }
 

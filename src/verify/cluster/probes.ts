@@ -53,7 +53,11 @@ const podEnv = [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadat
 export function echoPod(n: ExpectedNode): Manifest {
   const command =
     n.os === 'linux'
-      ? ['sh', '-c', `mkdir -p /tmp/w && echo "$POD_NAME" > /tmp/w/index.html && exec httpd -f -p ${ECHO_PORT} -h /tmp/w`]
+      ? [
+          'sh',
+          '-c',
+          `mkdir -p /tmp/w && echo "$POD_NAME" > /tmp/w/index.html && exec httpd -f -p ${ECHO_PORT} -h /tmp/w`,
+        ]
       : ['powershell.exe', '-NoProfile', '-NonInteractive', '-Command', windowsEchoScript()];
   return {
     apiVersion: 'v1',
@@ -129,11 +133,15 @@ export function cellsOf(
     void out.push({ id: `cluster/${c.probe}/${source.name}/${c.target}`, source: source.name, ...c });
   const host = (ip: string, port: number): string => (ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
   for (const e of echoes)
-    add({ probe: 'pod-ip', target: e.node.name, kind: 'http', arg: host(e.ip, ECHO_PORT), answers: [echoName(e.node.name)] });
+    add({
+      probe: 'pod-ip',
+      target: e.node.name,
+      kind: 'http',
+      arg: host(e.ip, ECHO_PORT),
+      answers: [echoName(e.node.name)],
+    });
   const backends = (svc: string): string[] =>
-    echoes
-      .filter((e) => svc === SERVICES.mixed || SERVICES[e.node.os] === svc)
-      .map((e) => echoName(e.node.name));
+    echoes.filter((e) => svc === SERVICES.mixed || SERVICES[e.node.os] === svc).map((e) => echoName(e.node.name));
   for (const svc of [SERVICES.linux, SERVICES.windows, SERVICES.mixed]) {
     const ip = clusterIps[svc];
     if (ip === undefined) continue;
@@ -258,5 +266,9 @@ export function clientPod(n: ExpectedNode, cells: readonly Cell[]): Manifest {
 }
 
 export function namespaceManifest(): Manifest {
-  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: PROBE_NAMESPACE, labels: { [PROBE_LABEL]: 'true' } } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: PROBE_NAMESPACE, labels: { [PROBE_LABEL]: 'true' } },
+  };
 }

@@ -164,7 +164,9 @@ export async function runCluster(e: ClusterExpectations, o: RunClusterOptions): 
   const a = await apis(o.access);
   const snap = await snapshot(a, e, o.access);
   const results = [...judgeNodes(e, snap), ...judgeSystem(e, snap)];
-  const ready = new Set(results.filter((r) => r.probe === 'node' && r.target === 'ready' && r.status === 'pass').map((r) => r.source));
+  const ready = new Set(
+    results.filter((r) => r.probe === 'node' && r.target === 'ready' && r.status === 'pass').map((r) => r.source),
+  );
   const nodes = e.nodes.filter((n) => ready.has(n.name));
   const skipped = e.nodes.filter((n) => !ready.has(n.name));
   try {
@@ -203,26 +205,37 @@ async function matrix(
     for (const n of nodes) await a.core.createNamespacedPod({ namespace: ns, body: p.echoPod(n) as never });
     const oses = [...new Set(nodes.map((n) => n.os))];
     const svcs = [];
-    for (const s of p.services(oses)) svcs.push(await a.core.createNamespacedService({ namespace: ns, body: s as never }));
+    for (const s of p.services(oses))
+      svcs.push(await a.core.createNamespacedService({ namespace: ns, body: s as never }));
     const startMs = o.startMs ?? 300_000;
     const echoes = await waitPods(a, 'echo', (ps) => ps.length === nodes.length && ps.every(podReady), startMs, o);
     const endpoints = nodes.flatMap((n) => {
       const pod = echoes.find((x) => nameOf(x) === p.echoName(n.name));
-      return pod !== undefined && podReady(pod) && pod.status?.podIP !== undefined ? [{ node: n, ip: pod.status.podIP }] : [];
+      return pod !== undefined && podReady(pod) && pod.status?.podIP !== undefined
+        ? [{ node: n, ip: pod.status.podIP }]
+        : [];
     });
     const clusterIps = Object.fromEntries(svcs.map((s) => [s.metadata?.name ?? '', s.spec?.clusterIP ?? '']));
-    const cells = new Map(nodes.map((n) => [n.name, p.cellsOf(n, endpoints, clusterIps, e.clusterDomain).filter((c) => o.select(c.id))]));
+    const cells = new Map(
+      nodes.map((n) => [n.name, p.cellsOf(n, endpoints, clusterIps, e.clusterDomain).filter((c) => o.select(c.id))]),
+    );
     say('starting the probe pods');
     for (const n of nodes)
       if ((cells.get(n.name) ?? []).length > 0)
         await a.core.createNamespacedPod({ namespace: ns, body: p.clientPod(n, cells.get(n.name) ?? []) as never });
     const nodePort = svcs.find((s) => s.metadata?.name === p.SERVICES.nodeport)?.spec?.ports?.[0]?.nodePort;
-    const nodePortNodes = ['linux', 'windows'].flatMap((os) => nodes.filter((n) => n.os === os && !n.controlPlane).concat(nodes.filter((n) => n.os === os)).slice(0, 1));
+    const nodePortNodes = ['linux', 'windows'].flatMap((os) =>
+      nodes
+        .filter((n) => n.os === os && !n.controlPlane)
+        .concat(nodes.filter((n) => n.os === os))
+        .slice(0, 1),
+    );
     const [clients, nodePorts] = await Promise.all([
       waitPods(
         a,
         'client',
-        (ps) => ps.length >= cells.size && ps.every((x) => x.status?.phase === 'Succeeded' || x.status?.phase === 'Failed'),
+        (ps) =>
+          ps.length >= cells.size && ps.every((x) => x.status?.phase === 'Succeeded' || x.status?.phase === 'Failed'),
         startMs + (o.matrixMs ?? (p.CELL_DEADLINE_S + p.CELL_HOLD + 30) * 1000),
         o,
       ),
@@ -231,7 +244,7 @@ async function matrix(
           .filter((n) => o.select(`cluster/nodeport/deployer/${n.name}`))
           .map(async (n) => {
             const ip = internalIp(snap.nodes.find((x) => nameOf(x) === n.name));
-            const url = `http://${ip?.includes(':') ? `[${ip}]` : ip ?? n.name}:${nodePort ?? 0}/`;
+            const url = `http://${ip?.includes(':') ? `[${ip}]` : (ip ?? n.name)}:${nodePort ?? 0}/`;
             return judgeNodePort(n, url, await probeNodePort(url, o), o.underlay);
           }),
       ),
@@ -283,7 +296,10 @@ async function judgeAll(
     else if (client.status?.phase !== 'Succeeded' && client.status?.phase !== 'Failed')
       trouble.set(n.name, {
         detail: `the probe pod did not finish in time (${podState(client)})`,
-        cause: n.os === 'windows' ? `image ${n.probeImage} must match the node's Windows build` : `image ${n.probeImage} could not be pulled or started`,
+        cause:
+          n.os === 'windows'
+            ? `image ${n.probeImage} must match the node's Windows build`
+            : `image ${n.probeImage} could not be pulled or started`,
       });
   }
   const logs = await Promise.all(
@@ -292,11 +308,22 @@ async function judgeAll(
       try {
         return await a.core.readNamespacedPodLog({ name: p.clientName(n.name), namespace: p.PROBE_NAMESPACE });
       } catch (error) {
-        trouble.set(n.name, { detail: `its log could not be read (${kubeErrorOf(error, 'read log', o.access.server).message})` });
+        trouble.set(n.name, {
+          detail: `its log could not be read (${kubeErrorOf(error, 'read log', o.access.server).message})`,
+        });
         return undefined;
       }
     }),
   );
-  nodes.forEach((n, i) => out.push(...judgeCells(cells.get(n.name) ?? [], logs[i], { nodes: e.nodes, underlay: o.underlay, podTrouble: trouble, osOf })));
+  nodes.forEach((n, i) =>
+    out.push(
+      ...judgeCells(cells.get(n.name) ?? [], logs[i], {
+        nodes: e.nodes,
+        underlay: o.underlay,
+        podTrouble: trouble,
+        osOf,
+      }),
+    ),
+  );
   return out;
 }
