@@ -4,7 +4,9 @@
 // No kube-apiserver runs here: this proves the requests, the judgement and
 // the cleanup, not a real cluster's behaviour.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { kubeconfigTextAccess } from '../src/kube/config.js';
@@ -18,14 +20,14 @@ import type { CheckResult } from '../src/verify/types.js';
 import { kubeconfigFor } from './helpers/fake-apiserver.js';
 import { startKubeApiStandin, type StandinScenario } from './helpers/kube-api-standin.js';
 import { makePki, type TestPki } from './helpers/pki.js';
-import { repoPath } from './helpers/cli.js';
+import { hasStackTrace, repoPath, runCli } from './helpers/cli.js';
 import { scratch } from './helpers/shapes.js';
 
 type Obj = Record<string, any>;
 const TOKEN = 'canary-verify-token-77e1';
 
-function mixedModel() {
-  const text = readFileSync(repoPath('examples/k8s-libvirt-1-1-1.yaml'), 'utf8')
+function mixedSpec(): string {
+  return readFileSync(repoPath('examples/k8s-libvirt-1-1-1.yaml'), 'utf8')
     .replace(
       / {4}workers:\n {6}- name: compute\n {8}count: 1\n/,
       '    workers:\n      - name: worker\n        count: 1\n        os: debian-13\n      - name: compute\n        count: 2\n',
@@ -34,7 +36,10 @@ function mixedModel() {
       '  services:\n',
       '  windows:\n    hostProcess:\n      flannelImage: registry.example.com/flannel:hp\n      kubeProxyImage: registry.example.com/kube-proxy:hp\n  services:\n',
     );
-  return resolveModel(readSpec({ kind: 'file', path: 'mixed.yaml', text }));
+}
+
+function mixedModel() {
+  return resolveModel(readSpec({ kind: 'file', path: 'mixed.yaml', text: mixedSpec() }));
 }
 
 function nodeObject(e: ClusterExpectations['nodes'][number], i: number): Obj {
@@ -275,5 +280,48 @@ describe('verify layer 2 against the API stand-in', () => {
       assert.ok(!error.message.includes('wrong-token'));
       return true;
     });
+  });
+
+  it('kubemix verify --kubeconfig: the matrix, --junit valid against the JUnit XSD, exit 0; bad files exit 2', async () => {
+    const api = await startKubeApiStandin(pki.server('apiserver'), {
+      token: TOKEN,
+      gitVersion: 'v1.36.1',
+      nodes: e.nodes.map(nodeObject),
+      systemPods: systemPods(e),
+      runtimeClasses: [...e.runtimeClasses],
+      nodePort: echoPort,
+    });
+    try {
+      const spec = join(tmp.dir, 'mixed.yaml');
+      writeFileSync(spec, mixedSpec());
+      const kc = join(tmp.dir, 'kubeconfig');
+      writeFileSync(kc, kubeconfigFor(api.url, pki.caCert, TOKEN), { mode: 0o600 });
+      const junit = join(tmp.dir, 'verify.xml');
+      const state = join(tmp.dir, 'state');
+      const args = ['verify', spec, '--state-dir', state, '--only', '^cluster/'];
+      const ok = await runCli([...args, '--kubeconfig', kc, '--junit', junit]);
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.match(ok.stdout, /cluster: pod → pod by IP/);
+      assert.match(ok.stdout, /\d+ checks passed, 0 failed, 0 skipped/);
+      assert.ok(!ok.stdout.includes(TOKEN) && !ok.stderr.includes(TOKEN));
+      execFileSync('xmllint', ['--noout', '--schema', repoPath('test', 'fixtures', 'junit-10.xsd'), junit], {
+        stdio: 'pipe',
+      });
+      assert.match(readFileSync(junit, 'utf8'), /classname="cluster.pod-ip"/);
+      assert.ok(!api.namespaces.has(PROBE_NAMESPACE));
+      const missing = await runCli([...args, '--kubeconfig', join(tmp.dir, 'nope.yaml')]);
+      assert.equal(missing.code, 2);
+      assert.match(missing.stderr, /nope\.yaml: cannot read it \(ENOENT\)/);
+      assert.ok(!hasStackTrace(missing.stderr));
+      writeFileSync(join(tmp.dir, 'bad.yaml'), 'clusters: [\n');
+      const bad = await runCli([...args, '--kubeconfig', join(tmp.dir, 'bad.yaml')]);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /bad\.yaml: cannot read it \(not YAML\)/);
+      const none = await runCli([...args, '--installed']);
+      assert.equal(none.code, 2);
+      assert.match(none.stderr, /no admin kubeconfig in .*state/);
+    } finally {
+      await api.close();
+    }
   });
 });
