@@ -87,6 +87,7 @@ export function echoPod(n: ExpectedNode): Manifest {
 
 export function windowsEchoScript(): string {
   return [
+    "$ErrorActionPreference = 'Stop'",
     `$l = [Net.Sockets.TcpListener]::new([Net.IPAddress]::Any, ${ECHO_PORT})`,
     '$l.Start()',
     'while ($true) {',
@@ -163,7 +164,15 @@ function cellLines(cells: readonly Cell[]): string {
   return cells.map((c) => `${c.id} ${c.kind} ${c.arg}`).join('\n');
 }
 
-export function linuxClientScript(cells: readonly Cell[]): string {
+/** How long a cell may take to succeed first, and how many successes in a row it must then hold. */
+export interface CellTiming {
+  readonly deadlineS: number;
+  readonly hold: number;
+}
+
+const TIMING: CellTiming = { deadlineS: CELL_DEADLINE_S, hold: CELL_HOLD };
+
+export function linuxClientScript(cells: readonly Cell[], t: CellTiming = TIMING): string {
   return `set -u
 probe() {
   case "$1" in
@@ -172,7 +181,7 @@ probe() {
   esac
 }
 cell() {
-  end=$(( $(date +%s) + ${CELL_DEADLINE_S} )); tries=0
+  end=$(( $(date +%s) + ${t.deadlineS} )); tries=0
   while :; do
     tries=$((tries + 1)); out=$(probe "$2" "$3"); rc=$?
     [ $rc -eq 0 ] && break
@@ -180,7 +189,7 @@ cell() {
     sleep 1
   done
   held=0
-  while [ $rc -eq 0 ] && [ $held -lt ${CELL_HOLD} ]; do
+  while [ $rc -eq 0 ] && [ $held -lt ${t.hold} ]; do
     sleep 1; out=$(probe "$2" "$3"); rc=$?; held=$((held + 1))
   done
   [ $rc -eq 0 ] && r=ok || r=fail
@@ -195,11 +204,13 @@ echo "${MARK}-DONE"
 }
 
 export function windowsClientScript(cells: readonly Cell[]): string {
-  return `$cells = @'
+  return `$ErrorActionPreference = 'Stop'
+$cells = @'
 ${cellLines(cells)}
 '@ -split "\`n" | Where-Object { $_.Trim() -ne '' }
 $work = {
   param([string]$Line)
+  $ErrorActionPreference = 'Stop'
   $id, $kind, $arg = $Line.Trim() -split ' ', 3
   $probe = {
     try {
