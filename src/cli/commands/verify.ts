@@ -85,7 +85,7 @@ export function registerVerify(program: Command, io: CliIo): void {
         program
           .command('verify')
           .description(
-            'check the underlay between every pair of nodes (UDP 4789, MTU, DNS, clocks, …), then the cluster through its API (nodes, system pods, a cross-OS pod/Service/DNS/NodePort matrix)',
+            'check the underlay between every pair of nodes (UDP 4789, MTU, DNS, clocks, …) and show a matrix',
           )
           .argument('<SPEC>', 'spec file or Kubeinit string'),
       ),
