@@ -2,9 +2,9 @@
 // Kubernetes API, then runs the connectivity matrix with probe pods in a
 // namespace of its own, which is always deleted (also on Ctrl-C, and a
 // leftover from a crashed run is deleted before starting).
-import { request } from 'node:http';
 import type { KubeAccess } from '../../kube/config.js';
-import { kubeConfigOf, kubeErrorOf, loadKubeClient, statusOf } from '../../kube/client.js';
+import { kubeErrorOf, statusOf } from '../../kube/client.js';
+import { Aborted, apis, httpGet, removeNamespace, sleep, type Apis } from './api.js';
 import type { CheckResult } from '../types.js';
 import type { ClusterExpectations, ExpectedNode } from './expect.js';
 import { judgeCells, judgeNodePort } from './judge.js';
@@ -23,35 +23,6 @@ export interface RunClusterOptions {
   readonly matrixMs?: number;
   readonly pollMs?: number;
   readonly onProgress?: (message: string) => void;
-}
-
-class Aborted extends Error {}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new Aborted());
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', stop);
-      resolve();
-    }, ms);
-    const stop = (): void => {
-      clearTimeout(t);
-      reject(new Aborted());
-    };
-    signal.addEventListener('abort', stop, { once: true });
-  });
-}
-
-type Apis = Awaited<ReturnType<typeof apis>>;
-
-async function apis(access: KubeAccess) {
-  const client = await loadKubeClient();
-  const kc = kubeConfigOf(client, access);
-  return {
-    core: kc.makeApiClient(client.CoreV1Api),
-    node: kc.makeApiClient(client.NodeV1Api),
-    version: kc.makeApiClient(client.VersionApi),
-  };
 }
 
 async function call<T>(what: string, access: KubeAccess, work: () => Promise<T>): Promise<T> {
@@ -84,26 +55,7 @@ async function snapshot(a: Apis, e: ClusterExpectations, access: KubeAccess): Pr
   };
 }
 
-/** Deletes the probe namespace and waits until it is gone (a leftover of a crashed run included). */
-async function removeNamespace(a: Apis, wait: boolean, signal: AbortSignal, pollMs: number): Promise<void> {
-  try {
-    await a.core.deleteNamespace({ name: p.PROBE_NAMESPACE, propagationPolicy: 'Background' });
-  } catch (error) {
-    if (statusOf(error) === 404) return;
-    throw error;
-  }
-  const until = Date.now() + 120_000;
-  while (wait && Date.now() < until) {
-    try {
-      await a.core.readNamespace({ name: p.PROBE_NAMESPACE });
-    } catch (error) {
-      if (statusOf(error) === 404) return;
-      throw error;
-    }
-    await sleep(pollMs, signal);
-  }
-}
-
+/** Polls until `done` holds for the listed pods or the time is up; returns the last list. */
 async function listProbePods(a: Apis, role: string): Promise<PodObject[]> {
   const l = await a.core.listNamespacedPod({ namespace: p.PROBE_NAMESPACE, labelSelector: `${p.PROBE_LABEL}=${role}` });
   return l.items as PodObject[];
@@ -123,21 +75,6 @@ async function waitPods(
     if (done(pods) || Date.now() >= until) return pods;
     await sleep(o.pollMs ?? 1000, o.signal);
   }
-}
-
-function httpGet(url: string, timeoutMs: number): Promise<{ ok: boolean; output: string }> {
-  return new Promise((resolve) => {
-    const req = request(url, { timeout: timeoutMs }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body = (body + c).slice(0, 300)));
-      res.on('end', () => resolve({ ok: res.statusCode === 200, output: body.trim() }));
-      res.on('error', (e) => resolve({ ok: false, output: e.message }));
-    });
-    req.on('timeout', () => req.destroy(new Error('no answer in time')));
-    req.on('error', (e: NodeJS.ErrnoException) => resolve({ ok: false, output: e.code ?? e.message }));
-    req.end();
-  });
 }
 
 /** GET until it answers, then keep answering for the hold window (the same judgement as the pods'). */
@@ -198,7 +135,7 @@ async function matrix(
   if (nodes.length === 0) return [];
   const say = o.onProgress ?? (() => undefined);
   const ns = p.PROBE_NAMESPACE;
-  await removeNamespace(a, true, o.signal, o.pollMs ?? 1000);
+  await removeNamespace(a, p.PROBE_NAMESPACE, true, o.signal, o.pollMs ?? 1000);
   try {
     say(`creating namespace ${ns}, echo pods and Services`);
     await a.core.createNamespace({ body: p.namespaceManifest() as never });
@@ -252,7 +189,7 @@ async function matrix(
     return [...(await judgeAll(a, e, nodes, echoes, clients, cells, o)), ...nodePorts];
   } finally {
     say(`deleting namespace ${ns}`);
-    await removeNamespace(a, false, new AbortController().signal, 0).catch(() => undefined);
+    await removeNamespace(a, p.PROBE_NAMESPACE, false, new AbortController().signal, 0).catch(() => undefined);
   }
 }
 
