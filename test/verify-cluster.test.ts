@@ -14,6 +14,7 @@ import { resolveModel } from '../src/model/resolve.js';
 import { readSpec } from '../src/spec/read.js';
 import { clusterExpectations, type ClusterExpectations } from '../src/verify/cluster/expect.js';
 import { PROBE_NAMESPACE } from '../src/verify/cluster/probes.js';
+import { DEMO_MARK, DEMO_NAMESPACE } from '../src/verify/cluster/demo.js';
 import { runCluster, type RunClusterOptions } from '../src/verify/cluster/run.js';
 import { matrixText, summarize } from '../src/verify/report.js';
 import type { CheckResult } from '../src/verify/types.js';
@@ -322,6 +323,69 @@ describe('verify layer 2 against the API stand-in', () => {
       assert.match(none.stderr, /no admin kubeconfig in .*state/);
     } finally {
       await api.close();
+    }
+  });
+
+  it('kubemix verify --demo: IIS answers through the front end NodePort; removed, or kept with --keep', async () => {
+    // The stand-in plays the pods; the NodePort is a loopback server answering as nginx would with IIS's page.
+    const page = createServer((_, res) => res.end(`${DEMO_MARK} (iis-7d9f-x1)\n`));
+    await new Promise<void>((r) => page.listen(0, '127.0.0.1', r));
+    const pagePort = (page.address() as { port: number }).port;
+    const scenario = {
+      token: TOKEN,
+      gitVersion: 'v1.36.1',
+      nodes: e.nodes.map(nodeObject),
+      systemPods: systemPods(e),
+      runtimeClasses: [...e.runtimeClasses],
+      nodePort: pagePort,
+    };
+    const spec = join(tmp.dir, 'mixed.yaml');
+    writeFileSync(spec, mixedSpec());
+    const args = (kc: string): string[] => ['verify', spec, '--state-dir', join(tmp.dir, 'state'), '--kubeconfig', kc];
+    try {
+      for (const keep of [false, true]) {
+        const api = await startKubeApiStandin(pki.server('apiserver'), scenario);
+        try {
+          const kc = join(tmp.dir, 'kc-demo');
+          writeFileSync(kc, kubeconfigFor(api.url, pki.caCert, TOKEN), { mode: 0o600 });
+          const r = await runCli([...args(kc), '--demo', ...(keep ? ['--keep'] : [])]);
+          assert.equal(r.code, 0, r.stderr);
+          assert.match(r.stdout, new RegExp(`✓ answered: ${DEMO_MARK} \\(iis-7d9f-x1\\)`));
+          assert.equal(api.namespaces.has(DEMO_NAMESPACE), keep);
+          const kinds = api.requests.filter((q) => q.method === 'POST').map((q) => q.path.split('/').pop());
+          assert.deepEqual(kinds, ['namespaces', 'configmaps', 'deployments', 'services', 'deployments', 'services']);
+        } finally {
+          await api.close();
+        }
+      }
+      const api = await startKubeApiStandin(pki.server('apiserver'), {
+        ...scenario,
+        deploymentsNotReady: ['iis'],
+        nodePort: echoPort,
+      });
+      try {
+        const kc = join(tmp.dir, 'kc-demo');
+        writeFileSync(kc, kubeconfigFor(api.url, pki.caCert, TOKEN), { mode: 0o600 });
+        const { runDemo } = await import('../src/verify/cluster/demo-run.js');
+        const access = kubeconfigTextAccess(kubeconfigFor(api.url, pki.caCert, TOKEN), 'kc', tmp.dir);
+        const r = await runDemo(e, {
+          access,
+          signal: new AbortController().signal,
+          keep: false,
+          startMs: 500,
+          pollMs: 50,
+        });
+        assert.equal(r.ok, false);
+        assert.match(r.answer, /not Ready: iis-7d9f-x1 Pending: ImagePullBackOff/);
+        assert.ok(!api.namespaces.has(DEMO_NAMESPACE));
+      } finally {
+        await api.close();
+      }
+      const keepAlone = await runCli([...args('x'), '--keep']);
+      assert.equal(keepAlone.code, 2);
+      assert.match(keepAlone.stderr, /--keep only goes with --demo/);
+    } finally {
+      await new Promise((r) => page.close(r));
     }
   });
 });

@@ -3,7 +3,7 @@
 // directory's secret store), the probe images, and the API server not
 // answering as a failed check rather than a crash.
 import { resolve } from 'node:path';
-import { InputError } from '../errors.js';
+import { FindingsError, InputError, InterruptedError } from '../errors.js';
 import { SecretStore } from '../exec/secrets.js';
 import { statePaths } from '../exec/state-dir.js';
 import { kubeconfigAccess, kubeconfigTextAccess, type KubeAccess } from '../kube/config.js';
@@ -12,6 +12,8 @@ import { SECRET_NAMES } from '../model/secret-names.js';
 import type { ClusterModel } from '../model/resolve.js';
 import { clusterExpectations, parseProbeImageOverrides } from '../verify/cluster/expect.js';
 import { runCluster } from '../verify/cluster/run.js';
+import { DEMO_NAMESPACE } from '../verify/cluster/demo.js';
+import { runDemo } from '../verify/cluster/demo-run.js';
 import type { CheckResult } from '../verify/types.js';
 import type { CliIo } from './io.js';
 import type { Output } from './output.js';
@@ -19,6 +21,7 @@ import type { Output } from './output.js';
 export interface ClusterLayerFlags {
   readonly kubeconfig?: string;
   readonly probeImage?: readonly string[];
+  readonly keep?: boolean;
 }
 
 async function accessFor(root: string, flags: ClusterLayerFlags, io: CliIo): Promise<KubeAccess> {
@@ -71,4 +74,36 @@ export async function clusterLayer(
       },
     ];
   }
+}
+
+/** `verify --demo`: the Linux front end calling IIS on Windows, shown answering through a NodePort. */
+export async function demo(
+  model: ClusterModel,
+  root: string,
+  flags: ClusterLayerFlags,
+  io: CliIo,
+  out: Output,
+): Promise<void> {
+  const access = await accessFor(root, flags, io);
+  const r = await runDemo(clusterExpectations(model), {
+    access,
+    signal: io.signal,
+    keep: flags.keep === true,
+    onProgress: (m) => out.log('info', `demo: ${m}`),
+  });
+  if (io.signal.aborted) throw new InterruptedError();
+  const where = r.kept ? `kept in namespace ${DEMO_NAMESPACE} (kubectl delete namespace ${DEMO_NAMESPACE})` : 'removed';
+  const document = { ok: r.ok, url: r.url, answer: r.answer, kept: r.kept };
+  if (!out.json)
+    out.text(
+      `demo: web (nginx, Linux) → Service iis → IIS (Windows), through the NodePort ${r.url}\n` +
+        `${r.ok ? '✓' : '✗'} ${r.ok ? 'answered' : 'no answer from IIS'}: ${r.answer}\n` +
+        `demo ${where}\n`,
+    );
+  if (!r.ok)
+    throw new FindingsError('the demo application did not answer through its NodePort', {
+      hint: 'run `kubemix verify SPEC` for the matrix that says which path is broken',
+      report: document,
+    });
+  if (out.json) out.document(document);
 }

@@ -33,6 +33,8 @@ export interface StandinScenario {
   readonly echoNotReady?: readonly string[];
   /** A cell's outcome; default: it reached what it aimed at. `answer` is the echo pod behind the address. */
   readonly cell?: (id: string, answer: string | undefined) => CellOutcome | undefined;
+  /** Deployments whose pod never becomes Ready. */
+  readonly deploymentsNotReady?: readonly string[];
   /** Called for each request, after it is recorded. */
   readonly onRequest?: (method: string, path: string) => void;
 }
@@ -203,7 +205,37 @@ export async function startKubeApiStandin(
         ];
       }
     }
-    m = /^\/api\/v1\/namespaces\/([^/]+)\/(pods|services)(?:\/([^/]+)(\/log)?)?$/.exec(path);
+    m = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/deployments$/.exec(path);
+    if (m !== null && method === 'POST' && body !== undefined) {
+      const ns = m[1]!;
+      if (!namespaces.has(ns)) return [404, status(404, 'NotFound', `namespaces "${ns}" not found`)];
+      body['metadata'] = { ...body['metadata'], namespace: ns };
+      created.set(`${ns}/deployment/${body['metadata'].name}`, body);
+      const template: Obj = body['spec'].template;
+      const selector: Obj = template.spec.nodeSelector ?? {};
+      const node = scenario.nodes.find((n) =>
+        Object.entries(selector).every(([k, v]) => n['metadata'].labels?.[k] === v),
+      );
+      const name = `${body['metadata'].name}-7d9f-x1`;
+      const ready = !(scenario.deploymentsNotReady ?? []).includes(body['metadata'].name);
+      later(() => {
+        created.set(`${ns}/${name}`, {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name, namespace: ns, labels: template.metadata.labels },
+          spec: { ...template.spec, nodeName: node?.['metadata'].name },
+          status: ready
+            ? { phase: 'Running', podIP: `10.244.${ips++}.7`, conditions: [{ type: 'Ready', status: 'True' }] }
+            : {
+                phase: 'Pending',
+                conditions: [{ type: 'Ready', status: 'False' }],
+                containerStatuses: [{ name: 'c', ready: false, state: { waiting: { reason: 'ImagePullBackOff' } } }],
+              },
+        });
+      });
+      return [201, JSON.stringify(body)];
+    }
+    m = /^\/api\/v1\/namespaces\/([^/]+)\/(pods|services|configmaps)(?:\/([^/]+)(\/log)?)?$/.exec(path);
     if (m !== null) {
       const [, ns = '', resource, name, log] = m;
       if (!namespaces.has(ns)) return [404, status(404, 'NotFound', `namespaces "${ns}" not found`)];
@@ -213,6 +245,12 @@ export async function startKubeApiStandin(
         const mine = inNs(ns, 'Pod').filter((p) => k === '' || k === undefined || p['metadata'].labels?.[k] === v);
         return list('Pod', [...system, ...mine]);
       }
+      if (method === 'GET' && resource === 'services' && name !== undefined) {
+        const svc = created.get(`${ns}/${name}`);
+        return svc === undefined
+          ? [404, status(404, 'NotFound', `services "${name}" not found`)]
+          : [200, JSON.stringify(svc)];
+      }
       if (method === 'GET' && log !== undefined) {
         const text = logs.get(`${ns}/${name ?? ''}`);
         return text === undefined
@@ -220,9 +258,11 @@ export async function startKubeApiStandin(
           : [200, text, 'text/plain'];
       }
       if (method === 'POST' && body !== undefined) {
-        if (created.has(`${ns}/${body['metadata']?.name}`))
+        const key = `${ns}/${resource === 'configmaps' ? 'configmap/' : ''}${body['metadata']?.name}`;
+        if (created.has(key))
           return [409, status(409, 'AlreadyExists', `${resource} "${body['metadata']?.name}" already exists`)];
         if (resource === 'pods') createPod(ns, body);
+        else if (resource === 'configmaps') created.set(key, { ...body, kind: 'ConfigMap' });
         else {
           body['metadata'] = { ...body['metadata'], namespace: ns };
           body['spec'] = { ...body['spec'], clusterIP: `10.96.${ips++}.1` };

@@ -19,7 +19,7 @@ import type { CliIo } from '../io.js';
 import { withStateDirOption } from '../executor-flags.js';
 import { outputFor, stateDir } from '../settings.js';
 import type { Output } from '../output.js';
-import { clusterLayer } from '../verify-cluster.js';
+import { clusterLayer, demo } from '../verify-cluster.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
 
 export interface VerifyFlags extends SpecOptions {
@@ -32,6 +32,8 @@ export interface VerifyFlags extends SpecOptions {
   readonly only?: string;
   readonly skip?: string;
   readonly installed?: boolean;
+  readonly demo?: boolean;
+  readonly keep?: boolean;
 }
 
 const CELLS = `
@@ -101,7 +103,12 @@ export function registerVerify(program: Command, io: CliIo): void {
       .option(
         '--installed',
         'check the API server and kubelet ports even if the journal does not show a finished deploy',
-      ),
+      )
+      .option(
+        '--demo',
+        'instead of the checks: deploy a Linux web front end calling IIS on Windows, show it answering via a NodePort',
+      )
+      .option('--keep', 'with --demo: leave the demo running (namespace kubemix-demo)'),
   )
     .addHelpText('after', CELLS)
     .action(async (spec: string, flags: VerifyFlags, command: Command) => {
@@ -117,6 +124,9 @@ export async function runVerify(spec: string, flags: VerifyFlags, io: CliIo, out
   const loaded = loadSpec(spec, flags, io);
   const model = resolveModel(loaded);
   const root = stateDir(flags.stateDir, io, loaded.clusterName, loaded.file);
+  if (flags.keep === true && flags.demo !== true)
+    throw new InputError('flags.invalid', '--keep only goes with --demo', { path: 'flags.keep' });
+  if (flags.demo === true) return demo(model, root, flags, io, out);
   const installed =
     flags.installed === true ||
     flags.kubeconfig !== undefined ||
