@@ -13,6 +13,7 @@ import { readSpec } from '../src/spec/read.js';
 import { clusterExpectations } from '../src/verify/cluster/expect.js';
 import { judgeCells, parseCellLines } from '../src/verify/cluster/judge.js';
 import * as p from '../src/verify/cluster/probes.js';
+import { demoManifests } from '../src/verify/cluster/demo.js';
 import { assertGolden } from './helpers/golden.js';
 import { lintPowerShell, parseErrors } from './windows/powershell.js';
 
@@ -50,6 +51,17 @@ describe('cluster probes (pure)', () => {
         ['compute-01', 'windows', 'mcr.microsoft.com/windows/servercore:ltsc2022', 'windows-2022'],
       ],
     );
+  });
+
+  it('the demo: nginx on Linux proxying to IIS on Windows, a NodePort (golden)', () => {
+    const manifests = demoManifests(e);
+    assert.ok(manifests !== undefined);
+    assertGolden('verify/demo-1-1-1.txt', manifests.map((m) => stringify(m, { aliasDuplicateObjects: false })).join('---\n'));
+    const iisCommand = (manifests.find((m) => m.metadata['name'] === 'iis' && m.kind === 'Deployment') as any).spec
+      .template.spec.containers[0].command[3] as string;
+    assert.deepEqual(parseErrors(iisCommand), [], iisCommand);
+    const linuxOnly = { ...e, nodes: e.nodes.filter((n) => n.os === 'linux') };
+    assert.equal(demoManifests(linuxOnly), undefined);
   });
 
   it('Windows probe scripts parse with tree-sitter-powershell and pass our PowerShell rules', () => {
