@@ -56,7 +56,10 @@ describe('cluster probes (pure)', () => {
   it('the demo: nginx on Linux proxying to IIS on Windows, a NodePort (golden)', () => {
     const manifests = demoManifests(e);
     assert.ok(manifests !== undefined);
-    assertGolden('verify/demo-1-1-1.txt', manifests.map((m) => stringify(m, { aliasDuplicateObjects: false })).join('---\n'));
+    assertGolden(
+      'verify/demo-1-1-1.txt',
+      manifests.map((m) => stringify(m, { aliasDuplicateObjects: false })).join('---\n'),
+    );
     const iisCommand = (manifests.find((m) => m.metadata['name'] === 'iis' && m.kind === 'Deployment') as any).spec
       .template.spec.containers[0].command[3] as string;
     assert.deepEqual(parseErrors(iisCommand), [], iisCommand);
