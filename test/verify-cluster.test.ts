@@ -274,6 +274,17 @@ describe('verify layer 2 against the API stand-in', () => {
     assert.ok(api.requests.some((r) => r.method === 'DELETE' && r.path === `/api/v1/namespaces/${PROBE_NAMESPACE}`));
   });
 
+  it('--only: cells left out are neither probed nor reported, and the run does not wait for them', async () => {
+    const only = new RegExp(`^cluster/pod-ip/${win1}/`);
+    const started = Date.now();
+    const { results, api } = await run({}, { select: (id) => only.test(id), startMs: 4000, matrixMs: 4000 });
+    assert.ok(Date.now() - started < 3000, 'finished before the deadlines');
+    assert.deepEqual(results.map((r) => r.id).sort(), names.map((t) => `cluster/pod-ip/${win1}/${t}`).sort());
+    assert.ok(results.every((r) => r.status === 'pass'));
+    const probePods = api.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/pods')).length;
+    assert.equal(probePods, names.length + 1, 'an echo pod per node and one probe pod');
+  });
+
   it('refused credentials are a KubeError naming HTTP 401', async () => {
     await assert.rejects(run({}, {}, 'wrong-token'), (error: Error & { code?: string }) => {
       assert.equal(error.code, 'kube.unauthorized');

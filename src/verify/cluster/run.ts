@@ -172,7 +172,8 @@ async function matrix(
         a,
         'client',
         (ps) =>
-          ps.length >= cells.size && ps.every((x) => x.status?.phase === 'Succeeded' || x.status?.phase === 'Failed'),
+          ps.length >= [...cells.values()].filter((c) => c.length > 0).length &&
+          ps.every((x) => x.status?.phase === 'Succeeded' || x.status?.phase === 'Failed'),
         startMs + (o.matrixMs ?? (p.CELL_DEADLINE_S + p.CELL_HOLD + 30) * 1000),
         o,
       ),
