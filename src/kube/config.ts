@@ -58,22 +58,34 @@ interface Kubeconfig {
 
 /** The current context of a kubeconfig file: server, CA, and a token or client certificate. */
 export function kubeconfigAccess(path: string): KubeAccess {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new KubeError('kube.kubeconfig', `${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? '?'})`);
+  }
+  return kubeconfigTextAccess(text, path, dirname(path));
+}
+
+/** The same from a kubeconfig's text (e.g. the admin kubeconfig in kubemix's secret store); `where` names it. */
+export function kubeconfigTextAccess(text: string, where: string, base: string): KubeAccess {
+  const path = where;
   const fail = (message: string, hint?: string): never => {
     throw new KubeError('kube.kubeconfig', `${path}: ${message}`, hint === undefined ? {} : { hint });
   };
   let doc: Kubeconfig;
   try {
-    doc = (parse(readFileSync(path, 'utf8')) ?? {}) as Kubeconfig;
-  } catch (error) {
-    return fail(`cannot read it (${(error as NodeJS.ErrnoException).code ?? 'not YAML'})`);
+    doc = (parse(text) ?? {}) as Kubeconfig;
+  } catch {
+    return fail('cannot read it (not YAML)');
   }
+  if (typeof doc !== 'object' || Array.isArray(doc)) return fail('not a kubeconfig mapping');
   const current = doc['current-context'];
   const context = doc.contexts?.find((c) => c.name === current)?.context ?? fail(`no context ${String(current)}`);
   const cluster =
     doc.clusters?.find((c) => c.name === context.cluster)?.cluster ??
     fail(`context ${String(current)}: no cluster ${String(context.cluster)}`);
   const user = doc.users?.find((u) => u.name === context.user)?.user ?? {};
-  const base = dirname(path);
   const file = (key: string, from: Record<string, unknown>): string | undefined => {
     const data = from[`${key}-data`];
     if (typeof data === 'string') return Buffer.from(data, 'base64').toString('utf8');

@@ -421,3 +421,16 @@ export const SERVICES = {
   registryCertDays: 397,
   aptPackages: ['apache2-utils', 'bind9', 'bind9-utils', 'dnsmasq', 'docker-registry', 'haproxy', 'openssl'],
 } as const;
+
+/**
+ * Images of `kubemix verify`'s probe pods. Linux: BusyBox (sh, httpd, wget,
+ * nslookup). Windows: Server Core of the node's LTSC line (process isolation
+ * needs the container's OS build to match the host's; PowerShell 5.1 and .NET
+ * are in it), keyed by `WindowsRelease.ltsc`. Pinned by tag; containerd pulls
+ * them through the cluster's registry mirrors. `--probe-image KEY=REF` overrides.
+ */
+export const VERIFY_PROBE_IMAGES: Readonly<Record<string, string>> = {
+  linux: 'docker.io/library/busybox:1.37.0',
+  ltsc2022: 'mcr.microsoft.com/windows/servercore:ltsc2022',
+  ltsc2025: 'mcr.microsoft.com/windows/servercore:ltsc2025',
+};

@@ -74,13 +74,29 @@ export const PROBE_TITLES: readonly [RegExp, string][] = [
   [/^l2-segment$/, 'host-gw: peer on the same L2 segment (no router hop)'],
 ];
 
+/** Layer 2's probes (rows: source node, or `deployer`/`cluster`; columns: targets). */
+export const CLUSTER_TITLES: readonly [RegExp, string][] = [
+  [/^api$/, 'the API server answers with the kubeconfig'],
+  [/^node$/, 'nodes: registered and Ready, OS/arch, windows-build label, labels, taints, kubelet skew'],
+  [/^system-pods$/, 'system pods: the CNI and kube-proxy Ready on the node'],
+  [/^coredns$/, 'CoreDNS Ready, on Linux nodes'],
+  [/^runtimeclass$/, 'RuntimeClasses (one per Windows build)'],
+  [/^pod-ip$/, 'pod → pod by IP (the echo pod on the target node; same node on the diagonal)'],
+  [/^svc-ip$/, 'pod → Service ClusterIP (Linux-, Windows-, both-backed)'],
+  [/^svc-dns$/, 'pod → Service by DNS name'],
+  [/^pod-dns$/, 'DNS: kubernetes.default resolved in the pod'],
+  [/^nodeport$/, 'NodePort from the deployer through the node'],
+];
+
+const ALL_TITLES = [...PROBE_TITLES, ...CLUSTER_TITLES];
+
 function probeRank(probe: string): number {
-  const i = PROBE_TITLES.findIndex(([re]) => re.test(probe));
-  return i < 0 ? PROBE_TITLES.length : i;
+  const i = ALL_TITLES.findIndex(([re]) => re.test(probe));
+  return i < 0 ? ALL_TITLES.length : i;
 }
 
 function probeTitle(probe: string): string {
-  for (const [re, text] of PROBE_TITLES) if (re.test(probe)) return probe.replace(re, text);
+  for (const [re, text] of ALL_TITLES) if (re.test(probe)) return probe.replace(re, text);
   return probe;
 }
 

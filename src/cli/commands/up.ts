@@ -9,12 +9,14 @@ import { resolveModel } from '../../model/resolve.js';
 import { assemblePlan } from '../../plan/assemble.js';
 import { displayFlags, withExecutorOptions, type ExecutorFlags } from '../executor-flags.js';
 import type { CliIo } from '../io.js';
+import type { VerifyFlags } from './verify.js';
 import { inMemoryTarget, runPlan, type Target } from '../run-plan.js';
-import { stateDir } from '../settings.js';
+import { outputFor, stateDir } from '../settings.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
 
 interface UpFlags extends ExecutorFlags {
   readonly plan?: string;
+  readonly skipVerify?: boolean;
 }
 
 /** The plan to apply: planned from SPEC in memory, read from --plan DIR, or both (then they must agree). */
@@ -65,7 +67,8 @@ export function registerUp(program: Command, io: CliIo): void {
     .option(
       '--downloads <dir>',
       'seed the download cache from this directory (air-gapped sites); every file is still checked against its SHA256',
-    );
+    )
+    .option('--skip-verify', 'do not end with `kubemix verify` (underlay and cluster layers) after a complete apply');
   withExecutorOptions(
     withSpecOptions(up),
     {
@@ -75,5 +78,15 @@ export function registerUp(program: Command, io: CliIo): void {
     'DIR',
   ).action(async (spec: string | undefined, flags: UpFlags & SpecOptions, command: Command) => {
     await runPlan(await loadTarget(spec, flags, io), flags, displayFlags(command), io);
+    // A deploy is done when verify passes: both layers, after a whole plan was applied (not a --check,
+    // not a selection of stages or tasks); a failing check makes `up` exit 1 with the report.
+    const whole = [flags.stopAfter, flags.stopBefore, flags.from, flags.only?.[0]].every((f) => f === undefined);
+    if (spec !== undefined && flags.check !== true && flags.skipVerify !== true && whole) {
+      const { runVerify } = await import('./verify.js');
+      const { stateDir, knownHosts, trustNewHosts, hypervisors, nodes } = flags;
+      const given = Object.entries({ stateDir, knownHosts, trustNewHosts, hypervisors, nodes });
+      const verifyFlags = Object.fromEntries(given.filter(([, v]) => v !== undefined)) as VerifyFlags;
+      await runVerify(spec, verifyFlags, io, outputFor(command, io));
+    }
   });
 }

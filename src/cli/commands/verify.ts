@@ -10,7 +10,7 @@ import { statePaths } from '../../exec/state-dir.js';
 import { clusterStatus } from '../../exec/status.js';
 import { resolveModel } from '../../model/resolve.js';
 import { assemblePlan } from '../../plan/assemble.js';
-import { junitXml, matrixText, reportDocument, PROBE_TITLES } from '../../verify/report.js';
+import { CLUSTER_TITLES, junitXml, matrixText, reportDocument, PROBE_TITLES } from '../../verify/report.js';
 import { checkSelector } from '../../verify/select.js';
 import { nodeTransports } from '../../verify/underlay/hosts.js';
 import { planUnderlay, underlayInput } from '../../verify/underlay/plan.js';
@@ -18,16 +18,22 @@ import { runUnderlay } from '../../verify/underlay/run.js';
 import type { CliIo } from '../io.js';
 import { withStateDirOption } from '../executor-flags.js';
 import { outputFor, stateDir } from '../settings.js';
+import type { Output } from '../output.js';
+import { clusterLayer, demo } from '../verify-cluster.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
 
-interface VerifyFlags extends SpecOptions {
+export interface VerifyFlags extends SpecOptions {
   readonly stateDir?: string;
+  readonly kubeconfig?: string;
+  readonly probeImage?: string[];
   readonly knownHosts?: string;
   readonly trustNewHosts?: boolean;
   readonly junit?: string;
   readonly only?: string;
   readonly skip?: string;
   readonly installed?: boolean;
+  readonly demo?: boolean;
+  readonly keep?: boolean;
 }
 
 const CELLS = `
@@ -41,72 +47,118 @@ VXLAN device does not hold the port yet. Check ids are
 layer/probe/source/target: --only and --skip match them.
 Each failure names layer, probe, source, target, the command, its output and
 the likely cause. Exit 0 all passed, 1 a check failed, 2 bad input.
+
+Layer 2, the cluster, runs once the cluster is deployed (or with --installed
+or --kubeconfig), through the Kubernetes API with the admin kubeconfig kubemix
+captured (or --kubeconfig FILE):
+${CLUSTER_TITLES.map(([re, text]) => `  ${re.source.replace(/^\^|\$$/g, '').padEnd(14)} ${text}`).join('\n')}
+Probe pods run in the namespace kubemix-verify, deleted afterwards (also on
+Ctrl-C; a leftover is deleted first). Only loopback stand-ins of the API
+server have been used to test layer 2 so far.
 `;
 
-export function registerVerify(program: Command, io: CliIo): void {
-  withStateDirOption(
-    withSpecOptions(
-      program
-        .command('verify')
-        .description('check the underlay between every pair of nodes (UDP 4789, MTU, DNS, clocks, …) and show a matrix')
-        .argument('<SPEC>', 'spec file or Kubeinit string'),
-    ),
-  )
-    .option(
-      '--known-hosts <file>',
-      'OpenSSH known_hosts file to verify host keys against (default <state dir>/known_hosts)',
-    )
-    .option(
-      '--trust-new-hosts',
-      'record the key of a host seen for the first time (TOFU); changed keys are still refused',
-    )
+export function withVerifyOptions(command: Command): Command {
+  return command
     .option('--junit <file>', 'also write the results as JUnit XML (one testcase per check) for CI')
     .option('--only <regex>', 'run only the checks whose id matches')
     .option('--skip <regex>', 'leave out the checks whose id matches')
-    .option('--installed', 'check the API server and kubelet ports even if the journal does not show a finished deploy')
+    .option('--kubeconfig <file>', 'layer 2 through this kubeconfig (default: the admin kubeconfig kubemix captured)')
+    .option(
+      '--probe-image <key=ref>',
+      'probe image override, key linux or a Windows LTSC line (ltsc2022, ltsc2025); repeatable',
+      (v: string, all: string[] = []) => {
+        if (!/^[a-z0-9]+=\S+$/.test(v))
+          throw new InputError(
+            'flags.invalid',
+            `--probe-image ${JSON.stringify(v)}: give KEY=IMAGE, e.g. linux=busybox:1.37.0`,
+            {
+              path: 'flags.probe-image',
+            },
+          );
+        return [...all, v];
+      },
+    );
+}
+
+export function registerVerify(program: Command, io: CliIo): void {
+  withVerifyOptions(
+    withStateDirOption(
+      withSpecOptions(
+        program
+          .command('verify')
+          .description(
+            'check the underlay between every pair of nodes (UDP 4789, MTU, DNS, clocks, …) and show a matrix',
+          )
+          .argument('<SPEC>', 'spec file or Kubeinit string'),
+      ),
+    )
+      .option(
+        '--known-hosts <file>',
+        'OpenSSH known_hosts file to verify host keys against (default <state dir>/known_hosts)',
+      )
+      .option(
+        '--trust-new-hosts',
+        'record the key of a host seen for the first time (TOFU); changed keys are still refused',
+      )
+      .option(
+        '--installed',
+        'check the API server and kubelet ports even if the journal does not show a finished deploy',
+      )
+      .option(
+        '--demo',
+        'instead of the checks: deploy a Linux web front end calling IIS on Windows, show it answering via a NodePort',
+      )
+      .option('--keep', 'with --demo: leave the demo running (namespace kubemix-demo)'),
+  )
     .addHelpText('after', CELLS)
     .action(async (spec: string, flags: VerifyFlags, command: Command) => {
-      const out = outputFor(command, io);
-      if (flags.junit !== undefined && flags.junit.trim() === '')
-        throw new InputError('flags.invalid', '--junit needs a file name', { path: 'flags.junit' });
-      const select = checkSelector(flags.only, flags.skip);
-      const loaded = loadSpec(spec, flags, io);
-      const model = resolveModel(loaded);
-      const root = stateDir(flags.stateDir, io, loaded.clusterName, loaded.file);
-      const installed =
-        flags.installed === true || clusterStatus(assemblePlan(model).plan, await readJournal(root)).complete;
-      const plan = planUnderlay(underlayInput(model, installed), select);
-      const transports = await nodeTransports(
-        model.hosts,
-        model.nodes.map((n) => n.name),
-        {
-          knownHostsFile: flags.knownHosts ?? statePaths(root).knownHosts,
-          trustNewHosts: flags.trustNewHosts === true,
-          agent: io.env['SSH_AUTH_SOCK'],
-        },
-      );
-      let results;
-      try {
-        results = await runUnderlay(plan, { transports, signal: io.signal });
-      } finally {
-        await Promise.all([...transports.values()].map((t) => t.close()));
-      }
-      // Ctrl-C: the probes in flight were stopped; a partial matrix would read as a verdict.
-      if (io.signal.aborted) throw new InterruptedError();
-      if (flags.junit !== undefined) await writeFileDurable(resolve(io.cwd, flags.junit), junitXml(results), 0o644);
-      const document = reportDocument(results);
-      if (!out.json)
-        out.text(
-          matrixText(
-            results,
-            model.nodes.map((n) => n.name),
-          ),
-        );
-      if (!document.ok)
-        throw new FindingsError(`${document.summary.failed} verify checks failed`, {
-          hint: 'each failure above names the command, its output and the likely cause',
-          report: document,
-        });
-      if (out.json) out.document(document);
+      await runVerify(spec, flags, io, outputFor(command, io));
     });
+}
+
+/** Both layers, the matrix (or JSON), --junit; throws FindingsError (exit 1) when a check failed. */
+export async function runVerify(spec: string, flags: VerifyFlags, io: CliIo, out: Output): Promise<void> {
+  if (flags.junit !== undefined && flags.junit.trim() === '')
+    throw new InputError('flags.invalid', '--junit needs a file name', { path: 'flags.junit' });
+  const select = checkSelector(flags.only, flags.skip);
+  const loaded = loadSpec(spec, flags, io);
+  const model = resolveModel(loaded);
+  const root = stateDir(flags.stateDir, io, loaded.clusterName, loaded.file);
+  if (flags.keep === true && flags.demo !== true)
+    throw new InputError('flags.invalid', '--keep only goes with --demo', { path: 'flags.keep' });
+  if (flags.demo === true) return demo(model, root, flags, io, out);
+  const installed =
+    flags.installed === true ||
+    flags.kubeconfig !== undefined ||
+    clusterStatus(assemblePlan(model).plan, await readJournal(root)).complete;
+  const plan = planUnderlay(underlayInput(model, installed), select);
+  const transports = await nodeTransports(
+    model.hosts,
+    model.nodes.map((n) => n.name),
+    {
+      knownHostsFile: flags.knownHosts ?? statePaths(root).knownHosts,
+      trustNewHosts: flags.trustNewHosts === true,
+      agent: io.env['SSH_AUTH_SOCK'],
+    },
+  );
+  let results;
+  try {
+    results = await runUnderlay(plan, { transports, signal: io.signal });
+  } finally {
+    await Promise.all([...transports.values()].map((t) => t.close()));
+  }
+  if (!io.signal.aborted && installed)
+    results = [...results, ...(await clusterLayer(model, root, flags, io, out, results, select))];
+  // Ctrl-C: the probes in flight were stopped; a partial matrix would read as a verdict.
+  if (io.signal.aborted) throw new InterruptedError();
+  if (flags.junit !== undefined) await writeFileDurable(resolve(io.cwd, flags.junit), junitXml(results), 0o644);
+  const document = reportDocument(results);
+  if (!out.json)
+    out.text(matrixText(results, [...new Set(model.nodes.flatMap((n) => [n.name, n.name.toLowerCase()]))]));
+  if (!document.ok)
+    throw new FindingsError(`${document.summary.failed} verify checks failed`, {
+      hint: 'each failure above names the command, its output and the likely cause',
+      report: document,
+    });
+  if (out.json) out.document(document);
 }

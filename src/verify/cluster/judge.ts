@@ -1,0 +1,135 @@
+// Judges the connectivity matrix: a client pod's log (KUBEMIX-CELL lines)
+// against the cells it was given, with the likely broken layer for each
+// failure (layer 1's results where they explain it). Pure.
+import type { CheckResult } from '../types.js';
+import type { ExpectedNode } from './expect.js';
+import { SERVICES, type Cell } from './probes.js';
+
+export interface CellLine {
+  readonly ok: boolean;
+  readonly tries: number;
+  readonly held: number;
+  readonly output: string;
+}
+
+/** `KUBEMIX-CELL <id> <ok|fail> <tries> <held> <output…>` lines by id. */
+export function parseCellLines(log: string): Map<string, CellLine> {
+  const out = new Map<string, CellLine>();
+  for (const line of log.split(/\r?\n/)) {
+    const m = /^KUBEMIX-CELL (\S+) (ok|fail) (\d+) (\d+) ?(.*)$/.exec(line.trim());
+    if (m !== null)
+      out.set(m[1]!, { ok: m[2] === 'ok', tries: Number(m[3]), held: Number(m[4]), output: m[5]!.trim() });
+  }
+  return out;
+}
+
+export interface JudgeContext {
+  readonly nodes: readonly ExpectedNode[];
+  /** Layer 1's results of this run (empty when it was skipped). */
+  readonly underlay: readonly CheckResult[];
+  /** Why a source's client pod gave no lines, when it did not (its state, placement). */
+  readonly podTrouble: ReadonlyMap<string, { readonly detail: string; readonly cause?: string }>;
+  /** Every cell's result so far, to explain service cells by pod cells. */
+  readonly osOf: (node: string) => 'linux' | 'windows' | undefined;
+}
+
+function underlayCause(c: Cell, ctx: JudgeContext): string | undefined {
+  const bad = ctx.underlay.find(
+    (u) =>
+      u.status === 'fail' &&
+      ((u.source === c.source && u.target === c.target) || (u.source === c.target && u.target === c.source)),
+  );
+  return bad === undefined
+    ? undefined
+    : `layer 1 already failed here: underlay ${bad.probe} ${bad.source} → ${bad.target} (${bad.detail})`;
+}
+
+function causeOf(c: Cell, ctx: JudgeContext, output: string): string {
+  const from = ctx.osOf(c.source);
+  if (c.probe === 'pod-ip') {
+    const under = underlayCause(c, ctx);
+    if (under !== undefined) return under;
+    const to = ctx.osOf(c.target);
+    if (c.source === c.target)
+      return `the CNI on ${c.source} does not connect its own pods (${from === 'windows' ? 'the HNS network / flannel CNI config' : 'the cni0 bridge'})`;
+    if (from !== to)
+      return 'Windows↔Linux overlay: VNI or UDP port mismatch (flannel on Windows needs VNI 4096, port 4789), a firewall on 4789, or the Windows outbound NAT ExceptionList lacking the pod or node CIDR';
+    return from === 'windows'
+      ? 'Windows↔Windows overlay: the HNS remote endpoints or routes flanneld programs on each node'
+      : 'pod routes between the nodes: the CNI pod on either node, or the MTU of the overlay';
+  }
+  if (c.probe === 'pod-dns' || (c.probe === 'svc-dns' && /resolve|name|nslookup|bad address/i.test(output)))
+    return from === 'windows'
+      ? 'DNS on Windows pods: the kube-dns ClusterIP must be reachable through kube-proxy on Windows, and the pod DNS suffix list set'
+      : 'CoreDNS or the kube-dns Service: check the coredns cell and kube-proxy on the node';
+  const backs = c.target === SERVICES.windows ? 'Windows' : c.target === SERVICES.linux ? 'Linux' : 'both OSes';
+  return `kube-proxy on ${c.source} (${from === 'windows' ? 'its HNS load balancers' : 'iptables/IPVS rules'}) for a Service backed by ${backs}; if the pod-ip cells to those backends fail too, the overlay`;
+}
+
+/** The results of one source's cells from its client pod's log. */
+export function judgeCells(cells: readonly Cell[], log: string | undefined, ctx: JudgeContext): CheckResult[] {
+  const lines = parseCellLines(log ?? '');
+  return cells.map((c): CheckResult => {
+    const base = { id: c.id, layer: 'cluster' as const, probe: c.probe, source: c.source, target: c.target };
+    const command =
+      c.kind === 'http'
+        ? `GET http://${c.arg}/ (from pod on ${c.source})`
+        : `resolve ${c.arg} (from pod on ${c.source})`;
+    const line = lines.get(c.id);
+    if (line === undefined) {
+      const trouble = ctx.podTrouble.get(c.source);
+      return {
+        ...base,
+        status: 'fail',
+        detail: `no result: ${trouble?.detail ?? 'the probe pod printed no line for this cell'}`,
+        command,
+        ...(trouble?.cause === undefined ? {} : { cause: trouble.cause }),
+      };
+    }
+    const answered = c.answers === undefined || c.answers.some((a) => line.output.includes(a));
+    if (line.ok && answered)
+      return {
+        ...base,
+        status: 'pass',
+        detail: `${line.tries === 1 ? 'first try' : `after ${line.tries} tries`}, held ${line.held}`,
+      };
+    const detail = !line.ok
+      ? line.held > 0
+        ? `succeeded, then failed again within the hold window (${line.held} of hold)`
+        : `never succeeded in ${line.tries} tries`
+      : `answered by none of ${c.answers?.join(', ') ?? ''}`;
+    return { ...base, status: 'fail', detail, command, output: line.output, cause: causeOf(c, ctx, line.output) };
+  });
+}
+
+/** NodePort from the deployer through one node: the answer must name an echo pod. */
+export function judgeNodePort(
+  node: ExpectedNode,
+  url: string,
+  outcome: { readonly ok: boolean; readonly output: string },
+  underlay: readonly CheckResult[],
+): CheckResult {
+  const base = {
+    id: `cluster/nodeport/deployer/${node.name}`,
+    layer: 'cluster' as const,
+    probe: 'nodeport',
+    source: 'deployer',
+    target: node.name,
+  };
+  if (outcome.ok && /echo-/.test(outcome.output))
+    return { ...base, status: 'pass', detail: `answered by ${outcome.output.trim()}` };
+  const down = underlay.find((u) => u.status === 'fail' && u.target === node.name && u.probe === 'ping');
+  return {
+    ...base,
+    status: 'fail',
+    detail: outcome.ok ? 'answered, but not by an echo pod' : 'no answer',
+    command: `GET ${url}`,
+    output: outcome.output,
+    cause:
+      down !== undefined
+        ? `layer 1: ${node.name} does not answer ping`
+        : node.os === 'windows'
+          ? 'kube-proxy on Windows (NodePort load balancer in HNS) or the Windows firewall for the NodePort range'
+          : "kube-proxy's NodePort rules on the node, or a firewall for 30000-32767/tcp",
+  };
+}

@@ -1,0 +1,285 @@
+// The cross-OS connectivity matrix, pure: which probe pods and Services to
+// create, which cells each source pod probes, the scripts that probe them
+// (BusyBox sh on Linux, PowerShell on Windows). Results come back without
+// pod exec: each client pod runs its cells in parallel, judges each the way
+// upstream's hybrid network e2e test does (wait until it succeeds, then
+// require it to keep succeeding for a short window) and prints one
+// `KUBEMIX-CELL` line per cell to its log, which verify reads.
+import type { ExpectedNode } from './expect.js';
+
+export const PROBE_NAMESPACE = 'kubemix-verify';
+export const PROBE_LABEL = 'kubemix.dev/verify';
+export const ECHO_PORT = 8080;
+/** Seconds a cell may take to succeed the first time. */
+export const CELL_DEADLINE_S = 60;
+/** Successes in a row, one second apart, after the first (upstream's hybrid test: "consistently"). */
+export const CELL_HOLD = 3;
+export const MARK = 'KUBEMIX-CELL';
+
+export type Os = 'linux' | 'windows';
+export type CellKind = 'http' | 'dns';
+
+/** One probe from a source pod: a URL to GET (the answer names the echo pod) or a name to resolve. */
+export interface Cell {
+  readonly id: string;
+  readonly probe: 'pod-ip' | 'svc-ip' | 'svc-dns' | 'pod-dns';
+  readonly source: string;
+  readonly target: string;
+  readonly kind: CellKind;
+  /** `host:port` for http, a name for dns. */
+  readonly arg: string;
+  /** http: echo pods whose name may answer. */
+  readonly answers?: readonly string[];
+}
+
+export type Manifest = Record<string, unknown>;
+
+export const echoName = (node: string): string => `echo-${node}`;
+export const clientName = (node: string): string => `probe-${node}`;
+export const SERVICES = { linux: 'svc-linux', windows: 'svc-windows', mixed: 'svc-mixed', nodeport: 'svc-nodeport' };
+
+function placement(n: ExpectedNode): Manifest {
+  return {
+    nodeSelector: { 'kubernetes.io/hostname': n.name, 'kubernetes.io/os': n.os },
+    // Every taint tolerated: the probe must land on this node, control planes included.
+    tolerations: [{ operator: 'Exists' }],
+    ...(n.runtimeClass === undefined ? {} : { runtimeClassName: n.runtimeClass }),
+  };
+}
+
+const podEnv = [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }];
+
+/** An HTTP server on ECHO_PORT answering its pod name. */
+export function echoPod(n: ExpectedNode): Manifest {
+  const command =
+    n.os === 'linux'
+      ? [
+          'sh',
+          '-c',
+          `mkdir -p /tmp/w && echo "$POD_NAME" > /tmp/w/index.html && exec httpd -f -p ${ECHO_PORT} -h /tmp/w`,
+        ]
+      : ['powershell.exe', '-NoProfile', '-NonInteractive', '-Command', windowsEchoScript()];
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: echoName(n.name),
+      namespace: PROBE_NAMESPACE,
+      labels: { [PROBE_LABEL]: 'echo', 'kubemix.dev/os': n.os },
+    },
+    spec: {
+      ...placement(n),
+      restartPolicy: 'Always',
+      terminationGracePeriodSeconds: 1,
+      containers: [
+        {
+          name: 'echo',
+          image: n.probeImage,
+          command,
+          env: podEnv,
+          ports: [{ containerPort: ECHO_PORT }],
+          readinessProbe: { tcpSocket: { port: ECHO_PORT }, periodSeconds: 2 },
+        },
+      ],
+    },
+  };
+}
+
+export function windowsEchoScript(): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    `$l = [Net.Sockets.TcpListener]::new([Net.IPAddress]::Any, ${ECHO_PORT})`,
+    '$l.Start()',
+    'while ($true) {',
+    '  $c = $l.AcceptTcpClient()',
+    '  $s = $c.GetStream()',
+    '  $r = [IO.StreamReader]::new($s)',
+    '  while ($r.ReadLine()) { }',
+    '  $b = [Text.Encoding]::ASCII.GetBytes("HTTP/1.0 200 OK`r`nConnection: close`r`n`r`n$env:POD_NAME`n")',
+    '  $s.Write($b, 0, $b.Length)',
+    '  $c.Close()',
+    '}',
+  ].join('\n');
+}
+
+/** The Services: backed by Linux echo pods, by Windows ones, by both; a NodePort onto both. */
+export function services(oses: readonly Os[]): Manifest[] {
+  const svc = (name: string, selector: Record<string, string>, type = 'ClusterIP'): Manifest => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace: PROBE_NAMESPACE, labels: { [PROBE_LABEL]: 'service' } },
+    spec: { type, selector: { [PROBE_LABEL]: 'echo', ...selector }, ports: [{ port: 80, targetPort: ECHO_PORT }] },
+  });
+  return [
+    ...oses.map((os) => svc(SERVICES[os], { 'kubemix.dev/os': os })),
+    ...(oses.length > 1 ? [svc(SERVICES.mixed, {})] : []),
+    svc(SERVICES.nodeport, {}, 'NodePort'),
+  ];
+}
+
+export interface EchoEndpoint {
+  readonly node: ExpectedNode;
+  readonly ip: string;
+}
+
+/** The cells of one source node, given the echo pods' IPs and the Services' ClusterIPs. */
+export function cellsOf(
+  source: ExpectedNode,
+  echoes: readonly EchoEndpoint[],
+  clusterIps: Readonly<Record<string, string>>,
+  domain: string,
+): Cell[] {
+  const out: Cell[] = [];
+  const add = (c: Omit<Cell, 'id' | 'source'>): void =>
+    void out.push({ id: `cluster/${c.probe}/${source.name}/${c.target}`, source: source.name, ...c });
+  const host = (ip: string, port: number): string => (ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
+  for (const e of echoes)
+    add({
+      probe: 'pod-ip',
+      target: e.node.name,
+      kind: 'http',
+      arg: host(e.ip, ECHO_PORT),
+      answers: [echoName(e.node.name)],
+    });
+  const backends = (svc: string): string[] =>
+    echoes.filter((e) => svc === SERVICES.mixed || SERVICES[e.node.os] === svc).map((e) => echoName(e.node.name));
+  for (const svc of [SERVICES.linux, SERVICES.windows, SERVICES.mixed]) {
+    const ip = clusterIps[svc];
+    if (ip === undefined) continue;
+    add({ probe: 'svc-ip', target: svc, kind: 'http', arg: host(ip, 80), answers: backends(svc) });
+    add({
+      probe: 'svc-dns',
+      target: svc,
+      kind: 'http',
+      arg: `${svc}.${PROBE_NAMESPACE}.svc.${domain}:80`,
+      answers: backends(svc),
+    });
+  }
+  add({ probe: 'pod-dns', target: 'kubernetes.default', kind: 'dns', arg: `kubernetes.default.svc.${domain}` });
+  return out;
+}
+
+/** Cells as the scripts read them: one `id kind arg` per line. */
+function cellLines(cells: readonly Cell[]): string {
+  return cells.map((c) => `${c.id} ${c.kind} ${c.arg}`).join('\n');
+}
+
+/** How long a cell may take to succeed first, and how many successes in a row it must then hold. */
+export interface CellTiming {
+  readonly deadlineS: number;
+  readonly hold: number;
+}
+
+const TIMING: CellTiming = { deadlineS: CELL_DEADLINE_S, hold: CELL_HOLD };
+
+export function linuxClientScript(cells: readonly Cell[], t: CellTiming = TIMING): string {
+  return `set -u
+probe() {
+  case "$1" in
+    http) wget -q -T 3 -O - "http://$2/" 2>&1 ;;
+    dns) nslookup "$2" 2>&1 ;;
+  esac
+}
+cell() {
+  end=$(( $(date +%s) + ${t.deadlineS} )); tries=0
+  while :; do
+    tries=$((tries + 1)); out=$(probe "$2" "$3"); rc=$?
+    [ $rc -eq 0 ] && break
+    [ "$(date +%s)" -ge $end ] && break
+    sleep 1
+  done
+  held=0
+  while [ $rc -eq 0 ] && [ $held -lt ${t.hold} ]; do
+    sleep 1; out=$(probe "$2" "$3"); rc=$?; held=$((held + 1))
+  done
+  [ $rc -eq 0 ] && r=ok || r=fail
+  echo "${MARK} $1 $r $tries $held $(printf '%s' "$out" | tr '\\n' ' ' | cut -c1-300)"
+}
+while read -r id kind arg; do cell "$id" "$kind" "$arg" & done <<'CELLS'
+${cellLines(cells)}
+CELLS
+wait
+echo "${MARK}-DONE"
+`;
+}
+
+export function windowsClientScript(cells: readonly Cell[]): string {
+  return `$ErrorActionPreference = 'Stop'
+$cells = @'
+${cellLines(cells)}
+'@ -split "\`n" | Where-Object { $_.Trim() -ne '' }
+$work = {
+  param([string]$Line)
+  $ErrorActionPreference = 'Stop'
+  $id, $kind, $arg = $Line.Trim() -split ' ', 3
+  $probe = {
+    try {
+      if ($kind -eq 'http') {
+        $r = Invoke-WebRequest -UseBasicParsing -TimeoutSec 3 -Uri "http://$arg/"
+        @{ ok = $true; out = [string]$r.Content }
+      } else {
+        $a = [Net.Dns]::GetHostAddresses($arg)
+        @{ ok = $true; out = ($a -join ' ') }
+      }
+    } catch {
+      @{ ok = $false; out = $_.Exception.Message }
+    }
+  }
+  $end = (Get-Date).AddSeconds(${CELL_DEADLINE_S})
+  $tries = 0
+  do {
+    $tries++
+    $res = & $probe
+    if (-not $res.ok) { Start-Sleep -Seconds 1 }
+  } until ($res.ok -or (Get-Date) -ge $end)
+  $held = 0
+  while ($res.ok -and $held -lt ${CELL_HOLD}) {
+    Start-Sleep -Seconds 1
+    $res = & $probe
+    $held++
+  }
+  $verdict = if ($res.ok) { 'ok' } else { 'fail' }
+  $text = ($res.out -replace '\\s+', ' ')
+  if ($text.Length -gt 300) { $text = $text.Substring(0, 300) }
+  "${MARK} $id $verdict $tries $held $text"
+}
+$jobs = foreach ($line in $cells) { Start-Job -ScriptBlock $work -ArgumentList $line }
+$jobs | Wait-Job | Receive-Job
+"${MARK}-DONE"
+`;
+}
+
+/** The one-shot pod that probes a source node's cells and prints them to its log. */
+export function clientPod(n: ExpectedNode, cells: readonly Cell[]): Manifest {
+  const command =
+    n.os === 'linux'
+      ? ['sh', '-c', linuxClientScript(cells)]
+      : ['powershell.exe', '-NoProfile', '-NonInteractive', '-Command', windowsClientScript(cells)];
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: clientName(n.name),
+      namespace: PROBE_NAMESPACE,
+      labels: { [PROBE_LABEL]: 'client', 'kubemix.dev/os': n.os },
+      // The cells, for whoever reads the pod (and the API stand-in in the tests).
+      annotations: { 'kubemix.dev/cells': JSON.stringify(cells.map((c) => ({ id: c.id, kind: c.kind, arg: c.arg }))) },
+    },
+    spec: {
+      ...placement(n),
+      restartPolicy: 'Never',
+      // Nothing keeps running if verify dies: the kubelet stops the pod after this.
+      activeDeadlineSeconds: CELL_DEADLINE_S + CELL_HOLD + 120,
+      terminationGracePeriodSeconds: 1,
+      containers: [{ name: 'probe', image: n.probeImage, command, env: podEnv }],
+    },
+  };
+}
+
+export function namespaceManifest(): Manifest {
+  return {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: PROBE_NAMESPACE, labels: { [PROBE_LABEL]: 'true' } },
+  };
+}

@@ -1,0 +1,152 @@
+// Layer 2's pure side: the probe pods, Services and cells of a mixed cluster
+// (golden); the Linux probe script run for real with this machine's sh and
+// wget against loopback servers, its lines read back by the judge; the
+// Windows scripts against tree-sitter-powershell and our rules (no Windows
+// host here).
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { stringify } from 'yaml';
+import { resolveModel } from '../src/model/resolve.js';
+import { readSpec } from '../src/spec/read.js';
+import { clusterExpectations } from '../src/verify/cluster/expect.js';
+import { judgeCells, parseCellLines } from '../src/verify/cluster/judge.js';
+import * as p from '../src/verify/cluster/probes.js';
+import { demoManifests } from '../src/verify/cluster/demo.js';
+import { assertGolden } from './helpers/golden.js';
+import { lintPowerShell, parseErrors } from './windows/powershell.js';
+
+const model = resolveModel(
+  readSpec({ kind: 'kubeinit', spec: 'k8s-libvirt-1-1-1', nodes: '[[when_group=compute_nodes,os=windows]]' }),
+);
+const e = clusterExpectations(model);
+const echoes = e.nodes.map((node, i) => ({ node, ip: `10.244.${i}.5` }));
+const clusterIps = { 'svc-linux': '10.96.0.10', 'svc-windows': '10.96.0.11', 'svc-mixed': '10.96.0.12' };
+
+describe('cluster probes (pure)', () => {
+  it('probe pods, Services and cells of a mixed 1-1-1 cluster (golden)', () => {
+    const parts = [
+      '# expectations',
+      stringify(e),
+      '# echo pods',
+      ...e.nodes.map((n) => stringify(p.echoPod(n))),
+      '# services',
+      ...p.services([...new Set(e.nodes.map((n) => n.os))]).map((s) => stringify(s)),
+      '# cells',
+      ...e.nodes.flatMap((n) =>
+        p.cellsOf(n, echoes, clusterIps, e.clusterDomain).map((c) => `${c.id} ${c.kind} ${c.arg}`),
+      ),
+      '# client pod (Windows), script not repeated',
+      stringify({
+        ...p.clientPod(e.nodes[1]!, []),
+        spec: { ...(p.clientPod(e.nodes[1]!, []).spec as object), containers: '…' },
+      }),
+    ];
+    assertGolden('verify/cluster-1-1-1.txt', parts.join('\n'));
+    assert.deepEqual(
+      e.nodes.map((n) => [n.name, n.os, n.probeImage, n.runtimeClass ?? '-']),
+      [
+        ['controller-01', 'linux', 'docker.io/library/busybox:1.37.0', '-'],
+        ['compute-01', 'windows', 'mcr.microsoft.com/windows/servercore:ltsc2022', 'windows-2022'],
+      ],
+    );
+  });
+
+  it('the demo: nginx on Linux proxying to IIS on Windows, a NodePort (golden)', () => {
+    const manifests = demoManifests(e);
+    assert.ok(manifests !== undefined);
+    assertGolden(
+      'verify/demo-1-1-1.txt',
+      manifests.map((m) => stringify(m, { aliasDuplicateObjects: false })).join('---\n'),
+    );
+    const iisCommand = (manifests.find((m) => m.metadata['name'] === 'iis' && m.kind === 'Deployment') as any).spec
+      .template.spec.containers[0].command[3] as string;
+    assert.deepEqual(parseErrors(iisCommand), [], iisCommand);
+    const linuxOnly = { ...e, nodes: e.nodes.filter((n) => n.os === 'linux') };
+    assert.equal(demoManifests(linuxOnly), undefined);
+  });
+
+  it('Windows probe scripts parse with tree-sitter-powershell and pass our PowerShell rules', () => {
+    const cells = p.cellsOf(e.nodes[1]!, echoes, clusterIps, e.clusterDomain);
+    for (const s of [p.windowsEchoScript(), p.windowsClientScript(cells)]) {
+      assert.deepEqual(parseErrors(s), [], s);
+      assert.deepEqual(lintPowerShell(s), [], s);
+    }
+  });
+});
+
+describe('the Linux probe script, run for real on loopback', () => {
+  let server: Server;
+  let port = 0;
+  let hits = 0;
+  before(async () => {
+    server = createServer((_, res) => {
+      hits++;
+      res.end('echo-compute-01\n');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as { port: number }).port;
+  });
+  after(() => new Promise((r) => server.close(r)));
+
+  it('passes a cell that answers and holds, fails one that never answers, and the judge reads both', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const closedPort = (closed.address() as { port: number }).port;
+    await new Promise((r) => closed.close(r));
+    const source = e.nodes[0]!;
+    const cells: p.Cell[] = [
+      {
+        id: 'cluster/pod-ip/controller-01/compute-01',
+        probe: 'pod-ip',
+        source: source.name,
+        target: 'compute-01',
+        kind: 'http',
+        arg: `127.0.0.1:${port}`,
+        answers: ['echo-compute-01'],
+      },
+      {
+        id: 'cluster/svc-ip/controller-01/svc-windows',
+        probe: 'svc-ip',
+        source: source.name,
+        target: 'svc-windows',
+        kind: 'http',
+        arg: `127.0.0.1:${closedPort}`,
+        answers: ['echo-compute-01'],
+      },
+      {
+        id: 'cluster/pod-ip/controller-01/controller-01',
+        probe: 'pod-ip',
+        source: source.name,
+        target: 'controller-01',
+        kind: 'http',
+        arg: `127.0.0.1:${port}`,
+        answers: ['echo-controller-01'],
+      },
+    ];
+    const script = p.linuxClientScript(cells, { deadlineS: 2, hold: 2 });
+    const log = await new Promise<string>((resolve, reject) =>
+      execFile('sh', ['-c', script], { timeout: 30_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    );
+    assert.match(log, /KUBEMIX-CELL-DONE/);
+    const lines = parseCellLines(log);
+    assert.equal(lines.size, 3, log);
+    assert.equal(lines.get(cells[0]!.id)?.held, 2);
+    assert.ok(hits >= 3 * 2, `held probes hit the server (${hits})`);
+    const results = judgeCells(cells, log, {
+      nodes: e.nodes,
+      underlay: [],
+      podTrouble: new Map(),
+      osOf: (n) => e.nodes.find((x) => x.name === n)?.os,
+    });
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['pass', 'fail', 'fail'],
+    );
+    assert.match(results[1]!.detail, /never succeeded in \d+ tries/);
+    assert.match(results[1]!.cause ?? '', /kube-proxy on controller-01 .* backed by Windows/);
+    // Reached a server, but not the pod it aimed at: the answer names another echo pod.
+    assert.match(results[2]!.detail, /answered by none of echo-controller-01/);
+  });
+});
