@@ -113,7 +113,7 @@ async function writeBundle(
     const dirs = [top, ...collected.map((n) => `${top}/${n.node.name}`)].map((d) => ({ path: `${d}/` }));
     const entries = [...dirs, ...files.map((f) => ({ path: `${top}/${f.path}`, content: f.content }))];
     // Temp file, fsync, rename: a crash leaves no half-written archive under the name asked for.
-    await writeFileDurable(out, tarGz(entries, Date.now() / 1000), 0o600);
+    await writeFileDurable(out, await tarGz(entries, Date.now() / 1000), 0o600);
     return;
   }
   await mkdir(out, { recursive: true, mode: 0o700 });
