@@ -18,6 +18,8 @@ import { setupCompleteCmd, setupScript } from './unattend-setup.js';
 export function renderWindowsNode(model: ClusterModel, node: PlanNode): RenderedArtifact[] {
   // HostProcess mode: flanneld and kube-proxy run as pods (manifests/windows-hostprocess.yaml), not services.
   const hostProcess = model.windowsHostProcess !== undefined;
+  // Calico: calico-node-windows writes the CNI config; no flannel files at all.
+  const flannel = model.overlay.plugin === 'flannel';
   // A file that names a secret is written 0600 (the executor fills it in on upload).
   const file = (remotePath: string, content: string): RenderedArtifact => ({
     node: node.name,
@@ -31,14 +33,14 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode): Rendered
     ...registryHosts(model, node),
     file(WIN.joinConfig, joinConfiguration(model, node)),
     file(WIN.kubeletPatch, kubeletPatch(model, node)),
-    file(WIN.flannelNetConf, netConfJson(model)),
-    ...(hostProcess
+    ...(flannel ? [file(WIN.flannelNetConf, netConfJson(model))] : []),
+    ...(hostProcess || !flannel
       ? []
       : [
           file(WIN.flanneldServiceXml, flanneldServiceXml(node)),
           file(WIN.flanneldKubeconfig, flanneldKubeconfig(model)),
         ]),
-    file(WIN.cniConf, cniConfig(model, node)),
+    ...(flannel ? [file(WIN.cniConf, cniConfig(model, node))] : []),
     file(WIN.kubeProxyConfigTemplate, kubeProxyConfigTemplate(model, node)),
     file(WIN.kubeProxyKubeconfig, kubeProxyKubeconfig(model)),
     file(WIN.bootScript, bootScript(model, node, hostProcess)),
