@@ -148,7 +148,7 @@ function prepareSteps(
             name: 'win-defender-exclusions',
             description:
               'exclude containerd and kubelet paths from Defender scanning, before the first downloads and image pulls',
-            scripts: defenderExclusions(),
+            scripts: defenderExclusions(model.overlay.plugin === 'flannel'),
             timeoutSeconds: 120,
             needs: ['win-containerd'],
           }),

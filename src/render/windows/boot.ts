@@ -155,7 +155,7 @@ $trigger = New-ScheduledTaskTrigger -AtStartup
 $principal = New-ScheduledTaskPrincipal -UserId 'SYSTEM' -LogonType ServiceAccount -RunLevel Highest
 $settings = New-ScheduledTaskSettingsSet -ExecutionTimeLimit ([TimeSpan]::Zero) -RestartCount 999 -RestartInterval (New-TimeSpan -Minutes 1)
 Register-ScheduledTask -TaskName ${q(BOOT_TASK)} -Action $action -Trigger $trigger -Principal $principal -Settings $settings -Force | Out-Null
-# The boot task starts these in order; automatic start would race flanneld.
+# The boot task starts these in order; automatic start would race ${calico ? "calico-node-windows' network rebuild" : 'flanneld'}.
 foreach ($name in ${manual.map(q).join(', ')}) {
   Set-Service -Name $name -StartupType Manual
   Set-KubemixRestart -Name $name -Enabled $true
