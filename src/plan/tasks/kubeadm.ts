@@ -50,12 +50,14 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
     .filter((n) => n !== first)
     .map((n) => joinTask(n, [...prep(n), n.role === 'control-plane' ? init.id : cni.id]));
   const calicoWaits = calicoWindowsWaits(model, first.name, [cni.id, ...joins.map((j) => j.id)]);
+  // Post-deployment starts once Calico's Windows side is Ready.
+  const windowsReady = calicoWaits.slice(1).map((t) => t.id);
   const post = task({
     stage: 'task-post-deployment',
     host: first.name,
     name: 'linux-only-addons',
     description: 'check kube-proxy and CoreDNS are pinned to kubernetes.io/os: linux',
-    after: [cni.id, ...joins.map((j) => j.id), ...calicoWaits.slice(1).map((t) => t.id)],
+    after: [cni.id, ...joins.map((j) => j.id), ...windowsReady],
     check: null,
     apply: sh(`set -eu
 [ "$(kubectl ${ADMIN} -n kube-system get daemonset kube-proxy -o jsonpath='{.spec.template.spec.nodeSelector.kubernetes\\.io/os}')" = linux ]
@@ -63,7 +65,7 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
     timeoutSeconds: 60,
   });
   return {
-    tasks: [init, ...operator, cni, ...joins, ...calicoWaits, post, ...labelTasks(nodes, first, joins)],
+    tasks: [init, ...operator, cni, ...joins, ...calicoWaits, post, ...labelTasks(nodes, first, joins, windowsReady)],
     artifacts,
   };
 }
@@ -97,7 +99,7 @@ export function clusterReadyTaskIds(model: ClusterModel): string[] {
 }
 
 /** Kubeinit's computes show a worker role in `kubectl get nodes`; kubeadm only labels control planes. */
-function labelTasks(nodes: readonly PlanNode[], first: PlanNode, joins: readonly Task[]): Task[] {
+function labelTasks(nodes: readonly PlanNode[], first: PlanNode, joins: readonly Task[], also: string[] = []): Task[] {
   const workers = nodes.filter((n) => n.role === 'worker');
   if (workers.length === 0) return [];
   const label = 'node-role.kubernetes.io/worker';
@@ -107,7 +109,7 @@ function labelTasks(nodes: readonly PlanNode[], first: PlanNode, joins: readonly
       host: first.name,
       name: 'label-workers',
       description: `label ${workers.map((w) => w.name).join(', ')} as workers`,
-      after: joins.map((j) => j.id),
+      after: [...joins.map((j) => j.id), ...also],
       check: sh(
         `[ "$(kubectl ${ADMIN} get nodes -l ${label} -o name | grep -cxE 'node/(${workers.map((w) => w.name).join('|')})')" = ${workers.length} ]`,
       ),
