@@ -195,6 +195,22 @@ describe('Calico × Windows Server 2022 × 1.35/1.36/1.37 (golden fixtures)', ()
     );
   });
 
+  it("Calico's Windows limits: 60 pods per node (one /26 block, 4 addresses reserved), no VXLAN MTU setting", () => {
+    const patch = (calico: boolean) =>
+      assemblePlan(modelFor({ k8s: '1.36', os: 'windows-2022', backend: 'vxlan', calico })).files.find(
+        (f) => f.remotePath === WIN.kubeletPatch,
+      )?.content ?? '';
+    assert.match(patch(true), /^maxPods: 60$/m);
+    assert.doesNotMatch(patch(false), /maxPods/);
+    assert.equal(byKind('Installation').spec.calicoNetwork.ipPools[0].blockSize, 26);
+    const text = specText({ k8s: '1.36', os: 'windows-2022', backend: 'vxlan', calico: true }).replace(
+      'backend: vxlan',
+      'backend: vxlan\n    mtu: 1400',
+    );
+    const codes = readSpec({ kind: 'file', path: 'mtu.yaml', text }).warnings.map((w) => w.code);
+    assert.ok(codes.includes('cni.calico-windows-mtu'));
+  });
+
   it('boot and reset scripts: Calico’s networks and files, not flannel’s', () => {
     const m = modelFor(CALICO_COMBOS[1] ?? assert.fail());
     const { files: f } = assemblePlan(m);

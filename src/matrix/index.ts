@@ -203,6 +203,14 @@ export const CALICO_WINDOWS = {
   cniKubeconfigName: 'calico-kubeconfig',
   /** Registry key node-service.ps1 keeps its last boot time in (libs/calico/calico.psm1). */
   registryKey: 'HKLM:\\Software\\Tigera\\Calico',
+  /**
+   * Calico's IPAM block size (kubemix's pool) and the addresses Windows reserves in each
+   * block a Windows node owns; kube-proxy on Windows supports one block per node, so a
+   * Windows node holds at most 2^(32-26) - 4 = 60 pods (tigera/docs windows-calico/limitations.mdx,
+   * "IPs reserved for Windows", "Single IP block per host").
+   */
+  blockSize: 26,
+  reservedPerBlock: 4,
   /** Install root the HostProcess install and uninstall scripts use (node/windows-packaging/host-process-install.ps1). */
   rootDir: 'C:\\CalicoWindows',
 } as const;

@@ -4,6 +4,7 @@
 // what Windows needs, set before calico-node first starts), IPAM strict
 // affinity (Windows nodes cannot borrow addresses from other nodes' blocks),
 // the pod MTU of the model, node addresses picked from the node network.
+import { CALICO_WINDOWS } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { WIN } from '../windows/paths.js';
 
@@ -76,7 +77,7 @@ export function calicoObjects(model: ClusterModel): Obj[] {
               encapsulation: 'VXLAN',
               natOutgoing: 'Enabled',
               nodeSelector: 'all()',
-              blockSize: 26,
+              blockSize: CALICO_WINDOWS.blockSize,
             },
           ],
         },

@@ -55,6 +55,16 @@ export const calicoBackend: Rule = (ctx) => {
       ),
     );
   out.push(...calicoWindowsBuilds(ctx), ...calicoKubernetes(ctx));
+  // Calico for Windows has no VXLAN MTU setting (tigera/docs windows-calico/limitations.mdx).
+  if (hasWindows(ctx) && ctx.spec.cni.mtu !== undefined)
+    out.push(
+      warning(
+        'cni.calico-windows-mtu',
+        'spec.cni.mtu',
+        'Calico for Windows does not support setting the VXLAN MTU: Windows nodes keep their own, only Linux nodes use this one',
+        'leave spec.cni.mtu out, so Linux and Windows pods get the MTU the overlay leaves',
+      ),
+    );
   if (ctx.spec.network.podCidr.includes(',')) {
     out.push(
       error(
