@@ -6,11 +6,15 @@
 // Windows steps that differ from flannel's, scripts that parse and pass our
 // rules, the authorization audit, the matrix refusals and the CNI switch.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { auditPlan } from '../src/audit/index.js';
 import { InputError } from '../src/errors.js';
+import { applyPlan } from '../src/exec/apply-plan.js';
+import { Journal } from '../src/exec/journal.js';
 import { CALICO, CALICO_WINDOWS, FLANNEL_VXLAN } from '../src/matrix/index.js';
 import { resolveModel } from '../src/model/resolve.js';
 import { assemblePlan } from '../src/plan/assemble.js';
@@ -280,6 +284,23 @@ describe('switching the CNI of a running cluster', () => {
     const flannelPlan = assemblePlan(example('k8s-libvirt-1-1-1')).plan;
     assert.throws(() => assertSameCni(flannelPlan, calicoDone, 'journal.json'), /deployed with calico/);
   });
+  it('`up` (the executor) refuses it from the journal before anything runs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubemix-cni-switch-'));
+    try {
+      const journal = await Journal.open(dir, plan.cluster.name, 'an-earlier-flannel-plan');
+      for (const id of flannelDone)
+        await journal.record(id, { state: 'done', host: 'controller-01', inputHash: 'x', attempts: 1 });
+      await journal.close();
+      const transportFor = () => assert.fail('no host may be contacted');
+      await assert.rejects(
+        applyPlan(plan, new Map(), { stateDir: dir, signal: new AbortController().signal, transportFor }),
+        (e: unknown) => e instanceof InputError && e.code === 'plan.cni-switch',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('lets the same CNI, a fresh cluster and `down` (the reset plan) through', () => {
     assert.doesNotThrow(() => assertSameCni(plan, calicoDone, 'journal.json'));
     assert.doesNotThrow(() => assertSameCni(plan, [], 'journal.json'));

@@ -33,7 +33,7 @@ for (const [kind, name] of Object.entries(CRDS)) {
   const crd = docs.find((d) => d.metadata.name === name);
   if (crd === undefined) throw new Error(`${name} not found`);
   const version = crd.spec.versions.find((v) => v.storage);
-  const schema = structuredClone(version.schema.openAPIV3Schema);
+  const schema = JSON.parse(JSON.stringify(version.schema.openAPIV3Schema));
   if (kind === 'Installation') {
     const spec = schema.properties.spec;
     spec.properties = Object.fromEntries(KEEP_INSTALLATION.map((k) => [k, spec.properties[k]]));
