@@ -56,10 +56,14 @@ kubectl ${ADMIN} annotate --overwrite namespace ${TIGERA_NAMESPACE} ${VERSION_AN
  * calico-node runs on every Linux node.
  */
 export function calicoLinuxReadyTask(host: string, after: readonly string[]): Task {
-  const wait = (
-    t: number,
-  ): string => `kubectl ${ADMIN} wait --for=condition=Available --timeout=${t}s tigerastatus/calico
-kubectl ${ADMIN} -n ${CALICO_NAMESPACE} rollout status daemonset/calico-node --timeout=${t}s`;
+  // The operator creates both after it reads the Installation: wait for them to exist first.
+  const wait = (t: number): string =>
+    [
+      `kubectl ${ADMIN} wait --for=create --timeout=${t}s tigerastatus/calico`,
+      `kubectl ${ADMIN} wait --for=condition=Available --timeout=${t}s tigerastatus/calico`,
+      `kubectl ${ADMIN} -n ${CALICO_NAMESPACE} wait --for=create --timeout=${t}s daemonset/calico-node`,
+      `kubectl ${ADMIN} -n ${CALICO_NAMESPACE} rollout status daemonset/calico-node --timeout=${t}s`,
+    ].join('\n');
   return task({
     stage: 'task-deploy-cluster',
     host,
@@ -68,7 +72,7 @@ kubectl ${ADMIN} -n ${CALICO_NAMESPACE} rollout status daemonset/calico-node --t
       'wait for Calico Available (tigerastatus) and calico-node Ready on every Linux node, before any Windows join',
     after,
     check: sh(`set -eu\n${wait(10)} >/dev/null`),
-    apply: sh(`set -eu\n${wait(600)}`),
+    apply: sh(`set -eu\n${wait(300)}`),
     timeoutSeconds: 1260,
   });
 }
@@ -83,10 +87,13 @@ export function calicoWindowsReadyTask(model: ClusterModel, host: string, after:
     .filter((n) => n.osFamily === 'windows')
     .map((n) => `node/${registeredName(n)}`)
     .join(' ');
-  const wait = (
-    t: number,
-  ): string => `kubectl ${ADMIN} -n ${CALICO_NAMESPACE} rollout status daemonset/${CALICO_WINDOWS_DAEMONSET} --timeout=${t}s
-kubectl ${ADMIN} wait --for=condition=Ready --timeout=${t}s ${nodes}`;
+  const ds = `daemonset/${CALICO_WINDOWS_DAEMONSET}`;
+  const wait = (t: number): string =>
+    [
+      `kubectl ${ADMIN} -n ${CALICO_NAMESPACE} wait --for=create --timeout=${t}s ${ds}`,
+      `kubectl ${ADMIN} -n ${CALICO_NAMESPACE} rollout status ${ds} --timeout=${t}s`,
+      `kubectl ${ADMIN} wait --for=condition=Ready --timeout=${t}s ${nodes}`,
+    ].join('\n');
   return task({
     stage: 'task-deploy-cluster',
     host,
@@ -94,7 +101,7 @@ kubectl ${ADMIN} wait --for=condition=Ready --timeout=${t}s ${nodes}`;
     description: `expect ${CALICO_WINDOWS_DAEMONSET} Ready on every Windows node and the nodes Ready (kube-proxy runs there as a service)`,
     after,
     check: sh(`set -eu\n${wait(10)} >/dev/null`),
-    apply: sh(`set -eu\n${wait(600)}`),
+    apply: sh(`set -eu\n${wait(300)}`),
     timeoutSeconds: 1260,
   });
 }
