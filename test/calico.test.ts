@@ -1,6 +1,7 @@
 // cni.plugin: calico: the Tigera operator applied (sha256-verified) before our
-// custom resources, no flannel anywhere, Typha's port open on firewalld, and
-// Windows workers refused at validation (kubemix's Windows side is flannel).
+// custom resources, no flannel anywhere, Typha's port open on firewalld;
+// Windows Server 2025 workers refused at validation (Calico for Windows
+// supports 2022; the mixed cluster is in calico-windows.test.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
@@ -72,12 +73,24 @@ ${extra}`;
       return ((error as { diagnostics?: { code: string }[] }).diagnostics ?? []).map((d) => d.code);
     }
   };
-  it('refuses Windows workers with a clear code', () => {
-    assert.ok(
-      codes(spec('  nodes: {controlPlane: {count: 1}, workers: [{name: w, count: 1, os: windows-2022}]}\n')).includes(
-        'cni.calico-windows',
-      ),
-    );
+  it('accepts Windows Server 2022 workers and refuses 2025 ones, naming the versions and the upstream issue', () => {
+    const workers = (os: string) =>
+      spec(
+        `  nodes: {controlPlane: {count: 1}, workers: [{name: l, count: 1, os: debian-13}, {name: w, count: 1, os: ${os}}]}\n`,
+      );
+    assert.deepEqual(codes(workers('windows-2022')), []);
+    assert.deepEqual(codes(workers('windows-2025')), ['cni.calico-windows-build']);
+    try {
+      readSpec({ kind: 'file', path: 'c.yaml', text: workers('windows-2025') });
+      assert.fail('windows-2025 with Calico was accepted');
+    } catch (error) {
+      const d = (error as { diagnostics: { path: string; message: string; hint?: string }[] }).diagnostics[0];
+      assert.equal(d?.path, 'spec.nodes.workers[1].os');
+      assert.match(d?.message ?? '', /Calico 3\.32\.2/);
+      assert.match(d?.message ?? '', /Windows Server 2025 \(build 10\.0\.26100\)/);
+      assert.match(d?.message ?? '', /projectcalico\/calico#11691/);
+      assert.match(d?.hint ?? '', /windows-2022.*plugin: flannel/);
+    }
   });
   it('refuses dual-stack pod CIDRs', () => {
     assert.ok(

@@ -98,6 +98,22 @@ describe('diagnose signatures on Windows samples', () => {
     assert.match(f.next, /wusa \/uninstall \/kb:5040437/);
     assert.equal(f.reference, 'microsoft/Windows-Containers#516');
   });
+  it('with Calico the network to look for is Calico, recreated by calico-node-windows', () => {
+    const calico = { ...cluster, cni: { ...cluster.cni, plugin: 'calico' as const } };
+    const calicoNet = JSON.stringify([...JSON.parse(NETWORKS), { Name: 'Calico', Type: 'Overlay' }]);
+    assert.ok(
+      !matchSignatures(calico, [apiNode, windowsNode({ 'hns-networks': calicoNet })]).some(
+        (x) => x.id === 'hns-network-missing',
+      ),
+    );
+    const f =
+      matchSignatures(calico, [apiNode, windowsNode({ 'hns-networks': NETWORKS })]).find(
+        (x) => x.id === 'hns-network-missing',
+      ) ?? assert.fail();
+    assert.match(f.cause, /HNS network Calico does not exist/);
+    assert.match(f.next, /calico-node-windows pod/);
+    assert.doesNotMatch(f.next, /flanneld/);
+  });
   it('a Service without its HNS load balancer while kube-proxy runs (kubernetes#135802)', () => {
     const f = matchSignatures(cluster, [apiNode, windowsNode({ 'hns-policylists': POLICIES })]);
     assert.deepEqual(

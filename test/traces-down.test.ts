@@ -1,5 +1,6 @@
 // Command traces of `kubemix down` (the reset plan) for the examples with a
-// Windows worker: nodes reset on existing hosts, VMs removed whole on libvirt.
+// Windows worker (flannel and Calico): nodes reset on existing hosts, VMs
+// removed whole on libvirt.
 // The real executor against the recording target, because
 // kubeadm reset, kubectl and Windows hosts do not exist here. Golden files:
 // test/golden/traces/down-*.txt (UPDATE_GOLDEN=1).
@@ -9,9 +10,11 @@ import { after, before, describe, it } from 'node:test';
 import { assertGolden } from './helpers/golden.js';
 import { Positions } from './trace/positions.js';
 import { renderTrace } from './trace/render-trace.js';
-import { traceExample, type Trace } from './trace/run-trace.js';
+import { examplePlan, traceExample, type Trace } from './trace/run-trace.js';
+import { CALICO_WINDOWS } from '../src/matrix/index.js';
+import { WIN } from '../src/render/windows/paths.js';
 
-const EXAMPLES = ['k8s-libvirt-1-1-1', 'k8s-libvirt-3-2-1', 'existing-host-gw'] as const;
+const EXAMPLES = ['k8s-libvirt-1-1-1', 'k8s-libvirt-3-2-1', 'existing-host-gw', 'calico-existing'] as const;
 const STAGE = 'task-cleanup-hypervisors';
 const FAKE = 'FAKE-TEST-VALUE-';
 /** Examples whose machines kubemix created: down removes them instead of resetting them. */
@@ -81,6 +84,36 @@ for (const example of EXAMPLES) {
           s,
         );
     });
+
+    it(
+      'a Calico Windows worker is reset from Calico’s state: its networks, CNI files, registry key',
+      {
+        skip: example !== 'calico-existing',
+      },
+      () => {
+        for (const [tr, pos] of both) {
+          const win = nodes(tr, (n) => n.osFamily === 'windows');
+          assert.ok(win.length > 0);
+          const { contents } = examplePlan(example, 'down');
+          for (const w of win) {
+            const steps = pos.stepsOf(`${STAGE}/${w}/win-reset`);
+            const upload = steps.find((x) => x.kind === 'upload' && x.path === WIN.resetScript);
+            assert.ok(upload, `${tr.priority}: ${w} receives ${WIN.resetScript}`);
+            const script = contents.get(`${w}:${WIN.resetScript}`)?.toString('utf8') ?? '';
+            assert.match(script, /@\('External', 'Calico'\) -contains \$_\.Name/);
+            assert.ok(script.includes(`'${CALICO_WINDOWS.registryKey}'`));
+            assert.ok(script.includes("'C:\\etc\\cni\\net.d\\10-calico.conflist'"));
+            assert.ok(!script.includes('flanneld'), 'no flannel steps on a Calico node');
+            assert.ok(
+              pos.last(`${STAGE}/${w}/win-reset`) <
+                pos.first(
+                  `${STAGE}/${tr.plan.nodes.find((n) => n.role === 'control-plane')?.name ?? ''}/delete-node-${w}`,
+                ),
+            );
+          }
+        }
+      },
+    );
 
     it('nothing secret reaches a host as a value', () => {
       const [trace] = both[0] ?? assert.fail();

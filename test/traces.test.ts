@@ -12,17 +12,23 @@ import { assertGolden } from './helpers/golden.js';
 import { Positions } from './trace/positions.js';
 import { renderTrace } from './trace/render-trace.js';
 import { traceExample, type Trace } from './trace/run-trace.js';
-import { WINDOWS_TASK_ORDER } from './windows/fixtures.js';
+import { CALICO_TASK_ORDER, WINDOWS_TASK_ORDER } from './windows/fixtures.js';
 
 const EXAMPLES = [
   'k8s-libvirt-1-1-1',
   'k8s-libvirt-3-0-2',
   'k8s-libvirt-3-2-1',
   'calico-libvirt-1-1-1',
+  'calico-mixed',
   'existing-host-gw',
 ] as const;
 /** The examples with a Windows worker (the others get no Windows test). */
-const WITH_WINDOWS: ReadonlySet<string> = new Set(['k8s-libvirt-1-1-1', 'k8s-libvirt-3-2-1', 'existing-host-gw']);
+const WITH_WINDOWS: ReadonlySet<string> = new Set([
+  'k8s-libvirt-1-1-1',
+  'k8s-libvirt-3-2-1',
+  'existing-host-gw',
+  'calico-mixed',
+]);
 const DEPLOY = 'task-deploy-cluster';
 /** Every fake secret value starts so (test/trace/fake-secrets.ts). */
 const FAKE = 'FAKE-TEST-VALUE-';
@@ -244,9 +250,9 @@ for (const example of EXAMPLES) {
         for (const [tr, pos] of both) {
           const { first, windows } = cluster(tr);
           const mint = pos.one(`${DEPLOY}/${first}/kube-proxy-windows-token`, 'capture');
-          const expected = WINDOWS_TASK_ORDER.filter(
-            (n) => tr.plan.cluster.cni.backend === 'vxlan' || n !== 'win-source-vip',
-          );
+          const order: readonly string[] =
+            tr.plan.cluster.cni.plugin === 'calico' ? CALICO_TASK_ORDER : WINDOWS_TASK_ORDER;
+          const expected = order.filter((n) => tr.plan.cluster.cni.backend === 'vxlan' || n !== 'win-source-vip');
           for (const w of windows) {
             const names = pos
               .taskOrder()
@@ -274,6 +280,46 @@ for (const example of EXAMPLES) {
       });
   });
 }
+
+describe('trace of examples/calico-mixed.yaml: the order Calico on Windows needs', () => {
+  let both: [Trace, Positions][];
+  before(async () => {
+    const [a, b] = [await traceExample('calico-mixed'), await traceExample('calico-mixed', 'last-first')];
+    both = [
+      [a, new Positions(a)],
+      [b, new Positions(b)],
+    ];
+  });
+  after(() => {
+    for (const [t] of both) rmSync(t.stateDir, { recursive: true, force: true });
+  });
+  it('operator and Installation after init; Windows join after the Linux side is Ready; calico-node-windows and kube-proxy Ready before post-deployment', () => {
+    for (const [tr, pos] of both) {
+      const { first, workers, windows } = cluster(tr);
+      const at = (name: string, host = first): number => pos.first(`${DEPLOY}/${host}/${name}`);
+      const done = (name: string, host = first): number => pos.last(`${DEPLOY}/${host}/${name}`);
+      assert.ok(done('kubeadm-init') < at('calico-operator'), tr.priority);
+      assert.ok(done('calico-operator') < at('cluster-manifests'), tr.priority);
+      const linux = workers.filter((w) => !windows.includes(w));
+      for (const l of linux) assert.ok(done('kubeadm-join', l) < at('calico-linux-ready'), `${tr.priority}: ${l}`);
+      for (const w of windows) {
+        assert.ok(
+          done('calico-linux-ready') < at('win-kubeadm-join', w),
+          `${tr.priority}: ${w} joins after Linux Ready`,
+        );
+        assert.ok(done('win-kubeadm-join', w) < at('win-calico-node', w));
+        assert.ok(done('win-kube-proxy', w) < at('calico-windows-ready'), `${tr.priority}: ${w}`);
+      }
+      const ready = at('calico-windows-ready');
+      assert.match(
+        pos.stepsOf(`${DEPLOY}/${first}/calico-windows-ready`).find((s) => s.kind === 'apply')?.script ?? '',
+        /calico-system rollout status daemonset\/calico-node-windows/,
+      );
+      for (const t of tr.plan.tasks.filter((x) => x.name === 'linux-only-addons'))
+        assert.ok(pos.last(`${DEPLOY}/${first}/calico-windows-ready`) < pos.first(t.id) && ready < pos.first(t.id));
+    }
+  });
+});
 
 describe('traces are deterministic', () => {
   it('the same example traces to the same text twice', async () => {

@@ -5,7 +5,7 @@
 // outgrow itself (mint its own tokens, read secrets it does not need, write
 // RBAC, impersonate). Pure.
 import { parseAllDocuments } from 'yaml';
-import { components, type AuditInput } from './components.js';
+import { calicoWindows, components, type AuditInput } from './components.js';
 import { nodeAuthorizer } from './node-authorizer.js';
 import {
   describeGrant,
@@ -29,6 +29,7 @@ import type {
   PolicyRule,
 } from './types.js';
 import { upstreamPolicy } from './upstream.js';
+import { calicoPolicy } from './calico.js';
 
 export interface AuditOptions {
   /** Extra RBAC objects kubemix installs outside the plan (the guard webhook), with components using them. */
@@ -97,6 +98,7 @@ export function auditPlan(input: AuditInput, options: AuditOptions = {}): AuditR
   const policy = mergePolicies(
     renderedPolicy(input),
     upstreamPolicy(),
+    ...(calicoWindows(input) ? [calicoPolicy()] : []),
     ...(extra === undefined ? [] : [policyFrom(extra.objects, extra.origin, true)]),
   );
   const all = [...components(input), ...(extra?.components ?? [])];

@@ -1,12 +1,20 @@
 // Which credential each component runs with, read from what the plan
 // actually ships (the flanneld service definition, kube-proxy's config and
 // kubeconfig, the HostProcess DaemonSets, the cluster manifests, the tasks
-// that mint tokens), never from what the code means to do. A kubeconfig the
+// that mint tokens), never from what the code means to do. Calico's Windows
+// components run what the operator renders from our Installation. A kubeconfig the
 // audit cannot trace is an `unknown` credential, which fails the audit.
 import { parse, parseAllDocuments } from 'yaml';
 import { WIN } from '../render/windows/paths.js';
 import type { Plan, Task } from '../plan/types.js';
 import type { PlanNode } from '../model/types.js';
+import {
+  CALICO_CNI_SA,
+  CALICO_NODE_SA,
+  CALICO_SYSTEM,
+  calicoCniRequests,
+  calicoNodeWindowsRequests,
+} from './calico.js';
 import { executorRequests } from './executor.js';
 import { corednsRequests, flanneldRequests, kubeletRequests, kubeProxyRequests } from './upstream.js';
 import type { Component, Credential } from './types.js';
@@ -176,6 +184,7 @@ export function components(input: AuditInput): Component[] {
     }
   }
   for (const n of windows) out.push(...windowsComponents(view, n, ds));
+  if (calicoWindows(input)) for (const n of windows) out.push(...calicoWindowsComponents(n));
   out.push(...minting(view), ...nodeRenewals(view, windows));
   const executor = executorRequests(input.plan, view.manifests());
   if (executor.length > 0)
@@ -255,6 +264,48 @@ function windowsComponents(view: PlanView, n: PlanNode, ds: (name: string) => Ob
     });
   }
   return out;
+}
+
+/** The plan's Installation turns on the Windows dataplane: the operator runs calico-node-windows. */
+export function calicoWindows(input: AuditInput): boolean {
+  return new PlanView(input)
+    .manifests()
+    .some(
+      (m) =>
+        m.object['kind'] === 'Installation' &&
+        ((((m.object['spec'] ?? {}) as Obj)['calicoNetwork'] ?? {}) as Obj)['windowsDataplane'] === 'HNS',
+    );
+}
+
+/** calico-node-windows (HostProcess DaemonSet the operator renders) and calico.exe, on one Windows node. */
+function calicoWindowsComponents(n: PlanNode): Component[] {
+  const sa = (name: string, how: string): Credential => ({
+    kind: 'serviceaccount',
+    namespace: CALICO_SYSTEM,
+    name,
+    how,
+  });
+  return [
+    {
+      name: 'calico-node-windows (HostProcess, operator)',
+      os: 'windows',
+      runsOn: n.name,
+      node: n.name,
+      credential: sa(CALICO_NODE_SA, 'projected (pod)'),
+      credentialSource:
+        'tigera/operator pkg/render/windows.go: DaemonSet calico-system/calico-node-windows, serviceAccountName calico-node',
+      requests: calicoNodeWindowsRequests(n.name.toLowerCase()),
+    },
+    {
+      name: 'Calico CNI plugin (calico.exe)',
+      os: 'windows',
+      runsOn: n.name,
+      node: n.name,
+      credential: sa(CALICO_CNI_SA, 'TokenRequest by calico-node (calico-kubeconfig)'),
+      credentialSource: `${WIN.cniConfDir}\\calico-kubeconfig (written by calico-node-windows' install-cni)`,
+      requests: calicoCniRequests(),
+    },
+  ];
 }
 
 /** Tasks that mint ServiceAccount tokens (`kubectl create token`) and the credential they use. */

@@ -38,6 +38,20 @@ const PATTERNS: readonly [RegExp, (m: RegExpExecArray) => NeededRequest[]][] = [
     () => [{ verb: 'watch', group: 'apps', resource: 'deployments', source: 'kubectl rollout status' }],
   ],
   [
+    / rollout status daemonset/,
+    () => [{ verb: 'watch', group: 'apps', resource: 'daemonsets', source: 'kubectl rollout status daemonset' }],
+  ],
+  [
+    / wait --for=condition=Available [^\n]*tigerastatus/,
+    () => [
+      { verb: 'watch', group: 'operator.tigera.io', resource: 'tigerastatuses', source: 'kubectl wait tigerastatus' },
+    ],
+  ],
+  [
+    / wait --for=condition=Ready [^\n]*node\//,
+    () => [{ verb: 'watch', group: '', resource: 'nodes', source: 'kubectl wait node' }],
+  ],
+  [
     / wait --for=condition=Established/,
     () => [
       {

@@ -55,7 +55,12 @@ function newestUpdate(n: NodeSections): string | undefined {
 
 const networkMissing: Signature = (cluster, n) => {
   if (n.node.osFamily !== 'windows' || !n.sections.has('hns-networks')) return [];
-  const want = hnsNetworkName({ vxlan: vxlanOf(cluster.cni) });
+  const want = hnsNetworkName({ plugin: cluster.cni.plugin, vxlan: vxlanOf(cluster.cni) });
+  // flanneld (a service) recreates flannel's network; calico-node-windows (a pod) recreates Calico's.
+  const restart =
+    cluster.cni.plugin === 'calico'
+      ? `Delete the calico-node-windows pod on ${n.node.name} (kubectl -n calico-system delete pod --field-selector spec.nodeName=${n.node.name.toLowerCase()}; the operator's DaemonSet recreates it and it rebuilds ${want})`
+      : `Restart-Service flanneld on ${n.node.name} (it recreates ${want})`;
   const names = jsonList(get(n, 'hns-networks')).map((x) => String(x['Name'] ?? ''));
   if (names.includes(want)) return [];
   const update = newestUpdate(n);
@@ -71,7 +76,7 @@ const networkMissing: Signature = (cluster, n) => {
           : `; the newest Windows update is ${update}: networks lost after a monthly update match a known regression`),
       evidence: `HNS networks: ${names.join(', ') || 'none'}`,
       next:
-        `Restart-Service flanneld on ${n.node.name} (it recreates ${want}), then check Get-HnsNetwork` +
+        `${restart}, then check Get-HnsNetwork` +
         (kb === undefined
           ? ''
           : `; if it does not come back, roll the update back: wusa /uninstall /kb:${kb} /quiet /norestart, then reboot`),

@@ -15,6 +15,7 @@ import { runDag, type Outcome } from './dag.js';
 import { EventBus, type Listener } from './events.js';
 import { taskInputHash } from './hash.js';
 import { HostLogs } from './host-logs.js';
+import { assertSameCni } from '../plan/cni-switch.js';
 import { Journal, TASK_STATES, type TaskState } from './journal.js';
 import { acquireLock } from './lock.js';
 import { readPlanArtifacts } from './plan-dir.js';
@@ -85,6 +86,8 @@ export async function applyPlan(
       bus.emit({ type: 'lock:stale', pid: lock.tookOverStale.pid, host: lock.tookOverStale.host });
     // --check reads the journal (a check-less task already done with the same inputs is no change) and never writes it.
     journal = await Journal.open(paths.root, plan.cluster.name, plan.hash, mode === 'check' ? 'read' : 'write');
+    // A spec that changed cni.plugin since the cluster was deployed is refused before anything runs.
+    assertSameCni(plan, journal.doneIds(), journal.path);
     const knownHosts = await new KnownHostsFile(options.knownHostsFile ?? paths.knownHosts).load();
     const concurrency = Math.max(1, options.concurrency ?? 8);
     const selectedHosts = new Set(selection.tasks.map((t) => t.host));

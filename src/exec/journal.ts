@@ -85,6 +85,14 @@ export class Journal {
     return this.tasks[id];
   }
 
+  /** Ids of the tasks recorded done (with any input). */
+  doneIds(): string[] {
+    return Object.entries(this.tasks)
+      .filter(([, e]) => e.state === 'done')
+      .map(([id]) => id)
+      .sort();
+  }
+
   /** Done with this exact input: may be skipped. */
   isDone(id: string, inputHash: string): boolean {
     const e = this.tasks[id];

@@ -166,7 +166,60 @@ export const CALICO = {
   version: '3.32.2',
   manifests: ['operator-crds.yaml', 'tigera-operator.yaml'],
   typhaPort: 5473,
+  /**
+   * Kubernetes minors Calico 3.32 is tested against (docs.tigera.io, Calico 3.32 "System
+   * requirements for Kubernetes": 1.34, 1.35, 1.36). Other minors in our matrix get a warning.
+   */
+  testedKubernetes: ['1.34', '1.35', '1.36'],
 } as const;
+
+/**
+ * Calico for Windows (operator install, HostProcess pods calico-node-windows in
+ * calico-system), Calico 3.32. Windows builds: tigera/docs
+ * calico/getting-started/kubernetes/windows-calico/requirements.mdx lists Windows
+ * Server 1809 (build 17763.1432+) and 2022 (build 20348.169+). Windows Server 2025
+ * is not supported: projectcalico/calico#11691 "Add Windows Server 2025 Support" is
+ * open (last read 2026-11, comments of 2026-09 still ask), and Rancher's WS2025
+ * work (rancher/rancher#50915) is "blocked by upstream", i.e. Calico.
+ */
+export const CALICO_WINDOWS = {
+  /** Builds (of WINDOWS) Calico for Windows supports; a Windows worker on another is refused. */
+  builds: ['windows-2022'] as readonly WindowsRelease['os'][],
+  unsupported: {
+    'windows-2025':
+      'Calico 3.32 for Windows supports Windows Server 2019 (1809) and 2022 only; Windows Server 2025 (build 10.0.26100) support is still open upstream (projectcalico/calico#11691)',
+  } as Readonly<Partial<Record<WindowsRelease['os'], string>>>,
+  /**
+   * The HNS network calico-node-windows creates for VXLAN pods (its felix matches
+   * KUBE_NETWORK "Calico.*": node/windows-packaging/CalicoWindows/config-hpc.ps1) and the
+   * host endpoint on it whose address kube-proxy uses as source VIP
+   * (kubernetes-sigs/sig-windows-tools hostprocess/calico/kube-proxy/start.ps1).
+   */
+  network: 'Calico',
+  hostEndpoint: 'Calico_ep',
+  /** The CNI config calico-node-windows' install-cni writes (cni-plugin/pkg/install/install.go default name). */
+  cniConfName: '10-calico.conflist',
+  /** The kubeconfig install-cni writes beside it, for calico.exe. */
+  cniKubeconfigName: 'calico-kubeconfig',
+  /** Registry key node-service.ps1 keeps its last boot time in (libs/calico/calico.psm1). */
+  registryKey: 'HKLM:\\Software\\Tigera\\Calico',
+  /**
+   * Calico's IPAM block size (kubemix's pool) and the addresses Windows reserves in each
+   * block a Windows node owns; kube-proxy on Windows supports one block per node, so a
+   * Windows node holds at most 2^(32-26) - 4 = 60 pods (tigera/docs windows-calico/limitations.mdx,
+   * "IPs reserved for Windows", "Single IP block per host").
+   */
+  blockSize: 26,
+  reservedPerBlock: 4,
+  /** Install root the HostProcess install and uninstall scripts use (node/windows-packaging/host-process-install.ps1). */
+  rootDir: 'C:\\CalicoWindows',
+} as const;
+
+/** Why Calico cannot run on this Windows build, or undefined when it can. */
+export function calicoWindowsRefusal(os: string): string | undefined {
+  if ((CALICO_WINDOWS.builds as readonly string[]).includes(os)) return undefined;
+  return CALICO_WINDOWS.unsupported[os as WindowsRelease['os']] ?? `Calico for Windows does not support ${os}`;
+}
 
 /** URL patterns of upstream artifacts (mirrors in the spec replace the origin). */
 export const URLS = {

@@ -1,12 +1,13 @@
 // Golden files: everything a Windows worker gets, per Kubernetes minor ×
-// Windows build × backend (pairwise). UPDATE_GOLDEN=1 rewrites them.
+// Windows build × backend (pairwise), and with Calico per minor on Windows
+// Server 2022 (with the cluster's calico.yaml). UPDATE_GOLDEN=1 rewrites them.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { isInstallMedia } from '../../src/plan/artifact-path.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
-import { GOLDEN_COMBOS, HOSTPROCESS_COMBOS, comboName, modelFor, type Combo } from './fixtures.js';
+import { CALICO_COMBOS, GOLDEN_COMBOS, HOSTPROCESS_COMBOS, comboName, modelFor, type Combo } from './fixtures.js';
 
 // dist/test/windows → the repository's test/golden/windows.
 const GOLDEN_DIR = fileURLToPath(new URL('../../../test/golden/windows/', import.meta.url));
@@ -28,13 +29,14 @@ function render(c: Combo): string {
   // Install media (Autounattend.xml and its script) has golden files of its own (unattend.test.ts).
   const mine = (x: { node: string; remotePath: string }): boolean =>
     (x.node === 'win-01' && !isInstallMedia(x.remotePath)) ||
-    (x.node === 'cluster' && x.remotePath === 'manifests/windows-hostprocess.yaml');
+    (x.node === 'cluster' &&
+      (x.remotePath === 'manifests/windows-hostprocess.yaml' || x.remotePath === 'manifests/calico.yaml'));
   for (const f of files.filter(mine)) out.push(`### file ${f.remotePath}`, f.content.trimEnd(), '');
   return `${out.join('\n')}\n`;
 }
 
 describe('Windows golden files', () => {
-  for (const c of [...GOLDEN_COMBOS, ...HOSTPROCESS_COMBOS]) {
+  for (const c of [...GOLDEN_COMBOS, ...HOSTPROCESS_COMBOS, ...CALICO_COMBOS]) {
     it(comboName(c), () => {
       const path = `${GOLDEN_DIR}${comboName(c)}.txt`;
       const actual = render(c);

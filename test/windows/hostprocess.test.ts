@@ -3,7 +3,6 @@
 // Kubernetes schemas and follow the HostProcess rules; the native flanneld
 // and kube-proxy services are not planned; the node keeps its own files.
 import assert from 'node:assert/strict';
-import { InvalidSpecError } from '../../src/errors.js';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { DaemonSet } from 'kubernetes-models/apps/v1';
@@ -157,7 +156,7 @@ describe('HostProcess mode', () => {
     });
   }
 
-  it('off by default, ignored (with a warning) without Windows nodes; Calico with Windows is refused outright', () => {
+  it('off by default, ignored (with a warning) without Windows nodes or with Calico (the operator runs calico-node-windows)', () => {
     const off = resolveModel(
       readSpec({
         kind: 'file',
@@ -169,9 +168,9 @@ describe('HostProcess mode', () => {
     const linuxOnly = modelFor('vxlan', 'flannel', 'debian-13');
     assert.ok(linuxOnly.warnings.some((w) => w.code === 'windows.hostprocess-unused'));
     assert.ok(!assemblePlan(linuxOnly).files.some((f) => f.remotePath.includes('hostprocess')));
-    assert.throws(
-      () => modelFor('vxlan', 'calico'),
-      (e: unknown) => e instanceof InvalidSpecError && e.diagnostics.some((d) => d.code === 'cni.calico-windows'),
-    );
+    const calico = modelFor('vxlan', 'calico', 'windows-2022');
+    assert.ok(calico.warnings.some((w) => w.code === 'windows.hostprocess-unused'));
+    assert.equal(calico.windowsHostProcess, undefined);
+    assert.ok(!assemblePlan(calico).files.some((f) => f.remotePath.includes('hostprocess')));
   });
 });

@@ -1,10 +1,13 @@
 // Calico's operator on the first controller, before the cluster manifests
 // (which hold our Installation and the Felix/IPAM settings its CRDs define):
 // each upstream manifest downloaded through the spec's proxy and artifact
-// mirror, refused unless its sha256 matches, applied server-side.
+// mirror, refused unless its sha256 matches, applied server-side. With
+// Windows workers, two waits order the cluster: Linux Calico Ready before any
+// Windows join, calico-node-windows Ready before post-deployment.
 import { CALICO, CHECKSUM_URLS, URLS } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
-import { TIGERA_NAMESPACE } from '../../render/manifests/calico.js';
+import { CALICO_NAMESPACE, CALICO_WINDOWS_DAEMONSET, TIGERA_NAMESPACE } from '../../render/manifests/calico.js';
+import { registeredName } from '../../render/windows/kubeadm.js';
 import { proxyExports } from '../../render/linux/proxy.js';
 import { sh, task } from '../task.js';
 import type { Task } from '../types.js';
@@ -43,5 +46,62 @@ kubectl ${ADMIN} wait --for=condition=Established --timeout=120s crd/installatio
 kubectl ${ADMIN} -n ${TIGERA_NAMESPACE} rollout status deployment/tigera-operator --timeout=300s
 kubectl ${ADMIN} annotate --overwrite namespace ${TIGERA_NAMESPACE} ${VERSION_ANNOTATION}=${CALICO.version}`),
     timeoutSeconds: 600,
+  });
+}
+
+/**
+ * Calico for Windows needs a working Linux Calico first (its docs: "setup a
+ * Calico cluster on Linux nodes", strict affinity, then Windows nodes): every
+ * Windows join waits until the operator reports Calico Available and
+ * calico-node runs on every Linux node.
+ */
+export function calicoLinuxReadyTask(host: string, after: readonly string[]): Task {
+  // The operator creates both after it reads the Installation: wait for them to exist first.
+  const wait = (t: number): string =>
+    [
+      `kubectl ${ADMIN} wait --for=create --timeout=${t}s tigerastatus/calico`,
+      `kubectl ${ADMIN} wait --for=condition=Available --timeout=${t}s tigerastatus/calico`,
+      `kubectl ${ADMIN} -n ${CALICO_NAMESPACE} wait --for=create --timeout=${t}s daemonset/calico-node`,
+      `kubectl ${ADMIN} -n ${CALICO_NAMESPACE} rollout status daemonset/calico-node --timeout=${t}s`,
+    ].join('\n');
+  return task({
+    stage: 'task-deploy-cluster',
+    host,
+    name: 'calico-linux-ready',
+    description:
+      'wait for Calico Available (tigerastatus) and calico-node Ready on every Linux node, before any Windows join',
+    after,
+    check: sh(`set -eu\n${wait(10)} >/dev/null`),
+    apply: sh(`set -eu\n${wait(300)}`),
+    timeoutSeconds: 1260,
+  });
+}
+
+/**
+ * Before post-deployment: calico-node-windows rolled out on every Windows node
+ * and each Windows Node Ready (its kube-proxy service was checked Running on
+ * the node by win-kube-proxy, which this waits for).
+ */
+export function calicoWindowsReadyTask(model: ClusterModel, host: string, after: readonly string[]): Task {
+  const nodes = model.nodes
+    .filter((n) => n.osFamily === 'windows')
+    .map((n) => `node/${registeredName(n)}`)
+    .join(' ');
+  const ds = `daemonset/${CALICO_WINDOWS_DAEMONSET}`;
+  const wait = (t: number): string =>
+    [
+      `kubectl ${ADMIN} -n ${CALICO_NAMESPACE} wait --for=create --timeout=${t}s ${ds}`,
+      `kubectl ${ADMIN} -n ${CALICO_NAMESPACE} rollout status ${ds} --timeout=${t}s`,
+      `kubectl ${ADMIN} wait --for=condition=Ready --timeout=${t}s ${nodes}`,
+    ].join('\n');
+  return task({
+    stage: 'task-deploy-cluster',
+    host,
+    name: 'calico-windows-ready',
+    description: `expect ${CALICO_WINDOWS_DAEMONSET} Ready on every Windows node and the nodes Ready (kube-proxy runs there as a service)`,
+    after,
+    check: sh(`set -eu\n${wait(10)} >/dev/null`),
+    apply: sh(`set -eu\n${wait(300)}`),
+    timeoutSeconds: 1260,
   });
 }

@@ -7,7 +7,7 @@ import { kubeadmConfigPath, renderKubeadm } from '../../render/kubeadm/config.js
 import { KUBEADM_SECRET } from '../../render/kubeadm/secrets.js';
 import { renderManifests } from '../../render/manifests/index.js';
 import { artifactId, uploadPath } from '../artifact-path.js';
-import { calicoOperatorTask } from './calico.js';
+import { calicoLinuxReadyTask, calicoOperatorTask, calicoWindowsReadyTask } from './calico.js';
 import { sh, task, taskId } from '../task.js';
 import type { PlanNode } from '../../model/types.js';
 import type { Task } from '../types.js';
@@ -49,19 +49,36 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
   const joins = nodes
     .filter((n) => n !== first)
     .map((n) => joinTask(n, [...prep(n), n.role === 'control-plane' ? init.id : cni.id]));
+  const calicoWaits = calicoWindowsWaits(model, first.name, [cni.id, ...joins.map((j) => j.id)]);
+  // Post-deployment starts once Calico's Windows side is Ready.
+  const windowsReady = calicoWaits.slice(1).map((t) => t.id);
   const post = task({
     stage: 'task-post-deployment',
     host: first.name,
     name: 'linux-only-addons',
     description: 'check kube-proxy and CoreDNS are pinned to kubernetes.io/os: linux',
-    after: [cni.id, ...joins.map((j) => j.id)],
+    after: [cni.id, ...joins.map((j) => j.id), ...windowsReady],
     check: null,
     apply: sh(`set -eu
 [ "$(kubectl ${ADMIN} -n kube-system get daemonset kube-proxy -o jsonpath='{.spec.template.spec.nodeSelector.kubernetes\\.io/os}')" = linux ]
 [ "$(kubectl ${ADMIN} -n kube-system get deployment coredns -o jsonpath='{.spec.template.spec.nodeSelector.kubernetes\\.io/os}')" = linux ]`),
     timeoutSeconds: 60,
   });
-  return { tasks: [init, ...operator, cni, ...joins, post, ...labelTasks(nodes, first, joins)], artifacts };
+  return {
+    tasks: [init, ...operator, cni, ...joins, ...calicoWaits, post, ...labelTasks(nodes, first, joins, windowsReady)],
+    artifacts,
+  };
+}
+
+/**
+ * Calico with Windows workers: [Linux side Ready (Windows joins wait for it),
+ * Windows side Ready (post-deployment waits for it)]; empty otherwise.
+ */
+function calicoWindowsWaits(model: ClusterModel, host: string, linuxDone: readonly string[]): Task[] {
+  const windows = model.nodes.filter((n) => n.osFamily === 'windows');
+  if (model.overlay.plugin !== 'calico' || windows.length === 0) return [];
+  const kubeProxy = windows.map((n) => taskId(DEPLOY, n.name, 'win-kube-proxy'));
+  return [calicoLinuxReadyTask(host, linuxDone), calicoWindowsReadyTask(model, host, kubeProxy)];
 }
 
 /**
@@ -71,13 +88,18 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
  */
 export function clusterReadyTaskIds(model: ClusterModel): string[] {
   const first = linuxNodes(model).find((n) => n.role === 'control-plane');
-  return first === undefined
-    ? []
-    : [taskId(DEPLOY, first.name, 'kubeadm-init'), taskId(DEPLOY, first.name, 'cluster-manifests')];
+  if (first === undefined) return [];
+  const calico = model.overlay.plugin === 'calico' && model.nodes.some((n) => n.osFamily === 'windows');
+  return [
+    taskId(DEPLOY, first.name, 'kubeadm-init'),
+    taskId(DEPLOY, first.name, 'cluster-manifests'),
+    // Calico for Windows: the Linux side Ready first (calico-linux-ready).
+    ...(calico ? [taskId(DEPLOY, first.name, 'calico-linux-ready')] : []),
+  ];
 }
 
 /** Kubeinit's computes show a worker role in `kubectl get nodes`; kubeadm only labels control planes. */
-function labelTasks(nodes: readonly PlanNode[], first: PlanNode, joins: readonly Task[]): Task[] {
+function labelTasks(nodes: readonly PlanNode[], first: PlanNode, joins: readonly Task[], also: string[] = []): Task[] {
   const workers = nodes.filter((n) => n.role === 'worker');
   if (workers.length === 0) return [];
   const label = 'node-role.kubernetes.io/worker';
@@ -87,7 +109,7 @@ function labelTasks(nodes: readonly PlanNode[], first: PlanNode, joins: readonly
       host: first.name,
       name: 'label-workers',
       description: `label ${workers.map((w) => w.name).join(', ')} as workers`,
-      after: joins.map((j) => j.id),
+      after: [...joins.map((j) => j.id), ...also],
       check: sh(
         `[ "$(kubectl ${ADMIN} get nodes -l ${label} -o name | grep -cxE 'node/(${workers.map((w) => w.name).join('|')})')" = ${workers.length} ]`,
       ),

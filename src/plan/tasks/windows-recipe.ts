@@ -4,14 +4,17 @@
 //
 // The order is the first join's (containerd → kubelet service → kubeadm join
 // → flanneld → CNI config → source VIP → kube-proxy; flannel needs the Node's
-// pod CIDR, which exists only after the join). Each step waits for the one
+// pod CIDR, which exists only after the join). With Calico: join →
+// calico-node-windows builds the network and CNI config → source VIP from its
+// endpoint → kube-proxy; no External network or CNI config of ours. Each step waits for the one
 // before it; `needs` names earlier steps a step reads the results of, so a
 // reordering that breaks one fails the plan instead of the node.
 import type { ClusterModel } from '../../model/resolve.js';
 import { SECRET_NAMES } from '../../model/secret-names.js';
 import type { PlanNode } from '../../model/types.js';
 import type { RenderedArtifact } from '../../render/types.js';
-import { windowsRelease } from '../../matrix/index.js';
+import { CALICO_WINDOWS, windowsRelease } from '../../matrix/index.js';
+import { calicoNodeWait, calicoSourceVip } from '../../render/windows/calico.js';
 import { download, downloadSecrets } from '../../render/windows/downloads.js';
 import { bootOrder } from '../../render/windows/boot.js';
 import { defenderExclusions, firewall, firewallRules } from '../../render/windows/host.js';
@@ -119,14 +122,19 @@ function prepareSteps(
       timeoutSeconds: 900,
       reboots: true,
     }),
-    step({
-      stage: PREPARE,
-      name: 'win-hns-external',
-      description: `create the persistent HNS network External ${EXTERNAL_NETWORK.cidr} (${overlay ? `Overlay, VSID ${EXTERNAL_NETWORK.vsid}` : 'L2Bridge'})`,
-      scripts: externalNetwork(model, node),
-      timeoutSeconds: 180,
-      needs: ['win-reboot'],
-    }),
+    // Calico's node service deletes every non-NAT HNS network at its first start after a boot and makes its own External.
+    ...(model.overlay.plugin === 'calico'
+      ? []
+      : [
+          step({
+            stage: PREPARE,
+            name: 'win-hns-external',
+            description: `create the persistent HNS network External ${EXTERNAL_NETWORK.cidr} (${overlay ? `Overlay, VSID ${EXTERNAL_NETWORK.vsid}` : 'L2Bridge'})`,
+            scripts: externalNetwork(model, node),
+            timeoutSeconds: 180,
+            needs: ['win-reboot'],
+          }),
+        ]),
     step({
       stage: PREPARE,
       name: 'win-containerd',
@@ -145,7 +153,9 @@ function prepareSteps(
             name: 'win-defender-exclusions',
             description:
               'exclude containerd and kubelet paths from Defender scanning, before the first downloads and image pulls',
-            scripts: perModel(model, 'defender-exclusions', defenderExclusions),
+            scripts: perModel(model, 'defender-exclusions', () =>
+              defenderExclusions(model.overlay.plugin === 'flannel'),
+            ),
             timeoutSeconds: 120,
             needs: ['win-containerd'],
           }),
@@ -154,9 +164,12 @@ function prepareSteps(
     step({
       stage: PREPARE,
       name: 'win-binaries',
-      description: hostProcess
-        ? 'download, verify (SHA256) and install kubelet, kubeadm, kube-log-runner and the CNI plugins (flanneld and kube-proxy come from their images)'
-        : 'download, verify (SHA256) and install kubelet, kubeadm, kube-proxy, kube-log-runner, flanneld, WinSW and the CNI plugins',
+      description:
+        model.overlay.plugin === 'calico'
+          ? 'download, verify (SHA256) and install kubelet, kubeadm, kube-proxy and kube-log-runner (calico-node-windows brings the CNI plugins)'
+          : hostProcess
+            ? 'download, verify (SHA256) and install kubelet, kubeadm, kube-log-runner and the CNI plugins (flanneld and kube-proxy come from their images)'
+            : 'download, verify (SHA256) and install kubelet, kubeadm, kube-proxy, kube-log-runner, flanneld, WinSW and the CNI plugins',
       scripts: perModel(model, 'binaries', () => binaries(model, hostProcess)),
       secrets: downloadSecrets(model),
       timeoutSeconds: 1800,
@@ -172,6 +185,59 @@ function prepareSteps(
       needs: ['win-binaries'],
     }),
   ];
+}
+
+/**
+ * Calico: join, then wait for calico-node-windows (a HostProcess pod the operator
+ * runs) to build the network and write the CNI config, take the source VIP from
+ * its host endpoint, then kube-proxy as a service on the network Calico made.
+ */
+function calicoNetworkSteps(model: ClusterModel, node: PlanNode, deps: WindowsExternalDeps): WindowsStep[] {
+  const network = hnsNetworkName(model.overlay);
+  return [
+    joinStep(node, deps),
+    step({
+      stage: DEPLOY,
+      name: 'win-calico-node',
+      description: `wait for the calico-node-windows HostProcess pod to create the HNS network ${network}, its endpoint ${CALICO_WINDOWS.hostEndpoint} and ${CALICO_WINDOWS.cniConfName}`,
+      scripts: calicoNodeWait(900),
+      timeoutSeconds: 960,
+      needs: ['win-kubeadm-join'],
+    }),
+    step({
+      stage: DEPLOY,
+      name: 'win-source-vip',
+      description: `take kube-proxy's source VIP from Calico's host endpoint ${CALICO_WINDOWS.hostEndpoint}`,
+      scripts: calicoSourceVip(),
+      timeoutSeconds: 120,
+      needs: ['win-calico-node'],
+    }),
+    step({
+      stage: DEPLOY,
+      name: 'win-kube-proxy',
+      description: `run kube-proxy (kernelspace on ${network}, source VIP from Calico's endpoint) with a private kubeconfig and ServiceAccount token`,
+      scripts: kubeProxy(model),
+      uploads: [WIN.kubeProxyKubeconfig, WIN.kubeProxyConfigTemplate],
+      secrets: [SECRET_NAMES.kubeProxyWindowsToken],
+      timeoutSeconds: 300,
+      needs: ['win-source-vip'],
+      after: deps.kubeProxy,
+    }),
+  ];
+}
+
+function joinStep(node: PlanNode, deps: WindowsExternalDeps): WindowsStep {
+  return step({
+    stage: DEPLOY,
+    name: 'win-kubeadm-join',
+    description: `join the cluster as ${registeredName(node)} (taints and kubelet settings through JoinConfiguration patches)`,
+    scripts: join(node),
+    uploads: [WIN.joinConfig, WIN.kubeletPatch],
+    secrets: [...JOIN_SECRETS],
+    timeoutSeconds: 600,
+    needs: ['win-kubelet-service', 'win-hosts-file'],
+    after: deps.join,
+  });
 }
 
 /** Steps 8–12: join, then flannel's network, the CNI config, the source VIP and kube-proxy. */
@@ -242,17 +308,7 @@ function networkSteps(
         after: deps.kubeProxy,
       });
   return [
-    step({
-      stage: DEPLOY,
-      name: 'win-kubeadm-join',
-      description: `join the cluster as ${registeredName(node)} (taints and kubelet settings through JoinConfiguration patches)`,
-      scripts: join(node),
-      uploads: [WIN.joinConfig, WIN.kubeletPatch],
-      secrets: [...JOIN_SECRETS],
-      timeoutSeconds: 600,
-      needs: ['win-kubelet-service', 'win-hosts-file'],
-      after: deps.join,
-    }),
+    joinStep(node, deps),
     ...flannel,
     // The source VIP is reserved on the network flanneld made; kube-proxy reads it from the node.
     ...(overlay
@@ -274,6 +330,7 @@ function networkSteps(
 /** Steps 13 and after: the firewall and the boot order. */
 function hostSteps(model: ClusterModel, hostProcess: boolean): WindowsStep[] {
   const rules = firewallRules(model);
+  const calico = model.overlay.plugin === 'calico';
   return [
     step({
       stage: DEPLOY,
@@ -285,10 +342,12 @@ function hostSteps(model: ClusterModel, hostProcess: boolean): WindowsStep[] {
     step({
       stage: DEPLOY,
       name: 'win-boot-order',
-      description: hostProcess
-        ? 'at boot, with no deadline: containerd, External network, drop a stale subnet.env, then the kubelet (it runs the flannel and kube-proxy pods); services restart on failure'
-        : 'at boot, with no deadline: containerd, External network, drop a stale subnet.env, wait for the API, flanneld until the network is ready, then kubelet and kube-proxy; services restart on failure',
-      scripts: perModel(model, 'boot-order', () => bootOrder(hostProcess)),
+      description: calico
+        ? "at boot, with no deadline: containerd, the kubelet (it runs calico-node-windows, which rebuilds the HNS networks), wait for Calico's network, then kube-proxy with the source VIP read again; services restart on failure"
+        : hostProcess
+          ? 'at boot, with no deadline: containerd, External network, drop a stale subnet.env, then the kubelet (it runs the flannel and kube-proxy pods); services restart on failure'
+          : 'at boot, with no deadline: containerd, External network, drop a stale subnet.env, wait for the API, flanneld until the network is ready, then kubelet and kube-proxy; services restart on failure',
+      scripts: perModel(model, 'boot-order', () => bootOrder(hostProcess, calico)),
       uploads: [WIN.bootScript],
       timeoutSeconds: 60,
     }),
@@ -306,7 +365,9 @@ export function windowsRecipe(
   const hostProcess = model.windowsHostProcess !== undefined;
   const steps = [
     ...prepareSteps(model, node, artifacts, hostProcess, options),
-    ...networkSteps(model, node, hostProcess, deps),
+    ...(model.overlay.plugin === 'calico'
+      ? calicoNetworkSteps(model, node, deps)
+      : networkSteps(model, node, hostProcess, deps)),
     ...hostSteps(model, hostProcess),
   ];
   assertNeedsEarlier(steps);

@@ -4,10 +4,21 @@
 // what Windows needs, set before calico-node first starts), IPAM strict
 // affinity (Windows nodes cannot borrow addresses from other nodes' blocks),
 // the pod MTU of the model, node addresses picked from the node network.
+import { CALICO_WINDOWS } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
+import { WIN } from '../windows/paths.js';
 
 type Obj = Record<string, unknown>;
 export const TIGERA_NAMESPACE = 'tigera-operator';
+/** Where the operator runs calico-node (Linux) and calico-node-windows (HostProcess). */
+export const CALICO_NAMESPACE = 'calico-system';
+export const CALICO_WINDOWS_DAEMONSET = 'calico-node-windows';
+
+const WINDOWS_NODES = {
+  cniBinDir: WIN.cniBin,
+  cniConfigDir: WIN.cniConfDir,
+  cniLogDir: `${WIN.logs}\\calico\\cni`,
+} as const;
 
 /**
  * Objects in apply order. Felix and IPAM settings come before the
@@ -50,6 +61,9 @@ export function calicoObjects(model: ClusterModel): Obj[] {
         // The Windows dataplane needs the service CIDRs to program its load balancers.
         serviceCIDRs: model.serviceNetworks.all,
         cni: { type: 'Calico', ipam: { type: 'Calico' } },
+        // Where calico-node-windows installs calico.exe and its config: containerd's CNI
+        // directories on our Windows nodes (the operator's field docs: they must match config.toml).
+        ...(windows ? { windowsNodes: WINDOWS_NODES } : {}),
         calicoNetwork: {
           bgp: 'Disabled',
           mtu: model.overlay.podMtu,
@@ -63,7 +77,7 @@ export function calicoObjects(model: ClusterModel): Obj[] {
               encapsulation: 'VXLAN',
               natOutgoing: 'Enabled',
               nodeSelector: 'all()',
-              blockSize: 26,
+              blockSize: CALICO_WINDOWS.blockSize,
             },
           ],
         },

@@ -45,14 +45,44 @@ export interface BootRule {
 /** Waits back off from `first` seconds, doubling up to `max`; any other action resets the delay. */
 export const BOOT_BACKOFF = { firstSeconds: 5, maxSeconds: 60 } as const;
 
-/** The table, first match wins; the last rule has no condition. */
-export function bootRules(hostProcess: boolean): BootRule[] {
-  const head: BootRule[] = [
+const START_RUNTIME: BootRule = {
+  when: { RuntimeRunning: false },
+  action: 'start-runtime',
+  why: 'containerd is Automatic but may have failed to start',
+};
+
+/**
+ * Calico: the kubelet runs calico-node-windows, whose node service deletes and
+ * recreates the HNS networks on its first start after a boot (External, then
+ * Calico); kube-proxy, a service, waits for the network and its host endpoint.
+ */
+function calicoRules(): BootRule[] {
+  return [
+    START_RUNTIME,
     {
-      when: { RuntimeRunning: false },
-      action: 'start-runtime',
-      why: 'containerd is Automatic but may have failed to start',
+      when: { KubeletRunning: false },
+      action: 'start-kubelet',
+      why: 'the kubelet starts calico-node-windows, which rebuilds the HNS networks',
     },
+    {
+      when: { NetworkReady: false },
+      action: 'wait-network',
+      why: 'calico-node-windows is creating the Calico network and its host endpoint',
+    },
+    {
+      when: { KubeProxyRunning: false },
+      action: 'start-kube-proxy',
+      why: 'kube-proxy needs the Calico network and its source VIP',
+    },
+    { when: {}, action: 'done', why: 'all started' },
+  ];
+}
+
+/** The table, first match wins; the last rule has no condition. */
+export function bootRules(hostProcess: boolean, cni: 'flannel' | 'calico' = 'flannel'): BootRule[] {
+  if (cni === 'calico') return calicoRules();
+  const head: BootRule[] = [
+    START_RUNTIME,
     {
       when: { ExternalNetwork: false },
       action: 'create-external-network',

@@ -11,6 +11,7 @@ import { EXTERNAL_NETWORK, hnsNetworkName } from './network.js';
 import { WIN } from './paths.js';
 import { createExternalNetwork } from './prepare.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q } from './ps.js';
+import { CALICO_ENDPOINT_FUNCTION, CALICO_SOURCE_VIP_REFRESH } from './calico.js';
 import { checkThat, type WindowsScripts } from './step.js';
 
 export const BOOT_TASK = 'kubemix-boot';
@@ -31,13 +32,18 @@ export function bootActionFunction(rules: readonly BootRule[]): string {
 /** How each fact is observed on the node (PowerShell expressions). */
 function factExpressions(model: ClusterModel): Record<BootFact, string> {
   const network = hnsNetworkName(model.overlay);
+  // Calico: its network and the host endpoint kube-proxy takes its source VIP from.
+  const calicoReady = `($null -ne (Get-KubemixHnsNetwork -Name ${q(network)})) -and ($null -ne (Get-KubemixCalicoEndpoint))`;
   return {
     RuntimeRunning: "(Test-KubemixRunning 'containerd')",
     ExternalNetwork: `($null -ne (Get-KubemixHnsNetwork -Name ${q(EXTERNAL_NETWORK.name)}))`,
     SubnetEnvStale: '$stale',
     ApiAnswers: '(Test-KubemixApi)',
     FlanneldRunning: "(Test-KubemixRunning 'flanneld')",
-    NetworkReady: `($null -ne $subnet) -and (-not $stale) -and ($null -ne (Get-KubemixHnsNetwork -Name ${q(network)}))`,
+    NetworkReady:
+      model.overlay.plugin === 'calico'
+        ? calicoReady
+        : `($null -ne $subnet) -and (-not $stale) -and ($null -ne (Get-KubemixHnsNetwork -Name ${q(network)}))`,
     KubeletRunning: "(Test-KubemixRunning 'kubelet')",
     KubeProxyRunning: "(Test-KubemixRunning 'kube-proxy')",
   };
@@ -85,7 +91,9 @@ function actionBody(action: BootAction, model: ClusterModel, node: PlanNode): st
     case 'start-kubelet':
       return "Start-Service -Name 'kubelet'";
     case 'start-kube-proxy':
-      return "Start-Service -Name 'kube-proxy'";
+      return model.overlay.plugin === 'calico'
+        ? `${CALICO_SOURCE_VIP_REFRESH}Start-Service -Name 'kube-proxy'`
+        : "Start-Service -Name 'kube-proxy'";
     case 'wait-api':
     case 'wait-network':
     case 'done':
@@ -111,10 +119,10 @@ ${cases.map(([a, body]) => `    ${q(a)} {\n${indent(body)}\n    }`).join('\n')}
 }
 
 export function bootScript(model: ClusterModel, node: PlanNode, hostProcess = false): string {
-  const rules = bootRules(hostProcess);
+  const rules = bootRules(hostProcess, model.overlay.plugin);
   return `$ErrorActionPreference = 'Stop'
 Start-Transcript -Path ${q(`${WIN.logs}\\kubemix-boot.log`)} -Append | Out-Null
-${HNS_FUNCTIONS}${factsFunction(model, rules)}${bootActionFunction(rules)}${actionFunction(rules, model, node)}$delay = ${BOOT_BACKOFF.firstSeconds}
+${HNS_FUNCTIONS}${model.overlay.plugin === 'calico' ? CALICO_ENDPOINT_FUNCTION : ''}${factsFunction(model, rules)}${bootActionFunction(rules)}${actionFunction(rules, model, node)}$delay = ${BOOT_BACKOFF.firstSeconds}
 while ($true) {
   try {
     $facts = Get-KubemixBootFacts
@@ -140,14 +148,14 @@ Stop-Transcript | Out-Null
  * failure action for every later failure: MS-SCMR SERVICE_FAILURE_ACTIONS), and the scheduled task runs without a time limit and is restarted
  * by the Task Scheduler if it dies.
  */
-export function bootOrder(hostProcess = false): WindowsScripts {
-  const manual = hostProcess ? ['kubelet'] : ['kubelet', 'kube-proxy', 'flanneld'];
+export function bootOrder(hostProcess = false, calico = false): WindowsScripts {
+  const manual = calico ? ['kubelet', 'kube-proxy'] : hostProcess ? ['kubelet'] : ['kubelet', 'kube-proxy', 'flanneld'];
   const apply = `${SERVICE_FUNCTIONS}$action = New-ScheduledTaskAction -Execute 'powershell.exe' -Argument ${q(`-NoProfile -ExecutionPolicy Bypass -File "${WIN.bootScript}"`)}
 $trigger = New-ScheduledTaskTrigger -AtStartup
 $principal = New-ScheduledTaskPrincipal -UserId 'SYSTEM' -LogonType ServiceAccount -RunLevel Highest
 $settings = New-ScheduledTaskSettingsSet -ExecutionTimeLimit ([TimeSpan]::Zero) -RestartCount 999 -RestartInterval (New-TimeSpan -Minutes 1)
 Register-ScheduledTask -TaskName ${q(BOOT_TASK)} -Action $action -Trigger $trigger -Principal $principal -Settings $settings -Force | Out-Null
-# The boot task starts these in order; automatic start would race flanneld.
+# The boot task starts these in order; automatic start would race ${calico ? "calico-node-windows' network rebuild" : 'flanneld'}.
 foreach ($name in ${manual.map(q).join(', ')}) {
   Set-Service -Name $name -StartupType Manual
   Set-KubemixRestart -Name $name -Enabled $true

@@ -24,7 +24,12 @@ export function firewallRules(model: ClusterModel): FirewallRule[] {
   ];
   const vxlan = model.overlay.vxlan;
   if (vxlan !== undefined)
-    rules.push({ name: 'kubemix-vxlan', protocol: 'UDP', port: String(vxlan.port), what: 'flannel vxlan' });
+    rules.push({
+      name: 'kubemix-vxlan',
+      protocol: 'UDP',
+      port: String(vxlan.port),
+      what: `${model.overlay.plugin === 'calico' ? 'Calico' : 'flannel'} vxlan`,
+    });
   return rules;
 }
 
@@ -48,24 +53,19 @@ export function firewall(model: ClusterModel): WindowsScripts {
 }
 
 const EXCLUDED_PATHS = [WIN.containerdDir, 'C:\\ProgramData\\containerd', WIN.root, WIN.kubeletDir, WIN.cniBin];
-const EXCLUDED_PROCESSES = [
-  'containerd.exe',
-  'containerd-shim-runhcs-v1.exe',
-  'kubelet.exe',
-  'kube-proxy.exe',
-  'flanneld.exe',
-];
+const EXCLUDED_PROCESSES = ['containerd.exe', 'containerd-shim-runhcs-v1.exe', 'kubelet.exe', 'kube-proxy.exe'];
 
-/** Exclusions only: real-time protection stays on. */
-export function defenderExclusions(): WindowsScripts {
+/** Exclusions only: real-time protection stays on. flanneld.exe only where flannel runs. */
+export function defenderExclusions(flannel = true): WindowsScripts {
+  const processes = flannel ? [...EXCLUDED_PROCESSES, 'flanneld.exe'] : EXCLUDED_PROCESSES;
   const apply = `if ($null -ne (Get-Command -Name 'Add-MpPreference' -ErrorAction SilentlyContinue)) {
-  Add-MpPreference -ExclusionPath ${qList(EXCLUDED_PATHS)} -ExclusionProcess ${qList(EXCLUDED_PROCESSES)}
+  Add-MpPreference -ExclusionPath ${qList(EXCLUDED_PATHS)} -ExclusionProcess ${qList(processes)}
 }
 `;
   const check = `if ($null -eq (Get-Command -Name 'Get-MpPreference' -ErrorAction SilentlyContinue)) { exit 0 }
 $pref = Get-MpPreference
 foreach ($p in ${qList(EXCLUDED_PATHS)}) { if (@($pref.ExclusionPath) -notcontains $p) { exit 1 } }
-foreach ($p in ${qList(EXCLUDED_PROCESSES)}) { if (@($pref.ExclusionProcess) -notcontains $p) { exit 1 } }
+foreach ($p in ${qList(processes)}) { if (@($pref.ExclusionProcess) -notcontains $p) { exit 1 } }
 exit 0
 `;
   return { check, apply };

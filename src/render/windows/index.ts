@@ -23,6 +23,8 @@ const perModel = (model: ClusterModel, name: string, render: () => string): stri
 export function renderWindowsNode(model: ClusterModel, node: PlanNode): RenderedArtifact[] {
   // HostProcess mode: flanneld and kube-proxy run as pods (manifests/windows-hostprocess.yaml), not services.
   const hostProcess = model.windowsHostProcess !== undefined;
+  // Calico: calico-node-windows writes the CNI config; no flannel files at all.
+  const flannel = model.overlay.plugin === 'flannel';
   // A file that names a secret is written 0600 (the executor fills it in on upload).
   const file = (remotePath: string, content: string): RenderedArtifact => ({
     node: node.name,
@@ -36,11 +38,15 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode): Rendered
     ...registryHosts(model, node),
     file(WIN.joinConfig, joinConfiguration(model, node)),
     file(WIN.kubeletPatch, kubeletPatch(model, node)),
-    file(
-      WIN.flannelNetConf,
-      perModel(model, 'net-conf', () => netConfJson(model)),
-    ),
-    ...(hostProcess
+    ...(flannel
+      ? [
+          file(
+            WIN.flannelNetConf,
+            perModel(model, 'net-conf', () => netConfJson(model)),
+          ),
+        ]
+      : []),
+    ...(hostProcess || !flannel
       ? []
       : [
           file(WIN.flanneldServiceXml, flanneldServiceXml(node)),
@@ -49,7 +55,7 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode): Rendered
             perModel(model, 'flanneld-kubeconfig', () => flanneldKubeconfig(model)),
           ),
         ]),
-    file(WIN.cniConf, cniConfig(model, node)),
+    ...(flannel ? [file(WIN.cniConf, cniConfig(model, node))] : []),
     file(WIN.kubeProxyConfigTemplate, kubeProxyConfigTemplate(model, node)),
     file(
       WIN.kubeProxyKubeconfig,

@@ -86,16 +86,18 @@ Copy-Item -Force -LiteralPath $file -Destination ${q(`${WIN.flanneldDir}\\flanne
 `;
 }
 
-export function binaries(model: ClusterModel, hostProcess = false): WindowsScripts {
-  const marker = `${WIN.kubemix}\\binaries.json`;
-  const wanted = downloadsFor(model).filter(
-    (d) => d.name !== 'containerd.tar.gz' && !(hostProcess && FROM_IMAGES.includes(d.name)),
-  );
-  const stamp = JSON.stringify(wanted.map((d) => `${d.name}@${d.version}`));
-  const k8s = ['kubelet', 'kubeadm', ...(hostProcess ? [] : ['kube-proxy']), 'kube-log-runner'];
-  const apply = `${downloadFunction(model)}New-Item -ItemType Directory -Force -Path ${qList([WIN.bin, WIN.cniBin, WIN.flanneldDir, WIN.kubemix])} | Out-Null
-${k8s.map((n) => `${fetchCall(model, download(model, `${n}.exe`), 'file')}\nCopy-Item -Force -LiteralPath $file -Destination ${q(`${WIN.bin}\\${n}.exe`)}`).join('\n')}
-${hostProcess ? '' : flanneldService(model)}${fetchCall(model, download(model, 'cni-plugins.tgz'), 'archive')}
+/** Downloads only flannel's Windows side uses: with Calico, calico-node-windows brings calico.exe itself. */
+const FLANNEL_ONLY = [
+  'flanneld.exe',
+  'winsw.exe',
+  'cni-plugins.tgz',
+  'flannel-cni-plugin.tgz',
+  'windows-container-networking.zip',
+];
+
+/** flannel's CNI plugins: host-local (the source VIP), flannel.exe and its sdnoverlay/sdnbridge delegates. */
+function flannelCniPlugins(model: ClusterModel): string {
+  return `${fetchCall(model, download(model, 'cni-plugins.tgz'), 'archive')}
 ${unpack('archive', 'cniPlugins', false)}
 ${pick('cniPlugins', 'host-local.exe', `${WIN.cniBin}\\host-local.exe`)}
 ${fetchCall(model, download(model, 'flannel-cni-plugin.tgz'), 'archive')}
@@ -106,7 +108,24 @@ ${fetchCall(model, download(model, 'windows-container-networking.zip'), 'archive
 ${unpack('archive', 'sdn', true)}
 ${pick('sdn', 'sdnoverlay.exe', `${WIN.cniBin}\\sdnoverlay.exe`)}
 ${pick('sdn', 'sdnbridge.exe', `${WIN.cniBin}\\sdnbridge.exe`)}
-Set-Content -LiteralPath ${q(marker)} -Value ${q(stamp)} -NoNewline
+`;
+}
+
+export function binaries(model: ClusterModel, hostProcess = false): WindowsScripts {
+  const marker = `${WIN.kubemix}\\binaries.json`;
+  const calico = model.overlay.plugin === 'calico';
+  const wanted = downloadsFor(model).filter(
+    (d) =>
+      d.name !== 'containerd.tar.gz' &&
+      !(hostProcess && FROM_IMAGES.includes(d.name)) &&
+      !(calico && FLANNEL_ONLY.includes(d.name)),
+  );
+  const stamp = JSON.stringify(wanted.map((d) => `${d.name}@${d.version}`));
+  const k8s = ['kubelet', 'kubeadm', ...(hostProcess ? [] : ['kube-proxy']), 'kube-log-runner'];
+  const dirs = calico ? [WIN.bin, WIN.cniBin, WIN.kubemix] : [WIN.bin, WIN.cniBin, WIN.flanneldDir, WIN.kubemix];
+  const apply = `${downloadFunction(model)}New-Item -ItemType Directory -Force -Path ${qList(dirs)} | Out-Null
+${k8s.map((n) => `${fetchCall(model, download(model, `${n}.exe`), 'file')}\nCopy-Item -Force -LiteralPath $file -Destination ${q(`${WIN.bin}\\${n}.exe`)}`).join('\n')}
+${calico ? '' : `${hostProcess ? '' : flanneldService(model)}${flannelCniPlugins(model)}`}Set-Content -LiteralPath ${q(marker)} -Value ${q(stamp)} -NoNewline
 `;
   const check = checkThat(
     `(Test-Path -LiteralPath ${q(marker)}) -and (Get-Content -Raw -LiteralPath ${q(marker)}) -eq ${q(stamp)}`,

@@ -5,7 +5,7 @@
 // cmd/kubeadm/app/phases/kubelet/flags.go writes the env file; only Linux's
 // systemd drop-in reads it).
 import { SECRET_NAMES } from '../../model/secret-names.js';
-import { compareVersions } from '../../matrix/index.js';
+import { CALICO_WINDOWS, compareVersions } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import { CONTAINERD_PIPE, WIN } from './paths.js';
@@ -65,8 +65,13 @@ containerRuntimeEndpoint: ${y(CONTAINERD_PIPE)}
 cgroupsPerQOS: false
 enforceNodeAllocatable: []
 resolvConf: ''
-`;
+${model.overlay.plugin === 'calico' ? CALICO_MAX_PODS : ''}`;
 }
+
+/** Calico for Windows: one IPAM block per node, 4 of its addresses reserved by Windows. */
+const CALICO_MAX_PODS = `# Calico on Windows: one IPAM block (/${CALICO_WINDOWS.blockSize}) per node, ${CALICO_WINDOWS.reservedPerBlock} of its addresses reserved by Windows.
+maxPods: ${2 ** (32 - CALICO_WINDOWS.blockSize) - CALICO_WINDOWS.reservedPerBlock}
+`;
 
 /** The kubelet service command line: kube-log-runner wraps kubelet for log files with rotation. */
 export function kubeletCommandLine(node: PlanNode): string {

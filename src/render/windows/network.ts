@@ -2,13 +2,19 @@
 // and the CNI config. The CNI `name` must equal the HNS network flanneld
 // creates, or pods never find their network; flanneld's Windows backends name it
 // `flannel.<VNI>` (vxlan, HNS Overlay) and `cbr0` (host-gw, HNS L2Bridge) (flannel-io/flannel).
-import { WINDOWS_EXTERNAL_HNS_CIDR } from '../../matrix/index.js';
+import { CALICO_WINDOWS, WINDOWS_EXTERNAL_HNS_CIDR } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode, PodOverlay } from '../../model/types.js';
 import { WIN } from './paths.js';
 
-/** The HNS network flanneld creates: `flannel.<VNI>` (Overlay) or `cbr0` (L2Bridge). */
-export function hnsNetworkName(overlay: Pick<PodOverlay, 'vxlan'>): string {
+/**
+ * The pod network's HNS network: flanneld's `flannel.<VNI>` (Overlay) or `cbr0`
+ * (L2Bridge); with Calico, the network calico-node-windows creates (`Calico`).
+ */
+export function hnsNetworkName(
+  overlay: Pick<PodOverlay, 'vxlan'> & { readonly plugin?: PodOverlay['plugin'] },
+): string {
+  if (overlay.plugin === 'calico') return CALICO_WINDOWS.network;
   return overlay.vxlan === undefined ? 'cbr0' : `flannel.${overlay.vxlan.vni}`;
 }
 

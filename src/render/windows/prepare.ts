@@ -17,6 +17,8 @@ const JOINED = `(Test-Path -LiteralPath ${q(WIN.kubeletKubeconfig)})`;
 
 export function preflight(model: ClusterModel, node: PlanNode): WindowsScripts {
   const build = windowsRelease(node.os)?.build ?? '';
+  const cni = model.overlay.plugin === 'calico' ? 'Calico' : 'flannel';
+  const cniVar = model.overlay.plugin === 'calico' ? 'calico' : 'flannel';
   const apply = `$problems = New-Object System.Collections.Generic.List[string]
 $os = Get-CimInstance -ClassName Win32_OperatingSystem
 if ($os.Version -ne ${q(build)}) { $problems.Add("build $($os.Version), the spec says ${node.os} (${build})") }
@@ -37,9 +39,9 @@ if (Test-Path -LiteralPath ${q(WIN.cniConfDir)}) {
   foreach ($f in Get-ChildItem -LiteralPath ${q(WIN.cniConfDir)} -File) { $problems.Add("CNI config directory holds $($f.Name)") }
 }
 if ($null -ne (Get-Service -Name 'hns' -ErrorAction SilentlyContinue)) {
-${HNS_FUNCTIONS}  # flannel's network from an earlier join; networks kubemix does not make (Docker's, an admin's) are not ours to judge.
-  $flannel = @(Invoke-KubemixHns -Method 'GET' -Path '/networks/') | Where-Object { $_.Name -eq ${q(hnsNetworkName(model.overlay))} }
-  foreach ($n in $flannel) { $problems.Add("HNS network $($n.Name) is left from an earlier setup") }
+${HNS_FUNCTIONS}  # ${cni}'s network from an earlier join; networks kubemix does not make (Docker's, an admin's) are not ours to judge.
+  $${cniVar} = @(Invoke-KubemixHns -Method 'GET' -Path '/networks/') | Where-Object { $_.Name -eq ${q(hnsNetworkName(model.overlay))} }
+  foreach ($n in $${cniVar}) { $problems.Add("HNS network $($n.Name) is left from an earlier setup") }
 }
 if ($problems.Count -gt 0) {
   throw ("${node.name} is not ready for kubemix:\`n  " + ($problems -join "\`n  ") + "\`nRun 'kubemix reset' for leftovers from an earlier join.")

@@ -1,7 +1,9 @@
 // Reset a Windows worker to its state before kubemix: services, the HNS
 // networks kubemix and flannel made (by name: External and flannel's) and
 // their endpoints, CNI state, flannel's lease file, kubelet state and
-// certificates, the hosts-file block. Networks kubemix did not make (Docker's
+// certificates, the hosts-file block; with Calico, calico-node-windows' networks
+// (External and Calico), CNI files and registry key, after kubeadm reset has
+// removed its pod through the CRI. Networks kubemix did not make (Docker's
 // nat, an admin's external switch) stay. The Node object is deleted from the
 // control plane.
 import type { ClusterModel } from '../../model/resolve.js';
@@ -11,10 +13,14 @@ import { EXTERNAL_NETWORK, hnsNetworkName } from './network.js';
 import { CONTAINERD_PIPE, WIN } from './paths.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q, qList, withoutUnusedHelpers } from './ps.js';
 import { BOOT_TASK } from './boot.js';
+import { CALICO_RESET_PATHS, CALICO_RESET_REGISTRY } from './calico.js';
 import { TOKEN_RENEW_TASK } from './token.js';
 import { shellQuote } from '../../util/escape/index.js';
 
-/** The HNS networks kubemix (External) and flanneld (its backend's network) create on a node. */
+/**
+ * The HNS networks kubemix (External) and flanneld (its backend's network) create
+ * on a node; with Calico, calico-node-windows' own External and Calico.
+ */
 export function ownedNetworks(model: ClusterModel): string[] {
   return [EXTERNAL_NETWORK.name, hnsNetworkName(model.overlay)];
 }
@@ -39,28 +45,35 @@ export const REMOVE_TREE_FUNCTION = `function Remove-KubemixTree([string]$Path) 
 }
 `;
 
+const WINSW_UNINSTALL = `if ($null -ne (Get-Service -Name 'flanneld' -ErrorAction SilentlyContinue)) {
+  & ${q(`${WIN.flanneldDir}\\flanneld-service.exe`)} uninstall
+  if ($LASTEXITCODE -ne 0) { throw "WinSW could not uninstall flanneld (exit $LASTEXITCODE)" }
+}
+`;
+
 export function resetScript(model: ClusterModel): string {
+  const calico = model.overlay.plugin === 'calico';
+  const flannel = calico ? [] : [`${WIN.cniState}\\${hnsNetworkName(model.overlay)}`, WIN.subnetEnv, WIN.cniConf];
   const removed = [
-    `${WIN.cniState}\\${hnsNetworkName(model.overlay)}`,
-    WIN.subnetEnv,
-    WIN.cniConf,
+    ...flannel,
     WIN.sourceVipFile,
     WIN.kubeProxyConfig,
     WIN.kubeProxyKubeconfig,
     WIN.kubeProxyToken,
-    WIN.flanneldKubeconfig,
-    WIN.flanneldToken,
+    ...(calico ? [] : [WIN.flanneldKubeconfig, WIN.flanneldToken]),
     WIN.kubeletDir,
     WIN.kubernetesDir,
     WIN.joinConfig,
+    ...(calico ? CALICO_RESET_PATHS : []),
   ];
+  const services = calico ? ['kube-proxy', 'kubelet'] : ['kube-proxy', 'flanneld', 'kubelet'];
   return withoutUnusedHelpers(`$ErrorActionPreference = 'Stop'
 ${SERVICE_FUNCTIONS}${HNS_FUNCTIONS}foreach ($task in ${q(BOOT_TASK)}, ${q(TOKEN_RENEW_TASK)}) {
   if ($null -ne (Get-ScheduledTask -TaskName $task -ErrorAction SilentlyContinue)) {
     Unregister-ScheduledTask -TaskName $task -Confirm:$false
   }
 }
-foreach ($name in 'kube-proxy', 'flanneld', 'kubelet') {
+foreach ($name in ${services.map(q).join(', ')}) {
   if ($null -ne (Get-Service -Name $name -ErrorAction SilentlyContinue)) {
     # Restart-on-failure would bring a service back while we tear it down.
     Set-KubemixRestart -Name $name -Enabled $false
@@ -71,17 +84,13 @@ if (Test-Path -LiteralPath ${q(`${WIN.bin}\\kubeadm.exe`)}) {
   & ${q(`${WIN.bin}\\kubeadm.exe`)} reset --force --cri-socket ${q(CONTAINERD_PIPE)}
   if ($LASTEXITCODE -ne 0) { Write-Warning "kubeadm reset exited $LASTEXITCODE; removing its files by hand" }
 }
-if ($null -ne (Get-Service -Name 'flanneld' -ErrorAction SilentlyContinue)) {
-  & ${q(`${WIN.flanneldDir}\\flanneld-service.exe`)} uninstall
-  if ($LASTEXITCODE -ne 0) { throw "WinSW could not uninstall flanneld (exit $LASTEXITCODE)" }
-}
-foreach ($name in 'kube-proxy', 'kubelet') {
+${calico ? '' : WINSW_UNINSTALL}foreach ($name in 'kube-proxy', 'kubelet') {
   if ($null -ne (Get-Service -Name $name -ErrorAction SilentlyContinue)) {
     & sc.exe delete $name | Out-Null
     if ($LASTEXITCODE -ne 0) { throw "sc.exe delete $name exited $LASTEXITCODE" }
   }
 }
-# Only the networks kubemix and flanneld made, by name, and the endpoints on them.
+# Only the networks kubemix and ${calico ? 'calico-node-windows' : 'flanneld'} made, by name, and the endpoints on them.
 $owned = @(Invoke-KubemixHns -Method 'GET' -Path '/networks/') | Where-Object { ${qList(ownedNetworks(model))} -contains $_.Name }
 $ownedIds = @($owned | ForEach-Object { $_.ID })
 foreach ($e in @(Invoke-KubemixHns -Method 'GET' -Path '/endpoints/')) {
@@ -89,7 +98,7 @@ foreach ($e in @(Invoke-KubemixHns -Method 'GET' -Path '/endpoints/')) {
 }
 foreach ($n in $owned) { Invoke-KubemixHns -Method 'DELETE' -Path "/networks/$($n.ID)" | Out-Null }
 ${REMOVE_TREE_FUNCTION}foreach ($path in ${qList(removed)}) { Remove-KubemixTree -Path $path }
-# kubemix's block in the hosts file; every other line stays.
+${calico ? CALICO_RESET_REGISTRY : ''}# kubemix's block in the hosts file; every other line stays.
 $lines = @(Get-Content -LiteralPath ${q(WINDOWS_HOSTS_FILE)} -ErrorAction SilentlyContinue)
 $begin = [Array]::IndexOf($lines, ${q(HOSTS_BEGIN)})
 $end = [Array]::IndexOf($lines, ${q(HOSTS_END)})

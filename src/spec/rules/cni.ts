@@ -1,10 +1,10 @@
 // CNI rules: settings Windows requires, and pod MTU.
 import { driverTraits } from '../../drivers/traits.js';
-import { FLANNEL_VXLAN } from '../../matrix/index.js';
+import { CALICO, CALICO_WINDOWS, FLANNEL_VXLAN, calicoWindowsRefusal } from '../../matrix/index.js';
 import type { Diagnostic } from '../../errors.js';
 import { maxPodMtu } from '../../net/mtu.js';
 import { mtuSettings } from '../mtu.js';
-import { error, hasWindows, warning, type Rule } from './context.js';
+import { error, hasWindows, warning, type Rule, type RuleContext } from './context.js';
 
 export const vxlanSettings: Rule = (ctx) => {
   const cni = ctx.spec.cni;
@@ -54,18 +54,17 @@ export const calicoBackend: Rule = (ctx) => {
         'set backend: vxlan',
       ),
     );
-  // kubemix's Windows recipe runs flanneld and its CNI config; it has no Calico
-  // (HostProcess calico-node-windows) variant, so planning one would be wrong.
-  if (hasWindows(ctx)) {
+  out.push(...calicoWindowsBuilds(ctx), ...calicoKubernetes(ctx));
+  // Calico for Windows has no VXLAN MTU setting (tigera/docs windows-calico/limitations.mdx).
+  if (hasWindows(ctx) && ctx.spec.cni.mtu !== undefined)
     out.push(
-      error(
-        'cni.calico-windows',
-        'spec.cni.plugin',
-        'kubemix deploys Calico on Linux nodes only: its Windows workers run flannel',
-        'use plugin: flannel for a cluster with Windows workers, or remove the Windows workers',
+      warning(
+        'cni.calico-windows-mtu',
+        'spec.cni.mtu',
+        'Calico for Windows does not support setting the VXLAN MTU: Windows nodes keep their own, only Linux nodes use this one',
+        'leave spec.cni.mtu out, so Linux and Windows pods get the MTU the overlay leaves',
       ),
     );
-  }
   if (ctx.spec.network.podCidr.includes(',')) {
     out.push(
       error(
@@ -78,6 +77,39 @@ export const calicoBackend: Rule = (ctx) => {
   }
   return out;
 };
+
+/** Each Windows worker's build must be one Calico for Windows supports (the matrix says which, and why not). */
+function calicoWindowsBuilds(ctx: RuleContext): Diagnostic[] {
+  const seen = new Set<string>();
+  return ctx.nodes.flatMap((n) => {
+    const why = n.os.startsWith('windows') ? calicoWindowsRefusal(n.os) : undefined;
+    if (why === undefined || seen.has(n.path)) return [];
+    seen.add(n.path);
+    return [
+      error(
+        'cni.calico-windows-build',
+        `${n.path}.os`,
+        `${n.os} cannot run Calico ${CALICO.version}: ${why}`,
+        `use ${CALICO_WINDOWS.builds.join(' or ')} for this worker, or plugin: flannel`,
+      ),
+    ];
+  });
+}
+
+/** Calico is tested against a window of Kubernetes minors; outside it kubemix warns (exit 0). */
+function calicoKubernetes(ctx: RuleContext): Diagnostic[] {
+  const minor = ctx.spec.kubernetesVersion.split('.').slice(0, 2).join('.');
+  const tested: readonly string[] = CALICO.testedKubernetes;
+  if (tested.includes(minor)) return [];
+  return [
+    warning(
+      'cni.calico-kubernetes-untested',
+      'spec.kubernetes.version',
+      `Calico ${CALICO.version} is tested against Kubernetes ${tested.join(', ')}, not ${minor}`,
+      `use Kubernetes ${tested.at(-1) ?? ''} for a combination upstream tests`,
+    ),
+  ];
+}
 
 export const hostGwNeedsOneSegment: Rule = (ctx) => {
   // A driver that creates the machines makes the segment itself; the user cables existing hosts.
@@ -100,7 +132,7 @@ export const hostProcessApplies: Rule = (ctx) => {
       warning(
         'windows.hostprocess-unused',
         'spec.windows.hostProcess',
-        'HostProcess mode runs flannel and kube-proxy as pods; with Calico it is ignored',
+        'HostProcess mode runs flannel and kube-proxy as pods; with Calico it is ignored (calico-node-windows is always a HostProcess pod the operator runs; kube-proxy runs as a service)',
         'remove spec.windows.hostProcess or use flannel',
       ),
     ];
