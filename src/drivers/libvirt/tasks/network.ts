@@ -11,6 +11,7 @@ import type { DriverHypervisor, DriverModel, DriverNode, DriverTask, TaskRef } f
 import { DEFINITION, guestsOf } from '../artifacts.js';
 import { baseImagePath, definitionsDir } from '../layout.js';
 import { domainName, VOLUME_SUFFIXES } from '../names.js';
+import { CIDR_TASK, cidrTask } from './cidr.js';
 import { script, NETWORK, PREPARE, ref } from './common.js';
 import { DOMAIN_TYPE_FILE } from './prepare.js';
 
@@ -19,6 +20,7 @@ export const SSH_WAIT_SECONDS = { linux: 900, windows: 5400 } as const;
 
 export function networkTasks(model: DriverModel): DriverTask[] {
   return model.hypervisors.flatMap((hv) => [
+    cidrTask(model, hv),
     networkTask(model, hv),
     ...guestsOf(model, hv.name).flatMap((n) => [guestTask(model, hv, n), sshTask(model, hv, n)]),
   ]);
@@ -36,7 +38,11 @@ function networkTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
     host: hv.name,
     name: 'network',
     description: `define and start ${model.cluster.network.nodeCidr} with NAT and a DHCP reservation per guest`,
-    after: [ref(PREPARE, hv.name, 'libvirt'), { stage: 'task-run-validations', host: hv.name, name: 'capacity' }],
+    after: [
+      ref(PREPARE, hv.name, 'libvirt'),
+      ref(NETWORK, hv.name, CIDR_TASK),
+      { stage: 'task-run-validations', host: hv.name, name: 'capacity' },
+    ],
     check: sh(script(model, hv, `${active}\n`)),
     apply: sh(
       script(
