@@ -163,7 +163,7 @@ export interface Driver {
   /** Files those tasks upload (rendered XML, seeds). */
   artifacts(model: DriverModel): DriverArtifact[];
   /** What a node's first own task waits for (its host was checked, or its VM answers). */
-  nodeReady(node: DriverNode): TaskRef[];
+  nodeReady(node: DriverNode, model: DriverModel): TaskRef[];
   /** Where the nodes run, for diagrams. */
   placements(model: DriverModel): DriverPlacement[];
 }

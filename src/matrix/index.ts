@@ -370,7 +370,7 @@ export const WINDOWS_EXTERNAL_HNS_CIDR = '192.168.255.0/30';
 export const FLANNEL_VXLAN = { vni: 4096, port: 4789 } as const;
 
 /** Bytes of encapsulation each overlay adds to a packet. */
-export const OVERHEAD = { vxlan: 50, geneve: 58 } as const;
+export const OVERHEAD = { vxlan: 50 } as const;
 
 export function kubernetesRelease(minor: string): KubernetesRelease | undefined {
   return KUBERNETES.find((k) => k.minor === minor);
