@@ -21,7 +21,7 @@ export function downTasks(model: DriverModel): DriverTask[] {
   return model.hypervisors.map((hv) => {
     const { bridge, vxlan } = overlayLinks(model);
     const head = `${preamble(hv.libvirtUri, cluster, { domains: [], networks: [], volumes: [] })}dir=${shellQuote(definitionsDir(model))}
-links=${shellQuote(`${vxlan} ${bridge}`)}
+links=${shellQuote(`${vxlan}\n${bridge}`)}
 `;
     return {
       stage: CLEANUP_STAGE,
