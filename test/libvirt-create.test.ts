@@ -3,9 +3,10 @@
 // network namespace and a private mount namespace). The planned tasks of a
 // 1-1-1 cluster (controller, Linux compute, services node) run over SSH
 // through the executor up to task-create-network: hypervisor prepared (pool,
-// domain type qemu), cleanup, capacity, CIDR check, the NAT network with
+// domain type qemu, the cloud image from a local file:/// path with its
+// SHA256), cleanup, capacity, CIDR check, the NAT network with
 // its bridge and dnsmasq, and per guest its qcow2 overlay, NoCloud seed ISO
-// (xorriso) and domain, started under TCG. The base image is a blank 64 MiB
+// (xorriso) and domain, started under TCG. The cloud image is a blank 64 MiB
 // qcow2: no operating system boots here, so the guests' SSH waits are left
 // out of the run (they are tested by plan and trace). Then `kubemix down`
 // (the CLI) removes everything of the cluster: domains, volumes, network and
@@ -13,7 +14,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { applyPlan } from '../src/exec/apply-plan.js';
@@ -66,6 +68,10 @@ describe('libvirt create tasks and kubemix down on a real system libvirtd', { sk
     const host = net.hosts[0] ?? assert.fail();
     lv = await SystemLibvirtd.start(host.ns);
     specFile = join(net.root, 'mk.yaml');
+    // The cloud image: a blank 64 MiB qcow2 (no OS boots here), given as a local file with its SHA256.
+    const blank = join(net.root, 'blank.qcow2');
+    sh('qemu-img', ['create', '-q', '-f', 'qcow2', blank, '64M']);
+    const sha256 = createHash('sha256').update(readFileSync(blank)).digest('hex');
     const text = stringify({
       apiVersion: 'kubemix.dev/v1alpha1',
       kind: 'Cluster',
@@ -90,18 +96,15 @@ describe('libvirt create tasks and kubemix down on a real system libvirtd', { sk
           workers: [{ name: 'compute', count: 1, os: 'debian-13', ...SMALL }],
         },
         services: SMALL,
+        downloads: { 'images/debian-13': { url: `file://${blank}`, sha256 } },
       },
     });
     writeFileSync(specFile, text);
     model = resolveModel(readSpec({ kind: 'file', path: specFile, text }));
-    // The cloud images the guests overlay: blank, tiny (no OS boots here).
-    mkdirSync(IMAGE_CACHE, { recursive: true });
-    for (const os of new Set(model.nodes.map((n) => n.os))) {
-      const file = baseImagePath(os);
-      if (existsSync(file)) continue;
-      sh('qemu-img', ['create', '-q', '-f', 'qcow2', file, '64M']);
-      images.push(file);
-    }
+    assert.deepEqual([...new Set(model.nodes.map((n) => n.os))], ['debian-13']);
+    // The image task caches it; the test removes it unless it was there before.
+    const cached = baseImagePath('debian-13');
+    if (!existsSync(cached)) images.push(cached, `${cached}.source`);
     knownHosts = writeKnownHosts(net);
     state = newStateDir(net);
     // No task of the plan produces the key guests authorise (cloud-init's

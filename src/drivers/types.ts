@@ -59,6 +59,13 @@ export interface DriverHypervisor {
 
 /** The parts of a resolved model a driver reads. */
 export interface DriverModel {
+  /** Download pins and the artifact mirror (cloud images). */
+  readonly spec: {
+    readonly downloads: Readonly<
+      Record<string, { readonly url?: string | undefined; readonly sha256?: string | undefined }>
+    >;
+    readonly mirrors: { readonly artifacts?: string | undefined };
+  };
   readonly cluster: {
     readonly name: string;
     readonly domain: string;

@@ -6,6 +6,9 @@
 // RELEASES.md (support table, Kubernetes compatibility), Microsoft's Windows
 // Server release information (builds) and upstream release notes as of
 // 2026-06 for patch versions. `confirmed: false` marks rows upstream has not published yet.
+import { cloudImageId } from './cloud-images.js';
+
+export { CLOUD_IMAGES, cloudImageId, type CloudImage } from './cloud-images.js';
 
 export interface KubernetesRelease {
   readonly minor: string;
@@ -349,9 +352,10 @@ export const CHECKSUM_URLS = {
 } as const;
 
 /** Every download id a spec may override, for any release. */
-export const DOWNLOAD_IDS: readonly string[] = [...linuxDownloads('0', '0', '0'), ...windowsDownloads('0', '0')].map(
-  (d) => d.id,
-);
+export const DOWNLOAD_IDS: readonly string[] = [
+  ...[...linuxDownloads('0', '0', '0'), ...windowsDownloads('0', '0')].map((d) => d.id),
+  ...LINUX_DISTROS.map((d) => cloudImageId(d.id)),
+];
 
 /**
  * sha256 of release downloads, by URL, recorded when a release is reviewed.

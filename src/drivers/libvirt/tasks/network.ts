@@ -13,6 +13,7 @@ import { baseImagePath, definitionsDir } from '../layout.js';
 import { domainName, VOLUME_SUFFIXES } from '../names.js';
 import { gatewayHypervisor, hasOverlay, isGateway, OVERLAY_PORT, overlayCheckScript } from '../render/overlay.js';
 import { CIDR_TASK, cidrTask } from './cidr.js';
+import { imageRef } from './image.js';
 import { script, NETWORK, PREPARE, ref } from './common.js';
 import { DOMAIN_TYPE_FILE } from './prepare.js';
 
@@ -114,6 +115,7 @@ ${linux ? `base=${q(baseImagePath(node.os))}\n` : ''}`;
       ref(PREPARE, hv.name, 'pool'),
       ref(PREPARE, hv.name, 'domain-type'),
       ...(first ? [guestReadyRef(services, model)] : []),
+      ...(linux ? [imageRef(hv.name, node.os)] : []),
     ],
     check: sh(script(model, hv, `${name}${running}\n`)),
     apply: sh(
@@ -143,8 +145,8 @@ echo "started $d ($type)"
   };
 }
 
-// The base cloud image is fetched once per hypervisor into the cache; the disk overlays it.
-const LINUX_DISK = `[ -f "$base" ] || fail "no base image $base: put the distribution's cloud image (qcow2) there"
+// The base cloud image is fetched once per hypervisor into the cache (tasks/image.ts); the disk overlays it.
+const LINUX_DISK = `[ -f "$base" ] || fail "no base image $base: its image task has not run on this hypervisor"
 v vol-info --pool "$pool" --vol "$disk" >/dev/null 2>&1 || v vol-create --pool "$pool" --file "$g/volume.xml" >/dev/null || fail "cannot create volume $disk"
 `;
 const WINDOWS_DISK = `v vol-info --pool "$pool" --vol "$disk" >/dev/null 2>&1 || v vol-create --pool "$pool" --file "$g/volume.xml" >/dev/null || fail "cannot create volume $disk"
