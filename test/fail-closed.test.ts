@@ -106,12 +106,18 @@ test('the hypervisor capacity check fails on sizes that are not numbers (run)', 
   assert.ok(capacity !== undefined);
   const script = capacity.apply.script;
   assert.match(script, /^need_ram=\d+$/m);
-  const zero = script.replace(/^need_ram=.*$/m, 'need_ram=0').replace(/^need_disk=.*$/m, 'need_disk=0');
+  const zero = script
+    .replace(/^need_ram=.*$/m, 'need_ram=0')
+    .replace(/^need_disk=.*$/m, 'need_disk=0')
+    .replace(/^need_vcpus=.*$/m, 'need_vcpus=0')
+    .replace(/^widest=.*$/m, 'widest=0');
   assert.equal(run(zero), 0, 'the check passes when nothing is needed');
   assert.notEqual(run(zero.replace(/^need_ram=.*$/m, 'need_ram=1e+23')), 0, 'need_ram as JavaScript prints 10^23');
   assert.notEqual(run(zero.replace(/^need_disk=.*$/m, 'need_disk=')), 0, 'an empty need_disk');
   assert.notEqual(run(zero.replace(/^have_ram=.*$/m, 'have_ram=unknown')), 0, 'an unreadable have_ram');
   assert.notEqual(run(zero.replace(/^have_disk=.*$/m, 'have_disk=')), 0, 'an empty have_disk');
+  assert.notEqual(run(zero.replace(/^have_cpus=.*$/m, 'have_cpus=')), 0, 'an empty have_cpus');
+  assert.notEqual(run(zero.replace(/^widest=.*$/m, 'widest=two')), 0, 'a vCPU count that is not a number');
 });
 
 test(

@@ -22,7 +22,7 @@ const LIBVIRT: Doc = {
     network: {
       nodeCidr: '10.0.0.0/24',
       gateway: '10.0.0.254',
-      mtu: 1500,
+      mtu: 1450,
       podCidr: '10.244.0.0/16',
       serviceCidr: '10.96.0.0/12',
     },

@@ -50,6 +50,31 @@ test('pinned nodes that do not fit: refused, naming the hypervisor and its guest
     run.stderr,
     /^hypervisor-02 guests: controller-01, big-01, big-02; move some with spec\.nodes\.placement/m,
   );
-  const fits = script.replace(/^have_ram=.*$/m, 'have_ram=200000');
+  const fits = script.replace(/^have_ram=.*$/m, 'have_ram=200000').replace(/^have_cpus=.*$/m, 'have_cpus=64');
   assert.equal(spawnSync('sh', ['-c', fits], { encoding: 'utf8', timeout: 30_000 }).status, 0);
+});
+
+test('CPUs: a guest wider than the hypervisor, or more than 16 vCPUs per CPU in all, is refused (run)', () => {
+  const script = capacity('hypervisor-02')
+    .apply.script.replace(/^have_ram=.*$/m, 'have_ram=200000')
+    .replace(/^have_disk=.*$/m, 'have_disk=2000');
+  const vcpus = Number(/^need_vcpus=(\d+)$/m.exec(script)?.[1]);
+  const widest = Number(/^widest=(\d+)$/m.exec(script)?.[1]);
+  assert.ok(vcpus > widest && widest > 1, `${vcpus} vCPUs, widest ${widest}`);
+  const run = (cpus: number) =>
+    spawnSync('sh', ['-c', script.replace(/^have_cpus=.*$/m, `have_cpus=${cpus}`)], { encoding: 'utf8' });
+  const narrow = run(widest - 1);
+  assert.equal(narrow.status, 1);
+  assert.match(
+    narrow.stderr,
+    new RegExp(`^hypervisor-02: ${widest - 1} CPUs online, .* would get ${widest} vCPUs`, 'm'),
+  );
+  assert.equal(run(widest).status, vcpus <= widest * 16 ? 0 : 1);
+  const many = script.replace(/^need_vcpus=.*$/m, `need_vcpus=${widest * 16 + 1}`);
+  const over = spawnSync('sh', ['-c', many.replace(/^have_cpus=.*$/m, `have_cpus=${widest}`)], { encoding: 'utf8' });
+  assert.equal(over.status, 1);
+  assert.match(
+    over.stderr,
+    new RegExp(`its guests get ${widest * 16 + 1} vCPUs, more than 16 per CPU of its ${widest}`),
+  );
 });

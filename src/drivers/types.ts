@@ -59,6 +59,13 @@ export interface DriverHypervisor {
 
 /** The parts of a resolved model a driver reads. */
 export interface DriverModel {
+  /** Download pins and the artifact mirror (cloud images). */
+  readonly spec: {
+    readonly downloads: Readonly<
+      Record<string, { readonly url?: string | undefined; readonly sha256?: string | undefined }>
+    >;
+    readonly mirrors: { readonly artifacts?: string | undefined };
+  };
   readonly cluster: {
     readonly name: string;
     readonly domain: string;
@@ -167,7 +174,7 @@ export interface Driver extends DriverTraits {
   /** Files those tasks upload (rendered XML, seeds). */
   artifacts(model: DriverModel): DriverArtifact[];
   /** What a node's first own task waits for (its host was checked, or its VM answers). */
-  nodeReady(node: DriverNode): TaskRef[];
+  nodeReady(node: DriverNode, model: DriverModel): TaskRef[];
   /** Where the nodes run, for diagrams. */
   placements(model: DriverModel): DriverPlacement[];
 }

@@ -6,6 +6,9 @@
 // RELEASES.md (support table, Kubernetes compatibility), Microsoft's Windows
 // Server release information (builds) and upstream release notes as of
 // 2026-06 for patch versions. `confirmed: false` marks rows upstream has not published yet.
+import { cloudImageId } from './cloud-images.js';
+
+export { CLOUD_IMAGES, cloudImageId, type CloudImage } from './cloud-images.js';
 
 export interface KubernetesRelease {
   readonly minor: string;
@@ -402,9 +405,10 @@ export const CHECKSUM_URLS = {
 } as const;
 
 /** Every download id a spec may override, for any release. */
-export const DOWNLOAD_IDS: readonly string[] = [...linuxDownloads('0', '0', '0'), ...windowsDownloads('0', '0')].map(
-  (d) => d.id,
-);
+export const DOWNLOAD_IDS: readonly string[] = [
+  ...[...linuxDownloads('0', '0', '0'), ...windowsDownloads('0', '0')].map((d) => d.id),
+  ...LINUX_DISTROS.map((d) => cloudImageId(d.id)),
+];
 
 /**
  * sha256 of release downloads, by URL, recorded when a release is reviewed.
@@ -423,7 +427,7 @@ export const WINDOWS_EXTERNAL_HNS_CIDR = '192.168.255.0/30';
 export const FLANNEL_VXLAN = { vni: 4096, port: 4789 } as const;
 
 /** Bytes of encapsulation each overlay adds to a packet. */
-export const OVERHEAD = { vxlan: 50, geneve: 58 } as const;
+export const OVERHEAD = { vxlan: 50 } as const;
 
 export function kubernetesRelease(minor: string): KubernetesRelease | undefined {
   return KUBERNETES.find((k) => k.minor === minor);

@@ -53,10 +53,10 @@ test('MACs are stable, in 52:54:00, and unique', () => {
   assert.ok(macs.every((m) => /^52:54:00(:[0-9a-f]{2}){3}$/.test(m)));
 });
 
-test('MTU: OVN Geneve across hypervisors leaves 1392 for VXLAN pods', () => {
+test('MTU: the VXLAN mesh across hypervisors gives nodes 1450 and VXLAN pods 1400', () => {
   const multi = model('k8s-libvirt-1-1-2');
-  assert.equal(multi.cluster.network.nodeMtu, 1442);
-  assert.equal(multi.cluster.network.podMtu, 1392);
+  assert.equal(multi.cluster.network.nodeMtu, 1450);
+  assert.equal(multi.cluster.network.podMtu, 1400);
   const single = model('k8s-libvirt-1-1-1');
   assert.equal(single.cluster.network.podMtu, 1450);
 });

@@ -7,7 +7,7 @@ import type { ClusterSpec } from './types.js';
 export function mtuSettings(spec: ClusterSpec): MtuSettings {
   return {
     nodeMtu: spec.network.mtu,
-    nodeNetworkIsGeneve: driverTraits(spec.driver).nodeNetworkIsOverlay(spec),
+    nodeNetworkIsVxlan: driverTraits(spec.driver).nodeNetworkIsOverlay(spec),
     podOverlayIsVxlan: spec.cni.backend === 'vxlan',
     podMtu: spec.cni.mtu,
   };

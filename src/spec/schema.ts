@@ -219,7 +219,7 @@ const network = z.strictObject({
     .min(576)
     .max(9216)
     .optional()
-    .describe('Node network MTU; default 1500, 1442 across OVN Geneve'),
+    .describe('Node network MTU; default 1500, 1450 across the VXLAN mesh of several hypervisors (at most 1450 there)'),
   podCidr: netText.default('10.244.0.0/16').describe('One CIDR, or two separated by a comma for dual-stack'),
   serviceCidr: netText.default('10.96.0.0/12'),
 });

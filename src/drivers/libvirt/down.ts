@@ -2,7 +2,9 @@
 // seed and install media) and network marked for this cluster goes, by the
 // same marking contract as task-cleanup-hypervisors with nothing expected;
 // then the cluster's storage pool once it holds nothing else, and the
-// uploaded definitions (seeds hold host keys). The image cache stays for the
+// uploaded definitions (seeds hold host keys), and the VXLAN link and
+// bridge of the mesh between hypervisors (named by the cluster's hash: no
+// other cluster's). The image cache stays for the
 // next cluster. A second run finds nothing and changes nothing.
 import { shellQuote } from '../../util/escape/index.js';
 import { sh } from '../task.js';
@@ -10,19 +12,22 @@ import type { DriverModel, DriverTask } from '../types.js';
 import { APPLY, CLEANUP_STAGE, LIBRARY, preamble } from './cleanup.js';
 import { definitionsDir } from './layout.js';
 import { clusterIdentity } from './names.js';
+import { overlayLinks } from './render/overlay.js';
 
 export const DOWN_TASK = 'remove-cluster';
 
 export function downTasks(model: DriverModel): DriverTask[] {
   const cluster = clusterIdentity(model.cluster);
   return model.hypervisors.map((hv) => {
+    const { bridge, vxlan } = overlayLinks(model);
     const head = `${preamble(hv.libvirtUri, cluster, { domains: [], networks: [], volumes: [] })}dir=${shellQuote(definitionsDir(model))}
+links=${shellQuote(`${vxlan}\n${bridge}`)}
 `;
     return {
       stage: CLEANUP_STAGE,
       host: hv.name,
       name: DOWN_TASK,
-      description: `destroy and undefine ${cluster}'s domains, delete its volumes, pool, network and definitions`,
+      description: `destroy and undefine ${cluster}'s domains, delete its volumes, pool, network, overlay links and definitions`,
       after: [],
       check: sh(`${head}${LIBRARY}${REST}${CHECK}`),
       apply: sh(`${head}${LIBRARY}${REST}${APPLY}${APPLY_REST}`),
@@ -40,9 +45,13 @@ pool_removable() {
   v pool-refresh --pool "$pool" >/dev/null 2>&1 || true
   [ -z "$(pool_volumes)" ]
 }
+# The gateway's bridge is libvirt's and goes with its network; the others' and
+# every VXLAN link are kubemix's own.
+present_links() { for l in $links; do if ip link show "$l" >/dev/null 2>&1; then echo "$l"; fi; done; }
 rest() {
   if pool_removable; then echo "pool $pool"; fi
   if [ -e "$dir" ]; then echo "definitions $dir"; fi
+  for l in $(present_links); do echo "link $l"; done
 }
 `;
 
@@ -65,4 +74,5 @@ elif v pool-info --pool "$pool" >/dev/null 2>&1; then
   echo "kept pool $pool: it holds volumes not of this cluster: $(pool_volumes | tr '\\n' ' ')"
 fi
 if [ -e "$dir" ]; then rm -rf -- "$dir" || fail "cannot remove $dir"; echo "removed definitions $dir"; fi
+for l in $(present_links); do ip link del "$l" || fail "cannot remove link $l"; echo "removed link $l"; done
 `;

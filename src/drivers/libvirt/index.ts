@@ -21,9 +21,12 @@ export const libvirtDriver: Driver = {
       shell: 'sh',
       provisioner: 'user',
     }));
-    // Guests sit on the cluster's private network: reach them through their hypervisor.
+    // Guests sit on the cluster's private network: reach them through their
+    // hypervisor, or across several through the gateway hypervisor, the only
+    // one with an address on that network (render/overlay.ts).
     const guests = nodes.map((n): DriverHost => {
-      const hv = spec.hypervisors.find((h) => h.name === n.hypervisor);
+      const via = spec.hypervisors.length > 1 ? spec.hypervisors[0]?.name : n.hypervisor;
+      const hv = spec.hypervisors.find((h) => h.name === via);
       return {
         name: n.name,
         address: n.ip,
@@ -46,7 +49,7 @@ export const libvirtDriver: Driver = {
   tasks: (model) => [...prepareTasks(model), ...cleanupTasks(model), ...capacityTasks(model), ...networkTasks(model)],
   downTasks,
   artifacts: libvirtArtifacts,
-  nodeReady: (node) => [guestReadyRef(node)],
+  nodeReady: (node, model) => [guestReadyRef(node, model)],
   placements: (model) =>
     model.hypervisors.map((h) => ({
       name: h.name,

@@ -9,6 +9,8 @@ import {
   poolName,
   poolPath,
   volumeNames,
+  vxlanId,
+  vxlanName,
 } from './names.js';
 
 test('names derive from cluster and domain: same inputs, same names; another domain, other names', () => {
@@ -46,4 +48,14 @@ test('the owner mark is one namespaced element whose text is the cluster identit
     ownerMetadata('lab.kubeinit.local'),
     '<kubemix:cluster xmlns:kubemix="https://kubemix.dev/xmlns/libvirt/v1">lab.kubeinit.local</kubemix:cluster>',
   );
+});
+
+test('the VXLAN link and VNI: per cluster, interface name within 15 characters, VNI in 24 bits and not 0', () => {
+  const a = clusterIdentity({ name: 'k8scluster', domain: 'kubeinit.local' });
+  const b = clusterIdentity({ name: 'k8scluster', domain: 'example.org' });
+  assert.match(vxlanName(a), /^kmxvx[0-9a-f]{8}$/);
+  assert.equal(vxlanName(a).slice(5), bridgeName(a).slice(5));
+  assert.notEqual(vxlanName(a), vxlanName(b));
+  assert.notEqual(vxlanId(a), vxlanId(b));
+  for (const id of [a, b]) assert.ok(vxlanId(id) >= 1 && vxlanId(id) < 2 ** 24);
 });

@@ -47,6 +47,19 @@ export function bridgeName(clusterId: string): string {
   return `kmxbr${sha256Hex(clusterId).slice(0, 8)}`;
 }
 
+/**
+ * The VXLAN link that joins the cluster's bridges across hypervisors (only
+ * with several). Same hash as the bridge, so the two are found together.
+ */
+export function vxlanName(clusterId: string): string {
+  return `kmxvx${sha256Hex(clusterId).slice(0, 8)}`;
+}
+
+/** The cluster's VXLAN network identifier (24 bits, never 0), from the same hash. */
+export function vxlanId(clusterId: string): number {
+  return Number.parseInt(sha256Hex(`vni:${clusterId}`).slice(0, 6), 16) || 1;
+}
+
 /** The cluster's storage pool (a directory pool), one per hypervisor. */
 export function poolName(clusterId: string): string {
   return `kubemix-${clusterId}`;

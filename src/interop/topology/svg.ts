@@ -91,7 +91,7 @@ function physical(model: ClusterModel, layout: Layout): string[] {
       text(
         (first?.x ?? PAD) + 12,
         y + 18,
-        `OVN overlay (Geneve) across ${layout.columns.length} hypervisors · logical switch ${model.cluster.name} · node MTU ${model.cluster.network.nodeMtu}`,
+        `VXLAN mesh across ${layout.columns.length} hypervisors · one bridge each · node MTU ${model.cluster.network.nodeMtu}`,
       ),
     );
   }

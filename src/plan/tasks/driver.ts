@@ -44,5 +44,5 @@ export function driverDownContribution(model: ClusterModel): { tasks: Task[] } {
 
 /** What a node's first own task waits for, as task ids. */
 export function nodeReadyIds(model: ClusterModel, node: ClusterModel['nodes'][number]): string[] {
-  return driverFor(model.cluster.driver).nodeReady(node).map(refId);
+  return driverFor(model.cluster.driver).nodeReady(node, model).map(refId);
 }

@@ -2,7 +2,7 @@
 import { driverTraits } from '../../drivers/traits.js';
 import { CALICO, CALICO_WINDOWS, FLANNEL_VXLAN, calicoWindowsRefusal } from '../../matrix/index.js';
 import type { Diagnostic } from '../../errors.js';
-import { maxPodMtu } from '../../net/mtu.js';
+import { ETHERNET_MTU, maxPodMtu, nodeMtu } from '../../net/mtu.js';
 import { mtuSettings } from '../mtu.js';
 import { error, hasWindows, warning, type Rule, type RuleContext } from './context.js';
 
@@ -157,6 +157,29 @@ export const mtuFits: Rule = (ctx) => {
           'cni.mtu-too-large',
           'spec.cni.mtu',
           `pod MTU ${wanted} does not fit: the node network MTU leaves at most ${max} after ${ctx.spec.cni.backend} encapsulation`,
+          `use ${max} or less (or leave it out)`,
+        ),
+      ]
+    : [];
+};
+
+/**
+ * Across several hypervisors the node network is a VXLAN mesh over the
+ * hypervisors' own network (assumed Ethernet 1500): a guest frame larger
+ * than 1500 − 50 would be dropped by the underlay, so the node MTU stays at
+ * or below 1450.
+ */
+export const nodeMtuFitsOverlay: Rule = (ctx) => {
+  const wanted = ctx.spec.network.mtu;
+  const settings = mtuSettings(ctx.spec);
+  if (wanted === undefined || !settings.nodeNetworkIsVxlan) return [];
+  const max = nodeMtu({ ...settings, nodeMtu: undefined });
+  return wanted > max
+    ? [
+        error(
+          'network.mtu-too-large',
+          'spec.network.mtu',
+          `node MTU ${wanted} does not fit the VXLAN mesh between ${ctx.spec.hypervisors.length} hypervisors: it carries at most ${max} (${ETHERNET_MTU} minus 50 bytes of VXLAN)`,
           `use ${max} or less (or leave it out)`,
         ),
       ]

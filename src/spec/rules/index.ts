@@ -1,5 +1,12 @@
 import type { Diagnostic } from '../../errors.js';
-import { calicoBackend, hostGwNeedsOneSegment, hostProcessApplies, mtuFits, vxlanSettings } from './cni.js';
+import {
+  calicoBackend,
+  hostGwNeedsOneSegment,
+  hostProcessApplies,
+  mtuFits,
+  nodeMtuFitsOverlay,
+  vxlanSettings,
+} from './cni.js';
 import type { Rule, RuleContext } from './context.js';
 import {
   cidrsValidAndDisjoint,
@@ -47,6 +54,7 @@ export const RULES: readonly Rule[] = [
   hostGwNeedsOneSegment,
   hostProcessApplies,
   mtuFits,
+  nodeMtuFitsOverlay,
   kubernetesVersion,
   containerdVersion,
   windowsPauseImage,

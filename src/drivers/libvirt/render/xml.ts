@@ -6,7 +6,7 @@
 // xmlEscape.
 import { parseCidr } from '../../../net/cidr.js';
 import { xmlEscape as x } from '../../../util/escape/index.js';
-import type { DriverModel, DriverNode } from '../../types.js';
+import type { DriverHypervisor, DriverModel, DriverNode } from '../../types.js';
 import { baseImagePath, installIsoPath, VIRTIO_WIN_ISO, type DomainType } from '../layout.js';
 import {
   bridgeName,
@@ -18,6 +18,7 @@ import {
   poolPath,
   VOLUME_SUFFIXES,
 } from '../names.js';
+import { gatewayHypervisor, hasOverlay, isGateway } from './overlay.js';
 
 export function poolXml(model: Pick<DriverModel, 'cluster'>): string {
   const id = clusterIdentity(model.cluster);
@@ -39,10 +40,13 @@ export function poolXml(model: Pick<DriverModel, 'cluster'>): string {
  * static reservation per guest and no dynamic range, so only planned MACs
  * get an address. It is the only DHCP server on the segment: the services
  * node's own DHCP stays off for VMs the driver creates. DNS for the
- * cluster's domain is forwarded to the services node once it runs.
+ * cluster's domain is forwarded to the services node once it runs. With
+ * several hypervisors this is the gateway hypervisor's network; the others
+ * attach their guests to their end of the VXLAN mesh (render/overlay.ts).
  */
-export function networkXml(model: DriverModel): string {
+export function networkXml(model: DriverModel, hv: DriverHypervisor = gatewayHypervisor(model)): string {
   const id = clusterIdentity(model.cluster);
+  if (hasOverlay(model) && !isGateway(model, hv)) return bridgedNetworkXml(model);
   const { nodeCidr, gateway, nodeMtu } = model.cluster.network;
   const net = parseCidr(nodeCidr);
   if (net === undefined || net.family !== 4) throw new Error(`libvirt network: ${nodeCidr} is not an IPv4 network`);
@@ -72,6 +76,25 @@ ${dns}  <ip address='${x(gateway)}' prefix='${net.prefix}'>
 ${hosts.join('\n')}
     </dhcp>
   </ip>
+</network>
+`;
+}
+
+/**
+ * A hypervisor other than the gateway: guests join the bridge the overlay
+ * script makes (no address, no DHCP, no NAT here: the gateway's answer
+ * across the mesh). Marked like every network of the cluster.
+ */
+function bridgedNetworkXml(model: DriverModel): string {
+  const id = clusterIdentity(model.cluster);
+  return `<network>
+  <name>${x(networkName(id))}</name>
+  <metadata>
+    ${ownerMetadata(x(id))}
+  </metadata>
+  <forward mode='bridge'/>
+  <bridge name='${x(bridgeName(id))}'/>
+  <mtu size='${model.cluster.network.nodeMtu}'/>
 </network>
 `;
 }

@@ -11,22 +11,57 @@ import type { DriverHypervisor, DriverModel, DriverNode, DriverTask, TaskRef } f
 import { DEFINITION, guestsOf } from '../artifacts.js';
 import { baseImagePath, definitionsDir } from '../layout.js';
 import { domainName, VOLUME_SUFFIXES } from '../names.js';
+import { gatewayHypervisor, hasOverlay, isGateway, OVERLAY_PORT, overlayCheckScript } from '../render/overlay.js';
+import { CIDR_TASK, cidrTask } from './cidr.js';
+import { imageRef } from './image.js';
 import { script, NETWORK, PREPARE, ref } from './common.js';
 import { DOMAIN_TYPE_FILE } from './prepare.js';
+
+export const OVERLAY_TASK = 'overlay';
 
 /** Bounds of the wait for a guest's SSH: Linux boots in minutes; Windows Setup takes far longer. */
 export const SSH_WAIT_SECONDS = { linux: 900, windows: 5400 } as const;
 
 export function networkTasks(model: DriverModel): DriverTask[] {
   return model.hypervisors.flatMap((hv) => [
+    cidrTask(model, hv),
     networkTask(model, hv),
+    ...(hasOverlay(model) ? [overlayTask(model, hv)] : []),
     ...guestsOf(model, hv.name).flatMap((n) => [guestTask(model, hv, n), sshTask(model, hv, n)]),
   ]);
 }
 
+/**
+ * Where a guest is reached from: its hypervisor, or across several the
+ * gateway hypervisor, the only one with an address on the node network.
+ */
+export function reachedFrom(model: Pick<DriverModel, 'hypervisors'>, node: DriverNode): string {
+  return hasOverlay(model) ? gatewayHypervisor(model).name : (node.hypervisor ?? '');
+}
+
 /** The task after which a node's own tasks may reach it. */
-export function guestReadyRef(node: DriverNode): TaskRef {
-  return ref(NETWORK, node.hypervisor ?? '', `ssh-${node.name}`);
+export function guestReadyRef(node: DriverNode, model: Pick<DriverModel, 'hypervisors'>): TaskRef {
+  return ref(NETWORK, reachedFrom(model, node), `ssh-${node.name}`);
+}
+
+/**
+ * Several hypervisors: the bridge and VXLAN link of render/overlay.ts. On
+ * the gateway after its libvirt network (whose bridge it joins); elsewhere
+ * before it (the bridged network attaches guests to this bridge).
+ */
+function overlayTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
+  const gateway = isGateway(model, hv);
+  return {
+    stage: NETWORK,
+    host: hv.name,
+    name: OVERLAY_TASK,
+    description: `join ${hv.name}'s bridge to ${model.hypervisors.length - 1} peer(s) over VXLAN (UDP ${OVERLAY_PORT}, MTU ${model.cluster.network.nodeMtu})`,
+    after: [ref(NETWORK, hv.name, gateway ? 'network' : CIDR_TASK)],
+    check: sh(overlayCheckScript(model, hv)),
+    apply: sh(script(model, hv, `sh "$dir/${DEFINITION.overlay}"\n`)),
+    uploads: [`${definitionsDir(model)}/${DEFINITION.overlay}`],
+    timeoutSeconds: 60,
+  };
 }
 
 function networkTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
@@ -36,7 +71,12 @@ function networkTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
     host: hv.name,
     name: 'network',
     description: `define and start ${model.cluster.network.nodeCidr} with NAT and a DHCP reservation per guest`,
-    after: [ref(PREPARE, hv.name, 'libvirt'), { stage: 'task-run-validations', host: hv.name, name: 'capacity' }],
+    after: [
+      ref(PREPARE, hv.name, 'libvirt'),
+      ref(NETWORK, hv.name, CIDR_TASK),
+      ...(hasOverlay(model) && !isGateway(model, hv) ? [ref(NETWORK, hv.name, OVERLAY_TASK)] : []),
+      { stage: 'task-run-validations', host: hv.name, name: 'capacity' },
+    ],
     check: sh(script(model, hv, `${active}\n`)),
     apply: sh(
       script(
@@ -71,9 +111,11 @@ ${linux ? `base=${q(baseImagePath(node.os))}\n` : ''}`;
     description: `create ${node.name}'s disk, ${linux ? 'cloud-init seed' : 'install media'} and domain, and start it`,
     after: [
       ref(NETWORK, hv.name, 'network'),
+      ...(hasOverlay(model) ? [ref(NETWORK, hv.name, OVERLAY_TASK)] : []),
       ref(PREPARE, hv.name, 'pool'),
       ref(PREPARE, hv.name, 'domain-type'),
-      ...(first ? [guestReadyRef(services)] : []),
+      ...(first ? [guestReadyRef(services, model)] : []),
+      ...(linux ? [imageRef(hv.name, node.os)] : []),
     ],
     check: sh(script(model, hv, `${name}${running}\n`)),
     apply: sh(
@@ -103,8 +145,8 @@ echo "started $d ($type)"
   };
 }
 
-// The base cloud image is fetched once per hypervisor into the cache; the disk overlays it.
-const LINUX_DISK = `[ -f "$base" ] || fail "no base image $base: put the distribution's cloud image (qcow2) there"
+// The base cloud image is fetched once per hypervisor into the cache (tasks/image.ts); the disk overlays it.
+const LINUX_DISK = `[ -f "$base" ] || fail "no base image $base: its image task has not run on this hypervisor"
 v vol-info --pool "$pool" --vol "$disk" >/dev/null 2>&1 || v vol-create --pool "$pool" --file "$g/volume.xml" >/dev/null || fail "cannot create volume $disk"
 `;
 const WINDOWS_DISK = `v vol-info --pool "$pool" --vol "$disk" >/dev/null 2>&1 || v vol-create --pool "$pool" --file "$g/volume.xml" >/dev/null || fail "cannot create volume $disk"
@@ -127,6 +169,7 @@ fi
 
 function sshTask(model: DriverModel, hv: DriverHypervisor, node: DriverNode): DriverTask {
   const limit = SSH_WAIT_SECONDS[node.osFamily];
+  const from = model.hypervisors.find((h) => h.name === reachedFrom(model, node)) ?? hv;
   const vars = `ip=${q(node.ip)}
 want=${q(`{{secret:${sshHostPublicKeySecret(node.name)}}}`)}
 `;
@@ -136,15 +179,15 @@ want=${q(`{{secret:${sshHostPublicKeySecret(node.name)}}}`)}
 [ -n "$offered" ] && [ "$offered" = "$(printf '%s\\n' "$want" | awk '{ print $2 }')" ]`;
   return {
     stage: NETWORK,
-    host: hv.name,
+    host: reachedFrom(model, node),
     name: `ssh-${node.name}`,
     description: `wait up to ${limit / 60} min until ${node.name} (${node.ip}) answers SSH with its pinned host key`,
     after: [ref(NETWORK, hv.name, `guest-${node.name}`)],
-    check: sh(script(model, hv, `${vars}${answers}\n`)),
+    check: sh(script(model, from, `${vars}${answers}\n`)),
     apply: sh(
       script(
         model,
-        hv,
+        from,
         `${vars}command -v ssh-keyscan >/dev/null 2>&1 || fail "ssh-keyscan missing (openssh-client)"
 end=$(($(date +%s) + ${limit}))
 until ${answers.replace('\n', '\n  ')}; do

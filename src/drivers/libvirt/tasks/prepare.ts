@@ -10,6 +10,7 @@ import { shellQuote as q } from '../../../util/escape/index.js';
 import { definitionsDir } from '../layout.js';
 import { KVM_PROBE, kvmProbe } from '../render/xml.js';
 import { script, PREPARE, ref } from './common.js';
+import { imageTasks } from './image.js';
 
 /** The file on the hypervisor naming the domain type its guests get (`kvm` or `qemu`). */
 export const DOMAIN_TYPE_FILE = 'domain-type';
@@ -17,7 +18,12 @@ export const DOMAIN_TYPE_FILE = 'domain-type';
 export const KVM_PROBE_SECONDS = 20;
 
 export function prepareTasks(model: DriverModel): DriverTask[] {
-  return model.hypervisors.flatMap((hv) => [libvirtTask(model, hv), poolTask(model, hv), domainTypeTask(model, hv)]);
+  return model.hypervisors.flatMap((hv) => [
+    libvirtTask(model, hv),
+    poolTask(model, hv),
+    domainTypeTask(model, hv),
+    ...imageTasks(model, hv),
+  ]);
 }
 
 function libvirtTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
@@ -34,7 +40,7 @@ function libvirtTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
   };
 }
 
-const READY = `for c in virsh qemu-img; do command -v "$c" >/dev/null 2>&1 || { echo "$c missing"; exit 1; }; done
+const READY = `for c in virsh qemu-img xorriso curl; do command -v "$c" >/dev/null 2>&1 || { echo "$c missing"; exit 1; }; done
 v uri >/dev/null || { echo "libvirt does not answer at $uri"; exit 1; }
 `;
 
@@ -45,9 +51,9 @@ case "$ID" in
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q || fail "apt-get update failed"
     apt-get install -y -q --no-install-recommends libvirt-daemon-system libvirt-clients qemu-system-x86 \\
-      qemu-utils ovmf xorriso || fail "could not install libvirt and qemu" ;;
+      qemu-utils ovmf xorriso curl || fail "could not install libvirt and qemu" ;;
   fedora | centos | rhel)
-    dnf install -y libvirt-daemon-kvm libvirt-client qemu-img edk2-ovmf xorriso || fail "could not install libvirt and qemu" ;;
+    dnf install -y libvirt-daemon-kvm libvirt-client qemu-img edk2-ovmf xorriso curl || fail "could not install libvirt and qemu" ;;
   *) fail "$ID is not a distribution kubemix installs libvirt on (Debian, Ubuntu, CentOS Stream, Fedora)" ;;
 esac
 if [ "$uri" = qemu:///system ]; then

@@ -57,3 +57,23 @@ spec:
   assert.ok(files.every((f) => !/domain-kvm\.xml$|kvm-probe\.xml$/.test(f.remotePath)));
   assert.ok(files.some((f) => /domain-qemu\.xml$/.test(f.remotePath)));
 });
+
+test('two hypervisors: each joins the VXLAN mesh; guests are reached and awaited from the gateway hypervisor', () => {
+  const model = resolveModel(readSpec({ kind: 'kubeinit', spec: 'k8s-libvirt-3-0-2', hypervisors: 'hv1,hv2' }));
+  const p = assemblePlan(model).plan;
+  const byId = new Map(p.tasks.map((t) => [t.id, t]));
+  const overlay = (hv: string) => byId.get(`task-create-network/${hv}/overlay`) ?? assert.fail(hv);
+  // The gateway's bridge is its libvirt network's: the link joins it after; elsewhere the bridge comes first.
+  assert.ok(overlay('hypervisor-01').after.includes('task-create-network/hypervisor-01/network'));
+  assert.ok(byId.get('task-create-network/hypervisor-02/network')?.after.includes(overlay('hypervisor-02').id));
+  assert.match(overlay('hypervisor-02').description, /UDP 64789, MTU 1450/);
+  assert.equal(model.cluster.network.nodeMtu, 1450);
+  for (const n of model.nodes) {
+    assert.ok(byId.has(`task-create-network/hypervisor-01/ssh-${n.name}`), n.name);
+    const host = model.hosts.find((h) => h.name === n.name);
+    assert.equal(host?.bastion?.address, 'hv1', `${n.name} is reached through the gateway hypervisor`);
+  }
+  // A guest on the second hypervisor is created there, after its end of the mesh.
+  const guest = p.tasks.find((t) => t.id.startsWith('task-create-network/hypervisor-02/guest-')) ?? assert.fail();
+  assert.ok(guest.after.includes('task-create-network/hypervisor-02/overlay'));
+});

@@ -1,0 +1,47 @@
+// The cloud image a Linux guest's disk overlays: which URL a hypervisor
+// fetches it from and how it checks the file before keeping it in its image
+// cache (fetched once per hypervisor, kept for every later cluster). The
+// spec's `downloads["images/<distro>"]` pins win (url, needing sha256: a
+// mirror or a local `file:///` path); else the matrix's URL, behind the
+// artifact mirror when the spec names one, checked against the checksum list
+// its vendor publishes beside it. Pure.
+import { InputError } from '../../errors.js';
+import { CLOUD_IMAGES, cloudImageId } from '../../matrix/index.js';
+import type { DriverModel } from '../types.js';
+
+export interface CloudImageSource {
+  readonly id: string;
+  readonly url: string;
+  /** The spec's pinned SHA256 (lower-case hex). */
+  readonly sha256?: string;
+  /** Otherwise the vendor's checksum list, the file's name in it, and its digest. */
+  readonly list?: { readonly url: string; readonly name: string; readonly algo: 'sha256' | 'sha512' };
+}
+
+/** `https://host/path` → `<mirror>/host/path` (the layout of spec.mirrors.artifacts). */
+function mirrored(url: string, mirror: string | undefined): string {
+  if (mirror === undefined) return url;
+  const u = new URL(url);
+  return `${mirror.replace(/\/+$/, '')}/${u.host}${u.pathname}`;
+}
+
+export function cloudImageSource(model: DriverModel, distro: string): CloudImageSource {
+  const id = cloudImageId(distro);
+  const pin = model.spec.downloads[id];
+  const known = CLOUD_IMAGES[distro];
+  if (pin?.url !== undefined && pin.sha256 !== undefined) return { id, url: pin.url, sha256: pin.sha256.toLowerCase() };
+  if (known === undefined || known === null)
+    throw new InputError(
+      'downloads.no-cloud-image',
+      `kubemix knows no cloud image for ${distro} to run it under libvirt`,
+      {
+        path: `spec.downloads.${id}`,
+        hint: `give spec.downloads.${id}.url (https:// or a file:/// path on the hypervisor) and its .sha256`,
+      },
+    );
+  const mirror = model.spec.mirrors.artifacts;
+  const url = mirrored(known.url, mirror);
+  if (pin?.sha256 !== undefined) return { id, url, sha256: pin.sha256.toLowerCase() };
+  const name = new URL(known.url).pathname.split('/').pop() ?? '';
+  return { id, url, list: { url: mirrored(known.list.url, mirror), name, algo: known.list.algo } };
+}
