@@ -46,13 +46,13 @@ test('overlay: vxlan carries VNI and port; host-gw has none', () => {
     plugin: 'flannel',
     backend: 'vxlan',
     vxlan: { vni: 4096, port: 4789 },
-    podMtu: 1392,
+    podMtu: 1400,
   });
   const hostGw = modelOf((s) => {
     s['cni'] = { backend: 'host-gw' };
   });
   assert.equal(hostGw.overlay.vxlan, undefined);
-  assert.equal(hostGw.overlay.podMtu, 1442);
+  assert.equal(hostGw.overlay.podMtu, 1450);
 });
 
 test('dual-stack pod network: flannel gets the IPv4 range as Network, the IPv6 one beside it', () => {

@@ -70,7 +70,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'patch',
     term: 'patch [options] <SPEC>',
-    description: 'install Windows updates on Windows workers one at a time (cordon, drain, reboot, checks, uncordon)',
+    description:
+      'install pending updates node by node, Windows workers (with --linux Linux nodes too): cordon, drain, reboot, checks, uncordon',
     load: async () => (await import('./patch.js')).registerPatch,
   },
   {

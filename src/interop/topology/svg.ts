@@ -1,6 +1,6 @@
 // renderTopologySvg: the cluster as a picture people can read, like Kubeinit's
-// diagrams but from the spec. Physical (hypervisors, their guests, the OVN
-// overlay, the services node) above, logical (node network, service CIDR,
+// diagrams but from the spec. Physical (hypervisors, their guests, the VXLAN
+// mesh between hypervisors, the services node) above, logical (node network, service CIDR,
 // API endpoint, DNS, VXLAN) below. Linux nodes are blue with rounded corners,
 // Windows nodes orange with square corners and a four-pane mark, so they
 // differ in colour and in shape. Deterministic and self-contained.
