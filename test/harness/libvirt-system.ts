@@ -27,7 +27,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { quiet, sh } from './netns.js';
+import { quiet } from './netns.js';
+import { virsh, virshNames, waitForLibvirtd } from './virsh.js';
 
 const BINARIES = [
   '/usr/sbin/libvirtd',
@@ -126,30 +127,16 @@ exec /usr/sbin/libvirtd --config /etc/libvirt/libvirtd.conf --timeout 0
   }
 
   private async waitReady(log: () => string): Promise<void> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      if (this.child.exitCode !== null) throw new Error(`libvirtd exited (${this.child.exitCode}): ${log()}`);
-      try {
-        this.virsh('uri');
-        return;
-      } catch {
-        if (Date.now() > deadline) throw new Error(`libvirtd did not answer at ${this.uri} within 20 s: ${log()}`);
-        await new Promise((res) => setTimeout(res, 200));
-      }
-    }
+    await waitForLibvirtd(this.child, this.uri, log, 20);
   }
 
   virsh(...args: string[]): string {
-    return sh('virsh', ['-q', '-c', this.uri, ...args]);
+    return virsh(this.uri, ...args);
   }
 
   /** Names from a `--name` listing, trimmed and sorted. */
   names(...args: string[]): string[] {
-    return this.virsh(...args)
-      .split('\n')
-      .map((l) => l.trim())
-      .filter(Boolean)
-      .sort();
+    return virshNames(this.uri, ...args);
   }
 
   /** Ends the daemon, then the qemu and dnsmasq processes it started (by their pid files), only those in its namespace. */

@@ -9,7 +9,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { quiet, sh } from './netns.js';
+import { quiet } from './netns.js';
+import { virsh, virshNames, waitForLibvirtd } from './virsh.js';
 
 const NOBODY = 65534;
 const BINARIES = ['/usr/sbin/libvirtd', '/usr/bin/virsh', '/usr/bin/qemu-system-x86_64', '/usr/bin/setpriv'];
@@ -84,29 +85,16 @@ export class LibvirtDaemon {
   }
 
   private async waitReady(log: () => string): Promise<void> {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      if (this.child.exitCode !== null) throw new Error(`libvirtd exited (${this.child.exitCode}): ${log()}`);
-      try {
-        this.virsh('uri');
-        return;
-      } catch {
-        if (Date.now() > deadline) throw new Error(`libvirtd did not answer at ${this.uri} within 15 s: ${log()}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    await waitForLibvirtd(this.child, this.uri, log, 15);
   }
 
   virsh(...args: string[]): string {
-    return sh('virsh', ['-q', '-c', this.uri, ...args]);
+    return virsh(this.uri, ...args);
   }
 
   /** Names from a `--name` listing (`list --all --name`, `net-list --all --name`). */
   names(...args: string[]): string[] {
-    return this.virsh(...args)
-      .split('\n')
-      .filter(Boolean)
-      .sort();
+    return virshNames(this.uri, ...args);
   }
 
   async stop(): Promise<void> {
