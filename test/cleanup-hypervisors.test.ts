@@ -199,7 +199,8 @@ describe('task-cleanup-hypervisors on a real libvirt', { skip, timeout: 180_000 
   it('a re-run reports nothing to change', async () => {
     const r = await run(built, state, knownHosts, { ...STOP, check: true });
     assert.equal(r.error, undefined, String(r.error));
-    assert.equal(r.result?.changes, 0);
+    const changing = r.events.ofType('check:result').filter((e) => e.wouldChange);
+    assert.equal(r.result?.changes, 0, `would change: ${changing.map((e) => `${e.id} (${e.reason})`).join(', ')}`);
     const result = r.events.ofType('check:result').find((e) => e.id === ID);
     assert.deepEqual([result?.wouldChange, result?.reason], [false, 'check passed']);
   });
