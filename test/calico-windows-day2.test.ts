@@ -2,15 +2,20 @@
 // `upgrade` and `patch` follow the cluster's CNI on the Windows node — no
 // flanneld, the kubelet restarted before Calico's network is waited for, then
 // kube-proxy with its source VIP read again from Calico's endpoint — traced
-// with the real executor; and the flannel examples keep flannel's order.
+// with the real executor; the flannel examples keep flannel's order; and
+// diagnose collects and advises for Calico, not flanneld, on that node.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { assembleDiagnosePlan, diagnosedNodes } from '../src/diagnose/plan.js';
+import { windowsSections } from '../src/diagnose/sections.js';
+import { matchSignatures } from '../src/diagnose/signatures.js';
 import { CALICO_WINDOWS } from '../src/matrix/index.js';
 import { resolveModel } from '../src/model/resolve.js';
 import { assemblePatchPlan } from '../src/plan/patch/assemble.js';
 import type { Plan } from '../src/plan/types.js';
 import { readSpec } from '../src/spec/read.js';
+import { repoPath } from './helpers/cli.js';
 import { specText } from './windows/fixtures.js';
 import { Positions } from './trace/positions.js';
 import { examplePlan, traceExample } from './trace/run-trace.js';
@@ -147,5 +152,37 @@ describe('flannel examples keep flannel: HostProcess flannel waits for its netwo
     assert.doesNotMatch(`${network.check?.script ?? ''}${network.apply.script}`, /flanneld/);
     assert.match(network.apply.script, /Get-KubemixHnsNetwork -Name 'flannel\.\d+'/);
     assertPowerShellClean(plan.tasks);
+  });
+});
+
+describe('diagnose on a Calico Windows worker', () => {
+  const { plan } = examplePlan('calico-mixed', 'up');
+  const path = repoPath('examples', 'calico-mixed.yaml');
+  const model = resolveModel(readSpec({ kind: 'file', path, text: readFileSync(path, 'utf8') }));
+  const win = windowsNode(plan);
+
+  it("collects Calico's CNI config and no flannel sections; the script parses and passes our rules", () => {
+    const sections = windowsSections(model);
+    const names = sections.map((s) => s.name);
+    for (const flannel of ['flanneld-log', 'subnet-env', 'net-conf']) assert.ok(!names.includes(flannel), flannel);
+    const cni = sections.find((s) => s.name === 'cni-config') ?? assert.fail();
+    assert.match(cni.command, new RegExp(`\\\\${CALICO_WINDOWS.cniConfName.replaceAll('.', '\\.')}'$`));
+    for (const s of sections) assert.doesNotMatch(s.command, /flanneld/);
+    const task = assembleDiagnosePlan(model, diagnosedNodes(model, [win])).plan.tasks[0] ?? assert.fail();
+    assert.deepEqual(parseErrors(task.apply.script), []);
+    assert.deepEqual(lintPowerShell(task.apply.script), []);
+  });
+  it('a stopped service and a NotReady CNI name Calico’s order and pods, not flanneld', () => {
+    const node = { name: win, osFamily: 'windows', role: 'worker' } as const;
+    const sections = new Map([
+      ['services', 'containerd Running\nkubelet Running\nkube-proxy Stopped'],
+      ['kubelet-log', 'E1124 kubelet.go:3000] "Container runtime network not ready" err="cni plugin not initialized"'],
+    ]);
+    const found = matchSignatures(model.cluster, [{ node, sections }]);
+    const down = found.find((f) => f.id === 'service-down') ?? assert.fail(JSON.stringify(found));
+    assert.match(down.next, /containerd, kubelet \(it runs calico-node-windows\), kube-proxy/);
+    const cni = found.find((f) => f.id === 'cni-not-ready') ?? assert.fail(JSON.stringify(found));
+    assert.match(cni.next, /calico-node-windows/);
+    for (const f of found) assert.doesNotMatch(f.next, /flanneld/);
   });
 });
