@@ -180,7 +180,7 @@ describe('diagnose scripts and CLI', () => {
     assert.deepEqual(parseErrors(w.apply.script), []);
     assert.deepEqual(lintPowerShell(w.apply.script), []);
     assert.match(w.apply.script, /Invoke-KubemixHns -Method 'GET' -Path '\/policylists\/'/);
-    assert.equal(windowsSections().length > 10, true);
+    assert.equal(windowsSections(model).length > 10, true);
   });
   it('an unknown --node and an existing --out are exit 2, before any host is touched', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubemix-diag-'));

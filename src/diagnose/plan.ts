@@ -16,7 +16,7 @@ export function diagnosedNodes(model: ClusterModel, only: readonly string[] | un
 }
 
 function sectionsOf(model: ClusterModel, n: PlanNode, api: PlanNode | undefined): Section[] {
-  if (n.osFamily === 'windows') return windowsSections();
+  if (n.osFamily === 'windows') return windowsSections(model);
   if (n.role === 'services') return servicesSections(model);
   return linuxSections(model, n, n === api);
 }

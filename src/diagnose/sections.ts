@@ -4,6 +4,7 @@
 // the collected text in, sections out.
 import type { ClusterModel } from '../model/resolve.js';
 import type { PlanNode } from '../model/types.js';
+import { CALICO_WINDOWS } from '../matrix/index.js';
 import { hnsNetworkName } from '../render/windows/network.js';
 import { WIN } from '../render/windows/paths.js';
 import { HNS_FUNCTIONS, q } from '../render/windows/ps.js';
@@ -96,18 +97,33 @@ function lastLog(service: string): string {
   return `Get-ChildItem -LiteralPath ${q(`${WIN.logs}\\${service}`)} -Filter *.log | Sort-Object LastWriteTime | Select-Object -Last 1 | ForEach-Object { Get-Content -LiteralPath $_.FullName -Tail 200 }`;
 }
 
-export function windowsSections(): Section[] {
+/**
+ * A Windows worker's sections. With Calico there is no flanneld, subnet.env
+ * or net-conf.json; the CNI config is the one calico-node-windows wrote.
+ */
+export function windowsSections(model: ClusterModel): Section[] {
   const hns = (path: string): string => `ConvertTo-Json -Depth 8 @(Invoke-KubemixHns -Method 'GET' -Path ${q(path)})`;
+  const calico = model.overlay.plugin === 'calico';
+  const services = calico
+    ? ['containerd', 'kubelet', 'kube-proxy']
+    : ['containerd', 'flanneld', 'kubelet', 'kube-proxy'];
+  const flannel: Section[] = calico
+    ? []
+    : [
+        { name: 'subnet-env', command: `Get-Content -LiteralPath ${q(WIN.subnetEnv)}` },
+        { name: 'net-conf', command: `Get-Content -LiteralPath ${q(WIN.flannelNetConf)}` },
+      ];
+  const cniConf = calico ? `${WIN.cniConfDir}\\${CALICO_WINDOWS.cniConfName}` : WIN.cniConf;
   return [
     {
       name: 'services',
-      command: `Get-Service -Name 'containerd', 'flanneld', 'kubelet', 'kube-proxy' -ErrorAction SilentlyContinue | ForEach-Object { "$($_.Name) $($_.Status)" }`,
+      command: `Get-Service -Name ${services.map(q).join(', ')} -ErrorAction SilentlyContinue | ForEach-Object { "$($_.Name) $($_.Status)" }`,
     },
     { name: 'hns-networks', command: hns('/networks/') },
     { name: 'hns-endpoints', command: hns('/endpoints/') },
     { name: 'hns-policylists', command: hns('/policylists/') },
     { name: 'hns-loadbalancers', command: `& hnsdiag.exe list loadbalancers` },
-    { name: 'flanneld-log', command: lastLog('flanneld') },
+    ...(calico ? [] : [{ name: 'flanneld-log', command: lastLog('flanneld') }]),
     { name: 'kubelet-log', command: lastLog('kubelet') },
     { name: 'kube-proxy-log', command: lastLog('kube-proxy') },
     { name: 'containerd-log', command: lastLog('containerd') },
@@ -119,9 +135,8 @@ export function windowsSections(): Section[] {
       name: 'os-build',
       command: `$cv = Get-ItemProperty -Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion'; "$($cv.CurrentBuild).$($cv.UBR)"`,
     },
-    { name: 'subnet-env', command: `Get-Content -LiteralPath ${q(WIN.subnetEnv)}` },
-    { name: 'net-conf', command: `Get-Content -LiteralPath ${q(WIN.flannelNetConf)}` },
-    { name: 'cni-config', command: `Get-Content -LiteralPath ${q(WIN.cniConf)}` },
+    ...flannel,
+    { name: 'cni-config', command: `Get-Content -LiteralPath ${q(cniConf)}` },
     { name: 'routes', command: 'Get-NetRoute -AddressFamily IPv4 | Format-Table -AutoSize | Out-String -Width 200' },
     {
       name: 'dns',

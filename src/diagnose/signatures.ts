@@ -187,7 +187,14 @@ const subnetEnvStale: Signature = (cluster, n) => {
   ];
 };
 
-const serviceDown: Signature = (_cluster, n) => {
+/** The Windows start order to name: calico-node-windows is a pod of the kubelet's, flanneld a service of its own. */
+function windowsStartOrder(cluster: PlanCluster): string {
+  return cluster.cni.plugin === 'calico'
+    ? 'containerd, kubelet (it runs calico-node-windows), kube-proxy once the HNS network Calico exists'
+    : 'containerd, flanneld, kubelet, kube-proxy';
+}
+
+const serviceDown: Signature = (cluster, n) => {
   if (n.node.role === 'services') return [];
   const down =
     n.node.osFamily === 'windows'
@@ -204,12 +211,12 @@ const serviceDown: Signature = (_cluster, n) => {
       node: n.node.name,
       cause: `services not running on ${n.node.name}`,
       evidence: down.join(', '),
-      next: `read their logs in this bundle (${n.node.name}/*-log.txt) and start them in order: containerd, flanneld, kubelet, kube-proxy`,
+      next: `read their logs in this bundle (${n.node.name}/*-log.txt) and start them in order: ${n.node.osFamily === 'windows' ? windowsStartOrder(cluster) : 'containerd, kubelet'}`,
     },
   ];
 };
 
-const cniNotReady: Signature = (_cluster, n) => {
+const cniNotReady: Signature = (cluster, n) => {
   const line = get(n, 'kubelet-log')
     .split(/\r?\n/)
     .find((l) => /cni plugin not initialized|NetworkPluginNotReady|no networks found in \/etc\/cni\/net\.d/i.test(l));
@@ -220,7 +227,10 @@ const cniNotReady: Signature = (_cluster, n) => {
       node: n.node.name,
       cause: 'the kubelet finds no working CNI configuration, so the node stays NotReady for pods',
       evidence: line.trim().slice(0, 300),
-      next: "check the node's cni-config section and that the flannel pod (Linux) or flanneld service (Windows) runs on it",
+      next:
+        cluster.cni.plugin === 'calico'
+          ? "check the node's cni-config section and that the calico-node (Linux) or calico-node-windows (Windows) pod runs on it (kubectl -n calico-system get pods -o wide)"
+          : "check the node's cni-config section and that the flannel pod (Linux) or flanneld service (Windows) runs on it",
     },
   ];
 };

@@ -10,7 +10,7 @@ import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import { installUpdates, podNetworkBack, type UpdateSelection } from '../../render/windows/updates.js';
 import { installLinuxUpdates } from '../../render/linux/updates.js';
-import { linuxDistro } from '../../matrix/index.js';
+import { CALICO_WINDOWS, linuxDistro } from '../../matrix/index.js';
 import { assemblePlan, type AssembledPlan } from '../assemble.js';
 import { powershell, sh, task } from '../task.js';
 import type { Task } from '../types.js';
@@ -159,13 +159,22 @@ function windowsUpdates(selection: UpdateSelection, node: PlanNode): Task[] {
   ];
 }
 
+/** What the pod-network step waits for after the reboot, by the cluster's CNI. */
+function networkBackDescription(model: ClusterModel): string {
+  if (model.overlay.plugin === 'calico')
+    return `calico-node-windows rebuilt the HNS network ${CALICO_WINDOWS.network}, its endpoint ${CALICO_WINDOWS.hostEndpoint} and its CNI config`;
+  return model.windowsHostProcess === undefined
+    ? 'flanneld running and its HNS network present'
+    : "the flannel pod's HNS network present";
+}
+
 function windowsNetwork(model: ClusterModel, node: PlanNode): Task {
   const network = podNetworkBack(model);
   return task({
     stage: UPGRADE_STAGE,
     host: node.name,
     name: 'win-pod-network',
-    description: 'flanneld running and its HNS network present; else name the updates and their wusa rollback',
+    description: `${networkBackDescription(model)}; else name the updates and their wusa rollback`,
     check: powershell(network.check ?? ''),
     apply: powershell(network.apply),
     timeoutSeconds: 360,

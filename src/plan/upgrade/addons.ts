@@ -1,9 +1,10 @@
 // What `upgrade` moves besides the nodes, once the control planes are
-// through: Calico's Tigera operator (Linux-only Calico clusters) at the
-// matrix's version, the cluster manifests kubemix applies (CNI, its Windows
-// pieces, RuntimeClasses, Calico's Installation) at the target's versions,
-// and the guard webhook, when `kubemix guard install` put one in the cluster:
-// kubemix's own image and the upgraded spec it reads. Pure.
+// through: Calico's Tigera operator (which also runs calico-node-windows on
+// Windows workers) at the matrix's version, the cluster manifests kubemix
+// applies (CNI, its Windows pieces, RuntimeClasses, Calico's Installation) at
+// the target's versions, and the guard webhook, when `kubemix guard install`
+// put one in the cluster: kubemix's own image and the upgraded spec it reads.
+// Pure.
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import { GUARD_NAME } from '../../guard/install.js';
@@ -37,9 +38,8 @@ export function addonTasks(
     out.artifacts.push(...c.artifacts);
     barrier = t.map((x) => x.id);
   };
-  // Calico with Windows nodes is installed and upgraded apart (Calico for Windows); here Linux-only clusters.
-  if (model.overlay.plugin === 'calico' && !model.nodes.some((n) => n.osFamily === 'windows'))
-    push({ tasks: [calicoOperatorTask(model, api.name, [])], artifacts: [] });
+  // The operator first, with or without Windows workers: it rolls calico-node and calico-node-windows itself.
+  if (model.overlay.plugin === 'calico') push({ tasks: [calicoOperatorTask(model, api.name, [])], artifacts: [] });
   push(manifestsTask(model, api));
   push(guardTask(api, specText));
   return out;

@@ -32,8 +32,10 @@ import {
   linuxKubeadmUpgrade,
   linuxKubelet,
   windowsBinaries,
+  windowsBinariesTimeout,
   windowsKubeadmUpgrade,
   windowsServiceOrder,
+  windowsStartSteps,
   type Scripts,
 } from './node-steps.js';
 
@@ -218,7 +220,7 @@ function linuxSteps(
 
 function windowsSteps(model: ClusterModel, node: PlanNode): { tasks: Task[]; artifacts: RenderedArtifact[] } {
   const v = model.versions.kubernetes;
-  const step = (name: string, description: string, s: Scripts) =>
+  const step = (name: string, description: string, s: Scripts, timeoutSeconds = 900) =>
     task({
       stage: UPGRADE_STAGE,
       host: node.name,
@@ -227,7 +229,7 @@ function windowsSteps(model: ClusterModel, node: PlanNode): { tasks: Task[]; art
       check: powershell(s.check),
       apply: powershell(s.apply),
       secrets: downloadSecrets(model),
-      timeoutSeconds: 900,
+      timeoutSeconds,
     });
   return {
     tasks: [
@@ -238,8 +240,9 @@ function windowsSteps(model: ClusterModel, node: PlanNode): { tasks: Task[]; art
       ),
       step(
         'win-upgrade-binaries',
-        `stop ${[...windowsServiceOrder(model)].reverse().join(', ')}; ${v} binaries from the cache; start ${windowsServiceOrder(model).join(' → ')}`,
+        `stop ${[...windowsServiceOrder(model)].reverse().join(', ')}; ${v} binaries from the cache; start ${windowsStartSteps(model).join(' → ')}`,
         windowsBinaries(model),
+        windowsBinariesTimeout(model),
       ),
     ],
     artifacts: [],

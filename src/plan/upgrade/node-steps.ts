@@ -2,20 +2,26 @@
 // (kubernetes.io "Upgrading kubeadm clusters", "Upgrading Linux nodes",
 // "Upgrading Windows nodes"): kubeadm first, then `kubeadm upgrade apply` on
 // the first control-plane node or `kubeadm upgrade node` elsewhere, then the
-// kubelet (and on Windows kube-proxy and flanneld) binaries and a restart.
+// kubelet (and on Windows kube-proxy and, with flannel, flanneld) binaries and
+// a restart in the order the node's CNI needs.
 // Linux packages come from the signed pkgs.k8s.io repository of the target
 // minor; Windows binaries from the services node's download cache, each
 // checked against the SHA256 the deployer verified.
-import { linuxDistro } from '../../matrix/index.js';
+import { CALICO_WINDOWS, URLS, linuxDistro } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
-import { URLS } from '../../matrix/index.js';
 import { proxyExports } from '../../render/linux/proxy.js';
 import { APT_KEYRING } from '../../render/linux/kubernetes-repo.js';
 import { download, downloadFunction, fetchCall } from '../../render/windows/downloads.js';
 import { binaries } from '../../render/windows/install.js';
 import { WIN } from '../../render/windows/paths.js';
-import { SERVICE_FUNCTIONS, q } from '../../render/windows/ps.js';
+import {
+  CALICO_ENDPOINT_FUNCTION,
+  CALICO_READY,
+  CALICO_SOURCE_VIP_REFRESH,
+  calicoWaitLoop,
+} from '../../render/windows/calico.js';
+import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q } from '../../render/windows/ps.js';
 import { checkThat } from '../../render/windows/step.js';
 
 export interface Scripts {
@@ -98,11 +104,44 @@ if ($LASTEXITCODE -ne 0) { throw "kubeadm upgrade node exited $LASTEXITCODE" }
   };
 }
 
-/** Services in start order: runtime → network → kubelet → kube-proxy; stopped in reverse. */
+/**
+ * Services in start order, stopped in reverse. Flannel (native services):
+ * runtime → flanneld → kubelet → kube-proxy. HostProcess flannel: runtime →
+ * kubelet (flannel and kube-proxy are its pods). Calico: runtime → kubelet
+ * (calico-node-windows is its pod) → kube-proxy, which starts only once
+ * Calico's network is back (windowsStartSteps).
+ */
 export function windowsServiceOrder(model: ClusterModel): string[] {
-  return model.windowsHostProcess === undefined
-    ? ['containerd', 'flanneld', 'kubelet', 'kube-proxy']
-    : ['containerd', 'kubelet'];
+  if (model.windowsHostProcess !== undefined) return ['containerd', 'kubelet'];
+  return model.overlay.plugin === 'calico'
+    ? ['containerd', 'kubelet', 'kube-proxy']
+    : ['containerd', 'flanneld', 'kubelet', 'kube-proxy'];
+}
+
+/** Seconds an upgrade waits for calico-node-windows to rebuild its network after the kubelet restarts. */
+export const CALICO_RESTART_WAIT_SECONDS = 600;
+
+/** What runs before a service starts: with Calico, kube-proxy waits for Calico's network and re-reads the VIP. */
+function beforeStart(model: ClusterModel, service: string): string {
+  if (model.overlay.plugin !== 'calico' || service !== 'kube-proxy') return '';
+  return `${calicoWaitLoop(CALICO_RESTART_WAIT_SECONDS)}${CALICO_SOURCE_VIP_REFRESH}`;
+}
+
+/** The restart's start order as the plan describes it. */
+export function windowsStartSteps(model: ClusterModel): string[] {
+  return windowsServiceOrder(model).flatMap((s) =>
+    beforeStart(model, s) === ''
+      ? [s]
+      : [
+          `HNS network ${CALICO_WINDOWS.network} and endpoint ${CALICO_WINDOWS.hostEndpoint} (source VIP read again)`,
+          s,
+        ],
+  );
+}
+
+/** Seconds the binaries step may take: the download cache and restarts, plus Calico's wait. */
+export function windowsBinariesTimeout(model: ClusterModel): number {
+  return 900 + (model.overlay.plugin === 'calico' ? CALICO_RESTART_WAIT_SECONDS : 0);
 }
 
 /**
@@ -112,21 +151,25 @@ export function windowsServiceOrder(model: ClusterModel): string[] {
  */
 export function windowsBinaries(model: ClusterModel): Scripts {
   const hostProcess = model.windowsHostProcess !== undefined;
+  const calico = model.overlay.plugin === 'calico';
   const install = binaries(model, hostProcess);
   const order = windowsServiceOrder(model);
   const running = order.map((s) => `(Get-Service -Name ${q(s)} -ErrorAction SilentlyContinue).Status -eq 'Running'`);
   // The install step's check is `checkThat(<its version stamp>)`: the same condition, joined with ours.
   const stamp = /^if \((.*)\) \{ exit 0 \}\nexit 1\n$/s.exec(install.check ?? '')?.[1];
   if (stamp === undefined) throw new Error('the Windows binaries check no longer has the checkThat shape');
+  const functions = calico ? `${HNS_FUNCTIONS}${CALICO_ENDPOINT_FUNCTION}` : '';
   return {
-    check: checkThat([stamp, kubeletAt(model.versions.kubernetes), ...running].join(' -and ')),
-    apply: `${SERVICE_FUNCTIONS}${[...order]
+    check: `${functions}${checkThat(
+      [stamp, kubeletAt(model.versions.kubernetes), ...running, ...(calico ? [CALICO_READY] : [])].join(' -and '),
+    )}`,
+    apply: `${SERVICE_FUNCTIONS}${functions}${[...order]
       .reverse()
       .map((s) => `Stop-KubemixService -Name ${q(s)}`)
       .join('\n')}
 ${install.apply}${order
       .map(
-        (s) => `Start-Service -Name ${q(s)}
+        (s) => `${beforeStart(model, s)}Start-Service -Name ${q(s)}
 (Get-Service -Name ${q(s)}).WaitForStatus('Running', [TimeSpan]::FromSeconds(120))`,
       )
       .join('\n')}

@@ -21,8 +21,8 @@ export const CALICO_ENDPOINT_FUNCTION = `function Get-KubemixCalicoEndpoint {
 }
 `;
 
-/** Calico's network, its host endpoint and its CNI config all present. */
-const CALICO_READY = `($null -ne (Get-KubemixHnsNetwork -Name ${q(CALICO_WINDOWS.network)})) -and ($null -ne (Get-KubemixCalicoEndpoint)) -and (Test-Path -LiteralPath ${q(`${WIN.cniConfDir}\\${CALICO_WINDOWS.cniConfName}`)})`;
+/** Calico's network, its host endpoint and its CNI config all present (needs the HNS and endpoint functions). */
+export const CALICO_READY = `($null -ne (Get-KubemixHnsNetwork -Name ${q(CALICO_WINDOWS.network)})) -and ($null -ne (Get-KubemixCalicoEndpoint)) -and (Test-Path -LiteralPath ${q(`${WIN.cniConfDir}\\${CALICO_WINDOWS.cniConfName}`)})`;
 
 /**
  * After the join: wait for the calico-node-windows pod (which the operator
@@ -30,7 +30,18 @@ const CALICO_READY = `($null -ne (Get-KubemixHnsNetwork -Name ${q(CALICO_WINDOWS
  * no other CNI config sits beside Calico's (the runtime takes the first file).
  */
 export function calicoNodeWait(seconds: number): WindowsScripts {
-  const apply = `${HNS_FUNCTIONS}${CALICO_ENDPOINT_FUNCTION}$deadline = (Get-Date).AddSeconds(${seconds})
+  const apply = `${HNS_FUNCTIONS}${CALICO_ENDPOINT_FUNCTION}${calicoWaitLoop(seconds)}`;
+  const only = `@(Get-ChildItem -LiteralPath ${q(WIN.cniConfDir)} -File | Where-Object { ${qList([...CALICO_CNI_FILES])} -notcontains $_.Name }).Count -eq 0`;
+  return { check: `${HNS_FUNCTIONS}${CALICO_ENDPOINT_FUNCTION}${checkThat(`${CALICO_READY} -and ${only}`)}`, apply };
+}
+
+/**
+ * The wait itself, for scripts that already define the HNS and endpoint
+ * functions: the join's step above, and an upgrade's restart of the kubelet
+ * (calico-node-windows is one of its pods, so the network comes back after it).
+ */
+export function calicoWaitLoop(seconds: number): string {
+  return `$deadline = (Get-Date).AddSeconds(${seconds})
 while (-not (${CALICO_READY})) {
   if ((Get-Date) -gt $deadline) { throw ${q(`calico-node-windows did not create the HNS network ${CALICO_WINDOWS.network}, its endpoint ${CALICO_WINDOWS.hostEndpoint} and ${CALICO_WINDOWS.cniConfName} within ${seconds} s: see kubectl -n calico-system logs ds/calico-node-windows`)} }
   Start-Sleep -Seconds 5
@@ -39,8 +50,6 @@ foreach ($f in Get-ChildItem -LiteralPath ${q(WIN.cniConfDir)} -File) {
   if (${qList([...CALICO_CNI_FILES])} -notcontains $f.Name) { Remove-Item -Force -LiteralPath $f.FullName }
 }
 `;
-  const only = `@(Get-ChildItem -LiteralPath ${q(WIN.cniConfDir)} -File | Where-Object { ${qList([...CALICO_CNI_FILES])} -notcontains $_.Name }).Count -eq 0`;
-  return { check: `${HNS_FUNCTIONS}${CALICO_ENDPOINT_FUNCTION}${checkThat(`${CALICO_READY} -and ${only}`)}`, apply };
 }
 
 /**

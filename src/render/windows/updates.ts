@@ -2,6 +2,8 @@
 // Microsoft.Update.Session COM object, learn.microsoft.com "Searching,
 // Downloading, and Installing Updates"), so no PowerShell module is
 // downloaded. Pure: the selection in, PowerShell text out.
+import { CALICO_WINDOWS } from '../../matrix/index.js';
+import { CALICO_ENDPOINT_FUNCTION, CALICO_READY } from './calico.js';
 import { hnsNetworkName } from './network.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { WIN } from './paths.js';
@@ -93,24 +95,45 @@ if ($result.RebootRequired) {
   return { check, apply };
 }
 
+/** What "the pod network is back" means on the node, and what to name when it is not. */
+function networkHealth(model: ClusterModel): { functions: string; healthy: string; missing: string } {
+  const network = hnsNetworkName(model.overlay);
+  const present = `$null -ne (Get-KubemixHnsNetwork -Name ${q(network)})`;
+  // calico-node-windows (a pod the kubelet runs) rebuilds Calico's network and endpoint after every boot.
+  if (model.overlay.plugin === 'calico')
+    return {
+      functions: `${HNS_FUNCTIONS}${CALICO_ENDPOINT_FUNCTION}`,
+      healthy: CALICO_READY,
+      missing: `calico-node-windows has not rebuilt the HNS network ${network}, its endpoint ${CALICO_WINDOWS.hostEndpoint} or ${CALICO_WINDOWS.cniConfName}`,
+    };
+  // HostProcess flannel is a pod too: no flanneld service to look for.
+  if (model.windowsHostProcess !== undefined)
+    return { functions: HNS_FUNCTIONS, healthy: present, missing: `the HNS network ${network} is missing` };
+  return {
+    functions: HNS_FUNCTIONS,
+    healthy: `(Get-Service -Name 'flanneld' -ErrorAction SilentlyContinue).Status -eq 'Running' -and ${present}`,
+    missing: `flanneld or the HNS network ${network} is missing`,
+  };
+}
+
 /**
- * After the reboot and Ready: the pod network is back (flanneld Running, its
- * HNS network present), within five minutes; else it fails naming the
- * updates installed and the wusa command that removes each.
+ * After the reboot and Ready: the pod network is back (flanneld Running and
+ * its HNS network present; with Calico, Calico's network, endpoint and CNI
+ * config), within five minutes; else it fails naming the updates installed
+ * and the wusa command that removes each.
  */
 export function podNetworkBack(model: ClusterModel): WindowsScripts {
-  const network = hnsNetworkName(model.overlay);
-  const healthy = `(Get-Service -Name 'flanneld' -ErrorAction SilentlyContinue).Status -eq 'Running' -and $null -ne (Get-KubemixHnsNetwork -Name ${q(network)})`;
+  const { functions, healthy, missing } = networkHealth(model);
   return {
-    check: `${HNS_FUNCTIONS}${checkThat(healthy)}`,
-    apply: `${HNS_FUNCTIONS}$deadline = (Get-Date).AddMinutes(5)
+    check: `${functions}${checkThat(healthy)}`,
+    apply: `${functions}$deadline = (Get-Date).AddMinutes(5)
 while ((Get-Date) -lt $deadline) {
   if (${healthy}) { exit 0 }
   Start-Sleep -Seconds 10
 }
 $kbs = @(if (Test-Path -LiteralPath ${q(PATCH_RECORD)}) { Get-Content -LiteralPath ${q(PATCH_RECORD)} })
 $undo = @($kbs | ForEach-Object { "wusa /uninstall /kb:$($_ -replace '^KB', '') /quiet /norestart" }) -join '; '
-throw ("the pod network did not come back: flanneld or the HNS network ${network} is missing. Installed: " + ($kbs -join ' ') + ". The node stays cordoned; to roll back run: " + $undo + ', then reboot')
+throw ("the pod network did not come back: ${missing}. Installed: " + ($kbs -join ' ') + ". The node stays cordoned; to roll back run: " + $undo + ', then reboot')
 `,
   };
 }
