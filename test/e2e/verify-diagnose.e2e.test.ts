@@ -180,7 +180,7 @@ describe('kubemix verify and diagnose on real VMs', { skip, timeout: 30 * 60_000
         [
           `printf '# left by an operator: %s\\n' '${secret}' >> /etc/resolv.conf`,
           'mkdir -p /etc/cni/net.d',
-          `printf '{"token": "%s"}\\n-----BEGIN PRIVATE KEY-----\\n%s\\n-----END PRIVATE KEY-----\\n' '${TOKEN}' '${PEM_BODY}' > /etc/cni/net.d/99-left-behind.conf`,
+          `printf '# kubeadm join api:6443 --token %s\\n-----BEGIN PRIVATE KEY-----\\n%s\\n-----END PRIVATE KEY-----\\n' '${TOKEN}' '${PEM_BODY}' > /etc/cni/net.d/99-left-behind.conf`,
         ].join(' && '),
       );
     // flannel's link as the cluster plans it on cp1; on w1 with flannel's and the kernel's defaults (VNI 1, port 8472).
