@@ -62,10 +62,11 @@ const TASK_PACKAGES = [
 ];
 /**
  * What a test turns on in one VM to see kubemix deal with it: a running
- * firewalld. Installed with apt-get in the chroot after debootstrap, whose own
+ * firewalld; `nft`, with which the verify test drops UDP 4789 on one VM.
+ * Installed with apt-get in the chroot after debootstrap, whose own
  * dependency resolution gives up on firewalld's alternatives.
  */
-const TEST_PACKAGES = ['firewalld'];
+const TEST_PACKAGES = ['firewalld', 'nftables'];
 const PACKAGES = [...BOOT, ...TASK_PACKAGES];
 /** Installed but off at boot: kubemix's tasks configure, enable and start them (timesyncd: `timedatectl set-ntp true`); firewalld only where a test starts it. */
 const DISABLED_UNITS = [
