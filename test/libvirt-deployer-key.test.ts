@@ -6,7 +6,9 @@
 // private key never reaches the secret store.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
 import { parse, stringify } from 'yaml';
@@ -100,6 +102,28 @@ describe('the deployer key libvirt guests authorise', () => {
         (e: unknown) => e instanceof InputError && /SSH_AUTH_SOCK is not set/.test(e.message),
       );
     } finally {
+      remove();
+    }
+  });
+
+  it('without identityFile: the first key of the ssh-agent', { skip: !existsSync('/usr/bin/ssh-agent') }, async () => {
+    const { dir, remove } = scratch('deployer-key');
+    const socket = join(dir, 'agent.sock');
+    const agent = spawn('/usr/bin/ssh-agent', ['-D', '-a', socket], { stdio: 'ignore' });
+    try {
+      for (let i = 0; i < 50 && !existsSync(socket); i++) await sleep(100);
+      const key = keyPair(dir);
+      const add = spawnSync('/usr/bin/ssh-add', [key.file], { env: { SSH_AUTH_SOCK: socket }, encoding: 'utf8' });
+      assert.equal(add.status, 0, add.stderr);
+      const store = await SecretStore.open(join(dir, 'secrets.json'));
+      const guest = { name: 'g', address: '10.0.0.2', port: 22, user: 'root', shell: 'sh', provisioner: 'kubemix' };
+      const wanted = new Set([CLUSTER_SSH_PUBLIC_KEY]);
+      assert.deepEqual(await ensureDeployerKey(store, [guest] as never, wanted, new Set(), socket), [
+        CLUSTER_SSH_PUBLIC_KEY,
+      ]);
+      assert.equal(store.get(CLUSTER_SSH_PUBLIC_KEY), key.public);
+    } finally {
+      if (agent.pid !== undefined) process.kill(agent.pid);
       remove();
     }
   });
