@@ -19,9 +19,6 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { applyPlan } from '../src/exec/apply-plan.js';
-import { SecretStore } from '../src/exec/secrets.js';
-import { statePaths } from '../src/exec/state-dir.js';
-import { CLUSTER_SSH_PUBLIC_KEY } from '../src/drivers/secret-names.js';
 import { baseImagePath, definitionsDir, IMAGE_CACHE } from '../src/drivers/libvirt/layout.js';
 import { clusterIdentity, networkName, poolName, poolPath } from '../src/drivers/libvirt/names.js';
 import { overlayLinks } from '../src/drivers/libvirt/render/overlay.js';
@@ -107,13 +104,6 @@ describe('libvirt create tasks and kubemix down on a real system libvirtd', { sk
     if (!existsSync(cached)) images.push(cached, `${cached}.source`);
     knownHosts = writeKnownHosts(net);
     state = newStateDir(net);
-    // No task of the plan produces the key guests authorise (cloud-init's
-    // authorized key): the deployer's public key stands in for it here.
-    const secrets = await SecretStore.open(statePaths(state).secrets);
-    await secrets.set(CLUSTER_SSH_PUBLIC_KEY, {
-      value: readFileSync(`${net.clientKey}.pub`, 'utf8').trim(),
-      source: 'captured',
-    });
   });
   after(() => {
     lv?.stop();
@@ -171,7 +161,11 @@ describe('libvirt create tasks and kubemix down on a real system libvirtd', { sk
     const meta = sh('isoinfo', ['-R', '-i', iso, '-x', '/meta-data']);
     assert.ok(meta.includes(`instance-id: '${controller}'`), meta);
     // The host key reached the seed filled in (0600 files on the hypervisor, a real key in the ISO).
-    assert.doesNotMatch(sh('isoinfo', ['-R', '-i', iso, '-x', '/user-data']), /\{\{secret:/);
+    const userData = sh('isoinfo', ['-R', '-i', iso, '-x', '/user-data']);
+    assert.doesNotMatch(userData, /\{\{secret:/);
+    // The guest authorises the deployer's key: the public half of the hypervisor's identityFile.
+    const deployer = readFileSync(`${net.clientKey}.pub`, 'utf8').split(' ').slice(0, 2).join(' ');
+    assert.ok(userData.includes(deployer), 'the seed authorises the key kubemix reaches the hypervisor with');
   });
 
   it('a second run recreates nothing: the same domains (by UUID) keep running', async () => {

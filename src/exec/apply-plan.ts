@@ -20,6 +20,7 @@ import { Journal, TASK_STATES, type TaskState } from './journal.js';
 import { acquireLock } from './lock.js';
 import { readPlanArtifacts } from './plan-dir.js';
 import { Redactor, SecretStore, secretRefs } from './secrets.js';
+import { ensureDeployerKey } from './deployer-key.js';
 import { selectTasks, type SelectionOptions } from './selection.js';
 import { prepareStateDir } from './state-dir.js';
 import { runChecks } from './check-run.js';
@@ -139,7 +140,10 @@ export async function applyPlan(
     });
     if (mode === 'check') return await runChecks(selection.tasks, ctx, concurrency);
     const captured = new Set(plan.tasks.flatMap((t) => (t.captures ?? []).map((c) => c.name)));
-    for (const name of await secrets.ensureGenerated(secretNames(selection.tasks, contents), captured))
+    const wanted = secretNames(selection.tasks, contents);
+    for (const name of await ensureDeployerKey(secrets, plan.hosts, wanted, captured, options.agent))
+      bus.emit({ type: 'secret:stored', name, source: 'read' });
+    for (const name of await secrets.ensureGenerated(wanted, captured))
       bus.emit({ type: 'secret:stored', name, source: 'generated' });
     await pinHostKeys(plan.hosts, secrets, knownHosts);
     return await runApply(plan, selection.tasks, selection.forced, ctx, concurrency);

@@ -61,7 +61,7 @@ export type ExecEvent = Timed &
     | {
         readonly type: 'secret:stored';
         readonly name: string;
-        readonly source: 'generated' | 'captured';
+        readonly source: 'generated' | 'captured' | 'read';
         readonly by?: string;
       }
     | {

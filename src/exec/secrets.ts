@@ -23,7 +23,8 @@ import { writeFileDurable } from './durable.js';
 
 export interface SecretRecord {
   readonly value: string;
-  readonly source: 'generated' | 'captured';
+  /** Made here, captured from a host, or read from the deployer's files (deployer-key.ts). */
+  readonly source: 'generated' | 'captured' | 'read';
   /** Task id that captured it. */
   readonly from?: string;
   readonly at: string;

@@ -1,7 +1,9 @@
 // The `libvirt` driver: VMs kubemix creates on hypervisors reachable over
 // SSH. Hypervisors are the hosts that exist before the run; guests are
 // reached through their hypervisor and carry host keys pinned before first
-// contact (provisioner `kubemix`).
+// contact (provisioner `kubemix`). kubemix logs in to a guest with the key
+// it reaches that hypervisor with (its identityFile, else the ssh-agent):
+// the key the guest's seed authorises (secret cluster-ssh-public-key).
 import { hopThrough, sshFields } from '../ssh.js';
 import { LIBVIRT_TRAITS } from '../traits.js';
 import type { Driver, DriverHost } from '../types.js';
@@ -27,11 +29,13 @@ export const libvirtDriver: Driver = {
     const guests = nodes.map((n): DriverHost => {
       const via = spec.hypervisors.length > 1 ? spec.hypervisors[0]?.name : n.hypervisor;
       const hv = spec.hypervisors.find((h) => h.name === via);
+      const key = hv?.identityFile;
       return {
         name: n.name,
         address: n.ip,
         port: 22,
         user: n.osFamily === 'windows' ? 'Administrator' : 'root',
+        ...(key === undefined ? {} : { identityFile: key }),
         ...(hv === undefined ? {} : { bastion: hopThrough(hv) }),
         shell: n.osFamily === 'windows' ? 'powershell' : 'sh',
         provisioner: 'kubemix',
