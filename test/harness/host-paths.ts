@@ -25,25 +25,28 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Shared paths registered by other trackers whose processes still run. */
-function usedElsewhere(own: string): Set<string> {
-  const used = new Set<string>();
+/** Shared paths registered by other trackers whose processes still run, each with the `stop` it recorded. */
+function usedElsewhere(own: string): Map<string, string> {
+  const used = new Map<string, string>();
   for (const name of existsSync(REGISTRY) ? readdirSync(REGISTRY) : []) {
     const file = join(REGISTRY, name);
     if (file === own) continue;
     const pid = Number(name.split('-')[0]);
     if (!alive(pid)) continue;
-    for (const p of readFileSync(file, 'utf8').split('\n')) if (p !== '') used.add(p);
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      const [path, stop] = line.split('\t');
+      if (path && stop) used.set(path, stop);
+    }
   }
   return used;
 }
 
 /** Writes the marker; retried when a finishing test removed the empty registry in between. */
-function register(marker: string, shared: readonly string[]): void {
+function register(marker: string, shared: readonly { from: string; stop: string }[]): void {
   for (let attempt = 0; ; attempt += 1) {
     mkdirSync(REGISTRY, { recursive: true, mode: 0o700 });
     try {
-      writeFileSync(marker, shared.map((p) => `${p}\n`).join(''));
+      writeFileSync(marker, shared.map((s) => `${s.from}\t${s.stop}\n`).join(''));
       return;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt > 5) throw e;
@@ -55,9 +58,13 @@ function register(marker: string, shared: readonly string[]): void {
 export function trackHostPaths(own: readonly string[], shared: readonly string[]): TrackedPaths {
   const firstExisting = (p: string): string => (existsSync(p) ? p : firstExisting(dirname(p)));
   const ownMissing = own.filter((p) => !existsSync(p));
-  const chains = [...own, ...shared].map((p) => ({ from: p, stop: firstExisting(p) }));
+  // A shared directory another live test made counts as made by the tests: keep that test's stop, so the
+  // last user removes it even though it existed when this one started.
+  const before = usedElsewhere('');
+  const sharedChains = shared.map((p) => ({ from: p, stop: before.get(p) ?? firstExisting(p) }));
+  const chains = [...own.map((p) => ({ from: p, stop: firstExisting(p) })), ...sharedChains];
   const marker = join(REGISTRY, `${process.pid}-${(trackers += 1)}`);
-  register(marker, shared);
+  register(marker, sharedChains);
   return {
     cleanup: () => {
       for (const p of ownMissing) rmSync(p, { recursive: true, force: true });
@@ -74,9 +81,9 @@ export function trackHostPaths(own: readonly string[], shared: readonly string[]
 }
 
 /** rmdir `path` and its parents while empty, never `stop` or above it, nor a path another test uses. */
-function removeEmptyUpTo(path: string, stop: string, used: ReadonlySet<string>): void {
+function removeEmptyUpTo(path: string, stop: string, used: ReadonlyMap<string, string>): void {
   for (let p = path; p !== stop && p.startsWith(`${stop}/`); p = dirname(p)) {
-    if ([...used].some((u) => u === p || u.startsWith(`${p}/`))) return;
+    if ([...used.keys()].some((u) => u === p || u.startsWith(`${p}/`))) return;
     try {
       rmdirSync(p);
     } catch (e) {
