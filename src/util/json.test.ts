@@ -53,3 +53,33 @@ test('writeJsonPretty writes exactly JSON.stringify(value, null, indent), in pie
       assert.equal(parts.join(''), JSON.stringify(sample, null, indent), `${JSON.stringify(sample)} indent ${indent}`);
     }
 });
+
+/** Arrays longer than one piece (32 items), with items of every kind, nested at several depths. */
+function longArrays(): unknown[] {
+  const items = Array.from(
+    { length: 77 },
+    (_, i) =>
+      [
+        { id: `t${i}`, after: [`a${i}`, 'b'], check: null, apply: { script: `echo ${i}\n"q"`, shell: 'sh' }, e: [] },
+        `s${i}\n`,
+        i,
+        null,
+        undefined,
+        [i, [i], {}],
+        { toString: 'own', n: { b: i, a: [] } },
+      ][i % 7],
+  );
+  return [items, { tasks: items, deeper: { still: [items, []] } }, [[items]]];
+}
+
+test('writeJsonPretty and canonicalJson hold their definitions past one piece of items, at every depth', () => {
+  for (const sample of longArrays()) {
+    assert.equal(canonicalJson(sample), reference(sample));
+    assert.equal(canonicalSha256(sample), sha256Hex(reference(sample)));
+    for (const indent of [0, 1, 2, 4]) {
+      const parts: string[] = [];
+      writeJsonPretty(sample, indent, (s) => parts.push(s));
+      assert.equal(parts.join(''), JSON.stringify(sample, null, indent), `indent ${indent}`);
+    }
+  }
+});

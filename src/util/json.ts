@@ -24,12 +24,21 @@ export function sha256Hex(text: string | Buffer): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** Gathers small strings into ~64 KiB pieces: one hash update (or write) per string would dominate. */
+/**
+ * Gathers small strings into ~64 KiB pieces: one hash update (or write) per
+ * string would dominate. A string of 16 KiB or more goes on as it is, after
+ * what was pending (joining it would only copy it).
+ */
 export class ChunkedWriter {
   private pending: string[] = [];
   private size = 0;
   constructor(private readonly sink: { update(piece: string): unknown }) {}
   write(s: string): void {
+    if (s.length >= 16384) {
+      this.flush();
+      this.sink.update(s);
+      return;
+    }
     this.pending.push(s);
     this.size += s.length;
     if (this.size >= 65536) this.flush();
@@ -41,6 +50,14 @@ export class ChunkedWriter {
   }
 }
 
+/**
+ * Array items per `JSON.stringify` call: one call per item was most of the
+ * cost of writing a plan (34 000 tasks and artifacts at 1000 nodes), one call
+ * for the whole array would hold all of it as one string. 32 tasks make
+ * ~64 KiB.
+ */
+const ITEMS_PER_PIECE = 32;
+
 /** What JSON.stringify leaves out of objects (and writes as null in arrays). */
 function omitted(v: unknown): boolean {
   return v === undefined || typeof v === 'function' || typeof v === 'symbol';
@@ -51,12 +68,8 @@ const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 /**
  * Writes exactly `JSON.stringify(value, null, indent)` piece by piece, so a
  * plan of hundreds of MB never becomes one string: objects key by key, arrays
- * item by item, each item in one `JSON.stringify` (an item such as a task is
- * a few KiB). An item stringified alone differs from the same item nested
- * only in that each of its newlines is followed by the nesting's indentation:
- * JSON escapes every newline inside a string, so the newlines are all layout.
- * Plain data only (objects, arrays, strings, numbers, booleans, null): no
- * toJSON, no replacer.
+ * a few dozen items at a time (`prettyItems`). Plain data only (objects,
+ * arrays, strings, numbers, booleans, null): no toJSON, no replacer.
  */
 export function writeJsonPretty(value: unknown, indent: number, out: (s: string) => void, pad = ''): void {
   if (value === null || typeof value !== 'object') {
@@ -68,13 +81,10 @@ export function writeJsonPretty(value: unknown, indent: number, out: (s: string)
   const [open, next, close] = indent > 0 ? [`\n${inner}`, `,\n${inner}`, `\n${pad}`] : ['', ',', ''];
   if (Array.isArray(value)) {
     if (value.length === 0) return void out('[]');
-    out('[');
-    value.forEach((item, i) => {
-      out(i === 0 ? open : next);
-      if (omitted(item)) out('null');
-      else if (indent === 0) out(JSON.stringify(item));
-      else out(JSON.stringify(item, null, indent).replaceAll('\n', `\n${inner}`));
-    });
+    out(`[${open}`);
+    const depth = indent === 0 ? 0 : pad.length / indent;
+    for (let i = 0; i < value.length; i += ITEMS_PER_PIECE)
+      out(`${i === 0 ? '' : next}${prettyItems(value.slice(i, i + ITEMS_PER_PIECE), indent, depth)}`);
     out(`${close}]`);
     return;
   }
@@ -90,28 +100,37 @@ export function writeJsonPretty(value: unknown, indent: number, out: (s: string)
 }
 
 /**
- * Canonical JSON, piece by piece: objects key by key in sorted order, array
- * items each in one `JSON.stringify` with all the item's keys, sorted, as its
- * property list (JSON.stringify then writes every object of the item with its
- * keys in that order and skips those it lacks). A list naming a key objects
- * inherit (`__proto__`, `toString`) would make it write inherited values, so
- * such an item is written key by key instead.
+ * `items` as `JSON.stringify` writes them inside an array `depth` levels
+ * deep, separators included, without the brackets: the items stringified
+ * wrapped in `depth` one-element arrays, so `JSON.stringify` itself indents
+ * them for that depth, and the wrappers' brackets cut off.
+ */
+function prettyItems(items: readonly unknown[], indent: number, depth: number): string {
+  let wrapped: unknown = items;
+  for (let i = 0; i < depth; i++) wrapped = [wrapped];
+  const text = JSON.stringify(wrapped, null, indent);
+  if (indent === 0) return text.slice(depth + 1, text.length - depth - 1);
+  // Level j opens with `[`, a newline and (j + 1) indents; it closes with a newline, j indents and `]`.
+  let head = 0;
+  let tail = 0;
+  for (let j = 0; j <= depth; j++) {
+    head += 2 + indent * (j + 1);
+    tail += 2 + indent * j;
+  }
+  return text.slice(head, text.length - tail);
+}
+
+/**
+ * Canonical JSON, piece by piece: objects key by key in sorted order, arrays
+ * a few dozen items at a time (`writeCanonicalItems`).
  */
 function writeCanonical(value: unknown, out: (s: string) => void): void {
   if (Array.isArray(value)) {
     out('[');
-    value.forEach((item, i) => {
+    for (let i = 0; i < value.length; i += ITEMS_PER_PIECE) {
       if (i > 0) out(',');
-      // JSON.stringify writes undefined, functions and symbols in arrays as null.
-      if (omitted(item)) out('null');
-      else if (item === null || typeof item !== 'object') out(JSON.stringify(item));
-      else {
-        const keys = new Set<string>();
-        collectKeys(item, keys);
-        if ([...keys].some((k) => k in Object.prototype)) writeCanonical(item, out);
-        else out(JSON.stringify(item, [...keys].sort(byName)));
-      }
-    });
+      writeCanonicalItems(value.slice(i, i + ITEMS_PER_PIECE), out);
+    }
     out(']');
     return;
   }
@@ -129,6 +148,29 @@ function writeCanonical(value: unknown, out: (s: string) => void): void {
     writeCanonical(record[k], out);
   });
   out('}');
+}
+
+/**
+ * Array items, comma-separated, in one `JSON.stringify` with all their keys,
+ * sorted, as its property list (JSON.stringify then writes every object with
+ * its keys in that order and skips those it lacks; undefined, functions and
+ * symbols in arrays as null, as it does unlisted). A list naming a key
+ * objects inherit (`__proto__`, `toString`) would make it write inherited
+ * values, so such items are written key by key instead.
+ */
+function writeCanonicalItems(items: readonly unknown[], out: (s: string) => void): void {
+  const keys = new Set<string>();
+  for (const item of items) collectKeys(item, keys);
+  if (![...keys].some((k) => k in Object.prototype)) {
+    const text = JSON.stringify(items, [...keys].sort(byName));
+    out(text.slice(1, -1));
+    return;
+  }
+  items.forEach((item, i) => {
+    if (i > 0) out(',');
+    if (omitted(item)) out('null');
+    else writeCanonical(item, out);
+  });
 }
 
 /** Every key of every object in `value`. */
