@@ -9,11 +9,12 @@ export function checkGraph(tasks: readonly Task[]): void {
     if (byId.has(t.id)) throw new Error(`duplicate task id ${t.id}`);
     byId.set(t.id, t);
   }
+  const stageIndex = new Map<string, number>(STAGES.map((s, i) => [s, i]));
   for (const t of tasks) {
     for (const dep of t.after) {
       const d = byId.get(dep);
       if (d === undefined) throw new Error(`task ${t.id} depends on unknown task ${dep}`);
-      if (STAGES.indexOf(d.stage) > STAGES.indexOf(t.stage))
+      if ((stageIndex.get(d.stage) ?? 0) > (stageIndex.get(t.stage) ?? 0))
         throw new Error(`task ${t.id} depends on ${dep}, which is in a later stage`);
     }
   }

@@ -80,6 +80,9 @@ interface Definition {
   readonly text: string;
 }
 
+/** A line where `definedName` may find a definition. */
+const DEFINITION_START = /^(?:function |if \(-not \()/m;
+
 /** `function Name(` or the guarded Add-Type of HNS_FUNCTIONS, both at column 0; undefined for other lines. */
 function definedName(line: string): { name: string; typeBlock: boolean } | undefined {
   if (!line.startsWith('function ') && !line.startsWith('if (-not (')) return undefined;
@@ -139,6 +142,8 @@ function lineMask(size: number, defs: Iterable<Definition>): Uint8Array {
  * definitions cannot be delimited is returned as it is.
  */
 export function withoutUnusedHelpers(script: string): string {
+  // Most scripts define nothing: no need to split them into lines (definitions start at column 0).
+  if (!DEFINITION_START.test(script)) return script;
   const lines = script.split('\n');
   const defs = definitionsOf(lines);
   if (defs === undefined || defs.length === 0) return script;

@@ -22,13 +22,21 @@ import { xmlEscape } from '../../util/escape/index.js';
 export { xmlEscape };
 
 export function renderXml(root: XmlElement): string {
-  return `<?xml version="1.0" encoding="utf-8"?>\n${renderElement(root, 0)}`;
+  const out = ['<?xml version="1.0" encoding="utf-8"?>\n'];
+  renderElement(root, 0, out);
+  return out.join('');
 }
 
-function renderElement(e: XmlElement, depth: number): string {
+/** Appends `e`'s lines to `out`: one join at the end, not one per level (each level used to copy its subtree). */
+function renderElement(e: XmlElement, depth: number, out: string[]): void {
   const pad = '  '.repeat(depth);
-  const attrs = e.attrs.map(([k, v]) => ` ${k}="${xmlEscape(v)}"`).join('');
-  if (typeof e.body === 'string') return `${pad}<${e.tag}${attrs}>${xmlEscape(e.body)}</${e.tag}>\n`;
-  if (e.body.length === 0) return `${pad}<${e.tag}${attrs} />\n`;
-  return `${pad}<${e.tag}${attrs}>\n${e.body.map((c) => renderElement(c, depth + 1)).join('')}${pad}</${e.tag}>\n`;
+  let attrs = '';
+  for (const [k, v] of e.attrs) attrs += ` ${k}="${xmlEscape(v)}"`;
+  if (typeof e.body === 'string') out.push(`${pad}<${e.tag}${attrs}>${xmlEscape(e.body)}</${e.tag}>\n`);
+  else if (e.body.length === 0) out.push(`${pad}<${e.tag}${attrs} />\n`);
+  else {
+    out.push(`${pad}<${e.tag}${attrs}>\n`);
+    for (const c of e.body) renderElement(c, depth + 1, out);
+    out.push(`${pad}</${e.tag}>\n`);
+  }
 }
