@@ -66,13 +66,18 @@ export function powershell(script: string): Command {
     RECENT_POWERSHELL.set(script, known);
     return known;
   }
-  const body = withoutUnusedHelpers(script.endsWith('\n') ? script : `${script}\n`);
-  const command: Command = {
-    shell: 'powershell',
-    privilege: 'root',
-    script: `$ErrorActionPreference = 'Stop'\n${body}`,
-  };
+  const command = powershellCommand(script);
   if (RECENT_POWERSHELL.size >= RECENT_LIMIT) RECENT_POWERSHELL.delete(RECENT_POWERSHELL.keys().next().value ?? '');
   RECENT_POWERSHELL.set(script, command);
   return command;
+}
+
+/**
+ * `powershell(script)` made afresh, without looking the text up among the
+ * recent ones (which hashes all of it): for a caller that shares the
+ * Commands of a script it knows to be shared by other means.
+ */
+export function powershellCommand(script: string): Command {
+  const body = withoutUnusedHelpers(script.endsWith('\n') ? script : `${script}\n`);
+  return { shell: 'powershell', privilege: 'root', script: `$ErrorActionPreference = 'Stop'\n${body}` };
 }

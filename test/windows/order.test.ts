@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isInstallMedia } from '../../src/plan/artifact-path.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
+import { assertNoForbidden } from '../../src/plan/tasks/windows.js';
 import type { Task } from '../../src/plan/types.js';
+import type { RenderedArtifact } from '../../src/render/types.js';
 import { WIN, SOURCE_VIP_PLACEHOLDER } from '../../src/render/windows/paths.js';
 import { GOLDEN_COMBOS, WINDOWS_TASK_ORDER as ORDER, comboName, modelFor, type Combo } from './fixtures.js';
 
@@ -144,5 +146,31 @@ describe('run-time values stay out of the plan', () => {
     assert.match(join, /patches:\n {2}directory: 'C:\\etc\\kubemix\\kubeadm-patches'/);
     assert.match(join, /taints: \[\]/);
     assert.match(win.find((t) => t.name === 'win-kubeadm-join')?.apply.script ?? '', /kubeadm-flags\.env/);
+  });
+});
+
+describe('versions: the planner refuses a rejected flag or gate in any Windows text', () => {
+  const model = modelFor({ k8s: '1.35', os: 'windows-2025', backend: 'vxlan' });
+  const file = (content: string): RenderedArtifact => ({
+    node: 'win-01',
+    remotePath: 'C:\\k\\x',
+    mode: '0644',
+    owner: 'Administrators',
+    content,
+  });
+  const withScript = (script: string, onCheck: boolean): Task => {
+    const t = winTasks({ k8s: '1.35', os: 'windows-2025', backend: 'vxlan' }).win[0];
+    assert.ok(t !== undefined);
+    const command = { shell: 'powershell' as const, privilege: 'root' as const, script };
+    return onCheck ? { ...t, check: command } : { ...t, apply: command };
+  };
+  it('in a file, an apply or a check, each word of the list', () => {
+    for (const word of ['WinOverlay', 'WinDSR', '--pod-infra-container-image']) {
+      const rejects = new RegExp(`contains ${word}, which it rejects`);
+      assert.throws(() => assertNoForbidden(model, [file(`a\n${word}=true\n`)], []), rejects);
+      assert.throws(() => assertNoForbidden(model, [], [withScript(`& x ${word}\n`, false)]), rejects);
+      assert.throws(() => assertNoForbidden(model, [], [withScript(`& x ${word}\n`, true)]), rejects);
+    }
+    assert.doesNotThrow(() => assertNoForbidden(model, [file('WinOverla y\n')], [withScript('WinDS\n', true)]));
   });
 });

@@ -7,9 +7,10 @@ import { deleteNodeScript } from '../../render/windows/reset.js';
 import { forbiddenFor } from '../../render/windows/services.js';
 import { WIN } from '../../render/windows/paths.js';
 import { artifactId } from '../artifact-path.js';
-import { powershell, sh, task } from '../task.js';
+import { powershell, powershellCommand, sh, task } from '../task.js';
 import type { PlanNode } from '../../model/types.js';
-import type { Task } from '../types.js';
+import type { Command, Task } from '../types.js';
+import type { WindowsScripts } from '../../render/windows/step.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { nodeReadyIds } from './driver.js';
 import { DEFAULT_WINDOWS_OPTIONS, windowsRecipe, type WindowsOptions } from './windows-recipe.js';
@@ -53,8 +54,7 @@ export function windowsNodeTasks(
         name: step.name,
         description: step.description,
         after,
-        check: step.scripts.check === null ? null : powershell(step.scripts.check),
-        apply: powershell(step.scripts.apply),
+        ...commandsOf(model, step.scripts),
         uploads: step.uploads.map((p) => artifactId(node.name, p)),
         secrets: step.secrets,
         timeoutSeconds: step.timeoutSeconds,
@@ -67,20 +67,57 @@ export function windowsNodeTasks(
 }
 
 /**
- * A locked gate or removed flag in any file or script is a kubemix bug: refuse
- * to plan it. Texts every node shares (one string each) are checked once.
+ * A step's Commands, made once per scripts object: a step every node shares
+ * (rendered once per model, one WindowsScripts object) gets the same Commands
+ * on every node, found by identity; looking the texts up (as `powershell`
+ * does) would hash every node's own scripts too.
  */
-function assertNoForbidden(model: ClusterModel, artifacts: readonly RenderedArtifact[], tasks: readonly Task[]): void {
-  const checked = oncePer(model, 'windows:checked-texts', () => new Set<string>());
-  const forbidden = forbiddenFor(model.versions.kubernetes);
-  const texts = [...artifacts.map((a) => a.content), ...tasks.flatMap((t) => [t.apply.script, t.check?.script ?? ''])];
-  for (const text of texts) {
-    if (checked.has(text)) continue;
-    const bad = forbidden.find((b) => text.includes(b));
+function commandsOf(model: ClusterModel, scripts: WindowsScripts): { check: Command | null; apply: Command } {
+  const made = oncePer(model, 'windows:commands', () => new WeakMap<WindowsScripts, ReturnType<typeof commandsOf>>());
+  let commands = made.get(scripts);
+  if (commands === undefined) {
+    commands = {
+      check: scripts.check === null ? null : powershellCommand(scripts.check),
+      apply: powershellCommand(scripts.apply),
+    };
+    made.set(scripts, commands);
+  }
+  return commands;
+}
+
+/**
+ * A locked gate or removed flag in any file or script is a kubemix bug: refuse
+ * to plan it. Files every node shares (one string each) and Commands every
+ * node shares (one object) are checked once; one pattern scans each text.
+ */
+export function assertNoForbidden(
+  model: ClusterModel,
+  artifacts: readonly RenderedArtifact[],
+  tasks: readonly Task[],
+): void {
+  const checkedTexts = oncePer(model, 'windows:checked-texts', () => new Set<string>());
+  const checkedCommands = oncePer(model, 'windows:checked-commands', () => new WeakSet<Command>());
+  const forbidden = oncePer(model, 'windows:forbidden', () => {
+    const words = forbiddenFor(model.versions.kubernetes).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    // Three `includes` scans per text took three times one alternation's.
+    return words.length === 0 ? /(?!)/ : new RegExp(words.join('|'));
+  });
+  const check = (text: string): void => {
+    const bad = forbidden.exec(text)?.[0];
     if (bad !== undefined)
       throw new Error(`Windows plan for Kubernetes ${model.versions.kubernetes} contains ${bad}, which it rejects`);
-    checked.add(text);
+  };
+  for (const { content } of artifacts) {
+    if (checkedTexts.has(content)) continue;
+    check(content);
+    checkedTexts.add(content);
   }
+  for (const t of tasks)
+    for (const command of [t.apply, t.check]) {
+      if (command === null || checkedCommands.has(command)) continue;
+      check(command.script);
+      checkedCommands.add(command);
+    }
 }
 
 /** The plan contributor: every Windows worker's tasks and files. */
