@@ -10,7 +10,7 @@
 // size, not the largest size's nor that of several plans' garbage together.
 // BENCH_BASELINE_DIST=<another build's dist/> plans the same specs with that
 // build too, size by size in turns, so the two are measured under the same load.
-// BENCH_SIZES=10,100 plans only the sizes named.
+// BENCH_SIZES=10,100 plans only the sizes named; BENCH_ROUNDS and BENCH_NODE_FLAGS: see main() and runChild().
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -58,10 +58,12 @@ function specText(nodes: number): string {
   });
 }
 
-/** What one child reports for one size. */
+/** What one child reports for one size (the times of each timed plan; median: a size's result). */
 interface SizeResult {
   readonly wallMs: number;
   readonly cpuMs: number;
+  readonly walls: readonly number[];
+  readonly cpus: readonly number[];
   readonly planBytes: number;
   readonly artifactBytes: number;
   readonly maxRssMiB: number;
@@ -97,13 +99,17 @@ async function child(dist: string, nodes: number, runs: number): Promise<SizeRes
     walls.push(performance.now() - start);
     cpus.push((used.user + used.system) / 1000);
   }
-  return { ...size, wallMs: median(walls), cpuMs: median(cpus), maxRssMiB: process.resourceUsage().maxRSS / 1024 };
+  const maxRssMiB = process.resourceUsage().maxRSS / 1024;
+  return { ...size, walls, cpus, wallMs: median([...walls]), cpuMs: median([...cpus]), maxRssMiB };
 }
+
+/** BENCH_NODE_FLAGS (e.g. `--single-threaded-gc`: GC helper threads waiting on a loaded machine count as CPU). */
+const NODE_FLAGS = process.env['BENCH_NODE_FLAGS']?.split(' ').filter((f) => f !== '') ?? [];
 
 function runChild(dist: string, nodes: number, runs: number): SizeResult {
   const out = execFileSync(
     process.execPath,
-    [fileURLToPath(import.meta.url), '--child', dist, String(nodes), String(runs)],
+    [...NODE_FLAGS, fileURLToPath(import.meta.url), '--child', dist, String(nodes), String(runs)],
     {
       encoding: 'utf8',
       maxBuffer: 1 << 20,
@@ -141,13 +147,29 @@ async function main(): Promise<void> {
   // BENCH_SIZES=10,100 plans only those sizes (runs: the table's, else 3).
   const only = process.env['BENCH_SIZES']?.split(',').map(Number);
   const sizes = only?.map((n) => SIZES.find(([size]) => size === n) ?? [n, 3]) ?? SIZES;
+  // BENCH_ROUNDS=3: each build's timed plans in 3 children, the builds taking turns, so a change of load
+  // between the two builds' turns weighs on both.
+  const rounds = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 1));
   for (const [nodes, runs] of sizes) {
-    for (const [label, dist] of builds) {
-      const load = loadavg()[0] ?? 0;
-      const rss = runChild(dist, nodes, 0).maxRssMiB;
-      const r = runChild(dist, nodes, runs);
+    const load = new Map<string, number>();
+    const rss = new Map<string, number>();
+    const timed = new Map<string, SizeResult[]>();
+    for (let round = 0; round < rounds; round += 1)
+      for (const [label, dist] of builds) {
+        load.set(label, Math.max(load.get(label) ?? 0, loadavg()[0] ?? 0));
+        if (round === 0) rss.set(label, runChild(dist, nodes, 0).maxRssMiB);
+        timed.set(label, [...(timed.get(label) ?? []), runChild(dist, nodes, Math.ceil(runs / rounds))]);
+        load.set(label, Math.max(load.get(label) ?? 0, loadavg()[0] ?? 0));
+      }
+    for (const [label] of builds) {
+      const parts = timed.get(label) ?? [];
+      const first = parts[0];
+      if (first === undefined) continue;
+      const walls = parts.flatMap((p) => p.walls);
+      const cpus = parts.flatMap((p) => p.cpus);
+      const r = { ...first, walls, cpus, wallMs: median([...walls]), cpuMs: median([...cpus]) };
       results.get(label)?.set(nodes, r);
-      console.log(line(label, nodes, runs, r, rss, Math.max(load, loadavg()[0] ?? 0)));
+      console.log(line(label, nodes, walls.length, r, rss.get(label) ?? 0, load.get(label) ?? 0));
     }
   }
   for (const [label, sizes] of results) {
