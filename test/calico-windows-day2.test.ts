@@ -103,7 +103,11 @@ describe('upgrade of examples/calico-mixed.yaml (Calico, one Windows 2022 worker
     const ancestors = (start: string): Set<string> => {
       const seen = new Set<string>();
       const walk = (x: string): void => {
-        for (const d of byId.get(x)?.after ?? []) if (!seen.has(d)) (seen.add(d), walk(d));
+        for (const d of byId.get(x)?.after ?? [])
+          if (!seen.has(d)) {
+            seen.add(d);
+            walk(d);
+          }
       };
       walk(start);
       return seen;
