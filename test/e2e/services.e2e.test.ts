@@ -424,6 +424,70 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     assert.ok((byHost.get('w1')?.done ?? 0) > 5);
   });
 
+  it('diagnose --out X.tar.gz: every node, the services node clean by its own checks, no secret; a stopped dnsmasq named', async () => {
+    const archive = join(net.root, 'diag.tar.gz');
+    const run = await kubemix(['diagnose', specFile, '--known-hosts', net.knownHosts, '--json', '--out', archive]);
+    log(`diagnose: exit ${run.code}, ${run.seconds.toFixed(1)} s`);
+    // No kubelet runs here (pkgs.k8s.io is out of reach): findings on cp1 and w1, exit 1, every node reached.
+    assert.equal(run.code, 1, output(run));
+    type Doc = { failed: string[]; findings: { id: string; node: string; evidence: string }[] };
+    const doc = JSON.parse(run.stdout) as Doc;
+    assert.deepEqual(doc.failed, []);
+    assert.deepEqual(
+      doc.findings.filter((f) => f.node === 'svc'),
+      [],
+      run.stdout,
+    );
+    log(`findings: ${doc.findings.map((f) => `${f.id} ${f.node}`).join('; ')}`);
+    const out = join(net.root, 'diag');
+    mkdirSync(out);
+    execFileSync('tar', ['-xzf', archive, '-C', out]);
+    const top = join(out, readdirSync(out)[0] ?? '');
+    assert.deepEqual(readdirSync(top).sort(), ['cp1', 'findings.json', 'findings.txt', 'svc', 'w1']);
+    const svcSections = readdirSync(join(top, 'svc')).sort();
+    for (const section of ['service-states', 'haproxy-check', 'named-check', 'dnsmasq-check', 'registry-config'])
+      assert.ok(svcSections.includes(`${section}.txt`), `svc/${section}.txt missing: ${svcSections.join(' ')}`);
+    const read = (section: string): string => readFileSync(join(top, 'svc', `${section}.txt`), 'utf8');
+    for (const check of ['haproxy-check', 'named-check', 'dnsmasq-check'])
+      assert.match(read(check), /exit 0\s*$/, check);
+    assert.deepEqual(read('service-states').trim().split('\n').sort(), [
+      'dnsmasq active',
+      'docker-registry active',
+      'haproxy active',
+      'named active',
+    ]);
+    assert.match(read('listening'), /:6443\b/);
+    // No value of the state directory's secret store (registry password, cluster CA key, tokens) in the bundle.
+    const store = JSON.parse(readFileSync(join(stateDir, 'secrets.json'), 'utf8')) as Record<string, { value: string }>;
+    const everything = execFileSync('sh', ['-c', 'cat "$1"/*/* "$1"/*.json', 'sh', top], { encoding: 'utf8' });
+    for (const [name, { value }] of Object.entries(store))
+      assert.ok(value.length < 8 || !everything.includes(value), `secret ${name} reached the bundle`);
+
+    net.ssh(svc, 'systemctl stop dnsmasq');
+    try {
+      const again = await kubemix([
+        'diagnose',
+        specFile,
+        '--known-hosts',
+        net.knownHosts,
+        '--json',
+        '--node',
+        'svc',
+        '--out',
+        join(net.root, 'diag-svc'),
+      ]);
+      log(`diagnose --node svc with dnsmasq stopped: exit ${again.code}, ${again.seconds.toFixed(1)} s`);
+      assert.equal(again.code, 1, output(again));
+      const found = (JSON.parse(again.stdout) as Doc).findings;
+      assert.deepEqual(
+        found.map((f) => [f.node, f.id, f.evidence]),
+        [['svc', 'services-down', 'dnsmasq inactive']],
+      );
+    } finally {
+      net.ssh(svc, 'systemctl start dnsmasq');
+    }
+  });
+
   it('down --yes stops and removes the services and resets the nodes', async () => {
     const refused = await kubemix(['down', specFile, '--known-hosts', net.knownHosts]);
     assert.equal(refused.code, 2, output(refused));
