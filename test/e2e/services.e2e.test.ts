@@ -22,6 +22,7 @@ import type { LookupFunction } from 'node:net';
 import { connect } from 'node:tls';
 import { stringify } from 'yaml';
 import { call, digestOf, OCI_MANIFEST, pushImage } from '../helpers/oci-push.js';
+import { readJournal } from '../../src/exec/journal.js';
 import { resolveModel } from '../../src/model/resolve.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
 import { SERVICES } from '../../src/matrix/index.js';
@@ -142,9 +143,8 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
       killAfterDone: killAfter,
     });
     assert.equal(killed.code, null, `expected a kill after ${killAfter} tasks\n${output(killed)}`);
-    const journal = JSON.parse(readFileSync(join(stateDir, 'journal.json'), 'utf8')) as {
-      tasks: Record<string, { state: string }>;
-    };
+    // The snapshot (journal.json) plus what the run appended to journal.log before the kill.
+    const journal = (await readJournal(stateDir)) ?? assert.fail('no journal after the kill');
     const doneBefore = Object.entries(journal.tasks)
       .filter(([, e]) => e.state === 'done')
       .map(([id]) => id);
