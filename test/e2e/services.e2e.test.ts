@@ -376,10 +376,11 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
       ['task-create-services/svc/bind', 'task-create-services/svc/dnsmasq', 'task-create-services/svc/haproxy'],
       output(first),
     );
+    // Its facts fail, and so do the underlay validations of the nodes that ping it (named, unreachable).
     const down = taskEvents(first).filter((e) => e.state === 'failed');
     assert.deepEqual(
-      down.map((e) => e.id),
-      ['task-gather-facts/w1/facts'],
+      down.map((e) => e.id).sort(),
+      ['task-gather-facts/w1/facts', 'task-run-validations/cp1/underlay', 'task-run-validations/svc/underlay'],
       output(first),
     );
     assert.match(down[0]?.error ?? '', /w1|198\.51\.100/);
