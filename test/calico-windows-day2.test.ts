@@ -10,7 +10,8 @@ import { describe, it } from 'node:test';
 import { assembleDiagnosePlan, diagnosedNodes } from '../src/diagnose/plan.js';
 import { windowsSections } from '../src/diagnose/sections.js';
 import { matchSignatures } from '../src/diagnose/signatures.js';
-import { CALICO_WINDOWS } from '../src/matrix/index.js';
+import { CALICO, CALICO_WINDOWS } from '../src/matrix/index.js';
+import { CALICO_WINDOWS_DAEMONSET } from '../src/render/manifests/calico.js';
 import { resolveModel } from '../src/model/resolve.js';
 import { assemblePatchPlan } from '../src/plan/patch/assemble.js';
 import type { Plan } from '../src/plan/types.js';
@@ -80,6 +81,41 @@ describe('upgrade of examples/calico-mixed.yaml (Calico, one Windows 2022 worker
     assert.deepEqual(addons.after, [operator.id]);
     assert.doesNotMatch(addons.apply.script, /flannel|windows-hostprocess/);
     for (const a of plan.artifacts.filter((x) => x.node === 'cluster')) assert.doesNotMatch(a.remotePath, /flannel/);
+  });
+  it('after the operator and the Installation, waits for calico-node and calico-node-windows before any worker', () => {
+    const api = plan.nodes.find((n) => n.role === 'control-plane')?.name ?? '';
+    const id = (name: string) => `task-deploy-cluster/${api}/${name}`;
+    const rollout = plan.tasks.find((t) => t.id === id('upgrade-calico-rollout')) ?? assert.fail('no rollout wait');
+    assert.deepEqual(rollout.after, [id('upgrade-addons')]);
+    assert.deepEqual(plan.tasks.find((t) => t.id === id('upgrade-guard'))?.after, [rollout.id]);
+    // The operator's own word that it runs the new version, then each DaemonSet rolled out.
+    const script = rollout.apply.script;
+    const at = (needle: string) => script.indexOf(needle);
+    assert.match(
+      script,
+      new RegExp(`\\{\\.status\\.calicoVersion\\}'\\)" = 'v${CALICO.version.replaceAll('.', '\\.')}'`),
+    );
+    assert.ok(at('calicoVersion') < at('rollout status daemonset/calico-node '));
+    assert.ok(at('daemonset/calico-node ') < at(`daemonset/${CALICO_WINDOWS_DAEMONSET} `));
+    assert.match(rollout.check?.script ?? '', /rollout status daemonset\/calico-node-windows --timeout=10s/);
+    // Every path to the Windows worker's cordon passes through it.
+    const byId = new Map(plan.tasks.map((t) => [t.id, t]));
+    const ancestors = (start: string): Set<string> => {
+      const seen = new Set<string>();
+      const walk = (x: string): void => {
+        for (const d of byId.get(x)?.after ?? [])
+          if (!seen.has(d)) {
+            seen.add(d);
+            walk(d);
+          }
+      };
+      walk(start);
+      return seen;
+    };
+    assert.ok(ancestors(id(`upgrade-cordon-${win}`)).has(rollout.id));
+    const linuxOnly = examplePlan('calico-libvirt-1-1-1', 'upgrade').plan;
+    const only = linuxOnly.tasks.find((t) => t.name === 'upgrade-calico-rollout') ?? assert.fail();
+    assert.doesNotMatch(only.apply.script, /calico-node-windows/);
   });
   it('every PowerShell script of the Windows node parses and passes our rules', () => {
     assertPowerShellClean(onWindows(plan));

@@ -13,6 +13,7 @@ import { applyPlan } from '../src/exec/apply-plan.js';
 import { resolveModel } from '../src/model/resolve.js';
 import { assemblePatchPlan } from '../src/plan/patch/assemble.js';
 import { assemblePatchQueryPlan, parsePending, pendingText, PATCH_QUERY_TASK } from '../src/plan/patch/query.js';
+import { rollbackCommands, rollbackText } from '../src/plan/patch/rollback.js';
 import { patchNodes } from '../src/patch/run.js';
 import { installUpdates } from '../src/render/windows/updates.js';
 import { installLinuxUpdates, listLinuxPending } from '../src/render/linux/updates.js';
@@ -38,27 +39,45 @@ describe('patch plan', () => {
   const api = model.nodes.find((n) => n.role === 'control-plane')?.name ?? '';
   const plan = assemblePatchPlan(model, { kbs: [], securityOnly: false, maxUnavailable: 1 }).plan;
 
-  it('only Windows workers; each: cordon → drain → updates (reboots) → Ready → pod network → uncordon', () => {
+  it('only Windows workers; each: cordon → drain → updates (reboots) → Ready → pod network → verify → uncordon', () => {
     assert.ok(win.length >= 1);
     for (const w of win) {
       const chain = plan.tasks.filter((t) => t.name.endsWith(`-${w}`) || t.host === w).map((t) => t.id.split('/')[2]);
       assert.deepEqual(
-        chain.sort(),
+        [...new Set(chain)].sort(),
         [
           `patch-cordon-${w}`,
           `patch-drain-${w}`,
           `patch-ready-${w}`,
           `patch-uncordon-${w}`,
+          `patch-verify-${w}`,
+          'patch-verify',
           'win-pod-network',
           'win-updates',
         ].sort(),
       );
+      // The node's underlay cells run from every host once its pod network is back; uncordon waits for all.
+      const network = `task-deploy-cluster/${w}/win-pod-network`;
+      const verify = plan.tasks.filter(
+        (t) => t.name === `patch-verify-${w}` || (t.host === w && t.name === 'patch-verify'),
+      );
+      assert.deepEqual(new Set(verify.map((t) => t.host)), new Set(model.nodes.map((n) => n.name)));
+      for (const t of verify) assert.deepEqual(t.after, [network], t.id);
+      const uncordon = plan.tasks.find((t) => t.name === `patch-uncordon-${w}`);
+      assert.deepEqual(uncordon?.after, verify.map((t) => t.id).sort());
+      const own = verify.find((t) => t.host === w)?.apply.script ?? '';
+      assert.match(own, new RegExp(`underlay/ping/${w}/${api}`));
+      assert.doesNotMatch(own, /underlay\/clock\//);
       const updates = plan.tasks.find((t) => t.host === w && t.name === 'win-updates') ?? assert.fail();
       assert.equal(updates.reboots, true);
       assert.deepEqual(updates.after, [`task-deploy-cluster/${api}/patch-drain-${w}`]);
     }
-    assert.ok(
-      !plan.tasks.some((t) => model.nodes.find((n) => n.name === t.host)?.osFamily === 'linux' && t.host !== api),
+    // On Linux hosts: the API steps on the first control plane, and each host's read-only probes towards the node.
+    const linuxHost = (t: (typeof plan.tasks)[number]) =>
+      model.nodes.find((n) => n.name === t.host)?.osFamily === 'linux' && t.host !== api;
+    assert.deepEqual(
+      plan.tasks.filter((t) => linuxHost(t) && !win.some((w) => t.name === `patch-verify-${w}`)).map((t) => t.id),
+      [],
     );
   });
   it('--nodes must name Windows workers (exit 2); --kb is validated at the CLI', async () => {
@@ -107,6 +126,36 @@ describe('patch trace of examples/k8s-libvirt-3-2-1.yaml', () => {
         at.last(`task-deploy-cluster/${w}/win-pod-network`) <
           at.first(`task-deploy-cluster/${api}/patch-uncordon-${w}`),
       );
+    } finally {
+      rmSync(trace.stateDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('patch --linux trace of examples/k8s-libvirt-1-1-1.yaml', () => {
+  it('matches its golden trace; the control plane first, each node verified before its uncordon', async () => {
+    const trace = await traceExample('k8s-libvirt-1-1-1', 'plan-order', 'patch --linux');
+    try {
+      assertGolden('traces/patch-linux-k8s-libvirt-1-1-1.txt', renderTrace(trace));
+      assert.equal(trace.result.counts.done, trace.plan.tasks.length);
+      const at = new Positions(trace);
+      const api = trace.plan.nodes.find((n) => n.role === 'control-plane')?.name ?? '';
+      const w = trace.plan.nodes.find((n) => n.osFamily === 'windows')?.name ?? '';
+      const id = (host: string, name: string) => `task-deploy-cluster/${host}/${name}`;
+      assert.ok(at.last(id(api, `patch-uncordon-${api}`)) < at.first(id(api, `patch-cordon-${w}`)));
+      for (const [n, back] of [
+        [api, id(api, `patch-ready-${api}`)],
+        [w, id(w, 'win-pod-network')],
+      ] as const) {
+        const verify = trace.plan.tasks.filter(
+          (t) => t.name === `patch-verify-${n}` || (t.host === n && t.name === 'patch-verify'),
+        );
+        assert.ok(verify.length >= 2, n);
+        for (const t of verify) {
+          assert.ok(at.first(t.id) > at.last(back), `${t.id} before ${back}`);
+          assert.ok(at.last(t.id) < at.first(id(api, `patch-uncordon-${n}`)), `${t.id} after the uncordon`);
+        }
+      }
     } finally {
       rmSync(trace.stateDir, { recursive: true, force: true });
     }
@@ -197,8 +246,11 @@ describe('patch checks first, then acts', () => {
     );
     return { run, asked, rolled };
   }
+  // A node's own steps; its read-only probes towards another node being verified (patch-verify-OTHER) are not.
   const touched = (targets: RecordingTarget[], node: string) =>
-    targets.flatMap((t) => t.steps).filter((s) => s.host === node || s.task.endsWith(`-${node}`));
+    targets
+      .flatMap((t) => t.steps)
+      .filter((s) => (s.host === node && !/\/patch-verify-/.test(s.task)) || s.task.endsWith(`-${node}`));
 
   it('a node with nothing pending is never cordoned, drained or rebooted; the other one is', async () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'kubemix-patch-'));
@@ -245,7 +297,10 @@ describe('patch checks first, then acts', () => {
         `task-deploy-cluster/${a}/win-pod-network`,
       ]);
       await assert.rejects(first.run, HostError);
-      assert.deepEqual(JSON.parse(readFileSync(join(stateDir, 'patch', 'roll.json'), 'utf8')), { nodes: [a] });
+      assert.deepEqual(JSON.parse(readFileSync(join(stateDir, 'patch', 'roll.json'), 'utf8')), {
+        nodes: [a],
+        pending: { [a]: { updates: [{ id: 'KB1', title: 'x' }], rebootRequired: false } },
+      });
       const again = await patchWith(stateDir, {});
       const result = await again.run;
       assert.equal(result.resumed, true);
@@ -254,6 +309,46 @@ describe('patch checks first, then acts', () => {
       const ran = touched(again.rolled, a).map((s) => `${s.task.split('/')[2]}:${s.kind}`);
       assert.ok(ran.includes(`patch-uncordon-${a}:apply`), 'the resumed roll did not uncordon');
       assert.ok(!ran.includes('win-updates:apply'), 'the journal should have skipped the finished updates');
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a failing verify cell stops the roll: the node stays cordoned, the error names the cell and the rollback', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'kubemix-patch-'));
+    try {
+      const [a, b] = [win[0]?.name ?? '', win[1]?.name ?? ''];
+      const api = two.nodes.find((n) => n.role === 'control-plane')?.name ?? '';
+      // The first control plane's cells towards the node (ICMP, MTU, its kubelet) fail.
+      const cell = `task-deploy-cluster/${api}/patch-verify-${a}`;
+      const { run, rolled } = await patchWith(
+        stateDir,
+        { [a]: 'pending\tKB5040437\t2024-07 Cumulative Update\n', [b]: 'pending\tKB5040438\tother\n' },
+        [cell],
+      );
+      const error = await run.then(
+        () => assert.fail('the roll went through a failing cell'),
+        (e: unknown) => e,
+      );
+      assert.ok(error instanceof HostError && error.code === 'patch.node-unhealthy', String(error));
+      assert.match(error.message, new RegExp(`${cell}: apply exited 1: trace: ${cell} fails`), 'what broke');
+      assert.match(
+        error.message,
+        new RegExp(`${a} stays cordoned\\. Installed: KB5040437 \\(2024-07 Cumulative Update\\)`),
+      );
+      assert.match(error.message, /wusa \/uninstall \/kb:5040437 \/quiet \/norestart; Restart-Computer/);
+      assert.match(error.message, new RegExp(`kubectl uncordon ${a}`));
+      assert.doesNotMatch(error.message, /KB5040438/, 'the next node is not named: nothing was installed there');
+      const order = rolled.flatMap((t) => t.steps).map((s) => s.task);
+      const ran = new Set(order);
+      const network = `task-deploy-cluster/${a}/win-pod-network`;
+      assert.ok(ran.has(network) && ran.has(`task-deploy-cluster/${a}/patch-verify`));
+      assert.ok(order.indexOf(cell) > order.lastIndexOf(network), 'verify ran before the pod network was back');
+      assert.ok(![...ran].some((t) => t.endsWith(`patch-uncordon-${a}`)), 'the broken node was uncordoned');
+      assert.ok(![...ran].some((t) => t.endsWith(`patch-cordon-${b}`) || t === `task-deploy-cluster/${b}/win-updates`));
+      // The same failure again, resumed: the rollback still names the KB (roll.json kept the query's answer).
+      const again = await patchWith(stateDir, {}, [cell]);
+      await assert.rejects(again.run, /wusa \/uninstall \/kb:5040437/);
     } finally {
       rmSync(stateDir, { recursive: true, force: true });
     }
@@ -309,6 +404,55 @@ describe('patch --linux plan', () => {
       const r = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], { input: script, encoding: 'utf8' });
       assert.equal(r.status, 0, r.stdout);
     }
+  });
+
+  it("each Linux node's underlay cells run after Ready and before its uncordon", () => {
+    for (const n of [...cps, ...linuxWorkers]) {
+      const verify = plan.tasks.filter(
+        (t) => t.name === `patch-verify-${n}` || (t.host === n && t.name === 'patch-verify'),
+      );
+      assert.deepEqual(new Set(verify.map((t) => t.host)), new Set(model.nodes.map((x) => x.name)), n);
+      for (const t of verify) assert.deepEqual(t.after, [`task-deploy-cluster/${api}/patch-ready-${n}`], t.id);
+      const uncordon = plan.tasks.find((t) => t.name === `patch-uncordon-${n}`);
+      assert.deepEqual(uncordon?.after, verify.map((t) => t.id).sort(), n);
+    }
+  });
+
+  it('--max-unavailable 2: no cell between two workers that may reboot at the same time', () => {
+    const wide = assemblePatchPlan(model, { kbs: [], securityOnly: false, linux: true, maxUnavailable: 2 }).plan;
+    const workers = model.nodes.filter((n) => n.role === 'worker').map((n) => n.name);
+    for (const w of workers) {
+      const scripts = wide.tasks
+        .filter((t) => t.name === `patch-verify-${w}` || (t.host === w && t.name === 'patch-verify'))
+        .map((t) => t.apply.script)
+        .join('\n');
+      for (const peer of workers.filter((x) => x !== w)) {
+        assert.ok(!scripts.includes(`/${w}/${peer}`) && !scripts.includes(`/${peer}/${w}`), `${w} ↔ ${peer}`);
+      }
+      assert.ok(scripts.includes(`underlay/ping/${w}/${api}`), `${w} still checks the control plane`);
+    }
+  });
+
+  it('rollback: apt reinstalls the versions the node had, dnf undoes its transaction, Windows uninstalls the KBs', () => {
+    const node = (name: string) => model.nodes.find((n) => n.name === name) ?? assert.fail(name);
+    const linux = node(linuxWorkers[0] ?? '');
+    const pending = {
+      updates: [
+        { id: 'libc6', title: '2.36-9 -> 2.36-9+deb12u9' },
+        { id: 'linux-image-6.1.0-30-amd64', title: ' -> 6.1.124-1' },
+      ],
+      rebootRequired: false,
+    };
+    assert.deepEqual(rollbackCommands(linux, pending), ['apt-get install -y --allow-downgrades libc6=2.36-9']);
+    assert.deepEqual(rollbackCommands({ ...linux, os: 'centos-stream-9' }, pending), ['dnf -y history undo last']);
+    const w = node(win[0] ?? '');
+    assert.deepEqual(rollbackCommands(w, { updates: [{ id: 'KB1,KB22', title: 't' }], rebootRequired: false }), [
+      'wusa /uninstall /kb:1 /quiet /norestart',
+      'wusa /uninstall /kb:22 /quiet /norestart',
+      'Restart-Computer',
+    ]);
+    assert.match(rollbackText(w, undefined, true), /Get-Content C:\\k\\kubemix\\patch-installed\.txt/);
+    assert.match(rollbackText(linux, pending, false), /stays cordoned; no update was installed on it/);
   });
 
   it('--nodes naming a Linux node without --linux is refused, naming --linux', () => {

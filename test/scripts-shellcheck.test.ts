@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { assembleResetPlan } from '../src/plan/reset.js';
 import type { Plan } from '../src/plan/types.js';
 import { SHAPES, modelFor, planFor } from './helpers/shapes.js';
+import { examplePlan } from './trace/run-trace.js';
 
 function scriptsOf(shape: (typeof SHAPES)[number]): { id: string; script: string }[] {
   // The deploy plan and the `kubemix down` plan alike.
@@ -37,6 +38,25 @@ describe('task shell scripts', () => {
         const parsed = spawnSync('dash', ['-n'], { input: script, encoding: 'utf8' });
         assert.equal(parsed.status, 0, `${id}: ${parsed.stderr}`);
         const lint = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], { input: script, encoding: 'utf8' });
+        assert.equal(lint.status, 0, `${id}:\n${lint.stdout}`);
+      }
+    });
+  }
+});
+
+describe('day 2 shell scripts', () => {
+  // The upgrade and patch --linux plans of the bundled examples (flannel and Calico), each distinct script once.
+  for (const example of ['k8s-libvirt-3-2-1', 'calico-mixed'] as const) {
+    it(`${example}: upgrade and patch --linux scripts pass dash -n and shellcheck -s sh`, () => {
+      const plans = (['upgrade', 'patch --linux'] as const).map((c) => examplePlan(example, c).plan);
+      const scripts = new Map(plans.flatMap(shellScripts).map((s) => [s.script, s.id]));
+      assert.ok(scripts.size > 10);
+      for (const [script, id] of scripts) {
+        const parsed = spawnSync('dash', ['-n'], { input: script, encoding: 'utf8' });
+        assert.equal(parsed.status, 0, `${id}: ${parsed.stderr}`);
+        // SC1010 fires on verify's MTU probe `ping -M do` (an argument, not the keyword; dash -n agrees above).
+        const args = ['-s', 'sh', '-S', 'warning', '-e', 'SC1010', '-'];
+        const lint = spawnSync('shellcheck', args, { input: script, encoding: 'utf8' });
         assert.equal(lint.status, 0, `${id}:\n${lint.stdout}`);
       }
     });

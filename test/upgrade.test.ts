@@ -175,7 +175,7 @@ describe('upgrade plan of examples/k8s-libvirt-3-2-1.yaml (3 control planes, 2 L
   });
 });
 
-for (const example of ['k8s-libvirt-1-1-1', 'k8s-libvirt-3-2-1'] as const) {
+for (const example of ['k8s-libvirt-1-1-1', 'k8s-libvirt-3-2-1', 'calico-mixed'] as const) {
   describe(`upgrade trace 1.35 → 1.36 of examples/${example}.yaml`, () => {
     it('matches its golden trace; drains come before restarts on every node; no secret value', async () => {
       const trace = await traceExample(example, 'plan-order', 'upgrade');

@@ -66,7 +66,10 @@ export async function collectBundle(
   const collected: NodeSections[] = nodes
     .filter((n) => output.has(n.name))
     .map((n) => ({ node: n, sections: splitSections(redactText((output.get(n.name) ?? []).join('\n'), secrets)) }));
-  const findings = matchSignatures(model.cluster, collected);
+  const findings = matchSignatures(
+    { ...model.cluster, windowsHostProcess: model.windowsHostProcess !== undefined },
+    collected,
+  );
   await writeBundle(options.out, collected, findings, failed);
   return { findings, failed };
 }

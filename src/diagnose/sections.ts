@@ -14,6 +14,7 @@ import { servicesFacts } from '../render/services/facts.js';
 import { HAPROXY_CONFIG } from '../render/services/haproxy.js';
 import { REGISTRY_PATHS } from '../render/services/registry.js';
 import { shellQuote } from '../util/escape/index.js';
+import { apiCniSections, CALICO_LINUX_VXLAN, linuxCalicoSections, windowsCniSections } from './cni-sections.js';
 
 export const MARKER = '=== kubemix-section ';
 
@@ -25,13 +26,15 @@ export interface Section {
 const KUBECTL = 'kubectl --kubeconfig=/etc/kubernetes/admin.conf';
 
 export function linuxSections(model: ClusterModel, node: PlanNode, api: boolean): Section[] {
-  const link = hnsNetworkName(model.overlay);
+  const calico = model.overlay.plugin === 'calico';
+  // flannel's link is named like its Windows network (flannel.<VNI>, cbr0); Calico's is vxlan.calico.
+  const link = calico ? CALICO_LINUX_VXLAN : hnsNetworkName(model.overlay);
   const own: Section[] = [
     { name: 'services', command: 'systemctl is-active kubelet containerd' },
     { name: 'kubelet-log', command: 'journalctl -u kubelet --no-pager -n 300' },
     { name: 'containerd-log', command: 'journalctl -u containerd --no-pager -n 200' },
     { name: 'cni-config', command: 'for f in /etc/cni/net.d/*; do echo "# $f"; cat "$f"; done' },
-    { name: 'subnet-env', command: 'cat /run/flannel/subnet.env' },
+    ...(calico ? linuxCalicoSections() : [{ name: 'subnet-env', command: 'cat /run/flannel/subnet.env' }]),
     { name: 'addresses', command: 'ip addr' },
     { name: 'routes', command: 'ip route' },
     { name: 'vxlan-link', command: `ip -d link show ${link}` },
@@ -48,7 +51,7 @@ export function linuxSections(model: ClusterModel, node: PlanNode, api: boolean)
       name: 'cluster-events',
       command: `${KUBECTL} get events --all-namespaces --field-selector type=Warning --sort-by=.lastTimestamp`,
     },
-    { name: 'flannel-log', command: `${KUBECTL} -n kube-flannel logs daemonset/kube-flannel-ds --tail=200` },
+    ...apiCniSections(model),
   ];
 }
 
@@ -97,16 +100,23 @@ function lastLog(service: string): string {
   return `Get-ChildItem -LiteralPath ${q(`${WIN.logs}\\${service}`)} -Filter *.log | Sort-Object LastWriteTime | Select-Object -Last 1 | ForEach-Object { Get-Content -LiteralPath $_.FullName -Tail 200 }`;
 }
 
+/** The Windows services kubemix installs, by CNI: HostProcess flannel runs flanneld and kube-proxy as pods. */
+function windowsServiceNames(model: ClusterModel): string[] {
+  if (model.overlay.plugin === 'calico') return ['containerd', 'kubelet', 'kube-proxy'];
+  if (model.windowsHostProcess !== undefined) return ['containerd', 'kubelet'];
+  return ['containerd', 'flanneld', 'kubelet', 'kube-proxy'];
+}
+
 /**
  * A Windows worker's sections. With Calico there is no flanneld, subnet.env
- * or net-conf.json; the CNI config is the one calico-node-windows wrote.
+ * or net-conf.json; the CNI config is the one calico-node-windows wrote, and
+ * its pod's and CNI plugin's logs are added. HostProcess flannel: flanneld's
+ * and kube-proxy's logs are their pods'.
  */
 export function windowsSections(model: ClusterModel): Section[] {
   const hns = (path: string): string => `ConvertTo-Json -Depth 8 @(Invoke-KubemixHns -Method 'GET' -Path ${q(path)})`;
   const calico = model.overlay.plugin === 'calico';
-  const services = calico
-    ? ['containerd', 'kubelet', 'kube-proxy']
-    : ['containerd', 'flanneld', 'kubelet', 'kube-proxy'];
+  const services = windowsServiceNames(model);
   const flannel: Section[] = calico
     ? []
     : [
@@ -123,10 +133,11 @@ export function windowsSections(model: ClusterModel): Section[] {
     { name: 'hns-endpoints', command: hns('/endpoints/') },
     { name: 'hns-policylists', command: hns('/policylists/') },
     { name: 'hns-loadbalancers', command: `& hnsdiag.exe list loadbalancers` },
-    ...(calico ? [] : [{ name: 'flanneld-log', command: lastLog('flanneld') }]),
+    ...(services.includes('flanneld') ? [{ name: 'flanneld-log', command: lastLog('flanneld') }] : []),
     { name: 'kubelet-log', command: lastLog('kubelet') },
-    { name: 'kube-proxy-log', command: lastLog('kube-proxy') },
+    ...(services.includes('kube-proxy') ? [{ name: 'kube-proxy-log', command: lastLog('kube-proxy') }] : []),
     { name: 'containerd-log', command: lastLog('containerd') },
+    ...windowsCniSections(model),
     {
       name: 'hotfixes',
       command: `Get-HotFix | Sort-Object -Property InstalledOn -Descending | Select-Object -First 10 | ForEach-Object { "$($_.HotFixID) $($_.Description) $(if ($_.InstalledOn) { $_.InstalledOn.ToString('yyyy-MM-dd') })" }`,

@@ -1,25 +1,16 @@
 // Known failure signatures of mixed clusters, matched against what
 // `diagnose` collected: each names the node, the likely cause, the evidence
 // line and a next step. Pure: sections in, findings out.
-import type { PlanCluster, PlanNode } from '../model/types.js';
 import { hnsNetworkName } from '../render/windows/network.js';
+import { HOSTPROCESS_DAEMONSETS } from '../render/manifests/windows-hostprocess.js';
+import { FLANNEL_NAMESPACE } from '../render/manifests/flannel.js';
 import { vxlanOf } from '../model/settings.js';
+import { CNI_SIGNATURES, hostProcessKubeProxyUp } from './cni-signatures.js';
+import type { DiagnosedCluster, Finding, NodeSections } from './types.js';
 
-export interface NodeSections {
-  readonly node: Pick<PlanNode, 'name' | 'osFamily' | 'role'>;
-  readonly sections: ReadonlyMap<string, string>;
-}
+export type { DiagnosedCluster, Finding, NodeSections } from './types.js';
 
-export interface Finding {
-  readonly id: string;
-  readonly node: string;
-  readonly cause: string;
-  readonly evidence: string;
-  readonly next: string;
-  readonly reference?: string;
-}
-
-type Signature = (cluster: PlanCluster, n: NodeSections, all: readonly NodeSections[]) => Finding[];
+type Signature = (cluster: DiagnosedCluster, n: NodeSections, all: readonly NodeSections[]) => Finding[];
 
 const get = (n: NodeSections, s: string): string => n.sections.get(s) ?? '';
 
@@ -60,7 +51,9 @@ const networkMissing: Signature = (cluster, n) => {
   const restart =
     cluster.cni.plugin === 'calico'
       ? `Delete the calico-node-windows pod on ${n.node.name} (kubectl -n calico-system delete pod --field-selector spec.nodeName=${n.node.name.toLowerCase()}; the operator's DaemonSet recreates it and it rebuilds ${want})`
-      : `Restart-Service flanneld on ${n.node.name} (it recreates ${want})`;
+      : cluster.windowsHostProcess === true
+        ? `Delete the flannel HostProcess pod on ${n.node.name} (kubectl -n ${FLANNEL_NAMESPACE} delete pod -l app=${HOSTPROCESS_DAEMONSETS.flannel} --field-selector spec.nodeName=${n.node.name.toLowerCase()}; its DaemonSet recreates it and flanneld rebuilds ${want})`
+        : `Restart-Service flanneld on ${n.node.name} (it recreates ${want})`;
   const names = jsonList(get(n, 'hns-networks')).map((x) => String(x['Name'] ?? ''));
   if (names.includes(want)) return [];
   const update = newestUpdate(n);
@@ -95,8 +88,14 @@ function clusterIps(all: readonly NodeSections[]): string[] {
     .filter((ip) => /^\d+\.\d+\.\d+\.\d+$/.test(ip));
 }
 
+/** kube-proxy runs on the Windows node: its service, or with HostProcess flannel its pod. */
+function kubeProxyRuns(cluster: DiagnosedCluster, n: NodeSections, all: readonly NodeSections[]): boolean {
+  if (cluster.windowsHostProcess === true) return hostProcessKubeProxyUp(all, n.node.name) === true;
+  return windowsServices(n).get('kube-proxy') === 'Running';
+}
+
 const loadBalancerMissing: Signature = (cluster, n, all) => {
-  if (n.node.osFamily !== 'windows' || windowsServices(n).get('kube-proxy') !== 'Running') return [];
+  if (n.node.osFamily !== 'windows' || !kubeProxyRuns(cluster, n, all)) return [];
   const hns = `${get(n, 'hns-policylists')}\n${get(n, 'hns-loadbalancers')}`;
   if (!n.sections.has('hns-policylists') && !n.sections.has('hns-loadbalancers')) return [];
   const missing = clusterIps(all).filter(
@@ -109,14 +108,14 @@ const loadBalancerMissing: Signature = (cluster, n, all) => {
       node: n.node.name,
       cause: `kube-proxy runs but ${missing.length} Service(s) have no HNS load balancer on ${n.node.name}; kube-proxy does not recreate load balancers removed behind its back (e.g. by a restart of HNS, the CNI or the kubelet)`,
       evidence: `no load balancer for ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}`,
-      next: `Restart-Service kube-proxy on ${n.node.name} (it rebuilds every load balancer from scratch), then hnsdiag list loadbalancers`,
+      next: `${cluster.windowsHostProcess === true ? `delete the ${HOSTPROCESS_DAEMONSETS.kubeProxy} pod on ${n.node.name}` : `Restart-Service kube-proxy on ${n.node.name}`} (it rebuilds every load balancer from scratch), then hnsdiag list loadbalancers`,
       reference: 'kubernetes/kubernetes#135802',
     },
   ];
 };
 
 const flannelForbidden: Signature = (_cluster, n) => {
-  const line = `${get(n, 'flanneld-log')}\n${get(n, 'flannel-log')}`
+  const line = `${get(n, 'flanneld-log')}\n${get(n, 'flannel-log')}\n${get(n, 'flannel-pod-log')}`
     .split(/\r?\n/)
     .find((l) => /forbidden/i.test(l) && /\bnodes?\b/.test(l));
   if (line === undefined) return [];
@@ -150,7 +149,10 @@ const vxlanMismatch: Signature = (cluster, n) => {
       node: n.node.name,
       cause: `the node's VXLAN settings differ from the cluster's (${want}): pods on it cannot reach pods on other nodes (Windows requires VNI 4096 and port 4789)`,
       evidence: `${seen.where}: VNI ${seen.vni}, port ${seen.port}`,
-      next: 'put the cluster values back (the flannel ConfigMap net-conf.json and this node), then restart flanneld on it',
+      next:
+        cluster.cni.plugin === 'calico'
+          ? 'put the cluster values back in FelixConfiguration default (vxlanVNI, vxlanPort), then delete the calico-node pod on the node'
+          : 'put the cluster values back (the flannel ConfigMap net-conf.json and this node), then restart flanneld on it',
     },
   ];
 };
@@ -188,9 +190,11 @@ const subnetEnvStale: Signature = (cluster, n) => {
 };
 
 /** The Windows start order to name: calico-node-windows is a pod of the kubelet's, flanneld a service of its own. */
-function windowsStartOrder(cluster: PlanCluster): string {
-  return cluster.cni.plugin === 'calico'
-    ? 'containerd, kubelet (it runs calico-node-windows), kube-proxy once the HNS network Calico exists'
+function windowsStartOrder(cluster: DiagnosedCluster): string {
+  if (cluster.cni.plugin === 'calico')
+    return 'containerd, kubelet (it runs calico-node-windows), kube-proxy once the HNS network Calico exists';
+  return cluster.windowsHostProcess === true
+    ? 'containerd, kubelet (it runs the flannel and kube-proxy HostProcess pods)'
     : 'containerd, flanneld, kubelet, kube-proxy';
 }
 
@@ -230,7 +234,9 @@ const cniNotReady: Signature = (cluster, n) => {
       next:
         cluster.cni.plugin === 'calico'
           ? "check the node's cni-config section and that the calico-node (Linux) or calico-node-windows (Windows) pod runs on it (kubectl -n calico-system get pods -o wide)"
-          : "check the node's cni-config section and that the flannel pod (Linux) or flanneld service (Windows) runs on it",
+          : cluster.windowsHostProcess === true
+            ? `check the node's cni-config section and that the flannel pod runs on it (Windows: the HostProcess pod of DaemonSet ${FLANNEL_NAMESPACE}/${HOSTPROCESS_DAEMONSETS.flannel}, whose log is flannel-pod-log)`
+            : "check the node's cni-config section and that the flannel pod (Linux) or flanneld service (Windows) runs on it",
     },
   ];
 };
@@ -276,8 +282,9 @@ const SIGNATURES: readonly Signature[] = [
   vxlanMismatch,
   subnetEnvStale,
   cniNotReady,
+  ...CNI_SIGNATURES,
 ];
 
-export function matchSignatures(cluster: PlanCluster, nodes: readonly NodeSections[]): Finding[] {
+export function matchSignatures(cluster: DiagnosedCluster, nodes: readonly NodeSections[]): Finding[] {
   return nodes.flatMap((n) => SIGNATURES.flatMap((s) => s(cluster, n, nodes)));
 }

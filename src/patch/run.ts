@@ -4,19 +4,23 @@
 // into the roll. The roll's node list is kept in <state>/patch/roll.json
 // while it is under way: a re-run after an interruption resumes that roll
 // (the journal skips what is done) instead of asking again — a node already
-// updated would then look clean and be left cordoned.
+// updated would then look clean and be left cordoned. A roll that fails
+// names the nodes it leaves cordoned, what was installed on each and how to
+// roll it back (rollback.ts), from the query's answer kept in roll.json.
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HostError, InputError } from '../errors.js';
 import { applyPlan, type ApplyOptions } from '../exec/apply-plan.js';
 import { ensurePrivateDir, writeFileDurable } from '../exec/durable.js';
 import type { ExecEvent } from '../exec/events.js';
+import { readJournal } from '../exec/journal.js';
 import { statePaths } from '../exec/state-dir.js';
 import type { ClusterModel } from '../model/resolve.js';
 import type { PlanNode } from '../model/types.js';
 import type { AssembledPlan } from '../plan/assemble.js';
 import { assemblePatchPlan, patchedNodes, type PatchOptions } from '../plan/patch/assemble.js';
 import { assemblePatchQueryPlan, needsPatch, parsePending, type NodePending } from '../plan/patch/query.js';
+import { rollbackText } from '../plan/patch/rollback.js';
 import type { UpdateSelection } from '../render/windows/updates.js';
 
 /** How the query reaches hosts: applyPlan's options without the state directory and --check. */
@@ -79,11 +83,24 @@ export async function queryPending(
   return new Map([...lines].map(([node, l]) => [node, parsePending(l)]));
 }
 
-async function rollUnderWay(dir: string): Promise<string[] | undefined> {
+interface RollFile {
+  readonly nodes: string[];
+  /** The query's answer for the roll's nodes: what a rollback names. */
+  readonly pending: Record<string, NodePending>;
+}
+
+function isPending(p: unknown): p is NodePending {
+  const x = p as NodePending | null;
+  return typeof x === 'object' && x !== null && Array.isArray(x.updates) && typeof x.rebootRequired === 'boolean';
+}
+
+async function rollUnderWay(dir: string): Promise<RollFile | undefined> {
   const file = join(dir, ROLL_FILE);
   try {
-    const doc = JSON.parse(await readFile(file, 'utf8')) as { nodes?: unknown };
-    if (Array.isArray(doc.nodes) && doc.nodes.every((n) => typeof n === 'string')) return doc.nodes as string[];
+    const doc = JSON.parse(await readFile(file, 'utf8')) as { nodes?: unknown; pending?: unknown };
+    const pending = Object.entries(typeof doc.pending === 'object' && doc.pending !== null ? doc.pending : {});
+    if (Array.isArray(doc.nodes) && doc.nodes.every((n) => typeof n === 'string'))
+      return { nodes: doc.nodes as string[], pending: Object.fromEntries(pending.filter(([, p]) => isPending(p))) };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
   }
@@ -101,11 +118,9 @@ export async function patchNodes(model: ClusterModel, options: PatchOptions, run
   if (underWay !== undefined) {
     // The roll as it was started, whatever --nodes says now: its nodes may be cordoned.
     const all = new Set(patchedNodes(model, undefined, true).map((n) => n.name));
-    const roll = underWay.filter((n) => all.has(n));
-    await run.runRoll(
-      assemblePatchPlan(model, { ...options, nodes: undefined, linux: true, roll: new Set(roll) }),
-      own,
-    );
+    const roll = underWay.nodes.filter((n) => all.has(n));
+    const plan = assemblePatchPlan(model, { ...options, nodes: undefined, linux: true, roll: new Set(roll) });
+    await rollOrExplain(model, plan, own, new Map(Object.entries(underWay.pending)), run);
     await finishRoll(own);
     return { pending: new Map(), rolled: roll, resumed: true };
   }
@@ -114,10 +129,56 @@ export async function patchNodes(model: ClusterModel, options: PatchOptions, run
   if (roll.length === 0) return { pending, rolled: [], resumed: false };
   const assembled = assemblePatchPlan(model, { ...options, roll: new Set(roll) });
   await ensurePrivateDir(own);
-  await writeFileDurable(join(own, ROLL_FILE), `${JSON.stringify({ nodes: roll })}\n`);
-  await run.runRoll(assembled, own);
+  const file: RollFile = { nodes: roll, pending: Object.fromEntries(roll.map((n) => [n, pending.get(n) ?? none])) };
+  await writeFileDurable(join(own, ROLL_FILE), `${JSON.stringify(file)}\n`);
+  await rollOrExplain(model, assembled, own, pending, run);
   await finishRoll(own);
   return { pending, rolled: roll, resumed: false };
+}
+
+const none: NodePending = { updates: [], rebootRequired: false };
+
+/** Runs the roll; when it fails, adds to the error the nodes left cordoned and how to roll each back. */
+async function rollOrExplain(
+  model: ClusterModel,
+  assembled: AssembledPlan,
+  own: string,
+  pending: ReadonlyMap<string, NodePending>,
+  run: PatchRun,
+): Promise<void> {
+  try {
+    await run.runRoll(assembled, own);
+  } catch (error) {
+    if (!(error instanceof HostError)) throw error;
+    const left = await leftCordoned(model, assembled, own);
+    if (left.length === 0) throw error;
+    const text = left.map(({ node, installed }) => rollbackText(node, pending.get(node.name), installed));
+    throw new HostError('patch.node-unhealthy', `${error.message}\n${text.join('\n')}`, {
+      hint: 'the roll stopped here: no later node was touched',
+      cause: error,
+    });
+  }
+}
+
+/** The roll's nodes its journal shows cordoned and not uncordoned, and whether their updates step ran. */
+async function leftCordoned(
+  model: ClusterModel,
+  assembled: AssembledPlan,
+  own: string,
+): Promise<{ node: PlanNode; installed: boolean }[]> {
+  const journal = await readJournal(own);
+  const state = (name: string): string | undefined => {
+    const t = assembled.plan.tasks.find((x) => x.name === name);
+    return t === undefined ? undefined : journal?.tasks[t.id]?.state;
+  };
+  const ran = (s: string | undefined): boolean => s === 'done' || s === 'failed' || s === 'running';
+  return model.nodes.flatMap((node) => {
+    if (state(`patch-cordon-${node.name}`) !== 'done' || state(`patch-uncordon-${node.name}`) === 'done') return [];
+    const updates = assembled.plan.tasks.find(
+      (t) => t.host === node.name && (t.name === 'win-updates' || t.name === 'linux-updates'),
+    );
+    return [{ node, installed: ran(updates === undefined ? undefined : journal?.tasks[updates.id]?.state) }];
+  });
 }
 
 /** The roll is through: next month's run asks afresh. */

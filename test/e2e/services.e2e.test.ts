@@ -22,6 +22,7 @@ import type { LookupFunction } from 'node:net';
 import { connect } from 'node:tls';
 import { stringify } from 'yaml';
 import { call, digestOf, OCI_MANIFEST, pushImage } from '../helpers/oci-push.js';
+import { readJournal } from '../../src/exec/journal.js';
 import { resolveModel } from '../../src/model/resolve.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
 import { SERVICES } from '../../src/matrix/index.js';
@@ -142,9 +143,8 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
       killAfterDone: killAfter,
     });
     assert.equal(killed.code, null, `expected a kill after ${killAfter} tasks\n${output(killed)}`);
-    const journal = JSON.parse(readFileSync(join(stateDir, 'journal.json'), 'utf8')) as {
-      tasks: Record<string, { state: string }>;
-    };
+    // The snapshot (journal.json) plus what the run appended to journal.log before the kill.
+    const journal = (await readJournal(stateDir)) ?? assert.fail('no journal after the kill');
     const doneBefore = Object.entries(journal.tasks)
       .filter(([, e]) => e.state === 'done')
       .map(([id]) => id);
@@ -376,10 +376,11 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
       ['task-create-services/svc/bind', 'task-create-services/svc/dnsmasq', 'task-create-services/svc/haproxy'],
       output(first),
     );
+    // Its facts fail, and so do the underlay validations of the nodes that ping it (named, unreachable).
     const down = taskEvents(first).filter((e) => e.state === 'failed');
     assert.deepEqual(
-      down.map((e) => e.id),
-      ['task-gather-facts/w1/facts'],
+      down.map((e) => e.id).sort(),
+      ['task-gather-facts/w1/facts', 'task-run-validations/cp1/underlay', 'task-run-validations/svc/underlay'],
       output(first),
     );
     assert.match(down[0]?.error ?? '', /w1|198\.51\.100/);
@@ -395,8 +396,13 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     log(`add-node preparing w1: ${second.seconds.toFixed(1)} s`);
     const changed = applied(second);
     const otherHosts = changed.filter((id) => !id.includes('/w1/'));
-    // /etc/hosts names only the node itself, the API and the registry: nothing on cp1 changes for w1.
-    assert.deepEqual(otherHosts, [], output(second));
+    // /etc/hosts names only the node itself, the API and the registry: nothing on cp1 changes for w1;
+    // only the underlay validations that failed while w1 was off run again (and pass).
+    assert.deepEqual(
+      [...otherHosts].sort(),
+      ['task-run-validations/cp1/underlay', 'task-run-validations/svc/underlay'],
+      output(second),
+    );
     assert.ok(
       changed.includes('task-prepare-cluster/w1/sysctls') && changed.includes('task-gather-facts/w1/facts'),
       output(second),
@@ -422,6 +428,70 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
     assert.equal(byHost.get('svc')?.failed, 0);
     assert.equal(byHost.get('cp1')?.failed, CP1_FAILURES.length);
     assert.ok((byHost.get('w1')?.done ?? 0) > 5);
+  });
+
+  it('diagnose --out X.tar.gz: every node, the services node clean by its own checks, no secret; a stopped dnsmasq named', async () => {
+    const archive = join(net.root, 'diag.tar.gz');
+    const run = await kubemix(['diagnose', specFile, '--known-hosts', net.knownHosts, '--json', '--out', archive]);
+    log(`diagnose: exit ${run.code}, ${run.seconds.toFixed(1)} s`);
+    // No kubelet runs here (pkgs.k8s.io is out of reach): findings on cp1 and w1, exit 1, every node reached.
+    assert.equal(run.code, 1, output(run));
+    type Doc = { failed: string[]; findings: { id: string; node: string; evidence: string }[] };
+    const doc = JSON.parse(run.stdout) as Doc;
+    assert.deepEqual(doc.failed, []);
+    assert.deepEqual(
+      doc.findings.filter((f) => f.node === 'svc'),
+      [],
+      run.stdout,
+    );
+    log(`findings: ${doc.findings.map((f) => `${f.id} ${f.node}`).join('; ')}`);
+    const out = join(net.root, 'diag');
+    mkdirSync(out);
+    execFileSync('tar', ['-xzf', archive, '-C', out]);
+    const top = join(out, readdirSync(out)[0] ?? '');
+    assert.deepEqual(readdirSync(top).sort(), ['cp1', 'findings.json', 'findings.txt', 'svc', 'w1']);
+    const svcSections = readdirSync(join(top, 'svc')).sort();
+    for (const section of ['service-states', 'haproxy-check', 'named-check', 'dnsmasq-check', 'registry-config'])
+      assert.ok(svcSections.includes(`${section}.txt`), `svc/${section}.txt missing: ${svcSections.join(' ')}`);
+    const read = (section: string): string => readFileSync(join(top, 'svc', `${section}.txt`), 'utf8');
+    for (const check of ['haproxy-check', 'named-check', 'dnsmasq-check'])
+      assert.match(read(check), /exit 0\s*$/, check);
+    assert.deepEqual(read('service-states').trim().split('\n').sort(), [
+      'dnsmasq active',
+      'docker-registry active',
+      'haproxy active',
+      'named active',
+    ]);
+    assert.match(read('listening'), /:6443\b/);
+    // No value of the state directory's secret store (registry password, cluster CA key, tokens) in the bundle.
+    const store = JSON.parse(readFileSync(join(stateDir, 'secrets.json'), 'utf8')) as Record<string, { value: string }>;
+    const everything = execFileSync('sh', ['-c', 'cat "$1"/*/* "$1"/*.json', 'sh', top], { encoding: 'utf8' });
+    for (const [name, { value }] of Object.entries(store))
+      assert.ok(value.length < 8 || !everything.includes(value), `secret ${name} reached the bundle`);
+
+    net.ssh(svc, 'systemctl stop dnsmasq');
+    try {
+      const again = await kubemix([
+        'diagnose',
+        specFile,
+        '--known-hosts',
+        net.knownHosts,
+        '--json',
+        '--node',
+        'svc',
+        '--out',
+        join(net.root, 'diag-svc'),
+      ]);
+      log(`diagnose --node svc with dnsmasq stopped: exit ${again.code}, ${again.seconds.toFixed(1)} s`);
+      assert.equal(again.code, 1, output(again));
+      const found = (JSON.parse(again.stdout) as Doc).findings;
+      assert.deepEqual(
+        found.map((f) => [f.node, f.id, f.evidence]),
+        [['svc', 'services-down', 'dnsmasq inactive']],
+      );
+    } finally {
+      net.ssh(svc, 'systemctl start dnsmasq');
+    }
   });
 
   it('down --yes stops and removes the services and resets the nodes', async () => {

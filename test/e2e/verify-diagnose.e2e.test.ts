@@ -1,4 +1,5 @@
-// e2e tier: `kubemix verify` (layer 1, the underlay) and `kubemix diagnose`
+// e2e tier: `kubemix verify` (layer 1, the underlay), `kubemix diagnose` and
+// `kubemix patch --linux` (the query, and the roll's own update step)
 // against two real Debian 12 VMs (qemu, software emulation) of an
 // `existing`-driver spec: a control plane and a worker, no services node (the
 // underlay plan probes node pairs, the API name and the clock; without a
@@ -10,13 +11,27 @@
 // name is not served by any DNS here, so the test first sees the DNS cells
 // fail, then writes the name into each VM's /etc/hosts — the line kubemix's
 // host-prep `etc-hosts` task writes, which this test does not run.
+//
+// patch: the VMs have no route to a mirror, so the test makes a local apt
+// repository (dpkg-deb) on w1 holding a newer version of a test package and of
+// kubelet, both installed at 1.0. The cordon, drain, Ready and uncordon steps
+// need kubectl against an API server, which these VMs do not run: the roll's
+// host step (`linux-updates`, the plan's own task) runs through the executor.
+// qemu runs the VMs with -no-reboot, so the test package asks for no reboot.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { applyPlan } from '../../src/exec/apply-plan.js';
+import type { ExecEvent } from '../../src/exec/events.js';
+import { resolveModel } from '../../src/model/resolve.js';
+import { assemblePatchPlan } from '../../src/plan/patch/assemble.js';
+import { readSpec } from '../../src/spec/read.js';
+import { buildPlan } from '../harness/plan-builder.js';
 import { fakeSecret, seedSecrets } from '../trace/fake-secrets.js';
+import { buildDeb, packagesIndex, writeRemote } from './apt-repo.js';
 import { kubemix, output, type KubemixRun } from './kubemix.js';
 import { VmNet, vmsAvailable, type Vm } from './vm.js';
 
@@ -231,5 +246,81 @@ describe('kubemix verify and diagnose on real VMs', { skip, timeout: 30 * 60_000
       assert.ok(!everything.includes(leaked), `${leaked.slice(0, 12)}… reached the archive`);
     // The executor's own logs of the collection (they held the raw output) are gone.
     assert.throws(() => statSync(join(stateDir, 'diagnose', 'logs')));
+  });
+
+  it('patch --linux: the query names the pending package, the update step installs it and keeps kubelet held', async () => {
+    const work = join(net.root, 'apt');
+    const tool = 'kubemix-e2e-tool';
+    const old = [tool, 'kubelet'].map((name) => buildDeb(work, { name, version: '1.0' }, join(work, 'old')));
+    const fresh = [tool, 'kubelet'].map((name) => buildDeb(work, { name, version: '1.1' }, join(work, 'repo')));
+    // w1's only package source is the test's repository (the image's mirror is out of reach).
+    net.ssh(
+      w1,
+      [
+        'mkdir -p /srv/kmrepo /root/kmold /root/apt-sources',
+        'mv /etc/apt/sources.list /etc/apt/sources.list.d/* /root/apt-sources/ 2>/dev/null || true',
+        ...[...old, ...fresh].map((f) =>
+          writeRemote(
+            `${f.includes('/old/') ? '/root/kmold' : '/srv/kmrepo'}/${f.split('/').pop() ?? ''}`,
+            readFileSync(f),
+          ),
+        ),
+        writeRemote('/srv/kmrepo/Packages', packagesIndex(fresh)),
+        "echo 'deb [trusted=yes] file:/srv/kmrepo ./' > /etc/apt/sources.list.d/kmrepo.list",
+        'dpkg -i /root/kmold/*.deb >/dev/null',
+      ].join(' && '),
+    );
+    const check = async (): Promise<{ code: number | null; pending: Record<string, unknown> }> => {
+      const run = await kubemix(['patch', specFile, ...flags(), '--linux', '--nodes', 'w1', '--check', '--json']);
+      log(`patch --check: exit ${run.code}, ${run.seconds.toFixed(1)} s`);
+      return { code: run.code, pending: (JSON.parse(run.stdout) as { pending: Record<string, unknown> }).pending };
+    };
+    const before = await check();
+    assert.equal(before.code, 1);
+    assert.deepEqual(before.pending, { w1: { updates: [{ id: tool, title: '1.0 -> 1.1' }], rebootRequired: false } });
+
+    // The roll's host step for w1, the plan's own script, through the executor over SSH.
+    const model = resolveModel(readSpec({ kind: 'file', path: specFile, text: readFileSync(specFile, 'utf8') }));
+    const roll = assemblePatchPlan(model, {
+      kbs: [],
+      securityOnly: false,
+      linux: true,
+      nodes: ['w1'],
+      maxUnavailable: 1,
+    });
+    const t = roll.plan.tasks.find((x) => x.host === 'w1' && x.name === 'linux-updates') ?? assert.fail();
+    const connection = { name: 'w1', address: w1.address, port: 22, user: 'root', identityFile: net.clientKey };
+    const built = buildPlan(
+      [{ ...connection, shell: 'sh', provisioner: 'user' }],
+      [
+        {
+          host: 'w1',
+          name: t.name,
+          apply: t.apply.script,
+          check: t.check?.script ?? null,
+          timeoutSeconds: 600,
+          reboots: true,
+        },
+      ],
+    );
+    const lines: string[] = [];
+    const started = Date.now();
+    await applyPlan(built.plan, built.contents, {
+      stateDir: join(net.root, 'patch-state'),
+      knownHostsFile: net.knownHosts,
+      retry: { attempts: 1 },
+      signal: new AbortController().signal,
+      listeners: [(e: ExecEvent) => void (e.type === 'task:output' && lines.push(e.line))],
+    });
+    log(`linux-updates on w1: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const installed = net
+      .ssh(w1, `dpkg-query -W -f '\${Package} \${Version} \${db:Status-Want}\n' ${tool} kubelet`)
+      .trim()
+      .split('\n')
+      .sort();
+    assert.deepEqual(installed, ['kubelet 1.0 hold', `${tool} 1.1 install`], lines.join('\n'));
+    const after = await check();
+    assert.equal(after.code, 0);
+    assert.deepEqual(after.pending, { w1: { updates: [], rebootRequired: false } });
   });
 });

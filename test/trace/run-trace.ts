@@ -21,8 +21,8 @@ import { capturedNames, planSecretNames, seedSecrets } from './fake-secrets.js';
 import { RecordingTarget, type TraceStep } from './recording-target.js';
 import type { GatePriority } from './serial-gate.js';
 
-/** `up` traces the deploy plan, `down` the reset plan, `upgrade` the 1.35 → 1.36 upgrade plan. */
-export type TracedCommand = 'up' | 'down' | 'upgrade' | 'patch';
+/** `up` traces the deploy plan, `down` the reset plan, `upgrade` the 1.35 → 1.36 upgrade plan, `patch` a patch roll. */
+export type TracedCommand = 'up' | 'down' | 'upgrade' | 'patch' | 'patch --linux';
 
 /** The upgrade traces: the example's spec at UPGRADE_FROM, upgraded to its own version. */
 export const UPGRADE_FROM = '1.35';
@@ -60,8 +60,13 @@ export function examplePlan(
       ? assemblePlan(model)
       : command === 'down'
         ? assembleResetPlan(model)
-        : command === 'patch'
-          ? assemblePatchPlan(model, { kbs: [], securityOnly: false, maxUnavailable: upgrade.maxUnavailable ?? 1 })
+        : command === 'patch' || command === 'patch --linux'
+          ? assemblePatchPlan(model, {
+              kbs: [],
+              securityOnly: false,
+              linux: command === 'patch --linux',
+              maxUnavailable: upgrade.maxUnavailable ?? 1,
+            })
           : assembleUpgradePlan(model, {
               from: resolveModel({ ...read, spec: { ...read.spec, kubernetesVersion: UPGRADE_FROM } }).versions
                 .kubernetes,

@@ -1,10 +1,12 @@
 // `kubemix patch SPEC [--nodes …] [--kb KB…] [--security-only]`: Windows
 // updates on Windows workers, one node at a time (--max-unavailable), through
-// the executor: cordon, drain, install, reboot, Ready, pod network back,
-// uncordon — on the nodes the patch query found something pending on, and
-// only those (src/patch/run.ts). Its journal lives in <state>/patch while a
-// roll is under way (a re-run resumes it) and is cleared once the roll is
-// through. --check prints the pending updates per node, installs nothing.
+// the executor: cordon, drain, install, reboot, Ready, pod network back, the
+// node's verify cells, uncordon — on the nodes the patch query found
+// something pending on, and only those (src/patch/run.ts). A node that does
+// not come back healthy stays cordoned and the error names its updates and
+// their rollback. Its journal lives in <state>/patch while a roll is under
+// way (a re-run resumes it) and is cleared once the roll is through.
+// --check prints the pending updates per node, installs nothing.
 import type { Command } from 'commander';
 import { FindingsError, InputError } from '../../errors.js';
 import { statePaths } from '../../exec/state-dir.js';

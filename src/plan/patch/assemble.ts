@@ -1,7 +1,8 @@
 // The plan `kubemix patch` runs on Windows workers, one at a time (or
 // --max-unavailable at a time): cordon, drain, install the pending Windows
 // updates and reboot when they ask for it (the executor waits through the
-// reboot: Task.reboots), wait Ready, check the pod network came back,
+// reboot: Task.reboots), wait Ready, check the pod network came back, run
+// the node's underlay cells of verify (the upgrade's node-verify.ts),
 // uncordon. A node that does not come back healthy fails its task, so the
 // roll stops there and the node stays cordoned. Only the nodes the patch
 // query (query.ts) found something to do on are in the roll. Pure.
@@ -16,6 +17,7 @@ import { powershell, sh, task } from '../task.js';
 import type { Task } from '../types.js';
 import { cordonScripts, drainScripts, readyScripts, uncordonScripts } from '../upgrade/api-steps.js';
 import { DRAIN_TIMEOUT_SECONDS, onlyDnsHome, READY_TIMEOUT_SECONDS, UPGRADE_STAGE } from '../upgrade/assemble.js';
+import { nodeVerifyTasks } from '../upgrade/node-verify.js';
 
 export interface PatchOptions extends UpdateSelection {
   /** Nodes to patch; undefined: every Windows worker (and with `linux`, every Linux node). */
@@ -71,14 +73,17 @@ function patchTasks(model: ClusterModel, options: PatchOptions): Task[] {
   const tasks: Task[] = [];
   let barrier: string[] = [];
   for (const cp of cps) {
-    const chain = nodeChain(model, api, cp, options, barrier);
+    const chain = nodeChain(model, api, cp, options, barrier, new Set());
     tasks.push(...chain);
     barrier = [chain.at(-1)?.id ?? ''];
   }
   const width = Math.max(1, options.maxUnavailable);
+  // Several workers at once: another one may be rebooting while this one is verified, so the
+  // cells between two rolled workers are left out (each still checks the control planes and the rest).
+  const rolling = new Set(width > 1 ? workers.map((w) => w.name) : []);
   const ends: string[] = [];
   workers.forEach((node, i) => {
-    const chain = nodeChain(model, api, node, options, i < width ? barrier : [ends[i - width] ?? '']);
+    const chain = nodeChain(model, api, node, options, i < width ? barrier : [ends[i - width] ?? ''], rolling);
     ends.push(chain.at(-1)?.id ?? '');
     tasks.push(...chain);
   });
@@ -91,6 +96,7 @@ function nodeChain(
   node: PlanNode,
   selection: UpdateSelection,
   after: string[],
+  rolling: ReadonlySet<string>,
 ): Task[] {
   const onApi = (name: string, description: string, s: { check: string; apply: string }, timeoutSeconds: number) =>
     task({
@@ -122,9 +128,15 @@ function nodeChain(
       READY_TIMEOUT_SECONDS + (node.role === 'control-plane' ? 330 : 30),
     ),
     ...(node.osFamily === 'windows' ? [windowsNetwork(model, node)] : []),
-    onApi('uncordon', `uncordon ${node.name}`, uncordonScripts(node.name), 60),
   ];
-  return ordered.map((t, i) => ({ ...t, after: i === 0 ? [...after].sort() : [ordered[i - 1]?.id ?? ''] }));
+  const chain = ordered.map((t, i) => ({ ...t, after: i === 0 ? [...after].sort() : [ordered[i - 1]?.id ?? ''] }));
+  // The node's part of verify, from every source host at once once it is back; uncordon only when all of it passed.
+  const back = chain.at(-1)?.id ?? '';
+  const skip = new Set([...rolling].filter((n) => n !== node.name));
+  const verify = nodeVerifyTasks(model, node, UPGRADE_STAGE, 'patch', skip).map((t) => ({ ...t, after: [back] }));
+  const uncordon = onApi('uncordon', `uncordon ${node.name}`, uncordonScripts(node.name), 60);
+  const last = verify.length > 0 ? verify.map((t) => t.id).sort() : [back];
+  return [...chain, ...verify, { ...uncordon, after: last }];
 }
 
 /**

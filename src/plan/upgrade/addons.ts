@@ -2,9 +2,10 @@
 // through: Calico's Tigera operator (which also runs calico-node-windows on
 // Windows workers) at the matrix's version, the cluster manifests kubemix
 // applies (CNI, its Windows pieces, RuntimeClasses, Calico's Installation) at
-// the target's versions, and the guard webhook, when `kubemix guard install`
-// put one in the cluster: kubemix's own image and the upgraded spec it reads.
-// Pure.
+// the target's versions, on Calico a wait until the operator has rolled
+// calico-node (and calico-node-windows) out at its version, and the guard
+// webhook, when `kubemix guard install` put one in the cluster: kubemix's own
+// image and the upgraded spec it reads. Pure.
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import { GUARD_NAME } from '../../guard/install.js';
@@ -14,6 +15,7 @@ import { VERSION } from '../../version.js';
 import { artifactId, uploadPath } from '../artifact-path.js';
 import { sh, task } from '../task.js';
 import { calicoOperatorTask } from '../tasks/calico.js';
+import { calicoRolloutTask } from './calico-rollout.js';
 import type { Task } from '../types.js';
 
 const KUBECTL = 'kubectl --kubeconfig=/etc/kubernetes/admin.conf';
@@ -41,6 +43,8 @@ export function addonTasks(
   // The operator first, with or without Windows workers: it rolls calico-node and calico-node-windows itself.
   if (model.overlay.plugin === 'calico') push({ tasks: [calicoOperatorTask(model, api.name, [])], artifacts: [] });
   push(manifestsTask(model, api));
+  // Workers are drained only once every calico-node pod (and calico-node-windows pod) runs the new version.
+  if (model.overlay.plugin === 'calico') push({ tasks: [calicoRolloutTask(model, api.name)], artifacts: [] });
   push(guardTask(api, specText));
   return out;
 }

@@ -18,11 +18,15 @@ import { powershell, sh, task } from '../task.js';
 import { linuxScript, windowsScript, type UnderlayCheck } from '../tasks/underlay-validation.js';
 import type { Stage, Task } from '../types.js';
 
-/** The underlay cells that involve `node`, clock cells excepted. */
-export function nodeCells(model: ClusterModel, node: PlanNode): Probe[] {
+/**
+ * The underlay cells that involve `node`, clock cells excepted, and none
+ * with a peer in `skip` (nodes that may be rebooting at the same time).
+ */
+export function nodeCells(model: ClusterModel, node: PlanNode, skip: ReadonlySet<string> = new Set()): Probe[] {
   const involves = (id: string): boolean => {
-    const [, , source, target] = id.split('/');
-    return source === node.name || target === node.name;
+    const [, , source = '', target = ''] = id.split('/');
+    const peer = source === node.name ? target : source;
+    return (source === node.name || target === node.name) && !skip.has(peer);
   };
   return planUnderlay(underlayInput(model, true), involves).probes.filter((p) => p.expect.kind !== 'clock');
 }
@@ -43,8 +47,14 @@ function check(p: Probe): UnderlayCheck {
 }
 
 /** One task per source host of the node's cells, in source order (the node first). */
-export function nodeVerifyTasks(model: ClusterModel, node: PlanNode, stage: Stage, prefix: string): Task[] {
-  const cells = nodeCells(model, node);
+export function nodeVerifyTasks(
+  model: ClusterModel,
+  node: PlanNode,
+  stage: Stage,
+  prefix: string,
+  skip: ReadonlySet<string> = new Set(),
+): Task[] {
+  const cells = nodeCells(model, node, skip);
   const sources = [node, ...model.nodes.filter((n) => n !== node)].filter((s) =>
     cells.some((c) => c.source.name === s.name),
   );

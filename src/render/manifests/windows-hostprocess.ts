@@ -14,6 +14,9 @@ import { WINDOWS_FLANNEL_SA } from './windows.js';
 
 type Obj = Record<string, unknown>;
 
+/** The HostProcess DaemonSets (flannel's in kube-flannel, kube-proxy's in kube-system); their pods carry `app: NAME`. */
+export const HOSTPROCESS_DAEMONSETS = { flannel: 'kube-flannel-ds-windows', kubeProxy: 'kube-proxy-windows' } as const;
+
 /** hcsshim expands this in a HostProcess container's command line: the image's files. */
 const SANDBOX = '$env:CONTAINER_SANDBOX_MOUNT_POINT';
 /** HostProcess containers run as a host account; SYSTEM reads kube-proxy's private kubeconfig. */
@@ -63,7 +66,7 @@ export function hostProcessObjects(model: ClusterModel): Obj[] {
   // config). The API by address: the kubernetes Service VIP needs kube-proxy, which starts after flannel.
   const flannelArgs = flanneldArgs({ ip: '$(NODE_IP)' });
   const api = model.cluster.apiEndpoint;
-  const flannel = daemonSet('kube-flannel-ds-windows', FLANNEL_NAMESPACE, WINDOWS_FLANNEL_SA, {
+  const flannel = daemonSet(HOSTPROCESS_DAEMONSETS.flannel, FLANNEL_NAMESPACE, WINDOWS_FLANNEL_SA, {
     name: 'kube-flannel',
     image: images.flannelImage,
     command: [`${SANDBOX}\\flanneld.exe`],
@@ -75,7 +78,7 @@ export function hostProcessObjects(model: ClusterModel): Obj[] {
       { name: 'KUBERNETES_SERVICE_PORT', value: String(api.port) },
     ],
   });
-  const kubeProxy = daemonSet('kube-proxy-windows', 'kube-system', 'kube-proxy', {
+  const kubeProxy = daemonSet(HOSTPROCESS_DAEMONSETS.kubeProxy, 'kube-system', 'kube-proxy', {
     name: 'kube-proxy',
     image: images.kubeProxyImage,
     command: [`${SANDBOX}\\kube-proxy.exe`],
