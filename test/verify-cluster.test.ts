@@ -19,7 +19,7 @@ import { runCluster, type RunClusterOptions } from '../src/verify/cluster/run.js
 import { matrixText, summarize } from '../src/verify/report.js';
 import type { CheckResult } from '../src/verify/types.js';
 import { kubeconfigFor } from './helpers/fake-apiserver.js';
-import { startKubeApiStandin, type StandinScenario } from './helpers/kube-api-standin.js';
+import { startKubeApiStandin, type KubeApiStandin, type StandinScenario } from './helpers/kube-api-standin.js';
 import { makePki, type TestPki } from './helpers/pki.js';
 import { hasStackTrace, repoPath, runCli } from './helpers/cli.js';
 import { scratch } from './helpers/shapes.js';
@@ -90,6 +90,10 @@ function systemPods(e: ClusterExpectations): Obj[] {
   });
   return pods;
 }
+
+/** Gone, or Terminating after our DELETE (the stand-in's namespace controller takes a moment, as the real one does). */
+const deleted = (api: KubeApiStandin, ns: string): boolean =>
+  api.namespaces.get(ns)?.['metadata'].deletionTimestamp !== undefined || !api.namespaces.has(ns);
 
 const get = (rs: readonly CheckResult[], id: string): CheckResult => {
   const r = rs.find((x) => x.id === id);
@@ -167,7 +171,7 @@ describe('verify layer 2 against the API stand-in', () => {
     assert.equal(get(results, `cluster/pod-dns/${win1}/kubernetes.default`).status, 'pass');
     assert.equal(get(results, `cluster/nodeport/deployer/${linux}`).status, 'pass');
     assert.equal(get(results, `cluster/runtimeclass/cluster/windows-2022`).status, 'pass');
-    assert.ok(!api.namespaces.has(PROBE_NAMESPACE));
+    assert.ok(deleted(api, PROBE_NAMESPACE));
     assert.ok(api.requests.some((r) => r.method === 'DELETE' && r.path === `/api/v1/namespaces/${PROBE_NAMESPACE}`));
     const text = matrixText(results, names);
     assert.match(text, /cluster: pod → pod by IP/);
@@ -244,7 +248,7 @@ describe('verify layer 2 against the API stand-in', () => {
     const del = api.requests.findIndex((r) => r.method === 'DELETE');
     const create = api.requests.findIndex((r) => r.method === 'POST' && r.path === '/api/v1/namespaces');
     assert.ok(del >= 0 && del < create);
-    assert.ok(!api.namespaces.has(PROBE_NAMESPACE));
+    assert.ok(deleted(api, PROBE_NAMESPACE));
     const text = matrixText(results, names);
     if (process.env['SHOW_MATRIX'] === '1') process.stdout.write(text);
     assert.match(text, new RegExp(`✗ cluster pod-ip ${win1} → ${linux}: never succeeded`));
@@ -270,7 +274,7 @@ describe('verify layer 2 against the API stand-in', () => {
       { signal: ac.signal },
     );
     assert.ok(!results.some((r) => r.probe === 'pod-ip' && r.status === 'pass'));
-    assert.ok(!api.namespaces.has(PROBE_NAMESPACE));
+    assert.ok(deleted(api, PROBE_NAMESPACE));
     assert.ok(api.requests.some((r) => r.method === 'DELETE' && r.path === `/api/v1/namespaces/${PROBE_NAMESPACE}`));
   });
 
@@ -320,7 +324,7 @@ describe('verify layer 2 against the API stand-in', () => {
         stdio: 'pipe',
       });
       assert.match(readFileSync(junit, 'utf8'), /classname="cluster.pod-ip"/);
-      assert.ok(!api.namespaces.has(PROBE_NAMESPACE));
+      assert.ok(deleted(api, PROBE_NAMESPACE));
       const missing = await runCli([...args, '--kubeconfig', join(tmp.dir, 'nope.yaml')]);
       assert.equal(missing.code, 2);
       assert.match(missing.stderr, /nope\.yaml: cannot read it \(ENOENT\)/);
@@ -362,7 +366,7 @@ describe('verify layer 2 against the API stand-in', () => {
           const r = await runCli([...args(kc), '--demo', ...(keep ? ['--keep'] : [])]);
           assert.equal(r.code, 0, r.stderr);
           assert.match(r.stdout, new RegExp(`✓ answered: ${DEMO_MARK} \\(iis-7d9f-x1\\)`));
-          assert.equal(api.namespaces.has(DEMO_NAMESPACE), keep);
+          assert.equal(!deleted(api, DEMO_NAMESPACE), keep);
           const kinds = api.requests.filter((q) => q.method === 'POST').map((q) => q.path.split('/').pop());
           assert.deepEqual(kinds, ['namespaces', 'configmaps', 'deployments', 'services', 'deployments', 'services']);
         } finally {
@@ -388,7 +392,7 @@ describe('verify layer 2 against the API stand-in', () => {
         });
         assert.equal(r.ok, false);
         assert.match(r.answer, /not Ready: iis-7d9f-x1 Pending: ImagePullBackOff/);
-        assert.ok(!api.namespaces.has(DEMO_NAMESPACE));
+        assert.ok(deleted(api, DEMO_NAMESPACE));
       } finally {
         await api.close();
       }
