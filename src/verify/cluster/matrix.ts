@@ -64,9 +64,12 @@ export async function runMatrix(
   const w: NamespaceWait = { signal: o.signal, pollMs, ...(o.goneMs === undefined ? {} : { goneMs: o.goneMs }) };
   const wantHost = nodes.some((s) => nodes.some((t) => o.select(`cluster/host-pod/${s.name}/${t.name}`)));
   await removeNamespace(a, ns, true, w);
+  // Only a namespace this run created is deleted at the end: not another run's (namespace-busy).
+  let ours = false;
   try {
     say(`creating namespace ${ns}, echo pods and Services`);
     const created = await createNamespace(a, ns, p.namespaceManifest(wantHost), w);
+    ours = true;
     for (const n of nodes) {
       const body = p.echoPod(n) as never;
       await retried(o.signal, () => a.core.createNamespacedPod({ namespace: ns, body }));
@@ -113,8 +116,10 @@ export async function runMatrix(
     ]);
     return [...(await judgeProbePods(a, e, nodes, echoes, clients, probes, o)), ...nodePorts];
   } finally {
-    say(`deleting namespace ${ns}`);
-    await removeNamespace(a, ns, false, { signal: new AbortController().signal, pollMs: 0 }).catch(() => undefined);
+    if (ours) {
+      say(`deleting namespace ${ns}`);
+      await removeNamespace(a, ns, false, { signal: new AbortController().signal, pollMs: 0 }).catch(() => undefined);
+    }
   }
 }
 
