@@ -10,96 +10,26 @@ import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { kubeconfigTextAccess } from '../src/kube/config.js';
-import { resolveModel } from '../src/model/resolve.js';
-import { readSpec } from '../src/spec/read.js';
-import { clusterExpectations, type ClusterExpectations } from '../src/verify/cluster/expect.js';
+import { clusterExpectations } from '../src/verify/cluster/expect.js';
 import { PROBE_NAMESPACE } from '../src/verify/cluster/probes.js';
 import { DEMO_MARK, DEMO_NAMESPACE } from '../src/verify/cluster/demo.js';
 import { runCluster, type RunClusterOptions } from '../src/verify/cluster/run.js';
 import { matrixText, summarize } from '../src/verify/report.js';
 import type { CheckResult } from '../src/verify/types.js';
 import { kubeconfigFor } from './helpers/fake-apiserver.js';
-import { startKubeApiStandin, type KubeApiStandin, type StandinScenario } from './helpers/kube-api-standin.js';
+import { startKubeApiStandin, type StandinScenario } from './helpers/kube-api-standin.js';
+import {
+  deleted,
+  get,
+  mixedModel,
+  mixedSpec,
+  nodeObject,
+  systemPods,
+  TOKEN,
+} from './helpers/verify-cluster-fixture.js';
 import { makePki, type TestPki } from './helpers/pki.js';
 import { hasStackTrace, repoPath, runCli } from './helpers/cli.js';
 import { scratch } from './helpers/shapes.js';
-
-type Obj = Record<string, any>;
-const TOKEN = 'canary-verify-token-77e1';
-
-function mixedSpec(): string {
-  return readFileSync(repoPath('examples/k8s-libvirt-1-1-1.yaml'), 'utf8')
-    .replace(
-      / {4}workers:\n {6}- name: compute\n {8}count: 1\n/,
-      '    workers:\n      - name: worker\n        count: 1\n        os: debian-13\n      - name: compute\n        count: 2\n',
-    )
-    .replace(
-      '  services:\n',
-      '  windows:\n    hostProcess:\n      flannelImage: registry.example.com/flannel:hp\n      kubeProxyImage: registry.example.com/kube-proxy:hp\n  services:\n',
-    );
-}
-
-function mixedModel() {
-  return resolveModel(readSpec({ kind: 'file', path: 'mixed.yaml', text: mixedSpec() }));
-}
-
-function nodeObject(e: ClusterExpectations['nodes'][number], i: number): Obj {
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: { name: e.name, labels: { ...e.labels, 'kubernetes.io/hostname': e.name } },
-    spec: {
-      taints: e.taints.map((t) => {
-        const m = /^([^=:]+)(?:=([^:]*))?:(\w+)$/.exec(t)!;
-        return { key: m[1], ...(m[2] === undefined ? {} : { value: m[2] }), effect: m[3] };
-      }),
-    },
-    status: {
-      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }],
-      addresses: [
-        { type: 'InternalIP', address: '127.0.0.1' },
-        { type: 'Hostname', address: e.name },
-      ],
-      nodeInfo: { kubeletVersion: 'v1.36.1', operatingSystem: e.os, architecture: 'amd64', machineID: String(i) },
-    },
-  };
-}
-
-function dsPod(ns: string, ds: string, node: string): Obj {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: `${ds}-${node}`,
-      namespace: ns,
-      ownerReferences: [{ kind: 'DaemonSet', name: ds, apiVersion: 'apps/v1', uid: ds }],
-    },
-    spec: { nodeName: node, containers: [] },
-    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
-  };
-}
-
-function systemPods(e: ClusterExpectations): Obj[] {
-  const pods = e.nodes.flatMap((n) =>
-    e.daemonSets.filter((d) => d.os === n.os).map((d) => dsPod(d.namespace, d.name, n.name)),
-  );
-  const cp = e.nodes.find((n) => n.controlPlane)!;
-  pods.push({
-    ...dsPod('kube-system', 'coredns', cp.name),
-    metadata: { name: 'coredns-1', namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } },
-  });
-  return pods;
-}
-
-/** Gone, or Terminating after our DELETE (the stand-in's namespace controller takes a moment, as the real one does). */
-const deleted = (api: KubeApiStandin, ns: string): boolean =>
-  api.namespaces.get(ns)?.['metadata'].deletionTimestamp !== undefined || !api.namespaces.has(ns);
-
-const get = (rs: readonly CheckResult[], id: string): CheckResult => {
-  const r = rs.find((x) => x.id === id);
-  assert.ok(r !== undefined, `no result ${id}; have ${rs.map((x) => x.id).join(' ')}`);
-  return r;
-};
 
 describe('verify layer 2 against the API stand-in', () => {
   const tmp = scratch('verify-cluster');

@@ -27,8 +27,7 @@ export function retryAfterMs(error: unknown): number | undefined {
     const body = (error as { body?: unknown }).body;
     try {
       const doc = (typeof body === 'string' ? JSON.parse(body) : body) as
-        | { details?: { retryAfterSeconds?: unknown } }
-        | undefined;
+        { details?: { retryAfterSeconds?: unknown } } | undefined;
       if (typeof doc?.details?.retryAfterSeconds === 'number') seconds = doc.details.retryAfterSeconds;
     } catch {
       // not a Status object

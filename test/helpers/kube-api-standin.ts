@@ -36,6 +36,8 @@ export interface StandinScenario {
   readonly leftoverTerminating?: boolean;
   /** Namespaces being deleted never go (a finalizer that is never removed). */
   readonly stuckNamespace?: boolean;
+  /** How long a created pod takes to be scheduled and run (default 20 ms). */
+  readonly podStartMs?: number;
   /** How long a deleted namespace stays Terminating (default 30 ms). */
   readonly terminateMs?: number;
   /** Set on every namespace created, as a mutating policy or the cluster's defaults would (Pod Security level). */
@@ -61,11 +63,14 @@ export interface KubeApiStandin {
   readonly url: string;
   readonly requests: { method: string; path: string; query: string }[];
   readonly namespaces: Map<string, Obj>;
-  /** Pods and Services created in namespaces, by `ns/name`. */
+  /** Pods and Services created in namespaces, by `ns/name` (until their namespace is gone). */
   readonly created: Map<string, Obj>;
+  /** Every POST's body as sent, by path. */
+  readonly posted: { path: string; body: Obj }[];
+  /** Puts a namespace there as another client would: Active, or Active and then deleted (Terminating). */
+  seedNamespace(name: string, state: 'active' | 'terminating'): void;
   close(): Promise<void>;
 }
-
 
 const ENFORCE = 'pod-security.kubernetes.io/enforce';
 
@@ -74,6 +79,7 @@ export async function startKubeApiStandin(
   scenario: StandinScenario,
 ): Promise<KubeApiStandin> {
   const requests: KubeApiStandin['requests'] = [];
+  const posted: KubeApiStandin['posted'] = [];
   const store = new WatchStore(scenario.watch);
   const namespaces = new Map<string, Obj>();
   const created = new Map<string, Obj>();
@@ -88,7 +94,12 @@ export async function startKubeApiStandin(
     timers.add(t);
   };
   const addNamespace = (name: string, labels: Obj = {}): Obj => {
-    const ns = { kind: 'Namespace', apiVersion: 'v1', metadata: { name, labels }, spec: { finalizers: ['kubernetes'] } };
+    const ns = {
+      kind: 'Namespace',
+      apiVersion: 'v1',
+      metadata: { name, labels },
+      spec: { finalizers: ['kubernetes'] },
+    };
     Object.assign(ns, { status: { phase: 'Active' } });
     namespaces.set(name, ns);
     store.emit('ADDED', 'Namespace', ns);
@@ -157,7 +168,11 @@ export async function startKubeApiStandin(
           phase: 'Pending',
           conditions: [{ type: 'Ready', status: 'False' }],
           containerStatuses: [
-            { name: 'echo', ready: false, state: { waiting: { reason: 'ErrImagePull', message: 'no matching manifest' } } },
+            {
+              name: 'echo',
+              ready: false,
+              state: { waiting: { reason: 'ErrImagePull', message: 'no matching manifest' } },
+            },
           ],
         };
 
@@ -200,7 +215,7 @@ export async function startKubeApiStandin(
         };
       }
       store.emit('MODIFIED', 'Pod', pod);
-    });
+    }, scenario.podStartMs ?? 20);
   };
 
   /** Why the namespace's Pod Security level or the scenario's policy refuses a pod, if it does. */
@@ -392,12 +407,12 @@ export async function startKubeApiStandin(
       if (method === 'GET' && url.searchParams.get('watch') === 'true') {
         const pods = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/.exec(url.pathname);
         const match = matcher(url.searchParams);
-        if (url.pathname === '/api/v1/namespaces')
-          return store.serve(req, res, 'Namespace', url.searchParams, match);
+        if (url.pathname === '/api/v1/namespaces') return store.serve(res, 'Namespace', url.searchParams, match);
         if (pods !== null)
-          return store.serve(req, res, 'Pod', url.searchParams, (o) => o['metadata'].namespace === pods[1] && match(o));
+          return store.serve(res, 'Pod', url.searchParams, (o) => o['metadata'].namespace === pods[1] && match(o));
       }
       const text = Buffer.concat(chunks).toString('utf8');
+      if (method === 'POST' && text !== '') posted.push({ path: url.pathname, body: JSON.parse(text) as Obj });
       const [code, out, type] = handle(
         method,
         url.pathname,
@@ -415,6 +430,12 @@ export async function startKubeApiStandin(
     requests,
     namespaces,
     created,
+    posted,
+    seedNamespace: (name, state) => {
+      if (!namespaces.has(name)) addNamespace(name);
+      if (state === 'terminating' && namespaces.get(name)?.['metadata'].deletionTimestamp === undefined)
+        terminate(name);
+    },
     close: () =>
       new Promise((r) => {
         for (const t of timers) clearTimeout(t);

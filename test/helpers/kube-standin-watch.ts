@@ -6,7 +6,7 @@
 // new ones as they happen; BOOKMARK events (`allowWatchBookmarks`) before
 // the server ends a watch; an ERROR event carrying a 410 Expired Status for a
 // resourceVersion the store says it no longer has.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 
 type Obj = Record<string, any>;
 
@@ -33,14 +33,25 @@ export interface WatchOptions {
 }
 
 export const statusText = (code: number, reason: string, message: string, extra: Obj = {}): string =>
-  JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code, ...extra });
+  JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    code,
+    ...extra,
+  });
 
 /** `k=v` or `k` (exists); `metadata.name=x` for fields. What verify sends, no more. */
 export function matcher(query: URLSearchParams): (o: Obj) => boolean {
   const [lk, lv] = (query.get('labelSelector') ?? '').split('=');
   const [fk, fv] = (query.get('fieldSelector') ?? '').split('=');
   return (o) =>
-    (lk === undefined || lk === '' || (lv === undefined ? o['metadata'].labels?.[lk] !== undefined : o['metadata'].labels?.[lk] === lv)) &&
+    (lk === undefined ||
+      lk === '' ||
+      (lv === undefined ? o['metadata'].labels?.[lk] !== undefined : o['metadata'].labels?.[lk] === lv)) &&
     (fk === undefined || fk === '' || (fk === 'metadata.name' && o['metadata'].name === fv));
 }
 
@@ -64,7 +75,7 @@ export class WatchStore {
   }
 
   /** Serves a watch request for `kind` objects matching `match` (and `ns` when given). */
-  serve(req: IncomingMessage, res: ServerResponse, kind: string, query: URLSearchParams, match: (o: Obj) => boolean): void {
+  serve(res: ServerResponse, kind: string, query: URLSearchParams, match: (o: Obj) => boolean): void {
     this.watches += 1;
     if (this.o.forbidden === true) {
       res
@@ -73,6 +84,8 @@ export class WatchStore {
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+    // As kube-apiserver does: the headers go out at once, events follow as they happen.
+    res.flushHeaders();
     const from = Number(query.get('resourceVersion') ?? '0');
     if (this.watches <= (this.o.goneFirst ?? 0)) {
       const object = JSON.parse(statusText(410, 'Expired', `too old resource version: ${from} (${this.rv})`)) as Obj;
@@ -85,17 +98,21 @@ export class WatchStore {
     const w: Watcher = { kind, match, res };
     this.watchers.add(w);
     const seconds = Number(query.get('timeoutSeconds') ?? '30');
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      if (query.get('allowWatchBookmarks') === 'true') {
-        const bookmark = { kind, apiVersion: 'v1', metadata: { resourceVersion: String(this.rv) } };
-        res.write(`${JSON.stringify({ type: 'BOOKMARK', object: bookmark })}\n`);
-      }
-      this.watchers.delete(w);
-      res.end();
-    }, this.o.closeAfterMs ?? seconds * 1000);
+    const t = setTimeout(
+      () => {
+        this.timers.delete(t);
+        if (query.get('allowWatchBookmarks') === 'true') {
+          const bookmark = { kind, apiVersion: 'v1', metadata: { resourceVersion: String(this.rv) } };
+          res.write(`${JSON.stringify({ type: 'BOOKMARK', object: bookmark })}\n`);
+        }
+        this.watchers.delete(w);
+        res.end();
+      },
+      this.o.closeAfterMs ?? seconds * 1000,
+    );
     this.timers.add(t);
-    req.on('close', () => {
+    // The response's close (the client went away, or we ended it): the request's fires once its body is read.
+    res.on('close', () => {
       clearTimeout(t);
       this.timers.delete(t);
       this.watchers.delete(w);

@@ -92,7 +92,8 @@ export async function runDemo(e: ClusterExpectations, o: DemoOptions): Promise<D
     if (error instanceof Aborted) return { ok: false, url: '', answer: 'interrupted', kept: false };
     throw kubeErrorOf(error, 'the demo', o.access.server);
   } finally {
-    if (!keep || o.signal.aborted) await removeNamespace(a, DEMO_NAMESPACE, false, { signal: new AbortController().signal, pollMs: 0 }).catch(
+    if (!keep || o.signal.aborted)
+      await removeNamespace(a, DEMO_NAMESPACE, false, { signal: new AbortController().signal, pollMs: 0 }).catch(
         () => undefined,
       );
   }

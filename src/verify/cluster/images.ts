@@ -14,15 +14,12 @@ const DOMAIN_PART = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
 const DOMAIN = `(?:${DOMAIN_PART}(?:\\.${DOMAIN_PART})*|\\[[0-9a-fA-F:]+\\])(?::[0-9]+)?`;
 const TAG = '[\\w][\\w.-]{0,127}';
 const DIGEST = '[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}';
-const REFERENCE = new RegExp(
-  `^(?:(${DOMAIN})/)?(${COMPONENT}(?:/${COMPONENT})*)(?::(${TAG}))?(?:@(${DIGEST}))?$`,
-);
+const REFERENCE = new RegExp(`^(?:(${DOMAIN})/)?(${COMPONENT}(?:/${COMPONENT})*)(?::(${TAG}))?(?:@(${DIGEST}))?$`);
 
 /** What is wrong with an image reference, or undefined when containerd would take it. */
 export function imageRefProblem(ref: string): string | undefined {
   const m = REFERENCE.exec(ref);
-  if (m === null)
-    return 'not an image reference ([registry[:port]/]name[:tag][@sha256:<64 hex>], name in lower case)';
+  if (m === null) return 'not an image reference ([registry[:port]/]name[:tag][@sha256:<64 hex>], name in lower case)';
   const [, domain, path = '', , digest] = m;
   if ((domain === undefined ? path : `${domain}/${path}`).length > 255) return 'the name is longer than 255 characters';
   if (digest !== undefined) {

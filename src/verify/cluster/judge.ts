@@ -55,7 +55,7 @@ function causeOf(c: Cell, ctx: JudgeContext, output: string): string {
       underlayCause(c, ctx) ??
       (from === 'windows'
         ? 'the Windows host reaching pods: the HNS host endpoint flannel creates (vEthernet) and its routes to the pod CIDR'
-        : 'the host reaching pods: the node\'s route to the pod CIDR (cni0, flannel.<VNI>) or a host firewall (iptables FORWARD/INPUT)')
+        : "the host reaching pods: the node's route to the pod CIDR (cni0, flannel.<VNI>) or a host firewall (iptables FORWARD/INPUT)")
     );
   if (c.probe === 'pod-ip') {
     const under = underlayCause(c, ctx);

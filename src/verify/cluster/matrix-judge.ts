@@ -96,7 +96,9 @@ export async function judgeProbePods(
           const name = pr.pod;
           log = await retried(o.signal, () => a.core.readNamespacedPodLog({ name, namespace: p.PROBE_NAMESPACE }));
         } catch (error) {
-          trouble = { detail: `its log could not be read (${kubeErrorOf(error, 'read log', o.access.server).message})` };
+          trouble = {
+            detail: `its log could not be read (${kubeErrorOf(error, 'read log', o.access.server).message})`,
+          };
         }
       const podTrouble = new Map(trouble === undefined ? [] : [[pr.node.name, trouble]]);
       return judgeCells(pr.cells, log, { nodes: e.nodes, underlay: o.underlay, podTrouble, osOf });

@@ -37,7 +37,7 @@ export function stuckReason(ns: NamespaceObject | undefined): string {
   const why = (ns?.status?.conditions ?? [])
     .filter((c) => c.status === 'True')
     .map((c) => `${c.type ?? '?'}: ${c.message ?? c.reason ?? ''}`.trim());
-  const finalizers = ns?.spec?.finalizers ?? [];
+  const finalizers = phase === 'Terminating' ? (ns?.spec?.finalizers ?? []) : [];
   return [phase, ...why, ...(finalizers.length > 0 ? [`finalizers ${finalizers.join(', ')}`] : [])].join('; ');
 }
 
@@ -52,7 +52,11 @@ export async function removeNamespace(a: Apis, name: string, wait: boolean, w: N
   }
   if (!wait) return;
   const ms = w.goneMs ?? NAMESPACE_GONE_MS;
-  const left = await waitFor(a, target(a, name), (items) => items.length === 0, { ms, signal: w.signal, pollMs: w.pollMs });
+  const left = await waitFor(a, target(a, name), (items) => items.length === 0, {
+    ms,
+    signal: w.signal,
+    pollMs: w.pollMs,
+  });
   if (left.length > 0)
     throw new KubeError(
       'kube.namespace-stuck',

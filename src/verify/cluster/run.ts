@@ -87,4 +87,3 @@ export async function runCluster(e: ClusterExpectations, o: RunClusterOptions): 
     });
   return results.filter((r) => o.select(r.id));
 }
-
