@@ -201,9 +201,10 @@ export interface CellTiming {
 const TIMING: CellTiming = { deadlineS: CELL_DEADLINE_S, hold: CELL_HOLD };
 
 /**
- * BusyBox sh. tcp: `nc -w 3 -e true HOST PORT` runs `true` once connected
- * (BusyBox nc, in both its small and its netcat-1.10 build, takes -e and -w),
- * so exit 0 means the TCP connect succeeded within 3 s.
+ * BusyBox sh. tcp: `nc -w 3 HOST PORT -e true` runs `true` once connected,
+ * so exit 0 means the TCP connect succeeded within 3 s. BusyBox nc takes
+ * -w and -e in both its builds: the small one (where -e comes after the
+ * address) and the netcat-1.10 one (where everything after -e is the program).
  */
 export function linuxClientScript(cells: readonly Cell[], t: CellTiming = TIMING): string {
   return `set -u
@@ -211,7 +212,7 @@ probe() {
   case "$1" in
     http) wget -q -T 3 -O - "http://$2/" 2>&1 ;;
     dns) nslookup "$2" 2>&1 ;;
-    tcp) h=\${2%:*}; h=\${h#\\[}; h=\${h%\\]}; nc -w 3 -e true "$h" "\${2##*:}" 2>&1 && echo "connected to $2" ;;
+    tcp) h=\${2%:*}; h=\${h#\\[}; h=\${h%\\]}; nc -w 3 "$h" "\${2##*:}" -e true 2>&1 && echo "connected to $2" ;;
   esac
 }
 cell() {
