@@ -245,9 +245,22 @@ describe('verify layer 2 against the API stand-in', () => {
       const junit = join(tmp.dir, 'verify.xml');
       const state = join(tmp.dir, 'state');
       const args = ['verify', spec, '--state-dir', state, '--only', '^cluster/'];
-      const ok = await runCli([...args, '--kubeconfig', kc, '--junit', junit]);
+      const egress = `127.0.0.1:${echoPort}`;
+      const ok = await runCli([...args, '--kubeconfig', kc, '--junit', junit, '--egress', egress]);
       assert.equal(ok.code, 0, ok.stderr);
       assert.match(ok.stdout, /cluster: pod → pod by IP/);
+      assert.match(ok.stdout, /cluster: host → pod by IP \(a hostNetwork pod on Linux, a HostProcess pod on Windows\)/);
+      assert.match(ok.stdout, new RegExp(`cluster: egress: TCP connect .*\\n +${egress.replace(/\./g, '\\.')}`));
+      for (const [flag, value, says] of [
+        ['--egress', 'example.org', /flags\.egress: --egress "example.org": give HOST:PORT/],
+        ['--probe-image', 'linux=busybox@sha256:0', /--probe-image "linux=busybox@sha256:0": not an image reference/],
+        ['--probe-image', 'ltsc2016=x', /unknown key ltsc2016/],
+      ] as const) {
+        const bad = await runCli([...args, '--kubeconfig', kc, flag, value]);
+        assert.equal(bad.code, 2, bad.stderr);
+        assert.match(bad.stderr, says);
+        assert.ok(!hasStackTrace(bad.stderr));
+      }
       assert.match(ok.stdout, /\d+ checks passed, 0 failed, 0 skipped/);
       assert.ok(!ok.stdout.includes(TOKEN) && !ok.stderr.includes(TOKEN));
       execFileSync('xmllint', ['--noout', '--schema', repoPath('test', 'fixtures', 'junit-10.xsd'), junit], {
