@@ -116,6 +116,14 @@ describe('kubemix up SPEC ends with verify', { skip, timeout: 180_000 }, () => {
     await net?.cleanup();
   });
 
+  it('a bad verify flag is refused before anything runs (exit 2)', async () => {
+    const r = await runCli(['up', specFile, '--known-hosts', knownHosts, '--state-dir', state, '--egress', 'nope']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /flags\.egress: --egress "nope": give HOST:PORT/);
+    assert.doesNotMatch(r.stderr, /task-/);
+    assert.equal(api.requests.length, 0);
+  });
+
   it('--skip-verify: up skips every done task and ends there (no API request)', async () => {
     const r = await runCli(['up', specFile, '--known-hosts', knownHosts, '--state-dir', state, '--skip-verify'], {
       env: { KUBEMIX_RETRY_ATTEMPTS: '1' },
@@ -126,13 +134,15 @@ describe('kubemix up SPEC ends with verify', { skip, timeout: 180_000 }, () => {
   });
 
   it('without it: both layers run, the underlay over SSH and the cluster through the API', async () => {
-    const r = await runCli(['up', specFile, '--known-hosts', knownHosts, '--state-dir', state], {
+    const egress = `127.0.0.1:${(nodePort.address() as { port: number }).port}`;
+    const r = await runCli(['up', specFile, '--known-hosts', knownHosts, '--state-dir', state, '--egress', egress], {
       env: { KUBEMIX_RETRY_ATTEMPTS: '1' },
     });
     assert.ok(!hasStackTrace(r.stderr), r.stderr);
     assert.match(r.stdout, /underlay: IP reachability \(ICMP echo\)\n +host-1 +host-2\n +host-1 +· +✓/);
     assert.match(r.stdout, /cluster: pod → pod by IP/);
     assert.match(r.stdout, /cluster: nodes: registered and Ready/);
+    assert.match(r.stdout, /cluster: egress: TCP connect/, '--egress reaches the verify at the end');
     assert.match(r.stdout, /\d+ checks passed, \d+ failed, \d+ skipped/);
     assert.ok(api.requests.some((q) => q.method === 'POST' && q.path === '/api/v1/namespaces'));
     assert.ok(api.requests.some((q) => q.method === 'DELETE' && q.path === `/api/v1/namespaces/${PROBE_NAMESPACE}`));
