@@ -5,6 +5,9 @@
 // host here).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
@@ -35,19 +38,35 @@ describe('cluster probes (pure)', () => {
       ...p.services([...new Set(e.nodes.map((n) => n.os))]).map((s) => stringify(s)),
       '# cells',
       ...e.nodes.flatMap((n) =>
-        p.cellsOf(n, echoes, clusterIps, e.clusterDomain).map((c) => `${c.id} ${c.kind} ${c.arg}`),
+        [...p.cellsOf(n, echoes, clusterIps, e.clusterDomain, ['example.org:443']), ...p.hostCellsOf(n, echoes)].map(
+          (c) => `${c.id} ${c.kind} ${c.arg}`,
+        ),
       ),
       '# client pod (Windows), script not repeated',
       stringify({
         ...p.clientPod(e.nodes[1]!, []),
         spec: { ...(p.clientPod(e.nodes[1]!, []).spec as object), containers: '…' },
       }),
+      '# host pods (hostNetwork on Linux, HostProcess on Windows), scripts not repeated',
+      ...e.nodes.map((n) =>
+        stringify({
+          ...p.clientPod(n, [], true),
+          spec: { ...(p.clientPod(n, [], true).spec as object), containers: '…' },
+        }),
+      ),
+      '# namespace with host → pod cells',
+      stringify(p.namespaceManifest(true)),
     ];
     assertGolden('verify/cluster-1-1-1.txt', parts.join('\n'));
     assert.deepEqual(
       e.nodes.map((n) => [n.name, n.os, n.probeImage, n.runtimeClass ?? '-']),
       [
-        ['controller-01', 'linux', 'docker.io/library/busybox:1.37.0', '-'],
+        [
+          'controller-01',
+          'linux',
+          'docker.io/library/busybox:1.37.0@sha256:9db7b59979c38555a39def84a31fb98b5296952f9e3afd4f6f11f05b07adfab0',
+          '-',
+        ],
         ['compute-01', 'windows', 'mcr.microsoft.com/windows/servercore:ltsc2022', 'windows-2022'],
       ],
     );
@@ -68,7 +87,8 @@ describe('cluster probes (pure)', () => {
   });
 
   it('Windows probe scripts parse with tree-sitter-powershell and pass our PowerShell rules', () => {
-    const cells = p.cellsOf(e.nodes[1]!, echoes, clusterIps, e.clusterDomain);
+    const cells = p.cellsOf(e.nodes[1]!, echoes, clusterIps, e.clusterDomain, ['example.org:443', '[2001:db8::1]:80']);
+    assert.ok(cells.some((c) => c.kind === 'tcp'));
     for (const s of [p.windowsEchoScript(), p.windowsClientScript(cells)]) {
       assert.deepEqual(parseErrors(s), [], s);
       assert.deepEqual(lintPowerShell(s), [], s);
@@ -148,5 +168,56 @@ describe('the Linux probe script, run for real on loopback', () => {
     assert.match(results[1]!.cause ?? '', /kube-proxy on controller-01 .* backed by Windows/);
     // Reached a server, but not the pod it aimed at: the answer names another echo pod.
     assert.match(results[2]!.detail, /answered by none of echo-controller-01/);
+  });
+});
+
+describe('the Linux probe script: TCP (egress) cells with BusyBox nc, run for real on loopback', () => {
+  it('a listening port passes, a closed one fails; the judge names the egress cause', async (t) => {
+    const busybox = ['/usr/bin/busybox', '/bin/busybox'].find((f) => existsSync(f));
+    // scripts/apt-packages.txt installs it (Debian's busybox: the small nc, which takes -w and -e as the image's).
+    if (busybox === undefined) return t.skip('busybox is not installed (scripts/apt-packages.txt)');
+    const bin = mkdtempSync(join(tmpdir(), 'kubemix-nc-'));
+    symlinkSync(busybox, join(bin, 'nc'));
+    const open = createServer((_, res) => res.end('x'));
+    await new Promise<void>((r) => open.listen(0, '127.0.0.1', r));
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const closedPort = (closed.address() as { port: number }).port;
+    await new Promise((r) => closed.close(r));
+    try {
+      const source = e.nodes[0]!;
+      const openPort = (open.address() as { port: number }).port;
+      const cells = p
+        .cellsOf(source, [], {}, e.clusterDomain, [`127.0.0.1:${openPort}`, `127.0.0.1:${closedPort}`])
+        .filter((c) => c.kind === 'tcp');
+      assert.equal(cells.length, 2);
+      const log = await new Promise<string>((resolve, reject) =>
+        execFile(
+          'sh',
+          ['-c', p.linuxClientScript(cells, { deadlineS: 2, hold: 1 })],
+          { timeout: 30_000, env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` } },
+          (error, stdout) => (error ? reject(error) : resolve(stdout)),
+        ),
+      );
+      const results = judgeCells(cells, log, {
+        nodes: e.nodes,
+        underlay: [],
+        podTrouble: new Map(),
+        osOf: (n) => e.nodes.find((x) => x.name === n)?.os,
+      });
+      assert.deepEqual(
+        results.map((r) => [r.id, r.status]),
+        [
+          [`cluster/egress/${source.name}/127.0.0.1:${openPort}`, 'pass'],
+          [`cluster/egress/${source.name}/127.0.0.1:${closedPort}`, 'fail'],
+        ],
+        log,
+      );
+      assert.match(results[1]!.output ?? '', /refused/i);
+      assert.match(results[1]!.cause ?? '', /egress from Linux pods: the CNI's masquerade/);
+    } finally {
+      await new Promise((r) => open.close(r));
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 });

@@ -10,9 +10,7 @@ import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { kubeconfigTextAccess } from '../src/kube/config.js';
-import { resolveModel } from '../src/model/resolve.js';
-import { readSpec } from '../src/spec/read.js';
-import { clusterExpectations, type ClusterExpectations } from '../src/verify/cluster/expect.js';
+import { clusterExpectations } from '../src/verify/cluster/expect.js';
 import { PROBE_NAMESPACE } from '../src/verify/cluster/probes.js';
 import { DEMO_MARK, DEMO_NAMESPACE } from '../src/verify/cluster/demo.js';
 import { runCluster, type RunClusterOptions } from '../src/verify/cluster/run.js';
@@ -20,82 +18,18 @@ import { matrixText, summarize } from '../src/verify/report.js';
 import type { CheckResult } from '../src/verify/types.js';
 import { kubeconfigFor } from './helpers/fake-apiserver.js';
 import { startKubeApiStandin, type StandinScenario } from './helpers/kube-api-standin.js';
+import {
+  deleted,
+  get,
+  mixedModel,
+  mixedSpec,
+  nodeObject,
+  systemPods,
+  TOKEN,
+} from './helpers/verify-cluster-fixture.js';
 import { makePki, type TestPki } from './helpers/pki.js';
 import { hasStackTrace, repoPath, runCli } from './helpers/cli.js';
 import { scratch } from './helpers/shapes.js';
-
-type Obj = Record<string, any>;
-const TOKEN = 'canary-verify-token-77e1';
-
-function mixedSpec(): string {
-  return readFileSync(repoPath('examples/k8s-libvirt-1-1-1.yaml'), 'utf8')
-    .replace(
-      / {4}workers:\n {6}- name: compute\n {8}count: 1\n/,
-      '    workers:\n      - name: worker\n        count: 1\n        os: debian-13\n      - name: compute\n        count: 2\n',
-    )
-    .replace(
-      '  services:\n',
-      '  windows:\n    hostProcess:\n      flannelImage: registry.example.com/flannel:hp\n      kubeProxyImage: registry.example.com/kube-proxy:hp\n  services:\n',
-    );
-}
-
-function mixedModel() {
-  return resolveModel(readSpec({ kind: 'file', path: 'mixed.yaml', text: mixedSpec() }));
-}
-
-function nodeObject(e: ClusterExpectations['nodes'][number], i: number): Obj {
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: { name: e.name, labels: { ...e.labels, 'kubernetes.io/hostname': e.name } },
-    spec: {
-      taints: e.taints.map((t) => {
-        const m = /^([^=:]+)(?:=([^:]*))?:(\w+)$/.exec(t)!;
-        return { key: m[1], ...(m[2] === undefined ? {} : { value: m[2] }), effect: m[3] };
-      }),
-    },
-    status: {
-      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }],
-      addresses: [
-        { type: 'InternalIP', address: '127.0.0.1' },
-        { type: 'Hostname', address: e.name },
-      ],
-      nodeInfo: { kubeletVersion: 'v1.36.1', operatingSystem: e.os, architecture: 'amd64', machineID: String(i) },
-    },
-  };
-}
-
-function dsPod(ns: string, ds: string, node: string): Obj {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: `${ds}-${node}`,
-      namespace: ns,
-      ownerReferences: [{ kind: 'DaemonSet', name: ds, apiVersion: 'apps/v1', uid: ds }],
-    },
-    spec: { nodeName: node, containers: [] },
-    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
-  };
-}
-
-function systemPods(e: ClusterExpectations): Obj[] {
-  const pods = e.nodes.flatMap((n) =>
-    e.daemonSets.filter((d) => d.os === n.os).map((d) => dsPod(d.namespace, d.name, n.name)),
-  );
-  const cp = e.nodes.find((n) => n.controlPlane)!;
-  pods.push({
-    ...dsPod('kube-system', 'coredns', cp.name),
-    metadata: { name: 'coredns-1', namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } },
-  });
-  return pods;
-}
-
-const get = (rs: readonly CheckResult[], id: string): CheckResult => {
-  const r = rs.find((x) => x.id === id);
-  assert.ok(r !== undefined, `no result ${id}; have ${rs.map((x) => x.id).join(' ')}`);
-  return r;
-};
 
 describe('verify layer 2 against the API stand-in', () => {
   const tmp = scratch('verify-cluster');
@@ -167,7 +101,7 @@ describe('verify layer 2 against the API stand-in', () => {
     assert.equal(get(results, `cluster/pod-dns/${win1}/kubernetes.default`).status, 'pass');
     assert.equal(get(results, `cluster/nodeport/deployer/${linux}`).status, 'pass');
     assert.equal(get(results, `cluster/runtimeclass/cluster/windows-2022`).status, 'pass');
-    assert.ok(!api.namespaces.has(PROBE_NAMESPACE));
+    assert.ok(deleted(api, PROBE_NAMESPACE));
     assert.ok(api.requests.some((r) => r.method === 'DELETE' && r.path === `/api/v1/namespaces/${PROBE_NAMESPACE}`));
     const text = matrixText(results, names);
     assert.match(text, /cluster: pod → pod by IP/);
@@ -244,7 +178,7 @@ describe('verify layer 2 against the API stand-in', () => {
     const del = api.requests.findIndex((r) => r.method === 'DELETE');
     const create = api.requests.findIndex((r) => r.method === 'POST' && r.path === '/api/v1/namespaces');
     assert.ok(del >= 0 && del < create);
-    assert.ok(!api.namespaces.has(PROBE_NAMESPACE));
+    assert.ok(deleted(api, PROBE_NAMESPACE));
     const text = matrixText(results, names);
     if (process.env['SHOW_MATRIX'] === '1') process.stdout.write(text);
     assert.match(text, new RegExp(`✗ cluster pod-ip ${win1} → ${linux}: never succeeded`));
@@ -270,7 +204,7 @@ describe('verify layer 2 against the API stand-in', () => {
       { signal: ac.signal },
     );
     assert.ok(!results.some((r) => r.probe === 'pod-ip' && r.status === 'pass'));
-    assert.ok(!api.namespaces.has(PROBE_NAMESPACE));
+    assert.ok(deleted(api, PROBE_NAMESPACE));
     assert.ok(api.requests.some((r) => r.method === 'DELETE' && r.path === `/api/v1/namespaces/${PROBE_NAMESPACE}`));
   });
 
@@ -311,16 +245,29 @@ describe('verify layer 2 against the API stand-in', () => {
       const junit = join(tmp.dir, 'verify.xml');
       const state = join(tmp.dir, 'state');
       const args = ['verify', spec, '--state-dir', state, '--only', '^cluster/'];
-      const ok = await runCli([...args, '--kubeconfig', kc, '--junit', junit]);
+      const egress = `127.0.0.1:${echoPort}`;
+      const ok = await runCli([...args, '--kubeconfig', kc, '--junit', junit, '--egress', egress]);
       assert.equal(ok.code, 0, ok.stderr);
       assert.match(ok.stdout, /cluster: pod → pod by IP/);
+      assert.match(ok.stdout, /cluster: host → pod by IP \(a hostNetwork pod on Linux, a HostProcess pod on Windows\)/);
+      assert.match(ok.stdout, new RegExp(`cluster: egress: TCP connect .*\\n +${egress.replace(/\./g, '\\.')}`));
+      for (const [flag, value, says] of [
+        ['--egress', 'example.org', /flags\.egress: --egress "example.org": give HOST:PORT/],
+        ['--probe-image', 'linux=busybox@sha256:0', /--probe-image "linux=busybox@sha256:0": not an image reference/],
+        ['--probe-image', 'ltsc2016=x', /unknown key ltsc2016/],
+      ] as const) {
+        const bad = await runCli([...args, '--kubeconfig', kc, flag, value]);
+        assert.equal(bad.code, 2, bad.stderr);
+        assert.match(bad.stderr, says);
+        assert.ok(!hasStackTrace(bad.stderr));
+      }
       assert.match(ok.stdout, /\d+ checks passed, 0 failed, 0 skipped/);
       assert.ok(!ok.stdout.includes(TOKEN) && !ok.stderr.includes(TOKEN));
       execFileSync('xmllint', ['--noout', '--schema', repoPath('test', 'fixtures', 'junit-10.xsd'), junit], {
         stdio: 'pipe',
       });
       assert.match(readFileSync(junit, 'utf8'), /classname="cluster.pod-ip"/);
-      assert.ok(!api.namespaces.has(PROBE_NAMESPACE));
+      assert.ok(deleted(api, PROBE_NAMESPACE));
       const missing = await runCli([...args, '--kubeconfig', join(tmp.dir, 'nope.yaml')]);
       assert.equal(missing.code, 2);
       assert.match(missing.stderr, /nope\.yaml: cannot read it \(ENOENT\)/);
@@ -362,7 +309,7 @@ describe('verify layer 2 against the API stand-in', () => {
           const r = await runCli([...args(kc), '--demo', ...(keep ? ['--keep'] : [])]);
           assert.equal(r.code, 0, r.stderr);
           assert.match(r.stdout, new RegExp(`✓ answered: ${DEMO_MARK} \\(iis-7d9f-x1\\)`));
-          assert.equal(api.namespaces.has(DEMO_NAMESPACE), keep);
+          assert.equal(!deleted(api, DEMO_NAMESPACE), keep);
           const kinds = api.requests.filter((q) => q.method === 'POST').map((q) => q.path.split('/').pop());
           assert.deepEqual(kinds, ['namespaces', 'configmaps', 'deployments', 'services', 'deployments', 'services']);
         } finally {
@@ -388,7 +335,7 @@ describe('verify layer 2 against the API stand-in', () => {
         });
         assert.equal(r.ok, false);
         assert.match(r.answer, /not Ready: iis-7d9f-x1 Pending: ImagePullBackOff/);
-        assert.ok(!api.namespaces.has(DEMO_NAMESPACE));
+        assert.ok(deleted(api, DEMO_NAMESPACE));
       } finally {
         await api.close();
       }

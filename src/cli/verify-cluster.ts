@@ -10,7 +10,9 @@ import { kubeconfigAccess, kubeconfigTextAccess, type KubeAccess } from '../kube
 import { KubeError } from '../kube/errors.js';
 import { SECRET_NAMES } from '../model/secret-names.js';
 import type { ClusterModel } from '../model/resolve.js';
-import { clusterExpectations, parseProbeImageOverrides } from '../verify/cluster/expect.js';
+import { clusterExpectations } from '../verify/cluster/expect.js';
+import { parseEgress } from '../verify/cluster/egress.js';
+import { parseProbeImageOverrides } from '../verify/cluster/images.js';
 import { runCluster } from '../verify/cluster/run.js';
 import { DEMO_NAMESPACE } from '../verify/cluster/demo.js';
 import { runDemo } from '../verify/cluster/demo-run.js';
@@ -21,7 +23,14 @@ import type { Output } from './output.js';
 export interface ClusterLayerFlags {
   readonly kubeconfig?: string;
   readonly probeImage?: readonly string[];
+  readonly egress?: readonly string[];
   readonly keep?: boolean;
+}
+
+/** --probe-image and --egress checked before anything runs (exit 2 naming the flag). */
+export function checkClusterFlags(flags: ClusterLayerFlags): void {
+  parseProbeImageOverrides(flags.probeImage ?? []);
+  parseEgress(flags.egress ?? []);
 }
 
 async function accessFor(root: string, flags: ClusterLayerFlags, io: CliIo): Promise<KubeAccess> {
@@ -53,6 +62,7 @@ export async function clusterLayer(
       signal: io.signal,
       underlay,
       select,
+      egress: parseEgress(flags.egress ?? []),
       onProgress: (m) => out.log('info', `verify: ${m}`),
     });
   } catch (error) {

@@ -63,7 +63,9 @@ export function kubeErrorOf(error: unknown, what: string, server: string): KubeE
     } catch {
       // not a Status object: the HTTP status says enough
     }
-    return new KubeError('kube.status', `${what}: HTTP ${status}${reason}`, { status });
+    const attempts = (error as { attempts?: unknown }).attempts;
+    const tries = typeof attempts === 'number' ? ` (still refused after ${attempts} tries)` : '';
+    return new KubeError('kube.status', `${what}: HTTP ${status}${reason}${tries}`, { status });
   }
   const e = error as NodeJS.ErrnoException;
   const code = e.code ?? (e.cause as NodeJS.ErrnoException | undefined)?.code;

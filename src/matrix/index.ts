@@ -481,13 +481,21 @@ export const SERVICES = {
 
 /**
  * Images of `kubemix verify`'s probe pods. Linux: BusyBox (sh, httpd, wget,
- * nslookup). Windows: Server Core of the node's LTSC line (process isolation
- * needs the container's OS build to match the host's; PowerShell 5.1 and .NET
- * are in it), keyed by `WindowsRelease.ltsc`. Pinned by tag; containerd pulls
- * them through the cluster's registry mirrors. `--probe-image KEY=REF` overrides.
+ * nslookup, nc). Windows: Server Core of the node's LTSC line (process
+ * isolation needs the container's OS build to match the host's; PowerShell
+ * 5.1 and .NET are in it), keyed by `WindowsRelease.ltsc`. containerd pulls
+ * them through the cluster's registry mirrors; `--probe-image KEY=REF`
+ * overrides them.
+ *
+ * Pinned by digest only where an upstream record states it: busybox:1.37.0's
+ * image index digest as Docker's official-images build published it
+ * (docker-library/repo-info, repos/busybox/remote/1.37.0.md: BusyBox 1.37.0,
+ * glibc, on Debian 13, the build of May 2026). Microsoft republishes the
+ * Server Core tags every month and no upstream record of their digests was
+ * at hand, so those are pinned by tag only.
  */
 export const VERIFY_PROBE_IMAGES: Readonly<Record<string, string>> = {
-  linux: 'docker.io/library/busybox:1.37.0',
+  linux: 'docker.io/library/busybox:1.37.0@sha256:9db7b59979c38555a39def84a31fb98b5296952f9e3afd4f6f11f05b07adfab0',
   ltsc2022: 'mcr.microsoft.com/windows/servercore:ltsc2022',
   ltsc2025: 'mcr.microsoft.com/windows/servercore:ltsc2025',
 };

@@ -81,10 +81,13 @@ export const CLUSTER_TITLES: readonly [RegExp, string][] = [
   [/^system-pods$/, 'system pods: the CNI and kube-proxy Ready on the node'],
   [/^coredns$/, 'CoreDNS Ready, on Linux nodes'],
   [/^runtimeclass$/, 'RuntimeClasses (one per Windows build)'],
+  [/^namespace$/, "the probe namespace kubemix-verify (an earlier run's is removed first)"],
   [/^pod-ip$/, 'pod → pod by IP (the echo pod on the target node; same node on the diagonal)'],
   [/^svc-ip$/, 'pod → Service ClusterIP (Linux-, Windows-, both-backed)'],
   [/^svc-dns$/, 'pod → Service by DNS name'],
   [/^pod-dns$/, 'DNS: kubernetes.default resolved in the pod'],
+  [/^host-pod$/, 'host → pod by IP (a hostNetwork pod on Linux, a HostProcess pod on Windows)'],
+  [/^egress$/, 'egress: TCP connect from a pod on the node to a target outside the cluster (--egress)'],
   [/^nodeport$/, 'NodePort from the deployer through the node'],
 ];
 

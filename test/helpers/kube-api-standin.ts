@@ -1,14 +1,19 @@
 // A stand-in for kube-apiserver, not one: HTTPS on 127.0.0.1 with a
 // throwaway CA, answering the requests `kubemix verify`'s layer 2 makes, in
-// the API's JSON wire format (lists with `items`, errors as Status objects
-// with 404/409), bearer token checked. It keeps the objects the test sets up
+// the API's JSON wire format: lists with `items` and
+// metadata.resourceVersion, watches streaming ADDED / MODIFIED / DELETED /
+// BOOKMARK / ERROR events (kube-standin-watch.ts), errors as Status objects
+// (401, 403, 404, 409 AlreadyExists and Conflict, 410, 429 with
+// Retry-After), bearer token checked. It keeps the objects the test sets up
 // (nodes, system pods, RuntimeClasses) and plays the probe pods' lifecycle:
 // a created pod is scheduled onto the node its nodeSelector names, gets an
 // IP and becomes Ready (echo) or Succeeded with a log (client), where the
-// log is what the test's scenario says each cell printed. There is no
-// kube-apiserver on this machine.
+// log is what the test's scenario says each cell printed. Namespaces are
+// Terminating for a while after DELETE, as the namespace controller keeps
+// them until their content is gone. There is no kube-apiserver here.
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
+import { matcher, statusText as status, WatchStore, type WatchOptions } from './kube-standin-watch.js';
 
 type Obj = Record<string, any>;
 
@@ -27,6 +32,21 @@ export interface StandinScenario {
   readonly runtimeClasses: string[];
   /** An existing probe namespace (a crashed run's leftover). */
   readonly leftoverNamespace?: string;
+  /** The leftover is already Terminating (the crashed run had deleted it). */
+  readonly leftoverTerminating?: boolean;
+  /** Namespaces being deleted never go (a finalizer that is never removed). */
+  readonly stuckNamespace?: boolean;
+  /** How long a created pod takes to be scheduled and run (default 20 ms). */
+  readonly podStartMs?: number;
+  /** How long a deleted namespace stays Terminating (default 30 ms). */
+  readonly terminateMs?: number;
+  /** Set on every namespace created, as a mutating policy or the cluster's defaults would (Pod Security level). */
+  readonly forcePodSecurity?: string;
+  /** A pod the cluster's policy refuses (403 with this message). */
+  readonly forbidPod?: (pod: Obj) => string | undefined;
+  /** A Retry-After value (seconds) to answer this request with 429 TooManyRequests instead. */
+  readonly throttle?: (method: string, path: string) => string | undefined;
+  readonly watch?: WatchOptions;
   /** The node port the NodePort Service gets (a loopback server the test runs). */
   readonly nodePort: number;
   /** Echo pods on these nodes never become Ready (e.g. an image that does not match the build). */
@@ -41,23 +61,27 @@ export interface StandinScenario {
 
 export interface KubeApiStandin {
   readonly url: string;
-  readonly requests: { method: string; path: string }[];
-  readonly namespaces: Set<string>;
-  /** Pods and Services created in namespaces, by `ns/name`. */
+  readonly requests: { method: string; path: string; query: string }[];
+  readonly namespaces: Map<string, Obj>;
+  /** Pods and Services created in namespaces, by `ns/name` (until their namespace is gone). */
   readonly created: Map<string, Obj>;
+  /** Every POST's body as sent, by path. */
+  readonly posted: { path: string; body: Obj }[];
+  /** Puts a namespace there as another client would: Active, or Active and then deleted (Terminating). */
+  seedNamespace(name: string, state: 'active' | 'terminating'): void;
   close(): Promise<void>;
 }
 
-const status = (code: number, reason: string, message: string): string =>
-  JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
+const ENFORCE = 'pod-security.kubernetes.io/enforce';
 
 export async function startKubeApiStandin(
   tls: { cert: string; key: string },
   scenario: StandinScenario,
 ): Promise<KubeApiStandin> {
   const requests: KubeApiStandin['requests'] = [];
-  const namespaces = new Set<string>(['default', 'kube-system', 'kube-flannel']);
-  if (scenario.leftoverNamespace !== undefined) namespaces.add(scenario.leftoverNamespace);
+  const posted: KubeApiStandin['posted'] = [];
+  const store = new WatchStore(scenario.watch);
+  const namespaces = new Map<string, Obj>();
   const created = new Map<string, Obj>();
   const logs = new Map<string, string>();
   const timers = new Set<NodeJS.Timeout>();
@@ -69,8 +93,53 @@ export async function startKubeApiStandin(
     }, ms);
     timers.add(t);
   };
+  const addNamespace = (name: string, labels: Obj = {}): Obj => {
+    const ns = {
+      kind: 'Namespace',
+      apiVersion: 'v1',
+      metadata: { name, labels },
+      spec: { finalizers: ['kubernetes'] },
+    };
+    Object.assign(ns, { status: { phase: 'Active' } });
+    namespaces.set(name, ns);
+    store.emit('ADDED', 'Namespace', ns);
+    return ns;
+  };
+  for (const n of ['default', 'kube-system', 'kube-flannel']) addNamespace(n);
   const inNs = (ns: string, kind: string): Obj[] =>
     [...created.values()].filter((o) => o['kind'] === kind && o['metadata'].namespace === ns);
+
+  /** DELETE: Terminating now, gone (with its content) after terminateMs unless stuck. */
+  const terminate = (name: string): Obj => {
+    const ns = namespaces.get(name)!;
+    ns['metadata'].deletionTimestamp = '2026-01-01T00:00:00Z';
+    ns['status'] = { phase: 'Terminating' };
+    if (scenario.stuckNamespace === true)
+      ns['status'].conditions = [
+        {
+          type: 'NamespaceFinalizersRemaining',
+          status: 'True',
+          reason: 'SomeFinalizersRemain',
+          message: 'Some content in the namespace has finalizers remaining: example.com/never in 1 resource instances',
+        },
+      ];
+    store.emit('MODIFIED', 'Namespace', ns);
+    if (scenario.stuckNamespace !== true)
+      later(() => {
+        for (const [key, o] of [...created])
+          if (o['metadata'].namespace === name) {
+            created.delete(key);
+            if (o['kind'] === 'Pod') store.emit('DELETED', 'Pod', o);
+          }
+        namespaces.delete(name);
+        store.emit('DELETED', 'Namespace', ns);
+      }, scenario.terminateMs ?? 30);
+    return ns;
+  };
+  if (scenario.leftoverNamespace !== undefined) {
+    addNamespace(scenario.leftoverNamespace);
+    if (scenario.leftoverTerminating === true) terminate(scenario.leftoverNamespace);
+  }
 
   const answerOf = (arg: string): string | undefined => {
     const host = arg.replace(/:\d+$/, '');
@@ -87,57 +156,76 @@ export async function startKubeApiStandin(
     return backend?.['metadata'].name;
   };
 
+  const echoStatus = (ready: boolean): Obj =>
+    ready
+      ? {
+          phase: 'Running',
+          podIP: `10.244.${ips++}.5`,
+          conditions: [{ type: 'Ready', status: 'True' }],
+          containerStatuses: [{ name: 'echo', ready: true, state: { running: {} } }],
+        }
+      : {
+          phase: 'Pending',
+          conditions: [{ type: 'Ready', status: 'False' }],
+          containerStatuses: [
+            {
+              name: 'echo',
+              ready: false,
+              state: { waiting: { reason: 'ErrImagePull', message: 'no matching manifest' } },
+            },
+          ],
+        };
+
+  const clientLog = (pod: Obj): string => {
+    const cells = JSON.parse(pod['metadata'].annotations?.['kubemix.dev/cells'] ?? '[]') as {
+      id: string;
+      kind: string;
+      arg: string;
+    }[];
+    const lines = cells.map((c) => {
+      const answer = c.kind === 'http' ? answerOf(c.arg) : undefined;
+      const fallback = c.kind === 'tcp' ? `connected to ${c.arg}` : (answer ?? '10.96.0.1');
+      const o = scenario.cell?.(c.id, answer) ?? { ok: true, output: fallback };
+      return `KUBEMIX-CELL ${c.id} ${o.ok ? 'ok' : 'fail'} ${o.ok ? 1 : 61} ${o.held ?? (o.ok ? 3 : 0)} ${o.output}`;
+    });
+    return [...lines, 'KUBEMIX-CELL-DONE', ''].join('\n');
+  };
+
   const createPod = (ns: string, pod: Obj): void => {
     const name: string = pod['metadata'].name;
     const node: string = pod['spec'].nodeSelector?.['kubernetes.io/hostname'] ?? '';
+    pod['kind'] = 'Pod';
     pod['metadata'] = { ...pod['metadata'], namespace: ns, uid: `uid-${name}` };
     pod['status'] = { phase: 'Pending' };
     created.set(`${ns}/${name}`, pod);
+    store.emit('ADDED', 'Pod', pod);
     const role = pod['metadata'].labels?.['kubemix.dev/verify'];
     later(() => {
-      if (!created.has(`${ns}/${name}`)) return;
+      if (created.get(`${ns}/${name}`) !== pod) return;
       pod['spec'].nodeName = node;
-      if (role === 'echo') {
-        const ready = !(scenario.echoNotReady ?? []).includes(node);
-        pod['status'] = ready
-          ? {
-              phase: 'Running',
-              podIP: `10.244.${ips++}.5`,
-              conditions: [{ type: 'Ready', status: 'True' }],
-              containerStatuses: [{ name: 'echo', ready: true, state: { running: {} } }],
-            }
-          : {
-              phase: 'Pending',
-              conditions: [{ type: 'Ready', status: 'False' }],
-              containerStatuses: [
-                {
-                  name: 'echo',
-                  ready: false,
-                  state: { waiting: { reason: 'ErrImagePull', message: 'no matching manifest' } },
-                },
-              ],
-            };
-        return;
+      if (role === 'echo') pod['status'] = echoStatus(!(scenario.echoNotReady ?? []).includes(node));
+      else {
+        logs.set(`${ns}/${name}`, clientLog(pod));
+        pod['status'] = {
+          phase: 'Succeeded',
+          podIP: pod['spec'].hostNetwork === true ? '127.0.0.1' : `10.244.${ips++}.9`,
+          containerStatuses: [
+            { name: 'probe', ready: false, state: { terminated: { exitCode: 0, reason: 'Completed' } } },
+          ],
+        };
       }
-      const cells = JSON.parse(pod['metadata'].annotations?.['kubemix.dev/cells'] ?? '[]') as {
-        id: string;
-        kind: string;
-        arg: string;
-      }[];
-      const lines = cells.map((c) => {
-        const answer = c.kind === 'http' ? answerOf(c.arg) : undefined;
-        const o = scenario.cell?.(c.id, answer) ?? { ok: true, output: answer ?? '10.96.0.1' };
-        return `KUBEMIX-CELL ${c.id} ${o.ok ? 'ok' : 'fail'} ${o.ok ? 1 : 61} ${o.held ?? (o.ok ? 3 : 0)} ${o.output}`;
-      });
-      logs.set(`${ns}/${name}`, [...lines, 'KUBEMIX-CELL-DONE', ''].join('\n'));
-      pod['status'] = {
-        phase: 'Succeeded',
-        podIP: `10.244.${ips++}.9`,
-        containerStatuses: [
-          { name: 'probe', ready: false, state: { terminated: { exitCode: 0, reason: 'Completed' } } },
-        ],
-      };
-    });
+      store.emit('MODIFIED', 'Pod', pod);
+    }, scenario.podStartMs ?? 20);
+  };
+
+  /** Why the namespace's Pod Security level or the scenario's policy refuses a pod, if it does. */
+  const podRefusal = (ns: string, pod: Obj): string | undefined => {
+    const name: string = pod['metadata']?.name;
+    const level = namespaces.get(ns)?.['metadata'].labels?.[ENFORCE] ?? 'privileged';
+    if (level !== 'privileged' && pod['spec']?.hostNetwork === true)
+      return `pods "${name}" is forbidden: violates PodSecurity "${level}:latest": host namespaces (hostNetwork=true)`;
+    const policy = scenario.forbidPod?.(pod);
+    return policy === undefined ? undefined : `pods "${name}" is forbidden: ${policy}`;
   };
 
   const handle = (
@@ -148,7 +236,12 @@ export async function startKubeApiStandin(
   ): [number, string, string?] => {
     const list = (kind: string, items: Obj[]): [number, string] => [
       200,
-      JSON.stringify({ kind: `${kind}List`, apiVersion: 'v1', metadata: { resourceVersion: '1' }, items }),
+      JSON.stringify({
+        kind: `${kind}List`,
+        apiVersion: 'v1',
+        metadata: { resourceVersion: String(store.rv) },
+        items,
+      }),
     ];
     if (method === 'GET' && path === '/version')
       return [
@@ -176,33 +269,36 @@ export async function startKubeApiStandin(
           handler: 'runhcs-wcow-process',
         })),
       );
+    if (method === 'GET' && path === '/api/v1/namespaces')
+      return list('Namespace', [...namespaces.values()].filter(matcher(query)));
     if (method === 'POST' && path === '/api/v1/namespaces') {
       const name: string = body?.['metadata']?.name;
-      if (namespaces.has(name)) return [409, status(409, 'AlreadyExists', `namespaces "${name}" already exists`)];
-      namespaces.add(name);
-      return [201, JSON.stringify({ ...body, status: { phase: 'Active' } })];
+      const old = namespaces.get(name);
+      if (old !== undefined) {
+        const being = old['metadata'].deletionTimestamp === undefined ? '' : 'object is being deleted: ';
+        return [409, status(409, 'AlreadyExists', `${being}namespaces "${name}" already exists`)];
+      }
+      const labels = { ...body?.['metadata']?.labels };
+      if (scenario.forcePodSecurity !== undefined) labels[ENFORCE] = scenario.forcePodSecurity;
+      return [201, JSON.stringify(addNamespace(name, labels))];
     }
     let m = /^\/api\/v1\/namespaces\/([^/]+)$/.exec(path);
     if (m !== null) {
       const ns = m[1]!;
-      if (!namespaces.has(ns)) return [404, status(404, 'NotFound', `namespaces "${ns}" not found`)];
-      if (method === 'GET')
-        return [
-          200,
-          JSON.stringify({ kind: 'Namespace', apiVersion: 'v1', metadata: { name: ns }, status: { phase: 'Active' } }),
-        ];
+      const obj = namespaces.get(ns);
+      if (obj === undefined) return [404, status(404, 'NotFound', `namespaces "${ns}" not found`)];
+      if (method === 'GET') return [200, JSON.stringify(obj)];
       if (method === 'DELETE') {
-        namespaces.delete(ns);
-        for (const key of [...created.keys()]) if (key.startsWith(`${ns}/`)) created.delete(key);
-        return [
-          200,
-          JSON.stringify({
-            kind: 'Namespace',
-            apiVersion: 'v1',
-            metadata: { name: ns },
-            status: { phase: 'Terminating' },
-          }),
-        ];
+        if (obj['metadata'].deletionTimestamp !== undefined)
+          return [
+            409,
+            status(
+              409,
+              'Conflict',
+              `Operation cannot be fulfilled on namespaces "${ns}": The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.`,
+            ),
+          ];
+        return [200, JSON.stringify(terminate(ns))];
       }
     }
     m = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/deployments$/.exec(path);
@@ -238,12 +334,11 @@ export async function startKubeApiStandin(
     m = /^\/api\/v1\/namespaces\/([^/]+)\/(pods|services|configmaps)(?:\/([^/]+)(\/log)?)?$/.exec(path);
     if (m !== null) {
       const [, ns = '', resource, name, log] = m;
-      if (!namespaces.has(ns)) return [404, status(404, 'NotFound', `namespaces "${ns}" not found`)];
+      const nsObj = namespaces.get(ns);
+      if (nsObj === undefined) return [404, status(404, 'NotFound', `namespaces "${ns}" not found`)];
       if (method === 'GET' && resource === 'pods' && name === undefined) {
         const system = scenario.systemPods.filter((p) => p['metadata'].namespace === ns);
-        const [k, v] = (query.get('labelSelector') ?? '').split('=');
-        const mine = inNs(ns, 'Pod').filter((p) => k === '' || k === undefined || p['metadata'].labels?.[k] === v);
-        return list('Pod', [...system, ...mine]);
+        return list('Pod', [...system, ...inNs(ns, 'Pod')].filter(matcher(query)));
       }
       if (method === 'GET' && resource === 'services' && name !== undefined) {
         const svc = created.get(`${ns}/${name}`);
@@ -258,17 +353,30 @@ export async function startKubeApiStandin(
           : [200, text, 'text/plain'];
       }
       if (method === 'POST' && body !== undefined) {
-        const key = `${ns}/${resource === 'configmaps' ? 'configmap/' : ''}${body['metadata']?.name}`;
-        if (created.has(key))
-          return [409, status(409, 'AlreadyExists', `${resource} "${body['metadata']?.name}" already exists`)];
-        if (resource === 'pods') createPod(ns, body);
-        else if (resource === 'configmaps') created.set(key, { ...body, kind: 'ConfigMap' });
+        const objName: string = body['metadata']?.name;
+        if (nsObj['metadata'].deletionTimestamp !== undefined)
+          return [
+            403,
+            status(
+              403,
+              'Forbidden',
+              `${resource} "${objName}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+            ),
+          ];
+        const key = `${ns}/${resource === 'configmaps' ? 'configmap/' : ''}${objName}`;
+        if (created.has(key)) return [409, status(409, 'AlreadyExists', `${resource} "${objName}" already exists`)];
+        if (resource === 'pods') {
+          const refused = podRefusal(ns, body);
+          if (refused !== undefined) return [403, status(403, 'Forbidden', refused)];
+          createPod(ns, body);
+        } else if (resource === 'configmaps') created.set(key, { ...body, kind: 'ConfigMap' });
         else {
+          body['kind'] = 'Service';
           body['metadata'] = { ...body['metadata'], namespace: ns };
           body['spec'] = { ...body['spec'], clusterIP: `10.96.${ips++}.1` };
           if (body['spec'].type === 'NodePort')
             body['spec'].ports = body['spec'].ports.map((p: Obj) => ({ ...p, nodePort: scenario.nodePort }));
-          created.set(`${ns}/${body['metadata'].name}`, body);
+          created.set(`${ns}/${objName}`, body);
         }
         return [201, JSON.stringify(body)];
       }
@@ -279,7 +387,7 @@ export async function startKubeApiStandin(
   const server: Server = createServer({ cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, (req, res) => {
     const url = new URL(req.url ?? '/', 'https://x');
     const method = req.method ?? '';
-    requests.push({ method, path: url.pathname });
+    requests.push({ method, path: url.pathname, query: url.search });
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -288,7 +396,23 @@ export async function startKubeApiStandin(
         res.writeHead(401, { 'content-type': 'application/json' }).end(status(401, 'Unauthorized', 'Unauthorized'));
         return;
       }
+      const retryAfter = scenario.throttle?.(method, url.pathname);
+      if (retryAfter !== undefined) {
+        const body = status(429, 'TooManyRequests', 'Too many requests, please try again later.', {
+          details: { retryAfterSeconds: Number(retryAfter) },
+        });
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': retryAfter }).end(body);
+        return;
+      }
+      if (method === 'GET' && url.searchParams.get('watch') === 'true') {
+        const pods = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/.exec(url.pathname);
+        const match = matcher(url.searchParams);
+        if (url.pathname === '/api/v1/namespaces') return store.serve(res, 'Namespace', url.searchParams, match);
+        if (pods !== null)
+          return store.serve(res, 'Pod', url.searchParams, (o) => o['metadata'].namespace === pods[1] && match(o));
+      }
       const text = Buffer.concat(chunks).toString('utf8');
+      if (method === 'POST' && text !== '') posted.push({ path: url.pathname, body: JSON.parse(text) as Obj });
       const [code, out, type] = handle(
         method,
         url.pathname,
@@ -306,9 +430,16 @@ export async function startKubeApiStandin(
     requests,
     namespaces,
     created,
+    posted,
+    seedNamespace: (name, state) => {
+      if (!namespaces.has(name)) addNamespace(name);
+      if (state === 'terminating' && namespaces.get(name)?.['metadata'].deletionTimestamp === undefined)
+        terminate(name);
+    },
     close: () =>
       new Promise((r) => {
         for (const t of timers) clearTimeout(t);
+        store.close();
         server.closeAllConnections();
         server.close(() => r());
       }),

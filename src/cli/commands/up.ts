@@ -10,6 +10,7 @@ import { assemblePlan } from '../../plan/assemble.js';
 import { displayFlags, withExecutorOptions, type ExecutorFlags } from '../executor-flags.js';
 import type { CliIo } from '../io.js';
 import type { VerifyFlags } from './verify.js';
+import { checkClusterFlags } from '../verify-cluster.js';
 import { inMemoryTarget, runPlan, type Target } from '../run-plan.js';
 import { outputFor, stateDir } from '../settings.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
@@ -17,6 +18,8 @@ import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
 interface UpFlags extends ExecutorFlags {
   readonly plan?: string;
   readonly skipVerify?: boolean;
+  readonly egress?: string[];
+  readonly probeImage?: string[];
 }
 
 /** The plan to apply: planned from SPEC in memory, read from --plan DIR, or both (then they must agree). */
@@ -58,6 +61,8 @@ async function loadTarget(spec: string | undefined, flags: UpFlags & SpecOptions
   return inMemoryTarget(assembled, dir);
 }
 
+const collect = (v: string, all: string[] = []): string[] => [...all, v];
+
 export function registerUp(program: Command, io: CliIo): void {
   const up = program
     .command('up')
@@ -68,7 +73,9 @@ export function registerUp(program: Command, io: CliIo): void {
       '--downloads <dir>',
       'seed the download cache from this directory (air-gapped sites); every file is still checked against its SHA256',
     )
-    .option('--skip-verify', 'do not end with `kubemix verify` (underlay and cluster layers) after a complete apply');
+    .option('--skip-verify', 'do not end with `kubemix verify` (underlay and cluster layers) after a complete apply')
+    .option('--egress <host:port>', 'the verify at the end: as `kubemix verify --egress`; repeatable', collect)
+    .option('--probe-image <key=ref>', 'the verify at the end: as `kubemix verify --probe-image`; repeatable', collect);
   withExecutorOptions(
     withSpecOptions(up),
     {
@@ -77,14 +84,16 @@ export function registerUp(program: Command, io: CliIo): void {
     },
     'DIR',
   ).action(async (spec: string | undefined, flags: UpFlags & SpecOptions, command: Command) => {
+    // The verify flags are input too: refused (exit 2) before any host is touched.
+    checkClusterFlags(flags);
     await runPlan(await loadTarget(spec, flags, io), flags, displayFlags(command), io);
     // A deploy is done when verify passes: both layers, after a whole plan was applied (not a --check,
     // not a selection of stages or tasks); a failing check makes `up` exit 1 with the report.
     const whole = [flags.stopAfter, flags.stopBefore, flags.from, flags.only?.[0]].every((f) => f === undefined);
     if (spec !== undefined && flags.check !== true && flags.skipVerify !== true && whole) {
       const { runVerify } = await import('./verify.js');
-      const { stateDir, knownHosts, trustNewHosts, hypervisors, nodes } = flags;
-      const given = Object.entries({ stateDir, knownHosts, trustNewHosts, hypervisors, nodes });
+      const { stateDir, knownHosts, trustNewHosts, hypervisors, nodes, egress, probeImage } = flags;
+      const given = Object.entries({ stateDir, knownHosts, trustNewHosts, hypervisors, nodes, egress, probeImage });
       const verifyFlags = Object.fromEntries(given.filter(([, v]) => v !== undefined)) as VerifyFlags;
       await runVerify(spec, verifyFlags, io, outputFor(command, io));
     }

@@ -19,13 +19,14 @@ import type { CliIo } from '../io.js';
 import { withStateDirOption } from '../executor-flags.js';
 import { outputFor, stateDir } from '../settings.js';
 import type { Output } from '../output.js';
-import { clusterLayer, demo } from '../verify-cluster.js';
+import { checkClusterFlags, clusterLayer, demo } from '../verify-cluster.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
 
 export interface VerifyFlags extends SpecOptions {
   readonly stateDir?: string;
   readonly kubeconfig?: string;
   readonly probeImage?: string[];
+  readonly egress?: string[];
   readonly knownHosts?: string;
   readonly trustNewHosts?: boolean;
   readonly junit?: string;
@@ -53,8 +54,17 @@ or --kubeconfig), through the Kubernetes API with the admin kubeconfig kubemix
 captured (or --kubeconfig FILE):
 ${CLUSTER_TITLES.map(([re, text]) => `  ${re.source.replace(/^\^|\$$/g, '').padEnd(14)} ${text}`).join('\n')}
 Probe pods run in the namespace kubemix-verify, deleted afterwards (also on
-Ctrl-C; a leftover is deleted first). Only loopback stand-ins of the API
-server have been used to test layer 2 so far.
+Ctrl-C; an earlier run's is deleted first and waited for while it is
+Terminating). host-pod cells run from a hostNetwork pod (Linux) and a
+HostProcess pod (Windows) where the cluster allows them: the namespace asks
+for Pod Security level privileged; a cluster that enforces another level or
+refuses the pod skips those cells with the reason. egress cells run only for
+the targets given with --egress HOST:PORT: by default no traffic leaves the
+cluster. Probe images: busybox 1.37.0 pinned by digest, Windows Server Core
+per LTSC line pinned by tag; --probe-image KEY=REF[@sha256:…] overrides.
+API calls answered 429 are retried after Retry-After (at most 5 times).
+Only loopback stand-ins of the API server have been used to test layer 2:
+it has not run against a real cluster.
 `;
 
 export function withVerifyOptions(command: Command): Command {
@@ -65,18 +75,13 @@ export function withVerifyOptions(command: Command): Command {
     .option('--kubeconfig <file>', 'layer 2 through this kubeconfig (default: the admin kubeconfig kubemix captured)')
     .option(
       '--probe-image <key=ref>',
-      'probe image override, key linux or a Windows LTSC line (ltsc2022, ltsc2025); repeatable',
-      (v: string, all: string[] = []) => {
-        if (!/^[a-z0-9]+=\S+$/.test(v))
-          throw new InputError(
-            'flags.invalid',
-            `--probe-image ${JSON.stringify(v)}: give KEY=IMAGE, e.g. linux=busybox:1.37.0`,
-            {
-              path: 'flags.probe-image',
-            },
-          );
-        return [...all, v];
-      },
+      'probe image override, key linux or a Windows LTSC line (ltsc2022, ltsc2025), e.g. linux=REG/busybox@sha256:…; repeatable',
+      (v: string, all: string[] = []) => [...all, v],
+    )
+    .option(
+      '--egress <host:port>',
+      'also open a TCP connection from a pod on every node to this target outside the cluster (default: none); repeatable',
+      (v: string, all: string[] = []) => [...all, v],
     );
 }
 
@@ -121,6 +126,7 @@ export async function runVerify(spec: string, flags: VerifyFlags, io: CliIo, out
   if (flags.junit !== undefined && flags.junit.trim() === '')
     throw new InputError('flags.invalid', '--junit needs a file name', { path: 'flags.junit' });
   const select = checkSelector(flags.only, flags.skip);
+  checkClusterFlags(flags);
   const loaded = loadSpec(spec, flags, io);
   const model = resolveModel(loaded);
   const root = stateDir(flags.stateDir, io, loaded.clusterName, loaded.file);

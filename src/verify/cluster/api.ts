@@ -1,9 +1,10 @@
 // The Kubernetes calls layer 2 and the demo share: the client's APIs for an
-// access, namespace removal that waits until it is gone, abortable sleeps,
-// and a plain HTTP GET from the deployer (NodePorts).
+// access (and its watch), calls retried when the server says 429, abortable
+// sleeps, and a plain HTTP GET from the deployer (NodePorts).
 import { request } from 'node:http';
 import type { KubeAccess } from '../../kube/config.js';
-import { kubeConfigOf, loadKubeClient, statusOf } from '../../kube/client.js';
+import { kubeConfigOf, loadKubeClient } from '../../kube/client.js';
+import { withApiRetries } from '../../kube/retry.js';
 
 export class Aborted extends Error {}
 
@@ -32,33 +33,13 @@ export async function apis(access: KubeAccess) {
     apps: kc.makeApiClient(client.AppsV1Api),
     node: kc.makeApiClient(client.NodeV1Api),
     version: kc.makeApiClient(client.VersionApi),
+    watch: new client.Watch(kc),
   };
 }
 
-/** Deletes a namespace kubemix made and waits until it is gone (a leftover of a crashed run included). */
-export async function removeNamespace(
-  a: Apis,
-  name: string,
-  wait: boolean,
-  signal: AbortSignal,
-  pollMs: number,
-): Promise<void> {
-  try {
-    await a.core.deleteNamespace({ name: name, propagationPolicy: 'Background' });
-  } catch (error) {
-    if (statusOf(error) === 404) return;
-    throw error;
-  }
-  const until = Date.now() + 120_000;
-  while (wait && Date.now() < until) {
-    try {
-      await a.core.readNamespace({ name: name });
-    } catch (error) {
-      if (statusOf(error) === 404) return;
-      throw error;
-    }
-    await sleep(pollMs, signal);
-  }
+/** An API call, tried again (bounded) while the server answers 429 TooManyRequests with Retry-After. */
+export function retried<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+  return withApiRetries(work, (ms) => sleep(ms, signal));
 }
 
 export function httpGet(url: string, timeoutMs: number): Promise<{ ok: boolean; output: string }> {

@@ -5,7 +5,8 @@
 import { InputError } from '../../errors.js';
 import type { KubeAccess } from '../../kube/config.js';
 import { kubeErrorOf } from '../../kube/client.js';
-import { Aborted, apis, httpGet, removeNamespace, sleep, type Apis } from './api.js';
+import { Aborted, apis, httpGet, sleep, type Apis } from './api.js';
+import { removeNamespace } from './namespace.js';
 import { DEMO_MARK, DEMO_NAMESPACE, DEMO_LABEL, demoManifests, type DemoManifest } from './demo.js';
 import type { ClusterExpectations } from './expect.js';
 import { nameOf, podReady, podState, type NodeObject, type PodObject } from './objects.js';
@@ -63,7 +64,7 @@ export async function runDemo(e: ClusterExpectations, o: DemoOptions): Promise<D
     const ip = linuxNodeIp((await a.core.listNode()).items as NodeObject[], e);
     if (ip === undefined)
       return { ok: false, url: '', answer: 'no Ready Linux node to reach the NodePort through', kept: false };
-    await removeNamespace(a, DEMO_NAMESPACE, true, o.signal, pollMs);
+    await removeNamespace(a, DEMO_NAMESPACE, true, { signal: o.signal, pollMs });
     say(`creating ${manifests.map((m) => `${m.kind} ${String((m.metadata as { name: string }).name)}`).join(', ')}`);
     for (const m of manifests) await create(a, m);
     const svc = await a.core.readNamespacedService({ name: 'web', namespace: DEMO_NAMESPACE });
@@ -91,6 +92,9 @@ export async function runDemo(e: ClusterExpectations, o: DemoOptions): Promise<D
     if (error instanceof Aborted) return { ok: false, url: '', answer: 'interrupted', kept: false };
     throw kubeErrorOf(error, 'the demo', o.access.server);
   } finally {
-    if (!keep || o.signal.aborted) await removeNamespace(a, DEMO_NAMESPACE, false, o.signal, 0).catch(() => undefined);
+    if (!keep || o.signal.aborted)
+      await removeNamespace(a, DEMO_NAMESPACE, false, { signal: new AbortController().signal, pollMs: 0 }).catch(
+        () => undefined,
+      );
   }
 }

@@ -42,15 +42,6 @@ export interface ClusterExpectations {
 /** kubeadm's default DNS domain, which kubemix keeps (ClusterConfiguration networking.dnsDomain). */
 export const CLUSTER_DOMAIN = 'cluster.local';
 
-export function parseProbeImageOverrides(values: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const v of values) {
-    const at = v.indexOf('=');
-    if (at > 0) out[v.slice(0, at)] = v.slice(at + 1);
-  }
-  return out;
-}
-
 export function clusterExpectations(
   model: ClusterModel,
   images: Readonly<Record<string, string>> = {},

@@ -46,6 +46,17 @@ function underlayCause(c: Cell, ctx: JudgeContext): string | undefined {
 
 function causeOf(c: Cell, ctx: JudgeContext, output: string): string {
   const from = ctx.osOf(c.source);
+  if (c.probe === 'egress')
+    return from === 'windows'
+      ? `egress from Windows pods: the HNS network's outbound NAT (the ExceptionList must not cover ${c.target}), a firewall on the way, or ${c.target} itself`
+      : `egress from Linux pods: the CNI's masquerade (flannel --ip-masq / Calico natOutgoing), a firewall on the way, or ${c.target} itself`;
+  if (c.probe === 'host-pod')
+    return (
+      underlayCause(c, ctx) ??
+      (from === 'windows'
+        ? 'the Windows host reaching pods: the HNS host endpoint flannel creates (vEthernet) and its routes to the pod CIDR'
+        : "the host reaching pods: the node's route to the pod CIDR (cni0, flannel.<VNI>) or a host firewall (iptables FORWARD/INPUT)")
+    );
   if (c.probe === 'pod-ip') {
     const under = underlayCause(c, ctx);
     if (under !== undefined) return under;

@@ -8,6 +8,7 @@ export interface Meta {
   readonly labels?: Readonly<Record<string, string>>;
   readonly annotations?: Readonly<Record<string, string>>;
   readonly deletionTimestamp?: unknown;
+  readonly resourceVersion?: string;
   readonly ownerReferences?: readonly { readonly kind?: string; readonly name?: string }[];
 }
 
@@ -49,6 +50,12 @@ export interface PodObject {
     readonly conditions?: readonly Condition[];
     readonly containerStatuses?: readonly { readonly ready?: boolean; readonly state?: ContainerState }[];
   };
+}
+
+export interface NamespaceObject {
+  readonly metadata?: Meta;
+  readonly spec?: { readonly finalizers?: readonly string[] };
+  readonly status?: { readonly phase?: string; readonly conditions?: readonly Condition[] };
 }
 
 export interface NamedObject {

@@ -17,16 +17,16 @@ export const CELL_HOLD = 3;
 export const MARK = 'KUBEMIX-CELL';
 
 export type Os = 'linux' | 'windows';
-export type CellKind = 'http' | 'dns';
+export type CellKind = 'http' | 'dns' | 'tcp';
 
-/** One probe from a source pod: a URL to GET (the answer names the echo pod) or a name to resolve. */
+/** One probe from a source pod: a URL to GET (the answer names the echo pod), a name to resolve, a TCP connect. */
 export interface Cell {
   readonly id: string;
-  readonly probe: 'pod-ip' | 'svc-ip' | 'svc-dns' | 'pod-dns';
+  readonly probe: 'pod-ip' | 'svc-ip' | 'svc-dns' | 'pod-dns' | 'host-pod' | 'egress';
   readonly source: string;
   readonly target: string;
   readonly kind: CellKind;
-  /** `host:port` for http, a name for dns. */
+  /** `host:port` for http and tcp, a name for dns. */
   readonly arg: string;
   /** http: echo pods whose name may answer. */
   readonly answers?: readonly string[];
@@ -36,6 +36,8 @@ export type Manifest = Record<string, unknown>;
 
 export const echoName = (node: string): string => `echo-${node}`;
 export const clientName = (node: string): string => `probe-${node}`;
+/** The hostNetwork (Linux) or HostProcess (Windows) probe pod of a node. */
+export const hostClientName = (node: string): string => `host-${node}`;
 export const SERVICES = { linux: 'svc-linux', windows: 'svc-windows', mixed: 'svc-mixed', nodeport: 'svc-nodeport' };
 
 function placement(n: ExpectedNode): Manifest {
@@ -122,17 +124,27 @@ export interface EchoEndpoint {
   readonly ip: string;
 }
 
-/** The cells of one source node, given the echo pods' IPs and the Services' ClusterIPs. */
+const hostPort = (ip: string, port: number): string => (ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
+
+function adder(source: ExpectedNode, out: Cell[]): (c: Omit<Cell, 'id' | 'source'>) => void {
+  return (c) => void out.push({ id: `cluster/${c.probe}/${source.name}/${c.target}`, source: source.name, ...c });
+}
+
+/**
+ * The cells of one source node's probe pod, given the echo pods' IPs and the
+ * Services' ClusterIPs; `egress` the `HOST:PORT` targets outside the cluster
+ * the user named (none unless asked: no traffic leaves the cluster otherwise).
+ */
 export function cellsOf(
   source: ExpectedNode,
   echoes: readonly EchoEndpoint[],
   clusterIps: Readonly<Record<string, string>>,
   domain: string,
+  egress: readonly string[] = [],
 ): Cell[] {
   const out: Cell[] = [];
-  const add = (c: Omit<Cell, 'id' | 'source'>): void =>
-    void out.push({ id: `cluster/${c.probe}/${source.name}/${c.target}`, source: source.name, ...c });
-  const host = (ip: string, port: number): string => (ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
+  const add = adder(source, out);
+  const host = hostPort;
   for (const e of echoes)
     add({
       probe: 'pod-ip',
@@ -156,6 +168,22 @@ export function cellsOf(
     });
   }
   add({ probe: 'pod-dns', target: 'kubernetes.default', kind: 'dns', arg: `kubernetes.default.svc.${domain}` });
+  for (const target of egress) add({ probe: 'egress', target, kind: 'tcp', arg: target });
+  return out;
+}
+
+/** Host → pod: from the node's own network namespace (hostNetwork / HostProcess) to each echo pod by IP. */
+export function hostCellsOf(source: ExpectedNode, echoes: readonly EchoEndpoint[]): Cell[] {
+  const out: Cell[] = [];
+  const add = adder(source, out);
+  for (const e of echoes)
+    add({
+      probe: 'host-pod',
+      target: e.node.name,
+      kind: 'http',
+      arg: hostPort(e.ip, ECHO_PORT),
+      answers: [echoName(e.node.name)],
+    });
   return out;
 }
 
@@ -172,12 +200,19 @@ export interface CellTiming {
 
 const TIMING: CellTiming = { deadlineS: CELL_DEADLINE_S, hold: CELL_HOLD };
 
+/**
+ * BusyBox sh. tcp: `nc -w 3 HOST PORT -e true` runs `true` once connected,
+ * so exit 0 means the TCP connect succeeded within 3 s. BusyBox nc takes
+ * -w and -e in both its builds: the small one (where -e comes after the
+ * address) and the netcat-1.10 one (where everything after -e is the program).
+ */
 export function linuxClientScript(cells: readonly Cell[], t: CellTiming = TIMING): string {
   return `set -u
 probe() {
   case "$1" in
     http) wget -q -T 3 -O - "http://$2/" 2>&1 ;;
     dns) nslookup "$2" 2>&1 ;;
+    tcp) h=\${2%:*}; h=\${h#\\[}; h=\${h%\\]}; nc -w 3 "$h" "\${2##*:}" -e true 2>&1 && echo "connected to $2" ;;
   esac
 }
 cell() {
@@ -217,6 +252,15 @@ $work = {
       if ($kind -eq 'http') {
         $r = Invoke-WebRequest -UseBasicParsing -TimeoutSec 3 -Uri "http://$arg/"
         @{ ok = $true; out = [string]$r.Content }
+      } elseif ($kind -eq 'tcp') {
+        $h, $p = $arg -split ':(?=\\d+$)'
+        $c = [Net.Sockets.TcpClient]::new()
+        try {
+          if (-not $c.ConnectAsync($h.Trim('[', ']'), [int]$p).Wait(3000)) { throw "no connection in 3 s" }
+          @{ ok = $true; out = "connected to $arg" }
+        } finally {
+          $c.Dispose()
+        }
       } else {
         $a = [Net.Dns]::GetHostAddresses($arg)
         @{ ok = $true; out = ($a -join ' ') }
@@ -249,17 +293,32 @@ $jobs | Wait-Job | Receive-Job
 `;
 }
 
-/** The one-shot pod that probes a source node's cells and prints them to its log. */
-export function clientPod(n: ExpectedNode, cells: readonly Cell[]): Manifest {
+/**
+ * The one-shot pod that probes a source node's cells and prints them to its
+ * log. `host`: in the node's own network namespace instead of a pod network
+ * one: `hostNetwork` on Linux, a HostProcess container on Windows (which
+ * runs as a process on the host, so its image's OS build need not match the
+ * node's; Kubernetes requires hostNetwork with it). Both need the namespace's
+ * Pod Security level `privileged` (baseline forbids host namespaces).
+ */
+export function clientPod(n: ExpectedNode, cells: readonly Cell[], host = false): Manifest {
   const command =
     n.os === 'linux'
       ? ['sh', '-c', linuxClientScript(cells)]
       : ['powershell.exe', '-NoProfile', '-NonInteractive', '-Command', windowsClientScript(cells)];
+  const hostSpec = !host
+    ? {}
+    : n.os === 'linux'
+      ? { hostNetwork: true }
+      : {
+          hostNetwork: true,
+          securityContext: { windowsOptions: { hostProcess: true, runAsUserName: 'NT AUTHORITY\\SYSTEM' } },
+        };
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
-      name: clientName(n.name),
+      name: host ? hostClientName(n.name) : clientName(n.name),
       namespace: PROBE_NAMESPACE,
       labels: { [PROBE_LABEL]: 'client', 'kubemix.dev/os': n.os },
       // The cells, for whoever reads the pod (and the API stand-in in the tests).
@@ -267,6 +326,7 @@ export function clientPod(n: ExpectedNode, cells: readonly Cell[]): Manifest {
     },
     spec: {
       ...placement(n),
+      ...hostSpec,
       restartPolicy: 'Never',
       // Nothing keeps running if verify dies: the kubelet stops the pod after this.
       activeDeadlineSeconds: CELL_DEADLINE_S + CELL_HOLD + 120,
@@ -276,10 +336,17 @@ export function clientPod(n: ExpectedNode, cells: readonly Cell[]): Manifest {
   };
 }
 
-export function namespaceManifest(): Manifest {
+/** The Pod Security Admission label that sets a namespace's enforced level (privileged, baseline, restricted). */
+export const PSA_ENFORCE = 'pod-security.kubernetes.io/enforce';
+
+/** The probe namespace; `privileged` only when host → pod cells are to run (hostNetwork, HostProcess). */
+export function namespaceManifest(privileged: boolean): Manifest {
   return {
     apiVersion: 'v1',
     kind: 'Namespace',
-    metadata: { name: PROBE_NAMESPACE, labels: { [PROBE_LABEL]: 'true' } },
+    metadata: {
+      name: PROBE_NAMESPACE,
+      labels: { [PROBE_LABEL]: 'true', ...(privileged ? { [PSA_ENFORCE]: 'privileged' } : {}) },
+    },
   };
 }
