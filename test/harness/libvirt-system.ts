@@ -6,7 +6,10 @@
 // /var/lib/libvirt, /var/log/libvirt and /var/cache/libvirt are this
 // daemon's own folders: nothing of the machine's libvirt state is read or
 // written. Only /var/lib/libvirt/images is the machine's (the driver's pools
-// and image cache live there, and a test host's tasks write to it). Its
+// and image cache live there, and a test host's tasks write to it), unless
+// the test gives the daemon a folder of its own for it (`images`: the same
+// folder its test host's sshd sees there, TestNet's privateDirs), so two
+// daemons on one machine never share a pool directory or image cache. Its
 // socket lies in the test's folder (libvirtd.conf unix_sock_dir), so a
 // task's `virsh -c 'qemu:///system?socket=…'` reaches it over the shared
 // filesystem. A private /etc/passwd names Debian's libvirt-qemu user, which
@@ -77,7 +80,9 @@ export class SystemLibvirtd {
     return `qemu:///system?socket=${join(this.root, 'sock', 'libvirt-sock')}`;
   }
 
-  static async start(ns: string): Promise<SystemLibvirtd> {
+  /** `images`: the folder this daemon sees as /var/lib/libvirt/images (default: the machine's). */
+  static async start(ns: string, options: { images?: string } = {}): Promise<SystemLibvirtd> {
+    const images = options.images ?? LIBVIRT_IMAGES;
     const root = mkdtempSync(join(tmpdir(), 'kubemix-libvirtd-'));
     for (const d of ['etc', 'sock', 'run', 'lib', 'log', 'cache', 'images']) mkdirSync(join(root, d));
     writeFileSync(join(root, 'etc', 'qemu.conf'), QEMU_CONF);
@@ -96,7 +101,7 @@ export class SystemLibvirtd {
 mount --bind ${r}/passwd /etc/passwd
 mount --bind ${r}/group /etc/group
 mount --bind ${r}/etc /etc/libvirt
-mount --bind ${LIBVIRT_IMAGES} ${r}/images
+mount --bind ${images} ${r}/images
 mount --bind ${r}/lib /var/lib/libvirt
 mkdir -p /var/lib/libvirt/images
 mount --bind ${r}/images /var/lib/libvirt/images

@@ -129,11 +129,14 @@ export function domainXml(model: DriverModel, node: DriverNode, type: DomainType
   const windows = node.osFamily === 'windows';
   const r = node.resources ?? { vcpus: 1, ramMiB: 1024, diskGiB: 0 };
   const media = `${domainName(node)}${windows ? VOLUME_SUFFIXES.unattend : VOLUME_SUFFIXES.cloudInit}`;
-  const cdroms = [
-    ...(windows ? [cdrom(`<source file='${x(installIsoPath(node.os))}'/>`, 'sda')] : []),
-    cdrom(`<source pool='${x(poolName(id))}' volume='${x(media)}'/>`, windows ? 'sdb' : 'sda', 'volume'),
-    ...(windows ? [cdrom(`<source file='${x(VIRTIO_WIN_ISO)}'/>`, 'sdc')] : []),
-  ];
+  const mediaSource = `<source pool='${x(poolName(id))}' volume='${x(media)}'/>`;
+  const cdroms = windows
+    ? [
+        cdrom(`<source file='${x(installIsoPath(node.os))}'/>`, 'sda'),
+        cdrom(mediaSource, 'sdb', 'volume'),
+        cdrom(`<source file='${x(VIRTIO_WIN_ISO)}'/>`, 'sdc'),
+      ]
+    : [seedDisk(mediaSource)];
   // Windows Setup boots from the install ISO once (the disk is empty, so firmware falls through to it).
   return `<domain type='${type}'>
   <name>${x(domainName(node))}</name>
@@ -179,6 +182,23 @@ ${cdroms.join('')}    <interface type='network'>
     </rng>
   </devices>
 </domain>
+`;
+}
+
+/**
+ * A Linux guest's NoCloud seed: a read-only virtio disk, not a SATA CD-ROM.
+ * Debian's genericcloud images boot linux-image-cloud-amd64, built without
+ * SATA_AHCI (q35's SATA controller), so a CD-ROM there is never seen and
+ * cloud-init finds no seed; cloud-init's NoCloud looks for the `cidata`
+ * label on every block device, virtio ones included.
+ */
+function seedDisk(source: string): string {
+  return `    <disk type='volume' device='disk'>
+      <driver name='qemu' type='raw'/>
+      ${source}
+      <target dev='vdb' bus='virtio'/>
+      <readonly/>
+    </disk>
 `;
 }
 
