@@ -12,8 +12,15 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bootFile, bootstrap, CACHE, cached, prepareRoot, putter, recipeHash, run, TEST_PACKAGES } from './image.js';
 
-/** cloud-init (NoCloud), growpart for the driver's larger disk, udev for the seed's label. */
-const CLOUD_PACKAGES = ['cloud-init', 'cloud-guest-utils', 'udev', 'fdisk'];
+/**
+ * cloud-init (NoCloud), growpart for the driver's larger disk, udev for the
+ * seed's label, and locales: cloud-init's locale module (on by default) runs
+ * update-locale, which minbase lacks (the module then fails the boot's
+ * cloud-config stage).
+ */
+const CLOUD_PACKAGES = ['cloud-init', 'cloud-guest-utils', 'udev', 'fdisk', 'locales'];
+/** cloud-init's default locale, generated once here rather than by every guest's first boot (slow under tcg). */
+const LOCALE = 'en_US.UTF-8';
 /** Virtual size of the image; the driver's overlay is as large as the node's disk and growpart fills it. */
 const DISK_MIB = 3072;
 const BOOT_MIB = 64;
@@ -38,7 +45,7 @@ export interface CloudImage {
 
 function cloudHash(): string {
   return createHash('sha256')
-    .update(JSON.stringify({ base: recipeHash(), CLOUD_PACKAGES, DISK_MIB, BOOT_MIB, SYSLINUX_CFG, v: 1 }))
+    .update(JSON.stringify({ base: recipeHash(), CLOUD_PACKAGES, LOCALE, DISK_MIB, BOOT_MIB, SYSLINUX_CFG, v: 1 }))
     .digest('hex')
     .slice(0, 16);
 }
@@ -59,6 +66,9 @@ export function cloudImage(log: (line: string) => void = () => undefined): Cloud
     const put = putter(rootfs);
     put('etc/fstab', 'LABEL=kubemix-root / ext4 defaults,errors=remount-ro 0 1\n');
     put('etc/hostname', 'debian\n');
+    put('etc/locale.gen', `${LOCALE} UTF-8\n`);
+    run('chroot', [rootfs, 'locale-gen']);
+    put('etc/default/locale', `LANG=${LOCALE}\n`);
     assemble(work, rootfs);
     writeFileSync(join(work, 'disk.qcow2.sha256'), `${sha256File(join(work, 'disk.qcow2'))}\n`);
   });

@@ -30,7 +30,7 @@ import { assemblePlan } from '../../src/plan/assemble.js';
 import { readSpec } from '../../src/spec/read.js';
 import { newStateDir, writeKnownHosts } from '../harness/fixture.js';
 import { trackHostPaths } from '../harness/host-paths.js';
-import { LIBVIRT_IMAGES, SystemLibvirtd, systemLibvirtAvailable } from '../harness/libvirt-system.js';
+import { SystemLibvirtd, systemLibvirtAvailable } from '../harness/libvirt-system.js';
 import { TestNet, type TestHost } from '../harness/netns.js';
 import { cloudImage, cloudImageAvailable, type CloudImage } from './cloud-image.js';
 import { kubemix, output, taskEvents, type KubemixRun } from './kubemix.js';
@@ -42,8 +42,15 @@ const skip =
     : 'the VM tier runs with npm run test:e2e (KUBEMIX_E2E=1)';
 const log = (line: string): void => void process.stderr.write(`# e2e: ${line}\n`);
 const DOMAIN = 'e2e.internal';
-/** What a hypervisor keeps on its own disk: the driver's definitions, and the pools and image cache. */
-const PRIVATE = ['/var/lib/kubemix', LIBVIRT_IMAGES];
+/**
+ * What a hypervisor keeps on its own disk: the driver's definitions, and
+ * libvirt's folder holding the pools and image cache (images/). The mount
+ * point is /var/lib/libvirt, not images/: other tests remove an empty
+ * /var/lib/libvirt/images, and a mount point removed on the machine is
+ * detached from every namespace that mounted over it.
+ */
+const PRIVATE = ['/var/lib/kubemix', '/var/lib/libvirt'];
+const imagesOf = (lab: Lab, i: number): string => join(lab.net.privateDir(lab.host(i), '/var/lib/libvirt'), 'images');
 /** Small guests: 1 vCPU, 512 MiB (tcg on two shared cores). */
 const SMALL = { vcpus: 1, ram: '512Mi', disk: '4Gi' };
 const BOOT_LIMIT_MS = 25 * 60_000;
@@ -59,9 +66,9 @@ class Lab {
 
   static async create(count: number): Promise<Lab> {
     const lab = new Lab(await TestNet.create(count, { privateDirs: PRIVATE }));
-    for (const h of lab.net.hosts) {
-      const images = lab.net.privateDir(h, LIBVIRT_IMAGES);
-      lab.daemons.push(await SystemLibvirtd.start(h.ns, { images }));
+    for (const [i, h] of lab.net.hosts.entries()) {
+      mkdirSync(imagesOf(lab, i), { recursive: true });
+      lab.daemons.push(await SystemLibvirtd.start(h.ns, { images: imagesOf(lab, i) }));
     }
     lab.knownHosts = writeKnownHosts(lab.net);
     lab.state = newStateDir(lab.net);
@@ -162,7 +169,8 @@ class Lab {
       ],
       { encoding: 'utf8', timeout: 120_000 },
     );
-    if (r.status !== 0) throw new Error(`ssh ${ip} ${JSON.stringify(command)}: exit ${r.status ?? r.signal}\n${r.stderr}`);
+    if (r.status !== 0)
+      throw new Error(`ssh ${ip} ${JSON.stringify(command)}: exit ${r.status ?? r.signal}\n${r.stderr}`);
     return r.stdout;
   }
 
@@ -213,7 +221,7 @@ function assertNothingLeft(lab: Lab, model: ClusterModel): void {
     for (const link of [bridge, vxlan]) assert.notEqual(lab.inNs(i, 'ip', ['link', 'show', link]).status, 0, link);
     assert.deepEqual(lab.qemus(i), [], 'no qemu');
     // Only the image cache stays (kept for later clusters): no volume file of the cluster.
-    const images = lab.net.privateDir(lab.host(i), LIBVIRT_IMAGES);
+    const images = imagesOf(lab, i);
     assert.deepEqual(readdirSync(images), ['kubemix']);
     assert.deepEqual(readdirSync(join(images, 'kubemix')), ['images']);
     assert.deepEqual(readdirSync(lab.net.privateDir(lab.host(i), '/var/lib/kubemix')), ['libvirt']);
@@ -265,7 +273,7 @@ describe('the libvirt driver boots Debian cloud-image guests', { skip, timeout: 
         assert.equal(offered.trim().split(' ')[2], pinned, `${n.name} offers the pinned key`);
         // The address came from libvirt's DHCP reservation for the planned MAC.
         assert.match(leases, new RegExp(`${n.mac}\\s+ipv4\\s+${n.ip.replaceAll('.', '\\.')}/24`), leases);
-        const addr = lab.ssh(0, n.ip, 'ip -4 -o addr show; hostname; cloud-init status --long');
+        const addr = lab.ssh(0, n.ip, 'ip -4 -o addr show; hostname; cloud-init status --wait --long');
         assert.match(addr, new RegExp(`inet ${n.ip.replaceAll('.', '\\.')}/24 .*dynamic`), addr);
         assert.match(addr, new RegExp(`^${n.name}$`, 'm'), 'cloud-init set the host name');
         assert.match(addr, /^status: done$/m, addr);
@@ -281,8 +289,11 @@ describe('the libvirt driver boots Debian cloud-image guests', { skip, timeout: 
       const name = `${cp.name}.lv1.${DOMAIN}`;
       const dig = lab.inNs(0, 'dig', ['+short', `@${svc.ip}`, name, 'A']);
       assert.equal(dig.stdout.trim(), cp.ip, `Bind on ${svc.ip} resolves ${name}`);
-      // The controller resolves it too, through libvirt's dnsmasq (its DHCP-given resolver), which forwards the zone.
-      assert.match(lab.ssh(0, cp.ip, `getent hosts ${name}`), new RegExp(`^${cp.ip.replaceAll('.', '\\.')}\\s`));
+      // The controller resolves the services node through libvirt's dnsmasq (its DHCP-given resolver), which
+      // forwards the cluster's zone to Bind (cloud-init maps the guest's own name to 127.0.1.1 in /etc/hosts).
+      const svcName = `${svc.name}.lv1.${DOMAIN}`;
+      const got = lab.ssh(0, cp.ip, `getent ahostsv4 ${svcName}`);
+      assert.match(got, new RegExp(`^${svc.ip.replaceAll('.', '\\.')}\\s`), got);
     });
 
     it('kubemix down leaves no domain, network, pool, volume, bridge, link or qemu', async () => {
@@ -341,4 +352,3 @@ describe('the libvirt driver boots Debian cloud-image guests', { skip, timeout: 
     });
   });
 });
-

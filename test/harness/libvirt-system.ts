@@ -95,7 +95,7 @@ export class SystemLibvirtd {
       `${readFileSync('/etc/passwd', 'utf8')}libvirt-qemu:x:64055:64055::/var/lib/libvirt:/usr/sbin/nologin\n`,
     );
     writeFileSync(join(root, 'group'), `${readFileSync('/etc/group', 'utf8')}libvirt-qemu:x:64055:\n`);
-    mkdirSync(LIBVIRT_IMAGES, { recursive: true });
+    mkdirSync(images, { recursive: true });
     const r = root;
     const inner = `set -e
 mount --bind ${r}/passwd /etc/passwd
