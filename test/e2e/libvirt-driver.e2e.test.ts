@@ -66,9 +66,14 @@ class Lab {
 
   static async create(count: number): Promise<Lab> {
     const lab = new Lab(await TestNet.create(count, { privateDirs: PRIVATE }));
-    for (const [i, h] of lab.net.hosts.entries()) {
-      mkdirSync(imagesOf(lab, i), { recursive: true });
-      lab.daemons.push(await SystemLibvirtd.start(h.ns, { images: imagesOf(lab, i) }));
+    try {
+      for (const [i, h] of lab.net.hosts.entries()) {
+        mkdirSync(imagesOf(lab, i), { recursive: true });
+        lab.daemons.push(await SystemLibvirtd.start(h.ns, { images: imagesOf(lab, i) }));
+      }
+    } catch (error) {
+      await lab.cleanup();
+      throw error;
     }
     lab.knownHosts = writeKnownHosts(lab.net);
     lab.state = newStateDir(lab.net);

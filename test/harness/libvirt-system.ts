@@ -15,7 +15,9 @@
 // filesystem. A private /etc/passwd names Debian's libvirt-qemu user, which
 // a system daemon resolves at start even when qemu.conf runs qemu as root.
 // Everything it spawned is ended by pid, and lives in the test host's
-// namespace, which TestNet.cleanup sweeps as well.
+// namespace, which TestNet.cleanup sweeps as well. Its pid file is in the
+// test's folder too (a system daemon's default, /run/libvirtd.pid, would
+// keep a second daemon from starting).
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
   existsSync,
@@ -108,7 +110,7 @@ mount --bind ${r}/images /var/lib/libvirt/images
 mount --bind ${r}/run /run/libvirt
 mount --bind ${r}/log /var/log/libvirt
 mount --bind ${r}/cache /var/cache/libvirt
-exec /usr/sbin/libvirtd --config /etc/libvirt/libvirtd.conf --timeout 0
+exec /usr/sbin/libvirtd --config /etc/libvirt/libvirtd.conf --pid-file ${r}/libvirtd.pid --timeout 0
 `;
     const child = spawn(
       'ip',
