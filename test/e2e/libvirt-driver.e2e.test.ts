@@ -343,8 +343,9 @@ describe('the libvirt driver boots Debian cloud-image guests', { skip, timeout: 
         const out = lab.ssh(0, from.ip, `ping -c 3 -W 5 ${to.ip}`);
         assert.match(out, /3 received/, `${from.name} → ${to.name}\n${out}`);
       }
-      // Full frames of the node MTU (1450) pass with don't-fragment across the mesh.
+      // Full frames of the node MTU (1450) pass with don't-fragment across the mesh; the guests' NIC MTUs are logged.
       const mtu = model.cluster.network.nodeMtu;
+      for (const n of [cp, worker]) log(`${n.name}: ${/mtu \d+/.exec(lab.ssh(0, n.ip, 'ip -o link show eth0'))?.[0]}`);
       const big = lab.ssh(0, cp.ip, `ping -c 1 -W 5 -M do -s ${mtu - 28} ${worker.ip}`);
       assert.match(big, /1 received/, big);
     });

@@ -83,7 +83,11 @@ ${hosts.join('\n')}
 /**
  * A hypervisor other than the gateway: guests join the bridge the overlay
  * script makes (no address, no DHCP, no NAT here: the gateway's answer
- * across the mesh). Marked like every network of the cluster.
+ * across the mesh). Marked like every network of the cluster. No `<mtu>`:
+ * libvirt refuses it in bridge mode ("mtu size only allowed in open,
+ * route, nat, and isolated mode"; its schema accepts it); the overlay
+ * script gives the bridge the node MTU and libvirt sizes the guests' taps
+ * to the bridge.
  */
 function bridgedNetworkXml(model: DriverModel): string {
   const id = clusterIdentity(model.cluster);
@@ -94,7 +98,6 @@ function bridgedNetworkXml(model: DriverModel): string {
   </metadata>
   <forward mode='bridge'/>
   <bridge name='${x(bridgeName(id))}'/>
-  <mtu size='${model.cluster.network.nodeMtu}'/>
 </network>
 `;
 }
