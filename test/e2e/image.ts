@@ -66,7 +66,7 @@ const TASK_PACKAGES = [
  * Installed with apt-get in the chroot after debootstrap, whose own
  * dependency resolution gives up on firewalld's alternatives.
  */
-const TEST_PACKAGES = ['firewalld', 'nftables'];
+export const TEST_PACKAGES = ['firewalld', 'nftables'];
 const PACKAGES = [...BOOT, ...TASK_PACKAGES];
 /** Installed but off at boot: kubemix's tasks configure, enable and start them (timesyncd: `timedatectl set-ntp true`); firewalld only where a test starts it. */
 const DISABLED_UNITS = [
@@ -111,7 +111,7 @@ export interface BaseImage {
 }
 
 /** Everything that shapes the base: a change here yields a new cache entry. */
-function recipeHash(): string {
+export function recipeHash(): string {
   return createHash('sha256')
     .update(
       JSON.stringify({
@@ -131,64 +131,73 @@ function recipeHash(): string {
     .slice(0, 16);
 }
 
-function run(cmd: string, args: readonly string[]): void {
+export function run(cmd: string, args: readonly string[]): void {
   execFileSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
 }
 
 /** The cached base, built (a few minutes, once) when absent. */
 export function baseImage(log: (line: string) => void = () => undefined): BaseImage {
   const dir = join(CACHE, `base-${recipeHash()}`);
-  const image: BaseImage = {
-    disk: join(dir, 'root.img'),
-    kernel: join(dir, 'vmlinuz'),
-    initrd: join(dir, 'initrd.img'),
-  };
-  if (existsSync(join(dir, 'complete'))) return image;
+  cached(dir, log, (work, rootfs) => {
+    bootstrap(rootfs, TEST_PACKAGES);
+    customize(rootfs);
+    copyFileSync(bootFile(rootfs, 'vmlinuz-'), join(work, 'vmlinuz'));
+    copyFileSync(bootFile(rootfs, 'initrd.img-'), join(work, 'initrd.img'));
+    run('mkfs.ext4', ['-q', '-F', '-L', 'kubemix-root', '-d', rootfs, join(work, 'root.img'), BASE_SIZE]);
+  });
+  return { disk: join(dir, 'root.img'), kernel: join(dir, 'vmlinuz'), initrd: join(dir, 'initrd.img') };
+}
+
+/**
+ * Builds a cache entry in `dir` once: `build(work, rootfs)` fills a work
+ * directory beside it, renamed into place when done, so a killed build never
+ * looks complete; the debootstrap root is removed after the build.
+ */
+export function cached(dir: string, log: (line: string) => void, build: (work: string, rootfs: string) => void): void {
+  if (existsSync(join(dir, 'complete'))) return;
   mkdirSync(CACHE, { recursive: true });
-  // Built beside the cache entry and renamed into place, so a killed build never looks complete.
   const work = `${dir}.build-${process.pid}`;
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   try {
-    const rootfs = join(work, 'rootfs');
     const started = Date.now();
-    log(`debootstrap ${SUITE} minbase into ${rootfs}`);
-    try {
-      run('debootstrap', ['--variant=minbase', `--include=${PACKAGES.join(',')}`, SUITE, rootfs, MIRROR]);
-    } catch (error) {
-      // debootstrap says why in its own log, not on stderr.
-      const logFile = join(rootfs, 'debootstrap', 'debootstrap.log');
-      const tail = existsSync(logFile)
-        ? readFileSync(logFile, 'utf8').split('\n').slice(-25).join('\n')
-        : '(no debootstrap.log)';
-      throw new Error(`debootstrap failed:\n${tail}`, { cause: error });
-    }
-    aptInstall(rootfs, TEST_PACKAGES);
-    customize(rootfs);
-    const boot = join(rootfs, 'boot');
-    const pick = (prefix: string): string => {
-      const found = readdirSync(boot)
-        .filter((f) => f.startsWith(prefix))
-        .sort();
-      if (found.length === 0) throw new Error(`no ${prefix}* in the debootstrap root's /boot`);
-      return join(boot, found[found.length - 1] as string);
-    };
-    copyFileSync(pick('vmlinuz-'), join(work, 'vmlinuz'));
-    copyFileSync(pick('initrd.img-'), join(work, 'initrd.img'));
-    run('mkfs.ext4', ['-q', '-F', '-L', 'kubemix-root', '-d', rootfs, join(work, 'root.img'), BASE_SIZE]);
-    rmSync(rootfs, { recursive: true, force: true });
-    writeFileSync(
-      join(work, 'complete'),
-      `${new Date().toISOString()} built in ${Math.round((Date.now() - started) / 1000)} s\n`,
-    );
+    log(`debootstrap ${SUITE} minbase for ${dir}`);
+    build(work, join(work, 'rootfs'));
+    rmSync(join(work, 'rootfs'), { recursive: true, force: true });
+    const seconds = Math.round((Date.now() - started) / 1000);
+    writeFileSync(join(work, 'complete'), `${new Date().toISOString()} built in ${seconds} s\n`);
     rmSync(dir, { recursive: true, force: true });
     renameSync(work, dir);
-    log(`base image cached in ${dir} (${Math.round((Date.now() - started) / 1000)} s)`);
-    return image;
+    log(`image cached in ${dir} (${seconds} s)`);
   } catch (error) {
     rmSync(work, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** debootstrap of the common packages, then `extra` with apt-get (whose resolver copes with alternatives). */
+export function bootstrap(rootfs: string, extra: readonly string[]): void {
+  try {
+    run('debootstrap', ['--variant=minbase', `--include=${PACKAGES.join(',')}`, SUITE, rootfs, MIRROR]);
+  } catch (error) {
+    // debootstrap says why in its own log, not on stderr.
+    const logFile = join(rootfs, 'debootstrap', 'debootstrap.log');
+    const tail = existsSync(logFile)
+      ? readFileSync(logFile, 'utf8').split('\n').slice(-25).join('\n')
+      : '(no debootstrap.log)';
+    throw new Error(`debootstrap failed:\n${tail}`, { cause: error });
+  }
+  aptInstall(rootfs, extra);
+}
+
+/** The newest `/boot/<prefix>*` of the built root (kernel, initrd). */
+export function bootFile(rootfs: string, prefix: string): string {
+  const boot = join(rootfs, 'boot');
+  const found = readdirSync(boot)
+    .filter((f) => f.startsWith(prefix))
+    .sort();
+  if (found.length === 0) throw new Error(`no ${prefix}* in the debootstrap root's /boot`);
+  return join(boot, found[found.length - 1] as string);
 }
 
 /** apt-get in the built root (the host's resolver for the mirror; no service starts: policy-rc.d). */
@@ -220,25 +229,36 @@ function aptInstall(rootfs: string, packages: readonly string[]): void {
 }
 
 function customize(rootfs: string): void {
-  const put = (path: string, text: string, mode = 0o644): void => {
-    mkdirSync(join(rootfs, path, '..'), { recursive: true });
-    writeFileSync(join(rootfs, path), text);
-    chmodSync(join(rootfs, path), mode);
-  };
-  // Keys generated at package install would be shared by every VM: each VM brings its own.
-  for (const f of readdirSync(join(rootfs, 'etc/ssh')).filter((f) => f.startsWith('ssh_host_')))
-    rmSync(join(rootfs, 'etc/ssh', f));
+  const put = putter(rootfs);
+  prepareRoot(rootfs);
   put('etc/ssh/sshd_config.d/kubemix-e2e.conf', SSHD_DROPIN);
   put('etc/systemd/system/kubemix-seed.service', SEED_UNIT);
   const wants = join(rootfs, 'etc/systemd/system/multi-user.target.wants');
   mkdirSync(wants, { recursive: true });
   symlinkSync('/etc/systemd/system/kubemix-seed.service', join(wants, 'kubemix-seed.service'));
+  put('etc/fstab', '/dev/vda / ext4 defaults,errors=remount-ro 0 1\n');
+  put('etc/hostname', 'kubemix-e2e\n');
+}
+
+/** Writes a file below `rootfs` (its folders made) with a mode. */
+export function putter(rootfs: string): (path: string, text: string, mode?: number) => void {
+  return (path, text, mode = 0o644) => {
+    mkdirSync(join(rootfs, path, '..'), { recursive: true });
+    writeFileSync(join(rootfs, path), text);
+    chmodSync(join(rootfs, path), mode);
+  };
+}
+
+/** What every image of the tier shares: no package-time host keys, the services off, ifupdown's includes, no caches. */
+export function prepareRoot(rootfs: string): void {
+  const put = putter(rootfs);
+  // Keys generated at package install would be shared by every VM: each VM brings its own.
+  for (const f of readdirSync(join(rootfs, 'etc/ssh')).filter((f) => f.startsWith('ssh_host_')))
+    rmSync(join(rootfs, 'etc/ssh', f));
   run('chroot', [rootfs, 'systemctl', 'disable', '--quiet', ...DISABLED_UNITS]);
   run('chroot', [rootfs, 'systemctl', 'mask', '--quiet', ...MASKED_UNITS]);
-  put('etc/fstab', '/dev/vda / ext4 defaults,errors=remount-ro 0 1\n');
   // An empty machine-id makes systemd generate one per VM at first boot.
   put('etc/machine-id', '');
-  put('etc/hostname', 'kubemix-e2e\n');
   put('etc/network/interfaces', 'auto lo\niface lo inet loopback\nsource /etc/network/interfaces.d/*\n');
   // No package index in the image (the VMs have no route to a mirror unless a test gives them one).
   rmSync(join(rootfs, 'var/cache/apt/archives'), { recursive: true, force: true });

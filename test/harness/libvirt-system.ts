@@ -6,13 +6,18 @@
 // /var/lib/libvirt, /var/log/libvirt and /var/cache/libvirt are this
 // daemon's own folders: nothing of the machine's libvirt state is read or
 // written. Only /var/lib/libvirt/images is the machine's (the driver's pools
-// and image cache live there, and a test host's tasks write to it). Its
+// and image cache live there, and a test host's tasks write to it), unless
+// the test gives the daemon a folder of its own for it (`images`: the same
+// folder its test host's sshd sees there, TestNet's privateDirs), so two
+// daemons on one machine never share a pool directory or image cache. Its
 // socket lies in the test's folder (libvirtd.conf unix_sock_dir), so a
 // task's `virsh -c 'qemu:///system?socket=…'` reaches it over the shared
 // filesystem. A private /etc/passwd names Debian's libvirt-qemu user, which
 // a system daemon resolves at start even when qemu.conf runs qemu as root.
 // Everything it spawned is ended by pid, and lives in the test host's
-// namespace, which TestNet.cleanup sweeps as well.
+// namespace, which TestNet.cleanup sweeps as well. Its pid file is in the
+// test's folder too (a system daemon's default, /run/libvirtd.pid, would
+// keep a second daemon from starting).
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
   existsSync,
@@ -77,7 +82,9 @@ export class SystemLibvirtd {
     return `qemu:///system?socket=${join(this.root, 'sock', 'libvirt-sock')}`;
   }
 
-  static async start(ns: string): Promise<SystemLibvirtd> {
+  /** `images`: the folder this daemon sees as /var/lib/libvirt/images (default: the machine's). */
+  static async start(ns: string, options: { images?: string } = {}): Promise<SystemLibvirtd> {
+    const images = options.images ?? LIBVIRT_IMAGES;
     const root = mkdtempSync(join(tmpdir(), 'kubemix-libvirtd-'));
     for (const d of ['etc', 'sock', 'run', 'lib', 'log', 'cache', 'images']) mkdirSync(join(root, d));
     writeFileSync(join(root, 'etc', 'qemu.conf'), QEMU_CONF);
@@ -90,20 +97,20 @@ export class SystemLibvirtd {
       `${readFileSync('/etc/passwd', 'utf8')}libvirt-qemu:x:64055:64055::/var/lib/libvirt:/usr/sbin/nologin\n`,
     );
     writeFileSync(join(root, 'group'), `${readFileSync('/etc/group', 'utf8')}libvirt-qemu:x:64055:\n`);
-    mkdirSync(LIBVIRT_IMAGES, { recursive: true });
+    mkdirSync(images, { recursive: true });
     const r = root;
     const inner = `set -e
 mount --bind ${r}/passwd /etc/passwd
 mount --bind ${r}/group /etc/group
 mount --bind ${r}/etc /etc/libvirt
-mount --bind ${LIBVIRT_IMAGES} ${r}/images
+mount --bind ${images} ${r}/images
 mount --bind ${r}/lib /var/lib/libvirt
 mkdir -p /var/lib/libvirt/images
 mount --bind ${r}/images /var/lib/libvirt/images
 mount --bind ${r}/run /run/libvirt
 mount --bind ${r}/log /var/log/libvirt
 mount --bind ${r}/cache /var/cache/libvirt
-exec /usr/sbin/libvirtd --config /etc/libvirt/libvirtd.conf --timeout 0
+exec /usr/sbin/libvirtd --config /etc/libvirt/libvirtd.conf --pid-file ${r}/libvirtd.pid --timeout 0
 `;
     const child = spawn(
       'ip',

@@ -116,10 +116,14 @@ export class TestNet {
    * `privateHosts`: also a resolv.conf naming only 127.0.0.1, so no name
    * lookup leaves the test hosts.
    */
-  static async create(count: number, options: { sudoUser?: string; privateHosts?: boolean } = {}): Promise<TestNet> {
+  static async create(
+    count: number,
+    options: { sudoUser?: string; privateHosts?: boolean; privateDirs?: readonly string[] } = {},
+  ): Promise<TestNet> {
     if (count > MAX_HOSTS) throw new Error(`at most ${MAX_HOSTS} test hosts per net`);
     const net = new TestNet(claimBlock());
     try {
+      net.privateDirs = options.privateDirs ?? [];
       net.privateEtc =
         options.sudoUser === undefined
           ? prepareRootShellEtc(net.root)
@@ -144,6 +148,19 @@ export class TestNet {
       net.cleanupSync();
       throw error;
     }
+  }
+
+  /**
+   * Machine directories each host sees as an empty one of its own (its
+   * sshd's mount namespace): two "hypervisors" on one machine then keep
+   * apart what a real one keeps on its own disk (definitions, pools, images).
+   * The mount points must exist; the test makes and removes them.
+   */
+  private privateDirs: readonly string[] = [];
+
+  /** Host `h`'s own copy of a private directory (privateDirs), under its dir. */
+  privateDir(h: TestHost, target: string): string {
+    return join(h.dir, 'private', target.replace(/^\/+/, '').replaceAll('/', '_'));
   }
 
   /** The /etc/hosts every host sees. */
@@ -201,7 +218,12 @@ export class TestNet {
   }
 
   startSshd(h: TestHost): Promise<void> {
-    const sshd = sshdInPrivateEtc(this.privateEtc, ['-D', '-e', '-f', h.configFile]);
+    const own = this.privateDirs.map((target) => {
+      const source = this.privateDir(h, target);
+      mkdirSync(source, { recursive: true, mode: 0o755 });
+      return { source, target };
+    });
+    const sshd = sshdInPrivateEtc([...this.privateEtc, ...own], ['-D', '-e', '-f', h.configFile]);
     const child = spawn('ip', ['netns', 'exec', h.ns, ...sshd], { stdio: ['ignore', 'ignore', 'pipe'] });
     h.sshd = child;
     return new Promise((resolve, reject) => {

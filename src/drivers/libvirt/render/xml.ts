@@ -83,7 +83,11 @@ ${hosts.join('\n')}
 /**
  * A hypervisor other than the gateway: guests join the bridge the overlay
  * script makes (no address, no DHCP, no NAT here: the gateway's answer
- * across the mesh). Marked like every network of the cluster.
+ * across the mesh). Marked like every network of the cluster. No `<mtu>`:
+ * libvirt refuses it in bridge mode ("mtu size only allowed in open,
+ * route, nat, and isolated mode"; its schema accepts it); the overlay
+ * script gives the bridge the node MTU and libvirt sizes the guests' taps
+ * to the bridge.
  */
 function bridgedNetworkXml(model: DriverModel): string {
   const id = clusterIdentity(model.cluster);
@@ -94,7 +98,6 @@ function bridgedNetworkXml(model: DriverModel): string {
   </metadata>
   <forward mode='bridge'/>
   <bridge name='${x(bridgeName(id))}'/>
-  <mtu size='${model.cluster.network.nodeMtu}'/>
 </network>
 `;
 }
@@ -129,11 +132,14 @@ export function domainXml(model: DriverModel, node: DriverNode, type: DomainType
   const windows = node.osFamily === 'windows';
   const r = node.resources ?? { vcpus: 1, ramMiB: 1024, diskGiB: 0 };
   const media = `${domainName(node)}${windows ? VOLUME_SUFFIXES.unattend : VOLUME_SUFFIXES.cloudInit}`;
-  const cdroms = [
-    ...(windows ? [cdrom(`<source file='${x(installIsoPath(node.os))}'/>`, 'sda')] : []),
-    cdrom(`<source pool='${x(poolName(id))}' volume='${x(media)}'/>`, windows ? 'sdb' : 'sda', 'volume'),
-    ...(windows ? [cdrom(`<source file='${x(VIRTIO_WIN_ISO)}'/>`, 'sdc')] : []),
-  ];
+  const mediaSource = `<source pool='${x(poolName(id))}' volume='${x(media)}'/>`;
+  const cdroms = windows
+    ? [
+        cdrom(`<source file='${x(installIsoPath(node.os))}'/>`, 'sda'),
+        cdrom(mediaSource, 'sdb', 'volume'),
+        cdrom(`<source file='${x(VIRTIO_WIN_ISO)}'/>`, 'sdc'),
+      ]
+    : [seedDisk(mediaSource)];
   // Windows Setup boots from the install ISO once (the disk is empty, so firmware falls through to it).
   return `<domain type='${type}'>
   <name>${x(domainName(node))}</name>
@@ -179,6 +185,23 @@ ${cdroms.join('')}    <interface type='network'>
     </rng>
   </devices>
 </domain>
+`;
+}
+
+/**
+ * A Linux guest's NoCloud seed: a read-only virtio disk, not a SATA CD-ROM.
+ * Debian's genericcloud images boot linux-image-cloud-amd64, built without
+ * SATA_AHCI (q35's SATA controller), so a CD-ROM there is never seen and
+ * cloud-init finds no seed; cloud-init's NoCloud looks for the `cidata`
+ * label on every block device, virtio ones included.
+ */
+function seedDisk(source: string): string {
+  return `    <disk type='volume' device='disk'>
+      <driver name='qemu' type='raw'/>
+      ${source}
+      <target dev='vdb' bus='virtio'/>
+      <readonly/>
+    </disk>
 `;
 }
 
