@@ -44,7 +44,8 @@ async function converge(task: Task, ctx: RunContext): Promise<boolean> {
   const served = await fillServedCache(task, ctx, t);
   const uploads = prepareUploads(task, ctx);
   const stale = await staleUploads(task, uploads, t);
-  let needed = served > 0 || stale.length > 0 || task.check === null;
+  // Uploads an apply consumes (secrets it deletes) are missing by design: the check alone decides.
+  let needed = served > 0 || (stale.length > 0 && task.uploadsOnApply !== true) || task.check === null;
   // One round trip for check and apply where the transport can; a rebooting task's apply ends its connection.
   if (!needed && task.check && task.reboots !== true) {
     const result = await runConverge(task, task.check, ctx);

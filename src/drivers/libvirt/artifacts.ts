@@ -18,6 +18,8 @@ export const DEFINITION = {
   volume: (node: DriverNode) => `${domainName(node)}/volume.xml`,
   domain: (node: DriverNode, type: DomainType) => `${domainName(node)}/domain-${type}.xml`,
   seed: (node: DriverNode, file: string) => `${domainName(node)}/seed/${file}`,
+  /** A Windows guest's install media files (rendered by render/windows, placed here by Driver.installMedia). */
+  media: (node: DriverNode) => `${domainName(node)}/unattend`,
 } as const;
 
 /** The domain types a hypervisor's guests may get: the user's choice, or both until the probe decides. */

@@ -130,11 +130,13 @@ export function domainXml(model: DriverModel, node: DriverNode, type: DomainType
   const r = node.resources ?? { vcpus: 1, ramMiB: 1024, diskGiB: 0 };
   const media = `${domainName(node)}${windows ? VOLUME_SUFFIXES.unattend : VOLUME_SUFFIXES.cloudInit}`;
   const cdroms = [
-    ...(windows ? [cdrom(`<source file='${x(installIsoPath(node.os))}'/>`, 'sda')] : []),
-    cdrom(`<source pool='${x(poolName(id))}' volume='${x(media)}'/>`, windows ? 'sdb' : 'sda', 'volume'),
+    ...(windows ? [cdrom(`<source file='${x(installIsoPath(node.os))}'/>`, 'sda', 'file', 2)] : []),
+    cdrom(`<source pool='${x(poolName(id))}' volume='${x(media)}'/>`, windows ? MEDIA_TARGET : 'sda', 'volume'),
     ...(windows ? [cdrom(`<source file='${x(VIRTIO_WIN_ISO)}'/>`, 'sdc')] : []),
   ];
-  // Windows Setup boots from the install ISO once (the disk is empty, so firmware falls through to it).
+  // Windows boots its disk first and the install ISO second, nothing else (per-device
+  // boot order, libvirt formatdomain "BIOS bootloader"): the empty disk falls through
+  // to Setup once; once installed, the disk wins.
   return `<domain type='${type}'>
   <name>${x(domainName(node))}</name>
   <metadata>
@@ -144,8 +146,7 @@ export function domainXml(model: DriverModel, node: DriverNode, type: DomainType
   <vcpu placement='static'>${r.vcpus}</vcpu>
   <os${windows ? " firmware='efi'" : ''}>
     <type arch='x86_64' machine='q35'>hvm</type>
-    <boot dev='hd'/>${windows ? "\n    <boot dev='cdrom'/>" : ''}
-  </os>
+${windows ? '' : "    <boot dev='hd'/>\n"}  </os>
   <features>
     <acpi/>
     <apic/>
@@ -159,7 +160,7 @@ ${type === 'kvm' ? "  <cpu mode='host-passthrough'/>\n" : ''}  <clock offset='${
       <driver name='qemu' type='qcow2'/>
       <source pool='${x(poolName(id))}' volume='${x(`${domainName(node)}${VOLUME_SUFFIXES.disk}`)}'/>
       <target dev='vda' bus='virtio'/>
-    </disk>
+${windows ? "      <boot order='1'/>\n" : ''}    </disk>
 ${cdroms.join('')}    <interface type='network'>
       <mac address='${x(node.mac ?? '')}'/>
       <source network='${x(networkName(id))}'/>
@@ -182,13 +183,16 @@ ${cdroms.join('')}    <interface type='network'>
 `;
 }
 
-function cdrom(source: string, dev: string, type: 'file' | 'volume' = 'file'): string {
+/** The drive of a Windows guest's unattend media, which the eject task empties (tasks/windows-guest.ts). */
+export const MEDIA_TARGET = 'sdb';
+
+function cdrom(source: string, dev: string, type: 'file' | 'volume' = 'file', boot?: number): string {
   return `    <disk type='${type}' device='cdrom'>
       <driver name='qemu' type='raw'/>
       ${source}
       <target dev='${dev}' bus='sata'/>
       <readonly/>
-    </disk>
+${boot === undefined ? '' : `      <boot order='${boot}'/>\n`}    </disk>
 `;
 }
 
