@@ -5,7 +5,7 @@
 // them) and in a private mount namespace whose /etc/libvirt, /run/libvirt,
 // /var/lib/libvirt, /var/log/libvirt and /var/cache/libvirt are this
 // daemon's own folders: nothing of the machine's libvirt state is read or
-// written. Only /var/lib/libvirt/images is the machine's (the driver's pools
+// written (its pid file too: two such daemons may run at once). Only /var/lib/libvirt/images is the machine's (the driver's pools
 // and image cache live there, and a test host's tasks write to it). Its
 // socket lies in the test's folder (libvirtd.conf unix_sock_dir), so a
 // task's `virsh -c 'qemu:///system?socket=…'` reaches it over the shared
@@ -103,7 +103,7 @@ mount --bind ${r}/images /var/lib/libvirt/images
 mount --bind ${r}/run /run/libvirt
 mount --bind ${r}/log /var/log/libvirt
 mount --bind ${r}/cache /var/cache/libvirt
-exec /usr/sbin/libvirtd --config /etc/libvirt/libvirtd.conf --timeout 0
+exec /usr/sbin/libvirtd --config /etc/libvirt/libvirtd.conf --pid-file ${r}/libvirtd.pid --timeout 0
 `;
     const child = spawn(
       'ip',

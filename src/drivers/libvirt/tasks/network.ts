@@ -206,8 +206,12 @@ fi
 // does (Microsoft's efisys.bin; only efisys_noprompt.bin does not ask): on
 // the first start, press Enter every 2 s for a minute.
 const PRESS_ANY_KEY = `if [ -n "$new" ]; then
-  i=0
-  while [ $i -lt 30 ]; do v send-key --domain "$d" KEY_ENTER >/dev/null 2>&1 || true; sleep 2; i=$((i + 1)); done
+  presses=30
+  while [ "$presses" -gt 0 ]; do
+    v send-key --domain "$d" KEY_ENTER >/dev/null 2>&1 || true
+    sleep 2
+    presses=$((presses - 1))
+  done
 fi
 `;
 const WINDOWS_START = `${TYPE}new=
