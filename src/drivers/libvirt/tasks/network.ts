@@ -18,14 +18,13 @@ import type { DriverHypervisor, DriverModel, DriverNode, DriverTask, TaskRef } f
 import { DEFINITION, guestsOf } from '../artifacts.js';
 import { baseImagePath, definitionsDir, installIsoPath, VIRTIO_WIN_ISO } from '../layout.js';
 import { domainName, VOLUME_SUFFIXES } from '../names.js';
-import { gatewayHypervisor, hasOverlay, isGateway, OVERLAY_PORT, overlayCheckScript } from '../render/overlay.js';
+import { gatewayHypervisor, hasOverlay, isGateway } from '../render/overlay.js';
+import { OVERLAY_TASK, overlayTask } from './overlay.js';
 import { CIDR_TASK, cidrTask } from './cidr.js';
 import { imageNames, imageRef } from './image.js';
 import { script, NETWORK, PREPARE, ref } from './common.js';
 import { DOMAIN_TYPE_FILE } from './prepare.js';
 import { ejectRef, ejectTask, SETUP_FINISHED, setupRef, setupTask } from './windows-guest.js';
-
-export const OVERLAY_TASK = 'overlay';
 
 /**
  * Bounds of the wait for a guest's SSH: Linux boots in minutes from its
@@ -62,26 +61,6 @@ function sshRef(node: DriverNode, model: Pick<DriverModel, 'hypervisors'>): Task
 /** The task after which a node's own tasks may reach it: its SSH answers (and a Windows guest's media are gone). */
 export function guestReadyRef(node: DriverNode, model: Pick<DriverModel, 'hypervisors'>): TaskRef {
   return node.osFamily === 'windows' ? ejectRef(node) : sshRef(node, model);
-}
-
-/**
- * Several hypervisors: the bridge and VXLAN link of render/overlay.ts. On
- * the gateway after its libvirt network (whose bridge it joins); elsewhere
- * before it (the bridged network attaches guests to this bridge).
- */
-function overlayTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
-  const gateway = isGateway(model, hv);
-  return {
-    stage: NETWORK,
-    host: hv.name,
-    name: OVERLAY_TASK,
-    description: `join ${hv.name}'s bridge to ${model.hypervisors.length - 1} peer(s) over VXLAN (UDP ${OVERLAY_PORT}, MTU ${model.cluster.network.nodeMtu})`,
-    after: [ref(NETWORK, hv.name, gateway ? 'network' : CIDR_TASK)],
-    check: sh(overlayCheckScript(model, hv)),
-    apply: sh(script(model, hv, `sh "$dir/${DEFINITION.overlay}"\n`)),
-    uploads: [`${definitionsDir(model)}/${DEFINITION.overlay}`],
-    timeoutSeconds: 60,
-  };
 }
 
 function networkTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
