@@ -11,18 +11,21 @@
 // Then the Setup wait refuses a guest that stopped for another reason, and
 // the eject task (which the plan runs only once SSH answered with the pinned
 // key) empties the drive and deletes the volume, idempotently; `kubemix
-// down` leaves nothing.
+// down` leaves nothing, also no boot unit of the cluster's mesh (written in
+// /etc/systemd/system under this test cluster's own name, and removed after),
+// while a unit of that name kubemix did not write stays.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { applyPlan } from '../src/exec/apply-plan.js';
 import { SecretStore } from '../src/exec/secrets.js';
 import { definitionsDir, IMAGE_CACHE, installIsoPath, VIRTIO_WIN_ISO } from '../src/drivers/libvirt/layout.js';
 import { clusterIdentity, poolName, poolPath } from '../src/drivers/libvirt/names.js';
+import { overlayUnit, overlayUnitName, UNIT_DIR } from '../src/drivers/libvirt/render/overlay.js';
 import { resolveModel, type ClusterModel } from '../src/model/resolve.js';
 import { assemblePlan } from '../src/plan/assemble.js';
 import type { Plan } from '../src/plan/types.js';
@@ -44,6 +47,15 @@ const META = { name: 'wm', domain: 'win.test' };
 const CLUSTER = clusterIdentity(META);
 const HV = 'hypervisor-01';
 const SMALL = { vcpus: 1, ram: '256Mi', disk: '1Gi' };
+
+function lstatExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Only the given tasks, and only edges between them. */
 function only(plan: Plan, keep: (t: Plan['tasks'][number]) => boolean): Plan {
@@ -70,6 +82,7 @@ describe('a Windows guest on a real system libvirtd: media, domain, eject', { sk
   let knownHosts: string;
   let win: ClusterModel['nodes'][number];
   const cached: string[] = [];
+  const unitFiles: string[] = [];
   const hostPaths = trackHostPaths([definitionsDir({ cluster: META }), poolPath(CLUSTER)], [IMAGE_CACHE]);
 
   before(async () => {
@@ -112,6 +125,7 @@ describe('a Windows guest on a real system libvirtd: media, domain, eject', { sk
     state = newStateDir(net);
   });
   after(() => {
+    for (const f of unitFiles) rmSync(f, { force: true });
     lv?.stop();
     for (const f of cached) spawnSync('rm', ['-f', f]);
     void net?.cleanup();
@@ -221,13 +235,29 @@ describe('a Windows guest on a real system libvirtd: media, domain, eject', { sk
     assert.deepEqual(again.failed, []);
   });
 
-  it('kubemix down removes the domain, its disk, the pool and the definitions', async () => {
-    const r = await runCli(['down', specFile, '--yes', '--state-dir', state, '--known-hosts', knownHosts], {
-      env: { KUBEMIX_RETRY_ATTEMPTS: '1' },
-    });
+  it('kubemix down removes the domain, its disk, the pool, the definitions and a boot unit of the mesh it wrote', async () => {
+    // The cluster's mesh unit as a multi-hypervisor layout leaves it (machine paths, named by this test's cluster).
+    const unit = join(UNIT_DIR, overlayUnitName(model));
+    const wants = join(UNIT_DIR, 'multi-user.target.wants', overlayUnitName(model));
+    unitFiles.push(unit, wants);
+    mkdirSync(dirname(wants), { recursive: true });
+    writeFileSync(unit, overlayUnit(model, '/nonexistent/overlay-up.sh'));
+    symlinkSync(unit, wants);
+    const down = () =>
+      runCli(['down', specFile, '--yes', '--state-dir', state, '--known-hosts', knownHosts], {
+        env: { KUBEMIX_RETRY_ATTEMPTS: '1' },
+      });
+    const r = await down();
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(lv.names('list', '--all', '--name'), []);
     assert.deepEqual(lv.names('pool-list', '--all', '--name'), []);
     assert.equal(existsSync(definitionsDir({ cluster: META })), false);
+    assert.equal(existsSync(unit), false, 'our boot unit is gone');
+    assert.equal(existsSync(wants) || lstatExists(wants), false, 'and its enabling link');
+    // A unit of that name kubemix did not write stays.
+    writeFileSync(unit, '[Unit]\nDescription=not kubemix\n');
+    const again = await down();
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(readFileSync(unit, 'utf8'), '[Unit]\nDescription=not kubemix\n');
   });
 });
