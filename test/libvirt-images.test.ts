@@ -156,13 +156,24 @@ describe('cloud images are fetched once, verified, and a tampered file is refuse
     const iso = randomBytes(4096);
     files.set('/iso/ws2022.iso', iso);
     const url = `${base.replace(/\/mirror$/, '')}/iso/ws2022.iso`;
-    const bad = task('windows-2022', { 'images/windows-2022': { url, sha256: 'b'.repeat(64) } }, { os: 'windows-2022' });
+    const bad = task(
+      'windows-2022',
+      { 'images/windows-2022': { url, sha256: 'b'.repeat(64) } },
+      { os: 'windows-2022' },
+    );
     assert.match(bad.t.description, /install ISO .*checked against the pinned SHA256/);
     const r = await bad.apply();
     assert.equal(r.status, 2);
-    assert.match(r.stderr, /refusing .*ws2022\.iso: its sha256 is [0-9a-f]{64}, expected b{64} \(spec\.downloads\.images\/windows-2022: /);
+    assert.match(
+      r.stderr,
+      /refusing .*ws2022\.iso: its sha256 is [0-9a-f]{64}, expected b{64} \(spec\.downloads\.images\/windows-2022: /,
+    );
     assert.equal(existsSync(bad.image), false, 'nothing cached');
-    const good = task('windows-2022', { 'images/windows-2022': { url, sha256: hex('sha256', iso) } }, { os: 'windows-2022' });
+    const good = task(
+      'windows-2022',
+      { 'images/windows-2022': { url, sha256: hex('sha256', iso) } },
+      { os: 'windows-2022' },
+    );
     assert.equal((await good.apply()).status, 0);
     assert.deepEqual(readFileSync(good.image), iso);
     assert.equal((await good.check()).status, 0, 'cached once');
@@ -188,7 +199,10 @@ describe('cloud images are fetched once, verified, and a tampered file is refuse
     );
     const r = await t.apply();
     assert.equal(r.status, 2);
-    assert.match(r.stderr, new RegExp(`^spec\\.downloads\\.images/windows-2025\\.url: no file ${missing} on this hypervisor$`, 'm'));
+    assert.match(
+      r.stderr,
+      new RegExp(`^spec\\.downloads\\.images/windows-2025\\.url: no file ${missing} on this hypervisor$`, 'm'),
+    );
     assert.equal(existsSync(t.image), false);
     assert.equal(existsSync(`${t.image}.part`), false);
   });

@@ -119,8 +119,7 @@ describe('a Windows guest on a real system libvirtd: media, domain, eject', { sk
     writeFileSync(specFile, text);
     model = resolveModel(readSpec({ kind: 'file', path: specFile, text }));
     win = model.nodes.find((n) => n.osFamily === 'windows') ?? assert.fail('no Windows node');
-    for (const f of [installIsoPath('windows-2022'), VIRTIO_WIN_ISO])
-      if (!existsSync(f)) cached.push(f, `${f}.source`);
+    for (const f of [installIsoPath('windows-2022'), VIRTIO_WIN_ISO]) if (!existsSync(f)) cached.push(f, `${f}.source`);
     knownHosts = writeKnownHosts(net);
     state = newStateDir(net);
   });
@@ -141,7 +140,10 @@ describe('a Windows guest on a real system libvirtd: media, domain, eject', { sk
     const plan = only(target.plan, keep);
     const fast = {
       ...plan,
-      tasks: plan.tasks.map((t) => ({ ...t, apply: { ...t.apply, script: t.apply.script.replace('presses=30', 'presses=2') } })),
+      tasks: plan.tasks.map((t) => ({
+        ...t,
+        apply: { ...t.apply, script: t.apply.script.replace('presses=30', 'presses=2') },
+      })),
     };
     return applyPlan(fast, target.artifacts, {
       stateDir,
@@ -178,12 +180,17 @@ describe('a Windows guest on a real system libvirtd: media, domain, eject', { sk
     assert.equal((statSync(volume).mode & 0o777).toString(8), '600');
   });
 
-  it('the media read back with isoinfo are the rendered files, filled with the run\'s secrets', async () => {
+  it("the media read back with isoinfo are the rendered files, filled with the run's secrets", async () => {
     const file = join(net.root, 'unattend.iso');
     lv.virsh('vol-download', '--pool', poolName(CLUSTER), '--vol', media(), '--file', file);
     assert.match(sh('isoinfo', ['-d', '-i', file]), /^Volume id: KUBEMIX$/m);
     const joliet = sh('isoinfo', ['-J', '-f', '-i', file]).split('\n').filter(Boolean).sort();
-    assert.deepEqual(joliet, ['/Autounattend.xml', '/kubemix', '/kubemix/SetupComplete.cmd', '/kubemix/kubemix-setup.ps1']);
+    assert.deepEqual(joliet, [
+      '/Autounattend.xml',
+      '/kubemix',
+      '/kubemix/SetupComplete.cmd',
+      '/kubemix/kubemix-setup.ps1',
+    ]);
     const store = await SecretStore.open(join(state, 'secrets.json'));
     const { files } = assemblePlan(model);
     const dir = `${definitionsDir(model)}/${win.fqdn}/unattend/`;

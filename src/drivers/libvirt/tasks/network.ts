@@ -41,7 +41,12 @@ export function networkTasks(model: DriverModel): DriverTask[] {
     ...guestsOf(model, hv.name).flatMap((n) =>
       n.osFamily === 'linux'
         ? [guestTask(model, hv, n), sshTask(model, hv, n)]
-        : [guestTask(model, hv, n), setupTask(model, hv, n), sshTask(model, hv, n), ejectTask(model, hv, n, sshRef(n, model))],
+        : [
+            guestTask(model, hv, n),
+            setupTask(model, hv, n),
+            sshTask(model, hv, n),
+            ejectTask(model, hv, n, sshRef(n, model)),
+          ],
     ),
   ]);
 }
@@ -118,8 +123,16 @@ ${linux ? `base=${q(baseImagePath(node.os))}\n` : `iso=${q(installIsoPath(node.o
       ...(first ? [guestReadyRef(services, model)] : []),
       ...imageNames(node).map((i) => imageRef(hv.name, i)),
     ],
-    check: sh(script(model, hv, linux ? `${name}${RUNNING}\n` : `${name}g="$dir/$d"\n${DEFINED} && { ${WINDOWS_UP}; }\n`)),
-    apply: sh(script(model, hv, `${vars}${linux ? LINUX_DISK + MEDIA(true) : WINDOWS_DISK + WINDOWS_MEDIA}${linux ? START : WINDOWS_START}`)),
+    check: sh(
+      script(model, hv, linux ? `${name}${RUNNING}\n` : `${name}g="$dir/$d"\n${DEFINED} && { ${WINDOWS_UP}; }\n`),
+    ),
+    apply: sh(
+      script(
+        model,
+        hv,
+        `${vars}${linux ? LINUX_DISK + MEDIA(true) : WINDOWS_DISK + WINDOWS_MEDIA}${linux ? START : WINDOWS_START}`,
+      ),
+    ),
     uploads: [
       `${defs}/${DEFINITION.volume(node)}`,
       ...(hv.domainType === 'auto' ? (['kvm', 'qemu'] as const) : [hv.domainType]).map(
@@ -131,7 +144,10 @@ ${linux ? `base=${q(baseImagePath(node.os))}\n` : `iso=${q(installIsoPath(node.o
     ],
     ...(linux
       ? { secrets: [CLUSTER_SSH_PUBLIC_KEY, sshHostKeyBase64Secret(node.name)] }
-      : { secrets: [CLUSTER_SSH_PUBLIC_KEY, sshHostKeySecret(node.name), WINDOWS_ADMIN_PASSWORD], uploadsOnApply: true }),
+      : {
+          secrets: [CLUSTER_SSH_PUBLIC_KEY, sshHostKeySecret(node.name), WINDOWS_ADMIN_PASSWORD],
+          uploadsOnApply: true,
+        }),
     timeoutSeconds: 600,
   };
 }
