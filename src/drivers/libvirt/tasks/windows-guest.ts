@@ -26,11 +26,10 @@ export function ejectRef(node: DriverNode): TaskRef {
   return ref(NETWORK, node.hypervisor ?? '', `eject-${node.name}`);
 }
 
-function vars(node: DriverNode): string {
+function vars(node: DriverNode, media = false): string {
   return `d=${q(domainName(node))}
 g="$dir/$d"
-media=${q(`${domainName(node)}${VOLUME_SUFFIXES.unattend}`)}
-`;
+${media ? `media=${q(`${domainName(node)}${VOLUME_SUFFIXES.unattend}`)}\n` : ''}`;
 }
 
 export function setupTask(model: DriverModel, hv: DriverHypervisor, node: DriverNode): DriverTask {
@@ -89,12 +88,12 @@ export function ejectTask(model: DriverModel, hv: DriverHypervisor, node: Driver
     name: `eject-${node.name}`,
     description: `once ${node.name} answers with its pinned host key: eject and delete its unattend media (they hold its secrets)`,
     after: [answered],
-    check: sh(script(model, hv, `${vars(node)}${gone}\n`)),
+    check: sh(script(model, hv, `${vars(node, true)}${gone}\n`)),
     apply: sh(
       script(
         model,
         hv,
-        `${vars(node)}if ${inConfig(true)}; then
+        `${vars(node, true)}if ${inConfig(true)}; then
   v change-media --domain "$d" --path ${MEDIA_TARGET} --eject --live --config >/dev/null || fail "cannot eject $media from $d"
 elif ${inConfig(false)}; then
   v change-media --domain "$d" --path ${MEDIA_TARGET} --eject --config >/dev/null || fail "cannot eject $media from $d"
