@@ -12,6 +12,7 @@ import { InputError } from '../src/errors.js';
 import { checkPlanRules } from '../src/exec/plan-check.js';
 import {
   CLOUD_IMAGES,
+  INSTALL_ISOS,
   CONTAINERD,
   DOWNLOAD_IDS,
   KUBERNETES,
@@ -176,9 +177,11 @@ describe('spec.downloads: a user pins or moves any download', () => {
   it('every id the spec accepts is one the matrix resolves', () => {
     const model = resolveModel(readSpec({ kind: 'file', path: 'x.yaml', text: base }));
     for (const id of DOWNLOAD_IDS) {
-      // Cloud images are the libvirt driver's (fetched by each hypervisor, drivers/libvirt/images.ts).
-      if (id.startsWith('images/')) assert.ok(id.slice('images/'.length) in CLOUD_IMAGES, id);
-      else assert.equal(resolveDownload(model, id).id, id);
+      // Cloud images and install ISOs are the libvirt driver's (fetched by each hypervisor, drivers/libvirt/images.ts).
+      if (id.startsWith('images/')) {
+        const name = id.slice('images/'.length);
+        assert.ok(name in CLOUD_IMAGES || name in INSTALL_ISOS, id);
+      } else assert.equal(resolveDownload(model, id).id, id);
     }
   });
 

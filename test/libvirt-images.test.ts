@@ -42,14 +42,21 @@ describe('cloud images are fetched once, verified, and a tampered file is refuse
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function task(os: string, downloads: Record<string, { url: string; sha256: string }> = {}) {
+  function task(
+    os: string,
+    downloads: Record<string, { url: string; sha256: string }> = {},
+    windows?: { readonly os: string; readonly url?: string },
+  ) {
     const text = stringify({
       apiVersion: 'kubemix.dev/v1alpha1',
       kind: 'Cluster',
       metadata: { name: 'img' },
       spec: {
         infrastructure: { driver: 'libvirt', hypervisors: [{ name: 'hv', address: '127.0.0.1' }] },
-        nodes: { controlPlane: { count: 1, distro: os } },
+        nodes: {
+          controlPlane: { count: 1, distro: windows === undefined ? os : 'debian-13' },
+          ...(windows === undefined ? {} : { workers: [{ name: 'win', count: 1, os: windows.os }] }),
+        },
         services: { enabled: false },
         mirrors: { artifacts: base },
         downloads,
@@ -57,8 +64,11 @@ describe('cloud images are fetched once, verified, and a tampered file is refuse
     });
     const plan = assemblePlan(resolveModel(readSpec({ kind: 'file', path: 'img.yaml', text }))).plan;
     const t = plan.tasks.find((x) => x.id === `task-prepare-hypervisors/hv/image-${os}`) ?? assert.fail(os);
-    const image = join(dir, `${os}.qcow2`);
-    const local = (s: string) => s.replace(/^base=.*$/m, `base='${image}'`);
+    const image = join(dir, `${os}.${windows === undefined ? 'qcow2' : 'iso'}`);
+    // The matrix's URL of a vendor without a checksum list is replaced by this server's (no traffic elsewhere).
+    const url = windows?.url;
+    const local = (s: string) =>
+      (url === undefined ? s : s.replace(/^url=.*$/m, `url='${url}'`)).replace(/^base=.*$/m, `base='${image}'`);
     // Asynchronous: the web server answers from this same process.
     const run = (s: string) =>
       new Promise<{ status: number | null; stderr: string }>((resolve) => {
@@ -104,7 +114,7 @@ describe('cloud images are fetched once, verified, and a tampered file is refuse
     assert.equal(r.status, 2);
     assert.match(
       r.stderr,
-      /^refusing http:\/\/127\.0\.0\.1:\d+\/mirror\/cloud\.centos\.org\/.* its sha256 is [0-9a-f]{64}, expected [0-9a-f]{64} \(tampered or truncated\); nothing cached$/m,
+      /^refusing http:\/\/127\.0\.0\.1:\d+\/mirror\/cloud\.centos\.org\/.* its sha256 is [0-9a-f]{64}, expected [0-9a-f]{64} \(spec\.downloads\.images\/centos-stream-9: tampered, truncated or the wrong file\); nothing cached$/m,
     );
     assert.equal(existsSync(image), false);
     assert.equal(existsSync(`${image}.part`), false);
@@ -140,5 +150,60 @@ describe('cloud images are fetched once, verified, and a tampered file is refuse
         return true;
       },
     );
+  });
+
+  it('Windows install ISO and virtio-win: a pinned SHA256 is checked, naming the spec field when it does not match', async () => {
+    const iso = randomBytes(4096);
+    files.set('/iso/ws2022.iso', iso);
+    const url = `${base.replace(/\/mirror$/, '')}/iso/ws2022.iso`;
+    const bad = task(
+      'windows-2022',
+      { 'images/windows-2022': { url, sha256: 'b'.repeat(64) } },
+      { os: 'windows-2022' },
+    );
+    assert.match(bad.t.description, /install ISO .*checked against the pinned SHA256/);
+    const r = await bad.apply();
+    assert.equal(r.status, 2);
+    assert.match(
+      r.stderr,
+      /refusing .*ws2022\.iso: its sha256 is [0-9a-f]{64}, expected b{64} \(spec\.downloads\.images\/windows-2022: /,
+    );
+    assert.equal(existsSync(bad.image), false, 'nothing cached');
+    const good = task(
+      'windows-2022',
+      { 'images/windows-2022': { url, sha256: hex('sha256', iso) } },
+      { os: 'windows-2022' },
+    );
+    assert.equal((await good.apply()).status, 0);
+    assert.deepEqual(readFileSync(good.image), iso);
+    assert.equal((await good.check()).status, 0, 'cached once');
+  });
+
+  it('virtio-win without a pin is kept as served, and says how to pin it', async () => {
+    const iso = randomBytes(1024);
+    files.set('/iso/virtio-win.iso', iso);
+    const url = `${base.replace(/\/mirror$/, '')}/iso/virtio-win.iso`;
+    const t = task('virtio-win', {}, { os: 'windows-2025', url });
+    assert.match(t.t.description, /not checksummed \(pin spec\.downloads\.images\/virtio-win\.sha256\)/);
+    const r = await t.apply();
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(readFileSync(t.image), iso);
+  });
+
+  it('a file:/// install ISO that is not on the hypervisor fails naming the spec field, caching nothing', async () => {
+    const missing = join(dir, 'no-such.iso');
+    const t = task(
+      'windows-2025',
+      { 'images/windows-2025': { url: `file://${missing}`, sha256: 'c'.repeat(64) } },
+      { os: 'windows-2025' },
+    );
+    const r = await t.apply();
+    assert.equal(r.status, 2);
+    assert.match(
+      r.stderr,
+      new RegExp(`^spec\\.downloads\\.images/windows-2025\\.url: no file ${missing} on this hypervisor$`, 'm'),
+    );
+    assert.equal(existsSync(t.image), false);
+    assert.equal(existsSync(`${t.image}.part`), false);
   });
 });

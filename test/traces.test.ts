@@ -149,6 +149,42 @@ for (const example of EXAMPLES) {
       assert.ok(trace.steps.some((s) => s.filled.includes('kubeadm-token')));
     });
 
+    it('a Windows VM: media placed 0600 only by its guest task; ejected and deleted only after SSH answered', (t) => {
+      const vms = trace.plan.nodes.filter((n) => n.osFamily === 'windows' && n.hypervisor !== undefined);
+      if (vms.length === 0) return t.skip('no Windows VM');
+      for (const [tr, pos] of both)
+        for (const n of vms) {
+          const net = (name: string) =>
+            tr.plan.tasks.find((x) => x.stage === 'task-create-network' && x.name === `${name}-${n.name}`)?.id ??
+            assert.fail(`${name}-${n.name}`);
+          const placed = tr.steps.filter((s) => s.kind === 'upload' && /\/unattend\//.test(s.path ?? ''));
+          const mine = placed.filter((s) => s.path?.includes(`/${n.fqdn}/unattend/`));
+          assert.equal(mine.length, 3, `${n.name}: Autounattend.xml and the two first-boot files`);
+          for (const s of mine) {
+            assert.equal(s.task, net('guest'), `${s.path ?? ''} is placed by the guest task`);
+            assert.equal(s.mode, '0600', s.path);
+          }
+          const filled = mine.flatMap((s) => s.filled);
+          for (const name of ['windows-admin-password', 'cluster-ssh-public-key', `ssh-host-key-${n.name}`])
+            assert.ok(filled.includes(name), `${n.name}'s media received ${name}`);
+          // The guest task places them between its check and its apply, which deletes them when it ends.
+          const guest = pos.stepsOf(net('guest'));
+          assert.ok(guest.findIndex((s) => s.kind === 'upload') > guest.findIndex((s) => s.kind === 'check'));
+          assert.match(guest.find((s) => s.kind === 'apply')?.script ?? '', /trap 'rm -rf -- "\$g\/unattend"' EXIT/);
+          // Setup, then SSH with the pinned key, then — never before — the eject.
+          assert.ok(pos.last(net('guest')) < pos.first(net('setup')));
+          assert.ok(pos.last(net('setup')) < pos.first(net('ssh')));
+          const eject = pos.one(net('eject'), 'apply');
+          assert.ok(pos.last(net('ssh')) < eject, `${tr.priority}: ${n.name}'s media ejected after SSH answered`);
+          assert.match(tr.steps[eject]?.script ?? '', /change-media --domain "\$d" --path sdb --eject/);
+          const ejecting = tr.steps.filter((s) => s.kind === 'apply' && /change-media|vol-delete/.test(s.script ?? ''));
+          assert.deepEqual(
+            ejecting.map((s) => s.task).filter((id) => id.endsWith(`-${n.name}`)),
+            [net('eject')],
+          );
+        }
+    });
+
     it('kubeadm init on the first controller before any join; CNI manifests after init and before worker joins', () => {
       for (const [tr, pos] of both) {
         const { first, controllers, workers } = cluster(tr);

@@ -9,6 +9,9 @@
  */
 export const CLUSTER_SSH_PUBLIC_KEY = 'cluster-ssh-public-key';
 
+/** Local Administrator password of a Windows VM kubemix installs (Autounattend.xml); generated. */
+export const WINDOWS_ADMIN_PASSWORD = 'windows-admin-password';
+
 /**
  * A VM's pre-generated SSH host key (OpenSSH-format ed25519 private key), so
  * its public half is pinned before first contact.

@@ -9,6 +9,8 @@
 // them without a two-way dependency. Everything here is pure; the tasks a
 // driver contributes run through the executor like every other task.
 
+import type { InstallMediaPlace } from './install-media.js';
+
 export type DriverName = 'existing' | 'libvirt';
 
 /** An SSH endpoint as the spec gives it. */
@@ -121,6 +123,8 @@ export interface DriverTask {
   readonly secrets?: readonly string[];
   /** Artifacts (by remote path on this task's host) to place before apply. */
   readonly uploads?: readonly string[];
+  /** The apply consumes and deletes its uploads (secrets): placed only when the check fails. */
+  readonly uploadsOnApply?: true;
   readonly timeoutSeconds: number;
 }
 
@@ -173,6 +177,12 @@ export interface Driver extends DriverTraits {
   downTasks(model: DriverModel): DriverTask[];
   /** Files those tasks upload (rendered XML, seeds). */
   artifacts(model: DriverModel): DriverArtifact[];
+  /**
+   * Where a Windows VM's install media files (install-media.ts) are placed
+   * for the driver to build its media from; undefined for machines the
+   * driver does not install.
+   */
+  installMedia(node: DriverNode, model: DriverModel): InstallMediaPlace | undefined;
   /** What a node's first own task waits for (its host was checked, or its VM answers). */
   nodeReady(node: DriverNode, model: DriverModel): TaskRef[];
   /** Where the nodes run, for diagrams. */

@@ -60,6 +60,7 @@ export const planSchema = z.object({
       captures: z.array(z.object({ name: z.string().min(1), remotePath: z.string().min(1) })).optional(),
       reboots: z.literal(true).optional(),
       serves: z.object({ dir: z.string().min(1), downloads: z.array(z.string()) }).optional(),
+      uploadsOnApply: z.literal(true).optional(),
     }),
   ),
   downloads: z
@@ -102,6 +103,8 @@ export function checkPlanRules(plan: Plan): Diagnostic[] {
       else if (STAGES.indexOf(dep.stage) > STAGES.indexOf(t.stage))
         out.push(problem(`${where}.after`, `${d} is in a later stage (${dep.stage})`));
     }
+    if (t.uploadsOnApply === true && t.check === null)
+      out.push(problem(`${where}.check`, 'a task whose apply consumes its uploads needs a check'));
     // Only the check can tell a host that came back from one still going down.
     if (t.reboots === true && t.check === null)
       out.push(

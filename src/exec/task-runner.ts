@@ -44,9 +44,12 @@ async function converge(task: Task, ctx: RunContext): Promise<boolean> {
   const served = await fillServedCache(task, ctx, t);
   const uploads = prepareUploads(task, ctx);
   const stale = await staleUploads(task, uploads, t);
-  let needed = served > 0 || stale.length > 0 || task.check === null;
+  // Uploads an apply consumes (secrets it deletes) are missing by design: the check alone decides,
+  // and when it fails they are placed between check and apply (so not in one round trip).
+  const deferred = task.uploadsOnApply === true && stale.length > 0;
+  let needed = served > 0 || (stale.length > 0 && !deferred) || task.check === null;
   // One round trip for check and apply where the transport can; a rebooting task's apply ends its connection.
-  if (!needed && task.check && task.reboots !== true) {
+  if (!needed && task.check && task.reboots !== true && !deferred) {
     const result = await runConverge(task, task.check, ctx);
     if (result !== undefined) return finish(task, ctx, result.checkPassed ? undefined : result);
   }

@@ -7,8 +7,10 @@
 // Server release information (builds) and upstream release notes as of
 // 2026-06 for patch versions. `confirmed: false` marks rows upstream has not published yet.
 import { cloudImageId } from './cloud-images.js';
+import { INSTALL_ISOS, installIsoId } from './install-isos.js';
 
 export { CLOUD_IMAGES, cloudImageId, type CloudImage } from './cloud-images.js';
+export { INSTALL_ISOS, installIsoId, VIRTIO_WIN, type InstallIso } from './install-isos.js';
 
 export interface KubernetesRelease {
   readonly minor: string;
@@ -408,6 +410,7 @@ export const CHECKSUM_URLS = {
 export const DOWNLOAD_IDS: readonly string[] = [
   ...[...linuxDownloads('0', '0', '0'), ...windowsDownloads('0', '0')].map((d) => d.id),
   ...LINUX_DISTROS.map((d) => cloudImageId(d.id)),
+  ...Object.keys(INSTALL_ISOS).map(installIsoId),
 ];
 
 /**

@@ -2,7 +2,7 @@
 // keeps their values in the state directory: tokens, keys and passwords it
 // generates; the cluster CA it creates as a set (certificate, key and the
 // `sha256:<hex>` hash kubeadm join discovery pins); the rest tasks capture.
-import { CLUSTER_SSH_PUBLIC_KEY } from '../drivers/secret-names.js';
+import { CLUSTER_SSH_PUBLIC_KEY, WINDOWS_ADMIN_PASSWORD } from '../drivers/secret-names.js';
 
 export const SECRET_NAMES = {
   /** kubeadm bootstrap token `[a-z0-9]{6}.[a-z0-9]{16}`. */
@@ -22,7 +22,7 @@ export const SECRET_NAMES = {
   /** Token of the kube-flannel/flannel-windows ServiceAccount for flanneld as a Windows service. */
   flannelWindowsToken: 'flannel-windows-token',
   /** Local Administrator of a Windows VM kubemix installs (Autounattend.xml); generated. */
-  windowsAdminPassword: 'windows-admin-password',
+  windowsAdminPassword: WINDOWS_ADMIN_PASSWORD,
   /** The public half of kubemix's login key to the VMs it creates (drivers/secret-names.ts). */
   clusterSshPublicKey: CLUSTER_SSH_PUBLIC_KEY,
 } as const;

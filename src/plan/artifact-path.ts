@@ -30,16 +30,3 @@ export function uploadPath(artifact: { readonly node: string; readonly remotePat
 export function artifactId(node: string, remotePath: string): string {
   return `${node}:${remotePath}`;
 }
-
-/** Path prefixes of install media: files a driver puts on the media a VM installs from. */
-export const INSTALL_MEDIA_PREFIXES = ['autounattend/'] as const;
-
-/**
- * Install media is not uploaded to its node by any task: the driver that
- * creates the node's VM reads it (filling `{{secret:NAME}}` references as the
- * executor does for uploads) and writes everything under the prefix to the
- * root of the media the VM installs from.
- */
-export function isInstallMedia(remotePath: string): boolean {
-  return INSTALL_MEDIA_PREFIXES.some((p) => remotePath.startsWith(p));
-}

@@ -18,6 +18,8 @@ export interface TaskInput {
   readonly timeoutSeconds?: number;
   /** The apply reboots the host; the executor waits until the check passes again. */
   readonly reboots?: true;
+  /** Uploads placed only when the check fails (Task.uploadsOnApply). */
+  readonly uploadsOnApply?: true;
 }
 
 export const DEFAULT_TIMEOUT_SECONDS = 300;
@@ -42,6 +44,7 @@ export function task(input: TaskInput): Task {
     ...(input.captures === undefined ? {} : { captures: input.captures }),
     ...(input.reboots === undefined ? {} : { reboots: input.reboots }),
     ...(input.serves === undefined ? {} : { serves: input.serves }),
+    ...(input.uploadsOnApply === undefined ? {} : { uploadsOnApply: input.uploadsOnApply }),
   };
 }
 

@@ -88,6 +88,12 @@ export interface Task {
    * verified cache only the files whose content on the host differs.
    */
   readonly serves?: { readonly dir: string; readonly downloads: readonly string[] };
+  /**
+   * The uploads hold secrets the apply consumes and deletes (executor
+   * extension, optional; needs a check): they are placed only when the
+   * check fails, and their absence on the host does not make the task run.
+   */
+  readonly uploadsOnApply?: true;
 }
 
 export interface SecretCapture {

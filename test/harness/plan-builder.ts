@@ -19,6 +19,8 @@ export interface TaskInput {
   readonly timeoutSeconds?: number;
   /** The apply reboots the host (Task.reboots). */
   readonly reboots?: true;
+  /** The apply consumes its uploads (Task.uploadsOnApply). */
+  readonly uploadsOnApply?: true;
   /** Default root (sudo for a non-root login). */
   readonly privilege?: 'root' | 'user';
 }
@@ -77,6 +79,7 @@ export function buildPlan(
     timeoutSeconds: t.timeoutSeconds ?? 30,
     ...(t.captures === undefined ? {} : { captures: t.captures }),
     ...(t.reboots === undefined ? {} : { reboots: t.reboots }),
+    ...(t.uploadsOnApply === undefined ? {} : { uploadsOnApply: t.uploadsOnApply }),
   }));
   const body: Omit<Plan, 'hash'> = {
     apiVersion: PLAN_API_VERSION,

@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { isInstallMedia } from '../../src/plan/artifact-path.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
 import { CALICO_COMBOS, GOLDEN_COMBOS, HOSTPROCESS_COMBOS, comboName, modelFor, type Combo } from './fixtures.js';
 
@@ -26,9 +25,9 @@ function render(c: Combo): string {
     if (t.check !== null) out.push('--- check', t.check.script.trimEnd());
     out.push('--- apply', t.apply.script.trimEnd(), '');
   }
-  // Install media (Autounattend.xml and its script) has golden files of its own (unattend.test.ts).
+  // Install media (Autounattend.xml and its script, on the hypervisor) have golden files of their own (unattend.test.ts).
   const mine = (x: { node: string; remotePath: string }): boolean =>
-    (x.node === 'win-01' && !isInstallMedia(x.remotePath)) ||
+    x.node === 'win-01' ||
     (x.node === 'cluster' &&
       (x.remotePath === 'manifests/windows-hostprocess.yaml' || x.remotePath === 'manifests/calico.yaml'));
   for (const f of files.filter(mine)) out.push(`### file ${f.remotePath}`, f.content.trimEnd(), '');

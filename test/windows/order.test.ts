@@ -3,7 +3,6 @@
 // flags or gates they reject; run-time values never come from the plan.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isInstallMedia } from '../../src/plan/artifact-path.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
 import { assertNoForbidden } from '../../src/plan/tasks/windows.js';
 import type { Task } from '../../src/plan/types.js';
@@ -112,9 +111,9 @@ describe('run-time values stay out of the plan', () => {
     const join = win.find((t) => t.name === 'win-kubeadm-join');
     assert.deepEqual(join?.secrets, ['cluster-ca-cert-hash', 'kubeadm-token']);
     assert.deepEqual(win.find((t) => t.name === 'win-kube-proxy')?.secrets, ['kube-proxy-windows-token']);
-    // Install media names its own secrets (unattend.test.ts); the driver fills them in.
+    // Install media lie on the hypervisor and name their own secrets (unattend.test.ts).
     const refs = files
-      .filter((f) => f.node === 'win-01' && !isInstallMedia(f.remotePath))
+      .filter((f) => f.node === 'win-01')
       .flatMap((f) => [...f.content.matchAll(/\{\{secret:([a-z0-9-]+)\}\}/g)].map((m) => m[1]));
     // The kube-proxy token travels only in the task's script (stdin), never in a file the plan uploads.
     assert.deepEqual([...new Set(refs)].sort(), ['cluster-ca-cert', 'cluster-ca-cert-hash', 'kubeadm-token']);

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { resolveModel, type ClusterModel } from '../../src/model/resolve.js';
-import { isInstallMedia } from '../../src/plan/artifact-path.js';
+import { driverFor } from '../../src/drivers/index.js';
 import { assemblePlan } from '../../src/plan/assemble.js';
 import type { PlanNode } from '../../src/model/types.js';
 import { renderUnattend, UNATTEND_MEDIA } from '../../src/render/windows/unattend.js';
@@ -24,16 +24,21 @@ function modelFor(os: Os, dhcp: boolean): ClusterModel {
   return resolveModel(readSpec({ kind: 'file', path: `unattend-${os}.yaml`, text }));
 }
 
+/** win-01's install media files, by their path on the media (placed where the driver builds the media). */
 function media(model: ClusterModel): Map<string, { content: string; mode: string }> {
   const { plan, files } = assemblePlan(model);
-  for (const t of plan.tasks)
-    for (const u of t.uploads)
-      assert.ok(!isInstallMedia(u.artifact.slice(u.artifact.indexOf(':') + 1)), `${t.id} uploads install media`);
-  return new Map(
-    files
-      .filter((f) => f.node === 'win-01' && isInstallMedia(f.remotePath))
-      .map((f) => [f.remotePath, { content: f.content, mode: f.mode }]),
-  );
+  const node = model.nodes.find((n) => n.name === 'win-01') ?? assert.fail('win-01');
+  const place = driverFor(model.cluster.driver).installMedia(node, model) ?? assert.fail('no install media place');
+  const mine = files.filter((f) => f.node === place.host && f.remotePath.startsWith(`${place.dir}/`));
+  // Only the guest task that builds the media places them, and only when it applies (it deletes them).
+  for (const t of plan.tasks) {
+    const placed = t.uploads.filter((u) => mine.some((f) => u.artifact === `${f.node}:${f.remotePath}`));
+    if (placed.length === 0) continue;
+    assert.equal(t.name, 'guest-win-01', `${t.id} uploads install media`);
+    assert.equal(t.uploadsOnApply, true, `${t.id} places install media only when it applies`);
+    assert.equal(placed.length, mine.length);
+  }
+  return new Map(mine.map((f) => [f.remotePath.slice(place.dir.length + 1), { content: f.content, mode: f.mode }]));
 }
 
 type Xml = Record<string, unknown>;
@@ -161,7 +166,7 @@ describe('Autounattend.xml', () => {
     const text = readFileSync(new URL('../../../examples/existing-host-gw.yaml', import.meta.url), 'utf8');
     const { files } = assemblePlan(resolveModel(readSpec({ kind: 'file', path: 'existing-host-gw.yaml', text })));
     assert.deepEqual(
-      files.filter((f) => isInstallMedia(f.remotePath)),
+      files.filter((f) => f.remotePath.endsWith('Autounattend.xml')),
       [],
     );
   });
@@ -205,10 +210,10 @@ describe('first-boot script (SetupComplete.cmd → kubemix-setup.ps1)', () => {
     );
   });
 
-  it('secrets only as references; files naming one are 0600', () => {
+  it('secrets only as references; every media file is 0600 (root-only on the hypervisor)', () => {
     for (const [path, f] of files) {
       assert.deepEqual(secretProblems(f.content), [], path);
-      assert.equal(f.mode, f.content.includes('{{secret:') ? '0600' : '0644', path);
+      assert.equal(f.mode, '0600', path);
     }
     assert.equal(files.get(UNATTEND_MEDIA.answerFile)?.mode, '0600');
     assert.equal(files.get(UNATTEND_MEDIA.setupScript)?.mode, '0600');

@@ -19,6 +19,7 @@ export const existingDriver: Driver = {
   tasks: hostCheckTasks,
   downTasks: () => [],
   artifacts: () => [],
+  installMedia: () => undefined,
   nodeReady: (node) => [hostCheckRef(node.name)],
   placements: (model) => [{ name: 'existing hosts', nodes: model.nodes.map((n) => n.name) }],
 };

@@ -2,22 +2,26 @@
 // network definitions, and per guest its volume, its domain (one per domain
 // type the hypervisor may use: the probe in task-prepare-hypervisors picks)
 // and, for Linux, its NoCloud seed; with several hypervisors, the script
-// that joins its bridge to the others' (render/overlay.ts). Seeds hold host keys: root-only (0600).
+// that joins its bridge to the others' and the boot unit that re-runs it (render/overlay.ts). Seeds hold host keys: root-only (0600).
 import type { DriverArtifact, DriverHypervisor, DriverModel, DriverNode } from '../types.js';
 import { definitionsDir, type DomainType } from './layout.js';
 import { domainName } from './names.js';
 import { domainXml, KVM_PROBE, kvmProbeXml, networkXml, poolXml, volumeXml } from './render/xml.js';
 import { SEED_FILES, seedFiles } from './render/seed.js';
-import { hasOverlay, overlayUpScript } from './render/overlay.js';
+import { hasOverlay, overlayUnit, overlayUpScript } from './render/overlay.js';
 
 /** Paths of the definitions on the hypervisor, under definitionsDir(). */
 export const DEFINITION = {
   pool: 'pool.xml',
   network: 'network.xml',
   overlay: 'overlay-up.sh',
+  /** The systemd unit that re-runs overlay-up.sh at boot; the overlay task installs it. */
+  overlayUnit: 'overlay.service',
   volume: (node: DriverNode) => `${domainName(node)}/volume.xml`,
   domain: (node: DriverNode, type: DomainType) => `${domainName(node)}/domain-${type}.xml`,
   seed: (node: DriverNode, file: string) => `${domainName(node)}/seed/${file}`,
+  /** A Windows guest's install media files (rendered by render/windows, placed here by Driver.installMedia). */
+  media: (node: DriverNode) => `${domainName(node)}/unattend`,
 } as const;
 
 /** The domain types a hypervisor's guests may get: the user's choice, or both until the probe decides. */
@@ -43,7 +47,12 @@ export function libvirtArtifacts(model: DriverModel): DriverArtifact[] {
       file(DEFINITION.pool, poolXml(model)),
       ...(hv.domainType === 'qemu' ? [] : [file(KVM_PROBE.file, kvmProbeXml(model))]),
       file(DEFINITION.network, networkXml(model, hv)),
-      ...(hasOverlay(model) ? [file(DEFINITION.overlay, overlayUpScript(model, hv), '0755')] : []),
+      ...(hasOverlay(model)
+        ? [
+            file(DEFINITION.overlay, overlayUpScript(model, hv), '0755'),
+            file(DEFINITION.overlayUnit, overlayUnit(model, `${dir}/${DEFINITION.overlay}`)),
+          ]
+        : []),
       ...guestsOf(model, hv.name).flatMap((node) => {
         const seed = node.osFamily === 'linux' ? seedFiles(model, node) : undefined;
         return [

@@ -4,7 +4,8 @@
 // then the cluster's storage pool once it holds nothing else, and the
 // uploaded definitions (seeds hold host keys), and the VXLAN link and
 // bridge of the mesh between hypervisors (named by the cluster's hash: no
-// other cluster's). The image cache stays for the
+// other cluster's) with the boot unit that made them again (only when its
+// first line is kubemix's marker for this cluster). The image cache stays for the
 // next cluster. A second run finds nothing and changes nothing.
 import { shellQuote } from '../../util/escape/index.js';
 import { sh } from '../task.js';
@@ -12,7 +13,7 @@ import type { DriverModel, DriverTask } from '../types.js';
 import { APPLY, CLEANUP_STAGE, LIBRARY, preamble } from './cleanup.js';
 import { definitionsDir } from './layout.js';
 import { clusterIdentity } from './names.js';
-import { overlayLinks } from './render/overlay.js';
+import { overlayLinks, overlayUnitMarker, overlayUnitName, UNIT_DIR } from './render/overlay.js';
 
 export const DOWN_TASK = 'remove-cluster';
 
@@ -22,6 +23,9 @@ export function downTasks(model: DriverModel): DriverTask[] {
     const { bridge, vxlan } = overlayLinks(model);
     const head = `${preamble(hv.libvirtUri, cluster, { domains: [], networks: [], volumes: [] })}dir=${shellQuote(definitionsDir(model))}
 links=${shellQuote(`${vxlan}\n${bridge}`)}
+units=${shellQuote(UNIT_DIR)}
+unit=${shellQuote(overlayUnitName(model))}
+marker=${shellQuote(overlayUnitMarker(model))}
 `;
     return {
       stage: CLEANUP_STAGE,
@@ -48,7 +52,15 @@ pool_removable() {
 # The gateway's bridge is libvirt's and goes with its network; the others' and
 # every VXLAN link are kubemix's own.
 present_links() { for l in $links; do if ip link show "$l" >/dev/null 2>&1; then echo "$l"; fi; done; }
+# The boot unit of the mesh: ours only when it starts with our marker line.
+unit_ours() { [ -f "$units/$unit" ] && [ "$(head -n 1 "$units/$unit")" = "$marker" ]; }
+# Its link in multi-user.target.wants/: ours beside our unit, or left dangling when the unit went.
+unit_link_ours() {
+  [ "$(readlink "$units/multi-user.target.wants/$unit" 2>/dev/null)" = "$units/$unit" ] &&
+    { unit_ours || [ ! -e "$units/$unit" ]; }
+}
 rest() {
+  if unit_ours || unit_link_ours; then echo "boot unit $units/$unit"; fi
   if pool_removable; then echo "pool $pool"; fi
   if [ -e "$dir" ]; then echo "definitions $dir"; fi
   for l in $(present_links); do echo "link $l"; done
@@ -74,5 +86,13 @@ elif v pool-info --pool "$pool" >/dev/null 2>&1; then
   echo "kept pool $pool: it holds volumes not of this cluster: $(pool_volumes | tr '\\n' ' ')"
 fi
 if [ -e "$dir" ]; then rm -rf -- "$dir" || fail "cannot remove $dir"; echo "removed definitions $dir"; fi
+if unit_link_ours; then rm -f -- "$units/multi-user.target.wants/$unit" || fail "cannot disable $unit"; fi
+if unit_ours; then
+  rm -f -- "$units/$unit" || fail "cannot remove $units/$unit"
+  if [ -d /run/systemd/system ]; then systemctl daemon-reload || fail "systemctl daemon-reload failed"; fi
+  echo "removed boot unit $units/$unit"
+elif [ -e "$units/$unit" ]; then
+  echo "kept $units/$unit: kubemix did not write it"
+fi
 for l in $(present_links); do ip link del "$l" || fail "cannot remove link $l"; echo "removed link $l"; done
 `;

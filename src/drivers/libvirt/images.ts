@@ -6,7 +6,7 @@
 // artifact mirror when the spec names one, checked against the checksum list
 // its vendor publishes beside it. Pure.
 import { InputError } from '../../errors.js';
-import { CLOUD_IMAGES, cloudImageId } from '../../matrix/index.js';
+import { CLOUD_IMAGES, cloudImageId, INSTALL_ISOS, installIsoId } from '../../matrix/index.js';
 import type { DriverModel } from '../types.js';
 
 export interface CloudImageSource {
@@ -44,4 +44,27 @@ export function cloudImageSource(model: DriverModel, distro: string): CloudImage
   if (pin?.sha256 !== undefined) return { id, url, sha256: pin.sha256.toLowerCase() };
   const name = new URL(known.url).pathname.split('/').pop() ?? '';
   return { id, url, list: { url: mirrored(known.list.url, mirror), name, algo: known.list.algo } };
+}
+
+/** Where an install ISO (a Windows Server build, or virtio-win) comes from: the spec's pin, else the matrix. */
+export interface InstallIsoSource {
+  readonly id: string;
+  readonly url: string;
+  /** The spec's pinned SHA256; without it the file is taken as served (no vendor list exists). */
+  readonly sha256?: string;
+}
+
+export function installIsoSource(model: DriverModel, name: string): InstallIsoSource {
+  const id = installIsoId(name);
+  const pin = model.spec.downloads[id];
+  const sha256 = pin?.sha256 === undefined ? {} : { sha256: pin.sha256.toLowerCase() };
+  if (pin?.url !== undefined) return { id, url: pin.url, ...sha256 };
+  const known = INSTALL_ISOS[name];
+  if (known === undefined)
+    throw new InputError('downloads.no-install-iso', `kubemix knows no install ISO for ${name}`, {
+      path: `spec.downloads.${id}`,
+      hint: `give spec.downloads.${id}.url (https:// or a file:/// path on the hypervisor) and its .sha256`,
+    });
+  // Not behind spec.mirrors.artifacts: Microsoft's links are redirects whose query names the file.
+  return { id, url: known.url, ...sha256 };
 }

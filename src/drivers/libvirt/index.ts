@@ -7,7 +7,8 @@
 import { hopThrough, sshFields } from '../ssh.js';
 import { LIBVIRT_TRAITS } from '../traits.js';
 import type { Driver, DriverHost } from '../types.js';
-import { libvirtArtifacts } from './artifacts.js';
+import { DEFINITION, libvirtArtifacts } from './artifacts.js';
+import { definitionsDir } from './layout.js';
 import { guestReadyRef, networkTasks } from './tasks/network.js';
 import { prepareTasks } from './tasks/prepare.js';
 import { capacityTasks } from './capacity.js';
@@ -53,6 +54,10 @@ export const libvirtDriver: Driver = {
   tasks: (model) => [...prepareTasks(model), ...cleanupTasks(model), ...capacityTasks(model), ...networkTasks(model)],
   downTasks,
   artifacts: libvirtArtifacts,
+  installMedia: (node, model) =>
+    node.osFamily === 'windows' && node.hypervisor !== undefined
+      ? { host: node.hypervisor, dir: `${definitionsDir(model)}/${DEFINITION.media(node)}` }
+      : undefined,
   nodeReady: (node, model) => [guestReadyRef(node, model)],
   placements: (model) =>
     model.hypervisors.map((h) => ({

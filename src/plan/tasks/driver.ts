@@ -26,6 +26,7 @@ export function toTask(t: DriverTask): Task {
     ...(t.secrets === undefined ? {} : { secrets: t.secrets }),
     ...(t.uploads === undefined ? {} : { uploads: t.uploads.map((p) => artifactId(t.host, p)) }),
     timeoutSeconds: t.timeoutSeconds,
+    ...(t.uploadsOnApply === undefined ? {} : { uploadsOnApply: t.uploadsOnApply }),
   });
 }
 

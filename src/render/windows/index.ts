@@ -20,6 +20,28 @@ import { oncePer } from '../../util/memo.js';
 const perModel = (model: ClusterModel, name: string, render: () => string): string =>
   oncePer(model, `windows-files:${name}`, render);
 
+/**
+ * VMs kubemix creates install from ISO with these files, placed where the
+ * driver builds the node's install media (on its hypervisor); they hold
+ * secret references, so 0600, root-only.
+ */
+function installMedia(model: ClusterModel, node: PlanNode): RenderedArtifact[] {
+  const place = driverFor(model.cluster.driver).installMedia(node, model);
+  if (place === undefined) return [];
+  const file = (path: string, content: string): RenderedArtifact => ({
+    node: place.host,
+    remotePath: `${place.dir}/${path}`,
+    mode: '0600',
+    owner: 'root',
+    content,
+  });
+  return [
+    file(UNATTEND_MEDIA.answerFile, renderUnattend(model, node)),
+    file(UNATTEND_MEDIA.setupScript, setupScript(model, node)),
+    file(UNATTEND_MEDIA.setupComplete, perModel(model, 'setup-complete', setupCompleteCmd)),
+  ];
+}
+
 export function renderWindowsNode(model: ClusterModel, node: PlanNode): RenderedArtifact[] {
   // HostProcess mode: flanneld and kube-proxy run as pods (manifests/windows-hostprocess.yaml), not services.
   const hostProcess = model.windowsHostProcess !== undefined;
@@ -66,14 +88,7 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode): Rendered
       WIN.resetScript,
       perModel(model, 'reset', () => resetScript(model)),
     ),
-    // VMs kubemix creates install from ISO with these (the libvirt driver's install media).
-    ...(driverFor(model.cluster.driver).createsMachines
-      ? [
-          file(UNATTEND_MEDIA.answerFile, renderUnattend(model, node)),
-          file(UNATTEND_MEDIA.setupScript, setupScript(model, node)),
-          file(UNATTEND_MEDIA.setupComplete, perModel(model, 'setup-complete', setupCompleteCmd)),
-        ]
-      : []),
+    ...installMedia(model, node),
   ];
   return artifacts;
 }

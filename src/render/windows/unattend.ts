@@ -4,6 +4,7 @@
 // and the network. The rest of the first boot (OpenSSH, host key, keys,
 // firewall, shutdown) is kubemix-setup.ps1, which Setup runs through
 // SetupComplete.cmd. Pure: the driver writes these files onto the install media.
+import { INSTALL_MEDIA_FILES } from '../../drivers/install-media.js';
 import { windowsRelease } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { parseCidr } from '../../net/cidr.js';
@@ -13,12 +14,8 @@ import { WINDOWS_NAME_LIMIT } from '../../spec/rules/nodes.js';
 import { servicesFacts } from '../services/facts.js';
 import { el, renderXml, type XmlElement } from './xml.js';
 
-/** Everything under this prefix goes to the root of the node's unattend media. */
-export const UNATTEND_MEDIA = {
-  answerFile: 'autounattend/Autounattend.xml',
-  setupScript: 'autounattend/kubemix/kubemix-setup.ps1',
-  setupComplete: 'autounattend/kubemix/SetupComplete.cmd',
-} as const;
+/** The files of the node's unattend media, by their path on the media's root. */
+export const UNATTEND_MEDIA = INSTALL_MEDIA_FILES;
 
 export interface UnattendOptions {
   /** Letters the virtio-win media may get in Windows PE (not fixed); a driver that knows the letter passes only it. */

@@ -16,10 +16,15 @@
 // ephemeral ports by default (net.ipv4.ip_local_port_range = 32768 60999),
 // so no local socket takes it first.
 //
-// The links do not survive a reboot of the hypervisor: the network task
-// re-runs this script (it is idempotent). Pure.
+// Links made by `ip` do not survive a reboot of the hypervisor: a systemd
+// unit of the cluster's own (every supported hypervisor distro boots with
+// systemd) re-runs the same idempotent script at boot, after the network is
+// online and libvirt has started; on the gateway the script waits a bounded
+// time for libvirt to bring its autostarted network's bridge back. The unit
+// carries a marker line, so `kubemix down` removes only a unit it wrote. Pure.
 import { shellQuote as q } from '../../../util/escape/index.js';
 import type { DriverHypervisor, DriverModel } from '../../types.js';
+import { systemdQuote } from '../../../util/escape/index.js';
 import { bridgeName, clusterIdentity, vxlanId, vxlanName } from '../names.js';
 
 export const OVERLAY_PORT = 64789;
@@ -68,8 +73,14 @@ has_peer() { bridge fdb show dev "$vx" | grep -q "^00:00:00:00:00:00 dst $1 "; }
 
 /** Brings the mesh up on one hypervisor (idempotent); exits 2 naming what failed. */
 export function overlayUpScript(model: DriverModel, hv: DriverHypervisor): string {
+  // At boot libvirt may bring the network (and its bridge) up after this runs: wait for it, bounded.
   const bridge = isGateway(model, hv)
-    ? `ip link show "$br" >/dev/null 2>&1 || fail "no bridge $br: the cluster's libvirt network is not running"
+    ? `waited=0
+until ip link show "$br" >/dev/null 2>&1; do
+  [ "$waited" -lt ${BRIDGE_WAIT_SECONDS} ] || fail "no bridge $br after ${BRIDGE_WAIT_SECONDS} s: the cluster's libvirt network is not running"
+  sleep 1
+  waited=$((waited + 1))
+done
 `
     : `ip link show "$br" >/dev/null 2>&1 || ip link add "$br" type bridge || fail "cannot make bridge $br"
 ip link set "$br" mtu "$mtu" up || fail "cannot bring up $br"
@@ -97,5 +108,48 @@ for want in "mtu $mtu " "master $br " "vxlan id $vni " "dstport $port "; do
   case "$link" in *"$want"*) ;; *) echo "$vx lacks '$want'"; exit 1 ;; esac
 done
 for p in $peers; do has_peer "$(resolve "$p")" || { echo "no FDB entry for peer $p"; exit 1; }; done
+`;
+}
+
+/** How long the gateway's script waits for libvirt's bridge (at boot, its network autostarts meanwhile). */
+export const BRIDGE_WAIT_SECONDS = 120;
+
+/** Where systemd reads units an administrator (here kubemix) installs (systemd.unit(5), "System Unit Search Path"). */
+export const UNIT_DIR = '/etc/systemd/system';
+
+/** The boot unit of the cluster's mesh, named by the same hash as its links. */
+export function overlayUnitName(model: Pick<DriverModel, 'cluster'>): string {
+  return `kubemix-${overlayLinks(model).vxlan}.service`;
+}
+
+/** The unit's first line: `kubemix down` removes a unit of this name only when it carries it. */
+export function overlayUnitMarker(model: Pick<DriverModel, 'cluster'>): string {
+  return `# kubemix: the VXLAN mesh of ${clusterIdentity(model.cluster)}`;
+}
+
+/**
+ * A oneshot unit that runs the up script (`script`, its path on the
+ * hypervisor) once per boot, after the network is online and after
+ * libvirt's daemons (monolithic libvirtd, or the modular virtnetworkd of
+ * Fedora and CentOS Stream); ordering after a unit that is not installed is
+ * a no-op (systemd.unit(5), After=). Values are systemd-quoted.
+ */
+export function overlayUnit(model: Pick<DriverModel, 'cluster'>, script: string): string {
+  const id = clusterIdentity(model.cluster);
+  return `${overlayUnitMarker(model)}
+# Recreates bridge ${overlayLinks(model).bridge}, VXLAN link ${overlayLinks(model).vxlan} and its peers at boot.
+[Unit]
+Description=kubemix VXLAN mesh of ${id.replaceAll('%', '%%')}
+Wants=network-online.target
+After=network-online.target libvirtd.service virtnetworkd.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/bin/sh ${systemdQuote(script)}
+TimeoutStartSec=${BRIDGE_WAIT_SECONDS + 60}
+
+[Install]
+WantedBy=multi-user.target
 `;
 }

@@ -135,12 +135,14 @@ export function domainXml(model: DriverModel, node: DriverNode, type: DomainType
   const mediaSource = `<source pool='${x(poolName(id))}' volume='${x(media)}'/>`;
   const cdroms = windows
     ? [
-        cdrom(`<source file='${x(installIsoPath(node.os))}'/>`, 'sda'),
-        cdrom(mediaSource, 'sdb', 'volume'),
+        cdrom(`<source file='${x(installIsoPath(node.os))}'/>`, 'sda', 'file', 2),
+        cdrom(mediaSource, MEDIA_TARGET, 'volume'),
         cdrom(`<source file='${x(VIRTIO_WIN_ISO)}'/>`, 'sdc'),
       ]
     : [seedDisk(mediaSource)];
-  // Windows Setup boots from the install ISO once (the disk is empty, so firmware falls through to it).
+  // Windows boots its disk first and the install ISO second, nothing else (per-device
+  // boot order, libvirt formatdomain "BIOS bootloader"): the empty disk falls through
+  // to Setup once; once installed, the disk wins.
   return `<domain type='${type}'>
   <name>${x(domainName(node))}</name>
   <metadata>
@@ -150,8 +152,7 @@ export function domainXml(model: DriverModel, node: DriverNode, type: DomainType
   <vcpu placement='static'>${r.vcpus}</vcpu>
   <os${windows ? " firmware='efi'" : ''}>
     <type arch='x86_64' machine='q35'>hvm</type>
-    <boot dev='hd'/>${windows ? "\n    <boot dev='cdrom'/>" : ''}
-  </os>
+${windows ? '' : "    <boot dev='hd'/>\n"}  </os>
   <features>
     <acpi/>
     <apic/>
@@ -165,7 +166,7 @@ ${type === 'kvm' ? "  <cpu mode='host-passthrough'/>\n" : ''}  <clock offset='${
       <driver name='qemu' type='qcow2'/>
       <source pool='${x(poolName(id))}' volume='${x(`${domainName(node)}${VOLUME_SUFFIXES.disk}`)}'/>
       <target dev='vda' bus='virtio'/>
-    </disk>
+${windows ? "      <boot order='1'/>\n" : ''}    </disk>
 ${cdroms.join('')}    <interface type='network'>
       <mac address='${x(node.mac ?? '')}'/>
       <source network='${x(networkName(id))}'/>
@@ -188,6 +189,9 @@ ${cdroms.join('')}    <interface type='network'>
 `;
 }
 
+/** The drive of a Windows guest's unattend media, which the eject task empties (tasks/windows-guest.ts). */
+export const MEDIA_TARGET = 'sdb';
+
 /**
  * A Linux guest's NoCloud seed: a read-only virtio disk, not a SATA CD-ROM.
  * Debian's genericcloud images boot linux-image-cloud-amd64, built without
@@ -205,13 +209,13 @@ function seedDisk(source: string): string {
 `;
 }
 
-function cdrom(source: string, dev: string, type: 'file' | 'volume' = 'file'): string {
+function cdrom(source: string, dev: string, type: 'file' | 'volume' = 'file', boot?: number): string {
   return `    <disk type='${type}' device='cdrom'>
       <driver name='qemu' type='raw'/>
       ${source}
       <target dev='${dev}' bus='sata'/>
       <readonly/>
-    </disk>
+${boot === undefined ? '' : `      <boot order='${boot}'/>\n`}    </disk>
 `;
 }
 

@@ -5,29 +5,49 @@
 // resolve through it). Every step checks before it acts, so a resumed run
 // never recreates a guest that already answers.
 import { shellQuote as q } from '../../../util/escape/index.js';
-import { CLUSTER_SSH_PUBLIC_KEY, sshHostKeyBase64Secret, sshHostPublicKeySecret } from '../../secret-names.js';
+import { INSTALL_MEDIA_FILES } from '../../install-media.js';
+import {
+  CLUSTER_SSH_PUBLIC_KEY,
+  sshHostKeyBase64Secret,
+  sshHostKeySecret,
+  sshHostPublicKeySecret,
+  WINDOWS_ADMIN_PASSWORD,
+} from '../../secret-names.js';
 import { sh } from '../../task.js';
 import type { DriverHypervisor, DriverModel, DriverNode, DriverTask, TaskRef } from '../../types.js';
 import { DEFINITION, guestsOf } from '../artifacts.js';
-import { baseImagePath, definitionsDir } from '../layout.js';
+import { baseImagePath, definitionsDir, installIsoPath, VIRTIO_WIN_ISO } from '../layout.js';
 import { domainName, VOLUME_SUFFIXES } from '../names.js';
-import { gatewayHypervisor, hasOverlay, isGateway, OVERLAY_PORT, overlayCheckScript } from '../render/overlay.js';
+import { gatewayHypervisor, hasOverlay, isGateway } from '../render/overlay.js';
+import { OVERLAY_TASK, overlayTask } from './overlay.js';
 import { CIDR_TASK, cidrTask } from './cidr.js';
-import { imageRef } from './image.js';
+import { imageNames, imageRef } from './image.js';
 import { script, NETWORK, PREPARE, ref } from './common.js';
 import { DOMAIN_TYPE_FILE } from './prepare.js';
+import { ejectRef, ejectTask, SETUP_FINISHED, setupRef, setupTask } from './windows-guest.js';
 
-export const OVERLAY_TASK = 'overlay';
-
-/** Bounds of the wait for a guest's SSH: Linux boots in minutes; Windows Setup takes far longer. */
-export const SSH_WAIT_SECONDS = { linux: 900, windows: 5400 } as const;
+/**
+ * Bounds of the wait for a guest's SSH: Linux boots in minutes from its
+ * cloud image; Windows after its Setup (bounded on its own,
+ * SETUP_WAIT_SECONDS) boots from its disk for the first time.
+ */
+export const SSH_WAIT_SECONDS = { linux: 900, windows: 900 } as const;
 
 export function networkTasks(model: DriverModel): DriverTask[] {
   return model.hypervisors.flatMap((hv) => [
     cidrTask(model, hv),
     networkTask(model, hv),
     ...(hasOverlay(model) ? [overlayTask(model, hv)] : []),
-    ...guestsOf(model, hv.name).flatMap((n) => [guestTask(model, hv, n), sshTask(model, hv, n)]),
+    ...guestsOf(model, hv.name).flatMap((n) =>
+      n.osFamily === 'linux'
+        ? [guestTask(model, hv, n), sshTask(model, hv, n)]
+        : [
+            guestTask(model, hv, n),
+            setupTask(model, hv, n),
+            sshTask(model, hv, n),
+            ejectTask(model, hv, n, sshRef(n, model)),
+          ],
+    ),
   ]);
 }
 
@@ -39,29 +59,13 @@ export function reachedFrom(model: Pick<DriverModel, 'hypervisors'>, node: Drive
   return hasOverlay(model) ? gatewayHypervisor(model).name : (node.hypervisor ?? '');
 }
 
-/** The task after which a node's own tasks may reach it. */
-export function guestReadyRef(node: DriverNode, model: Pick<DriverModel, 'hypervisors'>): TaskRef {
+function sshRef(node: DriverNode, model: Pick<DriverModel, 'hypervisors'>): TaskRef {
   return ref(NETWORK, reachedFrom(model, node), `ssh-${node.name}`);
 }
 
-/**
- * Several hypervisors: the bridge and VXLAN link of render/overlay.ts. On
- * the gateway after its libvirt network (whose bridge it joins); elsewhere
- * before it (the bridged network attaches guests to this bridge).
- */
-function overlayTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
-  const gateway = isGateway(model, hv);
-  return {
-    stage: NETWORK,
-    host: hv.name,
-    name: OVERLAY_TASK,
-    description: `join ${hv.name}'s bridge to ${model.hypervisors.length - 1} peer(s) over VXLAN (UDP ${OVERLAY_PORT}, MTU ${model.cluster.network.nodeMtu})`,
-    after: [ref(NETWORK, hv.name, gateway ? 'network' : CIDR_TASK)],
-    check: sh(overlayCheckScript(model, hv)),
-    apply: sh(script(model, hv, `sh "$dir/${DEFINITION.overlay}"\n`)),
-    uploads: [`${definitionsDir(model)}/${DEFINITION.overlay}`],
-    timeoutSeconds: 60,
-  };
+/** The task after which a node's own tasks may reach it: its SSH answers (and a Windows guest's media are gone). */
+export function guestReadyRef(node: DriverNode, model: Pick<DriverModel, 'hypervisors'>): TaskRef {
+  return node.osFamily === 'windows' ? ejectRef(node) : sshRef(node, model);
 }
 
 function networkTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
@@ -97,59 +101,74 @@ function guestTask(model: DriverModel, hv: DriverHypervisor, node: DriverNode): 
   const services = model.nodes.find((n) => n.role === 'services');
   const first = services !== undefined && services.name !== node.name && services.hypervisor !== undefined;
   const linux = node.osFamily === 'linux';
+  const defs = definitionsDir(model);
   const media = `${domainName(node)}${linux ? VOLUME_SUFFIXES.cloudInit : VOLUME_SUFFIXES.unattend}`;
   const name = `d=${q(domainName(node))}\n`;
   const vars = `${name}g="$dir/$d"
 disk=${q(`${domainName(node)}${VOLUME_SUFFIXES.disk}`)}
 media=${q(media)}
-${linux ? `base=${q(baseImagePath(node.os))}\n` : ''}`;
-  const running = `v domstate --domain "$d" 2>/dev/null | grep -qx running`;
+${linux ? `base=${q(baseImagePath(node.os))}\n` : `iso=${q(installIsoPath(node.os))}\nvirtio=${q(VIRTIO_WIN_ISO)}\n`}`;
   return {
     stage: NETWORK,
     host: hv.name,
     name: `guest-${node.name}`,
-    description: `create ${node.name}'s disk, ${linux ? 'cloud-init seed' : 'install media'} and domain, and start it`,
+    description: linux
+      ? `create ${node.name}'s disk, cloud-init seed and domain, and start it`
+      : `create ${node.name}'s empty disk, its unattend media (ISO) and its domain booting the install ISO, and start it`,
     after: [
       ref(NETWORK, hv.name, 'network'),
       ...(hasOverlay(model) ? [ref(NETWORK, hv.name, OVERLAY_TASK)] : []),
       ref(PREPARE, hv.name, 'pool'),
       ref(PREPARE, hv.name, 'domain-type'),
       ...(first ? [guestReadyRef(services, model)] : []),
-      ...(linux ? [imageRef(hv.name, node.os)] : []),
+      ...imageNames(node).map((i) => imageRef(hv.name, i)),
     ],
-    check: sh(script(model, hv, `${name}${running}\n`)),
+    check: sh(
+      script(model, hv, linux ? `${name}${RUNNING}\n` : `${name}g="$dir/$d"\n${DEFINED} && { ${WINDOWS_UP}; }\n`),
+    ),
     apply: sh(
       script(
         model,
         hv,
-        `${vars}${linux ? LINUX_DISK : WINDOWS_DISK}${MEDIA(linux)}type=$(cat "$dir/${DOMAIN_TYPE_FILE}") || fail "no domain type decided for this hypervisor"
-v dominfo --domain "$d" >/dev/null 2>&1 || v define --file "$g/domain-$type.xml" >/dev/null || fail "cannot define domain $d"
-${running} || v start --domain "$d" >/dev/null || fail "cannot start domain $d"
-echo "started $d ($type)"
-`,
+        `${vars}${linux ? LINUX_DISK + MEDIA(true) : WINDOWS_DISK + WINDOWS_MEDIA}${linux ? START : WINDOWS_START}`,
       ),
     ),
     uploads: [
-      `${definitionsDir(model)}/${DEFINITION.volume(node)}`,
+      `${defs}/${DEFINITION.volume(node)}`,
       ...(hv.domainType === 'auto' ? (['kvm', 'qemu'] as const) : [hv.domainType]).map(
-        (t) => `${definitionsDir(model)}/${DEFINITION.domain(node, t)}`,
+        (t) => `${defs}/${DEFINITION.domain(node, t)}`,
       ),
       ...(linux
-        ? ['meta-data', 'user-data', 'network-config'].map(
-            (f) => `${definitionsDir(model)}/${DEFINITION.seed(node, f)}`,
-          )
-        : []),
+        ? ['meta-data', 'user-data', 'network-config'].map((f) => `${defs}/${DEFINITION.seed(node, f)}`)
+        : Object.values(INSTALL_MEDIA_FILES).map((f) => `${defs}/${DEFINITION.media(node)}/${f}`)),
     ],
-    ...(linux ? { secrets: [CLUSTER_SSH_PUBLIC_KEY, sshHostKeyBase64Secret(node.name)] } : {}),
+    ...(linux
+      ? { secrets: [CLUSTER_SSH_PUBLIC_KEY, sshHostKeyBase64Secret(node.name)] }
+      : {
+          secrets: [CLUSTER_SSH_PUBLIC_KEY, sshHostKeySecret(node.name), WINDOWS_ADMIN_PASSWORD],
+          uploadsOnApply: true,
+        }),
     timeoutSeconds: 600,
   };
 }
+
+const RUNNING = `v domstate --domain "$d" 2>/dev/null | grep -qx running`;
+const DEFINED = `v dominfo --domain "$d" >/dev/null 2>&1`;
+const TYPE = `type=$(cat "$dir/${DOMAIN_TYPE_FILE}") || fail "no domain type decided for this hypervisor"\n`;
+const START = `${TYPE}${DEFINED} || v define --file "$g/domain-$type.xml" >/dev/null || fail "cannot define domain $d"
+${RUNNING} || v start --domain "$d" >/dev/null || fail "cannot start domain $d"
+echo "started $d ($type)"
+`;
+// A Windows guest is up once started: Setup powers it off when it is done,
+// and the setup task (tasks/windows-guest.ts), not this one, starts it again.
+const WINDOWS_UP = `${RUNNING} || [ -f "$g/${SETUP_FINISHED}" ] || v domstate --reason --domain "$d" 2>/dev/null | grep -qx 'shut off (shutdown)'`;
 
 // The base cloud image is fetched once per hypervisor into the cache (tasks/image.ts); the disk overlays it.
 const LINUX_DISK = `[ -f "$base" ] || fail "no base image $base: its image task has not run on this hypervisor"
 v vol-info --pool "$pool" --vol "$disk" >/dev/null 2>&1 || v vol-create --pool "$pool" --file "$g/volume.xml" >/dev/null || fail "cannot create volume $disk"
 `;
-const WINDOWS_DISK = `v vol-info --pool "$pool" --vol "$disk" >/dev/null 2>&1 || v vol-create --pool "$pool" --file "$g/volume.xml" >/dev/null || fail "cannot create volume $disk"
+const WINDOWS_DISK = `for f in "$iso" "$virtio"; do [ -f "$f" ] || fail "no install ISO $f: its image task has not run on this hypervisor"; done
+v vol-info --pool "$pool" --vol "$disk" >/dev/null 2>&1 || v vol-create --pool "$pool" --file "$g/volume.xml" >/dev/null || fail "cannot create volume $disk"
 `;
 
 // The media volume is an ISO9660 image made from the uploaded files, volume label
@@ -167,6 +186,35 @@ const MEDIA = (linux: boolean): string => `if ! v vol-info --pool "$pool" --vol 
 fi
 `;
 
+// The unattend files hold secrets: they are uploaded only when this task
+// applies, and deleted when it ends, whatever happens. The media are built
+// only for a guest not yet defined: a guest that exists has installed from
+// them (or is installing), and once ejected they must not come back.
+const WINDOWS_MEDIA = `trap 'rm -rf -- "$g/unattend"' EXIT
+if ! v dominfo --domain "$d" >/dev/null 2>&1; then
+${MEDIA(false).replace(/^/gm, '  ').trimEnd()}
+fi
+`;
+
+// The install ISO's UEFI loader asks "Press any key to boot from CD or DVD"
+// for a few seconds and falls through to the next boot device when nobody
+// does (Microsoft's efisys.bin; only efisys_noprompt.bin does not ask): on
+// the first start, press Enter every 2 s for a minute.
+const PRESS_ANY_KEY = `if [ -n "$new" ]; then
+  presses=30
+  while [ "$presses" -gt 0 ]; do
+    v send-key --domain "$d" KEY_ENTER >/dev/null 2>&1 || true
+    sleep 2
+    presses=$((presses - 1))
+  done
+fi
+`;
+const WINDOWS_START = `${TYPE}new=
+${DEFINED} || { v define --file "$g/domain-$type.xml" >/dev/null && new=1; } || fail "cannot define domain $d"
+{ ${WINDOWS_UP}; } || v start --domain "$d" >/dev/null || fail "cannot start domain $d"
+${PRESS_ANY_KEY}echo "started $d ($type)"
+`;
+
 function sshTask(model: DriverModel, hv: DriverHypervisor, node: DriverNode): DriverTask {
   const limit = SSH_WAIT_SECONDS[node.osFamily];
   const from = model.hypervisors.find((h) => h.name === reachedFrom(model, node)) ?? hv;
@@ -182,7 +230,7 @@ want=${q(`{{secret:${sshHostPublicKeySecret(node.name)}}}`)}
     host: reachedFrom(model, node),
     name: `ssh-${node.name}`,
     description: `wait up to ${limit / 60} min until ${node.name} (${node.ip}) answers SSH with its pinned host key`,
-    after: [ref(NETWORK, hv.name, `guest-${node.name}`)],
+    after: [node.osFamily === 'windows' ? setupRef(node) : ref(NETWORK, hv.name, `guest-${node.name}`)],
     check: sh(script(model, from, `${vars}${answers}\n`)),
     apply: sh(
       script(

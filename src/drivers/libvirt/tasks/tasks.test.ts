@@ -31,9 +31,30 @@ test('k8s-libvirt-1-1-1 with a Windows compute: the hypervisor is prepared and e
   // The services guest answers first; every other guest waits for it.
   const guest = p.tasks.find((t) => t.id === 'task-create-network/hypervisor-01/guest-controller-01');
   assert.ok(guest?.after.includes('task-create-network/hypervisor-01/ssh-service-01'));
-  // A guest's own first tasks wait until it answers with its pinned key.
+  // A Windows guest's own first tasks wait until it answered with its pinned key and its media are gone.
   for (const t of p.tasks.filter((t) => t.host === 'compute-01' && !t.after.some((a) => a.includes('/compute-01/'))))
-    assert.deepEqual(t.after, ['task-create-network/hypervisor-01/ssh-compute-01'], t.id);
+    assert.deepEqual(t.after, ['task-create-network/hypervisor-01/eject-compute-01'], t.id);
+  // Its install: ISOs cached, guest created, Setup awaited, SSH awaited, then (never before) the media ejected.
+  const byId = new Map(p.tasks.map((t) => [t.id, t]));
+  const at = (name: string) => byId.get(`task-create-network/hypervisor-01/${name}`) ?? assert.fail(name);
+  const win = at('guest-compute-01');
+  for (const image of ['windows-2022', 'virtio-win'])
+    assert.ok(win.after.includes(`task-prepare-hypervisors/hypervisor-01/image-${image}`), image);
+  assert.deepEqual(at('setup-compute-01').after, [win.id]);
+  assert.deepEqual(at('ssh-compute-01').after, [at('setup-compute-01').id]);
+  assert.deepEqual(at('eject-compute-01').after, [at('ssh-compute-01').id]);
+  // The unattend files go to the hypervisor only with the guest task that builds the media from them.
+  assert.equal(win.uploadsOnApply, true);
+  const media = win.uploads.map((u) => u.artifact).filter((a) => a.includes('/unattend/'));
+  assert.deepEqual(
+    media.map((a) => a.slice(a.indexOf('/unattend/') + 10)),
+    ['Autounattend.xml', 'kubemix/SetupComplete.cmd', 'kubemix/kubemix-setup.ps1'],
+  );
+  assert.deepEqual(win.secrets, ['cluster-ssh-public-key', 'ssh-host-key-compute-01', 'windows-admin-password']);
+  assert.ok(
+    p.tasks.every((t) => t === win || t.uploads.every((u) => !u.artifact.includes('/unattend/'))),
+    'no other task places them',
+  );
   // Host keys are secret references, never key material, in the plan.
   assert.doesNotMatch(JSON.stringify(p), /PRIVATE KEY/);
 });

@@ -15,7 +15,12 @@ resolve() {
   esac
 }
 has_peer() { bridge fdb show dev "$vx" | grep -q "^00:00:00:00:00:00 dst $1 "; }
-ip link show "$br" >/dev/null 2>&1 || fail "no bridge $br: the cluster's libvirt network is not running"
+waited=0
+until ip link show "$br" >/dev/null 2>&1; do
+  [ "$waited" -lt 120 ] || fail "no bridge $br after 120 s: the cluster's libvirt network is not running"
+  sleep 1
+  waited=$((waited + 1))
+done
 ip link show "$vx" >/dev/null 2>&1 ||
   ip link add "$vx" type vxlan id "$vni" dstport "$port" || fail "cannot make VXLAN link $vx (UDP $port)"
 ip link set "$vx" mtu "$mtu" master "$br" up || fail "cannot attach $vx to $br"
