@@ -201,11 +201,9 @@ fi
 // does (Microsoft's efisys.bin; only efisys_noprompt.bin does not ask): on
 // the first start, press Enter every 2 s for a minute.
 const PRESS_ANY_KEY = `if [ -n "$new" ]; then
-  presses=30
-  while [ "$presses" -gt 0 ]; do
+  for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30; do
     v send-key --domain "$d" KEY_ENTER >/dev/null 2>&1 || true
     sleep 2
-    presses=$((presses - 1))
   done
 fi
 `;

@@ -65,10 +65,10 @@ while :; do
   esac
   now=$(date +%s)
   [ "$now" -lt "$end" ] || fail "Windows Setup on ${node.name} did not finish within ${minutes} min (virsh vncdisplay $d shows its console on this hypervisor's loopback; kubemix down removes it and its media)"
-  if [ $((now - said)) -ge 60 ]; then
+  [ $((now - said)) -lt 60 ] || {
     echo "${node.name}: Windows Setup running, $(((now - began) / 60)) min of at most ${minutes}"
     said=$now
-  fi
+  }
   sleep 10
 done
 `,
