@@ -77,17 +77,26 @@ const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.
  */
 async function child(dist: string, nodes: number, runs: number): Promise<SizeResult> {
   const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(dist, path)).href)) as T;
-  const { assemblePlan } = await load<Assemble>('src/plan/assemble.js');
+  const { assemblePlan, assemblePlanTo } = await load<Partial<Assemble> & Pick<Assemble, 'assemblePlan'>>(
+    'src/plan/assemble.js',
+  );
   const { resolveModel } = await load<Resolve>('src/model/resolve.js');
   const { readSpec } = await load<Read>('src/spec/read.js');
   const { writeJsonPretty } = await load<Json>('src/util/json.js');
   const text = specText(nodes);
   // One plan as `kubemix plan --out` makes it: plan.json is written (here: counted) in pieces, never one string.
   const planOnce = (): { planBytes: number; artifactBytes: number } => {
-    const { plan, files } = assemblePlan(resolveModel(readSpec({ kind: 'file', path: 'bench.yaml', text })));
+    const model = resolveModel(readSpec({ kind: 'file', path: 'bench.yaml', text }));
+    let artifactBytes = 0;
+    // Artifacts counted as they are made, as `plan --out` writes them (a build without assemblePlanTo: all at the end).
+    const count = (f: { content: string }): void => void (artifactBytes += Buffer.byteLength(f.content));
+    const plan =
+      assemblePlanTo === undefined
+        ? ((assembled) => (assembled.files.forEach(count), assembled.plan))(assemblePlan(model))
+        : assemblePlanTo(model, count);
     let planBytes = 1;
     writeJsonPretty(plan, 2, (s) => void (planBytes += Buffer.byteLength(s)));
-    return { planBytes, artifactBytes: files.reduce((sum, f) => sum + Buffer.byteLength(f.content), 0) };
+    return { planBytes, artifactBytes };
   };
   const size = planOnce();
   const walls: number[] = [];

@@ -18,7 +18,8 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { InputError } from '../errors.js';
-import type { AssembledPlan } from '../plan/assemble.js';
+import type { AssembledPlan, FileSink } from '../plan/assemble.js';
+import type { Plan } from '../plan/types.js';
 import { ChunkedWriter, writeJsonPretty } from '../util/json.js';
 
 /** Written into every plan directory; its presence lets the next `plan --out` replace the directory. */
@@ -88,6 +89,18 @@ export function writeJsonFile(path: string, value: unknown): void {
 }
 
 export function writePlanDir(target: string, assembled: AssembledPlan): void {
+  writePlanDirFrom(target, (sink) => {
+    assembled.files.forEach(sink);
+    return assembled.plan;
+  });
+}
+
+/**
+ * Writes the plan `build` makes, each artifact as `build` hands it to the sink
+ * (a large plan's artifact texts are never all in memory), then plan.json;
+ * returns the plan.
+ */
+export function writePlanDirFrom(target: string, build: (sink: FileSink) => Plan): Plan {
   const dir = resolve(target);
   const parent = dirname(dir);
   if (!existsSync(parent))
@@ -95,17 +108,21 @@ export function writePlanDir(target: string, assembled: AssembledPlan): void {
   const tmp = join(parent, `.${basename(dir)}.tmp-${process.pid}`);
   const old = join(parent, `.${basename(dir)}.old-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
+  let plan: Plan;
   try {
     mkdirSync(join(tmp, 'artifacts'), { recursive: true });
     writeFileSync(join(tmp, PLAN_MARKER), MARKER_TEXT);
-    writeJsonFile(join(tmp, 'plan.json'), assembled.plan);
-    for (const file of assembled.files) {
+    const made = new Set<string>();
+    plan = build((file) => {
       const path = join(tmp, file.localPath);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, file.content);
+      const folder = dirname(path);
+      if (!made.has(folder)) mkdirSync(folder, { recursive: true });
+      made.add(folder);
       // Artifacts keep their mode so an upload can copy it; never wider than 0644 here.
+      writeFileSync(path, file.content, { mode: Number.parseInt(file.mode, 8) & 0o644 });
       chmodSync(path, Number.parseInt(file.mode, 8) & 0o644);
-    }
+    });
+    writeJsonFile(join(tmp, 'plan.json'), plan);
     if (existsSync(dir)) renameSync(dir, old);
     renameSync(tmp, dir);
   } catch (error) {
@@ -114,4 +131,5 @@ export function writePlanDir(target: string, assembled: AssembledPlan): void {
     throw error;
   }
   rmSync(old, { recursive: true, force: true });
+  return plan;
 }

@@ -18,11 +18,21 @@ import { DEFAULT_WINDOWS_OPTIONS, windowsTasks } from './tasks/windows.js';
 import { PLAN_API_VERSION, STAGES, type Artifact, type Command, type Plan, type Stage, type Task } from './types.js';
 import type { RenderedArtifact } from '../render/types.js';
 
+/** An artifact with its content and where it lies under the plan directory. */
+export type PlanFile = RenderedArtifact & { readonly localPath: string };
+
 export interface AssembledPlan {
   readonly plan: Plan;
   /** Contents of `plan.artifacts`, same order. */
-  readonly files: readonly (RenderedArtifact & { readonly localPath: string })[];
+  readonly files: readonly PlanFile[];
 }
+
+/**
+ * Takes each artifact as soon as its contributor has rendered it (`plan --out`
+ * writes it to disk there and then), so the artifact texts of a large cluster
+ * are never all held at once. Called in contributor order, not plan order.
+ */
+export type FileSink = (file: PlanFile) => void;
 
 /** A step that adds tasks and artifacts for one concern (facts, validations, …). */
 export type PlanContributor = (model: ClusterModel) => { tasks: Task[]; artifacts?: RenderedArtifact[] };
@@ -49,25 +59,57 @@ export function assemblePlan(
   model: ClusterModel,
   contributors: readonly PlanContributor[] = CONTRIBUTORS,
 ): AssembledPlan {
-  const parts = contributors.map((c) => c(model));
+  const texts = new Map<string, string>();
+  const files: PlanFile[] = [];
+  const plan = assemblePlanTo(
+    model,
+    (f) => {
+      // One copy of each distinct text: many nodes' artifacts are the same file.
+      let content = texts.get(f.content);
+      if (content === undefined) texts.set(f.content, (content = f.content));
+      files.push(content === f.content ? f : { ...f, content });
+    },
+    contributors,
+  );
+  return { plan, files: files.sort((a, b) => compare(a.localPath, b.localPath)) };
+}
+
+/**
+ * The plan, its artifacts handed to `sink` one contributor at a time instead
+ * of returned: what a plan holds of each artifact is its path, mode and SHA-256.
+ */
+export function assemblePlanTo(
+  model: ClusterModel,
+  sink: FileSink,
+  contributors: readonly PlanContributor[] = CONTRIBUTORS,
+): Plan {
   const texts = new SharedTexts();
-  const raw = parts.flatMap((p) => p.tasks).map((t) => texts.task(t));
-  const files = parts
-    .flatMap((p) => p.artifacts ?? [])
-    .map((a) => ({ ...a, content: texts.text(a.content), localPath: artifactLocalPath(a.node, a.remotePath) }))
-    .sort((a, b) => compare(a.localPath, b.localPath));
-  const ids = downloadIds(raw, files, texts);
+  const raw: Task[] = [];
+  const artifacts: Artifact[] = [];
+  const fileRefs = new Set<string>();
+  for (const contribute of contributors) {
+    const part = contribute(model);
+    for (const t of part.tasks) raw.push(texts.task(t));
+    for (const a of part.artifacts ?? []) {
+      const localPath = artifactLocalPath(a.node, a.remotePath);
+      const { sha256, refs } = texts.artifact(a.content);
+      refs.forEach((id) => fileRefs.add(id));
+      artifacts.push({
+        id: artifactId(a.node, a.remotePath),
+        node: a.node,
+        remotePath: a.remotePath,
+        localPath,
+        mode: a.mode,
+        owner: a.owner,
+        sha256,
+      });
+      sink({ ...a, localPath });
+    }
+  }
+  artifacts.sort((a, b) => compare(a.localPath, b.localPath));
+  const ids = downloadIds(raw, fileRefs, texts);
   const tasks = sortTasks(linkTasks(model, raw, ids, texts));
   checkGraph(tasks);
-  const artifacts: Artifact[] = files.map((f) => ({
-    id: artifactId(f.node, f.remotePath),
-    node: f.node,
-    remotePath: f.remotePath,
-    localPath: f.localPath,
-    mode: f.mode,
-    owner: f.owner,
-    sha256: texts.sha256(f.content),
-  }));
   const body = {
     apiVersion: PLAN_API_VERSION as typeof PLAN_API_VERSION,
     kind: 'Plan' as const,
@@ -80,7 +122,7 @@ export function assemblePlan(
     warnings: model.warnings,
   };
   const hash = planHash(body);
-  const plan: Plan = {
+  return {
     apiVersion: body.apiVersion,
     kind: body.kind,
     hash,
@@ -92,19 +134,19 @@ export function assemblePlan(
     downloads: body.downloads,
     warnings: body.warnings,
   };
-  return { plan, files };
 }
 
 /**
- * One copy of each distinct script and artifact text (many tasks, per Windows
- * node above all, carry the same script, each built as a string of its own: a
- * plan of 5000 nodes held every copy), and what is computed from a text — its
- * `{{sha256:ID}}` references, its SHA-256 — computed once per distinct text.
+ * One copy of each distinct script text (many tasks, per Windows node above
+ * all, carry the same script, each built as a string of its own: a plan of
+ * 5000 nodes held every copy), and what is computed from a text — its
+ * `{{sha256:ID}}` references, an artifact's SHA-256 — computed once per
+ * distinct text.
  */
 class SharedTexts {
   private readonly seen = new Map<string, string>();
   private readonly refs = new Map<string, readonly string[]>();
-  private readonly digests = new Map<string, string>();
+  private readonly recentArtifacts = new Map<string, ArtifactFacts>();
 
   /** The one copy of `text` (the first seen). */
   text(text: string): string {
@@ -143,25 +185,43 @@ class SharedTexts {
     );
   }
 
-  sha256(text: string): string {
-    let digest = this.digests.get(text);
-    if (digest === undefined) {
-      digest = sha256Hex(text);
-      this.digests.set(text, digest);
+  /**
+   * An artifact text's SHA-256 and download references. Artifact texts are
+   * not kept (a plan --out writes them out as it goes), so only the most
+   * recent ones are remembered: enough for the files every node shares.
+   */
+  artifact(text: string): ArtifactFacts {
+    let facts = this.recentArtifacts.get(text);
+    if (facts !== undefined) {
+      this.recentArtifacts.delete(text);
+    } else {
+      facts = { sha256: sha256Hex(text), refs: text.includes('{{sha256:') ? sha256Refs(text) : [] };
+      if (this.recentArtifacts.size >= RECENT_ARTIFACTS) {
+        const oldest = this.recentArtifacts.keys().next().value;
+        if (oldest !== undefined) this.recentArtifacts.delete(oldest);
+      }
     }
-    return digest;
+    this.recentArtifacts.set(text, facts);
+    return facts;
   }
 }
 
-/** Every `{{sha256:ID}}` the tasks' scripts and the artifacts name, sorted. */
-function downloadIds(tasks: readonly Task[], files: readonly RenderedArtifact[], texts: SharedTexts): string[] {
-  const ids = new Set<string>();
+interface ArtifactFacts {
+  readonly sha256: string;
+  readonly refs: readonly string[];
+}
+
+/** How many artifact texts' facts are remembered (the files shared by every node are a few dozen). */
+const RECENT_ARTIFACTS = 256;
+
+/** Every `{{sha256:ID}}` the tasks' scripts and the artifacts (`fileRefs`) name, sorted. */
+function downloadIds(tasks: readonly Task[], fileRefs: ReadonlySet<string>, texts: SharedTexts): string[] {
+  const ids = new Set<string>(fileRefs);
   const add = (text: string): void => texts.sha256Refs(text).forEach((id) => ids.add(id));
   for (const t of tasks) {
     if (t.check !== null) add(t.check.script);
     add(t.apply.script);
   }
-  for (const f of files) add(f.content);
   return [...ids].sort();
 }
 

@@ -2,9 +2,9 @@ import type { Command } from 'commander';
 import { resolveModel } from '../../model/resolve.js';
 import { auditPlan, auditText, guardAudit } from '../../audit/index.js';
 import { FindingsError } from '../../errors.js';
-import { assemblePlan } from '../../plan/assemble.js';
+import { assemblePlan, assemblePlanTo } from '../../plan/assemble.js';
 import type { CliIo } from '../io.js';
-import { checkPlanOut, writePlanDir } from '../plan-dir.js';
+import { checkPlanOut, writePlanDirFrom } from '../plan-dir.js';
 import { renderPlanText } from '../render-plan.js';
 import { outputFor } from '../settings.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
@@ -30,17 +30,29 @@ export function registerPlan(program: Command, io: CliIo): void {
     const keep = [io.cwd, ...(loaded.file === undefined ? [] : [loaded.file])];
     const dir =
       opts.out === undefined ? undefined : checkPlanOut(opts.out, io.cwd, { force: opts.force === true, keep });
-    const assembled = assemblePlan(resolveModel(loaded));
-    if (dir !== undefined) writePlanDir(dir, assembled);
+    const model = resolveModel(loaded);
+    // The audit reads the artifacts' texts; a plan directory alone takes each as it is made.
+    const assembled = dir === undefined || opts.audit === true ? assemblePlan(model) : undefined;
+    let plan = assembled?.plan;
+    if (dir !== undefined)
+      plan = writePlanDirFrom(dir, (sink) => {
+        if (assembled === undefined) return assemblePlanTo(model, sink);
+        assembled.files.forEach(sink);
+        return assembled.plan;
+      });
+    if (plan === undefined) throw new Error('plan: neither assembled nor written');
     // The guard webhook (kubemix guard install, default namespace, reading pull secrets) is audited beside the plan.
-    const audit = opts.audit === true ? auditPlan(assembled, { extra: guardAudit('kubemix-guard', true) }) : undefined;
+    const audit =
+      assembled !== undefined && opts.audit === true
+        ? auditPlan(assembled, { extra: guardAudit('kubemix-guard', true) })
+        : undefined;
     if (audit !== undefined) {
       if (out.json) out.document(audit);
       else out.text(auditText(audit));
-    } else if (out.json) out.document(assembled.plan);
-    else out.text(renderPlanText(assembled.plan));
+    } else if (out.json) out.document(plan);
+    else out.text(renderPlanText(plan));
     for (const w of loaded.warnings) out.diagnostic(w);
-    for (const w of assembled.plan.warnings.filter(
+    for (const w of plan.warnings.filter(
       (pw) => !loaded.warnings.some((lw) => lw.code === pw.code && lw.path === pw.path),
     )) {
       out.diagnostic({ ...w, severity: 'warning' });
