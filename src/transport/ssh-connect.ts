@@ -61,7 +61,12 @@ export async function connectEndpoint(endpoint: Endpoint, options: ConnectOption
   };
   const client = new Client();
   return new Promise((resolve, reject) => {
+    let settled = false;
     const onError = (error: Error): void => {
+      // ssh2 may report more than once (a handshake timeout, then "Connection lost before handshake" as the
+      // socket closes): the first settles, the later ones are expected and must not go unheard (uncaught).
+      if (settled) return;
+      settled = true;
       client.end();
       reject(
         refusal ??
@@ -73,8 +78,9 @@ export async function connectEndpoint(endpoint: Endpoint, options: ConnectOption
           ),
       );
     };
-    client.once('error', onError);
+    client.on('error', onError);
     client.once('ready', () => {
+      settled = true;
       client.off('error', onError);
       client.setNoDelay(options.noDelay ?? true);
       resolve(client);
