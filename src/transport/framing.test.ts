@@ -1,15 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  FrameReader,
-  SH_DRIVER,
-  driverCommand,
-  frameHeader,
-  frameShCommand,
-  powershellDriver,
-  shellQuote,
-  psQuote,
-} from './framing.js';
+import { FrameReader, driverCommand, frameHeader, powershellDriver, shellQuote, psQuote } from './framing.js';
+import { SH_DRIVER, frameShCommand } from './sh-driver.js';
 import { uploadScript } from './scripts.js';
 
 function read(marker: string, chunks: readonly string[]): { out: string; ends: string[] } {
@@ -63,8 +55,8 @@ describe('session framing', () => {
 
   it('keeps scripts and secrets off the command line', () => {
     const cmd = driverCommand('sh', 'KMx');
-    assert.ok(cmd.startsWith("sh -c '") && cmd.endsWith("' kubemix KMx"));
-    assert.ok(SH_DRIVER.includes('head -c "$sl" > "$d/s"'), 'the script arrives on stdin into a file');
+    assert.ok(cmd.startsWith("bash --norc -c '") && cmd.endsWith("' kubemix KMx"));
+    assert.ok(SH_DRIVER.includes('head -c "$1" > "$2"'), 'the script arrives on stdin into a file');
     assert.ok(SH_DRIVER.includes('umask 077'));
     assert.ok(SH_DRIVER.includes('sudo -n --'), 'non-root users get non-interactive sudo for root tasks');
     assert.equal(shellQuote("it's"), `'it'\\''s'`);
@@ -108,7 +100,7 @@ describe('the sh driver, run here', () => {
       'no newline at the end',
       `# long ${'x'.repeat(3000)}`,
     ];
-    const child = spawn('sh', ['-c', SH_DRIVER, 'kubemix', marker], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn('bash', ['--norc', '-c', SH_DRIVER, 'kubemix', marker], { stdio: ['pipe', 'pipe', 'inherit'] });
     const outputs: string[] = [];
     let current: Buffer[] = [];
     const reader = new FrameReader(
@@ -131,8 +123,8 @@ describe('the sh driver, run here', () => {
     });
     const scripts = tricky.map((t) => `${t}\ncat "$0"; cat\n`);
     scripts.forEach((script, i) => {
-      const frame = frameShCommand(i + 1, Buffer.from(script), Buffer.from(`stdin ${i}`), 'user', 30);
-      assert.equal(frame.includes(Buffer.from(`${i + 1} L `)), i !== 3, `inline only when short (${i})`);
+      const frame = frameShCommand(i + 1, [{ script: Buffer.from(script), timeoutMs: 30_000 }], Buffer.from(`stdin ${i}`), 'user');
+      assert.equal(frame.includes(Buffer.from(`${i + 1} user 7 30 L\n`)), i !== 3, `inline only when short (${i})`);
       child.stdin.write(frame);
     });
     child.stdin.end();
