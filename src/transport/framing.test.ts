@@ -77,7 +77,7 @@ describe('session framing', () => {
 
   it('keeps scripts and secrets off the command line', () => {
     const cmd = driverCommand('sh', 'KMx');
-    assert.ok(cmd.startsWith("bash --norc -c '") && cmd.endsWith("' kubemix KMx"));
+    assert.ok(cmd.startsWith("exec bash --norc -c '") && cmd.endsWith("' kubemix KMx"));
     assert.ok(SH_DRIVER.includes('head -c "$1" > "$2"'), 'the script arrives on stdin into a file');
     assert.ok(SH_DRIVER.includes('umask 077'));
     assert.ok(SH_DRIVER.includes('sudo -n --'), 'non-root users get non-interactive sudo for root tasks');

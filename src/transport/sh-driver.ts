@@ -150,5 +150,6 @@ export function frameShCommand(id: number, parts: readonly ShPart[], stdin: Buff
 
 /** The command line that starts an sh session's driver (no secrets: marker and driver text only). */
 export function shDriverCommand(marker: string): string {
-  return `bash --norc -c ${shellQuote(SH_DRIVER)} kubemix ${marker}`;
+  // exec: the login shell that sshd runs the command line in (sh -c) does not stay behind.
+  return `exec bash --norc -c ${shellQuote(SH_DRIVER)} kubemix ${marker}`;
 }
