@@ -25,6 +25,14 @@ function alive(pid: number): boolean {
   }
 }
 
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 /** Whether `pid` is still running after up to a second (a SIGKILL takes effect asynchronously). */
 async function stillRuns(pid: number): Promise<boolean> {
   for (let i = 0; i < 20 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -107,6 +115,20 @@ describe('session watchdog on real sshd test hosts', { skip, timeout: 90_000 }, 
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.ok(alive(pid), 'a daemon a command started on purpose survives (as under timeout(1))');
     process.kill(pid, 'SIGKILL');
+  });
+
+  it('ends a session whose watchdog is gone instead of running a command unbounded; the next one works', async () => {
+    const driver = Number((await t.exec(sh('echo $PPID', 5000))).stdout);
+    const children = readFileSync(`/proc/${driver}/task/${driver}/children`, 'utf8').trim().split(' ');
+    const watchdog = children.map(Number).find((pid) => /kubemix-watchdog/.test(cmdline(pid)));
+    assert.ok(watchdog !== undefined, `no watchdog among the driver's children ${children.join(' ')}`);
+    process.kill(watchdog, 'SIGKILL');
+    await assert.rejects(t.exec(sh('echo unbounded', 5000)), (e: Error & { transient?: boolean }) => {
+      assert.match(e.message, /session closed/);
+      assert.equal(e.transient, true, 'the executor retries it');
+      return true;
+    });
+    assert.equal((await t.exec(sh('echo next', 5000))).stdout, 'next\n', 'a new session, with its own watchdog');
   });
 
   it('fails a timed-out task with an error naming the task and the part', async () => {

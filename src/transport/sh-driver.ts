@@ -66,6 +66,7 @@ export const SH_DRIVER = [
   // As root when sudo allows: only root may kill a root command's process group.
   '{ if [ -n "$su" ] && sudo -n true; then exec sudo -n -- bash --norc -c "$W" kubemix-watchdog "$$" "$d"; fi',
   '  exec bash --norc -c "$W" kubemix-watchdog "$$" "$d"; } </dev/null >/dev/null 5>&- 6>&- 7>&- &',
+  'w=$!',
   `printf '${READY} %s\\n' "$d"`,
   `get() { if [ "$1" = L ]; then IFS= read -r s; printf '%b' "$s" > "$2"; s=""; else head -c "$1" > "$2"; fi; }`,
   // One script in its own process group, bounded by the watchdog: $1 script, $2 seconds, $3 stdin.
@@ -79,6 +80,8 @@ export const SH_DRIVER = [
   '  if [ "$k" = 1 ]; then rc=124; fi',
   '}',
   'while IFS=" " read -r id pv il t1 s1 t2 s2; do',
+  // No command runs unbounded: without its watchdog the session ends (the client opens another).
+  '  kill -0 "$w" || exit 75',
   '  get "$s1" "$d/s"',
   '  if [ -n "$s2" ]; then get "$s2" "$d/a"; fi',
   '  if [ "$il" -gt 0 ]; then head -c "$il" > "$d/i"; else : > "$d/i"; fi',
