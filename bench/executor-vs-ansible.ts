@@ -74,7 +74,13 @@ function pinHosts(net: TestNet): void {
   mkdirSync(CGROUP, { recursive: true });
   for (const h of net.hosts) {
     for (const pid of execFileSync('ip', ['netns', 'pids', h.ns], { encoding: 'utf8' }).split('\n').filter(Boolean)) {
-      writeFileSync(join(CGROUP, 'cgroup.procs'), pid);
+      try {
+        writeFileSync(join(CGROUP, 'cgroup.procs'), pid);
+      } catch (error) {
+        // Listed, then gone before it was moved (a short-lived process in the namespace).
+        if ((error as NodeJS.ErrnoException).code === 'ESRCH') continue;
+        throw error;
+      }
       spawnSync('taskset', ['-a', '-p', '-c', '1', pid], { stdio: 'ignore' });
     }
   }

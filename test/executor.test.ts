@@ -10,6 +10,7 @@ import { acquireLock } from '../src/exec/lock.js';
 import { summary } from '../src/cli/render/plain.js';
 import { KnownHostsFile } from '../src/transport/known-hosts.js';
 import { DEFAULT_SSH_OPTIONS, SshTransport } from '../src/transport/ssh.js';
+import { ShellSession } from '../src/transport/shell-session.js';
 import type { HostTransport } from '../src/transport/types.js';
 
 const skip = harnessAvailable();
@@ -92,23 +93,32 @@ describe('executor on real sshd hosts', { skip, timeout: 120_000 }, () => {
   it('one command per task on the host: check and apply folded; a second run only checks', async () => {
     const state = newStateDir(net);
     const knownHosts = await new KnownHostsFile(kh).load();
-    const counts = { exec: 0, converge: 0 };
+    const counts = { exec: 0, converge: 0, frames: 0 };
     const transportFor = (host: string): HostTransport => {
       const conn = net.connection(net.hosts.find((h) => h.name === host)!);
       const t = new SshTransport(conn, { ...DEFAULT_SSH_OPTIONS, knownHosts, trustNewHosts: false, maxSessions: 4 });
       const exec = t.exec.bind(t);
       t.exec = (r) => (counts.exec++, exec(r));
       const converge = t.converge.bind(t);
-      t.converge = (c, a) => (counts.converge++, counts.exec--, converge(c, a));
+      t.converge = (c, a) => (counts.converge++, converge(c, a));
       return t;
     };
-    const first = await run(chainPlan('fold'), state, kh, { transportFor });
-    assert.equal(first.result?.changes, 13, String(first.error));
-    assert.deepEqual(counts, { exec: 0, converge: 13 }, 'one framed command for each of the 13 tasks');
-    rmSync(join(state, 'journal.json'));
-    const second = await run(chainPlan('fold'), state, kh, { transportFor });
-    assert.equal(second.result?.changes, 0, 'every check passed, nothing applied again');
-    assert.deepEqual(counts, { exec: 0, converge: 26 });
+    const sessionRun = ShellSession.prototype.run;
+    ShellSession.prototype.run = function (...args) {
+      counts.frames++;
+      return sessionRun.apply(this, args);
+    };
+    try {
+      const first = await run(chainPlan('fold'), state, kh, { transportFor });
+      assert.equal(first.result?.changes, 13, String(first.error));
+      assert.deepEqual(counts, { exec: 0, converge: 13, frames: 13 }, 'one framed command for each of the 13 tasks');
+      rmSync(join(state, 'journal.json'));
+      const second = await run(chainPlan('fold'), state, kh, { transportFor });
+      assert.equal(second.result?.changes, 0, 'every check passed, nothing applied again');
+      assert.deepEqual(counts, { exec: 0, converge: 26, frames: 26 });
+    } finally {
+      ShellSession.prototype.run = sessionRun;
+    }
     assert.equal(lines(join(net.hosts[0]!.dir, 'fold', 'apply.log')).length, 4);
   });
 

@@ -1,7 +1,8 @@
-// Check and apply folded into one command keep one timeout each: a slow check
-// cannot hand its unused time to the apply, and a check that overruns its own
-// timeout stops the task without applying. Run for real through the local
-// transport (the same script and the same timeout(1) as over SSH).
+// Check and apply keep one timeout each: a slow check cannot hand its unused
+// time to the apply, and a check that overruns its own timeout stops the task
+// without applying. Run for real through the local transport (two commands,
+// each under timeout(1)); the SSH session's folded command is tested the same
+// way in test/transport.test.ts and test/watchdog.test.ts.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { LocalTransport } from './local.js';

@@ -1,15 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  FrameReader,
-  SH_DRIVER,
-  driverCommand,
-  frameHeader,
-  frameShCommand,
-  powershellDriver,
-  shellQuote,
-  psQuote,
-} from './framing.js';
+import { FrameReader, driverCommand, frameHeader, powershellDriver, shellQuote, psQuote } from './framing.js';
+import { SH_DRIVER, frameShCommand, shSeconds } from './sh-driver.js';
 import { uploadScript } from './scripts.js';
 
 function read(marker: string, chunks: readonly string[]): { out: string; ends: string[] } {
@@ -61,10 +53,32 @@ describe('session framing', () => {
     assert.equal(frameHeader(3, script, Buffer.from('in'), 'root', 29.2).toString(), `3 ${script.length} 2 root 30\n`);
   });
 
+  it('frames a check and an apply with a limit each, to the millisecond; ends say which part gave the code', () => {
+    const parts = [
+      { script: Buffer.from('test -f /x'), timeoutMs: 1500 },
+      { script: Buffer.from('touch /x'), timeoutMs: 2000 },
+    ];
+    assert.equal(
+      frameShCommand(5, parts, Buffer.from('in'), 'root').toString(),
+      '5 root 2 1.5 L 2 L\ntest -f /x\ntouch /x\nin',
+    );
+    assert.equal(shSeconds(0), '0.001', 'never 0, which bash read -t takes as a poll');
+    assert.throws(() => frameShCommand(1, [], Buffer.alloc(0), 'root'), /1 or 2 scripts/);
+    const { ends } = read('KMp', ['a\nKMp 5 3 2\nb\nKMp 6 0\n']);
+    assert.deepEqual(ends, ['5:3|a', '6:0|ab']);
+    const parts2: number[] = [];
+    new FrameReader(
+      'KMp',
+      () => undefined,
+      (e) => parts2.push(e.part),
+    ).push(Buffer.from('\nKMp 5 3 2\n\nKMp 6 0\n'));
+    assert.deepEqual(parts2, [2, 1], 'part 2: the apply ran; no part field (PowerShell): 1');
+  });
+
   it('keeps scripts and secrets off the command line', () => {
     const cmd = driverCommand('sh', 'KMx');
-    assert.ok(cmd.startsWith("sh -c '") && cmd.endsWith("' kubemix KMx"));
-    assert.ok(SH_DRIVER.includes('head -c "$sl" > "$d/s"'), 'the script arrives on stdin into a file');
+    assert.ok(cmd.startsWith("exec bash --norc -c '") && cmd.endsWith("' kubemix KMx"));
+    assert.ok(SH_DRIVER.includes('head -c "$1" > "$2"'), 'the script arrives on stdin into a file');
     assert.ok(SH_DRIVER.includes('umask 077'));
     assert.ok(SH_DRIVER.includes('sudo -n --'), 'non-root users get non-interactive sudo for root tasks');
     assert.equal(shellQuote("it's"), `'it'\\''s'`);
@@ -108,7 +122,7 @@ describe('the sh driver, run here', () => {
       'no newline at the end',
       `# long ${'x'.repeat(3000)}`,
     ];
-    const child = spawn('sh', ['-c', SH_DRIVER, 'kubemix', marker], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn('bash', ['--norc', '-c', SH_DRIVER, 'kubemix', marker], { stdio: ['pipe', 'pipe', 'inherit'] });
     const outputs: string[] = [];
     let current: Buffer[] = [];
     const reader = new FrameReader(
@@ -131,8 +145,13 @@ describe('the sh driver, run here', () => {
     });
     const scripts = tricky.map((t) => `${t}\ncat "$0"; cat\n`);
     scripts.forEach((script, i) => {
-      const frame = frameShCommand(i + 1, Buffer.from(script), Buffer.from(`stdin ${i}`), 'user', 30);
-      assert.equal(frame.includes(Buffer.from(`${i + 1} L `)), i !== 3, `inline only when short (${i})`);
+      const frame = frameShCommand(
+        i + 1,
+        [{ script: Buffer.from(script), timeoutMs: 30_000 }],
+        Buffer.from(`stdin ${i}`),
+        'user',
+      );
+      assert.equal(frame.includes(Buffer.from(`${i + 1} user 7 30 L\n`)), i !== 3, `inline only when short (${i})`);
       child.stdin.write(frame);
     });
     child.stdin.end();

@@ -2,50 +2,26 @@
 // from the channel's stdin and runs them one after another, so a task costs a
 // few bytes on an open channel instead of a new SSH channel (~150-230 ms here).
 //
-// Wire format, client → host, per command:
-//   "<id> <scriptBytes> <stdinBytes> <privilege> <timeoutSeconds>\n" + script + stdin
-// or, for a short sh script, the script on one line in printf %b escapes
-// (read by the shell itself: no `head` process for it):
-//   "<id> L <stdinBytes> <privilege> <timeoutSeconds>\n" + escaped script + "\n" + stdin
+// Wire format of the sh driver, client → host, per command:
+//   "<id> <privilege> <stdinBytes> <seconds> <script> [<seconds> <script>]\n" + scripts + stdin
+// where each <script> is a byte count (its bytes follow) or `L` (a short script
+// on one line in printf %b escapes, read by the shell itself: no `head` process).
+// Two scripts are a check and an apply: the apply runs only when the check
+// exits neither 0 nor timed out, each under its own time limit.
 // host → client, on stdout and on stderr after the command's own output:
-//   "\n<marker> <id> <exitCode>\n"
+//   "\n<marker> <id> <exitCode> <part>\n"   (part: which script gave the exit code, 1 or 2)
 // The marker is a per-session random nonce given on the driver's command line
 // (it is not a secret: it only has to be unpredictable to the commands' output).
 // Scripts are written to 0600 files in a 0700 directory and fed their stdin
 // from a file, so no script text ever reaches a command line.
+// The PowerShell driver reads the older header "<id> <scriptBytes> <stdinBytes>
+// <privilege> <seconds>" and ends with "<marker> <id> <exitCode>" (part 1).
 import { psQuote, shellQuote } from '../util/escape/index.js';
+import { READY, shDriverCommand } from './sh-driver.js';
 
 // Re-exported: the executor's scripts quote with the same rules as planned scripts.
 export { psQuote, shellQuote };
-
-export const READY = 'KUBEMIX-READY';
-
-/** POSIX sh driver; `$1` is the marker. Runs each command under `timeout`, stdin from its framed bytes. */
-export const SH_DRIVER = [
-  'umask 077',
-  'm="$1"',
-  'd=$(mktemp -d "${TMPDIR:-/tmp}/kubemix.XXXXXXXX") || exit 70',
-  'trap \'rm -rf "$d"\' EXIT',
-  "trap 'exit 129' HUP",
-  "trap 'exit 143' TERM",
-  'if [ "$(id -u)" = 0 ]; then su=""; else su="sudo -n --"; fi',
-  `printf '${READY} %s\\n' "$d"`,
-  'while IFS=" " read -r id sl il pv to; do',
-  '  if [ "$sl" = L ]; then IFS= read -r s; printf \'%b\' "$s" > "$d/s"; s=""; else head -c "$sl" > "$d/s"; fi',
-  '  if [ "$il" -gt 0 ]; then head -c "$il" > "$d/i"; else : > "$d/i"; fi',
-  '  if [ "$pv" = root ]; then p="$su"; else p=""; fi',
-  // timeout(1) puts the command in its own process group; kills it (and -k 5 later, hard) on expiry.
-  '  if [ "$to" -gt 0 ]; then $p timeout -k 5 "$to" sh "$d/s" < "$d/i"; rc=$?',
-  // Timeout 0: the script bounds its own parts (a folded check and apply, converge.ts). It is
-  // kubemix's own wrapper, so as root it runs in a subshell: a fork, not two more programs.
-  '  elif [ -n "$p" ]; then $p sh "$d/s" < "$d/i"; rc=$?',
-  '  else ( . "$d/s" ) < "$d/i"; rc=$?; fi',
-  // Truncate with builtins (no extra process per command): no script text lingers between commands.
-  '  : > "$d/s"; : > "$d/i"',
-  `  printf '\\n%s %s %s\\n' "$m" "$id" "$rc"`,
-  `  printf '\\n%s %s %s\\n' "$m" "$id" "$rc" >&2`,
-  'done',
-].join('\n');
+export { READY };
 
 /**
  * PowerShell driver for Windows hosts (OpenSSH with PowerShell as the shell).
@@ -98,11 +74,12 @@ export function powershellDriver(marker: string): string {
 
 /** The command line that starts a session's driver (no secrets: marker and driver text only). */
 export function driverCommand(shell: 'sh' | 'powershell', marker: string): string {
-  if (shell === 'sh') return `sh -c ${shellQuote(SH_DRIVER)} kubemix ${marker}`;
+  if (shell === 'sh') return shDriverCommand(marker);
   const encoded = Buffer.from(powershellDriver(marker), 'utf16le').toString('base64');
   return `powershell.exe -NoProfile -NonInteractive -ExecutionPolicy Bypass -EncodedCommand ${encoded}`;
 }
 
+/** The PowerShell driver's header (it reads whole seconds, at least 1). */
 export function frameHeader(
   id: number,
   script: Buffer,
@@ -110,54 +87,15 @@ export function frameHeader(
   privilege: string,
   timeoutSeconds: number,
 ): Buffer {
-  // 0 only when asked for (the script bounds itself); otherwise at least 1 s: timeout(1) reads 0 as no limit.
-  const to = timeoutSeconds === 0 ? 0 : Math.max(1, Math.ceil(timeoutSeconds));
+  const to = Math.max(1, Math.ceil(timeoutSeconds));
   return Buffer.from(`${id} ${script.length} ${stdin.length} ${privilege} ${to}\n`);
-}
-
-/**
- * Scripts up to this many escaped bytes travel on one line: dash reads a line
- * a byte per read(2), which costs less than starting `head` up to a few KiB.
- */
-export const INLINE_SCRIPT_MAX = 2048;
-
-/**
- * The script in printf %b escapes (POSIX printf, the %b conversion): backslash
- * doubled, newline as \n, other control bytes as \0ooo; undefined when it holds
- * a NUL byte or is too long for one line.
- */
-export function inlineScript(script: Buffer): string | undefined {
-  if (script.length > INLINE_SCRIPT_MAX || script.includes(0)) return undefined;
-  let out = '';
-  for (const byte of script) {
-    if (byte === 0x5c) out += '\\\\';
-    else if (byte === 0x0a) out += '\\n';
-    else if (byte < 0x20 || byte === 0x7f) out += `\\0${byte.toString(8).padStart(3, '0')}`;
-    else out += String.fromCharCode(byte);
-  }
-  const encoded = Buffer.from(out, 'latin1');
-  return encoded.length > INLINE_SCRIPT_MAX ? undefined : out;
-}
-
-/** One command as the sh driver reads it: inline when short, else by byte length. */
-export function frameShCommand(
-  id: number,
-  script: Buffer,
-  stdin: Buffer,
-  privilege: string,
-  timeoutSeconds: number,
-): Buffer {
-  const inline = inlineScript(script);
-  if (inline === undefined)
-    return Buffer.concat([frameHeader(id, script, stdin, privilege, timeoutSeconds), script, stdin]);
-  const header = frameHeader(id, Buffer.alloc(0), stdin, privilege, timeoutSeconds).toString('latin1');
-  const line = header.replace(/^(\d+) 0 /, '$1 L ');
-  return Buffer.concat([Buffer.from(`${line}${inline}\n`, 'latin1'), stdin]);
 }
 
 export interface FrameEnd {
   readonly id: number;
   readonly code: number;
+  /** Which of the command's scripts gave the code: 2 when a check failed and its apply ran. */
+  readonly part: number;
 }
 
 /**
@@ -189,14 +127,14 @@ export class FrameReader {
         this.flush(at);
         return;
       }
-      const [id, code] = this.buffer
+      const [id, code, part] = this.buffer
         .subarray(at + this.needle.length, eol)
         .toString('latin1')
         .trim()
         .split(' ');
       this.flush(at);
       this.buffer = this.buffer.subarray(eol - at + 1);
-      this.onEnd({ id: Number(id), code: Number(code) });
+      this.onEnd({ id: Number(id), code: Number(code), part: part === '2' ? 2 : 1 });
     }
   }
 

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { userInfo } from 'node:os';
 import { TransportError } from './errors.js';
 import { uploadScript, readFileScript } from './scripts.js';
-import { convergeWith } from './converge.js';
+import { convergeApart } from './converge.js';
 import {
   TailBuffer,
   type ConvergeResult,
@@ -56,9 +56,9 @@ export class LocalTransport implements Transport {
     });
   }
 
-  /** Check and apply in one process tree instead of two. */
+  /** Check, then apply if it failed: two processes, each under its own timeout(1). */
   converge(check: ExecRequest, apply: ExecRequest): Promise<ConvergeResult> {
-    return convergeWith((r) => this.exec(r), check, apply);
+    return convergeApart((r) => this.exec(r), check, apply);
   }
 
   async upload(request: UploadRequest): Promise<void> {

@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Client, ClientChannel } from 'ssh2';
 import type { Shell } from '../model/types.js';
-import { FrameReader, READY, driverCommand, frameHeader, frameShCommand, type FrameEnd } from './framing.js';
+import { FrameReader, READY, driverCommand, frameHeader, type FrameEnd } from './framing.js';
+import { frameShCommand } from './sh-driver.js';
 import { TailBuffer, type ExecRequest, type ExecResult } from './types.js';
 import { TransportError } from './errors.js';
 
@@ -14,12 +15,29 @@ interface Pending {
   readonly stderr: TailBuffer;
   readonly started: number;
   readonly ends: FrameEnd[];
-  readonly resolve: (result: ExecResult) => void;
+  readonly resolve: (result: SessionResult) => void;
   readonly reject: (error: Error) => void;
 }
 
 /** Extra time past a command's own timeout before the client gives up on the connection. */
 const CLIENT_GRACE_MS = 15_000;
+const DEFAULT_TIMEOUT_MS = 3_600_000;
+
+/** A command's result and which of its scripts gave the exit code (2: a failed check's apply). */
+export interface SessionResult extends ExecResult {
+  readonly part: number;
+}
+
+/** The driver exited before saying it was ready: no bash on the host is named as such. */
+function notStarted(host: string, said: string): TransportError {
+  if (/bash\b.*not found|bash: No such file/.test(said))
+    return new TransportError(
+      host,
+      `the host has no bash: kubemix's session driver runs in bash (install it: apt-get/dnf install bash)`,
+      false,
+    );
+  return new TransportError(host, `the remote shell exited before starting: ${said.slice(0, 200)}`, true);
+}
 
 export class ShellSession {
   private pending: Pending | undefined;
@@ -79,29 +97,29 @@ export class ShellSession {
       ready(this);
       if (head.length > eol + 1) out.push(head.subarray(eol + 1));
     });
-    this.channel.stderr.on('data', (chunk: Buffer) => (started ? err.push(chunk) : undefined));
+    let early = '';
+    this.channel.stderr.on('data', (chunk: Buffer) => (started ? err.push(chunk) : (early += chunk.toString())));
     this.channel.on('close', () => {
       this.closed = true;
       const error = this.failure ?? new TransportError(this.host, 'the remote shell session closed', true);
-      if (!started)
-        fail(
-          new TransportError(
-            this.host,
-            `the remote shell exited before starting: ${head.toString().slice(0, 200)}`,
-            true,
-          ),
-        );
+      if (!started) fail(notStarted(this.host, `${head.toString()}${early}`));
       this.pending?.reject(error);
       this.pending = undefined;
     });
   }
 
-  run(request: ExecRequest): Promise<ExecResult> {
+  /**
+   * Runs `request`; with `check` (sh only), runs the check first and
+   * `request` only when the check exits neither 0 nor timed out, each under
+   * its own time limit, in one framed command. Output goes to `request`'s callbacks.
+   */
+  run(request: ExecRequest, check?: ExecRequest): Promise<SessionResult> {
     if (this.closed) return Promise.reject(new TransportError(this.host, 'session closed', true));
     if (this.pending) return Promise.reject(new Error('session busy'));
+    if (check !== undefined && this.shell !== 'sh') return Promise.reject(new Error('a check folds into sh only'));
     const id = this.nextId++;
-    const timeoutSeconds = (request.timeoutMs ?? 3_600_000) / 1000;
-    const result = new Promise<ExecResult>((resolve, reject) => {
+    const timeoutMs = (request.timeoutMs ?? DEFAULT_TIMEOUT_MS) + (check ? (check.timeoutMs ?? DEFAULT_TIMEOUT_MS) : 0);
+    const result = new Promise<SessionResult>((resolve, reject) => {
       this.pending = {
         id,
         request,
@@ -118,21 +136,24 @@ export class ShellSession {
         this.destroy(
           new TransportError(
             this.host,
-            `no answer ${Math.round(timeoutSeconds)} s + grace after starting a command: connection presumed lost`,
+            `no answer ${Math.round(timeoutMs / 1000)} s + grace after starting a command: connection presumed lost`,
             true,
           ),
         ),
-      timeoutSeconds * 1000 + CLIENT_GRACE_MS,
+      timeoutMs + CLIENT_GRACE_MS,
     );
-    const script = Buffer.from(request.script);
-    const stdin = request.stdin ?? Buffer.alloc(0);
-    const to = request.boundsItself === true ? 0 : timeoutSeconds;
-    this.channel.write(
-      this.shell === 'sh'
-        ? frameShCommand(id, script, stdin, request.privilege, to)
-        : Buffer.concat([frameHeader(id, script, stdin, request.privilege, to), script, stdin]),
-    );
+    this.channel.write(this.frame(id, request, check));
     return result.finally(() => clearTimeout(timer));
+  }
+
+  private frame(id: number, request: ExecRequest, check: ExecRequest | undefined): Buffer {
+    const stdin = request.stdin ?? Buffer.alloc(0);
+    const part = (r: ExecRequest) => ({ script: Buffer.from(r.script), timeoutMs: r.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    if (this.shell === 'sh')
+      return frameShCommand(id, check ? [part(check), part(request)] : [part(request)], stdin, request.privilege);
+    const script = Buffer.from(request.script);
+    const seconds = (request.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000;
+    return Buffer.concat([frameHeader(id, script, stdin, request.privilege, seconds), script, stdin]);
   }
 
   private data(stream: 'stdout' | 'stderr', chunk: Buffer): void {
@@ -151,6 +172,7 @@ export class ShellSession {
     const code = p.ends[0]?.code ?? 255;
     p.resolve({
       code,
+      part: p.ends[0]?.part ?? 1,
       timedOut: code === 124,
       stdout: p.stdout.toString(),
       stderr: p.stderr.toString(),

@@ -8,7 +8,7 @@ import { connectEndpoint, type ConnectOptions, type Endpoint } from './ssh-conne
 import { ShellSession } from './shell-session.js';
 import { TransportError } from './errors.js';
 import { readFileScript, uploadScript } from './scripts.js';
-import { convergeWith } from './converge.js';
+import { convergeApart, foldable, foldedResult } from './converge.js';
 import {
   TailBuffer,
   type ConvergeResult,
@@ -164,9 +164,15 @@ export class SshTransport implements Transport {
     }
   }
 
-  /** Check and apply in one framed command (sh); apart on PowerShell. */
-  converge(check: ExecRequest, apply: ExecRequest): Promise<ConvergeResult> {
-    return convergeWith((r) => this.exec(r), check, apply);
+  /** Check and apply in one framed command (sh); apart on PowerShell or mixed privileges. */
+  async converge(check: ExecRequest, apply: ExecRequest): Promise<ConvergeResult> {
+    if (!foldable(check, apply)) return convergeApart((r) => this.exec(r), check, apply);
+    const session = await this.acquire();
+    try {
+      return foldedResult(await session.run(apply, check));
+    } finally {
+      this.release(session);
+    }
   }
 
   async upload(request: UploadRequest): Promise<void> {

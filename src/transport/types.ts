@@ -10,12 +10,6 @@ export interface ExecRequest {
   /** Bytes given to the script on its standard input. */
   readonly stdin?: Buffer;
   readonly timeoutMs?: number;
-  /**
-   * The script bounds its own parts with timeout(1) (a folded check and
-   * apply): a framed sh session runs it without a timeout of its own and
-   * `timeoutMs` only bounds how long the client waits for the answer.
-   */
-  readonly boundsItself?: boolean;
   readonly signal?: AbortSignal;
   readonly onStdout?: (chunk: Buffer) => void;
   readonly onStderr?: (chunk: Buffer) => void;
