@@ -48,10 +48,13 @@ describe('Windows PowerShell is well-formed and follows the rules', () => {
         ...win.flatMap((t) =>
           [t.apply, t.check].filter((x) => x !== null).map((x) => ({ where: t.id, text: x.script })),
         ),
-        // The helpers file is dot-sourced, not run on its own: its own test below.
+        // The helpers file runs dot-sourced, after its caller's `$ErrorActionPreference = 'Stop'`.
         ...files
-          .filter((f) => f.remotePath.endsWith('.ps1') && f.remotePath !== HELPERS_PATH)
-          .map((f) => ({ where: f.remotePath, text: f.content })),
+          .filter((f) => f.remotePath.endsWith('.ps1'))
+          .map((f) => ({
+            where: f.remotePath,
+            text: f.remotePath === HELPERS_PATH ? `$ErrorActionPreference = 'Stop'\n${f.content}` : f.content,
+          })),
       ];
       assert.ok(scripts.length > 20);
       for (const s of scripts) {
