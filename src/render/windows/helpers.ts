@@ -21,7 +21,7 @@ import { WINDOWS_NODES, type RenderedArtifact } from '../types.js';
 import { CALICO_ENDPOINT_FUNCTION } from './calico.js';
 import { DOWNLOAD_FUNCTION } from './downloads.js';
 import { WIN } from './paths.js';
-import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, definitionsOf, lineMask, mayDefine, q, withoutUnusedHelpers } from './ps.js';
+import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, definitionsOf, pruning, q, withoutDefinitions } from './ps.js';
 import { checkThat, type WindowsScripts } from './step.js';
 import { TOKEN_FUNCTIONS } from './token.js';
 
@@ -66,21 +66,18 @@ export const DOT_SOURCE_HELPERS = `if (-not (Test-Path -LiteralPath ${q(HELPERS_
  * is a kubemix bug (two helpers drifted apart), refused here.
  */
 export function withHelpersFile(script: string): string {
-  const pruned = withoutUnusedHelpers(script);
-  if (!mayDefine(pruned)) return pruned;
-  const lines = pruned.split('\n');
-  const defs = definitionsOf(lines);
-  if (defs === undefined) return pruned;
-  const fromFile = defs.filter((d) => {
-    const known = FILE_DEFINITIONS.get(d.name.toLowerCase());
+  const p = pruning(script);
+  if (p === undefined) return script;
+  const fromFile = p.defs.filter((d) => {
+    const known = p.dropped.has(d) ? undefined : FILE_DEFINITIONS.get(d.name.toLowerCase());
     if (known === undefined) return false;
     if (known.text !== d.text)
       throw new Error(`a Windows script defines ${d.name} other than ${HELPERS_PATH} does: the two must be one text`);
     return true;
   });
-  if (fromFile.length === 0) return pruned;
-  const gone = lineMask(lines.length, fromFile);
-  return `${DOT_SOURCE_HELPERS}${lines.filter((_, i) => gone[i] === 0).join('\n')}`;
+  if (p.dropped.size === 0 && fromFile.length === 0) return script;
+  const body = withoutDefinitions(p.lines, [...p.dropped, ...fromFile]);
+  return fromFile.length === 0 ? body : `${DOT_SOURCE_HELPERS}${body}`;
 }
 
 /**

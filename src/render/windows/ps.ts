@@ -128,26 +128,33 @@ function mentions(text: string, name: string): boolean {
 }
 
 /** Marks the lines of `defs` in a mask of `size` lines. */
-export function lineMask(size: number, defs: Iterable<Definition>): Uint8Array {
+function lineMask(size: number, defs: Iterable<Definition>): Uint8Array {
   const mask = new Uint8Array(size);
   for (const d of defs) mask.fill(1, d.start, d.end);
   return mask;
 }
 
+/** A script's lines and definitions, and the definitions it does not need. */
+export interface Pruning {
+  readonly lines: readonly string[];
+  readonly defs: readonly Definition[];
+  /** Never used, or a second identical copy of one that is. */
+  readonly dropped: Set<Definition>;
+}
+
 /**
- * The script without the helper definitions it never uses, and without a
- * second, identical copy of one: what runs is unchanged, as a definition does
- * nothing until something calls it. A definition stays when its name appears
- * anywhere in the rest of what stays (code, string or comment), found from
- * the script's own statements through the helpers they use. A script whose
- * definitions cannot be delimited is returned as it is.
+ * Which helper definitions a script never uses, and which repeat an
+ * identical earlier one. A definition is used when its name appears anywhere
+ * in the rest of what stays (code, string or comment), found from the
+ * script's own statements through the helpers they use. Undefined when the
+ * script defines nothing, or its definitions cannot be delimited.
  */
-export function withoutUnusedHelpers(script: string): string {
+export function pruning(script: string): Pruning | undefined {
   // Most scripts define nothing: no need to split them into lines (definitions start at column 0).
-  if (!mayDefine(script)) return script;
+  if (!mayDefine(script)) return undefined;
   const lines = script.split('\n');
   const defs = definitionsOf(lines);
-  if (defs === undefined || defs.length === 0) return script;
+  if (defs === undefined || defs.length === 0) return undefined;
   const first = new Map<string, Definition>();
   const dropped = new Set<Definition>();
   for (const d of defs) {
@@ -167,7 +174,22 @@ export function withoutUnusedHelpers(script: string): string {
     }
   }
   for (const d of defs) if (!used.has(d) && !dropped.has(d)) dropped.add(d);
-  if (dropped.size === 0) return script;
+  return { lines, defs, dropped };
+}
+
+/** The script's lines without those of `dropped`, joined. */
+export function withoutDefinitions(lines: readonly string[], dropped: Iterable<Definition>): string {
   const gone = lineMask(lines.length, dropped);
   return lines.filter((_, i) => gone[i] === 0).join('\n');
+}
+
+/**
+ * The script without the helper definitions it never uses, and without a
+ * second, identical copy of one (`pruning`): what runs is unchanged, as a
+ * definition does nothing until something calls it. A script whose
+ * definitions cannot be delimited is returned as it is.
+ */
+export function withoutUnusedHelpers(script: string): string {
+  const p = pruning(script);
+  return p === undefined || p.dropped.size === 0 ? script : withoutDefinitions(p.lines, p.dropped);
 }
