@@ -20,12 +20,15 @@ import { resolveModel } from '../src/model/resolve.js';
 import { assemblePlan } from '../src/plan/assemble.js';
 import { assertSameCni, deployedCni } from '../src/plan/cni-switch.js';
 import { assembleResetPlan } from '../src/plan/reset.js';
+import { HELPERS_PATH } from '../src/render/windows/helpers.js';
 import { WIN } from '../src/render/windows/paths.js';
 import { readSpec } from '../src/spec/read.js';
 import { CALICO_CRDS, crdErrors } from './helpers/calico-crd.js';
 import { repoPath } from './helpers/cli.js';
-import { CALICO_COMBOS, CALICO_TASK_ORDER, comboName, modelFor, specText } from './windows/fixtures.js';
-import { lintPowerShell, parseErrors } from './windows/powershell.js';
+import { CALICO_COMBOS, CALICO_TASK_ORDER, comboName, hostFiles, modelFor, specText } from './windows/fixtures.js';
+import { lintPowerShell, parseErrors, undefinedHelpers } from './windows/powershell.js';
+
+const STOP = "$ErrorActionPreference = 'Stop'\n";
 
 type Obj = Record<string, any>;
 const DEPLOY = 'task-deploy-cluster';
@@ -163,16 +166,20 @@ describe('Calico × Windows Server 2022 × 1.35/1.36/1.37 (golden fixtures)', ()
       const reset = assembleResetPlan(m);
       const scripts = [
         ...[...up.plan.tasks, ...reset.plan.tasks].flatMap((t) =>
-          [t.check, t.apply].flatMap((x) => (x?.shell === 'powershell' ? [[t.id, x.script] as const] : [])),
+          [t.check, t.apply].flatMap((x) => (x?.shell === 'powershell' ? [[t.id, x.script, t.host] as const] : [])),
         ),
+        // The helpers file runs dot-sourced, after its caller's `$ErrorActionPreference = 'Stop'`.
         ...[...up.files, ...reset.files]
           .filter((f) => f.remotePath.endsWith('.ps1'))
-          .map((f) => [f.remotePath, f.content] as const),
+          .map(
+            (f) => [f.remotePath, f.remotePath === HELPERS_PATH ? `${STOP}${f.content}` : f.content, f.node] as const,
+          ),
       ];
       assert.ok(scripts.length > 20);
-      for (const [where, text] of scripts) {
+      for (const [where, text, host] of scripts) {
         assert.deepEqual(parseErrors(text), [], where);
         assert.deepEqual(lintPowerShell(text), [], where);
+        assert.deepEqual(undefinedHelpers(text, hostFiles(up.plan, up.files, host)), [], where);
       }
     });
   }

@@ -1,3 +1,4 @@
+import { withHelpersFile } from '../render/windows/helpers.js';
 import { withoutUnusedHelpers } from '../render/windows/ps.js';
 import type { Command, SecretCapture, Stage, Task } from './types.js';
 
@@ -82,5 +83,16 @@ export function powershell(script: string): Command {
  */
 export function powershellCommand(script: string): Command {
   const body = withoutUnusedHelpers(script.endsWith('\n') ? script : `${script}\n`);
+  return { shell: 'powershell', privilege: 'root', script: `$ErrorActionPreference = 'Stop'\n${body}` };
+}
+
+/**
+ * A Windows worker step's apply: as `powershellCommand`, with the helpers the
+ * node's helpers file holds dot-sourced from it instead of defined inline
+ * (render/windows/helpers.ts). Only for a task that runs after the node's
+ * win-helpers task.
+ */
+export function powershellUsingHelpersFile(script: string): Command {
+  const body = withHelpersFile(script.endsWith('\n') ? script : `${script}\n`);
   return { shell: 'powershell', privilege: 'root', script: `$ErrorActionPreference = 'Stop'\n${body}` };
 }

@@ -16,8 +16,8 @@ import {
 } from '../../src/render/windows/boot-rules.js';
 import { WIN } from '../../src/render/windows/paths.js';
 import { flanneldServiceXml } from '../../src/render/windows/services.js';
-import { modelFor, type Combo } from './fixtures.js';
-import { decisionBranches, nodesOfType, parseErrors, type DecisionBranch } from './powershell.js';
+import { hostFiles, modelFor, type Combo } from './fixtures.js';
+import { decisionBranches, nodesOfType, parseErrors, withDotSourcedInline, type DecisionBranch } from './powershell.js';
 
 const NATIVE: Combo = { k8s: '1.36', os: 'windows-2022', backend: 'vxlan' };
 const HOSTPROCESS: Combo = { ...NATIVE, hostProcess: true };
@@ -232,8 +232,10 @@ describe('boot.ps1 has no deadline and the services restart on failure', () => {
       );
       assert.match(script, /while \(\$true\) \{\n {2}try \{/);
       assert.match(script, new RegExp(`\\$delay = \\[Math\\]::Min\\(\\$delay \\* 2, ${BOOT_BACKOFF.maxSeconds}\\)`));
-      const { plan } = assemblePlan(modelFor(c));
-      const order = plan.tasks.find((t) => t.host === 'win-01' && t.name === 'win-boot-order')?.apply.script ?? '';
+      const { plan, files } = assemblePlan(modelFor(c));
+      const apply = plan.tasks.find((t) => t.host === 'win-01' && t.name === 'win-boot-order')?.apply.script ?? '';
+      // What runs: the apply with the helpers file it dot-sources.
+      const order = withDotSourcedInline(apply, hostFiles(plan, files, 'win-01'));
       assert.match(order, /-ExecutionTimeLimit \(\[TimeSpan\]::Zero\)/);
       assert.match(order, /Set-KubemixRestart -Name \$name -Enabled \$true/);
       // The SCM repeats the last failure action for every later failure: restart with no count limit.

@@ -1,6 +1,7 @@
 // Models for Windows tests, built through the real spec pipeline.
 import { resolveModel, type ClusterModel } from '../../src/model/resolve.js';
 import { readSpec } from '../../src/spec/read.js';
+import type { Plan } from '../../src/plan/types.js';
 
 export interface Combo {
   readonly k8s: '1.34' | '1.35' | '1.36' | '1.37';
@@ -16,6 +17,7 @@ export interface Combo {
 
 /** The first-join order of a Windows worker's tasks (native mode; win-source-vip with vxlan only). */
 export const WINDOWS_TASK_ORDER = [
+  'win-helpers',
   'win-preflight',
   'win-hosts-file',
   'win-containers-feature',
@@ -46,6 +48,7 @@ export const GOLDEN_COMBOS: readonly Combo[] = [
 
 /** The first-join order of a Calico Windows worker's tasks: no External network, flanneld or CNI config of ours. */
 export const CALICO_TASK_ORDER = [
+  'win-helpers',
   'win-preflight',
   'win-hosts-file',
   'win-containers-feature',
@@ -138,4 +141,20 @@ ${extra}${windows}`;
 
 export function modelFor(c: Combo): ClusterModel {
   return resolveModel(readSpec({ kind: 'file', path: `${comboName(c)}.yaml`, text: specText(c) }));
+}
+
+/** The files a host's tasks upload, by remote path: what its scripts can dot-source. */
+export function hostFiles(
+  plan: Pick<Plan, 'tasks' | 'artifacts'>,
+  files: readonly { readonly content: string }[],
+  host: string,
+): Map<string, string> {
+  const index = new Map(plan.artifacts.map((a, i) => [a.id, { a, content: files[i]?.content ?? '' }]));
+  const out = new Map<string, string>();
+  for (const t of plan.tasks.filter((x) => x.host === host))
+    for (const u of t.uploads) {
+      const found = index.get(u.artifact);
+      if (found !== undefined) out.set(found.a.remotePath, found.content);
+    }
+  return out;
 }

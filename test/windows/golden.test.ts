@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { assemblePlan } from '../../src/plan/assemble.js';
+import { WINDOWS_NODES } from '../../src/render/types.js';
 import { CALICO_COMBOS, GOLDEN_COMBOS, HOSTPROCESS_COMBOS, comboName, modelFor, type Combo } from './fixtures.js';
 
 // dist/test/windows → the repository's test/golden/windows.
@@ -26,8 +27,10 @@ function render(c: Combo): string {
     out.push('--- apply', t.apply.script.trimEnd(), '');
   }
   // Install media (Autounattend.xml and its script, on the hypervisor) have golden files of their own (unattend.test.ts).
+  // The helpers file: one artifact every Windows node uploads.
   const mine = (x: { node: string; remotePath: string }): boolean =>
     x.node === 'win-01' ||
+    x.node === WINDOWS_NODES ||
     (x.node === 'cluster' &&
       (x.remotePath === 'manifests/windows-hostprocess.yaml' || x.remotePath === 'manifests/calico.yaml'));
   for (const f of files.filter(mine)) out.push(`### file ${f.remotePath}`, f.content.trimEnd(), '');

@@ -5,10 +5,20 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assemblePlan } from '../../src/plan/assemble.js';
 import { assertNoForbidden } from '../../src/plan/tasks/windows.js';
-import type { Task } from '../../src/plan/types.js';
+import type { Plan, Task } from '../../src/plan/types.js';
+import { HELPERS_PATH } from '../../src/render/windows/helpers.js';
 import type { RenderedArtifact } from '../../src/render/types.js';
 import { WIN, SOURCE_VIP_PLACEHOLDER } from '../../src/render/windows/paths.js';
-import { GOLDEN_COMBOS, WINDOWS_TASK_ORDER as ORDER, comboName, modelFor, type Combo } from './fixtures.js';
+import {
+  CALICO_COMBOS,
+  GOLDEN_COMBOS,
+  HOSTPROCESS_COMBOS,
+  WINDOWS_TASK_ORDER as ORDER,
+  comboName,
+  modelFor,
+  type Combo,
+} from './fixtures.js';
+import { dotSourcedFiles } from './powershell.js';
 
 /** True when `later` transitively depends on `earlier`. */
 function dependsOn(tasks: readonly Task[], later: Task, earlier: Task): boolean {
@@ -29,6 +39,61 @@ function winTasks(c: Combo): { all: Task[]; win: Task[]; files: ReturnType<typeo
   const { plan, files } = assemblePlan(modelFor(c));
   return { all: [...plan.tasks], win: plan.tasks.filter((t) => t.host === 'win-01'), files };
 }
+
+/**
+ * What is wrong with the plan's dot-sourcing: a check that dot-sources (`--check` runs checks in
+ * no order), a file no task on the host uploads, an apply that does not wait for the task that does.
+ * Returns the problems and how many scripts dot-source.
+ */
+function dotSourceProblems(plan: Pick<Plan, 'tasks' | 'artifacts'>): { problems: string[]; count: number } {
+  const all = [...plan.tasks];
+  const byId = new Map(plan.artifacts.map((a) => [a.id, a]));
+  const problems: string[] = [];
+  let count = 0;
+  for (const t of all.filter((x) => x.apply.shell === 'powershell'))
+    for (const [part, command] of [
+      ['check', t.check],
+      ['apply', t.apply],
+    ] as const)
+      for (const path of dotSourcedFiles(command?.script ?? '')) {
+        count += 1;
+        if (part === 'check') problems.push(`${t.id}: its check dot-sources ${path}`);
+        const placing = all.filter(
+          (p) => p.host === t.host && p.uploads.some((u) => byId.get(u.artifact)?.remotePath === path),
+        );
+        if (placing.length === 0) problems.push(`${t.id} dot-sources ${path}, which no task on ${t.host} uploads`);
+        else if (!placing.some((p) => p === t || dependsOn(all, t, p)))
+          problems.push(`${t.id} dot-sources ${path} but does not wait for ${placing.map((p) => p.id).join(', ')}`);
+      }
+  return { problems, count };
+}
+
+describe('a script that dot-sources the helpers file runs after the task placing it', () => {
+  for (const c of [...GOLDEN_COMBOS, ...CALICO_COMBOS, ...HOSTPROCESS_COMBOS]) {
+    it(comboName(c), () => {
+      const { problems, count } = dotSourceProblems(assemblePlan(modelFor(c)).plan);
+      assert.deepEqual(problems, []);
+      assert.ok(count >= 8, `only ${count} scripts dot-source the helpers file`);
+    });
+  }
+
+  it('catches an apply that no longer waits for win-helpers, and a check that dot-sources', () => {
+    const { plan } = assemblePlan(modelFor(GOLDEN_COMBOS[0] as Combo));
+    const preflight = plan.tasks.find((t) => t.host === 'win-01' && t.name === 'win-preflight');
+    assert.ok(preflight !== undefined && dotSourcedFiles(preflight.apply.script).length === 1);
+    const cut = plan.tasks.map((t) => (t === preflight ? { ...t, after: [] } : t));
+    // Every later step waited through win-preflight: they lose win-helpers too.
+    assert.ok(
+      dotSourceProblems({ ...plan, tasks: cut }).problems.includes(
+        `${preflight.id} dot-sources ${HELPERS_PATH} but does not wait for task-prepare-cluster/win-01/win-helpers`,
+      ),
+    );
+    const checked = plan.tasks.map((t) => (t === preflight ? { ...t, check: t.apply } : t));
+    assert.deepEqual(dotSourceProblems({ ...plan, tasks: checked }).problems, [
+      `${preflight.id}: its check dot-sources ${HELPERS_PATH}`,
+    ]);
+  });
+});
 
 describe('first-join order is enforced by the task DAG', () => {
   for (const c of GOLDEN_COMBOS) {

@@ -144,3 +144,59 @@ export function nodesOfType(script: string, type: string): string[] {
     .rootNode.descendantsOfType(type)
     .map((n) => n.text);
 }
+
+/**
+ * The files a script dot-sources (`. 'C:\path'`), by their literal paths; a
+ * dot-source of anything but one single-quoted literal is returned as
+ * `?<its text>`, which no file matches.
+ */
+export function dotSourcedFiles(script: string): string[] {
+  const out: string[] = [];
+  walk(parse(script).rootNode, (n) => {
+    if (n.type !== 'command' || n.children[0]?.type !== 'command_invokation_operator') return;
+    if (n.children[0].text !== '.') return;
+    const name = n.childForFieldName('command_name')?.text ?? '';
+    const literal = /^'((?:[^']|'')*)'$/.exec(name);
+    out.push(literal?.[1] === undefined ? `?${name}` : literal[1].replaceAll("''", "'"));
+  });
+  return out;
+}
+
+/**
+ * kubemix helpers (`*-Kubemix*` commands, and the HNS type) a script calls
+ * but neither defines nor dot-sources: `files` maps the remote paths of the
+ * files on the script's host to their text. A dot-sourced file that is not
+ * among them is reported as `file <path>`.
+ */
+export function undefinedHelpers(script: string, files: ReadonlyMap<string, string> = new Map()): string[] {
+  const sources = [script];
+  const missing: string[] = [];
+  for (const path of dotSourcedFiles(script)) {
+    const text = files.get(path);
+    if (text === undefined) missing.push(`file ${path}`);
+    else sources.push(text);
+  }
+  const defined = new Set(sources.flatMap((s) => nodesOfType(s, 'function_name')).map((n) => n.toLowerCase()));
+  const called = nodesOfType(script, 'command_name').filter((n) => /-Kubemix/i.test(n));
+  missing.push(...called.filter((n) => !defined.has(n.toLowerCase())));
+  const hnsType = sources.some((s) => s.includes('public static class KubemixHns'));
+  if (sources.some((s) => s.includes('[KubemixHns]::')) && !hnsType) missing.push('KubemixHns');
+  return [...new Set(missing)];
+}
+
+/** What runs: the script with each dot-sourced file of `files` put in place of its dot-source. */
+export function withDotSourcedInline(script: string, files: ReadonlyMap<string, string>): string {
+  let out = script;
+  for (const path of dotSourcedFiles(script)) {
+    const text = files.get(path);
+    if (text !== undefined) out = out.replace(`. '${path.replaceAll("'", "''")}'\n`, text);
+  }
+  return out;
+}
+
+/** The types of a script's top-level statements (and comments), in order. */
+export function topLevelStatements(script: string): string[] {
+  const list = parse(script).rootNode.namedChildren.find((n) => n.type === 'statement_list');
+  const top = parse(script).rootNode.namedChildren.filter((n) => n.type === 'comment');
+  return [...top, ...(list?.namedChildren ?? [])].sort((a, b) => a.startIndex - b.startIndex).map((n) => n.type);
+}

@@ -8,13 +8,28 @@ import type { Plan, Task } from '../../src/plan/types.js';
 import type { RenderedArtifact } from '../../src/render/types.js';
 import { natExceptions, hnsNetworkName } from '../../src/render/windows/network.js';
 import { WIN } from '../../src/render/windows/paths.js';
-import { GOLDEN_COMBOS, comboName, modelFor, type Combo } from './fixtures.js';
-import { lintPowerShell, nodesOfType, parseErrors, secretProblems } from './powershell.js';
-import { HNS_FUNCTIONS, withoutUnusedHelpers } from '../../src/render/windows/ps.js';
+import { GOLDEN_COMBOS, comboName, hostFiles, modelFor, type Combo } from './fixtures.js';
+import {
+  dotSourcedFiles,
+  lintPowerShell,
+  parseErrors,
+  secretProblems,
+  topLevelStatements,
+  undefinedHelpers,
+} from './powershell.js';
+import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, withoutUnusedHelpers } from '../../src/render/windows/ps.js';
+import { HELPERS_CONTENT, HELPERS_PATH, HELPER_NAMES, withHelpersFile } from '../../src/render/windows/helpers.js';
+import { WINDOWS_NODES } from '../../src/render/types.js';
+import { sha256Hex } from '../../src/util/json.js';
 
-function planFor(c: Combo): { plan: Plan; files: readonly RenderedArtifact[]; win: Task[] } {
+function planFor(c: Combo): {
+  plan: Plan;
+  files: readonly RenderedArtifact[];
+  win: Task[];
+  onHost: ReadonlyMap<string, string>;
+} {
   const { plan, files } = assemblePlan(modelFor(c));
-  return { plan, files, win: plan.tasks.filter((t) => t.host === 'win-01') };
+  return { plan, files, win: plan.tasks.filter((t) => t.host === 'win-01'), onHost: hostFiles(plan, files, 'win-01') };
 }
 
 function file(files: readonly RenderedArtifact[], path: string): string {
@@ -28,33 +43,59 @@ const ALL: readonly Combo[] = [...GOLDEN_COMBOS, { k8s: '1.35', os: 'windows-202
 describe('Windows PowerShell is well-formed and follows the rules', () => {
   for (const c of ALL) {
     it(comboName(c), () => {
-      const { files, win } = planFor(c);
+      const { files, win, onHost } = planFor(c);
       const scripts = [
         ...win.flatMap((t) =>
           [t.apply, t.check].filter((x) => x !== null).map((x) => ({ where: t.id, text: x.script })),
         ),
-        ...files.filter((f) => f.remotePath.endsWith('.ps1')).map((f) => ({ where: f.remotePath, text: f.content })),
+        // The helpers file runs dot-sourced, after its caller's `$ErrorActionPreference = 'Stop'`.
+        ...files
+          .filter((f) => f.remotePath.endsWith('.ps1'))
+          .map((f) => ({
+            where: f.remotePath,
+            text: f.remotePath === HELPERS_PATH ? `$ErrorActionPreference = 'Stop'\n${f.content}` : f.content,
+          })),
       ];
       assert.ok(scripts.length > 20);
       for (const s of scripts) {
         assert.deepEqual(parseErrors(s.text), [], `${s.where} does not parse`);
         assert.deepEqual(lintPowerShell(s.text), [], `${s.where} breaks a rule`);
-        assert.deepEqual(undefinedHelpers(s.text), [], `${s.where} calls a helper it does not define`);
+        assert.deepEqual(undefinedHelpers(s.text, onHost), [], `${s.where} calls a helper it does not define`);
       }
       for (const f of files) assert.deepEqual(secretProblems(f.content), [], `${f.remotePath} holds a secret`);
     });
   }
 });
 
-/** kubemix helpers a script calls (by the parser's command names) but does not define; the HNS type too. */
-function undefinedHelpers(script: string): string[] {
-  const defined = new Set(nodesOfType(script, 'function_name').map((n) => n.toLowerCase()));
-  const called = nodesOfType(script, 'command_name').filter((n) => /-Kubemix/i.test(n));
-  const missing = called.filter((n) => !defined.has(n.toLowerCase()));
-  if (script.includes('[KubemixHns]::') && !script.includes('public static class KubemixHns'))
-    missing.push('KubemixHns');
-  return [...new Set(missing)];
-}
+describe('the helpers file', () => {
+  it('parses, defines functions only, calls only what it defines, and is ASCII', () => {
+    assert.deepEqual(parseErrors(HELPERS_CONTENT), []);
+    assert.deepEqual(topLevelStatements(HELPERS_CONTENT), ['comment', ...HELPER_NAMES.map(() => 'function_statement')]);
+    assert.deepEqual(undefinedHelpers(HELPERS_CONTENT), []);
+    assert.doesNotMatch(HELPERS_CONTENT, /[^\x09\x0a\x20-\x7e]/);
+    assert.deepEqual(lintPowerShell(`$ErrorActionPreference = 'Stop'\n${HELPERS_CONTENT}`), []);
+  });
+
+  it('is named by its content: another text, another name', () => {
+    assert.match(HELPERS_PATH, /^C:\\k\\kubemix\\helpers-[0-9a-f]{16}\.ps1$/);
+    assert.ok(HELPERS_PATH.endsWith(`helpers-${sha256Hex(HELPERS_CONTENT).slice(0, 16)}.ps1`));
+  });
+
+  it('is one artifact in a plan, uploaded by every Windows node', () => {
+    const { plan, files } = assemblePlan(modelFor(ALL[0] as Combo));
+    const shared = plan.artifacts.filter((a) => a.remotePath === HELPERS_PATH);
+    assert.deepEqual(
+      shared.map((a) => a.id),
+      [`${WINDOWS_NODES}:${HELPERS_PATH}`],
+    );
+    assert.equal(files[plan.artifacts.indexOf(shared[0] as (typeof plan.artifacts)[number])]?.content, HELPERS_CONTENT);
+    const uploaders = plan.tasks.filter((t) => t.uploads.some((u) => u.artifact === shared[0]?.id));
+    assert.deepEqual(
+      uploaders.map((t) => t.name),
+      ['win-helpers'],
+    );
+  });
+});
 
 describe('the checks themselves catch what they are for', () => {
   it('a script calling a helper it lost is caught', () => {
@@ -64,6 +105,26 @@ describe('the checks themselves catch what they are for', () => {
       'Invoke-KubemixHns',
     ]);
     assert.deepEqual(undefinedHelpers("Stop-KubemixService -Name 'kubelet'\n"), ['Stop-KubemixService']);
+  });
+
+  it('a helper the helpers file does not hold is caught, and so is a dot-sourced file the host lacks', () => {
+    const onHost = new Map([[HELPERS_PATH, HELPERS_CONTENT]]);
+    const script = withHelpersFile(`${SERVICE_FUNCTIONS}Stop-KubemixService -Name 'kubelet'\n`);
+    assert.deepEqual(dotSourcedFiles(script), [HELPERS_PATH]);
+    assert.doesNotMatch(script, /^function /m, 'the definition went to the file');
+    assert.deepEqual(undefinedHelpers(script, onHost), []);
+    assert.deepEqual(undefinedHelpers(`${script}Get-KubemixNotAHelper -Name 'x'\n`, onHost), ['Get-KubemixNotAHelper']);
+    assert.deepEqual(undefinedHelpers(script), [`file ${HELPERS_PATH}`, 'Stop-KubemixService']);
+    const without = HELPERS_CONTENT.replace(/^function Stop-KubemixService[^]*?\n}\n/m, '');
+    assert.deepEqual(undefinedHelpers(script, new Map([[HELPERS_PATH, without]])), ['Stop-KubemixService']);
+  });
+
+  it("a script defining one of the file's helpers otherwise is refused at plan time", () => {
+    const drifted = SERVICE_FUNCTIONS.replace('-Force', '-Force -NoWait');
+    assert.throws(
+      () => withHelpersFile(`${drifted}Stop-KubemixService -Name 'kubelet'\n`),
+      /Stop-KubemixService other than/,
+    );
   });
 
   it('the grammar reports broken scripts', () => {

@@ -23,6 +23,7 @@ import { JOIN_SECRETS, flannelPod, flanneld, join } from '../../render/windows/j
 import { registeredName } from '../../render/windows/kubeadm.js';
 import { EXTERNAL_NETWORK, hnsNetworkName } from '../../render/windows/network.js';
 import { WIN } from '../../render/windows/paths.js';
+import { HELPERS_PATH, helpersStep } from '../../render/windows/helpers.js';
 import { hostsFile, windowsHostsEntries } from '../../render/windows/hosts.js';
 import { containersFeature, externalNetwork, preflight, rebootAfterFeature } from '../../render/windows/prepare.js';
 import { cniConfigStep, kubeProxy, kubeProxyConfig, sourceVip } from '../../render/windows/proxy.js';
@@ -54,6 +55,8 @@ export interface WindowsStep {
   readonly scripts: WindowsScripts;
   /** Remote paths of artifacts the step needs on the host first. */
   readonly uploads: readonly string[];
+  /** Remote paths of artifacts every Windows node shares (one file in the plan, WINDOWS_NODES), uploaded too. */
+  readonly sharedUploads?: readonly string[];
   readonly secrets: readonly string[];
   readonly timeoutSeconds: number;
   /** Earlier steps whose results this one reads (checked, not extra edges: the chain already orders them). */
@@ -90,6 +93,15 @@ function prepareSteps(
     ? [SECRET_NAMES.clusterCaCert]
     : [];
   return [
+    // First: every later step's apply dot-sources this file (render/windows/helpers.ts).
+    step({
+      stage: PREPARE,
+      name: 'win-helpers',
+      description: `place kubemix's PowerShell helper functions (${HELPERS_PATH}), which the later steps dot-source`,
+      scripts: perModel(model, 'helpers', helpersStep),
+      sharedUploads: [HELPERS_PATH],
+      timeoutSeconds: 60,
+    }),
     step({
       stage: PREPARE,
       name: 'win-preflight',

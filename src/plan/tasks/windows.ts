@@ -7,11 +7,12 @@ import { deleteNodeScript } from '../../render/windows/reset.js';
 import { forbiddenFor } from '../../render/windows/services.js';
 import { WIN } from '../../render/windows/paths.js';
 import { artifactId } from '../artifact-path.js';
-import { powershell, powershellCommand, sh, task } from '../task.js';
+import { powershell, powershellCommand, powershellUsingHelpersFile, sh, task } from '../task.js';
 import type { PlanNode } from '../../model/types.js';
 import type { Command, Task } from '../types.js';
 import type { WindowsScripts } from '../../render/windows/step.js';
-import type { RenderedArtifact } from '../../render/types.js';
+import { WINDOWS_NODES, type RenderedArtifact } from '../../render/types.js';
+import { helpersArtifact } from '../../render/windows/helpers.js';
 import { nodeReadyIds } from './driver.js';
 import { DEFAULT_WINDOWS_OPTIONS, windowsRecipe, type WindowsOptions } from './windows-recipe.js';
 import { oncePer } from '../../util/memo.js';
@@ -55,7 +56,10 @@ export function windowsNodeTasks(
         description: step.description,
         after,
         ...commandsOf(model, step.scripts),
-        uploads: step.uploads.map((p) => artifactId(node.name, p)),
+        uploads: [
+          ...step.uploads.map((p) => artifactId(node.name, p)),
+          ...(step.sharedUploads ?? []).map((p) => artifactId(WINDOWS_NODES, p)),
+        ],
         secrets: step.secrets,
         timeoutSeconds: step.timeoutSeconds,
         ...(step.reboots === undefined ? {} : { reboots: step.reboots }),
@@ -70,7 +74,10 @@ export function windowsNodeTasks(
  * A step's Commands, made once per scripts object: a step every node shares
  * (rendered once per model, one WindowsScripts object) gets the same Commands
  * on every node, found by identity; looking the texts up (as `powershell`
- * does) would hash every node's own scripts too.
+ * does) would hash every node's own scripts too. The apply dot-sources the
+ * node's helpers file (placed by the first step, which every later step
+ * follows in the chain); the check defines its helpers itself, since
+ * `--check` runs checks in no order, on nodes the file may not be on yet.
  */
 function commandsOf(model: ClusterModel, scripts: WindowsScripts): { check: Command | null; apply: Command } {
   const made = oncePer(model, 'windows:commands', () => new WeakMap<WindowsScripts, ReturnType<typeof commandsOf>>());
@@ -78,7 +85,7 @@ function commandsOf(model: ClusterModel, scripts: WindowsScripts): { check: Comm
   if (commands === undefined) {
     commands = {
       check: scripts.check === null ? null : powershellCommand(scripts.check),
-      apply: powershellCommand(scripts.apply),
+      apply: powershellUsingHelpersFile(scripts.apply),
     };
     made.set(scripts, commands);
   }
@@ -126,7 +133,11 @@ export function windowsTasks(
   options: WindowsTaskOptions = { ...DEFAULT_WINDOWS_OPTIONS, joinAfter: [] },
 ): { tasks: Task[]; artifacts: RenderedArtifact[] } {
   const parts = windowsWorkers(model).map((n) => windowsNodeTasks(model, n, options));
-  return { tasks: parts.flatMap((p) => p.tasks), artifacts: parts.flatMap((p) => p.artifacts) };
+  if (parts.length === 0) return { tasks: [], artifacts: [] };
+  // The helpers file: one artifact every node's win-helpers task uploads.
+  const helpers = helpersArtifact();
+  assertNoForbidden(model, [helpers], []);
+  return { tasks: parts.flatMap((p) => p.tasks), artifacts: [helpers, ...parts.flatMap((p) => p.artifacts)] };
 }
 
 /**

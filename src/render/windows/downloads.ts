@@ -31,22 +31,12 @@ export function downloadSecrets(model: ClusterModel): string[] {
 
 const CA_FILE = `${WIN.kubemix}\\cluster-ca.crt`;
 
-/** Defines `Get-KubemixDownload`; returns the verified file's path in the cache. */
-export function downloadFunction(model: ClusterModel): string {
-  const cached = downloadCache(model) !== undefined;
-  // curl.exe ships with Windows Server 2019 and later; Schannel cannot reach a CRL for the cluster CA (--ssl-no-revoke).
-  const source = cached
-    ? `New-Item -ItemType Directory -Force -Path ${q(WIN.kubemix)} | Out-Null
-Set-Content -LiteralPath ${q(CA_FILE)} -Value @'
-{{secret:${SECRET_NAMES.clusterCaCert}}}
-'@
-$kubemixFetch = @('--noproxy', '*', '--ssl-no-revoke', '--cacert', ${q(CA_FILE)})
-`
-    : `$kubemixProxy = ${q(proxyOf(model))}
-$kubemixFetch = @(if ($kubemixProxy -ne '') { '--proxy', $kubemixProxy })
-`;
-  return `$ProgressPreference = 'SilentlyContinue'
-${source}function Get-KubemixDownload([string]$Name, [string]$Version, [string]$Url, [string]$Hash) {
+/**
+ * `Get-KubemixDownload`: the verified file's path in the cache. It names no
+ * model value (the script sets `$kubemixFetch`, curl.exe's source options,
+ * before calling it), so every node and plan shares its text.
+ */
+export const DOWNLOAD_FUNCTION = `function Get-KubemixDownload([string]$Name, [string]$Version, [string]$Url, [string]$Hash) {
   if ($Hash -notmatch '^[0-9a-fA-F]{64}$') { throw "no verified SHA256 for $Name $Version (the executor fills it in)" }
   $dir = Join-Path ${q(WIN.cache)} $Version
   New-Item -ItemType Directory -Force -Path $dir | Out-Null
@@ -64,6 +54,23 @@ ${source}function Get-KubemixDownload([string]$Name, [string]$Version, [string]$
   return $file
 }
 `;
+
+/** Sets `$kubemixFetch` for this model's source and defines `Get-KubemixDownload`. */
+export function downloadFunction(model: ClusterModel): string {
+  const cached = downloadCache(model) !== undefined;
+  // curl.exe ships with Windows Server 2019 and later; Schannel cannot reach a CRL for the cluster CA (--ssl-no-revoke).
+  const source = cached
+    ? `New-Item -ItemType Directory -Force -Path ${q(WIN.kubemix)} | Out-Null
+Set-Content -LiteralPath ${q(CA_FILE)} -Value @'
+{{secret:${SECRET_NAMES.clusterCaCert}}}
+'@
+$kubemixFetch = @('--noproxy', '*', '--ssl-no-revoke', '--cacert', ${q(CA_FILE)})
+`
+    : `$kubemixProxy = ${q(proxyOf(model))}
+$kubemixFetch = @(if ($kubemixProxy -ne '') { '--proxy', $kubemixProxy })
+`;
+  return `$ProgressPreference = 'SilentlyContinue'
+${source}${DOWNLOAD_FUNCTION}`;
 }
 
 /** One `Get-KubemixDownload` call for a matrix entry, result in `$<variable>`. */

@@ -8,7 +8,7 @@ describe('withoutUnusedHelpers', () => {
   it('keeps only the helpers the statements call, and what those call', () => {
     const out = withoutUnusedHelpers(`${SERVICE_FUNCTIONS}${HNS_FUNCTIONS}$n = Get-KubemixHnsNetwork -Name 'x'\n`);
     assert.deepEqual(names(out), ['Invoke-KubemixHns', 'Get-KubemixHnsNetwork']);
-    assert.match(out, /^if \(-not \('KubemixHns' -as \[type\]\)\) \{$/m, 'the Add-Type block Invoke-KubemixHns needs');
+    assert.match(out, /^ {4}Add-Type -TypeDefinition @'$/m, 'Invoke-KubemixHns compiles its type itself');
     assert.ok(out.endsWith("$n = Get-KubemixHnsNetwork -Name 'x'\n"));
   });
 
@@ -23,6 +23,17 @@ describe('withoutUnusedHelpers', () => {
     const out = withoutUnusedHelpers(`${ACL_FUNCTIONS}${ACL_FUNCTIONS}Set-KubemixPrivateAcl -Path 'C:\\k'\n`);
     assert.deepEqual(names(out), ['Set-KubemixPrivateAcl']);
     assert.equal(out, `${ACL_FUNCTIONS}Set-KubemixPrivateAcl -Path 'C:\\k'\n`);
+  });
+
+  it('finds a function declared without parameters, and ends a definition at its own closing brace', () => {
+    const endpoint =
+      "function Get-KubemixEndpoint {\n  return Invoke-KubemixHns -Method 'GET' -Path '/endpoints/'\n}\n";
+    assert.equal(withoutUnusedHelpers(`${HNS_FUNCTIONS}${endpoint}Write-Output 1\n`), 'Write-Output 1\n');
+    const out = withoutUnusedHelpers(`${HNS_FUNCTIONS}${endpoint}Get-KubemixEndpoint\n`);
+    assert.equal(
+      out,
+      `${HNS_FUNCTIONS.replace(/^function Get-KubemixHnsNetwork[^]*/m, '')}${endpoint}Get-KubemixEndpoint\n`,
+    );
   });
 
   it('returns a script whose definitions do not end as it is', () => {

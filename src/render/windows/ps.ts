@@ -12,18 +12,23 @@ export const qList = psList;
 /**
  * The HNS v1 API of the in-box vmcompute.dll, the same entry point Microsoft's
  * own tooling wraps, so no helper module is downloaded. Returns the parsed
- * `Output` of a call, or throws HNS's error.
+ * `Output` of a call, or throws HNS's error. The type is compiled (Add-Type)
+ * at the first call, not where the functions are defined: a script that
+ * defines them without calling HNS (one that dot-sources every helper) pays
+ * nothing for them. The here-string's closing `'@` must start its line
+ * (PowerShell about_Quoting_Rules); the C# inside is indented, so the
+ * function still ends at the first `}` in column 0.
  */
-export const HNS_FUNCTIONS = `if (-not ('KubemixHns' -as [type])) {
-Add-Type -TypeDefinition @'
-using System.Runtime.InteropServices;
-public static class KubemixHns {
-    [DllImport("vmcompute.dll")]
-    public static extern void HNSCall([MarshalAs(UnmanagedType.LPWStr)] string method, [MarshalAs(UnmanagedType.LPWStr)] string path, [MarshalAs(UnmanagedType.LPWStr)] string request, [MarshalAs(UnmanagedType.LPWStr)] out string response);
-}
+export const HNS_FUNCTIONS = `function Invoke-KubemixHns([string]$Method, [string]$Path, [string]$Request = '') {
+  if (-not ('KubemixHns' -as [type])) {
+    Add-Type -TypeDefinition @'
+    using System.Runtime.InteropServices;
+    public static class KubemixHns {
+        [DllImport("vmcompute.dll")]
+        public static extern void HNSCall([MarshalAs(UnmanagedType.LPWStr)] string method, [MarshalAs(UnmanagedType.LPWStr)] string path, [MarshalAs(UnmanagedType.LPWStr)] string request, [MarshalAs(UnmanagedType.LPWStr)] out string response);
+    }
 '@
-}
-function Invoke-KubemixHns([string]$Method, [string]$Path, [string]$Request = '') {
+  }
   $response = ''
   [KubemixHns]::HNSCall($Method, $Path, $Request, [ref]$response)
   $result = $response | ConvertFrom-Json
@@ -72,7 +77,7 @@ export const ACL_FUNCTIONS = `function Set-KubemixPrivateAcl([string]$Path) {
 }
 `;
 
-interface Definition {
+export interface Definition {
   readonly name: string;
   readonly start: number;
   /** The line after the definition's closing `}`. */
@@ -80,33 +85,29 @@ interface Definition {
   readonly text: string;
 }
 
-/** A line where `definedName` may find a definition. */
-const DEFINITION_START = /^(?:function |if \(-not \()/m;
+/** A line where a definition may start: `function Name(` at column 0. */
+const DEFINITION_START = /^function /m;
 
-/** `function Name(` or the guarded Add-Type of HNS_FUNCTIONS, both at column 0; undefined for other lines. */
-function definedName(line: string): { name: string; typeBlock: boolean } | undefined {
-  if (!line.startsWith('function ') && !line.startsWith('if (-not (')) return undefined;
-  const fn = /^function ([A-Za-z][\w-]*)\s*\(/.exec(line);
-  if (fn?.[1] !== undefined) return { name: fn[1], typeBlock: false };
-  const type = /^if \(-not \('([A-Za-z]\w*)' -as \[type\]\)\) \{$/.exec(line);
-  return type?.[1] === undefined ? undefined : { name: type[1], typeBlock: true };
+/** Whether a script may define a function (a cheap test before splitting it into lines). */
+export function mayDefine(script: string): boolean {
+  return DEFINITION_START.test(script);
 }
 
 /**
- * The top-level definitions of a script: a function runs to the first `}` at
- * column 0 (bodies are indented); the Add-Type block to the `}` after its
- * here-string's closing `'@`. Undefined when a definition does not end.
+ * The top-level definitions of a script: `function Name(` at column 0 runs to
+ * the first `}` at column 0 (bodies are indented). Undefined when a
+ * definition does not end.
  */
-function definitionsOf(lines: readonly string[]): Definition[] | undefined {
+export function definitionsOf(lines: readonly string[]): Definition[] | undefined {
   const out: Definition[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const def = definedName(lines[i] ?? '');
-    if (def === undefined) continue;
+    const line = lines[i] ?? '';
+    const name = line.startsWith('function ') ? /^function ([A-Za-z][\w-]*)\s*[({]/.exec(line)?.[1] : undefined;
+    if (name === undefined) continue;
     let j = i + 1;
-    if (def.typeBlock) while (j < lines.length && lines[j] !== "'@") j++;
     while (j < lines.length && lines[j] !== '}') j++;
     if (j >= lines.length) return undefined;
-    out.push({ name: def.name, start: i, end: j + 1, text: lines.slice(i, j + 1).join('\n') });
+    out.push({ name, start: i, end: j + 1, text: lines.slice(i, j + 1).join('\n') });
     i = j;
   }
   return out;
@@ -133,20 +134,27 @@ function lineMask(size: number, defs: Iterable<Definition>): Uint8Array {
   return mask;
 }
 
+/** A script's lines and definitions, and the definitions it does not need. */
+export interface Pruning {
+  readonly lines: readonly string[];
+  readonly defs: readonly Definition[];
+  /** Never used, or a second identical copy of one that is. */
+  readonly dropped: Set<Definition>;
+}
+
 /**
- * The script without the helper definitions it never uses, and without a
- * second, identical copy of one: what runs is unchanged, as a definition does
- * nothing until something calls it. A definition stays when its name appears
- * anywhere in the rest of what stays (code, string or comment), found from
- * the script's own statements through the helpers they use. A script whose
- * definitions cannot be delimited is returned as it is.
+ * Which helper definitions a script never uses, and which repeat an
+ * identical earlier one. A definition is used when its name appears anywhere
+ * in the rest of what stays (code, string or comment), found from the
+ * script's own statements through the helpers they use. Undefined when the
+ * script defines nothing, or its definitions cannot be delimited.
  */
-export function withoutUnusedHelpers(script: string): string {
+export function pruning(script: string): Pruning | undefined {
   // Most scripts define nothing: no need to split them into lines (definitions start at column 0).
-  if (!DEFINITION_START.test(script)) return script;
+  if (!mayDefine(script)) return undefined;
   const lines = script.split('\n');
   const defs = definitionsOf(lines);
-  if (defs === undefined || defs.length === 0) return script;
+  if (defs === undefined || defs.length === 0) return undefined;
   const first = new Map<string, Definition>();
   const dropped = new Set<Definition>();
   for (const d of defs) {
@@ -166,7 +174,22 @@ export function withoutUnusedHelpers(script: string): string {
     }
   }
   for (const d of defs) if (!used.has(d) && !dropped.has(d)) dropped.add(d);
-  if (dropped.size === 0) return script;
+  return { lines, defs, dropped };
+}
+
+/** The script's lines without those of `dropped`, joined. */
+export function withoutDefinitions(lines: readonly string[], dropped: Iterable<Definition>): string {
   const gone = lineMask(lines.length, dropped);
   return lines.filter((_, i) => gone[i] === 0).join('\n');
+}
+
+/**
+ * The script without the helper definitions it never uses, and without a
+ * second, identical copy of one (`pruning`): what runs is unchanged, as a
+ * definition does nothing until something calls it. A script whose
+ * definitions cannot be delimited is returned as it is.
+ */
+export function withoutUnusedHelpers(script: string): string {
+  const p = pruning(script);
+  return p === undefined || p.dropped.size === 0 ? script : withoutDefinitions(p.lines, p.dropped);
 }
