@@ -12,8 +12,17 @@ prepare scripts/apt-packages.txt
 # node 20 runs every .js under a directory named test, so the VM tier (dist/test/e2e,
 # slow, own packages: `npm run test:e2e`) is left out by listing dist/test's entries.
 mapfile -t suites < <(find dist/test -mindepth 1 -maxdepth 1 ! -name e2e ! -name '*.map' | sort)
+# shellcheck source=scripts/host-leftovers.sh
+. scripts/host-leftovers.sh
+host_before=$(host_paths_snapshot)
 rc=0
 node --test --test-reporter=spec --test-concurrency=2 dist/src "${suites[@]}" || rc=$?
+left=$(host_paths_left "$host_before")
+if [ -n "$left" ]; then
+  printf 'left behind on this machine by a test (remove it; the test must clean up, test/harness/host-paths.ts):\n%s\n' \
+    "$left" >&2
+  rc=1
+fi
 # Lint (typescript-eslint, import cycles, layering) and format (prettier) after
 # the tests, so one run reports all three; any of them failing fails npm test.
 echo "eslint (npm run lint)" >&2

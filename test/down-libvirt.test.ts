@@ -9,7 +9,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { definitionsDir, IMAGE_CACHE } from '../src/drivers/libvirt/layout.js';
 import { clusterIdentity, networkName, ownerMetadata, poolName, poolPath } from '../src/drivers/libvirt/names.js';
 import { pinHostKeys } from '../src/exec/pin-host-keys.js';
@@ -17,13 +16,12 @@ import { SecretStore } from '../src/exec/secrets.js';
 import { statePaths } from '../src/exec/state-dir.js';
 import { KnownHostsFile } from '../src/transport/known-hosts.js';
 import { sshHostKeySecret } from '../src/model/secret-names.js';
-import { resolveModel } from '../src/model/resolve.js';
-import { readSpec } from '../src/spec/read.js';
 import { newStateDir, writeKnownHosts } from './harness/fixture.js';
 import { trackHostPaths } from './harness/host-paths.js';
 import { LibvirtDaemon, libvirtAvailable } from './harness/libvirt.js';
 import { TestNet, harnessAvailable } from './harness/netns.js';
 import { runCli } from './helpers/cli.js';
+import { writeLibvirtSpec } from './helpers/libvirt-spec.js';
 
 const skip = harnessAvailable() ?? libvirtAvailable();
 // Short on purpose: `virsh pool-list --name` pads names shorter than its column (20 characters).
@@ -82,28 +80,16 @@ describe('kubemix down on a real libvirt', { skip, timeout: 180_000 }, () => {
     [net, lv] = await Promise.all([TestNet.create(1), LibvirtDaemon.start()]);
     const host = net.hosts[0] ?? assert.fail();
     specFile = join(net.root, 'downlab.yaml');
-    const text = stringify({
-      apiVersion: 'kubemix.dev/v1alpha1',
-      kind: 'Cluster',
-      metadata: { name: META.name },
-      spec: {
-        domain: META.domain,
-        infrastructure: {
-          driver: 'libvirt',
-          hypervisors: [
-            { name: 'hypervisor-01', address: host.address, identityFile: net.clientKey, libvirtUri: lv.uri },
-          ],
-        },
-        nodes: { controlPlane: { count: 1 }, workers: [{ name: 'compute', count: 2, os: 'debian-13' }] },
-        services: { enabled: false },
-      },
+    const { model } = writeLibvirtSpec(specFile, {
+      meta: META,
+      hypervisor: { name: 'hypervisor-01', address: host.address, identityFile: net.clientKey, libvirtUri: lv.uri },
+      nodes: { controlPlane: { count: 1 }, workers: [{ name: 'compute', count: 2, os: 'debian-13' }] },
+      services: { enabled: false },
     });
-    writeFileSync(specFile, text);
     knownHosts = writeKnownHosts(net);
     hypervisorLine = readFileSync(knownHosts, 'utf8');
     state = newStateDir(net);
     // The executor generated and pinned the guests' host keys when it created them.
-    const model = resolveModel(readSpec({ kind: 'file', path: specFile, text }));
     const secrets = await SecretStore.open(statePaths(state).secrets);
     await secrets.ensureGenerated(
       model.nodes.map((n) => sshHostKeySecret(n.name)),

@@ -1,6 +1,7 @@
 // The test-host path tracker: a shared directory another live tracker still
 // uses is not removed, even when empty (a concurrent test's check needs it),
-// and the last user removes it even if it existed when that user started.
+// and the last user removes it even if it existed when that user started; the
+// same for the parents of own directories another live tracker made.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,28 @@ test('a shared directory stays while another tracker uses it; the last one remov
     assert.equal(existsSync(cache), false, 'the last user removes the empty cache a test made');
     assert.equal(existsSync(join(root, 'images')), false, 'and its empty parents');
     assert.equal(existsSync(root), true, 'never what existed before');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a parent another tracker made is removed by whichever ends last, not only by the one that made it', () => {
+  const root = mkdtempSync(join(tmpdir(), 'kubemix-host-paths-'));
+  try {
+    const defs = join(root, 'kubemix', 'libvirt');
+    for (const aEndsFirst of [true, false]) {
+      const a = trackHostPaths([join(defs, 'a')], []);
+      mkdirSync(join(defs, 'a'), { recursive: true });
+      // b starts when a's test has already made the shared parents of its own directory.
+      const b = trackHostPaths([join(defs, 'b')], []);
+      mkdirSync(join(defs, 'b'));
+      const [first, last] = aEndsFirst ? [a, b] : [b, a];
+      first.cleanup();
+      assert.equal(existsSync(defs), true, 'the parent stays while the other test has its directory there');
+      last.cleanup();
+      assert.equal(existsSync(join(root, 'kubemix')), false, `no empty parent left (a ends first: ${aEndsFirst})`);
+      assert.equal(existsSync(root), true, 'never what existed before');
+    }
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -15,23 +15,22 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { applyPlan } from '../src/exec/apply-plan.js';
 import { baseImagePath, definitionsDir, IMAGE_CACHE } from '../src/drivers/libvirt/layout.js';
 import { clusterIdentity, networkName, poolName, poolPath } from '../src/drivers/libvirt/names.js';
 import { overlayLinks } from '../src/drivers/libvirt/render/overlay.js';
-import { resolveModel, type ClusterModel } from '../src/model/resolve.js';
+import type { ClusterModel } from '../src/model/resolve.js';
 import { assemblePlan } from '../src/plan/assemble.js';
 import type { Plan } from '../src/plan/types.js';
-import { readSpec } from '../src/spec/read.js';
 import { inMemoryTarget } from '../src/cli/run-plan.js';
 import { FAST, newStateDir, writeKnownHosts } from './harness/fixture.js';
 import { trackHostPaths } from './harness/host-paths.js';
 import { LIBVIRT_IMAGES, SystemLibvirtd, systemLibvirtAvailable } from './harness/libvirt-system.js';
 import { TestNet, harnessAvailable, sh } from './harness/netns.js';
 import { runCli } from './helpers/cli.js';
+import { SMALL, writeLibvirtSpec } from './helpers/libvirt-spec.js';
 
 const skip =
   harnessAvailable() ??
@@ -39,7 +38,6 @@ const skip =
   (existsSync('/usr/bin/xorriso') && existsSync('/usr/bin/isoinfo') ? undefined : 'no xorriso / isoinfo');
 const META = { name: 'mk', domain: 'create.test' };
 const CLUSTER = clusterIdentity(META);
-const SMALL = { vcpus: 1, ram: '256Mi', disk: '1Gi' };
 
 /** The plan without the guests' SSH waits (nothing boots from a blank disk), and nothing waiting for them. */
 function withoutSshWaits(plan: Plan): Plan {
@@ -69,35 +67,23 @@ describe('libvirt create tasks and kubemix down on a real system libvirtd', { sk
     const blank = join(net.root, 'blank.qcow2');
     sh('qemu-img', ['create', '-q', '-f', 'qcow2', blank, '64M']);
     const sha256 = createHash('sha256').update(readFileSync(blank)).digest('hex');
-    const text = stringify({
-      apiVersion: 'kubemix.dev/v1alpha1',
-      kind: 'Cluster',
-      metadata: { name: META.name },
-      spec: {
-        domain: META.domain,
-        network: { nodeCidr: '10.123.0.0/24' },
-        infrastructure: {
-          driver: 'libvirt',
-          hypervisors: [
-            {
-              name: 'hypervisor-01',
-              address: host.address,
-              identityFile: net.clientKey,
-              libvirtUri: lv.uri,
-              domainType: 'qemu',
-            },
-          ],
-        },
-        nodes: {
-          controlPlane: { count: 1, ...SMALL },
-          workers: [{ name: 'compute', count: 1, os: 'debian-13', ...SMALL }],
-        },
-        services: SMALL,
-        downloads: { 'images/debian-13': { url: `file://${blank}`, sha256 } },
+    ({ model } = writeLibvirtSpec(specFile, {
+      meta: META,
+      network: { nodeCidr: '10.123.0.0/24' },
+      hypervisor: {
+        name: 'hypervisor-01',
+        address: host.address,
+        identityFile: net.clientKey,
+        libvirtUri: lv.uri,
+        domainType: 'qemu',
       },
-    });
-    writeFileSync(specFile, text);
-    model = resolveModel(readSpec({ kind: 'file', path: specFile, text }));
+      nodes: {
+        controlPlane: { count: 1, ...SMALL },
+        workers: [{ name: 'compute', count: 1, os: 'debian-13', ...SMALL }],
+      },
+      services: SMALL,
+      downloads: { 'images/debian-13': { url: `file://${blank}`, sha256 } },
+    }));
     assert.deepEqual([...new Set(model.nodes.map((n) => n.os))], ['debian-13']);
     // The image task caches it; the test removes it unless it was there before.
     const cached = baseImagePath('debian-13');

@@ -125,7 +125,7 @@ describe('cloud images are fetched once, verified, and a tampered file is refuse
     assert.deepEqual(readFileSync(image), img);
   });
 
-  it('a local file:/// path with a pinned SHA256, and a pin that does not match it', async () => {
+  it('a local file:/// (or file://localhost/) path with a pinned SHA256, and a pin that does not match it', async () => {
     const img = randomBytes(2048);
     const file = join(dir, 'local.qcow2');
     writeFileSync(file, img);
@@ -134,6 +134,13 @@ describe('cloud images are fetched once, verified, and a tampered file is refuse
     });
     assert.equal((await good.apply()).status, 0);
     assert.deepEqual(readFileSync(good.image), img);
+    // file://localhost/p names the same file as file:///p (RFC 8089).
+    const local = task('centos-stream-9', {
+      'images/centos-stream-9': { url: `file://localhost${file}`, sha256: hex('sha256', img) },
+    });
+    const r0 = await local.apply();
+    assert.equal(r0.status, 0, r0.stderr);
+    assert.deepEqual(readFileSync(local.image), img);
     const bad = task('debian-12', { 'images/debian-12': { url: `file://${file}`, sha256: 'a'.repeat(64) } });
     const r = await bad.apply();
     assert.equal(r.status, 2);

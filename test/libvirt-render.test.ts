@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
@@ -51,6 +51,48 @@ function validate(run: Run, text: string, name: string): void {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * /etc/hosts after cloud-init's own modules ran a seed's user-data on a Debian cloud image's hosts file, in
+ * Debian's module order (write_files, once per instance, before update_etc_hosts, every boot) for two boots,
+ * the files re-rooted into a temporary directory.
+ */
+const BOOT = `import os, sys, yaml
+from cloudinit import helpers
+from cloudinit.config import cc_update_etc_hosts, cc_write_files
+from cloudinit.distros import debian
+import logging
+root, cfg = sys.argv[1], yaml.safe_load(sys.stdin)
+class Cloud:
+    def __init__(self):
+        self.distro = debian.Distro('debian', {}, helpers.Paths({}))
+        self.distro.hosts_fn = root + '/etc/hosts'
+    def get_template_filename(self, name):
+        return '/etc/cloud/templates/%s.tmpl' % name
+files = [dict(f, path=root + f['path']) for f in cfg.get('write_files', []) if f['path'] == '/etc/hosts']
+cc_write_files.write_files('write_files', files, 'root:root')
+for boot in (1, 2):
+    cc_update_etc_hosts.handle('update_etc_hosts', cfg, Cloud(), logging.getLogger(), [])
+print(open(root + '/etc/hosts').read(), end='')`;
+
+function hostsAfterBoots(userData: string): string {
+  const root = mkdtempSync(join(tmpdir(), 'kubemix-seed-hosts-'));
+  try {
+    mkdirSync(join(root, 'etc'));
+    writeFileSync(join(root, 'etc', 'hosts'), '127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\n');
+    const r = spawnSync('/usr/bin/python3', ['-c', BOOT, root], { input: userData, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** The address glibc's files source gives a name: the first line that lists it. */
+function resolve(hosts: string, name: string): string | undefined {
+  const lines = hosts.split('\n').map((l) => l.replace(/#.*/, '').trim().split(/\s+/));
+  return lines.find((l) => l.slice(1).includes(name))?.[0];
 }
 
 const PARSE = `import json, sys, yaml
@@ -113,6 +155,22 @@ describe('libvirt driver definitions', () => {
       },
     );
   }
+
+  it(
+    "the guest's own names resolve to its planned address, not loopback, after cloud-init's first and second boot",
+    { skip: !existsSync(CLOUD_INIT) && 'no cloud-init' },
+    () => {
+      const model = modelFor('k8s-libvirt-1-1-1');
+      const seeds = libvirtArtifacts(model).filter((f) => f.remotePath.endsWith('/seed/user-data'));
+      assert.ok(seeds.length >= 2);
+      for (const f of seeds) {
+        const node = model.nodes.find((n) => f.remotePath.includes(`/${n.fqdn}/`));
+        const hosts = hostsAfterBoots(fill(f.content));
+        for (const name of [node?.name ?? '', node?.fqdn ?? '']) assert.equal(resolve(hosts, name), node?.ip, hosts);
+        assert.equal(resolve(hosts, 'localhost'), '127.0.0.1', "the image's own lines stay");
+      }
+    },
+  );
 
   it('seeds name their secrets and are written root-only; no key material in the plan', () => {
     const files = libvirtArtifacts(modelFor('k8s-libvirt-1-1-1'));

@@ -20,22 +20,21 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { stringify } from 'yaml';
 import { applyPlan } from '../src/exec/apply-plan.js';
 import { SecretStore } from '../src/exec/secrets.js';
 import { definitionsDir, IMAGE_CACHE, installIsoPath, VIRTIO_WIN_ISO } from '../src/drivers/libvirt/layout.js';
 import { clusterIdentity, poolName, poolPath } from '../src/drivers/libvirt/names.js';
 import { overlayUnit, overlayUnitName, UNIT_DIR } from '../src/drivers/libvirt/render/overlay.js';
-import { resolveModel, type ClusterModel } from '../src/model/resolve.js';
+import type { ClusterModel } from '../src/model/resolve.js';
 import { assemblePlan } from '../src/plan/assemble.js';
 import type { Plan } from '../src/plan/types.js';
-import { readSpec } from '../src/spec/read.js';
 import { inMemoryTarget } from '../src/cli/run-plan.js';
 import { FAST, newStateDir, writeKnownHosts } from './harness/fixture.js';
 import { trackHostPaths } from './harness/host-paths.js';
 import { LIBVIRT_IMAGES, SystemLibvirtd, systemLibvirtAvailable } from './harness/libvirt-system.js';
 import { TestNet, harnessAvailable, sh } from './harness/netns.js';
 import { runCli } from './helpers/cli.js';
+import { SMALL, writeLibvirtSpec } from './helpers/libvirt-spec.js';
 
 const OVMF = '/usr/share/qemu/firmware/60-edk2-x86_64.json';
 const skip =
@@ -46,7 +45,6 @@ const skip =
 const META = { name: 'wm', domain: 'win.test' };
 const CLUSTER = clusterIdentity(META);
 const HV = 'hypervisor-01';
-const SMALL = { vcpus: 1, ram: '256Mi', disk: '1Gi' };
 
 function lstatExists(path: string): boolean {
   try {
@@ -91,33 +89,27 @@ describe('a Windows guest on a real system libvirtd: media, domain, eject', { sk
     lv = await SystemLibvirtd.start(host.ns);
     const ws = iso(net.root, 'ws2022', 'SSS_X64FREE_EN-US_DV9');
     const virtio = iso(net.root, 'virtio-win', 'virtio-win-0.1');
-    const text = stringify({
-      apiVersion: 'kubemix.dev/v1alpha1',
-      kind: 'Cluster',
-      metadata: { name: META.name },
-      spec: {
-        domain: META.domain,
-        network: { nodeCidr: '10.124.0.0/24' },
-        infrastructure: {
-          driver: 'libvirt',
-          hypervisors: [
-            { name: HV, address: host.address, identityFile: net.clientKey, libvirtUri: lv.uri, domainType: 'qemu' },
-          ],
-        },
-        nodes: {
-          controlPlane: { count: 1, ...SMALL },
-          workers: [{ name: 'win', count: 1, os: 'windows-2022', ...SMALL, ram: '512Mi' }],
-        },
-        services: { enabled: false },
-        downloads: {
-          'images/windows-2022': { url: `file://${ws.path}`, sha256: ws.sha256 },
-          'images/virtio-win': { url: `file://${virtio.path}`, sha256: virtio.sha256 },
-        },
-      },
-    });
     specFile = join(net.root, 'wm.yaml');
-    writeFileSync(specFile, text);
-    model = resolveModel(readSpec({ kind: 'file', path: specFile, text }));
+    ({ model } = writeLibvirtSpec(specFile, {
+      meta: META,
+      network: { nodeCidr: '10.124.0.0/24' },
+      hypervisor: {
+        name: HV,
+        address: host.address,
+        identityFile: net.clientKey,
+        libvirtUri: lv.uri,
+        domainType: 'qemu',
+      },
+      nodes: {
+        controlPlane: { count: 1, ...SMALL },
+        workers: [{ name: 'win', count: 1, os: 'windows-2022', ...SMALL, ram: '512Mi' }],
+      },
+      services: { enabled: false },
+      downloads: {
+        'images/windows-2022': { url: `file://${ws.path}`, sha256: ws.sha256 },
+        'images/virtio-win': { url: `file://${virtio.path}`, sha256: virtio.sha256 },
+      },
+    }));
     win = model.nodes.find((n) => n.osFamily === 'windows') ?? assert.fail('no Windows node');
     for (const f of [installIsoPath('windows-2022'), VIRTIO_WIN_ISO]) if (!existsSync(f)) cached.push(f, `${f}.source`);
     knownHosts = writeKnownHosts(net);

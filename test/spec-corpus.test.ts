@@ -58,6 +58,8 @@ test('every spec error code the rules can raise appears in the corpus', () => {
     'spec/rules/cni.js',
     'spec/rules/versions.js',
     'spec/rules/mirrors.js',
+    'spec/rules/downloads.js',
+    'spec/rules/download-file-urls.js',
     'spec/kubeinit.js',
     'spec/yaml.js',
     'spec/schema-diagnostics.js',

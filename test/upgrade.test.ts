@@ -14,6 +14,8 @@ import { assertGolden } from './helpers/golden.js';
 import { Positions } from './trace/positions.js';
 import { renderTrace } from './trace/render-trace.js';
 import { examplePlan, traceExample } from './trace/run-trace.js';
+import { modelFor } from './helpers/shapes.js';
+import { assembleUpgradePlan } from '../src/plan/upgrade/assemble.js';
 
 const base: UpgradeRequest = {
   current: '1.35.6',
@@ -172,6 +174,44 @@ describe('upgrade plan of examples/k8s-libvirt-3-2-1.yaml (3 control planes, 2 L
       () => examplePlan('k8s-libvirt-3-2-1', 'upgrade', { stopAfter: 'nope' }),
       (e: unknown) => e instanceof InputError && e.path === '--stop-after',
     );
+  });
+});
+
+describe('upgrade --max-unavailable 2 of Kubeinit k8s-libvirt-3-2-1 (two Linux workers, one wave)', () => {
+  const model = modelFor('k8s-libvirt-3-2-1');
+  const planWith = (maxUnavailable: number) =>
+    assembleUpgradePlan(model, { from: model.versions.kubernetes, maxUnavailable }).plan;
+  const api = model.nodes.find((n) => n.role === 'control-plane')?.name ?? '';
+  const [a = '', b = ''] = model.nodes.filter((n) => n.role === 'worker').map((n) => n.name);
+  /** The scripts of `w`'s verify tasks: its own and its peers' towards it. */
+  const verifyScripts = (plan: Plan, w: string): string =>
+    plan.tasks
+      .filter((t) => t.name === `upgrade-verify-${w}` || (t.host === w && t.name === 'upgrade-verify'))
+      .map((t) => t.apply.script)
+      .join('\n');
+
+  it('no verify cell between two workers that may restart together; each still checks the control planes', () => {
+    const wide = planWith(2);
+    assert.ok(
+      b !== '' &&
+        !ancestors(wide, `task-deploy-cluster/${api}/upgrade-cordon-${b}`).has(
+          `task-deploy-cluster/${api}/upgrade-uncordon-${a}`,
+        ),
+      'the two workers restart together',
+    );
+    for (const [w, peer] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      const scripts = verifyScripts(wide, w);
+      assert.ok(!scripts.includes(`/${w}/${peer}`) && !scripts.includes(`/${peer}/${w}`), `${w} ↔ ${peer}`);
+      assert.ok(scripts.includes(`underlay/ping/${w}/${api}`), `${w} still checks the control plane`);
+    }
+  });
+
+  it('one at a time, the cells between the two workers stay', () => {
+    const scripts = verifyScripts(planWith(1), a);
+    assert.ok(scripts.includes(`underlay/ping/${a}/${b}`) && scripts.includes(`underlay/ping/${b}/${a}`));
   });
 });
 

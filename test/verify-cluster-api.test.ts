@@ -6,7 +6,6 @@
 // allows them and the egress cells. All against the loopback stand-in
 // (test/helpers/kube-api-standin.ts); no kube-apiserver runs here.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { kubeconfigTextAccess } from '../src/kube/config.js';
 import { KubeError } from '../src/kube/errors.js';
@@ -18,7 +17,7 @@ import { kubeconfigFor } from './helpers/fake-apiserver.js';
 import { startKubeApiStandin, type KubeApiStandin, type StandinScenario } from './helpers/kube-api-standin.js';
 import { makePki, type TestPki } from './helpers/pki.js';
 import { scratch } from './helpers/shapes.js';
-import { deleted, get, mixedModel, nodeObject, systemPods, TOKEN } from './helpers/verify-cluster-fixture.js';
+import { deleted, get, healthyScenario, mixedModel, startEcho, TOKEN } from './helpers/verify-cluster-fixture.js';
 
 const e = clusterExpectations(mixedModel());
 const names = e.nodes.map((n) => n.name);
@@ -47,28 +46,17 @@ const rvOf = (query: string): number => Number(new URLSearchParams(query).get('r
 describe('verify layer 2: watch, 429, namespaces, host and egress cells (API stand-in)', () => {
   const tmp = scratch('verify-cluster-api');
   let pki: TestPki;
-  let nodePort: Server;
-  let port = 0;
+  let nodePort: Awaited<ReturnType<typeof startEcho>>;
   before(async () => {
     pki = makePki(tmp.dir);
-    nodePort = createServer((_, res) => res.end(`echo-${linux}\n`));
-    await new Promise<void>((r) => nodePort.listen(0, '127.0.0.1', r));
-    port = (nodePort.address() as { port: number }).port;
+    nodePort = await startEcho(linux);
   });
   after(async () => {
-    await new Promise((r) => nodePort.close(r));
+    await nodePort?.close();
     tmp.remove();
   });
 
-  const scenario = (s: Partial<StandinScenario>): StandinScenario => ({
-    token: TOKEN,
-    gitVersion: 'v1.36.1',
-    nodes: e.nodes.map(nodeObject),
-    systemPods: systemPods(e),
-    runtimeClasses: [...e.runtimeClasses],
-    nodePort: port,
-    ...s,
-  });
+  const scenario = (s: Partial<StandinScenario>): StandinScenario => ({ ...healthyScenario(e, nodePort.port), ...s });
 
   async function run(
     s: Partial<StandinScenario>,

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { kubeconfigTextAccess } from '../src/kube/config.js';
 import { clusterExpectations } from '../src/verify/cluster/expect.js';
@@ -26,6 +26,8 @@ import {
   nodeObject,
   systemPods,
   TOKEN,
+  healthyScenario,
+  startEcho,
 } from './helpers/verify-cluster-fixture.js';
 import { makePki, type TestPki } from './helpers/pki.js';
 import { hasStackTrace, repoPath, runCli } from './helpers/cli.js';
@@ -34,8 +36,7 @@ import { scratch } from './helpers/shapes.js';
 describe('verify layer 2 against the API stand-in', () => {
   const tmp = scratch('verify-cluster');
   let pki: TestPki;
-  let echo: Server;
-  let echoPort = 0;
+  let echo: Awaited<ReturnType<typeof startEcho>>;
   const model = mixedModel();
   const e = clusterExpectations(model);
   const names = e.nodes.map((n) => n.name);
@@ -45,13 +46,10 @@ describe('verify layer 2 against the API stand-in', () => {
 
   before(async () => {
     pki = makePki(tmp.dir);
-    // The NodePort: what kube-proxy on a node would forward to, here a loopback server answering like an echo pod.
-    echo = createServer((_, res) => res.end(`echo-${linux}\n`));
-    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
-    echoPort = (echo.address() as { port: number }).port;
+    echo = await startEcho(linux);
   });
   after(async () => {
-    await new Promise((r) => echo.close(r));
+    await echo?.close();
     tmp.remove();
   });
 
@@ -60,15 +58,7 @@ describe('verify layer 2 against the API stand-in', () => {
     opts: Partial<RunClusterOptions> = {},
     token = TOKEN,
   ): Promise<{ results: CheckResult[]; api: Awaited<ReturnType<typeof startKubeApiStandin>> }> {
-    const api = await startKubeApiStandin(pki.server('apiserver'), {
-      token: TOKEN,
-      gitVersion: 'v1.36.1',
-      nodes: e.nodes.map(nodeObject),
-      systemPods: systemPods(e),
-      runtimeClasses: [...e.runtimeClasses],
-      nodePort: echoPort,
-      ...scenario,
-    });
+    const api = await startKubeApiStandin(pki.server('apiserver'), { ...healthyScenario(e, echo.port), ...scenario });
     try {
       const access = kubeconfigTextAccess(kubeconfigFor(api.url, pki.caCert, token), 'stand-in kubeconfig', tmp.dir);
       const results = await runCluster(e, {
@@ -229,14 +219,7 @@ describe('verify layer 2 against the API stand-in', () => {
   });
 
   it('kubemix verify --kubeconfig: the matrix, --junit valid against the JUnit XSD, exit 0; bad files exit 2', async () => {
-    const api = await startKubeApiStandin(pki.server('apiserver'), {
-      token: TOKEN,
-      gitVersion: 'v1.36.1',
-      nodes: e.nodes.map(nodeObject),
-      systemPods: systemPods(e),
-      runtimeClasses: [...e.runtimeClasses],
-      nodePort: echoPort,
-    });
+    const api = await startKubeApiStandin(pki.server('apiserver'), healthyScenario(e, echo.port));
     try {
       const spec = join(tmp.dir, 'mixed.yaml');
       writeFileSync(spec, mixedSpec());
@@ -245,7 +228,7 @@ describe('verify layer 2 against the API stand-in', () => {
       const junit = join(tmp.dir, 'verify.xml');
       const state = join(tmp.dir, 'state');
       const args = ['verify', spec, '--state-dir', state, '--only', '^cluster/'];
-      const egress = `127.0.0.1:${echoPort}`;
+      const egress = `127.0.0.1:${echo.port}`;
       const ok = await runCli([...args, '--kubeconfig', kc, '--junit', junit, '--egress', egress]);
       assert.equal(ok.code, 0, ok.stderr);
       assert.match(ok.stdout, /cluster: pod → pod by IP/);
@@ -289,14 +272,7 @@ describe('verify layer 2 against the API stand-in', () => {
     const page = createServer((_, res) => res.end(`${DEMO_MARK} (iis-7d9f-x1)\n`));
     await new Promise<void>((r) => page.listen(0, '127.0.0.1', r));
     const pagePort = (page.address() as { port: number }).port;
-    const scenario = {
-      token: TOKEN,
-      gitVersion: 'v1.36.1',
-      nodes: e.nodes.map(nodeObject),
-      systemPods: systemPods(e),
-      runtimeClasses: [...e.runtimeClasses],
-      nodePort: pagePort,
-    };
+    const scenario = healthyScenario(e, pagePort);
     const spec = join(tmp.dir, 'mixed.yaml');
     writeFileSync(spec, mixedSpec());
     const args = (kc: string): string[] => ['verify', spec, '--state-dir', join(tmp.dir, 'state'), '--kubeconfig', kc];
@@ -319,7 +295,7 @@ describe('verify layer 2 against the API stand-in', () => {
       const api = await startKubeApiStandin(pki.server('apiserver'), {
         ...scenario,
         deploymentsNotReady: ['iis'],
-        nodePort: echoPort,
+        nodePort: echo.port,
       });
       try {
         const kc = join(tmp.dir, 'kc-demo');

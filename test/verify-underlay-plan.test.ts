@@ -1,6 +1,7 @@
 // Layer 1's pure side: which probes a mixed 1-1-1 cluster gets (golden), its
-// Windows probe scripts against a real PowerShell grammar and our rules, and
-// how outputs are judged.
+// Windows probe scripts against a real PowerShell grammar and our rules, its
+// Linux ones through dash -n and shellcheck, and how outputs are judged.
+import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveModel } from '../src/model/resolve.js';
@@ -72,6 +73,25 @@ describe('underlay plan', () => {
     for (const s of scripts) {
       assert.deepEqual(parseErrors(s), [], s);
       assert.deepEqual(lintPowerShell(s), [], s);
+    }
+  });
+
+  it('Linux probe scripts pass dash -n and shellcheck -s sh', () => {
+    const plans = [
+      planUnderlay(underlayInput(model, false)),
+      planUnderlay({ ...underlayInput(model, true), hostGw: true }),
+    ];
+    const scripts = plans.flatMap((p) => [
+      ...p.probes.filter((x) => x.shell === 'sh'),
+      ...p.udp.flatMap((g) => [...(g.listener.shell === 'sh' ? [g.listener] : []), ...g.senders]),
+    ]);
+    const kinds = new Set(plans.flatMap((p) => p.probes.filter((x) => x.shell === 'sh').map((x) => x.expect.kind)));
+    assert.deepEqual([...kinds].sort(), ['clock', 'dns', 'l2', 'mtu', 'ping', 'tcp']);
+    for (const { command, script } of scripts.filter((x) => x.shell === 'sh')) {
+      const parsed = spawnSync('dash', ['-n'], { input: script, encoding: 'utf8' });
+      assert.equal(parsed.status, 0, `${command}: ${parsed.stderr}`);
+      const lint = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], { input: script, encoding: 'utf8' });
+      assert.equal(lint.status, 0, `${command}:\n${lint.stdout}`);
     }
   });
 });

@@ -120,7 +120,7 @@ describe('verify underlay on sshd test hosts', { skip, timeout: 180_000 }, () =>
       assert.match(local.detail, /own link MTU is 1400/);
       const remote = rs.find((r) => r.id === 'underlay/mtu-1500/host-1/host-3')!;
       assert.match(remote.cause ?? '', /MTU below 1500/);
-      assert.match(remote.command ?? '', /ping -n -c 3 -i 0\.2 -W 2 -M do -s 1472 198\.51\.100\./);
+      assert.match(remote.command ?? '', /ping -n -c 3 -i 0\.2 -W 2 -M 'do' -s 1472 198\.51\.100\./);
     } finally {
       sh('ip', [...ns(h), 'link', 'set', 'eth0', 'mtu', '1500']);
     }

@@ -295,7 +295,7 @@ describe('the libvirt driver boots Debian cloud-image guests', { skip, timeout: 
       const dig = lab.inNs(0, 'dig', ['+short', `@${svc.ip}`, name, 'A']);
       assert.equal(dig.stdout.trim(), cp.ip, `Bind on ${svc.ip} resolves ${name}`);
       // The controller resolves the services node through libvirt's dnsmasq (its DHCP-given resolver), which
-      // forwards the cluster's zone to Bind (cloud-init maps the guest's own name to 127.0.1.1 in /etc/hosts).
+      // forwards the cluster's zone to Bind (the seed puts only the guest's own name in /etc/hosts).
       const svcName = `${svc.name}.lv1.${DOMAIN}`;
       const got = lab.ssh(0, cp.ip, `getent ahostsv4 ${svcName}`);
       assert.match(got, new RegExp(`^${svc.ip.replaceAll('.', '\\.')}\\s`), got);

@@ -20,7 +20,6 @@ import { join } from 'node:path';
 import { Resolver } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { connect } from 'node:tls';
-import { stringify } from 'yaml';
 import { call, digestOf, OCI_MANIFEST, pushImage } from '../helpers/oci-push.js';
 import { readJournal } from '../../src/exec/journal.js';
 import { resolveModel } from '../../src/model/resolve.js';
@@ -30,6 +29,7 @@ import { FILES_PATHS } from '../../src/render/services/files.js';
 import { readSpec } from '../../src/spec/read.js';
 import { applied, finalStates, kubemix, output, taskEvents } from './kubemix.js';
 import { VmNet, vmsAvailable, type Vm } from './vm.js';
+import { existingVmHost, writeExistingVmSpec } from '../helpers/existing-vm-spec.js';
 
 const skip =
   process.env['KUBEMIX_E2E'] === '1' ? vmsAvailable() : 'the VM tier runs with npm run test:e2e (KUBEMIX_E2E=1)';
@@ -58,34 +58,14 @@ describe('services node, host prep, add-node and down on real VMs', { skip, time
   let w1: Vm;
   let specFile: string;
   let stateDir: string;
-  const hostEntry = (vm: Vm, roles: string[], extra: Record<string, unknown> = {}) => ({
-    name: vm.name,
-    address: vm.address,
-    roles,
-    os: 'debian-12',
-    identityFile: net.clientKey,
-    ...extra,
-  });
+  const hostEntry = (vm: Vm, roles: string[], extra: Record<string, unknown> = {}) =>
+    existingVmHost(vm, roles, net.clientKey, extra);
   /** SHA256 of each made file, pinned in the spec (spec.downloads.<id>.sha256). */
   const pins = new Map<string, string>();
   let seedDir: string;
   const writeSpec = (hosts: unknown[]): void => {
     const downloads = Object.fromEntries([...pins].map(([id, hash]) => [id, { sha256: hash }]));
-    writeFileSync(
-      specFile,
-      stringify({
-        apiVersion: 'kubemix.dev/v1alpha1',
-        kind: 'Cluster',
-        metadata: { name: CLUSTER },
-        spec: {
-          domain: DOMAIN,
-          kubernetes: { version: '1.36' },
-          network: { nodeCidr: `198.51.100.${net.block * 16}/28`, gateway: net.gateway },
-          infrastructure: { driver: 'existing', hosts },
-          downloads,
-        },
-      }),
-    );
+    writeExistingVmSpec(specFile, { cluster: CLUSTER, domain: DOMAIN, net, hosts, downloads });
   };
   /** The made files under their upstream names in a seed directory; their hashes pinned. */
   const makeDownloads = (): void => {

@@ -21,9 +21,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { applyPlan } from '../../src/exec/apply-plan.js';
 import type { ExecEvent } from '../../src/exec/events.js';
 import { resolveModel } from '../../src/model/resolve.js';
@@ -34,6 +33,7 @@ import { fakeSecret, seedSecrets } from '../trace/fake-secrets.js';
 import { buildDeb, packagesIndex, writeRemote } from './apt-repo.js';
 import { kubemix, output, type KubemixRun } from './kubemix.js';
 import { VmNet, vmsAvailable, type Vm } from './vm.js';
+import { existingVmHost, writeExistingVmSpec } from '../helpers/existing-vm-spec.js';
 
 const skip =
   process.env['KUBEMIX_E2E'] === '1' ? vmsAvailable() : 'the VM tier runs with npm run test:e2e (KUBEMIX_E2E=1)';
@@ -87,27 +87,12 @@ describe('kubemix verify and diagnose on real VMs', { skip, timeout: 30 * 60_000
     w1 = net.define({ name: 'w1', cpus: 1, memoryMiB: 1024 });
     specFile = join(net.root, 'cluster.yaml');
     stateDir = join(net.root, '.kubemix', CLUSTER);
-    const host = (vm: Vm, role: string) => ({
-      name: vm.name,
-      address: vm.address,
-      roles: [role],
-      os: 'debian-12',
-      identityFile: net.clientKey,
+    writeExistingVmSpec(specFile, {
+      cluster: CLUSTER,
+      domain: DOMAIN,
+      net,
+      hosts: [existingVmHost(cp1, ['control-plane'], net.clientKey), existingVmHost(w1, ['worker'], net.clientKey)],
     });
-    writeFileSync(
-      specFile,
-      stringify({
-        apiVersion: 'kubemix.dev/v1alpha1',
-        kind: 'Cluster',
-        metadata: { name: CLUSTER },
-        spec: {
-          domain: DOMAIN,
-          kubernetes: { version: '1.36' },
-          network: { nodeCidr: `198.51.100.${net.block * 16}/28`, gateway: net.gateway },
-          infrastructure: { driver: 'existing', hosts: [host(cp1, 'control-plane'), host(w1, 'worker')] },
-        },
-      }),
-    );
     // One VM booting at a time: the machine's two cores are shared.
     await net.start([cp1]);
     await net.start([w1]);

@@ -1,9 +1,11 @@
 // Test hosts in network namespaces share this machine's filesystem, so the
 // paths a driver task makes on a "hypervisor" are made here. A test tracks
 // them and, when it ends, removes what did not exist before it started: its
-// own cluster's directories whole; shared directories (the image cache) only
-// while empty AND while no other live test process has registered them — a
-// concurrent test's task checks may need the empty directory to exist.
+// own cluster's directories whole; shared directories (the image cache) and
+// the parents of both only while empty AND while no other live test process
+// has registered a path at or below them — a concurrent test's task checks
+// may need the empty directory to exist. A parent another live test made
+// counts as made by the tests, so whichever test ends last removes it.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -25,7 +27,7 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Shared paths registered by other trackers whose processes still run, each with the `stop` it recorded. */
+/** Paths registered by other trackers whose processes still run, each with the `stop` it recorded. */
 function usedElsewhere(own: string): Map<string, string> {
   const used = new Map<string, string>();
   for (const name of existsSync(REGISTRY) ? readdirSync(REGISTRY) : []) {
@@ -54,17 +56,28 @@ function register(marker: string, shared: readonly { from: string; stop: string 
   }
 }
 
+/**
+ * Where removing `path`'s empty chain stops: its first existing ancestor, unless another live tracker made that
+ * ancestor (it lies on that tracker's chain, below its stop) — then that tracker's stop, the highest such.
+ */
+function stopFor(path: string, used: ReadonlyMap<string, string>): string {
+  const firstExisting = (p: string): string => (existsSync(p) ? p : firstExisting(dirname(p)));
+  const first = firstExisting(path);
+  let stop = first;
+  for (const [u, s] of used) {
+    const onChain = u === first || u.startsWith(`${first}/`);
+    if (onChain && first.startsWith(`${s}/`) && s.length < stop.length) stop = s;
+  }
+  return stop;
+}
+
 /** `own`: this test's directories (removed whole); `shared`: directories other tests may use too. */
 export function trackHostPaths(own: readonly string[], shared: readonly string[]): TrackedPaths {
-  const firstExisting = (p: string): string => (existsSync(p) ? p : firstExisting(dirname(p)));
   const ownMissing = own.filter((p) => !existsSync(p));
-  // A shared directory another live test made counts as made by the tests: keep that test's stop, so the
-  // last user removes it even though it existed when this one started.
   const before = usedElsewhere('');
-  const sharedChains = shared.map((p) => ({ from: p, stop: before.get(p) ?? firstExisting(p) }));
-  const chains = [...own.map((p) => ({ from: p, stop: firstExisting(p) })), ...sharedChains];
+  const chains = [...own, ...shared].map((p) => ({ from: p, stop: stopFor(p, before) }));
   const marker = join(REGISTRY, `${process.pid}-${(trackers += 1)}`);
-  register(marker, sharedChains);
+  register(marker, chains);
   return {
     cleanup: () => {
       for (const p of ownMissing) rmSync(p, { recursive: true, force: true });

@@ -3,11 +3,12 @@
 // objects a healthy such cluster lists, and small readers of the results.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { resolveModel } from '../../src/model/resolve.js';
 import { readSpec } from '../../src/spec/read.js';
 import type { ClusterExpectations } from '../../src/verify/cluster/expect.js';
 import type { CheckResult } from '../../src/verify/types.js';
-import type { KubeApiStandin } from './kube-api-standin.js';
+import type { KubeApiStandin, StandinScenario } from './kube-api-standin.js';
 import { repoPath } from './cli.js';
 
 export type Obj = Record<string, any>;
@@ -86,3 +87,25 @@ export const get = (rs: readonly CheckResult[], id: string): CheckResult => {
   assert.ok(r !== undefined, `no result ${id}; have ${rs.map((x) => x.id).join(' ')}`);
   return r;
 };
+
+/** A healthy cluster's stand-in scenario for `e`, its NodePort answered on `nodePort`. */
+export function healthyScenario(e: ClusterExpectations, nodePort: number): StandinScenario {
+  return {
+    token: TOKEN,
+    gitVersion: 'v1.36.1',
+    nodes: e.nodes.map(nodeObject),
+    systemPods: systemPods(e),
+    runtimeClasses: [...e.runtimeClasses],
+    nodePort,
+  };
+}
+
+/** The NodePort: what kube-proxy on a node would forward to, here a loopback server answering like an echo pod. */
+export async function startEcho(node: string): Promise<{ readonly port: number; readonly close: () => Promise<void> }> {
+  const server = createServer((_, res) => res.end(`echo-${node}\n`));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as { port: number }).port,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}

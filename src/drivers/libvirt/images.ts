@@ -25,11 +25,20 @@ function mirrored(url: string, mirror: string | undefined): string {
   return `${mirror.replace(/\/+$/, '')}/${u.host}${u.pathname}`;
 }
 
+/**
+ * A pinned URL as the hypervisor's task reads it: a `file:` URL in WHATWG URL's form, so `file://localhost/p`
+ * (RFC 8089: the same file as `file:///p`) and `file:/p` become `file:///p`, whose path the task checks.
+ */
+function pinned(url: string): string {
+  return /^file:/i.test(url) ? new URL(url).href : url;
+}
+
 export function cloudImageSource(model: DriverModel, distro: string): CloudImageSource {
   const id = cloudImageId(distro);
   const pin = model.spec.downloads[id];
   const known = CLOUD_IMAGES[distro];
-  if (pin?.url !== undefined && pin.sha256 !== undefined) return { id, url: pin.url, sha256: pin.sha256.toLowerCase() };
+  if (pin?.url !== undefined && pin.sha256 !== undefined)
+    return { id, url: pinned(pin.url), sha256: pin.sha256.toLowerCase() };
   if (known === undefined || known === null)
     throw new InputError(
       'downloads.no-cloud-image',
@@ -58,7 +67,7 @@ export function installIsoSource(model: DriverModel, name: string): InstallIsoSo
   const id = installIsoId(name);
   const pin = model.spec.downloads[id];
   const sha256 = pin?.sha256 === undefined ? {} : { sha256: pin.sha256.toLowerCase() };
-  if (pin?.url !== undefined) return { id, url: pin.url, ...sha256 };
+  if (pin?.url !== undefined) return { id, url: pinned(pin.url), ...sha256 };
   const known = INSTALL_ISOS[name];
   if (known === undefined)
     throw new InputError('downloads.no-install-iso', `kubemix knows no install ISO for ${name}`, {

@@ -2,8 +2,9 @@
 // at a time for workers), control-plane nodes first, then the add-ons kubemix
 // installed, then Linux workers, then Windows workers. Each node: cordon,
 // drain, its host steps (node-steps.ts), wait Ready at the target version,
-// the node's underlay cells of verify (node-verify.ts), uncordon; the next
-// node starts only once this one is uncordoned. Pure: the
+// the node's underlay cells of verify (node-verify.ts; with --max-unavailable
+// above 1, none between two workers of the same wave, which may restart
+// together), uncordon; the next node starts only once this one is uncordoned. Pure: the
 // model is the target version's (the spec with --to applied).
 import { InputError } from '../../errors.js';
 import { linuxDistro } from '../../matrix/index.js';
@@ -97,9 +98,13 @@ function upgradeContribution(
   for (const [g, group] of groups.entries()) {
     const nodes = group.nodes.filter((n) => selected.has(n.name));
     const ends: string[] = [];
+    // Several nodes of a wave at once: another one may be restarting while this one is verified, so the
+    // cells between two nodes of the wave are left out (each still checks the control planes and the rest).
+    const rolling = new Set(group.width > 1 ? nodes.map((n) => n.name) : []);
     nodes.forEach((node, i) => {
       const previous = i < group.width ? barrier : [ends[i - group.width] ?? ''];
-      const chain = nodeChain(model, api, node, previous, g === 0 && i === 0);
+      const skip = new Set([...rolling].filter((n) => n !== node.name));
+      const chain = nodeChain(model, api, node, previous, g === 0 && i === 0, skip);
       tasks.push(...chain.tasks);
       artifacts.push(...chain.artifacts);
       ends.push(chain.tasks.at(-1)?.id ?? '');
@@ -147,6 +152,7 @@ function nodeChain(
   node: PlanNode,
   after: readonly string[],
   first: boolean,
+  skip: ReadonlySet<string>,
 ): { tasks: Task[]; artifacts: RenderedArtifact[] } {
   const v = model.versions.kubernetes;
   const done = kubeletAtScript(node.name, v);
@@ -179,7 +185,7 @@ function nodeChain(
   // Each step waits for the one before it: the order is in the DAG itself.
   const tasks = ordered.map((t, i) => ({ ...t, after: i === 0 ? [...after].sort() : [ordered[i - 1]?.id ?? ''] }));
   // The node's part of verify, every source at once after Ready; uncordon only once all of it passed.
-  const verify = nodeVerifyTasks(model, node, UPGRADE_STAGE, 'upgrade').map((t) => ({ ...t, after: [ready.id] }));
+  const verify = nodeVerifyTasks(model, node, UPGRADE_STAGE, 'upgrade', skip).map((t) => ({ ...t, after: [ready.id] }));
   const last = verify.length > 0 ? verify.map((t) => t.id).sort() : [ready.id];
   return { tasks: [...tasks, ...verify, { ...uncordon, after: last }], artifacts: host.artifacts };
 }

@@ -29,6 +29,7 @@ import {
 import { containerdVersion, kubernetesVersion, windowsPauseImage } from './versions.js';
 import { mirrorKeys } from './mirrors.js';
 import { downloadOverrides } from './downloads.js';
+import { downloadFileUrls } from './download-file-urls.js';
 import { notUsedYet } from './not-used-yet.js';
 import { placementPins } from './placement.js';
 
@@ -60,6 +61,7 @@ export const RULES: readonly Rule[] = [
   windowsPauseImage,
   mirrorKeys,
   downloadOverrides,
+  downloadFileUrls,
   notUsedYet,
 ];
 

@@ -1,8 +1,9 @@
 // The NoCloud seed of a Linux guest (cloud-init's "cidata" volume): meta-data
 // names the instance, network-config (version 2) brings up the NIC with the
 // planned MAC by DHCP (libvirt's reservation gives it the planned address),
-// user-data sets the host name, lets the deployer's key log in as root and
-// installs a pre-generated SSH host key (base64, one line), so the deployer pins its public
+// user-data sets the host name, points it at the node's planned address in
+// /etc/hosts, lets the deployer's key log in as root and installs a
+// pre-generated SSH host key (base64, one line), so the deployer pins its public
 // half before first contact. Keys are `{{secret:NAME}}` references: the
 // executor fills them in when it writes the files (0600), never the plan.
 // Formats: https://cloudinit.readthedocs.io/en/latest/reference/datasources/nocloud.html
@@ -37,7 +38,11 @@ function userData(model: DriverModel, node: DriverNode): string {
 hostname: ${y(node.name)}
 fqdn: ${y(fqdn(model, node))}
 prefer_fqdn_over_hostname: false
-manage_etc_hosts: true
+# /etc/hosts is not cloud-init's: \`manage_etc_hosts: true\` re-renders it from a template on every boot with this
+# host's names on 127.0.1.1 (cloud-init's update_etc_hosts module), so kubelet and kubeadm would take the node
+# name for loopback. The names point at the planned address from the first boot on instead (the write_files
+# entry, once per instance); host prep's etc-hosts task adds the cluster's block later.
+manage_etc_hosts: false
 disable_root: false
 users:
   - name: root
@@ -51,6 +56,10 @@ ssh_pwauth: false
 ssh_deletekeys: false
 ssh_genkeytypes: [ed25519]
 write_files:
+  - path: /etc/hosts
+    append: true
+    permissions: '0644'
+    content: ${y(`${node.ip} ${fqdn(model, node)} ${node.name}\n`)}
   - path: /etc/ssh/ssh_host_ed25519_key
     owner: root:root
     permissions: '0600'
