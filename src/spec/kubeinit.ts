@@ -5,7 +5,7 @@
 import { parse as parseYaml } from 'yaml';
 import type { Diagnostic } from '../errors.js';
 import { LINUX_DISTROS, WINDOWS } from '../matrix/index.js';
-import { MAX_DISK_MIB, MAX_RAM_MIB, SPEC_API_VERSION } from './schema.js';
+import { MAX_DISK_MIB, MAX_RAM_MIB, SPEC_API_VERSION } from './checks.js';
 import { didYouMean } from './suggest.js';
 import { applyOverrides } from './kubeinit-nodes.js';
 import type { KubeinitSpec, NodeAttributes, NodeOverride } from './kubeinit-types.js';
