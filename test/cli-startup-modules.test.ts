@@ -25,21 +25,37 @@ const HOOKS = `export async function resolve(specifier, context, next) {
 `;
 const hooksFile = join(dir, 'hooks.mjs');
 writeFileSync(hooksFile, HOOKS);
+// The resolve hook sees `import`; `require` (of CommonJS, or of an ES module: spec/parse.ts loads the zod
+// schema that way) is recorded by wrapping Module._load. zod's core sets globalThis.__zod_globalConfig when it
+// loads, by whatever path, so that is recorded at exit as well.
+const REGISTER = `import { appendFileSync } from 'node:fs';
+import Module, { register } from 'node:module';
+import { isAbsolute } from 'node:path';
+import { pathToFileURL } from 'node:url';
+register(${JSON.stringify(pathToFileURL(hooksFile).href)});
+const log = (line) => appendFileSync(process.env.KUBEMIX_MODULE_LOG, line + '\\n');
+const load = Module._load;
+Module._load = function (request, parent, isMain) {
+  const file = Module._resolveFilename(request, parent, isMain);
+  if (isAbsolute(file)) log(pathToFileURL(file).href);
+  return load.apply(this, arguments);
+};
+process.on('exit', () => log(globalThis.__zod_globalConfig === undefined ? '' : ZOD_CORE));
+`;
+/** What the log says when zod's core was evaluated. */
+const ZOD_CORE = 'node_modules/zod/ (core evaluated)';
 const registerFile = join(dir, 'register.mjs');
-writeFileSync(
-  registerFile,
-  `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooksFile).href)});\n`,
-);
+writeFileSync(registerFile, `const ZOD_CORE = ${JSON.stringify(ZOD_CORE)};\n${REGISTER}`);
 
 /** The files (repository-relative) the CLI process resolved while running `args`. */
-function loadedModules(name: string, args: readonly string[]): string[] {
+function loadedModules(name: string, args: readonly string[], status = 0): string[] {
   const log = join(dir, `${name}.log`);
   writeFileSync(log, '');
   const r = spawnSync(process.execPath, ['--import', registerFile, repoPath('bin/kubemix.js'), ...args], {
     env: { ...process.env, KUBEMIX_MODULE_LOG: log },
     encoding: 'utf8',
   });
-  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.status, status, r.stderr);
   const root = pathToFileURL(repoPath()).href;
   return [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))].map((u) => u.replace(root, ''));
 }
@@ -89,6 +105,34 @@ describe('start-up loads only what the command needs', () => {
       'the hook saw the spec reader load',
     );
     assertNoHeavy(modules);
+  });
+
+  it('validate of a valid spec loads no zod (the generated parser validates it) and yaml as one file', () => {
+    const modules = loadedModules('validate-valid', ['validate', repoPath('examples/k8s-libvirt-3-2-1.yaml')]);
+    assert.ok(
+      modules.some((m) => m.endsWith('dist/src/spec/parser.generated.js')),
+      'the hook saw the generated parser load',
+    );
+    assert.ok(
+      modules.some((m) => m.endsWith('dist/vendor/yaml.cjs')),
+      'the Module._load wrapper saw the one-file yaml of npm run build',
+    );
+    assert.deepEqual(
+      modules.filter((m) => /node_modules\/(zod|yaml)\/|dist\/src\/spec\/schema\.js/.test(m)),
+      [],
+    );
+  });
+
+  it('validate of an invalid spec does load zod, for the errors (the recording sees it)', () => {
+    const spec = join(dir, 'invalid.yaml');
+    const text = readFileSync(repoPath('examples/k8s-libvirt-1-1-1.yaml'), 'utf8');
+    writeFileSync(spec, text.replace(/^ {2}name: .*$/m, '  name: Not_A_Label'));
+    const modules = loadedModules('validate-invalid', ['validate', spec], 2);
+    assert.ok(modules.includes(ZOD_CORE), 'zod core evaluated');
+    assert.ok(
+      modules.some((m) => m.endsWith('dist/src/spec/schema.js')),
+      'schema.js required',
+    );
   });
 
   it('plan does load the model and the plan (the hook sees them)', () => {

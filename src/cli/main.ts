@@ -1,13 +1,20 @@
 // The one entry point and the one top-level error handler. Every command's
 // failure ends here and becomes a documented exit code; an unexpected
 // exception becomes a crash log and exit 4, never a bare stack trace.
-import { Command, CommanderError } from 'commander';
+import { createRequire } from 'node:module';
+import type * as Commander from 'commander';
 import { ExitCode, InputError, InterruptedError, isKubemixError } from '../errors.js';
 import { processIo, type CliIo } from './io.js';
 import { reportFailure, writeCrashLog } from './failure.js';
 import { terminalIo } from './terminal.js';
 import { COMMANDS, requestedCommand } from './commands/index.js';
 import { VERSION } from '../version.js';
+
+// `require`, not `import`: Node 20 imports a CommonJS package by first scanning its source for export
+// names (cjs-module-lexer); commander is loaded by every command, --version included (bench/startup.ts).
+const { Command, CommanderError } = createRequire(import.meta.url)('commander') as typeof Commander;
+type Command = Commander.Command;
+type CommanderError = Commander.CommanderError;
 
 export async function run(argv: readonly string[], rawIo: CliIo): Promise<number> {
   // Everything printed goes through the escaping streams (terminal.ts).

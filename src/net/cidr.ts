@@ -1,6 +1,11 @@
 // Address arithmetic for IPv4 and IPv6 networks. Parsing is ipaddr.js's;
 // the arithmetic uses BigInt so both families share one code path.
-import ipaddr from 'ipaddr.js';
+import { createRequire } from 'node:module';
+import type IpAddr from 'ipaddr.js';
+
+// `require`, not `import`: Node 20 imports a CommonJS package by first scanning its source for export
+// names (cjs-module-lexer), ~10 ms of every `kubemix validate` for this one file (bench/startup.ts).
+const ipaddr = createRequire(import.meta.url)('ipaddr.js') as typeof IpAddr;
 
 export interface Cidr {
   readonly family: 4 | 6;

@@ -2,14 +2,14 @@
 // plus `--hypervisors` (hypervisor_hosts_spec) and `--nodes`
 // (cluster_nodes_spec), turned into an ordinary spec document so it goes
 // through exactly the same validation as a YAML file.
-import { parse as parseYaml } from 'yaml';
 import type { Diagnostic } from '../errors.js';
 import { LINUX_DISTROS, WINDOWS } from '../matrix/index.js';
-import { MAX_DISK_MIB, MAX_RAM_MIB, SPEC_API_VERSION } from './schema.js';
+import { MAX_DISK_MIB, MAX_RAM_MIB, SPEC_API_VERSION } from './checks.js';
 import { didYouMean } from './suggest.js';
 import { applyOverrides } from './kubeinit-nodes.js';
 import type { KubeinitSpec, NodeAttributes, NodeOverride } from './kubeinit-types.js';
 import { existingHostsFor } from './kubeinit-existing.js';
+import { YAML } from './yaml-lib.js';
 
 export const KUBEINIT_DEFAULTS = { cluster: 'k8scluster', domain: 'kubeinit.local' } as const;
 
@@ -129,7 +129,7 @@ export function parseNodeOverrides(text: string): Parsed<Record<string, unknown>
   if (/^\[\s*\[/.test(trimmed)) return parseBracketList(trimmed, path);
   let value: unknown;
   try {
-    value = parseYaml(trimmed, { maxAliasCount: 10 });
+    value = YAML.parse(trimmed, { maxAliasCount: 10 });
   } catch (error) {
     return fail(
       'nodes.syntax',

@@ -101,6 +101,12 @@ function pin(hypervisor: string | undefined): { hypervisor?: string } {
 function existingHost(
   h: Extract<ClusterSpecParsed['spec']['infrastructure'], { driver: 'existing' }>['hosts'][number],
 ): ExistingHost {
-  const { user, ip, ...rest } = h;
-  return { ...rest, ip: ip ?? h.address, user: user ?? (isWindowsOs(h.os) ? 'Administrator' : 'root') };
+  const { user, ip, mac, ...rest } = h;
+  return {
+    ...rest,
+    // dnsmasq and the duplicate check compare MACs as lower-case text.
+    ...(mac === undefined ? {} : { mac: mac.toLowerCase() }),
+    ip: ip ?? h.address,
+    user: user ?? (isWindowsOs(h.os) ? 'Administrator' : 'root'),
+  };
 }

@@ -6,7 +6,7 @@ import { kubeinitToSpecDocument, type KubeinitInput } from './kubeinit.js';
 import { normalise } from './normalise.js';
 import { draftNodes, type NodeDraft } from './nodes.js';
 import { runRules } from './rules/index.js';
-import { clusterSpecSchema } from './schema.js';
+import { parseSpecSchema } from './parse.js';
 import { issuesToDiagnostics } from './schema-diagnostics.js';
 import type { ClusterSpec } from './types.js';
 import { loadYaml, locate, type LoadedYaml } from './yaml.js';
@@ -33,9 +33,9 @@ export function readSpec(source: SpecSource): SpecResult {
   const loaded = loadDocument(source);
   if (!loaded.ok) throw new InvalidSpecError(name, loaded.diagnostics);
   const { document, yaml } = loaded;
-  const parsed = clusterSpecSchema.safeParse(document);
+  const parsed = parseSpecSchema(document);
   if (!parsed.success) {
-    const diagnostics = issuesToDiagnostics(parsed.error.issues, clusterSpecSchema, document);
+    const diagnostics = issuesToDiagnostics(parsed.error.issues, parsed.schema, document);
     throw new InvalidSpecError(name, bound(withLocations(diagnostics, yaml, name)));
   }
   const spec = normalise(parsed.data);

@@ -7,8 +7,9 @@
 import { z } from 'zod';
 import { DEFAULT_LIBVIRT_URI } from '../drivers/libvirt/names.js';
 import { DEFAULT_CONTAINERD_LINE, DEFAULT_KUBERNETES_MINOR } from '../matrix/index.js';
+import { SPEC_API_VERSION, diskWithinLimit, isHttpUrl, ramWithinLimit } from './checks.js';
 
-export const SPEC_API_VERSION = 'kubemix.dev/v1alpha1';
+export { MAX_DISK_MIB, MAX_RAM_MIB, SPEC_API_VERSION, quantityMiB } from './checks.js';
 
 const dnsLabel = z
   .string()
@@ -40,11 +41,7 @@ const httpUrl = z
     /^[^\s'"\\`<>{}|^\u0000-\u001f\u007f-\u009f]+$/,
     'must be a URL without quotes, whitespace, backslashes or <>{}|^`',
   )
-  .refine((v) => {
-    if (!URL.canParse(v)) return false;
-    const u = new URL(v);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-  }, 'must be an http:// or https:// URL with a host, such as https://mirror.example.com/files');
+  .refine(isHttpUrl, 'must be an http:// or https:// URL with a host, such as https://mirror.example.com/files');
 
 const hostAddress = z
   .string()
@@ -57,22 +54,9 @@ export const quantity = z
   .string()
   .max(16)
   .regex(/^[1-9][0-9]*(Mi|Gi|Ti|M|G|T)$/, 'must be a size with a unit, such as 8Gi or 512Mi');
-const UNIT_MIB: Readonly<Record<string, number>> = { Mi: 1, M: 1, Gi: 1024, G: 1024, Ti: 1024 * 1024, T: 1024 * 1024 };
-/** `8Gi` → 8192. NaN for anything that is not a quantity. */
-export function quantityMiB(text: string): number {
-  const match = /^([1-9][0-9]{0,15})(Mi|Gi|Ti|M|G|T)$/.exec(text);
-  return match === null ? Number.NaN : Number(match[1]) * (UNIT_MIB[match[2] ?? ''] ?? Number.NaN);
-}
-/**
- * What one machine can have: 64 TiB of RAM (the largest x86 servers sold,
- * 16-socket HPE Superdome Flex / 8-socket systems, top out at 48–64 TiB)
- * and a 1 PiB disk. Anything above is a typo, and would overflow the exact
- * integers the capacity checks compare.
- */
-export const MAX_RAM_MIB = 64 * 1024 * 1024;
-export const MAX_DISK_MIB = 1024 * 1024 * 1024;
-const bounded = (max: number, unit: string) =>
-  quantity.refine((v) => quantityMiB(v) <= max, `must be at most ${unit}: no machine has more`);
+// A refinement's predicate is a named function of checks.ts, so the generated parser can call the same one.
+const bounded = (withinLimit: (quantity: string) => boolean, unit: string) =>
+  quantity.refine(withinLimit, `must be at most ${unit}: no machine has more`);
 const version = (what: string) =>
   z.string().regex(/^\d+\.\d+(\.\d+)?$/, `must be a ${what} version such as 1.36 or 1.36.2`);
 const path = text(4096);
@@ -141,7 +125,6 @@ const existingHost = z.strictObject({
   mac: z
     .string()
     .regex(/^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$/, 'must be a MAC address such as 52:54:00:12:34:56')
-    .transform((m) => m.toLowerCase())
     .optional()
     .describe("MAC of the host's node-network interface: the services node's dnsmasq leases the node IP to it (DHCP)"),
   roles: z.array(z.enum(ROLES)).min(1),
@@ -162,8 +145,8 @@ const infrastructure = z.discriminatedUnion('driver', [
 
 const resources = {
   vcpus: z.number().int().min(1).max(512).optional(),
-  ram: bounded(MAX_RAM_MIB, '64Ti').optional(),
-  disk: bounded(MAX_DISK_MIB, '1024Ti').optional(),
+  ram: bounded(ramWithinLimit, '64Ti').optional(),
+  disk: bounded(diskWithinLimit, '1024Ti').optional(),
 };
 
 /** A pin: the name of one of spec.infrastructure.hypervisors (checked by the placement rule). */

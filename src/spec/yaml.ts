@@ -1,7 +1,8 @@
 // Reading untrusted YAML with limits, so a hostile file fails fast instead of
 // exhausting memory (alias bombs) or the stack (deep nesting).
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
 import type { Diagnostic } from '../errors.js';
+import { YAML } from './yaml-lib.js';
 
 export const YAML_LIMITS = { maxBytes: 1024 * 1024, maxAliases: 100, maxDepth: 64 } as const;
 
@@ -37,8 +38,8 @@ export function loadYaml(text: string, source: string): YamlResult {
   if (flowDepth(text) > YAML_LIMITS.maxDepth) {
     return fail('yaml.too-deep', `nesting is deeper than ${YAML_LIMITS.maxDepth} levels`);
   }
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true });
+  const lines = new YAML.LineCounter();
+  const doc = YAML.parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true });
   const first = doc.errors[0];
   if (first !== undefined) {
     const pos = lines.linePos(first.pos[0]);

@@ -4,7 +4,7 @@
 import { InvalidSpecError, type Diagnostic } from '../../errors.js';
 import { DEFAULT_LINUX_DISTRO } from '../../matrix/index.js';
 import { parseIp } from '../../net/cidr.js';
-import { SPEC_API_VERSION } from '../../spec/schema.js';
+import { SPEC_API_VERSION } from '../../spec/checks.js';
 import { bastionFromSshArgs, type Bastion } from './bastion.js';
 import type { SetVar } from './host-vars.js';
 import { coveringCidr } from './node-network.js';

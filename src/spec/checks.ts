@@ -1,0 +1,37 @@
+// The spec schema's own predicates and limits, in a module that does not load
+// zod: the schema (schema.ts) refines with these functions, and the parser
+// generated from it (parser.generated.ts) calls the same ones, so a valid spec
+// is parsed without loading zod at all.
+
+export const SPEC_API_VERSION = 'kubemix.dev/v1alpha1';
+
+const UNIT_MIB: Readonly<Record<string, number>> = { Mi: 1, M: 1, Gi: 1024, G: 1024, Ti: 1024 * 1024, T: 1024 * 1024 };
+/** `8Gi` → 8192. NaN for anything that is not a quantity. */
+export function quantityMiB(text: string): number {
+  const match = /^([1-9][0-9]{0,15})(Mi|Gi|Ti|M|G|T)$/.exec(text);
+  return match === null ? Number.NaN : Number(match[1]) * (UNIT_MIB[match[2] ?? ''] ?? Number.NaN);
+}
+
+/**
+ * What one machine can have: 64 TiB of RAM (the largest x86 servers sold,
+ * 16-socket HPE Superdome Flex / 8-socket systems, top out at 48–64 TiB)
+ * and a 1 PiB disk. Anything above is a typo, and would overflow the exact
+ * integers the capacity checks compare.
+ */
+export const MAX_RAM_MIB = 64 * 1024 * 1024;
+export const MAX_DISK_MIB = 1024 * 1024 * 1024;
+
+export function ramWithinLimit(quantity: string): boolean {
+  return quantityMiB(quantity) <= MAX_RAM_MIB;
+}
+
+export function diskWithinLimit(quantity: string): boolean {
+  return quantityMiB(quantity) <= MAX_DISK_MIB;
+}
+
+/** An http(s) URL with a host, as the WHATWG URL parser reads it. */
+export function isHttpUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const u = new URL(text);
+  return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+}
