@@ -17,7 +17,11 @@
 // Everything it spawned is ended by pid, and lives in the test host's
 // namespace, which TestNet.cleanup sweeps as well. Its pid file is in the
 // test's folder too (a system daemon's default, /run/libvirtd.pid, would
-// keep a second daemon from starting).
+// keep a second daemon from starting). The mount points themselves are the
+// machine's: on a fresh machine, where apt installed libvirt but never started
+// it, /run/libvirt, /var/log/libvirt and /var/cache/libvirt do not exist, so
+// the daemon makes the missing ones and removes them (while empty and no other
+// live test uses them) when it stops (test/harness/host-paths.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
   existsSync,
@@ -32,6 +36,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { trackHostPaths, type TrackedPaths } from './host-paths.js';
 import { quiet } from './netns.js';
 import { virsh, virshNames, waitForLibvirtd } from './virsh.js';
 
@@ -43,6 +48,8 @@ const BINARIES = [
   '/usr/bin/unshare',
 ];
 export const LIBVIRT_IMAGES = '/var/lib/libvirt/images';
+/** The machine's folders the daemon's own are mounted on, inside its private mount namespace. */
+const MOUNT_POINTS = ['/etc/libvirt', '/var/lib/libvirt', '/run/libvirt', '/var/log/libvirt', '/var/cache/libvirt'];
 
 export function systemLibvirtAvailable(): string | undefined {
   if (process.getuid?.() !== 0) return 'a system-mode libvirtd runs as root: start the tests as root';
@@ -74,6 +81,7 @@ export class SystemLibvirtd {
     readonly root: string,
     readonly ns: string,
     private readonly child: ChildProcess,
+    private readonly mountPoints: TrackedPaths,
   ) {
     process.on('exit', this.exitHook);
   }
@@ -97,7 +105,9 @@ export class SystemLibvirtd {
       `${readFileSync('/etc/passwd', 'utf8')}libvirt-qemu:x:64055:64055::/var/lib/libvirt:/usr/sbin/nologin\n`,
     );
     writeFileSync(join(root, 'group'), `${readFileSync('/etc/group', 'utf8')}libvirt-qemu:x:64055:\n`);
-    mkdirSync(images, { recursive: true });
+    // Tracked before they are made, so that only what did not exist is removed.
+    const mountPoints = trackHostPaths([], [...MOUNT_POINTS, images]);
+    for (const d of [...MOUNT_POINTS, images]) mkdirSync(d, { recursive: true });
     const r = root;
     const inner = `set -e
 mount --bind ${r}/passwd /etc/passwd
@@ -123,7 +133,7 @@ exec /usr/sbin/libvirtd --config /etc/libvirt/libvirtd.conf --pid-file ${r}/libv
     );
     let log = '';
     child.stderr?.on('data', (c: Buffer) => void (log += c.toString()));
-    const daemon = new SystemLibvirtd(root, ns, child);
+    const daemon = new SystemLibvirtd(root, ns, child, mountPoints);
     try {
       await daemon.waitReady(() => log);
       return daemon;
@@ -161,6 +171,7 @@ exec /usr/sbin/libvirtd --config /etc/libvirt/libvirtd.conf --pid-file ${r}/libv
     if (this.child.pid !== undefined && this.child.exitCode === null) pids.unshift(this.child.pid);
     for (const pid of pids.filter((p) => this.inOurNamespace(p))) quiet('kill', ['-9', String(pid)]);
     rmSync(this.root, { recursive: true, force: true });
+    this.mountPoints.cleanup();
   }
 
   /** A pid is ours only while it lives in the test host's network namespace (pids are reused). */
