@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
-import ssh2 from 'ssh2';
+import { ed25519KeyPair } from '../src/exec/ed25519.js';
 import { parse, stringify } from 'yaml';
 import { InputError } from '../src/errors.js';
 import { ensureDeployerKey, publicKeyOfIdentity } from '../src/exec/deployer-key.js';
@@ -34,10 +34,7 @@ function specWithKey(dir: string, identityFile: string): string {
 }
 
 function keyPair(dir: string, passphrase?: string): { file: string; public: string; private: string } {
-  const pair = ssh2.utils.generateKeyPairSync(
-    'ed25519',
-    passphrase === undefined ? { comment: 'me@desk' } : { comment: 'me@desk', passphrase, cipher: 'aes256-ctr' },
-  );
+  const pair = ed25519KeyPair(passphrase === undefined ? { comment: 'me@desk' } : { comment: 'me@desk', passphrase });
   const file = join(dir, 'id_ed25519');
   writeFileSync(file, pair.private, { mode: 0o600 });
   writeFileSync(`${file}.pub`, `${pair.public}\n`);

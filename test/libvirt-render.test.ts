@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import ssh2 from 'ssh2';
+import { ed25519KeyPair } from '../src/exec/ed25519.js';
 import { libvirtArtifacts } from '../src/drivers/libvirt/artifacts.js';
 import { domainXml, networkXml } from '../src/drivers/libvirt/render/xml.js';
 import { secretRefs } from '../src/exec/secrets.js';
@@ -31,7 +31,7 @@ function kind(path: string): string | undefined {
 
 /** Values of the shape the executor fills in. */
 function fill(text: string): string {
-  const key = ssh2.utils.generateKeyPairSync('ed25519');
+  const key = ed25519KeyPair();
   return text.replace(/\{\{secret:([A-Za-z0-9_.-]+)\}\}/g, (_m, name: string) => {
     if (name.endsWith('-base64')) return Buffer.from(key.private).toString('base64');
     if (name === 'cluster-ssh-public-key') return key.public;

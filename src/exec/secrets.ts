@@ -12,7 +12,6 @@ import {
   sshHostKeySecret,
   sshHostPublicKeySecret,
 } from '../model/secret-names.js';
-import ssh2 from 'ssh2';
 import { SERVICES } from '../matrix/index.js';
 import { issueServingTls, servingTlsDue } from './serving-tls.js';
 import { generateClusterCa } from './cluster-ca.js';
@@ -20,6 +19,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { HostError } from '../errors.js';
 import { writeFileDurable } from './durable.js';
+import { ed25519KeyPair } from './ed25519.js';
 
 export interface SecretRecord {
   readonly value: string;
@@ -145,7 +145,7 @@ export class SecretStore {
       const node = m[1] ?? '';
       const set = [sshHostKeySecret(node), sshHostKeyBase64Secret(node), sshHostPublicKeySecret(node)] as const;
       if (made.includes(set[0]) || set.some((n) => this.records.has(n) || captured.has(n))) continue;
-      const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: `kubemix ${node}` });
+      const pair = ed25519KeyPair({ comment: `kubemix ${node}` });
       const at = new Date().toISOString();
       this.records.set(set[0], { value: pair.private, source: 'generated', at });
       this.records.set(set[1], { value: Buffer.from(pair.private).toString('base64'), source: 'generated', at });
