@@ -12,16 +12,19 @@
 // build too, size by size in turns, so the two are measured under the same load.
 // BENCH_SIZES=10,100 plans only the sizes named; BENCH_ROUNDS and BENCH_NODE_FLAGS: see main() and runChild().
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
+import { ChunkedWriter } from '../src/util/json.js';
 
 type Assemble = typeof import('../src/plan/assemble.js');
 type Resolve = typeof import('../src/model/resolve.js');
 type Read = typeof import('../src/spec/read.js');
 type Json = typeof import('../src/util/json.js');
+type Hash = typeof import('../src/plan/hash.js');
 
 const SIZES = [
   [10, 50],
@@ -77,26 +80,43 @@ const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.
  */
 async function child(dist: string, nodes: number, runs: number): Promise<SizeResult> {
   const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(dist, path)).href)) as T;
-  const { assemblePlan, assemblePlanTo } = await load<Partial<Assemble> & Pick<Assemble, 'assemblePlan'>>(
-    'src/plan/assemble.js',
-  );
+  const assemble = await load<Partial<Assemble> & Pick<Assemble, 'assemblePlan'>>('src/plan/assemble.js');
   const { resolveModel } = await load<Resolve>('src/model/resolve.js');
   const { readSpec } = await load<Read>('src/spec/read.js');
   const { writeJsonPretty } = await load<Json>('src/util/json.js');
+  const hashing = await load<Partial<Hash>>('src/plan/hash.js');
   const text = specText(nodes);
-  // One plan as `kubemix plan --out` makes it: plan.json is written (here: counted) in pieces, never one string.
+  // One plan as `kubemix plan --out` makes it: artifacts counted as they are made, plan.json written (here:
+  // counted) in pieces, never one string, and hashed as it is written. Older builds: as they wrote it.
   const planOnce = (): { planBytes: number; artifactBytes: number } => {
     const model = resolveModel(readSpec({ kind: 'file', path: 'bench.yaml', text }));
     let artifactBytes = 0;
-    // Artifacts counted as they are made, as `plan --out` writes them (a build without assemblePlanTo: all at the end).
     const count = (f: { content: string }): void => void (artifactBytes += Buffer.byteLength(f.content));
+    let planBytes = 0;
+    const { assemblePlan, assemblePlanTo, assemblePlanBodyTo } = assemble;
+    const { writePlanText, HASH_PLACEHOLDER } = hashing;
+    if (assemblePlanBodyTo !== undefined && writePlanText !== undefined && HASH_PLACEHOLDER !== undefined) {
+      const hash = createHash('sha256');
+      const chunks = new ChunkedWriter({
+        update: (piece: string) => {
+          const bytes = Buffer.from(piece);
+          planBytes += bytes.length;
+          hash.update(bytes);
+        },
+      });
+      writePlanText(assemblePlanBodyTo(model, count), HASH_PLACEHOLDER, (piece, covered) =>
+        covered ? chunks.write(piece) : void (planBytes += piece.length),
+      );
+      chunks.flush();
+      hash.digest('hex');
+      return { planBytes, artifactBytes };
+    }
     const plan =
       assemblePlanTo === undefined
         ? ((assembled) => (assembled.files.forEach(count), assembled.plan))(assemblePlan(model))
         : assemblePlanTo(model, count);
-    let planBytes = 1;
     writeJsonPretty(plan, 2, (s) => void (planBytes += Buffer.byteLength(s)));
-    return { planBytes, artifactBytes };
+    return { planBytes: planBytes + 1, artifactBytes };
   };
   const size = planOnce();
   const walls: number[] = [];

@@ -16,11 +16,13 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { InputError } from '../errors.js';
 import type { AssembledPlan, FileSink } from '../plan/assemble.js';
 import type { Plan } from '../plan/types.js';
-import { ChunkedWriter, writeJsonPretty } from '../util/json.js';
+import { HASH_PLACEHOLDER, withPlanHash, writePlanText, type PlanBody } from '../plan/hash.js';
+import { ChunkedWriter } from '../util/json.js';
 
 /** Written into every plan directory; its presence lets the next `plan --out` replace the directory. */
 export const PLAN_MARKER = '.kubemix-plan';
@@ -68,21 +70,38 @@ function isInside(path: string, dir: string): boolean {
 }
 
 /**
- * `JSON.stringify(value, null, 2)` and a newline, written in ~64 KiB pieces:
- * the plan of 5000 nodes is ~200 MB of JSON, never held as one string.
+ * plan.json for `body`, written in ~64 KiB pieces (the plan of 5000 nodes is
+ * ~250 MB of JSON, never held as one string) and hashed as it is written: the
+ * hash line holds a placeholder until the last piece, then the hash is written
+ * over it in place (plan/hash.ts). Returns the plan with its hash.
  */
-export function writeJsonFile(path: string, value: unknown): void {
+export function writePlanJson(path: string, body: PlanBody): Plan {
   const fd = openSync(path, 'w', 0o644);
   try {
-    const writer = new ChunkedWriter({
+    const hash = createHash('sha256');
+    let written = 0;
+    let hashAt = -1;
+    const write = (bytes: Buffer): void => {
+      for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done);
+      written += bytes.length;
+    };
+    const hashed = new ChunkedWriter({
       update: (piece: string) => {
         const bytes = Buffer.from(piece);
-        for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done);
+        hash.update(bytes);
+        write(bytes);
       },
     });
-    writeJsonPretty(value, 2, (s) => writer.write(s));
-    writer.write('\n');
-    writer.flush();
+    writePlanText(body, HASH_PLACEHOLDER, (piece, covered) => {
+      if (covered) return hashed.write(piece);
+      hashed.flush();
+      hashAt = written + piece.indexOf(HASH_PLACEHOLDER);
+      write(Buffer.from(piece));
+    });
+    hashed.flush();
+    const digest = hash.digest('hex');
+    writeSync(fd, digest, hashAt, 'latin1');
+    return withPlanHash(body, digest);
   } finally {
     closeSync(fd);
   }
@@ -100,7 +119,7 @@ export function writePlanDir(target: string, assembled: AssembledPlan): void {
  * (a large plan's artifact texts are never all in memory), then plan.json;
  * returns the plan.
  */
-export function writePlanDirFrom(target: string, build: (sink: FileSink) => Plan): Plan {
+export function writePlanDirFrom(target: string, build: (sink: FileSink) => PlanBody): Plan {
   const dir = resolve(target);
   const parent = dirname(dir);
   if (!existsSync(parent))
@@ -113,7 +132,7 @@ export function writePlanDirFrom(target: string, build: (sink: FileSink) => Plan
     mkdirSync(join(tmp, 'artifacts'), { recursive: true });
     writeFileSync(join(tmp, PLAN_MARKER), MARKER_TEXT);
     const made = new Set<string>();
-    plan = build((file) => {
+    const sink: FileSink = (file) => {
       const path = join(tmp, file.localPath);
       const folder = dirname(path);
       if (!made.has(folder)) mkdirSync(folder, { recursive: true });
@@ -121,8 +140,8 @@ export function writePlanDirFrom(target: string, build: (sink: FileSink) => Plan
       // Artifacts keep their mode so an upload can copy it; never wider than 0644 here.
       writeFileSync(path, file.content, { mode: Number.parseInt(file.mode, 8) & 0o644 });
       chmodSync(path, Number.parseInt(file.mode, 8) & 0o644);
-    });
-    writeJsonFile(join(tmp, 'plan.json'), plan);
+    };
+    plan = writePlanJson(join(tmp, 'plan.json'), build(sink));
     if (existsSync(dir)) renameSync(dir, old);
     renameSync(tmp, dir);
   } catch (error) {

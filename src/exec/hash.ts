@@ -1,11 +1,11 @@
 // Hashes the executor keys its journal on. Canonical JSON = keys sorted at
-// every level, no whitespace; the plan hash is sha256 of the canonical plan
-// without its `hash` field (the contract in plan/types.ts).
+// every level, no whitespace. The plan hash is sha256 of plan.json's body as
+// written, without its `hash` line (the contract in plan/hash.ts).
 import { canonicalJson, sha256Hex } from '../util/json.js';
 import { sha256Refs, type ResolvedDownload } from '../model/downloads.js';
 import type { Artifact, Task } from '../plan/types.js';
 
-export { planHash } from '../plan/hash.js';
+export { planFileHash, planHash } from '../plan/hash.js';
 export { canonicalJson };
 export const sha256 = sha256Hex;
 

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, normalize, sep } from 'node:path';
 import { InputError, InvalidSpecError, type Diagnostic } from '../errors.js';
 import type { Plan } from '../plan/types.js';
-import { planHash, sha256 } from './hash.js';
+import { planFileHash, planHash, sha256 } from './hash.js';
 import { checkPlanRules, planSchema } from './plan-check.js';
 
 export interface LoadedPlan {
@@ -18,8 +18,10 @@ export interface LoadedPlan {
 export async function readPlanDir(dir: string): Promise<LoadedPlan> {
   const file = join(dir, 'plan.json');
   let raw: unknown;
+  let bytes: Buffer;
   try {
-    raw = JSON.parse(await readFile(file, 'utf8'));
+    bytes = await readFile(file);
+    raw = JSON.parse(bytes.toString('utf8'));
   } catch (error) {
     throw new InputError('plan.unreadable', `${file}: ${(error as Error).message}`, {
       path: file,
@@ -27,11 +29,12 @@ export async function readPlanDir(dir: string): Promise<LoadedPlan> {
       cause: error,
     });
   }
-  const plan = validatePlan(raw, file);
+  const plan = validatePlan(raw, file, bytes);
   return { plan, dir, artifacts: await readPlanArtifacts(plan, dir) };
 }
 
-export function validatePlan(raw: unknown, source: string): Plan {
+/** `bytes`: the file the plan was read from, whose own bytes are hashed (else the plan is written out to hash it). */
+export function validatePlan(raw: unknown, source: string, bytes?: Buffer): Plan {
   const parsed = planSchema.safeParse(raw);
   if (!parsed.success) {
     const diags: Diagnostic[] = parsed.error.issues.map((i) => ({
@@ -45,11 +48,11 @@ export function validatePlan(raw: unknown, source: string): Plan {
   const plan = raw as Plan;
   const rules = checkPlanRules(plan);
   if (rules.length > 0) throw new InvalidSpecError(source, rules);
-  const actual = planHash(plan);
+  const actual = bytes === undefined ? planHash(plan) : planFileHash(bytes)?.actual;
   if (actual !== plan.hash) {
     throw new InputError(
       'plan.hash-mismatch',
-      `${source}: plan hash ${plan.hash} does not match its content (${actual})`,
+      `${source}: plan hash ${plan.hash} does not match its content (${actual ?? 'no "hash" line after "kind"'})`,
       { path: source, hint: 'the plan was edited or truncated; write it again with `kubemix plan`' },
     );
   }

@@ -3,7 +3,7 @@
 import type { ClusterModel } from '../model/resolve.js';
 import { downloadCache, resolveDownload, sha256Refs } from '../model/downloads.js';
 import { sha256Hex } from '../util/json.js';
-import { planHash } from './hash.js';
+import { withPlanHash, type PlanBody } from './hash.js';
 import { artifactId, artifactLocalPath } from './artifact-path.js';
 import { checkGraph } from './graph.js';
 import { containerdContribution } from './tasks/containerd.js';
@@ -83,6 +83,19 @@ export function assemblePlanTo(
   sink: FileSink,
   contributors: readonly PlanContributor[] = CONTRIBUTORS,
 ): Plan {
+  return withPlanHash(assemblePlanBodyTo(model, sink, contributors));
+}
+
+/**
+ * `assemblePlanTo` without the hash, for a writer that hashes plan.json's
+ * pieces as it writes them (`plan --out`) instead of serialising the plan
+ * once more for the hash alone.
+ */
+export function assemblePlanBodyTo(
+  model: ClusterModel,
+  sink: FileSink,
+  contributors: readonly PlanContributor[] = CONTRIBUTORS,
+): PlanBody {
   const texts = new SharedTexts();
   const raw: Task[] = [];
   const artifacts: Artifact[] = [];
@@ -110,9 +123,9 @@ export function assemblePlanTo(
   const ids = downloadIds(raw, fileRefs, texts);
   const tasks = sortTasks(linkTasks(model, raw, ids, texts));
   checkGraph(tasks);
-  const body = {
-    apiVersion: PLAN_API_VERSION as typeof PLAN_API_VERSION,
-    kind: 'Plan' as const,
+  return {
+    apiVersion: PLAN_API_VERSION,
+    kind: 'Plan',
     cluster: model.cluster,
     hosts: model.hosts,
     nodes: model.nodes,
@@ -120,19 +133,6 @@ export function assemblePlanTo(
     tasks,
     downloads: ids.map((id) => resolveDownload(model, id)),
     warnings: model.warnings,
-  };
-  const hash = planHash(body);
-  return {
-    apiVersion: body.apiVersion,
-    kind: body.kind,
-    hash,
-    cluster: body.cluster,
-    hosts: body.hosts,
-    nodes: body.nodes,
-    artifacts,
-    tasks,
-    downloads: body.downloads,
-    warnings: body.warnings,
   };
 }
 

@@ -119,7 +119,7 @@ export interface Artifact {
 export interface Plan {
   readonly apiVersion: typeof PLAN_API_VERSION;
   readonly kind: 'Plan';
-  /** sha256 of the canonical plan body (everything but this field). */
+  /** sha256 of plan.json's text without the line of this field (plan/hash.ts). */
   readonly hash: string;
   readonly cluster: PlanCluster;
   readonly hosts: readonly HostConnection[];

@@ -11,15 +11,6 @@ export function canonicalJson(value: unknown): string {
   return parts.join('');
 }
 
-/** sha256 (hex) of `canonicalJson(value)`, streamed into the hash in chunks. */
-export function canonicalSha256(value: unknown): string {
-  const hash = createHash('sha256');
-  const chunk = new ChunkedWriter(hash);
-  writeCanonical(value, (s) => chunk.write(s));
-  chunk.flush();
-  return hash.digest('hex');
-}
-
 export function sha256Hex(text: string | Buffer): string {
   return createHash('sha256').update(text).digest('hex');
 }

@@ -4,7 +4,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { HostConnection } from '../../src/model/types.js';
 import { PLAN_API_VERSION, type Artifact, type Plan, type Stage, type Task } from '../../src/plan/types.js';
-import { planHash, sha256 } from '../../src/exec/hash.js';
+import { sha256 } from '../../src/exec/hash.js';
+import { withPlanHash } from '../../src/plan/hash.js';
 
 export interface TaskInput {
   readonly host: string;
@@ -106,7 +107,7 @@ export function buildPlan(
     tasks: planTasks,
     warnings: [],
   };
-  return { plan: { ...body, hash: planHash(body) }, contents };
+  return { plan: withPlanHash(body), contents };
 }
 
 /** Writes DIR/plan.json and DIR/artifacts/... as `kubemix plan --out DIR` would. */

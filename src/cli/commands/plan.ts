@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { resolveModel } from '../../model/resolve.js';
 import { auditPlan, auditText, guardAudit } from '../../audit/index.js';
 import { FindingsError } from '../../errors.js';
-import { assemblePlan, assemblePlanTo } from '../../plan/assemble.js';
+import { assemblePlan, assemblePlanBodyTo } from '../../plan/assemble.js';
 import type { CliIo } from '../io.js';
 import { checkPlanOut, writePlanDirFrom } from '../plan-dir.js';
 import { renderPlanText } from '../render-plan.js';
@@ -36,7 +36,7 @@ export function registerPlan(program: Command, io: CliIo): void {
     let plan = assembled?.plan;
     if (dir !== undefined)
       plan = writePlanDirFrom(dir, (sink) => {
-        if (assembled === undefined) return assemblePlanTo(model, sink);
+        if (assembled === undefined) return assemblePlanBodyTo(model, sink);
         assembled.files.forEach(sink);
         return assembled.plan;
       });
