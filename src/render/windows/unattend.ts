@@ -12,7 +12,8 @@ import { SECRET_NAMES } from '../../model/secret-names.js';
 import type { PlanNode } from '../../model/types.js';
 import { WINDOWS_NAME_LIMIT } from '../../spec/rules/nodes.js';
 import { servicesFacts } from '../services/facts.js';
-import { el, renderXml, type XmlElement } from './xml.js';
+import { oncePer } from '../../util/memo.js';
+import { el, renderXml, sharedElement, type XmlElement } from './xml.js';
 
 /** The files of the node's unattend media, by their path on the media's root. */
 export const UNATTEND_MEDIA = INSTALL_MEDIA_FILES;
@@ -102,22 +103,34 @@ export function renderUnattend(
   const release = windowsRelease(node.os);
   if (release === undefined)
     throw new Error(`${node.name}: ${node.os} is not a Windows Server release kubemix installs`);
-  const root = el(
-    'unattend',
-    [
+  // What no node's name or address is in: built once per model, release and options, written once (xml.ts).
+  const same = oncePer(model, `unattend:${node.os}:${JSON.stringify(options)}`, () => ({
+    windowsPE: sharedElement(
       pass('windowsPE', [
         drivers('Microsoft-Windows-PnpCustomizationsWinPE', release.virtioDir, options),
         internationalPE(),
         setup(release.images[options.edition]),
       ]),
+    ),
+    offlineServicing: sharedElement(
       pass('offlineServicing', [drivers('Microsoft-Windows-PnpCustomizationsNonWinPE', release.virtioDir, options)]),
+    ),
+    copyScripts: sharedElement(copyScripts()),
+    serverManager: sharedElement(serverManager()),
+    oobeSystem: sharedElement(pass('oobeSystem', [international('Microsoft-Windows-International-Core'), oobeShell()])),
+  }));
+  const root = el(
+    'unattend',
+    [
+      same.windowsPE,
+      same.offlineServicing,
       pass('specialize', [
         specializeShell(node),
-        copyScripts(),
-        serverManager(),
+        same.copyScripts,
+        same.serverManager,
         ...networkComponents(unattendNetwork(model, node)),
       ]),
-      pass('oobeSystem', [international('Microsoft-Windows-International-Core'), oobeShell()]),
+      same.oobeSystem,
     ],
     [
       ['xmlns', 'urn:schemas-microsoft-com:unattend'],

@@ -27,8 +27,36 @@ export function renderXml(root: XmlElement): string {
   return out.join('');
 }
 
+/**
+ * Subtrees a caller marks as shared (`sharedElement`: the same element object
+ * in every node's answer file, most of the file), written once per depth and
+ * reused as text afterwards.
+ */
+const SHARED = new WeakMap<XmlElement, Map<number, string>>();
+
+/** Marks `e` as a subtree many documents hold unchanged (it must not be changed after). */
+export function sharedElement(e: XmlElement): XmlElement {
+  SHARED.set(e, new Map());
+  return e;
+}
+
 /** Appends `e`'s lines to `out`: one join at the end, not one per level (each level used to copy its subtree). */
 function renderElement(e: XmlElement, depth: number, out: string[]): void {
+  const texts = SHARED.get(e);
+  if (texts !== undefined) {
+    let text = texts.get(depth);
+    if (text === undefined) {
+      const own: string[] = [];
+      renderOwn(e, depth, own);
+      texts.set(depth, (text = own.join('')));
+    }
+    out.push(text);
+    return;
+  }
+  renderOwn(e, depth, out);
+}
+
+function renderOwn(e: XmlElement, depth: number, out: string[]): void {
   const pad = '  '.repeat(depth);
   let attrs = '';
   for (const [k, v] of e.attrs) attrs += ` ${k}="${xmlEscape(v)}"`;
