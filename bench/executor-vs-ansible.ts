@@ -18,6 +18,12 @@
 // (loop-delay.ts). At N=50 Ansible runs BENCH_ANSIBLE_TASKS_50 (default 5)
 // tasks per host, compared with kubemix's time for as many tasks (start-up
 // + connect + that many times its per-task time, from the M/2M runs).
+// Since all test hosts share CPU 1, what a task costs a host is paid N times
+// per round of tasks on that core: past ~10 hosts the critical path grows
+// with N for any executor. So the same tasks also run on a floor
+// (floor-executor.ts: one session per host, one round trip per task, the
+// check and apply each in their own `sh`, nothing else), measured the same
+// way; kubemix's own overhead is its per-task time above the floor's.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,6 +33,7 @@ import { buildPlan, taskId, writePlanDir, type TaskInput } from '../test/harness
 import { newStateDir, writeKnownHosts } from '../test/harness/fixture.js';
 import { KnownHostsFile } from '../src/transport/known-hosts.js';
 import { DEFAULT_SSH_OPTIONS, SshTransport } from '../src/transport/ssh.js';
+import { FloorHost } from './floor-executor.js';
 
 const NS = (process.env['BENCH_HOSTS'] ?? '1,10,50').split(',').map(Number);
 const ANSIBLE_NS = (process.env['BENCH_ANSIBLE_HOSTS'] ?? '10,50').split(',').map(Number);
@@ -57,6 +64,11 @@ function benchHosts(net: TestNet, n: number, run: string): BenchHost[] {
     const name = `b${i + 1}`;
     return { name, conn: { ...net.connection(real), name }, dir: join(real.dir, `${run}-${name}`) };
   });
+}
+
+/** Task `i` of a host's chain: its check and its apply (the same for kubemix and the floor). */
+function benchScripts(dir: string, i: number): [string, string] {
+  return [`test -f ${dir}/t${i}`, `mkdir -p ${dir}; echo t${i} >> ${dir}/log; sleep ${SLEEP}; touch ${dir}/t${i}`];
 }
 
 /** USER_HZ: the unit of /proc/PID/stat times. */
@@ -115,8 +127,8 @@ async function kubemix(net: TestNet, kh: string, n: number, m: number, bin: stri
   for (const h of hosts) {
     for (let i = 1; i <= m; i++) {
       const after = i === 1 ? [] : [taskId({ host: h.name, name: `t${i - 1}` })];
-      const apply = `mkdir -p ${h.dir}; echo t${i} >> ${h.dir}/log; sleep ${SLEEP}; touch ${h.dir}/t${i}`;
-      tasks.push({ host: h.name, name: `t${i}`, after, check: `test -f ${h.dir}/t${i}`, apply });
+      const [check, apply] = benchScripts(h.dir, i);
+      tasks.push({ host: h.name, name: `t${i}`, after, check, apply });
     }
   }
   const planDir = join(net.root, `bench-plan-${run}`);
@@ -155,6 +167,29 @@ async function kubemix(net: TestNet, kh: string, n: number, m: number, bin: stri
   );
   const loop = JSON.parse(readFileSync(loopFile, 'utf8')) as KubemixRun['loop'];
   return { wallMs, cpuMs: childCpuMs() - cpu, hostMs: hostCpuMs() - host, loop };
+}
+
+/** The floor (floor-executor.ts) on the same hosts and tasks: connected first, then the chains timed. */
+async function floor(net: TestNet, kh: string, n: number, m: number): Promise<{ wallMs: number; hostMs: number }> {
+  const hosts = benchHosts(net, n, `fl${n}x${m}`);
+  const knownHosts = await new KnownHostsFile(kh).load();
+  const sessions = await Promise.all(hosts.map((h) => FloorHost.open(h.conn, knownHosts)));
+  try {
+    const host = hostCpuMs();
+    const t0 = process.hrtime.bigint();
+    await Promise.all(
+      hosts.map(async (h, i) => {
+        for (let t = 1; t <= m; t++) {
+          const [check, apply] = benchScripts(h.dir, t);
+          const code = await sessions[i]?.run(check, apply);
+          if (code !== 0) throw new Error(`floor: task t${t} on ${h.name} exited ${code}`);
+        }
+      }),
+    );
+    return { wallMs: Number(process.hrtime.bigint() - t0) / 1e6, hostMs: hostCpuMs() - host };
+  } finally {
+    for (const s of sessions) s.close();
+  }
 }
 
 function ansible(net: TestNet, kh: string, n: number, m: number): number {
@@ -235,6 +270,8 @@ async function sessionVsChannel(net: TestNet, kh: string): Promise<{ session: nu
 }
 
 async function main(): Promise<void> {
+  // The floor runs in this process: on kubemix's core, as kubemix does.
+  spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
   ensureAnsible();
   const net = await TestNet.create(Math.min(REAL_HOSTS, Math.max(...NS)));
   try {
@@ -248,6 +285,7 @@ async function main(): Promise<void> {
       `per command, 'true' on one host: framed session ${per.session.toFixed(1)} ms vs one exec channel each ${per.channel.toFixed(1)} ms (${(per.channel / per.session).toFixed(1)}x)`,
     ];
     const perTask = new Map<number, number>();
+    const floorPerTask = new Map<number, number>();
     const fixedMs = new Map<number, number>();
     const builds: [string, string][] = [
       ...(BASELINE === undefined ? [] : ([['baseline', BASELINE]] as [string, string][])),
@@ -272,6 +310,17 @@ async function main(): Promise<void> {
         );
         process.stderr.write(`${out[out.length - 1] ?? ''}\n`);
       }
+      pinHosts(net);
+      const f1 = await floor(net, kh, n, M);
+      const f2 = await floor(net, kh, n, 2 * M);
+      const floorTask = (f2.wallMs - f1.wallMs) / M - SLEEP * 1000;
+      floorPerTask.set(n, floorTask);
+      out.push(
+        `N=${String(n).padStart(2)}: floor ${(f1.wallMs / 1000).toFixed(2)} s (M) / ${(f2.wallMs / 1000).toFixed(2)} s (2M); ` +
+          `critical-path overhead ${floorTask.toFixed(1)} ms per task; hosts' CPU per task ${((f2.hostMs - f1.hostMs) / (n * M)).toFixed(1)} ms; ` +
+          `kubemix above the floor ${((perTask.get(n) ?? 0) - floorTask).toFixed(1)} ms per task`,
+      );
+      process.stderr.write(`${out[out.length - 1] ?? ''}\n`);
       if (ANSIBLE_NS.includes(n)) {
         const m = n >= 50 ? ANSIBLE_TASKS_50 : M;
         const an = ansible(net, kh, n, m);
@@ -287,6 +336,9 @@ async function main(): Promise<void> {
       out.push(
         `per-task overhead N=${n} / N=${NS[0]}: ${((perTask.get(n) ?? 0) / Math.max(first, 0.1)).toFixed(2)}x (flat is 1)`,
       );
+    out.push(
+      `kubemix above the floor, ms per task: ${NS.map((n) => `N=${n} ${((perTask.get(n) ?? 0) - (floorPerTask.get(n) ?? 0)).toFixed(1)}`).join(', ')} (goal ≤ 30, flat)`,
+    );
     process.stdout.write(`${out.join('\n')}\n`);
   } finally {
     await net.cleanup();
