@@ -24,9 +24,12 @@
 // (floor-executor.ts: one session per host, one round trip per task, the
 // check and apply each in their own `sh`, nothing else), measured the same
 // way; kubemix's own overhead is its per-task time above the floor's.
+// BENCH_ROUNDS (default 3): each N runs that many times, the builds and the
+// floor taking turns; every figure printed is the median of the rounds.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { HostConnection } from '../src/model/types.js';
 import { TestNet, type TestHost } from '../test/harness/netns.js';
 import { buildPlan, taskId, writePlanDir, type TaskInput } from '../test/harness/plan-builder.js';
@@ -43,6 +46,8 @@ const BASELINE = process.env['BENCH_BASELINE'];
 const SLEEP = 0.05;
 const REAL_HOSTS = 13;
 const ANSIBLE_TASKS_50 = Number(process.env['BENCH_ANSIBLE_TASKS_50'] ?? 5);
+/** Rounds per N (BENCH_ROUNDS): each figure is their median. */
+const ROUNDS = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 3));
 const CGROUP = `/sys/fs/cgroup/cpuacct/kubemix-bench-${process.pid}`;
 const LOOP_PRELOAD = new URL('./loop-delay.js', import.meta.url).href;
 
@@ -64,6 +69,12 @@ function benchHosts(net: TestNet, n: number, run: string): BenchHost[] {
     const name = `b${i + 1}`;
     return { name, conn: { ...net.connection(real), name }, dir: join(real.dir, `${run}-${name}`) };
   });
+}
+
+/** The plan hash function of the build whose CLI is `bin` (its dist/ beside bin/). */
+async function planHashOf(bin: string): Promise<(body: object) => string> {
+  const dist = join(dirname(resolve(bin)), '..', 'dist', 'src', 'plan', 'hash.js');
+  return ((await import(pathToFileURL(dist).href)) as { planHash: (body: object) => string }).planHash;
 }
 
 /** Task `i` of a host's chain: its check and its apply (the same for kubemix and the floor). */
@@ -120,8 +131,15 @@ interface KubemixRun {
   readonly loop: { readonly p99: number; readonly max: number };
 }
 
-async function kubemix(net: TestNet, kh: string, n: number, m: number, bin: string): Promise<KubemixRun> {
-  const run = `km${bin === 'bin/kubemix.js' ? '' : 'base'}${n}x${m}`;
+async function kubemix(
+  net: TestNet,
+  kh: string,
+  n: number,
+  m: number,
+  bin: string,
+  round: number,
+): Promise<KubemixRun> {
+  const run = `km${bin === 'bin/kubemix.js' ? '' : 'base'}${n}x${m}r${round}`;
   const hosts = benchHosts(net, n, run);
   const tasks: TaskInput[] = [];
   for (const h of hosts) {
@@ -132,13 +150,14 @@ async function kubemix(net: TestNet, kh: string, n: number, m: number, bin: stri
     }
   }
   const planDir = join(net.root, `bench-plan-${run}`);
-  await writePlanDir(
-    planDir,
-    buildPlan(
-      hosts.map((h) => h.conn),
-      tasks,
-    ),
+  const built = buildPlan(
+    hosts.map((h) => h.conn),
+    tasks,
   );
+  // Hashed by the build that runs it: a baseline may define the plan hash otherwise (before: canonical JSON).
+  const { apiVersion, kind, hash: _ours, ...rest } = built.plan;
+  const body = { apiVersion, kind, ...rest };
+  await writePlanDir(planDir, { ...built, plan: { apiVersion, kind, hash: (await planHashOf(bin))(body), ...rest } });
   const args = [
     '-c',
     '0',
@@ -169,9 +188,18 @@ async function kubemix(net: TestNet, kh: string, n: number, m: number, bin: stri
   return { wallMs, cpuMs: childCpuMs() - cpu, hostMs: hostCpuMs() - host, loop };
 }
 
+interface FloorRun {
+  readonly wallMs: number;
+  readonly hostMs: number;
+}
+
+const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const spread = (xs: readonly number[]): string =>
+  `${xs.length} rounds, ${Math.min(...xs).toFixed(1)} to ${Math.max(...xs).toFixed(1)}`;
+
 /** The floor (floor-executor.ts) on the same hosts and tasks: connected first, then the chains timed. */
-async function floor(net: TestNet, kh: string, n: number, m: number): Promise<{ wallMs: number; hostMs: number }> {
-  const hosts = benchHosts(net, n, `fl${n}x${m}`);
+async function floor(net: TestNet, kh: string, n: number, m: number, round: number): Promise<FloorRun> {
+  const hosts = benchHosts(net, n, `fl${n}x${m}r${round}`);
   const knownHosts = await new KnownHostsFile(kh).load();
   const sessions = await Promise.all(hosts.map((h) => FloorHost.open(h.conn, knownHosts)));
   try {
@@ -287,44 +315,61 @@ async function main(): Promise<void> {
     const perTask = new Map<number, number>();
     const floorPerTask = new Map<number, number>();
     const fixedMs = new Map<number, number>();
+    const oneMs = new Map<number, number>();
     const builds: [string, string][] = [
       ...(BASELINE === undefined ? [] : ([['baseline', BASELINE]] as [string, string][])),
       ['kubemix', 'bin/kubemix.js'],
     ];
     for (const n of NS) {
-      let one: KubemixRun = { wallMs: 0, cpuMs: 0, hostMs: 0, loop: { p99: 0, max: 0 } };
-      for (const [label, bin] of builds) {
+      // Rounds, the builds and the floor taking turns: one M/2M difference is a few hundred ms of a few seconds'
+      // runs, so each figure is the median of ROUNDS (the spread printed beside it).
+      const runs = new Map<string, { one: KubemixRun; two: KubemixRun }[]>();
+      const floors: { one: FloorRun; two: FloorRun }[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [label, bin] of builds) {
+          pinHosts(net);
+          const one = await kubemix(net, kh, n, M, bin, round);
+          const two = await kubemix(net, kh, n, 2 * M, bin, round);
+          runs.set(label, [...(runs.get(label) ?? []), { one, two }]);
+        }
         pinHosts(net);
-        one = await kubemix(net, kh, n, M, bin);
-        const two = await kubemix(net, kh, n, 2 * M, bin);
-        const overhead = (two.wallMs - one.wallMs) / M - SLEEP * 1000;
-        if (label === 'kubemix') perTask.set(n, overhead);
-        const fixed = one.wallMs - M * (overhead + SLEEP * 1000);
-        if (label === 'kubemix') fixedMs.set(n, fixed);
+        floors.push({ one: await floor(net, kh, n, M, round), two: await floor(net, kh, n, 2 * M, round) });
+      }
+      for (const [label] of builds) {
+        const rs = runs.get(label) ?? [];
+        const overheads = rs.map((r) => (r.two.wallMs - r.one.wallMs) / M - SLEEP * 1000);
+        const overhead = median(overheads);
+        const one = median(rs.map((r) => r.one.wallMs));
+        const fixed = one - M * (overhead + SLEEP * 1000);
+        if (label === 'kubemix') {
+          perTask.set(n, overhead);
+          fixedMs.set(n, fixed);
+          oneMs.set(n, one);
+        }
+        const cpu = median(rs.map((r) => (r.two.cpuMs - r.one.cpuMs) / (n * M)));
+        const host = median(rs.map((r) => (r.two.hostMs - r.one.hostMs) / (n * M)));
+        const busy = median(rs.map((r) => (r.two.hostMs - r.one.hostMs) / (r.two.wallMs - r.one.wallMs)));
         out.push(
-          `N=${String(n).padStart(2)}: ${label} ${(one.wallMs / 1000).toFixed(2)} s (M) / ${(two.wallMs / 1000).toFixed(2)} s (2M); ` +
-            `critical-path overhead ${overhead.toFixed(1)} ms per task; start-up + connect ≈ ${(fixed / 1000).toFixed(2)} s; ` +
-            `${label} CPU per task ${((two.cpuMs - one.cpuMs) / (n * M)).toFixed(2)} ms (the M more tasks per host; ${(two.cpuMs / 1000).toFixed(2)} s in all for ${n * 2 * M} tasks); ` +
-            `hosts' CPU per task ${((two.hostMs - one.hostMs) / (n * M)).toFixed(1)} ms (hosts' core busy ${(((two.hostMs - one.hostMs) / (two.wallMs - one.wallMs)) * 100).toFixed(0)}%); ` +
-            `event loop delay p99 ${two.loop.p99.toFixed(1)} ms, max ${two.loop.max.toFixed(1)} ms`,
+          `N=${String(n).padStart(2)}: ${label.padEnd(8)} ${(one / 1000).toFixed(2)} s (M); ` +
+            `critical-path overhead ${overhead.toFixed(1)} ms per task (${spread(overheads)}); start-up + connect ≈ ${(fixed / 1000).toFixed(2)} s; ` +
+            `${label} CPU per task ${cpu.toFixed(2)} ms; hosts' CPU per task ${host.toFixed(1)} ms (hosts' core busy ${(busy * 100).toFixed(0)}%); ` +
+            `event loop delay p99 ${median(rs.map((r) => r.two.loop.p99)).toFixed(1)} ms`,
         );
         process.stderr.write(`${out[out.length - 1] ?? ''}\n`);
       }
-      pinHosts(net);
-      const f1 = await floor(net, kh, n, M);
-      const f2 = await floor(net, kh, n, 2 * M);
-      const floorTask = (f2.wallMs - f1.wallMs) / M - SLEEP * 1000;
+      const floorOverheads = floors.map((f) => (f.two.wallMs - f.one.wallMs) / M - SLEEP * 1000);
+      const floorTask = median(floorOverheads);
       floorPerTask.set(n, floorTask);
       out.push(
-        `N=${String(n).padStart(2)}: floor ${(f1.wallMs / 1000).toFixed(2)} s (M) / ${(f2.wallMs / 1000).toFixed(2)} s (2M); ` +
-          `critical-path overhead ${floorTask.toFixed(1)} ms per task; hosts' CPU per task ${((f2.hostMs - f1.hostMs) / (n * M)).toFixed(1)} ms; ` +
+        `N=${String(n).padStart(2)}: floor    critical-path overhead ${floorTask.toFixed(1)} ms per task (${spread(floorOverheads)}); ` +
+          `hosts' CPU per task ${median(floors.map((f) => (f.two.hostMs - f.one.hostMs) / (n * M))).toFixed(1)} ms; ` +
           `kubemix above the floor ${((perTask.get(n) ?? 0) - floorTask).toFixed(1)} ms per task`,
       );
       process.stderr.write(`${out[out.length - 1] ?? ''}\n`);
       if (ANSIBLE_NS.includes(n)) {
         const m = n >= 50 ? ANSIBLE_TASKS_50 : M;
         const an = ansible(net, kh, n, m);
-        const km = m === M ? one.wallMs : (fixedMs.get(n) ?? 0) + m * ((perTask.get(n) ?? 0) + SLEEP * 1000);
+        const km = m === M ? (oneMs.get(n) ?? 0) : (fixedMs.get(n) ?? 0) + m * ((perTask.get(n) ?? 0) + SLEEP * 1000);
         out.push(
           `N=${String(n).padStart(2)}: ansible-playbook (${m} tasks per host) ${(an / 1000).toFixed(2)} s; kubemix ${m === M ? '' : 'estimated '}${(km / 1000).toFixed(2)} s; ratio ansible / kubemix ${(an / km).toFixed(1)}x`,
         );
