@@ -3,7 +3,7 @@
 // --trust-new-hosts. Test hosts are sshd in network namespaces this test makes.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestNet, harnessAvailable } from './harness/netns.js';
@@ -40,9 +40,10 @@ describe('pinned host keys of created machines on real sshd', { skip, timeout: 6
     await net?.cleanup();
   });
 
-  it('accepts the generated key and refuses another one', async () => {
+  it('accepts the generated key and refuses another one', async (t) => {
     const h = net.hosts[0]!;
     const dir = mkdtempSync(join(tmpdir(), 'pin-net-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
     const store = await SecretStore.open(join(dir, 'secrets.json'));
     await store.ensureGenerated([sshHostKeySecret(h.name)], new Set());
     await net.stopSshd(h);

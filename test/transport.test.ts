@@ -1,12 +1,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TestNet, harnessAvailable } from './harness/netns.js';
 import { KnownHostsFile } from '../src/transport/known-hosts.js';
 import { SshTransport, DEFAULT_SSH_OPTIONS } from '../src/transport/ssh.js';
 import { HostKeyError } from '../src/transport/errors.js';
 import { ShellSession } from '../src/transport/shell-session.js';
+import { SH_DRIVER, frameShCommand } from '../src/transport/sh-driver.js';
 import type { HostConnection } from '../src/model/types.js';
 
 const skip = harnessAvailable();
@@ -60,6 +62,47 @@ describe('ssh transport on real sshd test hosts', { skip, timeout: 60_000 }, () 
       many.map((m) => m.stdout),
       Array.from({ length: 10 }, (_, i) => `${i}\n`),
     );
+  });
+
+  it('keeps scripts in a private folder in RAM (/dev/shm), stdin in TMPDIR, and removes both when the session ends', async () => {
+    const h = net.hosts[0]!;
+    const t = await transport(net.connection(h));
+    // A script runs as `sh <file>`: $0 is where the driver wrote it; stdin's file is the apply's own stdin.
+    const r = await t.exec({
+      shell: 'sh',
+      privilege: 'root',
+      script: 'echo "$0"; readlink /proc/$$/fd/0',
+      stdin: Buffer.from('x'),
+    });
+    const [script, stdin] = r.stdout.trim().split('\n');
+    assert.match(script ?? '', /^\/dev\/shm\/kubemix\.[A-Za-z0-9]{8}\/s$/);
+    assert.match(stdin ?? '', /^\/tmp\/kubemix\.[A-Za-z0-9]{8}\/i$/);
+    const dirs = [script, stdin].map((p) => (p ?? '').replace(/\/[^/]+$/, ''));
+    for (const d of dirs) assert.equal(statSync(d).mode & 0o777, 0o700, `${d} is the session's own`);
+    await t.close();
+    // The driver removes them on its way out, after the connection closed: give it a moment.
+    const gone = (d: string): boolean => !existsSync(d);
+    for (let i = 0; i < 50 && !dirs.every(gone); i++) await new Promise((r) => setTimeout(r, 100));
+    for (const d of dirs) assert.ok(gone(d), `${d} removed`);
+  });
+
+  it('without a writable /dev/shm the session keeps everything in TMPDIR', () => {
+    // The driver itself, run with a read-only tmpfs over /dev/shm in a private mount namespace.
+    const out = execFileSync(
+      'unshare',
+      [
+        '--mount',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        'mount -t tmpfs -o ro tmpfs /dev/shm && exec bash --norc -c "$1" kubemix M',
+        'sh',
+        SH_DRIVER,
+      ],
+      { input: frameShCommand(1, [{ script: Buffer.from('echo "$0"\n'), timeoutMs: 5000 }], Buffer.alloc(0), 'root') },
+    ).toString();
+    assert.match(out, /^KUBEMIX-READY \/tmp\/kubemix\.[A-Za-z0-9]{8}\n\/tmp\/kubemix\.[A-Za-z0-9]{8}\/s\n/);
   });
 
   it('converge: check and apply in one framed command; set -e holds in the check', async () => {

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Journal, readJournal, type JournalDocument, type JournalEntry } from './journal.js';
@@ -10,8 +10,9 @@ import { InputError } from '../errors.js';
 describe('journal', () => {
   const entry = (i: number): JournalEntry => ({ state: 'done', host: 'h', inputHash: `i${i}`, attempts: 1 });
 
-  it('appends every awaited record durably, resumes from snapshot + log, compacts on close', async () => {
+  it('appends every awaited record durably, resumes from snapshot + log, compacts on close', async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'journal-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
     const j = await Journal.open(dir, 'c', 'planhash');
     await Promise.all(Array.from({ length: 50 }, (_, i) => j.record(`t${i}`, entry(i))));
     const snapshot = JSON.parse(readFileSync(join(dir, 'journal.json'), 'utf8')) as JournalDocument;
@@ -30,8 +31,9 @@ describe('journal', () => {
     assert.equal(Object.keys(closed.tasks).length, 51);
   });
 
-  it('a torn last line (kill -9 mid-append) is ignored; a torn middle line is a typed error', async () => {
+  it('a torn last line (kill -9 mid-append) is ignored; a torn middle line is a typed error', async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'journal-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
     const j = await Journal.open(dir, 'c', 'planhash');
     await j.record('a', entry(1));
     appendFileSync(join(dir, 'journal.log'), '{"id":"b","entry":{"state":"do');
@@ -44,8 +46,9 @@ describe('journal', () => {
     );
   });
 
-  it('read mode (--check) writes nothing; a log without a snapshot is ignored', async () => {
+  it('read mode (--check) writes nothing; a log without a snapshot is ignored', async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'journal-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
     await Journal.open(dir, 'c', 'planhash', 'read');
     assert.deepEqual(readdirSync(dir), []);
     writeFileSync(join(dir, 'journal.log'), `${JSON.stringify({ id: 'x', entry: entry(1) })}\n`);
@@ -55,8 +58,9 @@ describe('journal', () => {
 });
 
 describe('lock', () => {
-  it('refuses a live holder and takes over a dead one', async () => {
+  it('refuses a live holder and takes over a dead one', async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'lock-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
     const held = await acquireLock(dir);
     await assert.rejects(
       acquireLock(dir),

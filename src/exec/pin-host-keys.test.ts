@@ -1,6 +1,6 @@
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KnownHostsFile, fingerprint } from '../transport/known-hosts.js';
@@ -14,8 +14,13 @@ function host(name: string, address: string, provisioner: 'kubemix' | 'user' = '
   return { name, address, port: 22, user: 'kubemix', shell: 'sh', provisioner };
 }
 
+/** Scratch directories of the fixtures, removed when the file's tests end. */
+const made: string[] = [];
+after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
 async function fixture(): Promise<{ store: SecretStore; kh: KnownHostsFile; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'pin-'));
+  made.push(dir);
   const store = await SecretStore.open(join(dir, 'secrets.json'));
   await store.ensureGenerated([sshHostKeySecret('cp1'), sshHostKeySecret('w1')], new Set());
   return { store, kh: await new KnownHostsFile(join(dir, 'known_hosts')).load(), dir };

@@ -1,9 +1,18 @@
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MissingSecretError, Redactor, SecretStore, generateSecret, secretRefs } from './secrets.js';
+
+/** Scratch directories, removed when the file's tests end. */
+const scratchDirs: string[] = [];
+const scratch = (prefix: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  scratchDirs.push(dir);
+  return dir;
+};
+after(() => scratchDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 describe('secret store', () => {
   it('generates values in the formats kubeadm expects', () => {
@@ -15,7 +24,7 @@ describe('secret store', () => {
   });
 
   it('fills references, refuses unknown ones, persists 0600 and redacts', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'sec-')), 'secrets.json');
+    const path = join(scratch('sec-'), 'secrets.json');
     const store = await SecretStore.open(path);
     assert.deepEqual(await store.ensureGenerated(['a-password', 'ca-hash'], new Set(['ca-hash'])), ['a-password']);
     assert.equal(statSync(path).mode & 0o777, 0o600);
@@ -36,7 +45,7 @@ describe('secret store', () => {
 
 describe('VM host keys', () => {
   it('one name asks for the set: private key, its base64 line and its public half, which belong together', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'kubemix-hostkey-')), 'secrets.json');
+    const path = join(scratch('kubemix-hostkey-'), 'secrets.json');
     const store = await SecretStore.open(path);
     const made = await store.ensureGenerated(['ssh-host-key-compute-01-base64'], new Set());
     assert.deepEqual(made.sort(), [
@@ -51,7 +60,7 @@ describe('VM host keys', () => {
     // The public half is the private key's: ssh-keygen -y derives it back.
     const { execFileSync } = await import('node:child_process');
     const { writeFileSync } = await import('node:fs');
-    const file = join(mkdtempSync(join(tmpdir(), 'kubemix-hostkey-')), 'key');
+    const file = join(scratch('kubemix-hostkey-'), 'key');
     writeFileSync(file, `${key}\n`, { mode: 0o600 });
     const derived = execFileSync('ssh-keygen', ['-y', '-f', file], { encoding: 'utf8' }).split(' ').slice(0, 2);
     assert.deepEqual(derived, (store.get('ssh-host-key-compute-01-public') ?? '').split(' ').slice(0, 2));

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -79,8 +79,10 @@ describe('known_hosts', () => {
     assert.deepEqual(hostKeyAlgorithms(lines, 'other'), []);
   });
 
-  it('records a new key (TOFU) in a 0600 file that reloads', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'kh-')), 'state', 'known_hosts');
+  it('records a new key (TOFU) in a 0600 file that reloads', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'kh-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'state', 'known_hosts');
     const kh = await new KnownHostsFile(file).load();
     await kh.add('[198.51.100.9]:2200', A);
     assert.equal(kh.verify('[198.51.100.9]:2200', A).status, 'ok');

@@ -21,8 +21,8 @@ export const READY = 'KUBEMIX-READY';
  */
 export const WATCHDOG = [
   'exec 5<>"$2/w" 6<>"$2/r" </dev/null >/dev/null 2>&1',
-  'p="$1" d="$2" c=""',
-  'gone() { if [ -n "$c" ]; then kill -KILL -- "-$c"; fi; rm -rf "$d"; exit 0; }',
+  'p="$1" d="$2" b="$3" c=""',
+  'gone() { if [ -n "$c" ]; then kill -KILL -- "-$c"; fi; rm -rf "$d" "$b"; exit 0; }',
   // One line from the driver into $l within $1 seconds ('' = no limit); 1 when the time ran out.
   'line() {',
   '  while :; do',
@@ -55,17 +55,22 @@ export const SH_DRIVER = [
   'set -m',
   'umask 077',
   'm="$1"',
-  'd=$(mktemp -d "${TMPDIR:-/tmp}/kubemix.XXXXXXXX") && mkfifo "$d/w" "$d/r" || exit 70',
+  // Fifos and scripts in RAM when /dev/shm is there: on a disk filesystem every fifo message and script
+  // write dirties an inode the journal then writes out (and a script's secrets never reach the disk);
+  // stdin, which carries uploads of any size, stays in TMPDIR.
+  'b=$(mktemp -d "${TMPDIR:-/tmp}/kubemix.XXXXXXXX") || exit 70',
+  'd=$(mktemp -d /dev/shm/kubemix.XXXXXXXX 2>/dev/null) || d="$b"',
+  'mkfifo "$d/w" "$d/r" || exit 70',
   // Job notices ("Terminated") to /dev/null; the commands' stderr and the end markers on fd 7.
   'exec 5<>"$d/w" 6<>"$d/r" 7>&2 2>/dev/null',
-  `trap 'printf "q\\n" >&5; rm -rf "$d"' EXIT`,
+  `trap 'printf "q\\n" >&5; rm -rf "$d" "$b"' EXIT`,
   "trap 'exit 129' HUP",
   "trap 'exit 143' TERM",
   'if [ "$EUID" = 0 ]; then su=""; else su="sudo -n --"; fi',
   `W=${shellQuote(WATCHDOG)}`,
   // As root when sudo allows: only root may kill a root command's process group.
-  '{ if [ -n "$su" ] && sudo -n true; then exec sudo -n -- bash --norc -c "$W" kubemix-watchdog "$$" "$d"; fi',
-  '  exec bash --norc -c "$W" kubemix-watchdog "$$" "$d"; } </dev/null >/dev/null 5>&- 6>&- 7>&- &',
+  '{ if [ -n "$su" ] && sudo -n true; then exec sudo -n -- bash --norc -c "$W" kubemix-watchdog "$$" "$d" "$b"; fi',
+  '  exec bash --norc -c "$W" kubemix-watchdog "$$" "$d" "$b"; } </dev/null >/dev/null 5>&- 6>&- 7>&- &',
   'w=$!',
   `printf '${READY} %s\\n' "$d"`,
   `get() { if [ "$1" = L ]; then IFS= read -r s; printf '%b' "$s" > "$2"; s=""; else head -c "$1" > "$2"; fi; }`,
@@ -84,17 +89,17 @@ export const SH_DRIVER = [
   '  kill -0 "$w" || exit 75',
   '  get "$s1" "$d/s"',
   '  if [ -n "$s2" ]; then get "$s2" "$d/a"; fi',
-  '  if [ "$il" -gt 0 ]; then head -c "$il" > "$d/i"; else : > "$d/i"; fi',
+  '  if [ "$il" -gt 0 ]; then head -c "$il" > "$b/i"; else : > "$b/i"; fi',
   '  if [ "$pv" = root ]; then p="$su"; else p=""; fi',
   '  n=1',
-  '  if [ -z "$s2" ]; then part "$d/s" "$t1" "$d/i"',
+  '  if [ -z "$s2" ]; then part "$d/s" "$t1" "$b/i"',
   '  else',
   // The check gets no stdin (as when run apart); the apply gets the frame's.
   '    part "$d/s" "$t1" /dev/null',
-  '    if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then n=2; part "$d/a" "$t2" "$d/i"; fi',
+  '    if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then n=2; part "$d/a" "$t2" "$b/i"; fi',
   '  fi',
   // Truncate with builtins (no extra process per command): no script text lingers between commands.
-  '  : > "$d/s"; : > "$d/a"; : > "$d/i"',
+  '  : > "$d/s"; : > "$d/a"; : > "$b/i"',
   `  printf '\\n%s %s %s %s\\n' "$m" "$id" "$rc" "$n"`,
   `  printf '\\n%s %s %s %s\\n' "$m" "$id" "$rc" "$n" >&7`,
   'done',
