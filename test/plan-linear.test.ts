@@ -3,9 +3,10 @@
 // /etc/hosts block on each node naming all the others). Sizes, not timings:
 // task count, plan.json bytes and artifact bytes for 200 nodes stay within
 // 2.2× of 100 nodes (linear is 2×; the fixed part of the plan only lowers it),
-// and what each node adds from 100 to 200 nodes is at most 10% more than what
-// each added from 50 to 100 (equal when linear; a per-node list of all nodes
-// makes the later nodes cost more — the fixed part cannot hide that).
+// and what each node adds from 100 to 200 and from 200 to 400 nodes is at
+// most 3 % more than what each added from 50 to 100 (equal when linear; a
+// per-node list of all nodes makes the later nodes cost more — the fixed part
+// cannot hide that).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { stringify } from 'yaml';
@@ -50,7 +51,7 @@ function sizes(nodes: number): { tasks: number; planBytes: number; artifactBytes
 }
 
 describe('plan size is linear in the number of nodes', () => {
-  const [n50, n100, n200] = [sizes(50), sizes(100), sizes(200)];
+  const [n50, n100, n200, n400] = [sizes(50), sizes(100), sizes(200), sizes(400)];
   for (const key of ['tasks', 'planBytes', 'artifactBytes'] as const) {
     it(`${key}: 200 nodes within 2.2× of 100 nodes`, () => {
       const ratio = n200[key] / n100[key];
@@ -59,13 +60,22 @@ describe('plan size is linear in the number of nodes', () => {
         `${key} grew ${ratio.toFixed(2)}× from 100 to 200 nodes (${n100[key]} → ${n200[key]}): something per node lists every node`,
       );
     });
-    it(`${key}: a node added past 100 costs what one added past 50 did`, () => {
+    // Linear, a node costs the same wherever it is added: measured, the three spans agree within 0.2 %
+    // (names and addresses grow by a digit here and there). A list of every node on each node adds a
+    // term that grows with the span: one short line per other node on the Linux nodes alone made the
+    // 100→200 span 6 % and the 200→400 span 19 % dearer than 50→100 (tried).
+    it(`${key}: a node added past 100 or past 200 costs within 3 % of one added past 50`, () => {
       const early = (n100[key] - n50[key]) / 50;
-      const late = (n200[key] - n100[key]) / 100;
-      assert.ok(
-        late <= early * 1.1,
-        `${key} per added node: ${early.toFixed(0)} from 50 to 100 nodes, ${late.toFixed(0)} from 100 to 200: the plan grows faster than the cluster`,
-      );
+      for (const [from, to, a, b] of [
+        [100, 200, n100, n200],
+        [200, 400, n200, n400],
+      ] as const) {
+        const late = (b[key] - a[key]) / (to - from);
+        assert.ok(
+          late <= early * 1.03,
+          `${key} per added node: ${early.toFixed(0)} from 50 to 100 nodes, ${late.toFixed(0)} from ${from} to ${to}: the plan grows faster than the cluster`,
+        );
+      }
     });
   }
 });
