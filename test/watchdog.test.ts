@@ -5,7 +5,7 @@
 // next command, and the executor reports a typed timeout naming the task.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TestNet, harnessAvailable } from './harness/netns.js';
 import { buildPlan } from './harness/plan-builder.js';
@@ -123,6 +123,11 @@ describe('session watchdog on real sshd test hosts', { skip, timeout: 90_000 }, 
     const watchdog = children.map(Number).find((pid) => /kubemix-watchdog/.test(cmdline(pid)));
     assert.ok(watchdog !== undefined, `no watchdog among the driver's children ${children.join(' ')}`);
     process.kill(watchdog, 'SIGKILL');
+    // Gone means reaped by the driver: until then `kill -0` still finds it (a signal is only queued when
+    // kill returns, and a dying or zombie watchdog would answer no command's end — the driver then waits
+    // for its answer as long as the client waits for the command).
+    for (let i = 0; i < 100 && existsSync(`/proc/${watchdog}`); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(!existsSync(`/proc/${watchdog}`), 'the driver reaped its watchdog');
     await assert.rejects(t.exec(sh('echo unbounded', 5000)), (e: Error & { transient?: boolean }) => {
       assert.match(e.message, /session closed/);
       assert.equal(e.transient, true, 'the executor retries it');
