@@ -13,6 +13,7 @@ import { newStateDir, run, writeKnownHosts } from './harness/fixture.js';
 import { isKubemixError } from '../src/errors.js';
 import { KnownHostsFile } from '../src/transport/known-hosts.js';
 import { DEFAULT_SSH_OPTIONS, SshTransport } from '../src/transport/ssh.js';
+import { ANSWER_SECONDS } from '../src/transport/sh-driver.js';
 
 const skip = harnessAvailable();
 
@@ -133,6 +134,28 @@ describe('session watchdog on real sshd test hosts', { skip, timeout: 90_000 }, 
       assert.equal(e.transient, true, 'the executor retries it');
       return true;
     });
+    assert.equal((await t.exec(sh('echo next', 5000))).stdout, 'next\n', 'a new session, with its own watchdog');
+  });
+
+  it('ends the session when its watchdog dies while a command runs, once the command is over', async () => {
+    const dir = net.hosts[0]!.dir;
+    const running = t.exec(sh(`echo $PPID > ${dir}/driver.pid; sleep 1; echo done`, 60_000));
+    const pidFile = join(dir, 'driver.pid');
+    for (let i = 0; i < 100 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 20));
+    const driver = Number(readFileSync(pidFile, 'utf8'));
+    const children = readFileSync(`/proc/${driver}/task/${driver}/children`, 'utf8').trim().split(' ');
+    const watchdog = children.map(Number).find((pid) => /kubemix-watchdog/.test(cmdline(pid)));
+    assert.ok(watchdog !== undefined, `no watchdog among the driver's children ${children.join(' ')}`);
+    process.kill(watchdog, 'SIGKILL');
+    const started = Date.now();
+    // Without an answer the driver would wait as long as the client waits for the command (60 s here).
+    await assert.rejects(running, (e: Error & { transient?: boolean }) => {
+      assert.match(e.message, /session closed/);
+      assert.equal(e.transient, true, 'the executor retries it');
+      return true;
+    });
+    const waited = Date.now() - started;
+    assert.ok(waited < (ANSWER_SECONDS + 5) * 1000, `the session ended ${waited} ms after the watchdog died`);
     assert.equal((await t.exec(sh('echo next', 5000))).stdout, 'next\n', 'a new session, with its own watchdog');
   });
 

@@ -44,6 +44,9 @@ export const WATCHDOG = [
   'done',
 ].join('\n');
 
+/** How long the driver waits for the watchdog's answer once a command has ended. */
+export const ANSWER_SECONDS = 10;
+
 /**
  * The sh-shell hosts' driver, run by bash (`$1` is the marker): `set -m` gives
  * each command a process group of its own (bash manual, "Job Control"), which
@@ -81,7 +84,9 @@ export const SH_DRIVER = [
   `  printf '%s %s\\n' "$c" "$2" >&5`,
   '  wait "$c"; rc=$?',
   "  printf 'e\\n' >&5",
-  '  IFS= read -r k <&6',
+  // The watchdog answers as soon as it reads "e" (the command is reaped by then, even after a kill); no answer
+  // within ANSWER_SECONDS means it died while the command ran: end the session (the client opens another).
+  `  IFS= read -r -t ${ANSWER_SECONDS} k <&6 || exit 75`,
   '  if [ "$k" = 1 ]; then rc=124; fi',
   '}',
   'while IFS=" " read -r id pv il t1 s1 t2 s2; do',
