@@ -12,13 +12,11 @@
 // build too, size by size in turns, so the two are measured under the same load.
 // BENCH_SIZES=10,100 plans only the sizes named; BENCH_ROUNDS and BENCH_NODE_FLAGS: see main() and runChild().
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
-import { ChunkedWriter } from '../src/util/json.js';
 
 type Assemble = typeof import('../src/plan/assemble.js');
 type Resolve = typeof import('../src/model/resolve.js');
@@ -94,21 +92,9 @@ async function child(dist: string, nodes: number, runs: number): Promise<SizeRes
     const count = (f: { content: string }): void => void (artifactBytes += Buffer.byteLength(f.content));
     let planBytes = 0;
     const { assemblePlan, assemblePlanTo, assemblePlanBodyTo } = assemble;
-    const { writePlanText, HASH_PLACEHOLDER } = hashing;
-    if (assemblePlanBodyTo !== undefined && writePlanText !== undefined && HASH_PLACEHOLDER !== undefined) {
-      const hash = createHash('sha256');
-      const chunks = new ChunkedWriter({
-        update: (piece: string) => {
-          const bytes = Buffer.from(piece);
-          planBytes += bytes.length;
-          hash.update(bytes);
-        },
-      });
-      writePlanText(assemblePlanBodyTo(model, count), HASH_PLACEHOLDER, (piece, covered) =>
-        covered ? chunks.write(piece) : void (planBytes += piece.length),
-      );
-      chunks.flush();
-      hash.digest('hex');
+    const { streamPlanJson } = hashing;
+    if (assemblePlanBodyTo !== undefined && streamPlanJson !== undefined) {
+      streamPlanJson(assemblePlanBodyTo(model, count), (bytes) => void (planBytes += bytes.length));
       return { planBytes, artifactBytes };
     }
     const plan =

@@ -16,13 +16,11 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { InputError } from '../errors.js';
 import type { AssembledPlan, FileSink } from '../plan/assemble.js';
 import type { Plan } from '../plan/types.js';
-import { HASH_PLACEHOLDER, withPlanHash, writePlanText, type PlanBody } from '../plan/hash.js';
-import { ChunkedWriter } from '../util/json.js';
+import { streamPlanJson, withPlanHash, type PlanBody } from '../plan/hash.js';
 
 /** Written into every plan directory; its presence lets the next `plan --out` replace the directory. */
 export const PLAN_MARKER = '.kubemix-plan';
@@ -78,30 +76,11 @@ function isInside(path: string, dir: string): boolean {
 export function writePlanJson(path: string, body: PlanBody): Plan {
   const fd = openSync(path, 'w', 0o644);
   try {
-    const hash = createHash('sha256');
-    let written = 0;
-    let hashAt = -1;
-    const write = (bytes: Buffer): void => {
+    const { hash, hashAt } = streamPlanJson(body, (bytes) => {
       for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done);
-      written += bytes.length;
-    };
-    const hashed = new ChunkedWriter({
-      update: (piece: string) => {
-        const bytes = Buffer.from(piece);
-        hash.update(bytes);
-        write(bytes);
-      },
     });
-    writePlanText(body, HASH_PLACEHOLDER, (piece, covered) => {
-      if (covered) return hashed.write(piece);
-      hashed.flush();
-      hashAt = written + piece.indexOf(HASH_PLACEHOLDER);
-      write(Buffer.from(piece));
-    });
-    hashed.flush();
-    const digest = hash.digest('hex');
-    writeSync(fd, digest, hashAt, 'latin1');
-    return withPlanHash(body, digest);
+    writeSync(fd, hash, hashAt, 'latin1');
+    return withPlanHash(body, hash);
   } finally {
     closeSync(fd);
   }

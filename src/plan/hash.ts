@@ -38,12 +38,42 @@ export function writePlanText(
   hashed('\n}\n');
 }
 
-export function planHash(plan: PlanBody & { readonly hash?: string }): string {
+/**
+ * plan.json's bytes for `body`, handed to `write` in ~64 KiB pieces and hashed
+ * on the way, the hash line holding HASH_PLACEHOLDER: returns the hash and the
+ * byte offset of the placeholder, for a writer to put the hash there once known.
+ */
+export function streamPlanJson(
+  body: PlanBody & { readonly hash?: string },
+  write: (bytes: Buffer) => void,
+): { readonly hash: string; readonly hashAt: number } {
   const hash = createHash('sha256');
-  const chunks = new ChunkedWriter(hash);
-  writePlanText(plan, HASH_PLACEHOLDER, (piece, hashed) => hashed && chunks.write(piece));
-  chunks.flush();
-  return hash.digest('hex');
+  let written = 0;
+  let hashAt = -1;
+  const emit = (bytes: Buffer): void => {
+    write(bytes);
+    written += bytes.length;
+  };
+  const covered = new ChunkedWriter({
+    update: (piece: string) => {
+      const bytes = Buffer.from(piece);
+      hash.update(bytes);
+      emit(bytes);
+    },
+  });
+  writePlanText(body, HASH_PLACEHOLDER, (piece, hashed) => {
+    if (hashed) return covered.write(piece);
+    covered.flush();
+    // The hash line is ASCII: its character offset is its byte offset.
+    hashAt = written + piece.indexOf(HASH_PLACEHOLDER);
+    emit(Buffer.from(piece));
+  });
+  covered.flush();
+  return { hash: hash.digest('hex'), hashAt };
+}
+
+export function planHash(plan: PlanBody & { readonly hash?: string }): string {
+  return streamPlanJson(plan, () => {}).hash;
 }
 
 /** `plan` with its hash, keys in plan.json's order. */
