@@ -27,7 +27,7 @@ describe('kubemix upgrade (CLI)', () => {
     writeFileSync(spec, EXAMPLE.replace('version: "1.36"', 'version: "1.34"'));
     const r = await runCli(['upgrade', spec, '--to', '1.36', '--state-dir', state()]);
     assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /1\.34\.9 → 1\.36\.2 skips 1 minor release.*\[upgrade\.skew\]/);
+    assert.match(r.stderr, /1\.34\.9 → 1\.36\.3 skips 1 minor release.*\[upgrade\.skew\]/);
     assert.match(r.stderr, /--to 1\.35/);
     assert.ok(!hasStackTrace(r.stderr));
     assert.ok(!existsSync(state()), 'a refused upgrade created state');
@@ -52,7 +52,7 @@ describe('kubemix upgrade (CLI)', () => {
     writeFileSync(spec, EXAMPLE);
     const r = await runCli(['upgrade', spec, '--to', '1.36', '--state-dir', state()]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /at 1\.36\.2 already: nothing to upgrade/);
+    assert.match(r.stderr, /at 1\.36\.3 already: nothing to upgrade/);
     assert.equal(readFileSync(spec, 'utf8'), EXAMPLE);
   });
 

@@ -37,12 +37,12 @@ function refusal(req: UpgradeRequest, matrix = MATRIX): InputError {
 
 describe('upgrade skew policy', () => {
   it('allows the next minor and resolves the matrix patch', () => {
-    assert.deepEqual(decideUpgrade(base), { from: '1.35.6', to: '1.36.2', specVersion: '1.36', upToDate: false });
+    assert.deepEqual(decideUpgrade(base), { from: '1.35.6', to: '1.36.3', specVersion: '1.36', upToDate: false });
     assert.equal(decideUpgrade({ ...base, to: '1.36.1' }).to, '1.36.1');
     assert.equal(decideUpgrade({ ...base, current: '1.35.2', to: '1.35.6' }).to, '1.35.6');
   });
   it('the same version is up to date: nothing to plan', () => {
-    assert.equal(decideUpgrade({ ...base, current: '1.36.2', to: '1.36' }).upToDate, true);
+    assert.equal(decideUpgrade({ ...base, current: '1.36.3', to: '1.36' }).upToDate, true);
   });
   it('refuses skipping a minor, naming the next one', () => {
     const e = refusal({ ...base, current: '1.34.9', to: '1.36' });
@@ -54,7 +54,7 @@ describe('upgrade skew policy', () => {
     assert.match(refusal({ ...base, current: '1.36.2', to: '1.35' }).message, /newer than the API server/);
   });
   it('refuses a second target while an upgrade is unfinished', () => {
-    const e = refusal({ ...base, current: '1.35.6', to: '1.36.1', inProgress: '1.36.2' });
+    const e = refusal({ ...base, current: '1.35.6', to: '1.36.1', inProgress: '1.36.3' });
     assert.match(e.message, /kubelet must never be newer than the API server/);
   });
   it('refuses a containerd line the target does not support, and a minor without containerd support', () => {
@@ -108,7 +108,7 @@ describe('upgrade plan of examples/k8s-libvirt-3-2-1.yaml (3 control planes, 2 L
   it('kubeadm upgrade apply on the first control plane only, upgrade node on the others', () => {
     assert.ok(
       plan.tasks.some(
-        (t) => t.id === id(api, 'upgrade-apply') && /kubeadm upgrade apply 'v1\.36\.2' --yes/.test(t.apply.script),
+        (t) => t.id === id(api, 'upgrade-apply') && /kubeadm upgrade apply 'v1\.36\.3' --yes/.test(t.apply.script),
       ),
     );
     for (const c of cps.slice(1))

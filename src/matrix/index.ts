@@ -23,6 +23,17 @@ export interface KubernetesRelease {
   readonly kubeadmApis: readonly ('v1beta4' | 'v1beta3')[];
   /** containerd lines upstream lists for this minor; empty when it has no row yet. */
   readonly containerdLines: readonly string[];
+  /**
+   * The image tags this minor's kubeadm names by default (cmd/kubeadm/app/constants/constants.go:
+   * DefaultEtcdVersion, CoreDNSVersion, PauseVersion), read from the release named in `source`.
+   * `kubeadm config images list` prints exactly these beside the control-plane images.
+   */
+  readonly kubeadmImages: {
+    readonly etcd: string;
+    readonly coredns: string;
+    readonly pause: string;
+    readonly source: string;
+  };
 }
 
 export const KUBERNETES: readonly KubernetesRelease[] = [
@@ -33,6 +44,7 @@ export const KUBERNETES: readonly KubernetesRelease[] = [
     endOfLife: '2026-10-27',
     kubeadmApis: ['v1beta4', 'v1beta3'],
     containerdLines: ['2.2', '2.3'],
+    kubeadmImages: { etcd: '3.6.5-0', coredns: 'v1.12.1', pause: '3.10.1', source: 'kubeadm v1.34.4' },
   },
   {
     minor: '1.35',
@@ -41,23 +53,26 @@ export const KUBERNETES: readonly KubernetesRelease[] = [
     endOfLife: '2027-02-28',
     kubeadmApis: ['v1beta4', 'v1beta3'],
     containerdLines: ['2.2', '2.3'],
+    kubeadmImages: { etcd: '3.6.6-0', coredns: 'v1.13.1', pause: '3.10.1', source: 'kubeadm v1.35.4' },
   },
   // kubeadm 1.36 removed v1beta3 (kubernetes/kubernetes#136016, deprecated since 1.31; migrate with the 1.35 binary).
   {
     minor: '1.36',
-    patch: '1.36.2',
+    patch: '1.36.3',
     released: '2026-04-22',
     endOfLife: '2027-06-28',
     kubeadmApis: ['v1beta4'],
     containerdLines: ['2.2', '2.3'],
+    kubeadmImages: { etcd: '3.6.8-0', coredns: 'v1.14.2', pause: '3.10.2', source: 'kubeadm v1.36.3' },
   },
   {
     minor: '1.37',
-    patch: '1.37.0',
+    patch: '1.37.2',
     released: '2026-08-26',
     endOfLife: '2027-10-28',
     kubeadmApis: ['v1beta4'],
     containerdLines: [],
+    kubeadmImages: { etcd: '3.7.0-0', coredns: 'v1.14.6', pause: '3.10.2', source: 'kubeadm v1.37.2' },
   },
 ];
 

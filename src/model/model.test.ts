@@ -86,7 +86,7 @@ test('taints: Windows workers os=windows:NoSchedule; control plane untainted wit
 
 test('versions resolve minors to the pinned patch', () => {
   const m = model('k8s-libvirt-1-1-1');
-  assert.equal(m.versions.kubernetes, '1.36.2');
+  assert.equal(m.versions.kubernetes, '1.36.3');
   assert.equal(m.versions.containerd, '2.3.2');
 });
 
