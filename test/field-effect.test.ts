@@ -17,7 +17,7 @@ const LIBVIRT: Doc = {
   metadata: { name: 'full' },
   spec: {
     domain: 'kubeinit.local',
-    kubernetes: { version: '1.36' },
+    kubernetes: { version: '1.36', install: 'binaries' },
     containerRuntime: { containerd: '2.3' },
     network: {
       nodeCidr: '10.0.0.0/24',
@@ -112,6 +112,7 @@ const ALTERNATIVES: Record<string, { to: unknown; context?: Record<string, unkno
   'metadata.name': { to: 'other' },
   'spec.domain': { to: 'example.org' },
   'spec.kubernetes.version': { to: '1.35' },
+  'spec.kubernetes.install': { to: 'packages' },
   'spec.containerRuntime.containerd': { to: '2.2' },
   'spec.network.nodeCidr': { to: '10.0.0.0/23' },
   'spec.network.gateway': { to: '10.0.0.1' },

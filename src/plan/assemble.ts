@@ -11,7 +11,7 @@ import { driverContribution, nodeReadyIds } from './tasks/driver.js';
 import { factTasks } from './tasks/facts.js';
 import { clusterReadyTaskIds, kubeadmContribution } from './tasks/kubeadm.js';
 import { flannelTokenTaskIds, kubeProxyTokenTaskIds, kubeProxyTokenTasks } from './tasks/kube-proxy-token.js';
-import { kubernetesPackagesContribution } from './tasks/kubernetes-packages.js';
+import { kubernetesBinariesContribution } from './tasks/kubernetes-binaries.js';
 import { linuxPrepContribution } from './tasks/linux-prep.js';
 import { servicesContribution } from './tasks/services.js';
 import { DEFAULT_WINDOWS_OPTIONS, windowsTasks } from './tasks/windows.js';
@@ -50,7 +50,7 @@ export const CONTRIBUTORS: readonly PlanContributor[] = [
   servicesContribution,
   linuxPrepContribution,
   containerdContribution,
-  kubernetesPackagesContribution,
+  kubernetesBinariesContribution,
   kubeadmContribution,
   (model) => ({ tasks: kubeProxyTokenTasks(model) }),
 ];

@@ -12,13 +12,14 @@ import { sh, task, taskId } from '../task.js';
 import type { PlanNode } from '../../model/types.js';
 import type { Task } from '../types.js';
 import type { RenderedArtifact } from '../../render/types.js';
+import { kubernetesInstalledNames } from './kubernetes-binaries.js';
 import { PREP_STAGE, linuxNodes } from './linux-prep.js';
 import { SECRET } from './registry-scripts.js';
 import { SECRET_NAMES } from '../../model/secret-names.js';
 
 const DEPLOY = 'task-deploy-cluster';
 const ADMIN = '--kubeconfig=/etc/kubernetes/admin.conf';
-const PREP_NEEDED = ['cgroup-v2', 'swap-off', 'sysctls', 'etc-hosts', 'containerd', 'kubernetes-packages'];
+const PREP_NEEDED = ['cgroup-v2', 'swap-off', 'sysctls', 'etc-hosts', 'containerd'];
 
 export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artifacts: RenderedArtifact[] } {
   const nodes = linuxNodes(model);
@@ -26,7 +27,8 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
   if (first === undefined) return { tasks: [], artifacts: [] };
   const manifests = renderManifests(model);
   const artifacts: RenderedArtifact[] = [...manifests, ...nodes.map((n) => renderKubeadm(model, n, n === first))];
-  const prep = (n: PlanNode): string[] => PREP_NEEDED.map((name) => taskId(PREP_STAGE, n.name, name));
+  const needed = [...PREP_NEEDED, ...kubernetesInstalledNames(model)];
+  const prep = (n: PlanNode): string[] => needed.map((name) => taskId(PREP_STAGE, n.name, name));
   const init = initTask(model, first, [...prep(first), ...servicesReady(model)]);
   // Calico's operator brings the CRDs our Installation and Felix/IPAM objects need.
   const operator = model.overlay.plugin === 'calico' ? [calicoOperatorTask(model, first.name, [init.id])] : [];
