@@ -183,6 +183,9 @@ export const IMAGES = {
   flannelCniPlugin: { repository: 'ghcr.io/flannel-io/flannel-cni-plugin', tag: 'v1.9.0-flannel1' },
 } as const;
 
+/** kubemix's own image (the guard webhook), tagged with kubemix's version. */
+export const KUBEMIX_IMAGE_REPOSITORY = 'ghcr.io/kubemix/kubemix';
+
 export const COMPONENTS = {
   flannel: '0.28.4',
   runc: '1.4.2',
