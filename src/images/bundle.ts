@@ -11,7 +11,6 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { InputError } from '../errors.js';
-import { readArchive } from './archive.js';
 
 export interface Descriptor {
   readonly mediaType: string;
@@ -116,18 +115,4 @@ export async function openLayoutDir(path: string): Promise<Bundle> {
       for (const digest of wanted) if (await has(digest)) await fn(digest, createReadStream(file(digest)));
     },
   };
-}
-
-/** A bundle from a directory or an archive file, whichever `path` is. */
-export async function openBundle(path: string): Promise<Bundle> {
-  const s = await stat(path).catch(() => undefined);
-  if (s === undefined)
-    throw bundleError(path, 'no such file or directory', 'give an image bundle directory or archive');
-  if (s.isDirectory()) {
-    const layout = await stat(join(path, 'index.json')).catch(() => undefined);
-    if (layout === undefined)
-      throw bundleError(path, 'not an OCI image layout (no index.json)', 'write it with `kubemix images pull --out`');
-    return openLayoutDir(path);
-  }
-  return readArchive(path);
 }

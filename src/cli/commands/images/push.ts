@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../../errors.js';
-import { openBundle } from '../../../images/bundle.js';
+import { openBundle } from '../../../images/open.js';
 import { pushBundles } from '../../../images/push.js';
 import { parseInsecureRegistry } from '../../../registry/insecure.js';
 import type { CliIo } from '../../io.js';
