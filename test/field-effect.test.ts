@@ -73,6 +73,7 @@ const LIBVIRT: Doc = {
     },
     proxy: { http: 'http://proxy.example.com:3128', https: 'http://proxy.example.com:3128', noProxy: ['.example.com'] },
     mirrors: { images: { 'registry.k8s.io': 'mirror.example.com/k8s' }, artifacts: 'https://mirror.example.com/files' },
+    airGapped: false,
     windows: {
       hostProcess: {
         flannelImage: 'registry.example.com/flannel:v0.28.4-hostprocess',
@@ -113,6 +114,7 @@ const ALTERNATIVES: Record<string, { to: unknown; context?: Record<string, unkno
   'spec.domain': { to: 'example.org' },
   'spec.kubernetes.version': { to: '1.35' },
   'spec.kubernetes.install': { to: 'packages' },
+  'spec.airGapped': { to: true },
   'spec.containerRuntime.containerd': { to: '2.2' },
   'spec.network.nodeCidr': { to: '10.0.0.0/23' },
   'spec.network.gateway': { to: '10.0.0.1' },

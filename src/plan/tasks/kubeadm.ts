@@ -13,6 +13,7 @@ import type { PlanNode } from '../../model/types.js';
 import type { Task } from '../types.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { kubernetesInstalledNames } from './kubernetes-binaries.js';
+import { registryImagesTask } from './registry-images.js';
 import { PREP_STAGE, linuxNodes } from './linux-prep.js';
 import { SECRET } from './registry-scripts.js';
 import { SECRET_NAMES } from '../../model/secret-names.js';
@@ -126,9 +127,13 @@ function servicesReady(model: ClusterModel): string[] {
   const services = model.nodes.find((n) => n.role === 'services');
   const s = model.services;
   if (services === undefined || s === undefined) return [];
-  return [...(s.loadBalancer ? ['haproxy'] : []), ...(s.dns ? ['bind'] : [])].map((name) =>
-    taskId('task-create-services', services.name, name),
-  );
+  return [
+    ...[...(s.loadBalancer ? ['haproxy'] : []), ...(s.dns ? ['bind'] : [])].map((name) =>
+      taskId('task-create-services', services.name, name),
+    ),
+    // Air-gapped: every image kubeadm and the nodes pull is in the services registry first.
+    ...registryImagesTask(model).map((t) => t.id),
+  ];
 }
 
 function initTask(model: ClusterModel, node: PlanNode, after: string[]): Task {
