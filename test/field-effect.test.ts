@@ -17,7 +17,7 @@ const LIBVIRT: Doc = {
   metadata: { name: 'full' },
   spec: {
     domain: 'kubeinit.local',
-    kubernetes: { version: '1.36' },
+    kubernetes: { version: '1.36', install: 'binaries' },
     containerRuntime: { containerd: '2.3' },
     network: {
       nodeCidr: '10.0.0.0/24',
@@ -73,6 +73,7 @@ const LIBVIRT: Doc = {
     },
     proxy: { http: 'http://proxy.example.com:3128', https: 'http://proxy.example.com:3128', noProxy: ['.example.com'] },
     mirrors: { images: { 'registry.k8s.io': 'mirror.example.com/k8s' }, artifacts: 'https://mirror.example.com/files' },
+    airGapped: false,
     windows: {
       hostProcess: {
         flannelImage: 'registry.example.com/flannel:v0.28.4-hostprocess',
@@ -112,6 +113,8 @@ const ALTERNATIVES: Record<string, { to: unknown; context?: Record<string, unkno
   'metadata.name': { to: 'other' },
   'spec.domain': { to: 'example.org' },
   'spec.kubernetes.version': { to: '1.35' },
+  'spec.kubernetes.install': { to: 'packages' },
+  'spec.airGapped': { to: true },
   'spec.containerRuntime.containerd': { to: '2.2' },
   'spec.network.nodeCidr': { to: '10.0.0.0/23' },
   'spec.network.gateway': { to: '10.0.0.1' },

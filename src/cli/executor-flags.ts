@@ -20,6 +20,8 @@ export interface ExecutorFlags {
   readonly from?: string;
   /** `up --downloads DIR`: seeds the deployer's download cache. */
   readonly downloads?: string;
+  /** `up --images BUNDLE…`: pushed into the services registry. */
+  readonly images?: string[];
 }
 
 /** How the run is shown: the global --json, and --verbose (or --log-level debug). */
@@ -117,6 +119,7 @@ export function applyOptions(flags: ExecutorFlags, io: CliIo): Omit<ApplyOptions
     signal: io.signal,
     agent: io.env['SSH_AUTH_SOCK'],
     ...(flags.downloads === undefined ? {} : { downloads: { seed: seedDir(flags.downloads, io) } }),
+    ...(flags.images === undefined ? {} : { images: { bundles: flags.images.map((p) => resolve(io.cwd, p)) } }),
     ...tuning(io.env),
   };
 }

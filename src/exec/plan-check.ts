@@ -61,6 +61,7 @@ export const planSchema = z.object({
       reboots: z.literal(true).optional(),
       serves: z.object({ dir: z.string().min(1), downloads: z.array(z.string()) }).optional(),
       uploadsOnApply: z.literal(true).optional(),
+      pushesImages: z.object({ registry: z.string().min(1), port: z.number().int().min(1).max(65535) }).optional(),
     }),
   ),
   downloads: z
@@ -76,6 +77,22 @@ export const planSchema = z.object({
           .optional(),
         checksumUrl: z.string().min(1).optional(),
         hashFrom: z.enum(['spec', 'matrix', 'published']),
+      }),
+    )
+    .optional(),
+  images: z
+    .array(
+      z.object({
+        ref: z.string().min(1),
+        registry: z.string().min(1),
+        repository: z.string().min(1),
+        tag: z.string().optional(),
+        digest: z
+          .string()
+          .regex(/^sha256:[0-9a-f]{64}$/)
+          .optional(),
+        platforms: z.array(z.string()),
+        usedBy: z.array(z.string()),
       }),
     )
     .optional(),

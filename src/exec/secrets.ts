@@ -121,15 +121,29 @@ export class SecretStore {
     }
     made.push(...this.ensureServingTls(wanted));
     made.push(...this.ensureHostKeys(wanted, captured));
-    for (const name of wanted) {
+    // The registry's Basic credential is derived from its password: the password comes first.
+    const derived = wanted.includes(SECRET_NAMES.registryBasicAuth);
+    const order = derived ? [SECRET_NAMES.registryPassword, ...wanted] : wanted;
+    for (const name of order) {
       const value =
         this.records.has(name) || captured.has(name) || made.includes(name) ? undefined : generateSecret(name);
       if (value === undefined) continue;
       this.records.set(name, { value, source: 'generated', at: new Date().toISOString() });
       made.push(name);
     }
+    if (derived && this.deriveRegistryBasicAuth()) made.push(SECRET_NAMES.registryBasicAuth);
     if (made.length > 0) await this.save();
     return made;
+  }
+
+  /** `registry-basic-auth` = base64(`kubemix:<registry-password>`), kept equal to the password; true when (re)made. */
+  private deriveRegistryBasicAuth(): boolean {
+    const password = this.get(SECRET_NAMES.registryPassword);
+    if (password === undefined) return false;
+    const value = Buffer.from(`${SERVICES.registryUser}:${password}`).toString('base64');
+    if (this.get(SECRET_NAMES.registryBasicAuth) === value) return false;
+    this.records.set(SECRET_NAMES.registryBasicAuth, { value, source: 'generated', at: new Date().toISOString() });
+    return true;
   }
 
   /**

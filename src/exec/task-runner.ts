@@ -21,6 +21,7 @@ import {
   staleUploads,
 } from './task-steps.js';
 import { waitForReboot } from './reboot.js';
+import { pushImages } from './image-push.js';
 
 function message(error: unknown): string {
   if (isKubemixError(error)) return error.hint === undefined ? error.message : `${error.message} (hint: ${error.hint})`;
@@ -41,7 +42,7 @@ async function converge(task: Task, ctx: RunContext): Promise<boolean> {
   const t = ctx.transports.get(task.host);
   if (!t) throw new Error(`no transport for ${task.host}`);
   await ctx.downloads.resolveFor(task);
-  const served = await fillServedCache(task, ctx, t);
+  const served = (await fillServedCache(task, ctx, t)) + (await pushImages(task, ctx, t));
   const uploads = prepareUploads(task, ctx);
   const stale = await staleUploads(task, uploads, t);
   // Uploads an apply consumes (secrets it deletes) are missing by design: the check alone decides,

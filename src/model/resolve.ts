@@ -57,6 +57,10 @@ export interface ClusterModel {
   readonly hypervisors: readonly Hypervisor[];
   /** HostProcess mode's images: set in the spec and the CNI is flannel (Calico has no such mode here). */
   readonly windowsHostProcess: { readonly flannelImage: string; readonly kubeProxyImage: string } | undefined;
+  /** How Linux nodes get kubeadm, kubelet and kubectl (spec.kubernetes.install). */
+  readonly kubernetesInstall: 'binaries' | 'packages';
+  /** Nodes never reach the internet: images come from the services registry only (spec.airGapped). */
+  readonly airGapped: boolean;
   readonly warnings: readonly ModelWarning[];
 }
 
@@ -117,6 +121,8 @@ export function resolveModel(input: SpecResult): ClusterModel {
     services: resolveServices(spec),
     hypervisors: driver.hypervisors(spec),
     windowsHostProcess: spec.cni.plugin === 'flannel' ? spec.windows?.hostProcess : undefined,
+    kubernetesInstall: spec.kubernetesInstall,
+    airGapped: spec.airGapped,
     warnings,
   };
 }

@@ -47,6 +47,8 @@ export function normalise(parsed: ClusterSpecParsed): ClusterSpec {
     name: parsed.metadata.name,
     domain: s.domain,
     kubernetesVersion: s.kubernetes.version,
+    kubernetesInstall: s.kubernetes.install,
+    airGapped: s.airGapped,
     containerdVersion: s.containerRuntime.containerd,
     network: s.network,
     cni: s.cni,

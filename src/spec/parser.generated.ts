@@ -56,48 +56,50 @@ const parse = (() => {
   const c5 = () => ({});
   const c6 = () => ("1.36");
   const c7 = new RegExp("^\\d+\\.\\d+(\\.\\d+)?$", "");
-  const c8 = () => ({});
-  const c9 = () => ("2.3");
-  const c10 = new RegExp("^\\d+\\.\\d+(\\.\\d+)?$", "");
-  const c11 = () => ({});
-  const c12 = () => ("10.0.0.0/24");
-  const c13 = new RegExp("^[0-9A-Fa-f.:/, ]*$", "");
-  const c14 = () => ("10.244.0.0/16");
-  const c15 = () => ("10.96.0.0/12");
-  const c16 = () => ({});
-  const c17 = () => ("flannel");
-  const c18 = new Set(["flannel","calico"]);
-  const c19 = () => ("vxlan");
-  const c20 = new Set(["vxlan","host-gw"]);
-  const c21 = () => (4096);
-  const c22 = () => (4789);
-  const c23 = new RegExp("^[A-Za-z0-9.:_-]+$", "");
-  const c24 = new RegExp("^[A-Za-z0-9_][A-Za-z0-9._@-]*$", "");
-  const c25 = () => (22);
-  const c26 = new RegExp("^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\ud800-\\udfff]*$", "");
+  const c8 = () => ("binaries");
+  const c9 = new Set(["binaries","packages"]);
+  const c10 = () => ({});
+  const c11 = () => ("2.3");
+  const c12 = new RegExp("^\\d+\\.\\d+(\\.\\d+)?$", "");
+  const c13 = () => ({});
+  const c14 = () => ("10.0.0.0/24");
+  const c15 = new RegExp("^[0-9A-Fa-f.:/, ]*$", "");
+  const c16 = () => ("10.244.0.0/16");
+  const c17 = () => ("10.96.0.0/12");
+  const c18 = () => ({});
+  const c19 = () => ("flannel");
+  const c20 = new Set(["flannel","calico"]);
+  const c21 = () => ("vxlan");
+  const c22 = new Set(["vxlan","host-gw"]);
+  const c23 = () => (4096);
+  const c24 = () => (4789);
+  const c25 = new RegExp("^[A-Za-z0-9.:_-]+$", "");
+  const c26 = new RegExp("^[A-Za-z0-9_][A-Za-z0-9._@-]*$", "");
   const c27 = () => (22);
-  const c28 = () => ("root");
-  const c29 = () => ("qemu:///system");
-  const c30 = new RegExp("^[a-z][a-z0-9]*(\\+[a-z0-9]+)?:\\/\\/[A-Za-z0-9._~:@/?&=%+,[\\]-]*$", "");
-  const c31 = () => ("auto");
-  const c32 = new Set(["auto","kvm","qemu"]);
-  const c33 = new RegExp("^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$", "");
-  const c34 = new Set(["control-plane","worker","services"]);
-  const c35 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]*$", "");
-  const c36 = () => (22);
-  const c37 = () => (22);
-  const c38 = () => ("root");
-  const c39 = () => ({});
-  const c40 = () => (1);
-  const c41 = new RegExp("^[1-9][0-9]*(Mi|Gi|Ti|M|G|T)$", "");
-  const c42 = ramWithinLimit;
-  const c43 = unsupported;
-  const c44 = diskWithinLimit;
-  const c45 = () => ([]);
-  const c46 = () => ("compute");
-  const c47 = () => ({});
-  const c48 = isPlainObject;
-  const c49 = (() => {
+  const c28 = new RegExp("^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\ud800-\\udfff]*$", "");
+  const c29 = () => (22);
+  const c30 = () => ("root");
+  const c31 = () => ("qemu:///system");
+  const c32 = new RegExp("^[a-z][a-z0-9]*(\\+[a-z0-9]+)?:\\/\\/[A-Za-z0-9._~:@/?&=%+,[\\]-]*$", "");
+  const c33 = () => ("auto");
+  const c34 = new Set(["auto","kvm","qemu"]);
+  const c35 = new RegExp("^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$", "");
+  const c36 = new Set(["control-plane","worker","services"]);
+  const c37 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]*$", "");
+  const c38 = () => (22);
+  const c39 = () => (22);
+  const c40 = () => ("root");
+  const c41 = () => ({});
+  const c42 = () => (1);
+  const c43 = new RegExp("^[1-9][0-9]*(Mi|Gi|Ti|M|G|T)$", "");
+  const c44 = ramWithinLimit;
+  const c45 = unsupported;
+  const c46 = diskWithinLimit;
+  const c47 = () => ([]);
+  const c48 = () => ("compute");
+  const c49 = () => ({});
+  const c50 = isPlainObject;
+  const c51 = (() => {
     const c0 = unsupported;
     const c1 = new RegExp("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "");
     return (input) => {
@@ -109,22 +111,22 @@ const parse = (() => {
       return input;
     };
   })();
-  const c50 = new RegExp("^-?\\d+(?:\\.\\d+)?$", "");
-  const c51 = Object.prototype.propertyIsEnumerable;
-  const c52 = () => ({});
-  const c53 = () => (true);
-  const c54 = () => (true);
+  const c52 = new RegExp("^-?\\d+(?:\\.\\d+)?$", "");
+  const c53 = Object.prototype.propertyIsEnumerable;
+  const c54 = () => ({});
   const c55 = () => (true);
   const c56 = () => (true);
   const c57 = () => (true);
-  const c58 = new RegExp("^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$", "");
-  const c59 = new RegExp("^[^\\s'\"\\\\`<>{}|^\\u0000-\\u001f\\u007f-\\u009f]+$", "");
-  const c60 = isHttpUrl;
-  const c61 = () => ([]);
-  const c62 = new RegExp("^[A-Za-z0-9.*:/_[\\]-]+$", "");
-  const c63 = () => ({});
-  const c64 = () => ({});
-  const c65 = (() => {
+  const c58 = () => (true);
+  const c59 = () => (true);
+  const c60 = new RegExp("^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$", "");
+  const c61 = new RegExp("^[^\\s'\"\\\\`<>{}|^\\u0000-\\u001f\\u007f-\\u009f]+$", "");
+  const c62 = isHttpUrl;
+  const c63 = () => ([]);
+  const c64 = new RegExp("^[A-Za-z0-9.*:/_[\\]-]+$", "");
+  const c65 = () => ({});
+  const c66 = () => ({});
+  const c67 = (() => {
     const c0 = unsupported;
     const c1 = new RegExp("^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\ud800-\\udfff]*$", "");
     return (input) => {
@@ -138,9 +140,9 @@ const parse = (() => {
       return input;
     };
   })();
-  const c66 = new RegExp("^(https?:\\/\\/)?[A-Za-z0-9.-]+(:[0-9]{1,5})?(\\/[A-Za-z0-9._~/-]*)?$", "");
-  const c67 = () => ({});
-  const c68 = (() => {
+  const c68 = new RegExp("^(https?:\\/\\/)?[A-Za-z0-9.-]+(:[0-9]{1,5})?(\\/[A-Za-z0-9._~/-]*)?$", "");
+  const c69 = () => ({});
+  const c70 = (() => {
     const c0 = unsupported;
     return (input) => {
       if (typeof input !== "string") return INVALID;
@@ -149,11 +151,12 @@ const parse = (() => {
       return input;
     };
   })();
-  const c69 = unsupported;
-  const c70 = {"type":"string","format":"url","check":"string_format","abort":false};
   const c71 = unsupported;
-  const c72 = new RegExp("^[0-9a-fA-F]{64}$", "");
-  const c73 = new RegExp("^[a-z0-9]([a-z0-9._:/-]*[a-z0-9])?(:[A-Za-z0-9_.-]+)?(@sha256:[0-9a-f]{64})?$", "");
+  const c72 = {"type":"string","format":"url","check":"string_format","abort":false};
+  const c73 = unsupported;
+  const c74 = new RegExp("^[0-9a-fA-F]{64}$", "");
+  const c75 = new RegExp("^[a-z0-9]([a-z0-9._:/-]*[a-z0-9])?(:[A-Za-z0-9_.-]+)?(@sha256:[0-9a-f]{64})?$", "");
+  const c76 = () => (false);
   return (input) => {
     if (typeof input !== "object" || input === null || Array.isArray(input)) return INVALID;
     const v0 = input["apiVersion"];
@@ -209,155 +212,155 @@ const parse = (() => {
         return v16;
       })();
       if (v15 === INVALID) return INVALID;
+      const v17 = v13["install"];
+      let v18 = (() => {
+        let v19;
+        if (v17 === undefined) {
+          v19 = c3(c8());
+        } else {
+          if (!c9.has(v17)) return INVALID;
+          v19 = v17 === undefined ? c3(c8()) : v17;
+        }
+        return v19;
+      })();
+      if (v18 === INVALID) return INVALID;
       for (const k in v13) {
-        if (k !== "version") return INVALID;
+        if (k !== "version" && k !== "install") return INVALID;
       }
-      const v17 = { "version": v15 };
-      return v17;
+      const v20 = { "version": v15, "install": v18 };
+      return v20;
     })();
     if (v12 === INVALID) return INVALID;
-    const v18 = v6["containerRuntime"];
-    let v19 = (() => {
-      let v20 = v18;
-      if (v18 === undefined) v20 = c8();
-      if (typeof v20 !== "object" || v20 === null || Array.isArray(v20)) return INVALID;
-      const v21 = v20["containerd"];
-      let v22 = (() => {
-        let v23;
-        if (v21 === undefined) {
-          v23 = c3(c9());
+    const v21 = v6["containerRuntime"];
+    let v22 = (() => {
+      let v23 = v21;
+      if (v21 === undefined) v23 = c10();
+      if (typeof v23 !== "object" || v23 === null || Array.isArray(v23)) return INVALID;
+      const v24 = v23["containerd"];
+      let v25 = (() => {
+        let v26;
+        if (v24 === undefined) {
+          v26 = c3(c11());
         } else {
-          if (typeof v21 !== "string") return INVALID;
-          c10.lastIndex = 0;
-          if (!c10.test(v21)) return INVALID;
-          v23 = v21 === undefined ? c3(c9()) : v21;
+          if (typeof v24 !== "string") return INVALID;
+          c12.lastIndex = 0;
+          if (!c12.test(v24)) return INVALID;
+          v26 = v24 === undefined ? c3(c11()) : v24;
         }
-        return v23;
+        return v26;
       })();
-      if (v22 === INVALID) return INVALID;
-      for (const k in v20) {
+      if (v25 === INVALID) return INVALID;
+      for (const k in v23) {
         if (k !== "containerd") return INVALID;
       }
-      const v24 = { "containerd": v22 };
-      return v24;
+      const v27 = { "containerd": v25 };
+      return v27;
     })();
-    if (v19 === INVALID) return INVALID;
-    const v25 = v6["network"];
-    let v26 = (() => {
-      let v27 = v25;
-      if (v25 === undefined) v27 = c11();
-      if (typeof v27 !== "object" || v27 === null || Array.isArray(v27)) return INVALID;
-      const v28 = v27["nodeCidr"];
-      let v29 = (() => {
-        let v30;
-        if (v28 === undefined) {
-          v30 = c3(c12());
+    if (v22 === INVALID) return INVALID;
+    const v28 = v6["network"];
+    let v29 = (() => {
+      let v30 = v28;
+      if (v28 === undefined) v30 = c13();
+      if (typeof v30 !== "object" || v30 === null || Array.isArray(v30)) return INVALID;
+      const v31 = v30["nodeCidr"];
+      let v32 = (() => {
+        let v33;
+        if (v31 === undefined) {
+          v33 = c3(c14());
         } else {
-          if (typeof v28 !== "string") return INVALID;
-          const v31 = typeof v28 === "string" && v28.length > 128 ? c0(v28) : v28.length;
-          if (v31 > 128) return INVALID;
-          c13.lastIndex = 0;
-          if (!c13.test(v28)) return INVALID;
-          v30 = v28 === undefined ? c3(c12()) : v28;
+          if (typeof v31 !== "string") return INVALID;
+          const v34 = typeof v31 === "string" && v31.length > 128 ? c0(v31) : v31.length;
+          if (v34 > 128) return INVALID;
+          c15.lastIndex = 0;
+          if (!c15.test(v31)) return INVALID;
+          v33 = v31 === undefined ? c3(c14()) : v31;
         }
-        return v30;
+        return v33;
       })();
-      if (v29 === INVALID) return INVALID;
-      const v32 = v27["gateway"];
-      let v33 = (() => {
-        let v34;
-        if (v32 !== undefined) {
-          if (typeof v32 !== "string") return INVALID;
-          const v35 = typeof v32 === "string" && v32.length > 128 ? c0(v32) : v32.length;
-          if (v35 > 128) return INVALID;
-          c13.lastIndex = 0;
-          if (!c13.test(v32)) return INVALID;
-          v34 = v32;
+      if (v32 === INVALID) return INVALID;
+      const v35 = v30["gateway"];
+      let v36 = (() => {
+        let v37;
+        if (v35 !== undefined) {
+          if (typeof v35 !== "string") return INVALID;
+          const v38 = typeof v35 === "string" && v35.length > 128 ? c0(v35) : v35.length;
+          if (v38 > 128) return INVALID;
+          c15.lastIndex = 0;
+          if (!c15.test(v35)) return INVALID;
+          v37 = v35;
         }
-        return v34;
+        return v37;
       })();
-      if (v33 === INVALID) {
-        if ("gateway" in v27) return INVALID;
-        v33 = undefined;
+      if (v36 === INVALID) {
+        if ("gateway" in v30) return INVALID;
+        v36 = undefined;
       }
-      const v36 = v27["mtu"];
-      let v37 = (() => {
-        let v38;
-        if (v36 !== undefined) {
-          if (typeof v36 !== "number" || !Number.isFinite(v36)) return INVALID;
-          if (!Number.isSafeInteger(v36)) return INVALID;
-          if (v36 < 576) return INVALID;
-          if (v36 > 9216) return INVALID;
-          v38 = v36;
-        }
-        return v38;
-      })();
-      if (v37 === INVALID) {
-        if ("mtu" in v27) return INVALID;
-        v37 = undefined;
-      }
-      const v39 = v27["podCidr"];
+      const v39 = v30["mtu"];
       let v40 = (() => {
         let v41;
-        if (v39 === undefined) {
-          v41 = c3(c14());
-        } else {
-          if (typeof v39 !== "string") return INVALID;
-          const v42 = typeof v39 === "string" && v39.length > 128 ? c0(v39) : v39.length;
-          if (v42 > 128) return INVALID;
-          c13.lastIndex = 0;
-          if (!c13.test(v39)) return INVALID;
-          v41 = v39 === undefined ? c3(c14()) : v39;
+        if (v39 !== undefined) {
+          if (typeof v39 !== "number" || !Number.isFinite(v39)) return INVALID;
+          if (!Number.isSafeInteger(v39)) return INVALID;
+          if (v39 < 576) return INVALID;
+          if (v39 > 9216) return INVALID;
+          v41 = v39;
         }
         return v41;
       })();
-      if (v40 === INVALID) return INVALID;
-      const v43 = v27["serviceCidr"];
-      let v44 = (() => {
-        let v45;
-        if (v43 === undefined) {
-          v45 = c3(c15());
+      if (v40 === INVALID) {
+        if ("mtu" in v30) return INVALID;
+        v40 = undefined;
+      }
+      const v42 = v30["podCidr"];
+      let v43 = (() => {
+        let v44;
+        if (v42 === undefined) {
+          v44 = c3(c16());
         } else {
-          if (typeof v43 !== "string") return INVALID;
-          const v46 = typeof v43 === "string" && v43.length > 128 ? c0(v43) : v43.length;
-          if (v46 > 128) return INVALID;
-          c13.lastIndex = 0;
-          if (!c13.test(v43)) return INVALID;
-          v45 = v43 === undefined ? c3(c15()) : v43;
+          if (typeof v42 !== "string") return INVALID;
+          const v45 = typeof v42 === "string" && v42.length > 128 ? c0(v42) : v42.length;
+          if (v45 > 128) return INVALID;
+          c15.lastIndex = 0;
+          if (!c15.test(v42)) return INVALID;
+          v44 = v42 === undefined ? c3(c16()) : v42;
         }
-        return v45;
+        return v44;
       })();
-      if (v44 === INVALID) return INVALID;
-      for (const k in v27) {
+      if (v43 === INVALID) return INVALID;
+      const v46 = v30["serviceCidr"];
+      let v47 = (() => {
+        let v48;
+        if (v46 === undefined) {
+          v48 = c3(c17());
+        } else {
+          if (typeof v46 !== "string") return INVALID;
+          const v49 = typeof v46 === "string" && v46.length > 128 ? c0(v46) : v46.length;
+          if (v49 > 128) return INVALID;
+          c15.lastIndex = 0;
+          if (!c15.test(v46)) return INVALID;
+          v48 = v46 === undefined ? c3(c17()) : v46;
+        }
+        return v48;
+      })();
+      if (v47 === INVALID) return INVALID;
+      for (const k in v30) {
         if (k !== "nodeCidr" && k !== "gateway" && k !== "mtu" && k !== "podCidr" && k !== "serviceCidr") return INVALID;
       }
-      const v47 = {};
-      v47["nodeCidr"] = v29;
-      if ("gateway" in v27) v47["gateway"] = v33;
-      if ("mtu" in v27) v47["mtu"] = v37;
-      v47["podCidr"] = v40;
-      v47["serviceCidr"] = v44;
-      return v47;
+      const v50 = {};
+      v50["nodeCidr"] = v32;
+      if ("gateway" in v30) v50["gateway"] = v36;
+      if ("mtu" in v30) v50["mtu"] = v40;
+      v50["podCidr"] = v43;
+      v50["serviceCidr"] = v47;
+      return v50;
     })();
-    if (v26 === INVALID) return INVALID;
-    const v48 = v6["cni"];
-    let v49 = (() => {
-      let v50 = v48;
-      if (v48 === undefined) v50 = c16();
-      if (typeof v50 !== "object" || v50 === null || Array.isArray(v50)) return INVALID;
-      const v51 = v50["plugin"];
-      let v52 = (() => {
-        let v53;
-        if (v51 === undefined) {
-          v53 = c3(c17());
-        } else {
-          if (!c18.has(v51)) return INVALID;
-          v53 = v51 === undefined ? c3(c17()) : v51;
-        }
-        return v53;
-      })();
-      if (v52 === INVALID) return INVALID;
-      const v54 = v50["backend"];
+    if (v29 === INVALID) return INVALID;
+    const v51 = v6["cni"];
+    let v52 = (() => {
+      let v53 = v51;
+      if (v51 === undefined) v53 = c18();
+      if (typeof v53 !== "object" || v53 === null || Array.isArray(v53)) return INVALID;
+      const v54 = v53["plugin"];
       let v55 = (() => {
         let v56;
         if (v54 === undefined) {
@@ -369,1379 +372,1404 @@ const parse = (() => {
         return v56;
       })();
       if (v55 === INVALID) return INVALID;
-      const v57 = v50["vni"];
+      const v57 = v53["backend"];
       let v58 = (() => {
         let v59;
         if (v57 === undefined) {
           v59 = c3(c21());
         } else {
-          if (typeof v57 !== "number" || !Number.isFinite(v57)) return INVALID;
-          if (!Number.isSafeInteger(v57)) return INVALID;
-          if (v57 < 1) return INVALID;
-          if (v57 > 16777215) return INVALID;
+          if (!c22.has(v57)) return INVALID;
           v59 = v57 === undefined ? c3(c21()) : v57;
         }
         return v59;
       })();
       if (v58 === INVALID) return INVALID;
-      const v60 = v50["port"];
+      const v60 = v53["vni"];
       let v61 = (() => {
         let v62;
         if (v60 === undefined) {
-          v62 = c3(c22());
+          v62 = c3(c23());
         } else {
           if (typeof v60 !== "number" || !Number.isFinite(v60)) return INVALID;
           if (!Number.isSafeInteger(v60)) return INVALID;
           if (v60 < 1) return INVALID;
-          if (v60 > 65535) return INVALID;
-          v62 = v60 === undefined ? c3(c22()) : v60;
+          if (v60 > 16777215) return INVALID;
+          v62 = v60 === undefined ? c3(c23()) : v60;
         }
         return v62;
       })();
       if (v61 === INVALID) return INVALID;
-      const v63 = v50["mtu"];
+      const v63 = v53["port"];
       let v64 = (() => {
         let v65;
-        if (v63 !== undefined) {
+        if (v63 === undefined) {
+          v65 = c3(c24());
+        } else {
           if (typeof v63 !== "number" || !Number.isFinite(v63)) return INVALID;
           if (!Number.isSafeInteger(v63)) return INVALID;
-          if (v63 < 576) return INVALID;
-          if (v63 > 9216) return INVALID;
-          v65 = v63;
+          if (v63 < 1) return INVALID;
+          if (v63 > 65535) return INVALID;
+          v65 = v63 === undefined ? c3(c24()) : v63;
         }
         return v65;
       })();
-      if (v64 === INVALID) {
-        if ("mtu" in v50) return INVALID;
-        v64 = undefined;
+      if (v64 === INVALID) return INVALID;
+      const v66 = v53["mtu"];
+      let v67 = (() => {
+        let v68;
+        if (v66 !== undefined) {
+          if (typeof v66 !== "number" || !Number.isFinite(v66)) return INVALID;
+          if (!Number.isSafeInteger(v66)) return INVALID;
+          if (v66 < 576) return INVALID;
+          if (v66 > 9216) return INVALID;
+          v68 = v66;
+        }
+        return v68;
+      })();
+      if (v67 === INVALID) {
+        if ("mtu" in v53) return INVALID;
+        v67 = undefined;
       }
-      for (const k in v50) {
+      for (const k in v53) {
         if (k !== "plugin" && k !== "backend" && k !== "vni" && k !== "port" && k !== "mtu") return INVALID;
       }
-      const v66 = {};
-      v66["plugin"] = v52;
-      v66["backend"] = v55;
-      v66["vni"] = v58;
-      v66["port"] = v61;
-      if ("mtu" in v50) v66["mtu"] = v64;
-      return v66;
+      const v69 = {};
+      v69["plugin"] = v55;
+      v69["backend"] = v58;
+      v69["vni"] = v61;
+      v69["port"] = v64;
+      if ("mtu" in v53) v69["mtu"] = v67;
+      return v69;
     })();
-    if (v49 === INVALID) return INVALID;
-    const v67 = v6["infrastructure"];
-    const v68 = v67?.["driver"];
-    let v69;
-    if (v68 === "libvirt") {
-      if (typeof v67 !== "object" || v67 === null || Array.isArray(v67)) return INVALID;
-      const v70 = v67["driver"];
-      if (v70 !== "libvirt") return INVALID;
-      const v71 = v67["hypervisors"];
-      if (!Array.isArray(v71)) return INVALID;
-      const v72 = new Array(v71.length);
-      for (let v73 = 0; v73 < v71.length; v73++) {
-        const v74 = v71[v73];
-        if (typeof v74 !== "object" || v74 === null || Array.isArray(v74)) return INVALID;
-        const v75 = v74["name"];
-        if (typeof v75 !== "string") return INVALID;
-        const v76 = typeof v75 === "string" && v75.length > 63 ? c0(v75) : v75.length;
-        if (v76 > 63) return INVALID;
+    if (v52 === INVALID) return INVALID;
+    const v70 = v6["infrastructure"];
+    const v71 = v70?.["driver"];
+    let v72;
+    if (v71 === "libvirt") {
+      if (typeof v70 !== "object" || v70 === null || Array.isArray(v70)) return INVALID;
+      const v73 = v70["driver"];
+      if (v73 !== "libvirt") return INVALID;
+      const v74 = v70["hypervisors"];
+      if (!Array.isArray(v74)) return INVALID;
+      const v75 = new Array(v74.length);
+      for (let v76 = 0; v76 < v74.length; v76++) {
+        const v77 = v74[v76];
+        if (typeof v77 !== "object" || v77 === null || Array.isArray(v77)) return INVALID;
+        const v78 = v77["name"];
+        if (typeof v78 !== "string") return INVALID;
+        const v79 = typeof v78 === "string" && v78.length > 63 ? c0(v78) : v78.length;
+        if (v79 > 63) return INVALID;
         c1.lastIndex = 0;
-        if (!c1.test(v75)) return INVALID;
-        const v77 = v74["address"];
-        if (typeof v77 !== "string") return INVALID;
-        const v78 = typeof v77 === "string" && v77.length >= 1 && v77.length < 2 ? c0(v77) : v77.length;
-        if (v78 < 1) return INVALID;
-        const v79 = typeof v77 === "string" && v77.length > 253 ? c0(v77) : v77.length;
-        if (v79 > 253) return INVALID;
-        c23.lastIndex = 0;
-        if (!c23.test(v77)) return INVALID;
-        const v80 = v74["user"];
-        let v81 = (() => {
-          let v82;
-          if (v80 !== undefined) {
-            if (typeof v80 !== "string") return INVALID;
-            const v83 = typeof v80 === "string" && v80.length >= 1 && v80.length < 2 ? c0(v80) : v80.length;
-            if (v83 < 1) return INVALID;
-            const v84 = typeof v80 === "string" && v80.length > 256 ? c0(v80) : v80.length;
-            if (v84 > 256) return INVALID;
-            c24.lastIndex = 0;
-            if (!c24.test(v80)) return INVALID;
-            v82 = v80;
+        if (!c1.test(v78)) return INVALID;
+        const v80 = v77["address"];
+        if (typeof v80 !== "string") return INVALID;
+        const v81 = typeof v80 === "string" && v80.length >= 1 && v80.length < 2 ? c0(v80) : v80.length;
+        if (v81 < 1) return INVALID;
+        const v82 = typeof v80 === "string" && v80.length > 253 ? c0(v80) : v80.length;
+        if (v82 > 253) return INVALID;
+        c25.lastIndex = 0;
+        if (!c25.test(v80)) return INVALID;
+        const v83 = v77["user"];
+        let v84 = (() => {
+          let v85;
+          if (v83 !== undefined) {
+            if (typeof v83 !== "string") return INVALID;
+            const v86 = typeof v83 === "string" && v83.length >= 1 && v83.length < 2 ? c0(v83) : v83.length;
+            if (v86 < 1) return INVALID;
+            const v87 = typeof v83 === "string" && v83.length > 256 ? c0(v83) : v83.length;
+            if (v87 > 256) return INVALID;
+            c26.lastIndex = 0;
+            if (!c26.test(v83)) return INVALID;
+            v85 = v83;
           }
-          return v82;
+          return v85;
         })();
-        if (v81 === INVALID) {
-          if ("user" in v74) return INVALID;
-          v81 = undefined;
+        if (v84 === INVALID) {
+          if ("user" in v77) return INVALID;
+          v84 = undefined;
         }
-        const v85 = v74["port"];
-        let v86 = (() => {
-          let v87;
-          if (v85 === undefined) {
-            v87 = c3(c25());
-          } else {
-            if (typeof v85 !== "number" || !Number.isFinite(v85)) return INVALID;
-            if (!Number.isSafeInteger(v85)) return INVALID;
-            if (v85 < 1) return INVALID;
-            if (v85 > 65535) return INVALID;
-            v87 = v85 === undefined ? c3(c25()) : v85;
-          }
-          return v87;
-        })();
-        if (v86 === INVALID) return INVALID;
-        const v88 = v74["identityFile"];
+        const v88 = v77["port"];
         let v89 = (() => {
           let v90;
-          if (v88 !== undefined) {
-            if (typeof v88 !== "string") return INVALID;
-            const v91 = typeof v88 === "string" && v88.length >= 1 && v88.length < 2 ? c0(v88) : v88.length;
-            if (v91 < 1) return INVALID;
-            const v92 = typeof v88 === "string" && v88.length > 4096 ? c0(v88) : v88.length;
-            if (v92 > 4096) return INVALID;
-            c26.lastIndex = 0;
-            if (!c26.test(v88)) return INVALID;
-            v90 = v88;
+          if (v88 === undefined) {
+            v90 = c3(c27());
+          } else {
+            if (typeof v88 !== "number" || !Number.isFinite(v88)) return INVALID;
+            if (!Number.isSafeInteger(v88)) return INVALID;
+            if (v88 < 1) return INVALID;
+            if (v88 > 65535) return INVALID;
+            v90 = v88 === undefined ? c3(c27()) : v88;
           }
           return v90;
         })();
-        if (v89 === INVALID) {
-          if ("identityFile" in v74) return INVALID;
-          v89 = undefined;
+        if (v89 === INVALID) return INVALID;
+        const v91 = v77["identityFile"];
+        let v92 = (() => {
+          let v93;
+          if (v91 !== undefined) {
+            if (typeof v91 !== "string") return INVALID;
+            const v94 = typeof v91 === "string" && v91.length >= 1 && v91.length < 2 ? c0(v91) : v91.length;
+            if (v94 < 1) return INVALID;
+            const v95 = typeof v91 === "string" && v91.length > 4096 ? c0(v91) : v91.length;
+            if (v95 > 4096) return INVALID;
+            c28.lastIndex = 0;
+            if (!c28.test(v91)) return INVALID;
+            v93 = v91;
+          }
+          return v93;
+        })();
+        if (v92 === INVALID) {
+          if ("identityFile" in v77) return INVALID;
+          v92 = undefined;
         }
-        const v93 = v74["bastion"];
-        let v94 = (() => {
-          let v95;
-          if (v93 !== undefined) {
-            if (typeof v93 !== "object" || v93 === null || Array.isArray(v93)) return INVALID;
-            const v96 = v93["address"];
-            if (typeof v96 !== "string") return INVALID;
-            const v97 = typeof v96 === "string" && v96.length >= 1 && v96.length < 2 ? c0(v96) : v96.length;
-            if (v97 < 1) return INVALID;
-            const v98 = typeof v96 === "string" && v96.length > 253 ? c0(v96) : v96.length;
-            if (v98 > 253) return INVALID;
-            c23.lastIndex = 0;
-            if (!c23.test(v96)) return INVALID;
-            const v99 = v93["port"];
-            let v100 = (() => {
-              let v101;
-              if (v99 === undefined) {
-                v101 = c3(c27());
-              } else {
-                if (typeof v99 !== "number" || !Number.isFinite(v99)) return INVALID;
-                if (!Number.isSafeInteger(v99)) return INVALID;
-                if (v99 < 1) return INVALID;
-                if (v99 > 65535) return INVALID;
-                v101 = v99 === undefined ? c3(c27()) : v99;
-              }
-              return v101;
-            })();
-            if (v100 === INVALID) return INVALID;
-            const v102 = v93["user"];
+        const v96 = v77["bastion"];
+        let v97 = (() => {
+          let v98;
+          if (v96 !== undefined) {
+            if (typeof v96 !== "object" || v96 === null || Array.isArray(v96)) return INVALID;
+            const v99 = v96["address"];
+            if (typeof v99 !== "string") return INVALID;
+            const v100 = typeof v99 === "string" && v99.length >= 1 && v99.length < 2 ? c0(v99) : v99.length;
+            if (v100 < 1) return INVALID;
+            const v101 = typeof v99 === "string" && v99.length > 253 ? c0(v99) : v99.length;
+            if (v101 > 253) return INVALID;
+            c25.lastIndex = 0;
+            if (!c25.test(v99)) return INVALID;
+            const v102 = v96["port"];
             let v103 = (() => {
               let v104;
               if (v102 === undefined) {
-                v104 = c3(c28());
+                v104 = c3(c29());
               } else {
-                if (typeof v102 !== "string") return INVALID;
-                const v105 = typeof v102 === "string" && v102.length >= 1 && v102.length < 2 ? c0(v102) : v102.length;
-                if (v105 < 1) return INVALID;
-                const v106 = typeof v102 === "string" && v102.length > 256 ? c0(v102) : v102.length;
-                if (v106 > 256) return INVALID;
-                c24.lastIndex = 0;
-                if (!c24.test(v102)) return INVALID;
-                v104 = v102 === undefined ? c3(c28()) : v102;
+                if (typeof v102 !== "number" || !Number.isFinite(v102)) return INVALID;
+                if (!Number.isSafeInteger(v102)) return INVALID;
+                if (v102 < 1) return INVALID;
+                if (v102 > 65535) return INVALID;
+                v104 = v102 === undefined ? c3(c29()) : v102;
               }
               return v104;
             })();
             if (v103 === INVALID) return INVALID;
-            const v107 = v93["identityFile"];
-            let v108 = (() => {
-              let v109;
-              if (v107 !== undefined) {
-                if (typeof v107 !== "string") return INVALID;
-                const v110 = typeof v107 === "string" && v107.length >= 1 && v107.length < 2 ? c0(v107) : v107.length;
-                if (v110 < 1) return INVALID;
-                const v111 = typeof v107 === "string" && v107.length > 4096 ? c0(v107) : v107.length;
-                if (v111 > 4096) return INVALID;
+            const v105 = v96["user"];
+            let v106 = (() => {
+              let v107;
+              if (v105 === undefined) {
+                v107 = c3(c30());
+              } else {
+                if (typeof v105 !== "string") return INVALID;
+                const v108 = typeof v105 === "string" && v105.length >= 1 && v105.length < 2 ? c0(v105) : v105.length;
+                if (v108 < 1) return INVALID;
+                const v109 = typeof v105 === "string" && v105.length > 256 ? c0(v105) : v105.length;
+                if (v109 > 256) return INVALID;
                 c26.lastIndex = 0;
-                if (!c26.test(v107)) return INVALID;
-                v109 = v107;
+                if (!c26.test(v105)) return INVALID;
+                v107 = v105 === undefined ? c3(c30()) : v105;
               }
-              return v109;
+              return v107;
             })();
-            if (v108 === INVALID) {
-              if ("identityFile" in v93) return INVALID;
-              v108 = undefined;
+            if (v106 === INVALID) return INVALID;
+            const v110 = v96["identityFile"];
+            let v111 = (() => {
+              let v112;
+              if (v110 !== undefined) {
+                if (typeof v110 !== "string") return INVALID;
+                const v113 = typeof v110 === "string" && v110.length >= 1 && v110.length < 2 ? c0(v110) : v110.length;
+                if (v113 < 1) return INVALID;
+                const v114 = typeof v110 === "string" && v110.length > 4096 ? c0(v110) : v110.length;
+                if (v114 > 4096) return INVALID;
+                c28.lastIndex = 0;
+                if (!c28.test(v110)) return INVALID;
+                v112 = v110;
+              }
+              return v112;
+            })();
+            if (v111 === INVALID) {
+              if ("identityFile" in v96) return INVALID;
+              v111 = undefined;
             }
-            for (const k in v93) {
+            for (const k in v96) {
               if (k !== "address" && k !== "port" && k !== "user" && k !== "identityFile") return INVALID;
             }
-            const v112 = {};
-            v112["address"] = v96;
-            v112["port"] = v100;
-            v112["user"] = v103;
-            if ("identityFile" in v93) v112["identityFile"] = v108;
-            v95 = v112;
+            const v115 = {};
+            v115["address"] = v99;
+            v115["port"] = v103;
+            v115["user"] = v106;
+            if ("identityFile" in v96) v115["identityFile"] = v111;
+            v98 = v115;
           }
-          return v95;
+          return v98;
         })();
-        if (v94 === INVALID) {
-          if ("bastion" in v74) return INVALID;
-          v94 = undefined;
+        if (v97 === INVALID) {
+          if ("bastion" in v77) return INVALID;
+          v97 = undefined;
         }
-        const v113 = v74["libvirtUri"];
-        let v114 = (() => {
-          let v115;
-          if (v113 === undefined) {
-            v115 = c3(c29());
+        const v116 = v77["libvirtUri"];
+        let v117 = (() => {
+          let v118;
+          if (v116 === undefined) {
+            v118 = c3(c31());
           } else {
-            if (typeof v113 !== "string") return INVALID;
-            const v116 = typeof v113 === "string" && v113.length > 1024 ? c0(v113) : v113.length;
-            if (v116 > 1024) return INVALID;
-            c30.lastIndex = 0;
-            if (!c30.test(v113)) return INVALID;
-            v115 = v113 === undefined ? c3(c29()) : v113;
+            if (typeof v116 !== "string") return INVALID;
+            const v119 = typeof v116 === "string" && v116.length > 1024 ? c0(v116) : v116.length;
+            if (v119 > 1024) return INVALID;
+            c32.lastIndex = 0;
+            if (!c32.test(v116)) return INVALID;
+            v118 = v116 === undefined ? c3(c31()) : v116;
           }
-          return v115;
+          return v118;
         })();
-        if (v114 === INVALID) return INVALID;
-        const v117 = v74["domainType"];
-        let v118 = (() => {
-          let v119;
-          if (v117 === undefined) {
-            v119 = c3(c31());
+        if (v117 === INVALID) return INVALID;
+        const v120 = v77["domainType"];
+        let v121 = (() => {
+          let v122;
+          if (v120 === undefined) {
+            v122 = c3(c33());
           } else {
-            if (!c32.has(v117)) return INVALID;
-            v119 = v117 === undefined ? c3(c31()) : v117;
+            if (!c34.has(v120)) return INVALID;
+            v122 = v120 === undefined ? c3(c33()) : v120;
           }
-          return v119;
+          return v122;
         })();
-        if (v118 === INVALID) return INVALID;
-        for (const k in v74) {
+        if (v121 === INVALID) return INVALID;
+        for (const k in v77) {
           if (k !== "name" && k !== "address" && k !== "user" && k !== "port" && k !== "identityFile" && k !== "bastion" && k !== "libvirtUri" && k !== "domainType") return INVALID;
         }
-        const v120 = {};
-        v120["name"] = v75;
-        v120["address"] = v77;
-        if ("user" in v74) v120["user"] = v81;
-        v120["port"] = v86;
-        if ("identityFile" in v74) v120["identityFile"] = v89;
-        if ("bastion" in v74) v120["bastion"] = v94;
-        v120["libvirtUri"] = v114;
-        v120["domainType"] = v118;
-        v72[v73] = v120;
+        const v123 = {};
+        v123["name"] = v78;
+        v123["address"] = v80;
+        if ("user" in v77) v123["user"] = v84;
+        v123["port"] = v89;
+        if ("identityFile" in v77) v123["identityFile"] = v92;
+        if ("bastion" in v77) v123["bastion"] = v97;
+        v123["libvirtUri"] = v117;
+        v123["domainType"] = v121;
+        v75[v76] = v123;
       }
-      const v121 = typeof v72 === "string" && v72.length >= 1 && v72.length < 2 ? c0(v72) : v72.length;
-      if (v121 < 1) return INVALID;
-      for (const k in v67) {
+      const v124 = typeof v75 === "string" && v75.length >= 1 && v75.length < 2 ? c0(v75) : v75.length;
+      if (v124 < 1) return INVALID;
+      for (const k in v70) {
         if (k !== "driver" && k !== "hypervisors") return INVALID;
       }
-      const v122 = { "driver": v70, "hypervisors": v72 };
-      v69 = v122;
+      const v125 = { "driver": v73, "hypervisors": v75 };
+      v72 = v125;
     }
-    else if (v68 === "existing") {
-      if (typeof v67 !== "object" || v67 === null || Array.isArray(v67)) return INVALID;
-      const v123 = v67["driver"];
-      if (v123 !== "existing") return INVALID;
-      const v124 = v67["hosts"];
-      if (!Array.isArray(v124)) return INVALID;
-      const v125 = new Array(v124.length);
-      for (let v126 = 0; v126 < v124.length; v126++) {
-        const v127 = v124[v126];
-        if (typeof v127 !== "object" || v127 === null || Array.isArray(v127)) return INVALID;
-        const v128 = v127["name"];
-        if (typeof v128 !== "string") return INVALID;
-        const v129 = typeof v128 === "string" && v128.length > 63 ? c0(v128) : v128.length;
-        if (v129 > 63) return INVALID;
+    else if (v71 === "existing") {
+      if (typeof v70 !== "object" || v70 === null || Array.isArray(v70)) return INVALID;
+      const v126 = v70["driver"];
+      if (v126 !== "existing") return INVALID;
+      const v127 = v70["hosts"];
+      if (!Array.isArray(v127)) return INVALID;
+      const v128 = new Array(v127.length);
+      for (let v129 = 0; v129 < v127.length; v129++) {
+        const v130 = v127[v129];
+        if (typeof v130 !== "object" || v130 === null || Array.isArray(v130)) return INVALID;
+        const v131 = v130["name"];
+        if (typeof v131 !== "string") return INVALID;
+        const v132 = typeof v131 === "string" && v131.length > 63 ? c0(v131) : v131.length;
+        if (v132 > 63) return INVALID;
         c1.lastIndex = 0;
-        if (!c1.test(v128)) return INVALID;
-        const v130 = v127["address"];
-        if (typeof v130 !== "string") return INVALID;
-        const v131 = typeof v130 === "string" && v130.length >= 1 && v130.length < 2 ? c0(v130) : v130.length;
-        if (v131 < 1) return INVALID;
-        const v132 = typeof v130 === "string" && v130.length > 253 ? c0(v130) : v130.length;
-        if (v132 > 253) return INVALID;
-        c23.lastIndex = 0;
-        if (!c23.test(v130)) return INVALID;
-        const v133 = v127["ip"];
-        let v134 = (() => {
-          let v135;
-          if (v133 !== undefined) {
-            if (typeof v133 !== "string") return INVALID;
-            const v136 = typeof v133 === "string" && v133.length > 128 ? c0(v133) : v133.length;
-            if (v136 > 128) return INVALID;
-            c13.lastIndex = 0;
-            if (!c13.test(v133)) return INVALID;
-            v135 = v133;
+        if (!c1.test(v131)) return INVALID;
+        const v133 = v130["address"];
+        if (typeof v133 !== "string") return INVALID;
+        const v134 = typeof v133 === "string" && v133.length >= 1 && v133.length < 2 ? c0(v133) : v133.length;
+        if (v134 < 1) return INVALID;
+        const v135 = typeof v133 === "string" && v133.length > 253 ? c0(v133) : v133.length;
+        if (v135 > 253) return INVALID;
+        c25.lastIndex = 0;
+        if (!c25.test(v133)) return INVALID;
+        const v136 = v130["ip"];
+        let v137 = (() => {
+          let v138;
+          if (v136 !== undefined) {
+            if (typeof v136 !== "string") return INVALID;
+            const v139 = typeof v136 === "string" && v136.length > 128 ? c0(v136) : v136.length;
+            if (v139 > 128) return INVALID;
+            c15.lastIndex = 0;
+            if (!c15.test(v136)) return INVALID;
+            v138 = v136;
           }
-          return v135;
+          return v138;
         })();
-        if (v134 === INVALID) {
-          if ("ip" in v127) return INVALID;
-          v134 = undefined;
+        if (v137 === INVALID) {
+          if ("ip" in v130) return INVALID;
+          v137 = undefined;
         }
-        const v137 = v127["mac"];
-        let v138 = (() => {
-          let v139;
-          if (v137 !== undefined) {
-            if (typeof v137 !== "string") return INVALID;
-            c33.lastIndex = 0;
-            if (!c33.test(v137)) return INVALID;
-            v139 = v137;
+        const v140 = v130["mac"];
+        let v141 = (() => {
+          let v142;
+          if (v140 !== undefined) {
+            if (typeof v140 !== "string") return INVALID;
+            c35.lastIndex = 0;
+            if (!c35.test(v140)) return INVALID;
+            v142 = v140;
           }
-          return v139;
+          return v142;
         })();
-        if (v138 === INVALID) {
-          if ("mac" in v127) return INVALID;
-          v138 = undefined;
+        if (v141 === INVALID) {
+          if ("mac" in v130) return INVALID;
+          v141 = undefined;
         }
-        const v140 = v127["roles"];
-        if (!Array.isArray(v140)) return INVALID;
-        const v141 = new Array(v140.length);
-        for (let v142 = 0; v142 < v140.length; v142++) {
-          const v143 = v140[v142];
-          if (!c34.has(v143)) return INVALID;
-          v141[v142] = v143;
+        const v143 = v130["roles"];
+        if (!Array.isArray(v143)) return INVALID;
+        const v144 = new Array(v143.length);
+        for (let v145 = 0; v145 < v143.length; v145++) {
+          const v146 = v143[v145];
+          if (!c36.has(v146)) return INVALID;
+          v144[v145] = v146;
         }
-        const v144 = typeof v141 === "string" && v141.length >= 1 && v141.length < 2 ? c0(v141) : v141.length;
-        if (v144 < 1) return INVALID;
-        const v145 = v127["os"];
-        if (typeof v145 !== "string") return INVALID;
-        const v146 = typeof v145 === "string" && v145.length >= 1 && v145.length < 2 ? c0(v145) : v145.length;
-        if (v146 < 1) return INVALID;
-        const v147 = typeof v145 === "string" && v145.length > 64 ? c0(v145) : v145.length;
-        if (v147 > 64) return INVALID;
-        c35.lastIndex = 0;
-        if (!c35.test(v145)) return INVALID;
-        const v148 = v127["user"];
-        let v149 = (() => {
-          let v150;
-          if (v148 !== undefined) {
-            if (typeof v148 !== "string") return INVALID;
-            const v151 = typeof v148 === "string" && v148.length >= 1 && v148.length < 2 ? c0(v148) : v148.length;
-            if (v151 < 1) return INVALID;
-            const v152 = typeof v148 === "string" && v148.length > 256 ? c0(v148) : v148.length;
-            if (v152 > 256) return INVALID;
-            c24.lastIndex = 0;
-            if (!c24.test(v148)) return INVALID;
-            v150 = v148;
+        const v147 = typeof v144 === "string" && v144.length >= 1 && v144.length < 2 ? c0(v144) : v144.length;
+        if (v147 < 1) return INVALID;
+        const v148 = v130["os"];
+        if (typeof v148 !== "string") return INVALID;
+        const v149 = typeof v148 === "string" && v148.length >= 1 && v148.length < 2 ? c0(v148) : v148.length;
+        if (v149 < 1) return INVALID;
+        const v150 = typeof v148 === "string" && v148.length > 64 ? c0(v148) : v148.length;
+        if (v150 > 64) return INVALID;
+        c37.lastIndex = 0;
+        if (!c37.test(v148)) return INVALID;
+        const v151 = v130["user"];
+        let v152 = (() => {
+          let v153;
+          if (v151 !== undefined) {
+            if (typeof v151 !== "string") return INVALID;
+            const v154 = typeof v151 === "string" && v151.length >= 1 && v151.length < 2 ? c0(v151) : v151.length;
+            if (v154 < 1) return INVALID;
+            const v155 = typeof v151 === "string" && v151.length > 256 ? c0(v151) : v151.length;
+            if (v155 > 256) return INVALID;
+            c26.lastIndex = 0;
+            if (!c26.test(v151)) return INVALID;
+            v153 = v151;
           }
-          return v150;
+          return v153;
         })();
-        if (v149 === INVALID) {
-          if ("user" in v127) return INVALID;
-          v149 = undefined;
+        if (v152 === INVALID) {
+          if ("user" in v130) return INVALID;
+          v152 = undefined;
         }
-        const v153 = v127["port"];
-        let v154 = (() => {
-          let v155;
-          if (v153 === undefined) {
-            v155 = c3(c36());
-          } else {
-            if (typeof v153 !== "number" || !Number.isFinite(v153)) return INVALID;
-            if (!Number.isSafeInteger(v153)) return INVALID;
-            if (v153 < 1) return INVALID;
-            if (v153 > 65535) return INVALID;
-            v155 = v153 === undefined ? c3(c36()) : v153;
-          }
-          return v155;
-        })();
-        if (v154 === INVALID) return INVALID;
-        const v156 = v127["identityFile"];
+        const v156 = v130["port"];
         let v157 = (() => {
           let v158;
-          if (v156 !== undefined) {
-            if (typeof v156 !== "string") return INVALID;
-            const v159 = typeof v156 === "string" && v156.length >= 1 && v156.length < 2 ? c0(v156) : v156.length;
-            if (v159 < 1) return INVALID;
-            const v160 = typeof v156 === "string" && v156.length > 4096 ? c0(v156) : v156.length;
-            if (v160 > 4096) return INVALID;
-            c26.lastIndex = 0;
-            if (!c26.test(v156)) return INVALID;
-            v158 = v156;
+          if (v156 === undefined) {
+            v158 = c3(c38());
+          } else {
+            if (typeof v156 !== "number" || !Number.isFinite(v156)) return INVALID;
+            if (!Number.isSafeInteger(v156)) return INVALID;
+            if (v156 < 1) return INVALID;
+            if (v156 > 65535) return INVALID;
+            v158 = v156 === undefined ? c3(c38()) : v156;
           }
           return v158;
         })();
-        if (v157 === INVALID) {
-          if ("identityFile" in v127) return INVALID;
-          v157 = undefined;
+        if (v157 === INVALID) return INVALID;
+        const v159 = v130["identityFile"];
+        let v160 = (() => {
+          let v161;
+          if (v159 !== undefined) {
+            if (typeof v159 !== "string") return INVALID;
+            const v162 = typeof v159 === "string" && v159.length >= 1 && v159.length < 2 ? c0(v159) : v159.length;
+            if (v162 < 1) return INVALID;
+            const v163 = typeof v159 === "string" && v159.length > 4096 ? c0(v159) : v159.length;
+            if (v163 > 4096) return INVALID;
+            c28.lastIndex = 0;
+            if (!c28.test(v159)) return INVALID;
+            v161 = v159;
+          }
+          return v161;
+        })();
+        if (v160 === INVALID) {
+          if ("identityFile" in v130) return INVALID;
+          v160 = undefined;
         }
-        const v161 = v127["bastion"];
-        let v162 = (() => {
-          let v163;
-          if (v161 !== undefined) {
-            if (typeof v161 !== "object" || v161 === null || Array.isArray(v161)) return INVALID;
-            const v164 = v161["address"];
-            if (typeof v164 !== "string") return INVALID;
-            const v165 = typeof v164 === "string" && v164.length >= 1 && v164.length < 2 ? c0(v164) : v164.length;
-            if (v165 < 1) return INVALID;
-            const v166 = typeof v164 === "string" && v164.length > 253 ? c0(v164) : v164.length;
-            if (v166 > 253) return INVALID;
-            c23.lastIndex = 0;
-            if (!c23.test(v164)) return INVALID;
-            const v167 = v161["port"];
-            let v168 = (() => {
-              let v169;
-              if (v167 === undefined) {
-                v169 = c3(c37());
-              } else {
-                if (typeof v167 !== "number" || !Number.isFinite(v167)) return INVALID;
-                if (!Number.isSafeInteger(v167)) return INVALID;
-                if (v167 < 1) return INVALID;
-                if (v167 > 65535) return INVALID;
-                v169 = v167 === undefined ? c3(c37()) : v167;
-              }
-              return v169;
-            })();
-            if (v168 === INVALID) return INVALID;
-            const v170 = v161["user"];
+        const v164 = v130["bastion"];
+        let v165 = (() => {
+          let v166;
+          if (v164 !== undefined) {
+            if (typeof v164 !== "object" || v164 === null || Array.isArray(v164)) return INVALID;
+            const v167 = v164["address"];
+            if (typeof v167 !== "string") return INVALID;
+            const v168 = typeof v167 === "string" && v167.length >= 1 && v167.length < 2 ? c0(v167) : v167.length;
+            if (v168 < 1) return INVALID;
+            const v169 = typeof v167 === "string" && v167.length > 253 ? c0(v167) : v167.length;
+            if (v169 > 253) return INVALID;
+            c25.lastIndex = 0;
+            if (!c25.test(v167)) return INVALID;
+            const v170 = v164["port"];
             let v171 = (() => {
               let v172;
               if (v170 === undefined) {
-                v172 = c3(c38());
+                v172 = c3(c39());
               } else {
-                if (typeof v170 !== "string") return INVALID;
-                const v173 = typeof v170 === "string" && v170.length >= 1 && v170.length < 2 ? c0(v170) : v170.length;
-                if (v173 < 1) return INVALID;
-                const v174 = typeof v170 === "string" && v170.length > 256 ? c0(v170) : v170.length;
-                if (v174 > 256) return INVALID;
-                c24.lastIndex = 0;
-                if (!c24.test(v170)) return INVALID;
-                v172 = v170 === undefined ? c3(c38()) : v170;
+                if (typeof v170 !== "number" || !Number.isFinite(v170)) return INVALID;
+                if (!Number.isSafeInteger(v170)) return INVALID;
+                if (v170 < 1) return INVALID;
+                if (v170 > 65535) return INVALID;
+                v172 = v170 === undefined ? c3(c39()) : v170;
               }
               return v172;
             })();
             if (v171 === INVALID) return INVALID;
-            const v175 = v161["identityFile"];
-            let v176 = (() => {
-              let v177;
-              if (v175 !== undefined) {
-                if (typeof v175 !== "string") return INVALID;
-                const v178 = typeof v175 === "string" && v175.length >= 1 && v175.length < 2 ? c0(v175) : v175.length;
-                if (v178 < 1) return INVALID;
-                const v179 = typeof v175 === "string" && v175.length > 4096 ? c0(v175) : v175.length;
-                if (v179 > 4096) return INVALID;
+            const v173 = v164["user"];
+            let v174 = (() => {
+              let v175;
+              if (v173 === undefined) {
+                v175 = c3(c40());
+              } else {
+                if (typeof v173 !== "string") return INVALID;
+                const v176 = typeof v173 === "string" && v173.length >= 1 && v173.length < 2 ? c0(v173) : v173.length;
+                if (v176 < 1) return INVALID;
+                const v177 = typeof v173 === "string" && v173.length > 256 ? c0(v173) : v173.length;
+                if (v177 > 256) return INVALID;
                 c26.lastIndex = 0;
-                if (!c26.test(v175)) return INVALID;
-                v177 = v175;
+                if (!c26.test(v173)) return INVALID;
+                v175 = v173 === undefined ? c3(c40()) : v173;
               }
-              return v177;
+              return v175;
             })();
-            if (v176 === INVALID) {
-              if ("identityFile" in v161) return INVALID;
-              v176 = undefined;
+            if (v174 === INVALID) return INVALID;
+            const v178 = v164["identityFile"];
+            let v179 = (() => {
+              let v180;
+              if (v178 !== undefined) {
+                if (typeof v178 !== "string") return INVALID;
+                const v181 = typeof v178 === "string" && v178.length >= 1 && v178.length < 2 ? c0(v178) : v178.length;
+                if (v181 < 1) return INVALID;
+                const v182 = typeof v178 === "string" && v178.length > 4096 ? c0(v178) : v178.length;
+                if (v182 > 4096) return INVALID;
+                c28.lastIndex = 0;
+                if (!c28.test(v178)) return INVALID;
+                v180 = v178;
+              }
+              return v180;
+            })();
+            if (v179 === INVALID) {
+              if ("identityFile" in v164) return INVALID;
+              v179 = undefined;
             }
-            for (const k in v161) {
+            for (const k in v164) {
               if (k !== "address" && k !== "port" && k !== "user" && k !== "identityFile") return INVALID;
             }
-            const v180 = {};
-            v180["address"] = v164;
-            v180["port"] = v168;
-            v180["user"] = v171;
-            if ("identityFile" in v161) v180["identityFile"] = v176;
-            v163 = v180;
+            const v183 = {};
+            v183["address"] = v167;
+            v183["port"] = v171;
+            v183["user"] = v174;
+            if ("identityFile" in v164) v183["identityFile"] = v179;
+            v166 = v183;
           }
-          return v163;
+          return v166;
         })();
-        if (v162 === INVALID) {
-          if ("bastion" in v127) return INVALID;
-          v162 = undefined;
+        if (v165 === INVALID) {
+          if ("bastion" in v130) return INVALID;
+          v165 = undefined;
         }
-        for (const k in v127) {
+        for (const k in v130) {
           if (k !== "name" && k !== "address" && k !== "ip" && k !== "mac" && k !== "roles" && k !== "os" && k !== "user" && k !== "port" && k !== "identityFile" && k !== "bastion") return INVALID;
         }
-        const v181 = {};
-        v181["name"] = v128;
-        v181["address"] = v130;
-        if ("ip" in v127) v181["ip"] = v134;
-        if ("mac" in v127) v181["mac"] = v138;
-        v181["roles"] = v141;
-        v181["os"] = v145;
-        if ("user" in v127) v181["user"] = v149;
-        v181["port"] = v154;
-        if ("identityFile" in v127) v181["identityFile"] = v157;
-        if ("bastion" in v127) v181["bastion"] = v162;
-        v125[v126] = v181;
+        const v184 = {};
+        v184["name"] = v131;
+        v184["address"] = v133;
+        if ("ip" in v130) v184["ip"] = v137;
+        if ("mac" in v130) v184["mac"] = v141;
+        v184["roles"] = v144;
+        v184["os"] = v148;
+        if ("user" in v130) v184["user"] = v152;
+        v184["port"] = v157;
+        if ("identityFile" in v130) v184["identityFile"] = v160;
+        if ("bastion" in v130) v184["bastion"] = v165;
+        v128[v129] = v184;
       }
-      const v182 = typeof v125 === "string" && v125.length >= 1 && v125.length < 2 ? c0(v125) : v125.length;
-      if (v182 < 1) return INVALID;
-      for (const k in v67) {
+      const v185 = typeof v128 === "string" && v128.length >= 1 && v128.length < 2 ? c0(v128) : v128.length;
+      if (v185 < 1) return INVALID;
+      for (const k in v70) {
         if (k !== "driver" && k !== "hosts") return INVALID;
       }
-      const v183 = { "driver": v123, "hosts": v125 };
-      v69 = v183;
+      const v186 = { "driver": v126, "hosts": v128 };
+      v72 = v186;
     }
     else { return INVALID; }
-    const v184 = v6["nodes"];
-    let v185 = (() => {
-      let v186;
-      if (v184 !== undefined) {
-        if (typeof v184 !== "object" || v184 === null || Array.isArray(v184)) return INVALID;
-        const v187 = v184["controlPlane"];
-        let v188 = (() => {
-          let v189 = v187;
-          if (v187 === undefined) v189 = c39();
-          if (typeof v189 !== "object" || v189 === null || Array.isArray(v189)) return INVALID;
-          const v190 = v189["count"];
-          let v191 = (() => {
-            let v192;
-            if (v190 === undefined) {
-              v192 = c3(c40());
-            } else {
-              if (typeof v190 !== "number" || !Number.isFinite(v190)) return INVALID;
-              if (!Number.isSafeInteger(v190)) return INVALID;
-              if (v190 < 0) return INVALID;
-              if (v190 > 99) return INVALID;
-              v192 = v190 === undefined ? c3(c40()) : v190;
-            }
-            return v192;
-          })();
-          if (v191 === INVALID) return INVALID;
-          const v193 = v189["distro"];
+    const v187 = v6["nodes"];
+    let v188 = (() => {
+      let v189;
+      if (v187 !== undefined) {
+        if (typeof v187 !== "object" || v187 === null || Array.isArray(v187)) return INVALID;
+        const v190 = v187["controlPlane"];
+        let v191 = (() => {
+          let v192 = v190;
+          if (v190 === undefined) v192 = c41();
+          if (typeof v192 !== "object" || v192 === null || Array.isArray(v192)) return INVALID;
+          const v193 = v192["count"];
           let v194 = (() => {
             let v195;
-            if (v193 !== undefined) {
-              if (typeof v193 !== "string") return INVALID;
-              const v196 = typeof v193 === "string" && v193.length >= 1 && v193.length < 2 ? c0(v193) : v193.length;
-              if (v196 < 1) return INVALID;
-              const v197 = typeof v193 === "string" && v193.length > 64 ? c0(v193) : v193.length;
-              if (v197 > 64) return INVALID;
-              c35.lastIndex = 0;
-              if (!c35.test(v193)) return INVALID;
-              v195 = v193;
+            if (v193 === undefined) {
+              v195 = c3(c42());
+            } else {
+              if (typeof v193 !== "number" || !Number.isFinite(v193)) return INVALID;
+              if (!Number.isSafeInteger(v193)) return INVALID;
+              if (v193 < 0) return INVALID;
+              if (v193 > 99) return INVALID;
+              v195 = v193 === undefined ? c3(c42()) : v193;
             }
             return v195;
           })();
-          if (v194 === INVALID) {
-            if ("distro" in v189) return INVALID;
-            v194 = undefined;
+          if (v194 === INVALID) return INVALID;
+          const v196 = v192["distro"];
+          let v197 = (() => {
+            let v198;
+            if (v196 !== undefined) {
+              if (typeof v196 !== "string") return INVALID;
+              const v199 = typeof v196 === "string" && v196.length >= 1 && v196.length < 2 ? c0(v196) : v196.length;
+              if (v199 < 1) return INVALID;
+              const v200 = typeof v196 === "string" && v196.length > 64 ? c0(v196) : v196.length;
+              if (v200 > 64) return INVALID;
+              c37.lastIndex = 0;
+              if (!c37.test(v196)) return INVALID;
+              v198 = v196;
+            }
+            return v198;
+          })();
+          if (v197 === INVALID) {
+            if ("distro" in v192) return INVALID;
+            v197 = undefined;
           }
-          const v198 = v189["hypervisor"];
-          let v199 = (() => {
-            let v200;
-            if (v198 !== undefined) {
-              if (typeof v198 !== "string") return INVALID;
-              const v201 = typeof v198 === "string" && v198.length > 63 ? c0(v198) : v198.length;
-              if (v201 > 63) return INVALID;
+          const v201 = v192["hypervisor"];
+          let v202 = (() => {
+            let v203;
+            if (v201 !== undefined) {
+              if (typeof v201 !== "string") return INVALID;
+              const v204 = typeof v201 === "string" && v201.length > 63 ? c0(v201) : v201.length;
+              if (v204 > 63) return INVALID;
               c1.lastIndex = 0;
-              if (!c1.test(v198)) return INVALID;
-              v200 = v198;
+              if (!c1.test(v201)) return INVALID;
+              v203 = v201;
             }
-            return v200;
+            return v203;
           })();
-          if (v199 === INVALID) {
-            if ("hypervisor" in v189) return INVALID;
-            v199 = undefined;
+          if (v202 === INVALID) {
+            if ("hypervisor" in v192) return INVALID;
+            v202 = undefined;
           }
-          const v202 = v189["vcpus"];
-          let v203 = (() => {
-            let v204;
-            if (v202 !== undefined) {
-              if (typeof v202 !== "number" || !Number.isFinite(v202)) return INVALID;
-              if (!Number.isSafeInteger(v202)) return INVALID;
-              if (v202 < 1) return INVALID;
-              if (v202 > 512) return INVALID;
-              v204 = v202;
-            }
-            return v204;
-          })();
-          if (v203 === INVALID) {
-            if ("vcpus" in v189) return INVALID;
-            v203 = undefined;
-          }
-          const v205 = v189["ram"];
+          const v205 = v192["vcpus"];
           let v206 = (() => {
             let v207;
             if (v205 !== undefined) {
-              if (typeof v205 !== "string") return INVALID;
-              const v208 = typeof v205 === "string" && v205.length > 16 ? c0(v205) : v205.length;
-              if (v208 > 16) return INVALID;
-              c41.lastIndex = 0;
-              if (!c41.test(v205)) return INVALID;
-              const v209 = c42(v205);
-              if (v209 instanceof Promise) c43();
-              if (!v209) return INVALID;
+              if (typeof v205 !== "number" || !Number.isFinite(v205)) return INVALID;
+              if (!Number.isSafeInteger(v205)) return INVALID;
+              if (v205 < 1) return INVALID;
+              if (v205 > 512) return INVALID;
               v207 = v205;
             }
             return v207;
           })();
           if (v206 === INVALID) {
-            if ("ram" in v189) return INVALID;
+            if ("vcpus" in v192) return INVALID;
             v206 = undefined;
           }
-          const v210 = v189["disk"];
-          let v211 = (() => {
-            let v212;
-            if (v210 !== undefined) {
-              if (typeof v210 !== "string") return INVALID;
-              const v213 = typeof v210 === "string" && v210.length > 16 ? c0(v210) : v210.length;
-              if (v213 > 16) return INVALID;
-              c41.lastIndex = 0;
-              if (!c41.test(v210)) return INVALID;
-              const v214 = c44(v210);
-              if (v214 instanceof Promise) c43();
-              if (!v214) return INVALID;
-              v212 = v210;
+          const v208 = v192["ram"];
+          let v209 = (() => {
+            let v210;
+            if (v208 !== undefined) {
+              if (typeof v208 !== "string") return INVALID;
+              const v211 = typeof v208 === "string" && v208.length > 16 ? c0(v208) : v208.length;
+              if (v211 > 16) return INVALID;
+              c43.lastIndex = 0;
+              if (!c43.test(v208)) return INVALID;
+              const v212 = c44(v208);
+              if (v212 instanceof Promise) c45();
+              if (!v212) return INVALID;
+              v210 = v208;
             }
-            return v212;
+            return v210;
           })();
-          if (v211 === INVALID) {
-            if ("disk" in v189) return INVALID;
-            v211 = undefined;
+          if (v209 === INVALID) {
+            if ("ram" in v192) return INVALID;
+            v209 = undefined;
           }
-          for (const k in v189) {
+          const v213 = v192["disk"];
+          let v214 = (() => {
+            let v215;
+            if (v213 !== undefined) {
+              if (typeof v213 !== "string") return INVALID;
+              const v216 = typeof v213 === "string" && v213.length > 16 ? c0(v213) : v213.length;
+              if (v216 > 16) return INVALID;
+              c43.lastIndex = 0;
+              if (!c43.test(v213)) return INVALID;
+              const v217 = c46(v213);
+              if (v217 instanceof Promise) c45();
+              if (!v217) return INVALID;
+              v215 = v213;
+            }
+            return v215;
+          })();
+          if (v214 === INVALID) {
+            if ("disk" in v192) return INVALID;
+            v214 = undefined;
+          }
+          for (const k in v192) {
             if (k !== "count" && k !== "distro" && k !== "hypervisor" && k !== "vcpus" && k !== "ram" && k !== "disk") return INVALID;
           }
-          const v215 = {};
-          v215["count"] = v191;
-          if ("distro" in v189) v215["distro"] = v194;
-          if ("hypervisor" in v189) v215["hypervisor"] = v199;
-          if ("vcpus" in v189) v215["vcpus"] = v203;
-          if ("ram" in v189) v215["ram"] = v206;
-          if ("disk" in v189) v215["disk"] = v211;
-          return v215;
+          const v218 = {};
+          v218["count"] = v194;
+          if ("distro" in v192) v218["distro"] = v197;
+          if ("hypervisor" in v192) v218["hypervisor"] = v202;
+          if ("vcpus" in v192) v218["vcpus"] = v206;
+          if ("ram" in v192) v218["ram"] = v209;
+          if ("disk" in v192) v218["disk"] = v214;
+          return v218;
         })();
-        if (v188 === INVALID) return INVALID;
-        const v216 = v184["workers"];
-        let v217 = (() => {
-          let v218;
-          if (v216 === undefined) {
-            v218 = c3(c45());
+        if (v191 === INVALID) return INVALID;
+        const v219 = v187["workers"];
+        let v220 = (() => {
+          let v221;
+          if (v219 === undefined) {
+            v221 = c3(c47());
           } else {
-            if (!Array.isArray(v216)) return INVALID;
-            const v219 = new Array(v216.length);
-            for (let v220 = 0; v220 < v216.length; v220++) {
-              const v221 = v216[v220];
-              if (typeof v221 !== "object" || v221 === null || Array.isArray(v221)) return INVALID;
-              const v222 = v221["name"];
-              let v223 = (() => {
-                let v224;
-                if (v222 === undefined) {
-                  v224 = c3(c46());
+            if (!Array.isArray(v219)) return INVALID;
+            const v222 = new Array(v219.length);
+            for (let v223 = 0; v223 < v219.length; v223++) {
+              const v224 = v219[v223];
+              if (typeof v224 !== "object" || v224 === null || Array.isArray(v224)) return INVALID;
+              const v225 = v224["name"];
+              let v226 = (() => {
+                let v227;
+                if (v225 === undefined) {
+                  v227 = c3(c48());
                 } else {
-                  if (typeof v222 !== "string") return INVALID;
-                  const v225 = typeof v222 === "string" && v222.length > 63 ? c0(v222) : v222.length;
-                  if (v225 > 63) return INVALID;
+                  if (typeof v225 !== "string") return INVALID;
+                  const v228 = typeof v225 === "string" && v225.length > 63 ? c0(v225) : v225.length;
+                  if (v228 > 63) return INVALID;
                   c1.lastIndex = 0;
-                  if (!c1.test(v222)) return INVALID;
-                  v224 = v222 === undefined ? c3(c46()) : v222;
+                  if (!c1.test(v225)) return INVALID;
+                  v227 = v225 === undefined ? c3(c48()) : v225;
                 }
-                return v224;
+                return v227;
               })();
-              if (v223 === INVALID) return INVALID;
-              const v226 = v221["count"];
-              if (typeof v226 !== "number" || !Number.isFinite(v226)) return INVALID;
-              if (!Number.isSafeInteger(v226)) return INVALID;
-              if (v226 < 0) return INVALID;
-              if (v226 > 999) return INVALID;
-              const v227 = v221["os"];
-              if (typeof v227 !== "string") return INVALID;
-              const v228 = typeof v227 === "string" && v227.length >= 1 && v227.length < 2 ? c0(v227) : v227.length;
-              if (v228 < 1) return INVALID;
-              const v229 = typeof v227 === "string" && v227.length > 64 ? c0(v227) : v227.length;
-              if (v229 > 64) return INVALID;
-              c35.lastIndex = 0;
-              if (!c35.test(v227)) return INVALID;
-              const v230 = v221["hypervisor"];
-              let v231 = (() => {
-                let v232;
-                if (v230 !== undefined) {
-                  if (typeof v230 !== "string") return INVALID;
-                  const v233 = typeof v230 === "string" && v230.length > 63 ? c0(v230) : v230.length;
-                  if (v233 > 63) return INVALID;
+              if (v226 === INVALID) return INVALID;
+              const v229 = v224["count"];
+              if (typeof v229 !== "number" || !Number.isFinite(v229)) return INVALID;
+              if (!Number.isSafeInteger(v229)) return INVALID;
+              if (v229 < 0) return INVALID;
+              if (v229 > 999) return INVALID;
+              const v230 = v224["os"];
+              if (typeof v230 !== "string") return INVALID;
+              const v231 = typeof v230 === "string" && v230.length >= 1 && v230.length < 2 ? c0(v230) : v230.length;
+              if (v231 < 1) return INVALID;
+              const v232 = typeof v230 === "string" && v230.length > 64 ? c0(v230) : v230.length;
+              if (v232 > 64) return INVALID;
+              c37.lastIndex = 0;
+              if (!c37.test(v230)) return INVALID;
+              const v233 = v224["hypervisor"];
+              let v234 = (() => {
+                let v235;
+                if (v233 !== undefined) {
+                  if (typeof v233 !== "string") return INVALID;
+                  const v236 = typeof v233 === "string" && v233.length > 63 ? c0(v233) : v233.length;
+                  if (v236 > 63) return INVALID;
                   c1.lastIndex = 0;
-                  if (!c1.test(v230)) return INVALID;
-                  v232 = v230;
+                  if (!c1.test(v233)) return INVALID;
+                  v235 = v233;
                 }
-                return v232;
+                return v235;
               })();
-              if (v231 === INVALID) {
-                if ("hypervisor" in v221) return INVALID;
-                v231 = undefined;
+              if (v234 === INVALID) {
+                if ("hypervisor" in v224) return INVALID;
+                v234 = undefined;
               }
-              const v234 = v221["vcpus"];
-              let v235 = (() => {
-                let v236;
-                if (v234 !== undefined) {
-                  if (typeof v234 !== "number" || !Number.isFinite(v234)) return INVALID;
-                  if (!Number.isSafeInteger(v234)) return INVALID;
-                  if (v234 < 1) return INVALID;
-                  if (v234 > 512) return INVALID;
-                  v236 = v234;
-                }
-                return v236;
-              })();
-              if (v235 === INVALID) {
-                if ("vcpus" in v221) return INVALID;
-                v235 = undefined;
-              }
-              const v237 = v221["ram"];
+              const v237 = v224["vcpus"];
               let v238 = (() => {
                 let v239;
                 if (v237 !== undefined) {
-                  if (typeof v237 !== "string") return INVALID;
-                  const v240 = typeof v237 === "string" && v237.length > 16 ? c0(v237) : v237.length;
-                  if (v240 > 16) return INVALID;
-                  c41.lastIndex = 0;
-                  if (!c41.test(v237)) return INVALID;
-                  const v241 = c42(v237);
-                  if (v241 instanceof Promise) c43();
-                  if (!v241) return INVALID;
+                  if (typeof v237 !== "number" || !Number.isFinite(v237)) return INVALID;
+                  if (!Number.isSafeInteger(v237)) return INVALID;
+                  if (v237 < 1) return INVALID;
+                  if (v237 > 512) return INVALID;
                   v239 = v237;
                 }
                 return v239;
               })();
               if (v238 === INVALID) {
-                if ("ram" in v221) return INVALID;
+                if ("vcpus" in v224) return INVALID;
                 v238 = undefined;
               }
-              const v242 = v221["disk"];
-              let v243 = (() => {
-                let v244;
-                if (v242 !== undefined) {
-                  if (typeof v242 !== "string") return INVALID;
-                  const v245 = typeof v242 === "string" && v242.length > 16 ? c0(v242) : v242.length;
-                  if (v245 > 16) return INVALID;
-                  c41.lastIndex = 0;
-                  if (!c41.test(v242)) return INVALID;
-                  const v246 = c44(v242);
-                  if (v246 instanceof Promise) c43();
-                  if (!v246) return INVALID;
-                  v244 = v242;
+              const v240 = v224["ram"];
+              let v241 = (() => {
+                let v242;
+                if (v240 !== undefined) {
+                  if (typeof v240 !== "string") return INVALID;
+                  const v243 = typeof v240 === "string" && v240.length > 16 ? c0(v240) : v240.length;
+                  if (v243 > 16) return INVALID;
+                  c43.lastIndex = 0;
+                  if (!c43.test(v240)) return INVALID;
+                  const v244 = c44(v240);
+                  if (v244 instanceof Promise) c45();
+                  if (!v244) return INVALID;
+                  v242 = v240;
                 }
-                return v244;
+                return v242;
               })();
-              if (v243 === INVALID) {
-                if ("disk" in v221) return INVALID;
-                v243 = undefined;
+              if (v241 === INVALID) {
+                if ("ram" in v224) return INVALID;
+                v241 = undefined;
               }
-              for (const k in v221) {
+              const v245 = v224["disk"];
+              let v246 = (() => {
+                let v247;
+                if (v245 !== undefined) {
+                  if (typeof v245 !== "string") return INVALID;
+                  const v248 = typeof v245 === "string" && v245.length > 16 ? c0(v245) : v245.length;
+                  if (v248 > 16) return INVALID;
+                  c43.lastIndex = 0;
+                  if (!c43.test(v245)) return INVALID;
+                  const v249 = c46(v245);
+                  if (v249 instanceof Promise) c45();
+                  if (!v249) return INVALID;
+                  v247 = v245;
+                }
+                return v247;
+              })();
+              if (v246 === INVALID) {
+                if ("disk" in v224) return INVALID;
+                v246 = undefined;
+              }
+              for (const k in v224) {
                 if (k !== "name" && k !== "count" && k !== "os" && k !== "hypervisor" && k !== "vcpus" && k !== "ram" && k !== "disk") return INVALID;
               }
-              const v247 = {};
-              v247["name"] = v223;
-              v247["count"] = v226;
-              v247["os"] = v227;
-              if ("hypervisor" in v221) v247["hypervisor"] = v231;
-              if ("vcpus" in v221) v247["vcpus"] = v235;
-              if ("ram" in v221) v247["ram"] = v238;
-              if ("disk" in v221) v247["disk"] = v243;
-              v219[v220] = v247;
+              const v250 = {};
+              v250["name"] = v226;
+              v250["count"] = v229;
+              v250["os"] = v230;
+              if ("hypervisor" in v224) v250["hypervisor"] = v234;
+              if ("vcpus" in v224) v250["vcpus"] = v238;
+              if ("ram" in v224) v250["ram"] = v241;
+              if ("disk" in v224) v250["disk"] = v246;
+              v222[v223] = v250;
             }
-            v218 = v219 === undefined ? c3(c45()) : v219;
+            v221 = v222 === undefined ? c3(c47()) : v222;
           }
-          return v218;
+          return v221;
         })();
-        if (v217 === INVALID) return INVALID;
-        const v248 = v184["placement"];
-        let v249 = (() => {
-          let v250;
-          if (v248 === undefined) {
-            v250 = c3(c47());
+        if (v220 === INVALID) return INVALID;
+        const v251 = v187["placement"];
+        let v252 = (() => {
+          let v253;
+          if (v251 === undefined) {
+            v253 = c3(c49());
           } else {
-            if (!c48(v248)) return INVALID;
-            const v251 = {};
-            const v255 = Object.getOwnPropertySymbols(v248);
-            const v256 = Object.getOwnPropertyNames(v248);
-            for (let v257 = 0; v257 < v256.length; v257++) {
-              const v252 = v256[v257];
-              if (v252 === "__proto__" || !c51.call(v248, v252)) continue;
-              let v254 = c49(v252);
-              if (v254 === INVALID && typeof v252 === "string" && c50.test(v252)) v254 = c49(Number(v252));
-              if (v254 === INVALID) return INVALID;
-              if (v254 === "__proto__") continue;
-              const v258 = v248[v252];
-              if (typeof v258 !== "string") return INVALID;
-              const v259 = typeof v258 === "string" && v258.length > 63 ? c0(v258) : v258.length;
-              if (v259 > 63) return INVALID;
+            if (!c50(v251)) return INVALID;
+            const v254 = {};
+            const v258 = Object.getOwnPropertySymbols(v251);
+            const v259 = Object.getOwnPropertyNames(v251);
+            for (let v260 = 0; v260 < v259.length; v260++) {
+              const v255 = v259[v260];
+              if (v255 === "__proto__" || !c53.call(v251, v255)) continue;
+              let v257 = c51(v255);
+              if (v257 === INVALID && typeof v255 === "string" && c52.test(v255)) v257 = c51(Number(v255));
+              if (v257 === INVALID) return INVALID;
+              if (v257 === "__proto__") continue;
+              const v261 = v251[v255];
+              if (typeof v261 !== "string") return INVALID;
+              const v262 = typeof v261 === "string" && v261.length > 63 ? c0(v261) : v261.length;
+              if (v262 > 63) return INVALID;
               c1.lastIndex = 0;
-              if (!c1.test(v258)) return INVALID;
-              v251[v254] = v258;
+              if (!c1.test(v261)) return INVALID;
+              v254[v257] = v261;
             }
-            for (let v257 = 0; v257 < v255.length; v257++) {
-              const v252 = v255[v257];
-              if (!c51.call(v248, v252)) continue;
-              let v254 = c49(v252);
-              if (v254 === INVALID && typeof v252 === "string" && c50.test(v252)) v254 = c49(Number(v252));
-              if (v254 === INVALID) return INVALID;
-              if (v254 === "__proto__") continue;
-              const v260 = v248[v252];
-              if (typeof v260 !== "string") return INVALID;
-              const v261 = typeof v260 === "string" && v260.length > 63 ? c0(v260) : v260.length;
-              if (v261 > 63) return INVALID;
+            for (let v260 = 0; v260 < v258.length; v260++) {
+              const v255 = v258[v260];
+              if (!c53.call(v251, v255)) continue;
+              let v257 = c51(v255);
+              if (v257 === INVALID && typeof v255 === "string" && c52.test(v255)) v257 = c51(Number(v255));
+              if (v257 === INVALID) return INVALID;
+              if (v257 === "__proto__") continue;
+              const v263 = v251[v255];
+              if (typeof v263 !== "string") return INVALID;
+              const v264 = typeof v263 === "string" && v263.length > 63 ? c0(v263) : v263.length;
+              if (v264 > 63) return INVALID;
               c1.lastIndex = 0;
-              if (!c1.test(v260)) return INVALID;
-              v251[v254] = v260;
+              if (!c1.test(v263)) return INVALID;
+              v254[v257] = v263;
             }
-            v250 = v251 === undefined ? c3(c47()) : v251;
+            v253 = v254 === undefined ? c3(c49()) : v254;
           }
-          return v250;
+          return v253;
         })();
-        if (v249 === INVALID) return INVALID;
-        for (const k in v184) {
+        if (v252 === INVALID) return INVALID;
+        for (const k in v187) {
           if (k !== "controlPlane" && k !== "workers" && k !== "placement") return INVALID;
         }
-        const v262 = { "controlPlane": v188, "workers": v217, "placement": v249 };
-        v186 = v262;
+        const v265 = { "controlPlane": v191, "workers": v220, "placement": v252 };
+        v189 = v265;
       }
-      return v186;
+      return v189;
     })();
-    if (v185 === INVALID) {
+    if (v188 === INVALID) {
       if ("nodes" in v6) return INVALID;
-      v185 = undefined;
+      v188 = undefined;
     }
-    const v263 = v6["services"];
-    let v264 = (() => {
-      let v265 = v263;
-      if (v263 === undefined) v265 = c52();
-      if (typeof v265 !== "object" || v265 === null || Array.isArray(v265)) return INVALID;
-      const v266 = v265["enabled"];
-      let v267 = (() => {
-        let v268;
-        if (v266 === undefined) {
-          v268 = c3(c53());
-        } else {
-          if (typeof v266 !== "boolean") return INVALID;
-          v268 = v266 === undefined ? c3(c53()) : v266;
-        }
-        return v268;
-      })();
-      if (v267 === INVALID) return INVALID;
-      const v269 = v265["distro"];
+    const v266 = v6["services"];
+    let v267 = (() => {
+      let v268 = v266;
+      if (v266 === undefined) v268 = c54();
+      if (typeof v268 !== "object" || v268 === null || Array.isArray(v268)) return INVALID;
+      const v269 = v268["enabled"];
       let v270 = (() => {
         let v271;
-        if (v269 !== undefined) {
-          if (typeof v269 !== "string") return INVALID;
-          const v272 = typeof v269 === "string" && v269.length >= 1 && v269.length < 2 ? c0(v269) : v269.length;
-          if (v272 < 1) return INVALID;
-          const v273 = typeof v269 === "string" && v269.length > 64 ? c0(v269) : v269.length;
-          if (v273 > 64) return INVALID;
-          c35.lastIndex = 0;
-          if (!c35.test(v269)) return INVALID;
-          v271 = v269;
+        if (v269 === undefined) {
+          v271 = c3(c55());
+        } else {
+          if (typeof v269 !== "boolean") return INVALID;
+          v271 = v269 === undefined ? c3(c55()) : v269;
         }
         return v271;
       })();
-      if (v270 === INVALID) {
-        if ("distro" in v265) return INVALID;
-        v270 = undefined;
-      }
-      const v274 = v265["dns"];
-      let v275 = (() => {
-        let v276;
-        if (v274 === undefined) {
-          v276 = c3(c54());
-        } else {
-          if (typeof v274 !== "boolean") return INVALID;
-          v276 = v274 === undefined ? c3(c54()) : v274;
+      if (v270 === INVALID) return INVALID;
+      const v272 = v268["distro"];
+      let v273 = (() => {
+        let v274;
+        if (v272 !== undefined) {
+          if (typeof v272 !== "string") return INVALID;
+          const v275 = typeof v272 === "string" && v272.length >= 1 && v272.length < 2 ? c0(v272) : v272.length;
+          if (v275 < 1) return INVALID;
+          const v276 = typeof v272 === "string" && v272.length > 64 ? c0(v272) : v272.length;
+          if (v276 > 64) return INVALID;
+          c37.lastIndex = 0;
+          if (!c37.test(v272)) return INVALID;
+          v274 = v272;
         }
-        return v276;
+        return v274;
       })();
-      if (v275 === INVALID) return INVALID;
-      const v277 = v265["loadBalancer"];
+      if (v273 === INVALID) {
+        if ("distro" in v268) return INVALID;
+        v273 = undefined;
+      }
+      const v277 = v268["dns"];
       let v278 = (() => {
         let v279;
         if (v277 === undefined) {
-          v279 = c3(c55());
+          v279 = c3(c56());
         } else {
           if (typeof v277 !== "boolean") return INVALID;
-          v279 = v277 === undefined ? c3(c55()) : v277;
+          v279 = v277 === undefined ? c3(c56()) : v277;
         }
         return v279;
       })();
       if (v278 === INVALID) return INVALID;
-      const v280 = v265["dhcp"];
+      const v280 = v268["loadBalancer"];
       let v281 = (() => {
         let v282;
         if (v280 === undefined) {
-          v282 = c3(c56());
+          v282 = c3(c57());
         } else {
           if (typeof v280 !== "boolean") return INVALID;
-          v282 = v280 === undefined ? c3(c56()) : v280;
+          v282 = v280 === undefined ? c3(c57()) : v280;
         }
         return v282;
       })();
       if (v281 === INVALID) return INVALID;
-      const v283 = v265["registry"];
+      const v283 = v268["dhcp"];
       let v284 = (() => {
         let v285;
         if (v283 === undefined) {
-          v285 = c3(c57());
+          v285 = c3(c58());
         } else {
           if (typeof v283 !== "boolean") return INVALID;
-          v285 = v283 === undefined ? c3(c57()) : v283;
+          v285 = v283 === undefined ? c3(c58()) : v283;
         }
         return v285;
       })();
       if (v284 === INVALID) return INVALID;
-      const v286 = v265["hypervisor"];
+      const v286 = v268["registry"];
       let v287 = (() => {
         let v288;
-        if (v286 !== undefined) {
-          if (typeof v286 !== "string") return INVALID;
-          const v289 = typeof v286 === "string" && v286.length > 63 ? c0(v286) : v286.length;
-          if (v289 > 63) return INVALID;
-          c1.lastIndex = 0;
-          if (!c1.test(v286)) return INVALID;
-          v288 = v286;
+        if (v286 === undefined) {
+          v288 = c3(c59());
+        } else {
+          if (typeof v286 !== "boolean") return INVALID;
+          v288 = v286 === undefined ? c3(c59()) : v286;
         }
         return v288;
       })();
-      if (v287 === INVALID) {
-        if ("hypervisor" in v265) return INVALID;
-        v287 = undefined;
+      if (v287 === INVALID) return INVALID;
+      const v289 = v268["hypervisor"];
+      let v290 = (() => {
+        let v291;
+        if (v289 !== undefined) {
+          if (typeof v289 !== "string") return INVALID;
+          const v292 = typeof v289 === "string" && v289.length > 63 ? c0(v289) : v289.length;
+          if (v292 > 63) return INVALID;
+          c1.lastIndex = 0;
+          if (!c1.test(v289)) return INVALID;
+          v291 = v289;
+        }
+        return v291;
+      })();
+      if (v290 === INVALID) {
+        if ("hypervisor" in v268) return INVALID;
+        v290 = undefined;
       }
-      const v290 = v265["forwarders"];
-      let v291 = (() => {
-        let v292;
-        if (v290 !== undefined) {
-          if (!Array.isArray(v290)) return INVALID;
-          const v293 = new Array(v290.length);
-          for (let v294 = 0; v294 < v290.length; v294++) {
-            const v295 = v290[v294];
-            if (typeof v295 !== "string") return INVALID;
-            c58.lastIndex = 0;
-            if (!c58.test(v295)) return INVALID;
-            v293[v294] = v295;
+      const v293 = v268["forwarders"];
+      let v294 = (() => {
+        let v295;
+        if (v293 !== undefined) {
+          if (!Array.isArray(v293)) return INVALID;
+          const v296 = new Array(v293.length);
+          for (let v297 = 0; v297 < v293.length; v297++) {
+            const v298 = v293[v297];
+            if (typeof v298 !== "string") return INVALID;
+            c60.lastIndex = 0;
+            if (!c60.test(v298)) return INVALID;
+            v296[v297] = v298;
           }
-          const v296 = typeof v293 === "string" && v293.length >= 1 && v293.length < 2 ? c0(v293) : v293.length;
-          if (v296 < 1) return INVALID;
-          v292 = v293;
+          const v299 = typeof v296 === "string" && v296.length >= 1 && v296.length < 2 ? c0(v296) : v296.length;
+          if (v299 < 1) return INVALID;
+          v295 = v296;
         }
-        return v292;
+        return v295;
       })();
-      if (v291 === INVALID) {
-        if ("forwarders" in v265) return INVALID;
-        v291 = undefined;
+      if (v294 === INVALID) {
+        if ("forwarders" in v268) return INVALID;
+        v294 = undefined;
       }
-      const v297 = v265["vcpus"];
-      let v298 = (() => {
-        let v299;
-        if (v297 !== undefined) {
-          if (typeof v297 !== "number" || !Number.isFinite(v297)) return INVALID;
-          if (!Number.isSafeInteger(v297)) return INVALID;
-          if (v297 < 1) return INVALID;
-          if (v297 > 512) return INVALID;
-          v299 = v297;
-        }
-        return v299;
-      })();
-      if (v298 === INVALID) {
-        if ("vcpus" in v265) return INVALID;
-        v298 = undefined;
-      }
-      const v300 = v265["ram"];
+      const v300 = v268["vcpus"];
       let v301 = (() => {
         let v302;
         if (v300 !== undefined) {
-          if (typeof v300 !== "string") return INVALID;
-          const v303 = typeof v300 === "string" && v300.length > 16 ? c0(v300) : v300.length;
-          if (v303 > 16) return INVALID;
-          c41.lastIndex = 0;
-          if (!c41.test(v300)) return INVALID;
-          const v304 = c42(v300);
-          if (v304 instanceof Promise) c43();
-          if (!v304) return INVALID;
+          if (typeof v300 !== "number" || !Number.isFinite(v300)) return INVALID;
+          if (!Number.isSafeInteger(v300)) return INVALID;
+          if (v300 < 1) return INVALID;
+          if (v300 > 512) return INVALID;
           v302 = v300;
         }
         return v302;
       })();
       if (v301 === INVALID) {
-        if ("ram" in v265) return INVALID;
+        if ("vcpus" in v268) return INVALID;
         v301 = undefined;
       }
-      const v305 = v265["disk"];
-      let v306 = (() => {
-        let v307;
-        if (v305 !== undefined) {
-          if (typeof v305 !== "string") return INVALID;
-          const v308 = typeof v305 === "string" && v305.length > 16 ? c0(v305) : v305.length;
-          if (v308 > 16) return INVALID;
-          c41.lastIndex = 0;
-          if (!c41.test(v305)) return INVALID;
-          const v309 = c44(v305);
-          if (v309 instanceof Promise) c43();
-          if (!v309) return INVALID;
-          v307 = v305;
+      const v303 = v268["ram"];
+      let v304 = (() => {
+        let v305;
+        if (v303 !== undefined) {
+          if (typeof v303 !== "string") return INVALID;
+          const v306 = typeof v303 === "string" && v303.length > 16 ? c0(v303) : v303.length;
+          if (v306 > 16) return INVALID;
+          c43.lastIndex = 0;
+          if (!c43.test(v303)) return INVALID;
+          const v307 = c44(v303);
+          if (v307 instanceof Promise) c45();
+          if (!v307) return INVALID;
+          v305 = v303;
         }
-        return v307;
+        return v305;
       })();
-      if (v306 === INVALID) {
-        if ("disk" in v265) return INVALID;
-        v306 = undefined;
+      if (v304 === INVALID) {
+        if ("ram" in v268) return INVALID;
+        v304 = undefined;
       }
-      for (const k in v265) {
+      const v308 = v268["disk"];
+      let v309 = (() => {
+        let v310;
+        if (v308 !== undefined) {
+          if (typeof v308 !== "string") return INVALID;
+          const v311 = typeof v308 === "string" && v308.length > 16 ? c0(v308) : v308.length;
+          if (v311 > 16) return INVALID;
+          c43.lastIndex = 0;
+          if (!c43.test(v308)) return INVALID;
+          const v312 = c46(v308);
+          if (v312 instanceof Promise) c45();
+          if (!v312) return INVALID;
+          v310 = v308;
+        }
+        return v310;
+      })();
+      if (v309 === INVALID) {
+        if ("disk" in v268) return INVALID;
+        v309 = undefined;
+      }
+      for (const k in v268) {
         if (k !== "enabled" && k !== "distro" && k !== "dns" && k !== "loadBalancer" && k !== "dhcp" && k !== "registry" && k !== "hypervisor" && k !== "forwarders" && k !== "vcpus" && k !== "ram" && k !== "disk") return INVALID;
       }
-      const v310 = {};
-      v310["enabled"] = v267;
-      if ("distro" in v265) v310["distro"] = v270;
-      v310["dns"] = v275;
-      v310["loadBalancer"] = v278;
-      v310["dhcp"] = v281;
-      v310["registry"] = v284;
-      if ("hypervisor" in v265) v310["hypervisor"] = v287;
-      if ("forwarders" in v265) v310["forwarders"] = v291;
-      if ("vcpus" in v265) v310["vcpus"] = v298;
-      if ("ram" in v265) v310["ram"] = v301;
-      if ("disk" in v265) v310["disk"] = v306;
-      return v310;
-    })();
-    if (v264 === INVALID) return INVALID;
-    const v311 = v6["proxy"];
-    let v312 = (() => {
-      let v313;
-      if (v311 !== undefined) {
-        if (typeof v311 !== "object" || v311 === null || Array.isArray(v311)) return INVALID;
-        const v314 = v311["http"];
-        let v315 = (() => {
-          let v316;
-          if (v314 !== undefined) {
-            if (typeof v314 !== "string") return INVALID;
-            const v317 = typeof v314 === "string" && v314.length > 2048 ? c0(v314) : v314.length;
-            if (v317 > 2048) return INVALID;
-            c59.lastIndex = 0;
-            if (!c59.test(v314)) return INVALID;
-            const v318 = c60(v314);
-            if (v318 instanceof Promise) c43();
-            if (!v318) return INVALID;
-            v316 = v314;
-          }
-          return v316;
-        })();
-        if (v315 === INVALID) {
-          if ("http" in v311) return INVALID;
-          v315 = undefined;
-        }
-        const v319 = v311["https"];
-        let v320 = (() => {
-          let v321;
-          if (v319 !== undefined) {
-            if (typeof v319 !== "string") return INVALID;
-            const v322 = typeof v319 === "string" && v319.length > 2048 ? c0(v319) : v319.length;
-            if (v322 > 2048) return INVALID;
-            c59.lastIndex = 0;
-            if (!c59.test(v319)) return INVALID;
-            const v323 = c60(v319);
-            if (v323 instanceof Promise) c43();
-            if (!v323) return INVALID;
-            v321 = v319;
-          }
-          return v321;
-        })();
-        if (v320 === INVALID) {
-          if ("https" in v311) return INVALID;
-          v320 = undefined;
-        }
-        const v324 = v311["noProxy"];
-        let v325 = (() => {
-          let v326;
-          if (v324 === undefined) {
-            v326 = c3(c61());
-          } else {
-            if (!Array.isArray(v324)) return INVALID;
-            if (v324.length > 1000) return INVALID;
-            const v327 = new Array(v324.length);
-            for (let v328 = 0; v328 < v324.length; v328++) {
-              const v329 = v324[v328];
-              if (typeof v329 !== "string") return INVALID;
-              const v330 = typeof v329 === "string" && v329.length >= 1 && v329.length < 2 ? c0(v329) : v329.length;
-              if (v330 < 1) return INVALID;
-              const v331 = typeof v329 === "string" && v329.length > 253 ? c0(v329) : v329.length;
-              if (v331 > 253) return INVALID;
-              c62.lastIndex = 0;
-              if (!c62.test(v329)) return INVALID;
-              v327[v328] = v329;
-            }
-            const v332 = typeof v327 === "string" && v327.length > 1000 ? c0(v327) : v327.length;
-            if (v332 > 1000) return INVALID;
-            v326 = v327 === undefined ? c3(c61()) : v327;
-          }
-          return v326;
-        })();
-        if (v325 === INVALID) return INVALID;
-        for (const k in v311) {
-          if (k !== "http" && k !== "https" && k !== "noProxy") return INVALID;
-        }
-        const v333 = {};
-        if ("http" in v311) v333["http"] = v315;
-        if ("https" in v311) v333["https"] = v320;
-        v333["noProxy"] = v325;
-        v313 = v333;
-      }
+      const v313 = {};
+      v313["enabled"] = v270;
+      if ("distro" in v268) v313["distro"] = v273;
+      v313["dns"] = v278;
+      v313["loadBalancer"] = v281;
+      v313["dhcp"] = v284;
+      v313["registry"] = v287;
+      if ("hypervisor" in v268) v313["hypervisor"] = v290;
+      if ("forwarders" in v268) v313["forwarders"] = v294;
+      if ("vcpus" in v268) v313["vcpus"] = v301;
+      if ("ram" in v268) v313["ram"] = v304;
+      if ("disk" in v268) v313["disk"] = v309;
       return v313;
     })();
-    if (v312 === INVALID) {
-      if ("proxy" in v6) return INVALID;
-      v312 = undefined;
-    }
-    const v334 = v6["mirrors"];
-    let v335 = (() => {
-      let v336 = v334;
-      if (v334 === undefined) v336 = c63();
-      if (typeof v336 !== "object" || v336 === null || Array.isArray(v336)) return INVALID;
-      const v337 = v336["images"];
-      let v338 = (() => {
-        let v339;
-        if (v337 === undefined) {
-          v339 = c3(c64());
-        } else {
-          if (!c48(v337)) return INVALID;
-          const v340 = {};
-          const v344 = Object.getOwnPropertySymbols(v337);
-          const v345 = Object.getOwnPropertyNames(v337);
-          for (let v346 = 0; v346 < v345.length; v346++) {
-            const v341 = v345[v346];
-            if (v341 === "__proto__" || !c51.call(v337, v341)) continue;
-            let v343 = c65(v341);
-            if (v343 === INVALID && typeof v341 === "string" && c50.test(v341)) v343 = c65(Number(v341));
-            if (v343 === INVALID) return INVALID;
-            if (v343 === "__proto__") continue;
-            const v347 = v337[v341];
-            if (typeof v347 !== "string") return INVALID;
-            const v348 = typeof v347 === "string" && v347.length >= 1 && v347.length < 2 ? c0(v347) : v347.length;
-            if (v348 < 1) return INVALID;
-            const v349 = typeof v347 === "string" && v347.length > 512 ? c0(v347) : v347.length;
-            if (v349 > 512) return INVALID;
-            c66.lastIndex = 0;
-            if (!c66.test(v347)) return INVALID;
-            v340[v343] = v347;
+    if (v267 === INVALID) return INVALID;
+    const v314 = v6["proxy"];
+    let v315 = (() => {
+      let v316;
+      if (v314 !== undefined) {
+        if (typeof v314 !== "object" || v314 === null || Array.isArray(v314)) return INVALID;
+        const v317 = v314["http"];
+        let v318 = (() => {
+          let v319;
+          if (v317 !== undefined) {
+            if (typeof v317 !== "string") return INVALID;
+            const v320 = typeof v317 === "string" && v317.length > 2048 ? c0(v317) : v317.length;
+            if (v320 > 2048) return INVALID;
+            c61.lastIndex = 0;
+            if (!c61.test(v317)) return INVALID;
+            const v321 = c62(v317);
+            if (v321 instanceof Promise) c45();
+            if (!v321) return INVALID;
+            v319 = v317;
           }
-          for (let v346 = 0; v346 < v344.length; v346++) {
-            const v341 = v344[v346];
-            if (!c51.call(v337, v341)) continue;
-            let v343 = c65(v341);
-            if (v343 === INVALID && typeof v341 === "string" && c50.test(v341)) v343 = c65(Number(v341));
-            if (v343 === INVALID) return INVALID;
-            if (v343 === "__proto__") continue;
-            const v350 = v337[v341];
+          return v319;
+        })();
+        if (v318 === INVALID) {
+          if ("http" in v314) return INVALID;
+          v318 = undefined;
+        }
+        const v322 = v314["https"];
+        let v323 = (() => {
+          let v324;
+          if (v322 !== undefined) {
+            if (typeof v322 !== "string") return INVALID;
+            const v325 = typeof v322 === "string" && v322.length > 2048 ? c0(v322) : v322.length;
+            if (v325 > 2048) return INVALID;
+            c61.lastIndex = 0;
+            if (!c61.test(v322)) return INVALID;
+            const v326 = c62(v322);
+            if (v326 instanceof Promise) c45();
+            if (!v326) return INVALID;
+            v324 = v322;
+          }
+          return v324;
+        })();
+        if (v323 === INVALID) {
+          if ("https" in v314) return INVALID;
+          v323 = undefined;
+        }
+        const v327 = v314["noProxy"];
+        let v328 = (() => {
+          let v329;
+          if (v327 === undefined) {
+            v329 = c3(c63());
+          } else {
+            if (!Array.isArray(v327)) return INVALID;
+            if (v327.length > 1000) return INVALID;
+            const v330 = new Array(v327.length);
+            for (let v331 = 0; v331 < v327.length; v331++) {
+              const v332 = v327[v331];
+              if (typeof v332 !== "string") return INVALID;
+              const v333 = typeof v332 === "string" && v332.length >= 1 && v332.length < 2 ? c0(v332) : v332.length;
+              if (v333 < 1) return INVALID;
+              const v334 = typeof v332 === "string" && v332.length > 253 ? c0(v332) : v332.length;
+              if (v334 > 253) return INVALID;
+              c64.lastIndex = 0;
+              if (!c64.test(v332)) return INVALID;
+              v330[v331] = v332;
+            }
+            const v335 = typeof v330 === "string" && v330.length > 1000 ? c0(v330) : v330.length;
+            if (v335 > 1000) return INVALID;
+            v329 = v330 === undefined ? c3(c63()) : v330;
+          }
+          return v329;
+        })();
+        if (v328 === INVALID) return INVALID;
+        for (const k in v314) {
+          if (k !== "http" && k !== "https" && k !== "noProxy") return INVALID;
+        }
+        const v336 = {};
+        if ("http" in v314) v336["http"] = v318;
+        if ("https" in v314) v336["https"] = v323;
+        v336["noProxy"] = v328;
+        v316 = v336;
+      }
+      return v316;
+    })();
+    if (v315 === INVALID) {
+      if ("proxy" in v6) return INVALID;
+      v315 = undefined;
+    }
+    const v337 = v6["mirrors"];
+    let v338 = (() => {
+      let v339 = v337;
+      if (v337 === undefined) v339 = c65();
+      if (typeof v339 !== "object" || v339 === null || Array.isArray(v339)) return INVALID;
+      const v340 = v339["images"];
+      let v341 = (() => {
+        let v342;
+        if (v340 === undefined) {
+          v342 = c3(c66());
+        } else {
+          if (!c50(v340)) return INVALID;
+          const v343 = {};
+          const v347 = Object.getOwnPropertySymbols(v340);
+          const v348 = Object.getOwnPropertyNames(v340);
+          for (let v349 = 0; v349 < v348.length; v349++) {
+            const v344 = v348[v349];
+            if (v344 === "__proto__" || !c53.call(v340, v344)) continue;
+            let v346 = c67(v344);
+            if (v346 === INVALID && typeof v344 === "string" && c52.test(v344)) v346 = c67(Number(v344));
+            if (v346 === INVALID) return INVALID;
+            if (v346 === "__proto__") continue;
+            const v350 = v340[v344];
             if (typeof v350 !== "string") return INVALID;
             const v351 = typeof v350 === "string" && v350.length >= 1 && v350.length < 2 ? c0(v350) : v350.length;
             if (v351 < 1) return INVALID;
             const v352 = typeof v350 === "string" && v350.length > 512 ? c0(v350) : v350.length;
             if (v352 > 512) return INVALID;
-            c66.lastIndex = 0;
-            if (!c66.test(v350)) return INVALID;
-            v340[v343] = v350;
+            c68.lastIndex = 0;
+            if (!c68.test(v350)) return INVALID;
+            v343[v346] = v350;
           }
-          v339 = v340 === undefined ? c3(c64()) : v340;
+          for (let v349 = 0; v349 < v347.length; v349++) {
+            const v344 = v347[v349];
+            if (!c53.call(v340, v344)) continue;
+            let v346 = c67(v344);
+            if (v346 === INVALID && typeof v344 === "string" && c52.test(v344)) v346 = c67(Number(v344));
+            if (v346 === INVALID) return INVALID;
+            if (v346 === "__proto__") continue;
+            const v353 = v340[v344];
+            if (typeof v353 !== "string") return INVALID;
+            const v354 = typeof v353 === "string" && v353.length >= 1 && v353.length < 2 ? c0(v353) : v353.length;
+            if (v354 < 1) return INVALID;
+            const v355 = typeof v353 === "string" && v353.length > 512 ? c0(v353) : v353.length;
+            if (v355 > 512) return INVALID;
+            c68.lastIndex = 0;
+            if (!c68.test(v353)) return INVALID;
+            v343[v346] = v353;
+          }
+          v342 = v343 === undefined ? c3(c66()) : v343;
         }
-        return v339;
+        return v342;
       })();
-      if (v338 === INVALID) return INVALID;
-      const v353 = v336["artifacts"];
-      let v354 = (() => {
-        let v355;
-        if (v353 !== undefined) {
-          if (typeof v353 !== "string") return INVALID;
-          const v356 = typeof v353 === "string" && v353.length > 2048 ? c0(v353) : v353.length;
-          if (v356 > 2048) return INVALID;
-          c59.lastIndex = 0;
-          if (!c59.test(v353)) return INVALID;
-          const v357 = c60(v353);
-          if (v357 instanceof Promise) c43();
-          if (!v357) return INVALID;
-          v355 = v353;
+      if (v341 === INVALID) return INVALID;
+      const v356 = v339["artifacts"];
+      let v357 = (() => {
+        let v358;
+        if (v356 !== undefined) {
+          if (typeof v356 !== "string") return INVALID;
+          const v359 = typeof v356 === "string" && v356.length > 2048 ? c0(v356) : v356.length;
+          if (v359 > 2048) return INVALID;
+          c61.lastIndex = 0;
+          if (!c61.test(v356)) return INVALID;
+          const v360 = c62(v356);
+          if (v360 instanceof Promise) c45();
+          if (!v360) return INVALID;
+          v358 = v356;
         }
-        return v355;
+        return v358;
       })();
-      if (v354 === INVALID) {
-        if ("artifacts" in v336) return INVALID;
-        v354 = undefined;
+      if (v357 === INVALID) {
+        if ("artifacts" in v339) return INVALID;
+        v357 = undefined;
       }
-      for (const k in v336) {
+      for (const k in v339) {
         if (k !== "images" && k !== "artifacts") return INVALID;
       }
-      const v358 = {};
-      v358["images"] = v338;
-      if ("artifacts" in v336) v358["artifacts"] = v354;
-      return v358;
-    })();
-    if (v335 === INVALID) return INVALID;
-    const v359 = v6["downloads"];
-    let v360 = (() => {
-      let v361;
-      if (v359 === undefined) {
-        v361 = c3(c67());
-      } else {
-        if (!c48(v359)) return INVALID;
-        const v362 = {};
-        const v366 = Object.getOwnPropertySymbols(v359);
-        const v367 = Object.getOwnPropertyNames(v359);
-        for (let v368 = 0; v368 < v367.length; v368++) {
-          const v363 = v367[v368];
-          if (v363 === "__proto__" || !c51.call(v359, v363)) continue;
-          let v365 = c68(v363);
-          if (v365 === INVALID && typeof v363 === "string" && c50.test(v363)) v365 = c68(Number(v363));
-          if (v365 === INVALID) return INVALID;
-          if (v365 === "__proto__") continue;
-          const v369 = v359[v363];
-          if (typeof v369 !== "object" || v369 === null || Array.isArray(v369)) return INVALID;
-          const v370 = v369["url"];
-          let v371 = (() => {
-            let v372;
-            if (v370 !== undefined) {
-              if (typeof v370 !== "string") return INVALID;
-              const v373 = v370.trim();
-              const v374 = c69(v373, c70);
-              if (typeof v374 === "number") return INVALID;
-              const v375 = c71(v373);
-              v372 = v375;
-            }
-            return v372;
-          })();
-          if (v371 === INVALID) {
-            if ("url" in v369) return INVALID;
-            v371 = undefined;
-          }
-          const v376 = v369["sha256"];
-          let v377 = (() => {
-            let v378;
-            if (v376 !== undefined) {
-              if (typeof v376 !== "string") return INVALID;
-              c72.lastIndex = 0;
-              if (!c72.test(v376)) return INVALID;
-              v378 = v376;
-            }
-            return v378;
-          })();
-          if (v377 === INVALID) {
-            if ("sha256" in v369) return INVALID;
-            v377 = undefined;
-          }
-          for (const k in v369) {
-            if (k !== "url" && k !== "sha256") return INVALID;
-          }
-          const v379 = {};
-          if ("url" in v369) v379["url"] = v371;
-          if ("sha256" in v369) v379["sha256"] = v377;
-          v362[v365] = v379;
-        }
-        for (let v368 = 0; v368 < v366.length; v368++) {
-          const v363 = v366[v368];
-          if (!c51.call(v359, v363)) continue;
-          let v365 = c68(v363);
-          if (v365 === INVALID && typeof v363 === "string" && c50.test(v363)) v365 = c68(Number(v363));
-          if (v365 === INVALID) return INVALID;
-          if (v365 === "__proto__") continue;
-          const v380 = v359[v363];
-          if (typeof v380 !== "object" || v380 === null || Array.isArray(v380)) return INVALID;
-          const v381 = v380["url"];
-          let v382 = (() => {
-            let v383;
-            if (v381 !== undefined) {
-              if (typeof v381 !== "string") return INVALID;
-              const v384 = v381.trim();
-              const v385 = c69(v384, c70);
-              if (typeof v385 === "number") return INVALID;
-              const v386 = c71(v384);
-              v383 = v386;
-            }
-            return v383;
-          })();
-          if (v382 === INVALID) {
-            if ("url" in v380) return INVALID;
-            v382 = undefined;
-          }
-          const v387 = v380["sha256"];
-          let v388 = (() => {
-            let v389;
-            if (v387 !== undefined) {
-              if (typeof v387 !== "string") return INVALID;
-              c72.lastIndex = 0;
-              if (!c72.test(v387)) return INVALID;
-              v389 = v387;
-            }
-            return v389;
-          })();
-          if (v388 === INVALID) {
-            if ("sha256" in v380) return INVALID;
-            v388 = undefined;
-          }
-          for (const k in v380) {
-            if (k !== "url" && k !== "sha256") return INVALID;
-          }
-          const v390 = {};
-          if ("url" in v380) v390["url"] = v382;
-          if ("sha256" in v380) v390["sha256"] = v388;
-          v362[v365] = v390;
-        }
-        v361 = v362 === undefined ? c3(c67()) : v362;
-      }
+      const v361 = {};
+      v361["images"] = v341;
+      if ("artifacts" in v339) v361["artifacts"] = v357;
       return v361;
     })();
-    if (v360 === INVALID) return INVALID;
-    const v391 = v6["windows"];
-    let v392 = (() => {
-      let v393;
-      if (v391 !== undefined) {
-        if (typeof v391 !== "object" || v391 === null || Array.isArray(v391)) return INVALID;
-        const v394 = v391["hostProcess"];
-        let v395 = (() => {
-          let v396;
-          if (v394 !== undefined) {
-            if (typeof v394 !== "object" || v394 === null || Array.isArray(v394)) return INVALID;
-            const v397 = v394["flannelImage"];
-            if (typeof v397 !== "string") return INVALID;
-            const v398 = typeof v397 === "string" && v397.length >= 1 && v397.length < 2 ? c0(v397) : v397.length;
-            if (v398 < 1) return INVALID;
-            const v399 = typeof v397 === "string" && v397.length > 512 ? c0(v397) : v397.length;
-            if (v399 > 512) return INVALID;
-            c73.lastIndex = 0;
-            if (!c73.test(v397)) return INVALID;
-            const v400 = v394["kubeProxyImage"];
+    if (v338 === INVALID) return INVALID;
+    const v362 = v6["downloads"];
+    let v363 = (() => {
+      let v364;
+      if (v362 === undefined) {
+        v364 = c3(c69());
+      } else {
+        if (!c50(v362)) return INVALID;
+        const v365 = {};
+        const v369 = Object.getOwnPropertySymbols(v362);
+        const v370 = Object.getOwnPropertyNames(v362);
+        for (let v371 = 0; v371 < v370.length; v371++) {
+          const v366 = v370[v371];
+          if (v366 === "__proto__" || !c53.call(v362, v366)) continue;
+          let v368 = c70(v366);
+          if (v368 === INVALID && typeof v366 === "string" && c52.test(v366)) v368 = c70(Number(v366));
+          if (v368 === INVALID) return INVALID;
+          if (v368 === "__proto__") continue;
+          const v372 = v362[v366];
+          if (typeof v372 !== "object" || v372 === null || Array.isArray(v372)) return INVALID;
+          const v373 = v372["url"];
+          let v374 = (() => {
+            let v375;
+            if (v373 !== undefined) {
+              if (typeof v373 !== "string") return INVALID;
+              const v376 = v373.trim();
+              const v377 = c71(v376, c72);
+              if (typeof v377 === "number") return INVALID;
+              const v378 = c73(v376);
+              v375 = v378;
+            }
+            return v375;
+          })();
+          if (v374 === INVALID) {
+            if ("url" in v372) return INVALID;
+            v374 = undefined;
+          }
+          const v379 = v372["sha256"];
+          let v380 = (() => {
+            let v381;
+            if (v379 !== undefined) {
+              if (typeof v379 !== "string") return INVALID;
+              c74.lastIndex = 0;
+              if (!c74.test(v379)) return INVALID;
+              v381 = v379;
+            }
+            return v381;
+          })();
+          if (v380 === INVALID) {
+            if ("sha256" in v372) return INVALID;
+            v380 = undefined;
+          }
+          for (const k in v372) {
+            if (k !== "url" && k !== "sha256") return INVALID;
+          }
+          const v382 = {};
+          if ("url" in v372) v382["url"] = v374;
+          if ("sha256" in v372) v382["sha256"] = v380;
+          v365[v368] = v382;
+        }
+        for (let v371 = 0; v371 < v369.length; v371++) {
+          const v366 = v369[v371];
+          if (!c53.call(v362, v366)) continue;
+          let v368 = c70(v366);
+          if (v368 === INVALID && typeof v366 === "string" && c52.test(v366)) v368 = c70(Number(v366));
+          if (v368 === INVALID) return INVALID;
+          if (v368 === "__proto__") continue;
+          const v383 = v362[v366];
+          if (typeof v383 !== "object" || v383 === null || Array.isArray(v383)) return INVALID;
+          const v384 = v383["url"];
+          let v385 = (() => {
+            let v386;
+            if (v384 !== undefined) {
+              if (typeof v384 !== "string") return INVALID;
+              const v387 = v384.trim();
+              const v388 = c71(v387, c72);
+              if (typeof v388 === "number") return INVALID;
+              const v389 = c73(v387);
+              v386 = v389;
+            }
+            return v386;
+          })();
+          if (v385 === INVALID) {
+            if ("url" in v383) return INVALID;
+            v385 = undefined;
+          }
+          const v390 = v383["sha256"];
+          let v391 = (() => {
+            let v392;
+            if (v390 !== undefined) {
+              if (typeof v390 !== "string") return INVALID;
+              c74.lastIndex = 0;
+              if (!c74.test(v390)) return INVALID;
+              v392 = v390;
+            }
+            return v392;
+          })();
+          if (v391 === INVALID) {
+            if ("sha256" in v383) return INVALID;
+            v391 = undefined;
+          }
+          for (const k in v383) {
+            if (k !== "url" && k !== "sha256") return INVALID;
+          }
+          const v393 = {};
+          if ("url" in v383) v393["url"] = v385;
+          if ("sha256" in v383) v393["sha256"] = v391;
+          v365[v368] = v393;
+        }
+        v364 = v365 === undefined ? c3(c69()) : v365;
+      }
+      return v364;
+    })();
+    if (v363 === INVALID) return INVALID;
+    const v394 = v6["windows"];
+    let v395 = (() => {
+      let v396;
+      if (v394 !== undefined) {
+        if (typeof v394 !== "object" || v394 === null || Array.isArray(v394)) return INVALID;
+        const v397 = v394["hostProcess"];
+        let v398 = (() => {
+          let v399;
+          if (v397 !== undefined) {
+            if (typeof v397 !== "object" || v397 === null || Array.isArray(v397)) return INVALID;
+            const v400 = v397["flannelImage"];
             if (typeof v400 !== "string") return INVALID;
             const v401 = typeof v400 === "string" && v400.length >= 1 && v400.length < 2 ? c0(v400) : v400.length;
             if (v401 < 1) return INVALID;
             const v402 = typeof v400 === "string" && v400.length > 512 ? c0(v400) : v400.length;
             if (v402 > 512) return INVALID;
-            c73.lastIndex = 0;
-            if (!c73.test(v400)) return INVALID;
-            for (const k in v394) {
+            c75.lastIndex = 0;
+            if (!c75.test(v400)) return INVALID;
+            const v403 = v397["kubeProxyImage"];
+            if (typeof v403 !== "string") return INVALID;
+            const v404 = typeof v403 === "string" && v403.length >= 1 && v403.length < 2 ? c0(v403) : v403.length;
+            if (v404 < 1) return INVALID;
+            const v405 = typeof v403 === "string" && v403.length > 512 ? c0(v403) : v403.length;
+            if (v405 > 512) return INVALID;
+            c75.lastIndex = 0;
+            if (!c75.test(v403)) return INVALID;
+            for (const k in v397) {
               if (k !== "flannelImage" && k !== "kubeProxyImage") return INVALID;
             }
-            const v403 = { "flannelImage": v397, "kubeProxyImage": v400 };
-            v396 = v403;
+            const v406 = { "flannelImage": v400, "kubeProxyImage": v403 };
+            v399 = v406;
           }
-          return v396;
+          return v399;
         })();
-        if (v395 === INVALID) {
-          if ("hostProcess" in v391) return INVALID;
-          v395 = undefined;
+        if (v398 === INVALID) {
+          if ("hostProcess" in v394) return INVALID;
+          v398 = undefined;
         }
-        for (const k in v391) {
+        for (const k in v394) {
           if (k !== "hostProcess") return INVALID;
         }
-        const v404 = {};
-        if ("hostProcess" in v391) v404["hostProcess"] = v395;
-        v393 = v404;
+        const v407 = {};
+        if ("hostProcess" in v394) v407["hostProcess"] = v398;
+        v396 = v407;
       }
-      return v393;
+      return v396;
     })();
-    if (v392 === INVALID) {
+    if (v395 === INVALID) {
       if ("windows" in v6) return INVALID;
-      v392 = undefined;
+      v395 = undefined;
     }
+    const v408 = v6["airGapped"];
+    let v409 = (() => {
+      let v410;
+      if (v408 === undefined) {
+        v410 = c3(c76());
+      } else {
+        if (typeof v408 !== "boolean") return INVALID;
+        v410 = v408 === undefined ? c3(c76()) : v408;
+      }
+      return v410;
+    })();
+    if (v409 === INVALID) return INVALID;
     for (const k in v6) {
-      if (k !== "domain" && k !== "kubernetes" && k !== "containerRuntime" && k !== "network" && k !== "cni" && k !== "infrastructure" && k !== "nodes" && k !== "services" && k !== "proxy" && k !== "mirrors" && k !== "downloads" && k !== "windows") return INVALID;
+      if (k !== "domain" && k !== "kubernetes" && k !== "containerRuntime" && k !== "network" && k !== "cni" && k !== "infrastructure" && k !== "nodes" && k !== "services" && k !== "proxy" && k !== "mirrors" && k !== "downloads" && k !== "windows" && k !== "airGapped") return INVALID;
     }
-    const v405 = {};
-    v405["domain"] = v8;
-    v405["kubernetes"] = v12;
-    v405["containerRuntime"] = v19;
-    v405["network"] = v26;
-    v405["cni"] = v49;
-    v405["infrastructure"] = v69;
-    if ("nodes" in v6) v405["nodes"] = v185;
-    v405["services"] = v264;
-    if ("proxy" in v6) v405["proxy"] = v312;
-    v405["mirrors"] = v335;
-    v405["downloads"] = v360;
-    if ("windows" in v6) v405["windows"] = v392;
+    const v411 = {};
+    v411["domain"] = v8;
+    v411["kubernetes"] = v12;
+    v411["containerRuntime"] = v22;
+    v411["network"] = v29;
+    v411["cni"] = v52;
+    v411["infrastructure"] = v72;
+    if ("nodes" in v6) v411["nodes"] = v188;
+    v411["services"] = v267;
+    if ("proxy" in v6) v411["proxy"] = v315;
+    v411["mirrors"] = v338;
+    v411["downloads"] = v363;
+    if ("windows" in v6) v411["windows"] = v395;
+    v411["airGapped"] = v409;
     for (const k in input) {
       if (k !== "apiVersion" && k !== "kind" && k !== "metadata" && k !== "spec") return INVALID;
     }
-    const v406 = { "apiVersion": v0, "kind": v1, "metadata": v5, "spec": v405 };
-    return v406;
+    const v412 = { "apiVersion": v0, "kind": v1, "metadata": v5, "spec": v411 };
+    return v412;
   };
 })();
 

@@ -297,7 +297,17 @@ export const clusterSpecSchema = z.strictObject({
   metadata: z.strictObject({ name: dnsLabel }),
   spec: z.strictObject({
     domain: dnsName.default('kubeinit.local'),
-    kubernetes: z.strictObject({ version: version('Kubernetes').default(DEFAULT_KUBERNETES_MINOR) }).prefault({}),
+    kubernetes: z
+      .strictObject({
+        version: version('Kubernetes').default(DEFAULT_KUBERNETES_MINOR),
+        install: z
+          .enum(['binaries', 'packages'])
+          .default('binaries')
+          .describe(
+            "How Linux nodes get kubeadm, kubelet and kubectl: binaries (upstream's release files, SHA256-checked, through the services node's download cache; works air-gapped) or packages (pkgs.k8s.io's deb/rpm repository, held)",
+          ),
+      })
+      .prefault({}),
     containerRuntime: z
       .strictObject({ containerd: version('containerd').default(DEFAULT_CONTAINERD_LINE) })
       .prefault({}),
@@ -315,6 +325,12 @@ export const clusterSpecSchema = z.strictObject({
         'Per-file pins and sources by download id (windows/flanneld.exe, linux/containerd.tar.gz, …), so a new release or an internal mirror needs no code change',
       ),
     windows: windows.optional(),
+    airGapped: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Nodes never reach the internet: every binary from the download cache and every image from the services registry (pushed by `kubemix up --images`), checked before any node is touched',
+      ),
   }),
 });
 

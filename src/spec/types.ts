@@ -41,6 +41,10 @@ export interface ClusterSpec {
   readonly domain: string;
   /** As written: `1.36` or `1.36.2`. */
   readonly kubernetesVersion: string;
+  /** Linux nodes: upstream's release binaries (through the download cache) or pkgs.k8s.io packages. */
+  readonly kubernetesInstall: 'binaries' | 'packages';
+  /** Nodes never reach the internet (binaries from the download cache, images from the services registry). */
+  readonly airGapped: boolean;
   /** As written: `2.3` or `2.3.2`. */
   readonly containerdVersion: string;
   readonly network: {

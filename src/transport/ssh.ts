@@ -2,6 +2,7 @@
 // after a reset), a small pool of framed shell sessions on it, uploads and
 // reads through those sessions. Sudo (non-interactive) is applied inside the
 // session driver for `privilege: 'root'` when the SSH user is not root.
+import type { Duplex } from 'node:stream';
 import type { Client } from 'ssh2';
 import type { HostConnection } from '../model/types.js';
 import { connectEndpoint, type ConnectOptions, type Endpoint } from './ssh-connect.js';
@@ -59,6 +60,25 @@ export class SshTransport implements Transport {
   /** Opens the connection if it is not open; host key refusals are thrown as HostKeyError. */
   async connect(): Promise<void> {
     await this.ensureClient();
+  }
+
+  /** A TCP stream from the host to `host:port` (direct-tcpip over this connection). */
+  async tunnel(host: string, port: number): Promise<Duplex> {
+    const client = await this.ensureClient();
+    return new Promise((resolve, reject) =>
+      client.forwardOut('127.0.0.1', 0, host, port, (error, stream) =>
+        error
+          ? reject(
+              new TransportError(
+                this.conn.name,
+                `cannot reach ${host}:${port} from ${this.conn.name}: ${error.message}`,
+                false,
+                error,
+              ),
+            )
+          : resolve(stream),
+      ),
+    );
   }
 
   private ensureClient(): Promise<Client> {

@@ -1,5 +1,6 @@
 // One interface for reaching a host. The executor only talks to hosts through
 // it, so tests can run the real thing against sshd test hosts.
+import type { Duplex } from 'node:stream';
 import type { Privilege, Shell } from '../model/types.js';
 
 export interface ExecRequest {
@@ -84,4 +85,10 @@ export interface HostTransport extends Transport {
    * apart on a transport without it. Output of both streams to `apply`'s callbacks.
    */
   converge?(check: ExecRequest, apply: ExecRequest): Promise<ConvergeResult>;
+  /**
+   * A TCP stream to `host:port` as the host itself reaches it (SSH direct-tcpip):
+   * the deployer talks to a service on the host that it has no route to
+   * (the services registry behind a hypervisor). Optional.
+   */
+  tunnel?(host: string, port: number): Promise<Duplex>;
 }

@@ -12,13 +12,15 @@ import { sh, task, taskId } from '../task.js';
 import type { PlanNode } from '../../model/types.js';
 import type { Task } from '../types.js';
 import type { RenderedArtifact } from '../../render/types.js';
+import { kubernetesInstalledNames } from './kubernetes-binaries.js';
+import { registryImagesTask } from './registry-images.js';
 import { PREP_STAGE, linuxNodes } from './linux-prep.js';
 import { SECRET } from './registry-scripts.js';
 import { SECRET_NAMES } from '../../model/secret-names.js';
 
 const DEPLOY = 'task-deploy-cluster';
 const ADMIN = '--kubeconfig=/etc/kubernetes/admin.conf';
-const PREP_NEEDED = ['cgroup-v2', 'swap-off', 'sysctls', 'etc-hosts', 'containerd', 'kubernetes-packages'];
+const PREP_NEEDED = ['cgroup-v2', 'swap-off', 'sysctls', 'etc-hosts', 'containerd'];
 
 export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artifacts: RenderedArtifact[] } {
   const nodes = linuxNodes(model);
@@ -26,7 +28,8 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
   if (first === undefined) return { tasks: [], artifacts: [] };
   const manifests = renderManifests(model);
   const artifacts: RenderedArtifact[] = [...manifests, ...nodes.map((n) => renderKubeadm(model, n, n === first))];
-  const prep = (n: PlanNode): string[] => PREP_NEEDED.map((name) => taskId(PREP_STAGE, n.name, name));
+  const needed = [...PREP_NEEDED, ...kubernetesInstalledNames(model)];
+  const prep = (n: PlanNode): string[] => needed.map((name) => taskId(PREP_STAGE, n.name, name));
   const init = initTask(model, first, [...prep(first), ...servicesReady(model)]);
   // Calico's operator brings the CRDs our Installation and Felix/IPAM objects need.
   const operator = model.overlay.plugin === 'calico' ? [calicoOperatorTask(model, first.name, [init.id])] : [];
@@ -124,9 +127,13 @@ function servicesReady(model: ClusterModel): string[] {
   const services = model.nodes.find((n) => n.role === 'services');
   const s = model.services;
   if (services === undefined || s === undefined) return [];
-  return [...(s.loadBalancer ? ['haproxy'] : []), ...(s.dns ? ['bind'] : [])].map((name) =>
-    taskId('task-create-services', services.name, name),
-  );
+  return [
+    ...[...(s.loadBalancer ? ['haproxy'] : []), ...(s.dns ? ['bind'] : [])].map((name) =>
+      taskId('task-create-services', services.name, name),
+    ),
+    // Air-gapped: every image kubeadm and the nodes pull is in the services registry first.
+    ...registryImagesTask(model).map((t) => t.id),
+  ];
 }
 
 function initTask(model: ClusterModel, node: PlanNode, after: string[]): Task {

@@ -89,9 +89,10 @@ function prepareSteps(
   const overlay = model.overlay.vxlan !== undefined;
   // The containerd step also places the registry hosts files, and the cluster CA the services registry's TLS chains to.
   const hosts = artifacts.filter((a) => a.remotePath.startsWith(`${WIN.containerdCerts}\\`));
-  const caSecrets = hosts.some((a) => a.content.includes(`{{secret:${SECRET_NAMES.clusterCaCert}}}`))
-    ? [SECRET_NAMES.clusterCaCert]
-    : [];
+  // …and, air-gapped, the services registry's credential in each upstream registry's hosts.toml.
+  const caSecrets = [SECRET_NAMES.clusterCaCert, SECRET_NAMES.registryBasicAuth].filter((name) =>
+    hosts.some((a) => a.content.includes(`{{secret:${name}}}`)),
+  );
   return [
     // First: every later step's apply dot-sources this file (render/windows/helpers.ts).
     step({

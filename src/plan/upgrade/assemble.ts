@@ -195,8 +195,10 @@ function linuxSteps(
   node: PlanNode,
   first: boolean,
 ): { tasks: Task[]; artifacts: RenderedArtifact[] } {
+  const packages = model.kubernetesInstall === 'packages';
   const repo = renderKubernetesRepo(node, linuxDistro(node.os)?.family ?? 'apt', model.versions.kubernetesMinor);
   const v = model.versions.kubernetes;
+  const cached = packages ? [] : downloadSecrets(model);
   const step = (name: string, description: string, s: Scripts, uploads: string[] = []) =>
     task({
       stage: UPGRADE_STAGE,
@@ -206,21 +208,30 @@ function linuxSteps(
       check: sh(s.check),
       apply: sh(s.apply),
       uploads,
+      ...(s.apply.includes('{{secret:') ? { secrets: cached } : {}),
       timeoutSeconds: 900,
     });
   const verb = first ? `kubeadm upgrade apply v${v}` : 'kubeadm upgrade node';
   return {
     tasks: [
-      step(
-        'upgrade-kubeadm',
-        `kubeadm ${v} from pkgs.k8s.io v${model.versions.kubernetesMinor}, held`,
-        linuxKubeadm(model, node),
-        [artifactId(repo.node, repo.remotePath)],
-      ),
+      packages
+        ? step(
+            'upgrade-kubeadm',
+            `kubeadm ${v} from pkgs.k8s.io v${model.versions.kubernetesMinor}, held`,
+            linuxKubeadm(model, node),
+            [artifactId(repo.node, repo.remotePath)],
+          )
+        : step('upgrade-kubeadm', `kubeadm ${v} from the download cache`, linuxKubeadm(model, node)),
       step(first ? 'upgrade-apply' : 'upgrade-node', verb, linuxKubeadmUpgrade(model, node, first)),
-      step('upgrade-kubelet', `kubelet and kubectl ${v}, held; restart the kubelet`, linuxKubelet(model, node)),
+      step(
+        'upgrade-kubelet',
+        packages
+          ? `kubelet and kubectl ${v}, held; restart the kubelet`
+          : `kubelet and kubectl ${v} from the download cache; restart the kubelet`,
+        linuxKubelet(model, node),
+      ),
     ],
-    artifacts: [repo],
+    artifacts: packages ? [repo] : [],
   };
 }
 

@@ -4,14 +4,19 @@
 // the first control-plane node or `kubeadm upgrade node` elsewhere, then the
 // kubelet (and on Windows kube-proxy and, with flannel, flanneld) binaries and
 // a restart in the order the node's CNI needs.
-// Linux packages come from the signed pkgs.k8s.io repository of the target
-// minor; Windows binaries from the services node's download cache, each
-// checked against the SHA256 the deployer verified.
+// Linux nodes take the path the spec installs with: upstream's binaries from
+// the services node's download cache (`spec.kubernetes.install: binaries`)
+// or the signed pkgs.k8s.io repository of the target minor (`packages`);
+// Windows binaries always from the download cache, each checked against the
+// SHA256 the deployer verified.
 import { CALICO_WINDOWS, URLS, linuxDistro } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import { proxyExports } from '../../render/linux/proxy.js';
 import { APT_KEYRING } from '../../render/linux/kubernetes-repo.js';
+import { downloadCache } from '../../model/downloads.js';
+import { nodeDownloadScript } from '../tasks/download.js';
+import { kubeBinaries } from '../tasks/kubernetes-binaries.js';
 import { download, downloadFunction, fetchCall } from '../../render/windows/downloads.js';
 import { binaries } from '../../render/windows/install.js';
 import { WIN } from '../../render/windows/paths.js';
@@ -50,7 +55,26 @@ apt-get install -y -q ${packages.map((p) => `${p}='${v}-*'`).join(' ')}
 apt-mark hold ${list} >/dev/null`;
 }
 
+/** The release binaries (kubernetes-binaries.ts) as one script: each fetched and verified in its own subshell. */
+function binaryInstall(model: ClusterModel, names: readonly string[]): string {
+  const cached = downloadCache(model) !== undefined;
+  const wanted = kubeBinaries(model).filter((b) => names.includes(b.name));
+  return `${cached ? '' : proxyExports(model)}${wanted
+    .map(
+      (b) => `(
+${nodeDownloadScript(model, b.id, b.install).trimEnd()}
+)`,
+    )
+    .join('\n')}`;
+}
+
+function binaryCheck(model: ClusterModel, name: string): string {
+  return kubeBinaries(model).find((b) => b.name === name)?.check ?? 'false';
+}
+
 export function linuxKubeadm(model: ClusterModel, node: PlanNode): Scripts {
+  if (model.kubernetesInstall === 'binaries')
+    return { check: binaryCheck(model, 'kubeadm'), apply: binaryInstall(model, ['kubeadm']) };
   return {
     check: `kubeadm version -o short 2>/dev/null | grep -qx 'v${model.versions.kubernetes}'`,
     apply: packageInstall(model, node, ['kubeadm']),
@@ -71,6 +95,13 @@ export function linuxKubeadmUpgrade(model: ClusterModel, node: PlanNode, first: 
 
 export function linuxKubelet(model: ClusterModel, node: PlanNode): Scripts {
   const v = model.versions.kubernetes;
+  if (model.kubernetesInstall === 'binaries')
+    return {
+      check: `${binaryCheck(model, 'kubelet')}\n${binaryCheck(model, 'kubectl')}\nsystemctl is-active --quiet kubelet`,
+      apply: `${binaryInstall(model, ['kubelet', 'kubectl'])}
+systemctl daemon-reload
+systemctl restart kubelet`,
+    };
   return {
     check: `kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}'
 kubectl version --client 2>/dev/null | grep -q 'Client Version: v${v}$'

@@ -31,6 +31,7 @@ import { mirrorKeys } from './mirrors.js';
 import { downloadOverrides } from './downloads.js';
 import { downloadFileUrls } from './download-file-urls.js';
 import { notUsedYet } from './not-used-yet.js';
+import { airGapped } from './airgap.js';
 import { placementPins } from './placement.js';
 
 /** Every cross-field rule, run in this order; each returns all it finds. */
@@ -62,6 +63,7 @@ export const RULES: readonly Rule[] = [
   mirrorKeys,
   downloadOverrides,
   downloadFileUrls,
+  airGapped,
   notUsedYet,
 ];
 
