@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../errors.js';
 import type { ApplyOptions } from '../exec/apply-plan.js';
+import { inputFile, outputFile } from '../exec/local-paths.js';
 import { parseStage } from '../exec/selection.js';
 import type { CliIo } from './io.js';
 
@@ -103,10 +104,27 @@ function tuning(env: CliIo['env']): Pick<ApplyOptions, 'retry' | 'ssh'> {
   };
 }
 
+/**
+ * --known-hosts FILE, absolute: a regular file, or a new one in a folder that
+ * exists (made when a host is first trusted); undefined when not given.
+ */
+export function knownHostsFlag(given: string | undefined, io: CliIo): string | undefined {
+  if (given === undefined) return undefined;
+  const ref = { flag: '--known-hosts', given, cwd: io.cwd };
+  const hint = 'name an OpenSSH known_hosts file, or a new file in an existing folder';
+  try {
+    return inputFile(ref, hint);
+  } catch (error) {
+    // Not there: it may be made, in a folder that exists.
+    if (!(error instanceof InputError) || !/: does not exist$/.test(error.message)) throw error;
+    return outputFile(ref, true).path;
+  }
+}
+
 /** applyPlan's options from the flags; listeners and the state directory come from the caller. */
 export function applyOptions(flags: ExecutorFlags, io: CliIo): Omit<ApplyOptions, 'stateDir' | 'listeners'> {
   return {
-    knownHostsFile: flags.knownHosts,
+    knownHostsFile: knownHostsFlag(flags.knownHosts, io),
     trustNewHosts: flags.trustNewHosts === true,
     concurrency: positiveInt(flags.concurrency, '--concurrency', 8),
     check: flags.check === true,

@@ -4,7 +4,8 @@
 // key algorithms, so a host is only ever accepted by a plain key line;
 // `@cert-authority` lines are parsed, kept and reported, never trusted blindly.
 import { createHash, createHmac } from 'node:crypto';
-import { appendFile, mkdir, open, readFile } from 'node:fs/promises';
+import { appendFile, lstat, mkdir, open } from 'node:fs/promises';
+import { readInputFile } from '../exec/local-paths.js';
 import { dirname } from 'node:path';
 
 export interface KnownHostLine {
@@ -100,18 +101,30 @@ export function hostKeyAlgorithms(lines: readonly KnownHostLine[], name: string)
   return out;
 }
 
+/** 64 MiB: some 100 000 hosts' keys. */
+const MAX_KNOWN_HOSTS_BYTES = 64 * 1024 * 1024;
+
 /** A known_hosts file; appends (TOFU records) are fsynced. */
 export class KnownHostsFile {
   private lines: KnownHostLine[] = [];
   constructor(readonly path: string) {}
 
   async load(): Promise<this> {
-    try {
-      this.lines = parseKnownHosts(await readFile(this.path, 'utf8'));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      this.lines = [];
-    }
+    const present = await lstat(this.path).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
+    );
+    // A directory, FIFO, device or a file far beyond any host list is refused (exit 2), never read.
+    this.lines = present
+      ? parseKnownHosts(
+          readInputFile(
+            { flag: 'known_hosts', given: this.path, cwd: '/', code: 'state.known-hosts' },
+            MAX_KNOWN_HOSTS_BYTES,
+            'a known_hosts file',
+            'name an OpenSSH known_hosts file (or none: it is made when a host is first trusted)',
+          ).toString('utf8'),
+        )
+      : [];
     return this;
   }
 
