@@ -23,7 +23,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { InputError } from '../errors.js';
-import { directoryPath } from '../exec/local-paths.js';
+import { directoryPath, kindOf } from '../exec/local-paths.js';
 import type { AssembledPlan, FileSink } from '../plan/assemble.js';
 import type { Plan } from '../plan/types.js';
 import { planFileHash, streamPlanJson, withPlanHash, type PlanBody } from '../plan/hash.js';
@@ -66,7 +66,8 @@ export function checkPlanOut(out: string, cwd: string, options: PlanOutOptions):
     return directoryPath({ flag: '--out', given: out, cwd, code: 'flags.out' }, true).path;
   }
   if (!stat.isDirectory()) {
-    throw refuse(`${stat.isSymbolicLink() ? 'is a symbolic link' : 'is a file'}, not a plan directory`, fresh);
+    const kind = stat.isSymbolicLink() ? 'a symbolic link' : (kindOf(stat) ?? 'a file');
+    throw refuse(`is ${kind}, not a plan directory`, fresh);
   }
   const entries = readdirSync(dir);
   if (entries.length === 0 || options.force) return dir;

@@ -54,7 +54,8 @@ function refuse(ref: PathRef, problem: string, hint: string): PathProblem {
 
 const errno = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? 'EIO';
 
-function kindOf(stat: Stats): string | undefined {
+/** What a non-regular file is (`a directory`, `a FIFO (named pipe)`, …); undefined for a regular file. */
+export function kindOf(stat: Stats): string | undefined {
   if (stat.isDirectory()) return 'a directory';
   if (stat.isFIFO()) return 'a FIFO (named pipe)';
   if (stat.isCharacterDevice()) return 'a character device';
