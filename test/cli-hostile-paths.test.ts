@@ -3,7 +3,8 @@
 // device, /proc/self/mem, a read-only file, a file where a folder belongs.
 // Each is exit 2 naming the flag and what is wrong, with no stack trace and
 // nothing under the scratch folder changed (the dangling link's target is
-// not created, the FIFO is never opened for a wait, /dev/zero never read).
+// not created, the FIFO is never opened for a wait, a device never read or
+// replaced).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -44,7 +45,9 @@ const HOSTILE: Record<Hostile, { path: string; says: RegExp }> = {
   'dangling link': { path: at('dangling'), says: /symbolic link( to \S+, which does not exist)?/ },
   'link loop': { path: at('loop-a'), says: /symbolic link( loop)?/ },
   fifo: { path: at('fifo'), says: /is a FIFO \(named pipe\)/ },
-  device: { path: '/dev/zero', says: /is a character device/ },
+  // A character device of its own (/dev/zero's numbers), never /dev/zero itself: a check that let a
+  // device through would rename a file over it, and as root that replaces the machine's /dev/zero.
+  device: { path: at('zero-device'), says: /is a character device/ },
   '/proc/self/mem': {
     path: '/proc/self/mem',
     says: /kernel \(\/proc\)|symbolic link|is a file, not a (plan )?directory/,
@@ -130,6 +133,7 @@ function snapshot(dir = tmp.dir, prefix = ''): string[] {
     if (st.isSymbolicLink()) out.push(`${rel} -> ${readlinkSync(path)}`);
     else if (st.isDirectory()) out.push(`${rel}/ ${(st.mode & 0o7777).toString(8)}`, ...snapshot(path, `${rel}/`));
     else if (st.isFIFO()) out.push(`${rel} fifo`);
+    else if (st.isCharacterDevice()) out.push(`${rel} device ${st.rdev}`);
     else
       out.push(
         `${rel} ${(st.mode & 0o7777).toString(8)} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`,
@@ -146,6 +150,7 @@ before(() => {
   symlinkSync(at('loop-b'), at('loop-a'));
   symlinkSync(at('loop-a'), at('loop-b'));
   execFileSync('mkfifo', [at('fifo')]);
+  execFileSync('mknod', ['-m', '666', at('zero-device'), 'c', '1', '5']);
   writeFileSync(at('read-only'), 'leave me\n');
   chmodSync(at('read-only'), 0o444);
   writeFileSync(at('a-file'), 'a file\n');
@@ -182,7 +187,7 @@ describe('every path-taking flag against every hostile path: exit 2 naming the f
 
 describe('a plan directory whose plan.json is hostile', () => {
   for (const [name, make] of [
-    ['a link to /dev/zero', (p: string) => symlinkSync('/dev/zero', p)],
+    ['a link to a zero device', (p: string) => symlinkSync(at('zero-device'), p)],
     ['a FIFO', (p: string) => execFileSync('mkfifo', [p])],
     ['a directory', (p: string) => mkdirSync(p)],
     ['a link loop', (p: string) => symlinkSync(p, p)],
