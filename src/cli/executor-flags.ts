@@ -81,11 +81,24 @@ export function displayFlags(command: Command): DisplayFlags {
   return { json: globals.json === true, verbose: globals.verbose === true || globals.logLevel === 'debug' };
 }
 
+/** The largest count a flag takes: far beyond any cluster, short of what arithmetic loses. */
+export const MAX_FLAG_COUNT = 1_000_000;
+
+/**
+ * A whole number 1…MAX_FLAG_COUNT written in decimal digits only: `0x10`,
+ * ` 2`, `1e3`, `1.0` or an empty value (a variable that expanded to nothing)
+ * are refused, not read as JavaScript's Number() would. An environment
+ * variable set empty counts as unset (the caller passes undefined).
+ */
 export function positiveInt(value: string | undefined, flag: string, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new InputError('flags.invalid', `${flag}: expected a positive integer, got ${value}`);
+  if (value === undefined) return fallback;
+  const n = /^[1-9][0-9]{0,6}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_FLAG_COUNT))
+    throw new InputError(
+      'flags.invalid',
+      `${flag}: expected a whole number from 1 to ${MAX_FLAG_COUNT} in decimal digits, got ${JSON.stringify(value)}`,
+      { path: flag },
+    );
   return n;
 }
 
