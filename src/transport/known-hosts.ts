@@ -5,7 +5,8 @@
 // `@cert-authority` lines are parsed, kept and reported, never trusted blindly.
 import { createHash, createHmac } from 'node:crypto';
 import { appendFile, lstat, mkdir, open } from 'node:fs/promises';
-import { readInputFile } from '../exec/local-paths.js';
+import { constants } from 'node:fs';
+import { InputError } from '../errors.js';
 import { dirname } from 'node:path';
 
 export interface KnownHostLine {
@@ -104,6 +105,29 @@ export function hostKeyAlgorithms(lines: readonly KnownHostLine[], name: string)
 /** 64 MiB: some 100 000 hosts' keys. */
 const MAX_KNOWN_HOSTS_BYTES = 64 * 1024 * 1024;
 
+/**
+ * The file's text; a directory, FIFO, device, dangling link or a file over
+ * the limit is exit 2 naming it (opened without blocking: a FIFO is seen, not waited on).
+ */
+async function readRegularFile(path: string): Promise<string> {
+  const refuse = (why: string): InputError =>
+    new InputError('state.known-hosts', `cannot read ${path}: ${why}`, {
+      path,
+      hint: 'name an OpenSSH known_hosts file (or none: it is made when a host is first trusted)',
+    });
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => {
+    throw refuse(error.code === 'ENOENT' ? 'it is a symbolic link to nothing' : (error.code ?? 'EIO'));
+  });
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw refuse(stat.isDirectory() ? 'it is a directory' : 'it is not a regular file');
+    if (stat.size > MAX_KNOWN_HOSTS_BYTES) throw refuse(`it is larger than ${MAX_KNOWN_HOSTS_BYTES} bytes`);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
 /** A known_hosts file; appends (TOFU records) are fsynced. */
 export class KnownHostsFile {
   private lines: KnownHostLine[] = [];
@@ -114,17 +138,7 @@ export class KnownHostsFile {
       () => true,
       (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
     );
-    // A directory, FIFO, device or a file far beyond any host list is refused (exit 2), never read.
-    this.lines = present
-      ? parseKnownHosts(
-          readInputFile(
-            { flag: 'known_hosts', given: this.path, cwd: '/', code: 'state.known-hosts' },
-            MAX_KNOWN_HOSTS_BYTES,
-            'a known_hosts file',
-            'name an OpenSSH known_hosts file (or none: it is made when a host is first trusted)',
-          ).toString('utf8'),
-        )
-      : [];
+    this.lines = present ? parseKnownHosts(await readRegularFile(this.path)) : [];
     return this;
   }
 
