@@ -16,7 +16,8 @@ import { SERVICES } from '../matrix/index.js';
 import { issueServingTls, servingTlsDue } from './serving-tls.js';
 import { generateClusterCa } from './cluster-ca.js';
 import { randomBytes, randomInt } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { readStateJson } from './state-file.js';
 import { HostError } from '../errors.js';
 import { writeFileDurable } from './durable.js';
 import { ed25519KeyPair } from './ed25519.js';
@@ -29,6 +30,17 @@ export interface SecretRecord {
   readonly from?: string;
   readonly at: string;
 }
+
+/** secrets.json: name → record, as `save` writes it. */
+const SECRETS_SCHEMA = z.record(
+  z.string(),
+  z.object({
+    value: z.string(),
+    source: z.enum(['generated', 'captured', 'read']),
+    from: z.string().optional(),
+    at: z.string(),
+  }),
+);
 
 const REF = /\{\{secret:([A-Za-z0-9_.-]+)\}\}/g;
 const ALNUM = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -75,12 +87,13 @@ export class SecretStore {
 
   static async open(path: string): Promise<SecretStore> {
     const store = new SecretStore(path);
-    try {
-      const doc = JSON.parse(await readFile(path, 'utf8')) as Record<string, SecretRecord>;
-      for (const [k, v] of Object.entries(doc)) store.records.set(k, v);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
+    const doc = readStateJson({
+      path,
+      schema: SECRETS_SCHEMA,
+      code: 'state.secrets',
+      hint: 'restore secrets.json from a backup of the state directory; without it kubemix cannot reach or join the cluster it deployed (its CA, tokens, admin kubeconfig)',
+    });
+    for (const [k, v] of Object.entries(doc ?? {})) store.records.set(k, v as SecretRecord);
     return store;
   }
 

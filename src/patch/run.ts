@@ -7,9 +7,11 @@
 // updated would then look clean and be left cordoned. A roll that fails
 // names the nodes it leaves cordoned, what was installed on each and how to
 // roll it back (rollback.ts), from the query's answer kept in roll.json.
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
+import { z } from 'zod';
+import { readStateJson } from '../exec/state-file.js';
 import { join } from 'node:path';
-import { HostError, InputError } from '../errors.js';
+import { HostError } from '../errors.js';
 import { applyPlan, type ApplyOptions } from '../exec/apply-plan.js';
 import { ensurePrivateDir, writeFileDurable } from '../exec/durable.js';
 import type { ExecEvent } from '../exec/events.js';
@@ -89,25 +91,18 @@ interface RollFile {
   readonly pending: Record<string, NodePending>;
 }
 
-function isPending(p: unknown): p is NodePending {
-  const x = p as NodePending | null;
-  return typeof x === 'object' && x !== null && Array.isArray(x.updates) && typeof x.rebootRequired === 'boolean';
-}
+const PENDING_SCHEMA = z.looseObject({ updates: z.array(z.unknown()), rebootRequired: z.boolean() });
 
 async function rollUnderWay(dir: string): Promise<RollFile | undefined> {
-  const file = join(dir, ROLL_FILE);
-  try {
-    const doc = JSON.parse(await readFile(file, 'utf8')) as { nodes?: unknown; pending?: unknown };
-    const pending = Object.entries(typeof doc.pending === 'object' && doc.pending !== null ? doc.pending : {});
-    if (Array.isArray(doc.nodes) && doc.nodes.every((n) => typeof n === 'string'))
-      return { nodes: doc.nodes as string[], pending: Object.fromEntries(pending.filter(([, p]) => isPending(p))) };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-  }
-  throw new InputError('patch.roll-file', `cannot read ${file}`, {
-    path: file,
+  const doc = readStateJson({
+    path: join(dir, ROLL_FILE),
+    schema: z.object({ nodes: z.array(z.string()), pending: z.record(z.string(), PENDING_SCHEMA).optional() }),
+    code: 'patch.roll-file',
     hint: 'it records the nodes of an unfinished roll; uncordon them by hand and remove it to start afresh',
   });
+  return doc === undefined
+    ? undefined
+    : { nodes: doc.nodes, pending: (doc.pending ?? {}) as Record<string, NodePending> };
 }
 
 /** Query, then roll only the nodes with something pending (or resume an interrupted roll). */

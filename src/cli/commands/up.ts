@@ -1,10 +1,10 @@
 // `kubemix up SPEC` / `kubemix up --plan DIR` / `kubemix up SPEC --plan DIR`:
 // apply (or --check) the plan of a spec, or a plan written by `kubemix plan`.
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
 import { readPlanDir } from '../../exec/plan-dir.js';
-import { resolveStateDir } from '../../exec/state-dir.js';
+import { directoryPath } from '../../exec/local-paths.js';
 import { resolveModel } from '../../model/resolve.js';
 import { assemblePlan } from '../../plan/assemble.js';
 import { displayFlags, withExecutorOptions, type ExecutorFlags } from '../executor-flags.js';
@@ -13,7 +13,7 @@ import type { VerifyFlags } from './verify.js';
 import { checkClusterFlags } from '../verify-cluster.js';
 import { airGapPreflight } from '../airgap-preflight.js';
 import { inMemoryTarget, runPlan, type Target } from '../run-plan.js';
-import { outputFor, stateDir } from '../settings.js';
+import { outputFor, stateDir, stateDirBeside } from '../settings.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
 
 interface UpFlags extends ExecutorFlags {
@@ -32,16 +32,13 @@ async function loadTarget(spec: string | undefined, flags: UpFlags & SpecOptions
       'kubemix up needs SPEC, or --plan DIR (a directory written by `kubemix plan SPEC --out DIR`)',
     );
   }
-  const fromDir = flags.plan === undefined ? undefined : await readPlanDir(flags.plan);
-  if (spec === undefined && fromDir !== undefined && flags.plan !== undefined) {
-    const beside = dirname(resolve(io.cwd, flags.plan));
-    const stateDir = resolveStateDir({
-      flag: flags.stateDir,
-      env: io.env,
-      cwd: io.cwd,
-      cluster: fromDir.plan.cluster.name,
-      beside,
-    });
+  const planDir =
+    flags.plan === undefined
+      ? undefined
+      : directoryPath({ flag: '--plan', given: flags.plan, cwd: io.cwd }, false).path;
+  const fromDir = planDir === undefined ? undefined : await readPlanDir(planDir);
+  if (spec === undefined && fromDir !== undefined && planDir !== undefined) {
+    const stateDir = stateDirBeside(flags.stateDir, io, fromDir.plan.cluster.name, dirname(planDir));
     return { plan: fromDir.plan, artifacts: fromDir.artifacts, stateDir };
   }
   const loaded = loadSpec(spec ?? '', flags, io);
