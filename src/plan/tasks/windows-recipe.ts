@@ -17,7 +17,7 @@ import { CALICO_WINDOWS, windowsRelease } from '../../matrix/index.js';
 import { calicoNodeWait, calicoSourceVip } from '../../render/windows/calico.js';
 import { download, downloadSecrets } from '../../render/windows/downloads.js';
 import { bootOrder } from '../../render/windows/boot.js';
-import { defenderExclusions, firewall, firewallRules } from '../../render/windows/host.js';
+import { defenderExclusions, firewall, firewallRules, ruleLabel } from '../../render/windows/host.js';
 import { binaries, containerd, kubeletService } from '../../render/windows/install.js';
 import { JOIN_SECRETS, flannelPod, flanneld, join } from '../../render/windows/join.js';
 import { registeredName } from '../../render/windows/kubeadm.js';
@@ -347,7 +347,7 @@ function hostSteps(model: ClusterModel, hostProcess: boolean): WindowsStep[] {
     step({
       stage: DEPLOY,
       name: 'win-firewall',
-      description: `open ${rules.map((r) => `${r.port}/${r.protocol.toLowerCase()}`).join(', ')} (the firewall stays on)`,
+      description: `open ${rules.map(ruleLabel).join(', ')} (the firewall stays on)`,
       scripts: perModel(model, 'firewall', () => firewall(model)),
       timeoutSeconds: 120,
     }),
