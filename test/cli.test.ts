@@ -41,7 +41,7 @@ test('plan --audit prints the authorization and traffic audits (text and --json)
   assert.equal(text.code, 0, text.stderr);
   assert.match(
     text.stdout,
-    /^flanneld \(service\) \(windows\) on compute-01 — ServiceAccount kube-flannel\/flannel-windows \(minted token\)$/m,
+    /^flanneld \(HostProcess\) \(windows\) on compute-01 — ServiceAccount kube-flannel\/flannel-windows \(projected \(pod\)\)$/m,
   );
   assert.match(
     text.stdout,

@@ -10,7 +10,7 @@ import { containerdContribution } from './tasks/containerd.js';
 import { driverContribution, nodeReadyIds } from './tasks/driver.js';
 import { factTasks } from './tasks/facts.js';
 import { clusterReadyTaskIds, kubeadmContribution } from './tasks/kubeadm.js';
-import { flannelTokenTaskIds, kubeProxyTokenTaskIds, kubeProxyTokenTasks } from './tasks/kube-proxy-token.js';
+import { legacyTokenTasks } from './tasks/kube-proxy-token.js';
 import { kubernetesPackagesContribution } from './tasks/kubernetes-packages.js';
 import { linuxPrepContribution } from './tasks/linux-prep.js';
 import { servicesContribution } from './tasks/services.js';
@@ -44,15 +44,13 @@ export const CONTRIBUTORS: readonly PlanContributor[] = [
     windowsTasks(model, {
       ...DEFAULT_WINDOWS_OPTIONS,
       joinAfter: clusterReadyTaskIds(model),
-      kubeProxyAfter: kubeProxyTokenTaskIds(model),
-      flanneldAfter: flannelTokenTaskIds(model),
     }),
   servicesContribution,
   linuxPrepContribution,
   containerdContribution,
   kubernetesPackagesContribution,
   kubeadmContribution,
-  (model) => ({ tasks: kubeProxyTokenTasks(model) }),
+  (model) => ({ tasks: legacyTokenTasks(model) }),
 ];
 
 export function assemblePlan(

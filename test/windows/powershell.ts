@@ -59,7 +59,8 @@ const FORBIDDEN: readonly [RegExp, string][] = [
 
 const SECRETS: readonly [RegExp, string][] = [
   [/\b[a-z0-9]{6}\.[a-z0-9]{16}\b/, 'a bootstrap token'],
-  [/sha256:[0-9a-f]{64}/, 'a CA certificate hash'],
+  // An image digest (`image@sha256:…`) is a public identity, not kubeadm's CA hash.
+  [/(?<!@)sha256:[0-9a-f]{64}/, 'a CA certificate hash'],
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----/, 'a private key'],
   // publicKeyToken: the public identity of a Windows component in an answer file, not a credential.
   [
