@@ -7,3 +7,4 @@ export { auditAll, planAuditDocument, planAuditProblems, planAuditText, type Pla
 export { auditTraffic, trafficText, type TrafficDecision, type TrafficResult } from './traffic.js';
 export type { Flow } from './flows.js';
 export type { NodeFirewall, RuleFact } from './firewall.js';
+export { auditCredentials, credentialsText, type CredentialLife, type CredentialResult } from './credentials.js';
