@@ -100,11 +100,9 @@ function lastLog(service: string): string {
   return `Get-ChildItem -LiteralPath ${q(`${WIN.logs}\\${service}`)} -Filter *.log | Sort-Object LastWriteTime | Select-Object -Last 1 | ForEach-Object { Get-Content -LiteralPath $_.FullName -Tail 200 }`;
 }
 
-/** The Windows services kubemix installs, by CNI: HostProcess flannel runs flanneld and kube-proxy as pods. */
-function windowsServiceNames(model: ClusterModel): string[] {
-  if (model.overlay.plugin === 'calico') return ['containerd', 'kubelet', 'kube-proxy'];
-  if (model.windowsHostProcess !== undefined) return ['containerd', 'kubelet'];
-  return ['containerd', 'flanneld', 'kubelet', 'kube-proxy'];
+/** The Windows services kubemix installs: flanneld and kube-proxy are HostProcess pods the kubelet runs. */
+function windowsServiceNames(_model: ClusterModel): string[] {
+  return ['containerd', 'kubelet'];
 }
 
 /**

@@ -179,6 +179,19 @@ export const DEFAULT_LINUX_DISTRO = 'debian-13';
 
 export const IMAGES = {
   pause: { repository: 'registry.k8s.io/pause', tag: '3.10.2' },
+  /**
+   * Microsoft's HostProcess container base image (a few KB, no OS-version match
+   * needed: kubernetes.io "Create a Windows HostProcess Pod"). kubemix's
+   * Windows flanneld and kube-proxy pods run it with the SHA256-verified host
+   * binaries kubemix installs under C:\k\bin. Digest as pinned for tag v1.0.0
+   * by Azure/azure-container-networking (cns/Dockerfile, its own comment
+   * names the tag); not pulled here.
+   */
+  hostProcessBase: {
+    repository: 'mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image',
+    tag: 'v1.0.0',
+    digest: 'sha256:b4c9637e032f667c52d1eccfa31ad8c63f1b035e8639f3f48a510536bf34032b',
+  },
   flannel: { repository: 'ghcr.io/flannel-io/flannel', tag: 'v0.28.4' },
   flannelCniPlugin: { repository: 'ghcr.io/flannel-io/flannel-cni-plugin', tag: 'v1.9.0-flannel1' },
 } as const;

@@ -11,7 +11,7 @@ import { containerdContribution } from './tasks/containerd.js';
 import { driverContribution, nodeReadyIds } from './tasks/driver.js';
 import { factTasks } from './tasks/facts.js';
 import { clusterReadyTaskIds, kubeadmContribution } from './tasks/kubeadm.js';
-import { flannelTokenTaskIds, kubeProxyTokenTaskIds, kubeProxyTokenTasks } from './tasks/kube-proxy-token.js';
+import { legacyTokenTasks } from './tasks/kube-proxy-token.js';
 import { kubernetesBinariesContribution } from './tasks/kubernetes-binaries.js';
 import { linuxPrepContribution } from './tasks/linux-prep.js';
 import { registryImagesTask } from './tasks/registry-images.js';
@@ -46,15 +46,13 @@ export const CONTRIBUTORS: readonly PlanContributor[] = [
     windowsTasks(model, {
       ...DEFAULT_WINDOWS_OPTIONS,
       joinAfter: clusterReadyTaskIds(model),
-      kubeProxyAfter: kubeProxyTokenTaskIds(model),
-      flanneldAfter: flannelTokenTaskIds(model),
     }),
   servicesContribution,
   linuxPrepContribution,
   containerdContribution,
   kubernetesBinariesContribution,
   kubeadmContribution,
-  (model) => ({ tasks: kubeProxyTokenTasks(model) }),
+  (model) => ({ tasks: legacyTokenTasks(model) }),
   (model) => ({ tasks: registryImagesTask(model) }),
 ];
 

@@ -256,7 +256,7 @@ const windows = z.strictObject({
     })
     .optional()
     .describe(
-      'Run flanneld and kube-proxy on Windows nodes as HostProcess DaemonSets from these images instead of as services',
+      "Images for the Windows flanneld and kube-proxy HostProcess DaemonSets, instead of Microsoft's HostProcess base image running the binaries kubemix installs (with Calico only kubeProxyImage is used)",
     ),
 });
 

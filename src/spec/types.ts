@@ -98,7 +98,7 @@ export interface ClusterSpec {
   readonly mirrors: { readonly images: Readonly<Record<string, string>>; readonly artifacts?: string | undefined };
   /** User pins by download id: a source URL and/or the SHA256 the file must have. */
   readonly downloads: Readonly<Record<string, DownloadOverride>>;
-  /** Windows workers: flanneld and kube-proxy as HostProcess DaemonSets (images the user names) instead of services. */
+  /** Windows workers: images for the flanneld and kube-proxy HostProcess DaemonSets (default: the HostProcess base image running kubemix's host binaries). */
   readonly windows?: { readonly hostProcess?: { readonly flannelImage: string; readonly kubeProxyImage: string } };
 }
 

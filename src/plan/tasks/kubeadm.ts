@@ -80,7 +80,7 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
 function calicoWindowsWaits(model: ClusterModel, host: string, linuxDone: readonly string[]): Task[] {
   const windows = model.nodes.filter((n) => n.osFamily === 'windows');
   if (model.overlay.plugin !== 'calico' || windows.length === 0) return [];
-  const kubeProxy = windows.map((n) => taskId(DEPLOY, n.name, 'win-kube-proxy'));
+  const kubeProxy = windows.map((n) => taskId(DEPLOY, n.name, 'win-kube-proxy-pod'));
   return [calicoLinuxReadyTask(host, linuxDone), calicoWindowsReadyTask(model, host, kubeProxy)];
 }
 

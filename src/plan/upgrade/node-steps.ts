@@ -2,8 +2,9 @@
 // (kubernetes.io "Upgrading kubeadm clusters", "Upgrading Linux nodes",
 // "Upgrading Windows nodes"): kubeadm first, then `kubeadm upgrade apply` on
 // the first control-plane node or `kubeadm upgrade node` elsewhere, then the
-// kubelet (and on Windows kube-proxy and, with flannel, flanneld) binaries and
-// a restart in the order the node's CNI needs.
+// kubelet binaries (on Windows also kube-proxy's and, with flannel, flanneld's,
+// which their HostProcess pods run from the host) and a restart in the order
+// the node needs.
 // Linux nodes take the path the spec installs with: upstream's binaries from
 // the services node's download cache (`spec.kubernetes.install: binaries`)
 // or the signed pkgs.k8s.io repository of the target minor (`packages`);
@@ -20,12 +21,7 @@ import { kubeBinaries } from '../tasks/kubernetes-binaries.js';
 import { download, downloadFunction, fetchCall } from '../../render/windows/downloads.js';
 import { binaries } from '../../render/windows/install.js';
 import { WIN } from '../../render/windows/paths.js';
-import {
-  CALICO_ENDPOINT_FUNCTION,
-  CALICO_READY,
-  CALICO_SOURCE_VIP_REFRESH,
-  calicoWaitLoop,
-} from '../../render/windows/calico.js';
+import { CALICO_ENDPOINT_FUNCTION, CALICO_READY, calicoWaitLoop } from '../../render/windows/calico.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q } from '../../render/windows/ps.js';
 import { checkThat } from '../../render/windows/step.js';
 
@@ -136,38 +132,45 @@ if ($LASTEXITCODE -ne 0) { throw "kubeadm upgrade node exited $LASTEXITCODE" }
 }
 
 /**
- * Services in start order, stopped in reverse. Flannel (native services):
- * runtime → flanneld → kubelet → kube-proxy. HostProcess flannel: runtime →
- * kubelet (flannel and kube-proxy are its pods). Calico: runtime → kubelet
- * (calico-node-windows is its pod) → kube-proxy, which starts only once
- * Calico's network is back (windowsStartSteps).
+ * Services in start order, stopped in reverse: containerd, then the kubelet,
+ * which runs the pod network's pods (flanneld, or calico-node-windows) and
+ * kube-proxy's.
  */
-export function windowsServiceOrder(model: ClusterModel): string[] {
-  if (model.windowsHostProcess !== undefined) return ['containerd', 'kubelet'];
-  return model.overlay.plugin === 'calico'
-    ? ['containerd', 'kubelet', 'kube-proxy']
-    : ['containerd', 'flanneld', 'kubelet', 'kube-proxy'];
+export function windowsServiceOrder(_model: ClusterModel): string[] {
+  return ['containerd', 'kubelet'];
 }
 
 /** Seconds an upgrade waits for calico-node-windows to rebuild its network after the kubelet restarts. */
 export const CALICO_RESTART_WAIT_SECONDS = 600;
 
-/** What runs before a service starts: with Calico, kube-proxy waits for Calico's network and re-reads the VIP. */
-function beforeStart(model: ClusterModel, service: string): string {
-  if (model.overlay.plugin !== 'calico' || service !== 'kube-proxy') return '';
-  return `${calicoWaitLoop(CALICO_RESTART_WAIT_SECONDS)}${CALICO_SOURCE_VIP_REFRESH}`;
-}
-
 /** The restart's start order as the plan describes it. */
 export function windowsStartSteps(model: ClusterModel): string[] {
-  return windowsServiceOrder(model).flatMap((s) =>
-    beforeStart(model, s) === ''
-      ? [s]
+  return [
+    ...windowsServiceOrder(model),
+    ...(model.overlay.plugin === 'calico'
+      ? [`HNS network ${CALICO_WINDOWS.network} and endpoint ${CALICO_WINDOWS.hostEndpoint} back`]
+      : []),
+    ...(model.windowsHostProcess?.fromImages === true
+      ? []
       : [
-          `HNS network ${CALICO_WINDOWS.network} and endpoint ${CALICO_WINDOWS.hostEndpoint} (source VIP read again)`,
-          s,
-        ],
-  );
+          `the ${model.overlay.plugin === 'calico' ? 'kube-proxy pod' : 'kube-proxy and flanneld pods'} restarted on the new binaries`,
+        ]),
+  ];
+}
+
+/**
+ * The HostProcess pods run host binaries the install step has just replaced
+ * (moved aside, a new copy in place): ending their processes makes the
+ * kubelet start the containers again, on the new files. Their images' own
+ * binaries (fromImages) move with the DaemonSets instead.
+ */
+function restartPodBinaries(model: ClusterModel): string {
+  if (model.windowsHostProcess?.fromImages === true) return '';
+  const names = model.overlay.plugin === 'calico' ? ['kube-proxy'] : ['flanneld', 'kube-proxy'];
+  return `foreach ($name in ${names.map(q).join(', ')}) {
+  Get-Process -Name $name -ErrorAction SilentlyContinue | Where-Object { $_.Path -like ${q(`${WIN.bin}\\*`)} } | Stop-Process -Force
+}
+`;
 }
 
 /** Seconds the binaries step may take: the download cache and restarts, plus Calico's wait. */
@@ -181,9 +184,8 @@ export function windowsBinariesTimeout(model: ClusterModel): number {
  * Running before the next starts.
  */
 export function windowsBinaries(model: ClusterModel): Scripts {
-  const hostProcess = model.windowsHostProcess !== undefined;
   const calico = model.overlay.plugin === 'calico';
-  const install = binaries(model, hostProcess);
+  const install = binaries(model);
   const order = windowsServiceOrder(model);
   const running = order.map((s) => `(Get-Service -Name ${q(s)} -ErrorAction SilentlyContinue).Status -eq 'Running'`);
   // The install step's check is `checkThat(<its version stamp>)`: the same condition, joined with ours.
@@ -200,10 +202,10 @@ export function windowsBinaries(model: ClusterModel): Scripts {
       .join('\n')}
 ${install.apply}${order
       .map(
-        (s) => `${beforeStart(model, s)}Start-Service -Name ${q(s)}
+        (s) => `Start-Service -Name ${q(s)}
 (Get-Service -Name ${q(s)}).WaitForStatus('Running', [TimeSpan]::FromSeconds(120))`,
       )
       .join('\n')}
-`,
+${restartPodBinaries(model)}${calico ? calicoWaitLoop(CALICO_RESTART_WAIT_SECONDS) : ''}`,
   };
 }
