@@ -4,7 +4,9 @@
 // check that kubeadm kept kube-proxy and CoreDNS on Linux nodes.
 import type { ClusterModel } from '../../model/resolve.js';
 import { kubeadmConfigPath, renderKubeadm } from '../../render/kubeadm/config.js';
+import { renderProbePatches } from '../../render/kubeadm/patches.js';
 import { KUBEADM_SECRET } from '../../render/kubeadm/secrets.js';
+import { kubeadmTaskSeconds } from '../../render/kubeadm/timeouts.js';
 import { renderManifests } from '../../render/manifests/index.js';
 import { artifactId, uploadPath } from '../artifact-path.js';
 import { calicoLinuxReadyTask, calicoOperatorTask, calicoWindowsReadyTask } from './calico.js';
@@ -18,6 +20,12 @@ import { SECRET_NAMES } from '../../model/secret-names.js';
 
 const DEPLOY = 'task-deploy-cluster';
 const ADMIN = '--kubeconfig=/etc/kubernetes/admin.conf';
+/** kubeadm's waits during init, one after another (kubelet, control plane, then its API calls). */
+const INIT_WAITS = ['kubeletHealthCheck', 'controlPlaneComponentHealthCheck', 'kubernetesAPICall'] as const;
+/** A worker's join: discovery, the kubelet's TLS bootstrap, its health. */
+const JOIN_WAITS = ['discovery', 'tlsBootstrap', 'kubeletHealthCheck'] as const;
+/** A control-plane join adds its etcd member and its components. */
+const CONTROL_PLANE_JOIN_WAITS = [...JOIN_WAITS, 'etcdAPICall', 'controlPlaneComponentHealthCheck'] as const;
 const PREP_NEEDED = ['cgroup-v2', 'swap-off', 'sysctls', 'etc-hosts', 'containerd', 'kubernetes-packages'];
 
 export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artifacts: RenderedArtifact[] } {
@@ -25,9 +33,14 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
   const first = nodes.find((n) => n.role === 'control-plane');
   if (first === undefined) return { tasks: [], artifacts: [] };
   const manifests = renderManifests(model);
-  const artifacts: RenderedArtifact[] = [...manifests, ...nodes.map((n) => renderKubeadm(model, n, n === first))];
+  const patches = new Map(nodes.map((n) => [n.name, renderProbePatches(model, n)]));
+  const artifacts: RenderedArtifact[] = [
+    ...manifests,
+    ...nodes.flatMap((n) => [renderKubeadm(model, n, n === first), ...(patches.get(n.name) ?? [])]),
+  ];
+  const patchIds = (n: PlanNode): string[] => (patches.get(n.name) ?? []).map((p) => artifactId(p.node, p.remotePath));
   const prep = (n: PlanNode): string[] => PREP_NEEDED.map((name) => taskId(PREP_STAGE, n.name, name));
-  const init = initTask(model, first, [...prep(first), ...servicesReady(model)]);
+  const init = initTask(model, first, [...prep(first), ...servicesReady(model)], patchIds(first));
   // Calico's operator brings the CRDs our Installation and Felix/IPAM objects need.
   const operator = model.overlay.plugin === 'calico' ? [calicoOperatorTask(model, first.name, [init.id])] : [];
   const cni = task({
@@ -48,7 +61,7 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
   });
   const joins = nodes
     .filter((n) => n !== first)
-    .map((n) => joinTask(n, [...prep(n), n.role === 'control-plane' ? init.id : cni.id]));
+    .map((n) => joinTask(model, n, [...prep(n), n.role === 'control-plane' ? init.id : cni.id], patchIds(n)));
   const calicoWaits = calicoWindowsWaits(model, first.name, [cni.id, ...joins.map((j) => j.id)]);
   // Post-deployment starts once Calico's Windows side is Ready.
   const windowsReady = calicoWaits.slice(1).map((t) => t.id);
@@ -129,7 +142,7 @@ function servicesReady(model: ClusterModel): string[] {
   );
 }
 
-function initTask(model: ClusterModel, node: PlanNode, after: string[]): Task {
+function initTask(model: ClusterModel, node: PlanNode, after: string[], patches: string[]): Task {
   const pki = '/etc/kubernetes/pki';
   return task({
     stage: DEPLOY,
@@ -150,15 +163,15 @@ cat > ${pki}/ca.key <<'KUBEMIX_EOF'
 KUBEMIX_EOF
 chmod 0644 ${pki}/ca.crt
 kubeadm init --config=${kubeadmConfigPath('init')} --upload-certs`),
-    uploads: [artifactId(node.name, kubeadmConfigPath('init'))],
+    uploads: [artifactId(node.name, kubeadmConfigPath('init')), ...patches],
     secrets: [SECRET.caCert, SECRET_NAMES.clusterCaKey, KUBEADM_SECRET.token, KUBEADM_SECRET.certificateKey],
     // `kubemix kubeconfig` hands this to the user.
     captures: [{ name: SECRET_NAMES.adminKubeconfig, remotePath: '/etc/kubernetes/admin.conf' }],
-    timeoutSeconds: 900,
+    timeoutSeconds: kubeadmTaskSeconds(model.kubeadm, INIT_WAITS),
   });
 }
 
-function joinTask(node: PlanNode, after: string[]): Task {
+function joinTask(model: ClusterModel, node: PlanNode, after: string[], patches: string[]): Task {
   return task({
     stage: DEPLOY,
     host: node.name,
@@ -167,12 +180,15 @@ function joinTask(node: PlanNode, after: string[]): Task {
     after,
     check: sh('[ -f /etc/kubernetes/kubelet.conf ] && systemctl is-active --quiet kubelet'),
     apply: sh(`kubeadm join --config=${kubeadmConfigPath('join')}`),
-    uploads: [artifactId(node.name, kubeadmConfigPath('join'))],
+    uploads: [artifactId(node.name, kubeadmConfigPath('join')), ...patches],
     secrets: [
       KUBEADM_SECRET.token,
       KUBEADM_SECRET.caCertHash,
       ...(node.role === 'control-plane' ? [KUBEADM_SECRET.certificateKey] : []),
     ],
-    timeoutSeconds: 900,
+    timeoutSeconds: kubeadmTaskSeconds(
+      model.kubeadm,
+      node.role === 'control-plane' ? CONTROL_PLANE_JOIN_WAITS : JOIN_WAITS,
+    ),
   });
 }

@@ -20,6 +20,7 @@ import { bootOrder } from '../../render/windows/boot.js';
 import { defenderExclusions, firewall, firewallRules } from '../../render/windows/host.js';
 import { binaries, containerd, kubeletService } from '../../render/windows/install.js';
 import { JOIN_SECRETS, flannelPod, flanneld, join } from '../../render/windows/join.js';
+import { kubeadmTaskSeconds } from '../../render/kubeadm/timeouts.js';
 import { registeredName } from '../../render/windows/kubeadm.js';
 import { EXTERNAL_NETWORK, hnsNetworkName } from '../../render/windows/network.js';
 import { WIN } from '../../render/windows/paths.js';
@@ -207,7 +208,7 @@ function prepareSteps(
 function calicoNetworkSteps(model: ClusterModel, node: PlanNode, deps: WindowsExternalDeps): WindowsStep[] {
   const network = hnsNetworkName(model.overlay);
   return [
-    joinStep(node, deps),
+    joinStep(model, node, deps),
     step({
       stage: DEPLOY,
       name: 'win-calico-node',
@@ -238,7 +239,7 @@ function calicoNetworkSteps(model: ClusterModel, node: PlanNode, deps: WindowsEx
   ];
 }
 
-function joinStep(node: PlanNode, deps: WindowsExternalDeps): WindowsStep {
+function joinStep(model: ClusterModel, node: PlanNode, deps: WindowsExternalDeps): WindowsStep {
   return step({
     stage: DEPLOY,
     name: 'win-kubeadm-join',
@@ -246,7 +247,8 @@ function joinStep(node: PlanNode, deps: WindowsExternalDeps): WindowsStep {
     scripts: join(node),
     uploads: [WIN.joinConfig, WIN.kubeletPatch],
     secrets: [...JOIN_SECRETS],
-    timeoutSeconds: 600,
+    // kubemix's limit, plus what the spec adds to kubeadm's waits during a join.
+    timeoutSeconds: kubeadmTaskSeconds(model.kubeadm, ['discovery', 'tlsBootstrap', 'kubeletHealthCheck'], 600),
     needs: ['win-kubelet-service', 'win-hosts-file'],
     after: deps.join,
   });
@@ -320,7 +322,7 @@ function networkSteps(
         after: deps.kubeProxy,
       });
   return [
-    joinStep(node, deps),
+    joinStep(model, node, deps),
     ...flannel,
     // The source VIP is reserved on the network flanneld made; kube-proxy reads it from the node.
     ...(overlay
