@@ -14,6 +14,7 @@ import { sh, task, taskId } from '../task.js';
 import type { PlanNode } from '../../model/types.js';
 import type { Task } from '../types.js';
 import type { RenderedArtifact } from '../../render/types.js';
+import { initScripts, joinScripts } from './kubeadm-once.js';
 import { PREP_STAGE, linuxNodes } from './linux-prep.js';
 import { SECRET } from './registry-scripts.js';
 import { SECRET_NAMES } from '../../model/secret-names.js';
@@ -144,15 +145,7 @@ function servicesReady(model: ClusterModel): string[] {
 
 function initTask(model: ClusterModel, node: PlanNode, after: string[], patches: string[]): Task {
   const pki = '/etc/kubernetes/pki';
-  return task({
-    stage: DEPLOY,
-    host: node.name,
-    name: 'kubeadm-init',
-    description: `kubeadm init ${node.name} behind ${model.cluster.apiEndpoint.host}:${model.cluster.apiEndpoint.port}`,
-    after,
-    check: sh(`[ -f /etc/kubernetes/admin.conf ] && kubectl ${ADMIN} get --raw=/readyz >/dev/null 2>&1`),
-    apply: sh(`set -eu
-umask 077
+  const scripts = initScripts(`umask 077
 install -d -m 0755 ${pki}
 # kubeadm adopts a CA it finds: the join discovery hash is then known before init.
 cat > ${pki}/ca.crt <<'KUBEMIX_EOF'
@@ -162,7 +155,15 @@ cat > ${pki}/ca.key <<'KUBEMIX_EOF'
 {{secret:${SECRET_NAMES.clusterCaKey}}}
 KUBEMIX_EOF
 chmod 0644 ${pki}/ca.crt
-kubeadm init --config=${kubeadmConfigPath('init')} --upload-certs`),
+kubeadm init --config=${kubeadmConfigPath('init')} --upload-certs`);
+  return task({
+    stage: DEPLOY,
+    host: node.name,
+    name: 'kubeadm-init',
+    description: `kubeadm init ${node.name} behind ${model.cluster.apiEndpoint.host}:${model.cluster.apiEndpoint.port}`,
+    after,
+    check: sh(scripts.check),
+    apply: sh(scripts.apply),
     uploads: [artifactId(node.name, kubeadmConfigPath('init')), ...patches],
     secrets: [SECRET.caCert, SECRET_NAMES.clusterCaKey, KUBEADM_SECRET.token, KUBEADM_SECRET.certificateKey],
     // `kubemix kubeconfig` hands this to the user.
@@ -172,14 +173,15 @@ kubeadm init --config=${kubeadmConfigPath('init')} --upload-certs`),
 }
 
 function joinTask(model: ClusterModel, node: PlanNode, after: string[], patches: string[]): Task {
+  const scripts = joinScripts(`kubeadm join --config=${kubeadmConfigPath('join')}`);
   return task({
     stage: DEPLOY,
     host: node.name,
     name: 'kubeadm-join',
     description: `kubeadm join ${node.name} as ${node.role === 'control-plane' ? 'a control-plane node' : 'a worker'}`,
     after,
-    check: sh('[ -f /etc/kubernetes/kubelet.conf ] && systemctl is-active --quiet kubelet'),
-    apply: sh(`kubeadm join --config=${kubeadmConfigPath('join')}`),
+    check: sh(scripts.check),
+    apply: sh(scripts.apply),
     uploads: [artifactId(node.name, kubeadmConfigPath('join')), ...patches],
     secrets: [
       KUBEADM_SECRET.token,
