@@ -21,7 +21,7 @@ import { addressRanges, resolveMirrors, resolveOverlay, resolveProxy, resolveSer
 import type { NodeDraft } from '../spec/nodes.js';
 import { NODE_POD_PREFIX } from '../spec/rules/network.js';
 import type { SpecResult } from '../spec/read.js';
-import type { ClusterSpec } from '../spec/types.js';
+import type { ClusterSpec, KubeadmSettings } from '../spec/types.js';
 import { allocateAddresses, gatewayOf } from '../net/addresses.js';
 import { assignMacs } from './mac.js';
 import { nodeMtu, podMtu } from '../net/mtu.js';
@@ -45,6 +45,8 @@ export interface ClusterModel {
   /** The facts a plan carries in its header (serialised into plan.json). */
   readonly cluster: PlanCluster;
   readonly versions: ResolvedVersions;
+  /** kubeadm timeouts and control-plane probe slack the spec sets (slow machines). */
+  readonly kubeadm: KubeadmSettings;
   readonly nodes: readonly PlanNode[];
   readonly hosts: readonly HostConnection[];
   readonly overlay: PodOverlay;
@@ -116,6 +118,7 @@ export function resolveModel(input: SpecResult): ClusterModel {
     spec,
     cluster,
     versions,
+    kubeadm: spec.kubeadm,
     nodes,
     hosts: driver.hosts(spec, nodes),
     overlay,

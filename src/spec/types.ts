@@ -47,6 +47,8 @@ export interface ClusterSpec {
   readonly airGapped: boolean;
   /** As written: `2.3` or `2.3.2`. */
   readonly containerdVersion: string;
+  /** kubeadm settings for slow machines; empty when the spec sets none. */
+  readonly kubeadm: KubeadmSettings;
   readonly network: {
     readonly nodeCidr: string;
     readonly gateway?: string | undefined;
@@ -106,4 +108,23 @@ export interface DownloadOverride {
   readonly url?: string;
   /** Lower-case hex. */
   readonly sha256?: string;
+}
+
+/** kubeadm v1beta4 `timeouts` field names. */
+export const KUBEADM_TIMEOUT_NAMES = [
+  'controlPlaneComponentHealthCheck',
+  'kubeletHealthCheck',
+  'kubernetesAPICall',
+  'etcdAPICall',
+  'tlsBootstrap',
+  'discovery',
+  'upgradeManifests',
+] as const;
+export type KubeadmTimeoutName = (typeof KUBEADM_TIMEOUT_NAMES)[number];
+
+export interface KubeadmSettings {
+  /** The timeouts the spec sets, in seconds; the others keep kubeadm's defaults. */
+  readonly timeouts: Readonly<Partial<Record<KubeadmTimeoutName, number>>>;
+  /** Probe slack on the control-plane static pods (kubeadm patches); undefined when the spec sets none. */
+  readonly controlPlaneProbes?: { readonly timeoutSeconds?: number; readonly livenessFailureThreshold?: number };
 }

@@ -24,6 +24,12 @@ export interface ExecResult {
   readonly stdout: string;
   readonly stderr: string;
   readonly durationMs: number;
+  /**
+   * How long the script(s) ran on the host, as the host's own clock measured
+   * them (the sh driver with bash 5); undefined where the driver reports none.
+   * durationMs minus this is the transport's and kubemix's share.
+   */
+  readonly hostMs?: number;
 }
 
 export interface UploadRequest {

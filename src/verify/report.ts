@@ -66,6 +66,7 @@ function grid(title: string, rs: readonly CheckResult[], order: readonly string[
 export const PROBE_TITLES: readonly [RegExp, string][] = [
   [/^ping$/, 'IP reachability (ICMP echo)'],
   [/^udp-(\d+)$/, 'VXLAN port: a datagram to a listener on the target, UDP $1'],
+  [/^vxlan$/, 'VXLAN path after install: ICMP echo to the target’s VTEP through the CNI’s device'],
   [/^mtu-(\d+)$/, "path MTU: don't-fragment packets of $1 bytes"],
   [/^tcp-6443$/, 'API server port 6443 (api-lb: through the load balancer; control-plane nodes)'],
   [/^tcp-10250$/, 'kubelet port 10250'],

@@ -22,6 +22,7 @@ import { bootOrder } from '../../render/windows/boot.js';
 import { defenderExclusions, firewall, firewallRules, ruleLabel } from '../../render/windows/host.js';
 import { binaries, containerd, kubeletService } from '../../render/windows/install.js';
 import { JOIN_SECRETS, flannelPod, join } from '../../render/windows/join.js';
+import { kubeadmTaskSeconds } from '../../render/kubeadm/timeouts.js';
 import { registeredName } from '../../render/windows/kubeadm.js';
 import { EXTERNAL_NETWORK, hnsNetworkName } from '../../render/windows/network.js';
 import { WIN } from '../../render/windows/paths.js';
@@ -239,7 +240,7 @@ function kubeProxySteps(model: ClusterModel, after: string): WindowsStep[] {
 function calicoNetworkSteps(model: ClusterModel, node: PlanNode, deps: WindowsExternalDeps): WindowsStep[] {
   const network = hnsNetworkName(model.overlay);
   return [
-    joinStep(node, deps),
+    joinStep(model, node, deps),
     step({
       stage: DEPLOY,
       name: 'win-calico-node',
@@ -252,7 +253,7 @@ function calicoNetworkSteps(model: ClusterModel, node: PlanNode, deps: WindowsEx
   ];
 }
 
-function joinStep(node: PlanNode, deps: WindowsExternalDeps): WindowsStep {
+function joinStep(model: ClusterModel, node: PlanNode, deps: WindowsExternalDeps): WindowsStep {
   return step({
     stage: DEPLOY,
     name: 'win-kubeadm-join',
@@ -260,7 +261,8 @@ function joinStep(node: PlanNode, deps: WindowsExternalDeps): WindowsStep {
     scripts: join(node),
     uploads: [WIN.joinConfig, WIN.kubeletPatch],
     secrets: [...JOIN_SECRETS],
-    timeoutSeconds: 600,
+    // kubemix's limit, plus what the spec adds to kubeadm's waits during a join.
+    timeoutSeconds: kubeadmTaskSeconds(model.kubeadm, ['discovery', 'tlsBootstrap', 'kubeletHealthCheck'], 600),
     needs: ['win-kubelet-service', 'win-hosts-file'],
     after: deps.join,
   });
@@ -270,7 +272,7 @@ function joinStep(node: PlanNode, deps: WindowsExternalDeps): WindowsStep {
 function networkSteps(model: ClusterModel, node: PlanNode, deps: WindowsExternalDeps): WindowsStep[] {
   const network = hnsNetworkName(model.overlay);
   return [
-    joinStep(node, deps),
+    joinStep(model, node, deps),
     step({
       stage: DEPLOY,
       name: 'win-flannel-pod',

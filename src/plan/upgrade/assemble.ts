@@ -10,6 +10,9 @@ import { InputError } from '../../errors.js';
 import { linuxDistro } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
+import { renderUpgradeKubeadm } from '../../render/kubeadm/config.js';
+import { renderProbePatches } from '../../render/kubeadm/patches.js';
+import { kubeadmTaskSeconds } from '../../render/kubeadm/timeouts.js';
 import { renderKubernetesRepo } from '../../render/linux/kubernetes-repo.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { artifactId } from '../artifact-path.js';
@@ -190,6 +193,16 @@ function nodeChain(
   return { tasks: [...tasks, ...verify, { ...uncordon, after: last }], artifacts: host.artifacts };
 }
 
+/** A control plane's upgrade: etcd and its three components replaced one after another, each waited for. */
+const UPGRADE_WAITS = [
+  'upgradeManifests',
+  'upgradeManifests',
+  'upgradeManifests',
+  'upgradeManifests',
+  'etcdAPICall',
+  'kubernetesAPICall',
+] as const;
+
 function linuxSteps(
   model: ClusterModel,
   node: PlanNode,
@@ -199,7 +212,7 @@ function linuxSteps(
   const repo = renderKubernetesRepo(node, linuxDistro(node.os)?.family ?? 'apt', model.versions.kubernetesMinor);
   const v = model.versions.kubernetes;
   const cached = packages ? [] : downloadSecrets(model);
-  const step = (name: string, description: string, s: Scripts, uploads: string[] = []) =>
+  const step = (name: string, description: string, s: Scripts, uploads: string[] = [], timeoutSeconds = 900) =>
     task({
       stage: UPGRADE_STAGE,
       host: node.name,
@@ -209,9 +222,14 @@ function linuxSteps(
       apply: sh(s.apply),
       uploads,
       ...(s.apply.includes('{{secret:') ? { secrets: cached } : {}),
-      timeoutSeconds: 900,
+      timeoutSeconds,
     });
   const verb = first ? `kubeadm upgrade apply v${v}` : 'kubeadm upgrade node';
+  // The spec's timeouts and probe slack, when it sets them, as an UpgradeConfiguration and the init's patches.
+  const config = renderUpgradeKubeadm(model, node);
+  const slow = config === undefined ? [] : [config, ...renderProbePatches(model, node)];
+  // etcd and the three components are replaced one after another, each waited for.
+  const waits = node.role === 'control-plane' ? UPGRADE_WAITS : (['kubernetesAPICall'] as const);
   return {
     tasks: [
       packages
@@ -222,7 +240,13 @@ function linuxSteps(
             [artifactId(repo.node, repo.remotePath)],
           )
         : step('upgrade-kubeadm', `kubeadm ${v} from the download cache`, linuxKubeadm(model, node)),
-      step(first ? 'upgrade-apply' : 'upgrade-node', verb, linuxKubeadmUpgrade(model, node, first)),
+      step(
+        first ? 'upgrade-apply' : 'upgrade-node',
+        verb,
+        linuxKubeadmUpgrade(model, node, first, config?.remotePath),
+        slow.map((a) => artifactId(a.node, a.remotePath)),
+        kubeadmTaskSeconds(model.kubeadm, waits),
+      ),
       step(
         'upgrade-kubelet',
         packages
@@ -231,7 +255,7 @@ function linuxSteps(
         linuxKubelet(model, node),
       ),
     ],
-    artifacts: packages ? [repo] : [],
+    artifacts: [...(packages ? [repo] : []), ...slow],
   };
 }
 

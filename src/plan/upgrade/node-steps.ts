@@ -77,15 +77,20 @@ export function linuxKubeadm(model: ClusterModel, node: PlanNode): Scripts {
   };
 }
 
-/** `kubeadm upgrade apply` (first control plane) or `kubeadm upgrade node` (every other node). */
-export function linuxKubeadmUpgrade(model: ClusterModel, node: PlanNode, first: boolean): Scripts {
+/**
+ * `kubeadm upgrade apply` (first control plane) or `kubeadm upgrade node` (every
+ * other node); with `--config` when the spec's timeouts or probe slack need an
+ * UpgradeConfiguration (`config`: its path on the node).
+ */
+export function linuxKubeadmUpgrade(model: ClusterModel, node: PlanNode, first: boolean, config?: string): Scripts {
   const v = model.versions.kubernetes;
   // A control plane is through once its API server's static Pod runs the target image.
   const check =
     node.role === 'control-plane'
       ? `grep -Eq 'image: .*/kube-apiserver:v${v.replace(/\./g, '\\.')}$' /etc/kubernetes/manifests/kube-apiserver.yaml`
       : `kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}'`;
-  const apply = first ? `kubeadm upgrade apply 'v${v}' --yes` : 'kubeadm upgrade node';
+  const withConfig = config === undefined ? '' : ` --config ${config}`;
+  const apply = first ? `kubeadm upgrade apply 'v${v}' --yes${withConfig}` : `kubeadm upgrade node${withConfig}`;
   return { check, apply: `set -eu\n${apply}` };
 }
 

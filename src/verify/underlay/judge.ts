@@ -117,6 +117,19 @@ function judgeL2(words: string[]): Verdict {
   return fail(`no route: ${line}`, 'the node has no route to its peer');
 }
 
+function judgeVxlan(words: string[], out: ProbeOutput, device: string, port: number): Verdict {
+  if (words[0] === 'ok') return pass(`the VTEP ${words[1] ?? ''} answers across ${device} (${received(out.stdout)})`);
+  if (words[0] === 'no-neighbour')
+    return fail(
+      `${device} has no VXLAN neighbour for this node`,
+      'the CNI on the source has not learned the target (flanneld not running on either node, or the target registered no VTEP): see system-pods and diagnose',
+    );
+  return fail(
+    `echoes to the VTEP ${words[1] ?? ''} across ${device} get no reply (${received(out.stdout)})`,
+    `VXLAN packets between these nodes do not arrive: a firewall drops UDP ${port} (the VXLAN port) on the path or on either node, or their VNI or port differ`,
+  );
+}
+
 function judgeWords(expect: Expect, words: string[], out: ProbeOutput): Verdict {
   switch (expect.kind) {
     case 'ping':
@@ -131,6 +144,8 @@ function judgeWords(expect: Expect, words: string[], out: ProbeOutput): Verdict 
       return judgeClock(words, out, expect.boundMs);
     case 'l2':
       return judgeL2(words);
+    case 'vxlan':
+      return judgeVxlan(words, out, expect.device, expect.port);
     case 'udp':
       return fail('judged with its listener (judgeUdp)');
   }
