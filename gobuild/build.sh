@@ -27,14 +27,26 @@ cache_root() {
   fi
 }
 
-# The key: every file of the recipe, the shared library and this script, and the
-# toolchain that compiles them (GOTOOLCHAIN included: a recipe may ask for a newer Go).
+# The key: every file of the recipe, the shared library and this script, the
+# toolchain that compiles them (GOTOOLCHAIN included: a recipe may ask for a newer
+# Go), and the keys of the recipes it builds on: a recipe whose outputs use
+# another's (images-1.36 packs containerd's binaries) names it in a file `deps`,
+# one recipe per line, so a change there builds it anew too.
 recipe_key() {
-  local recipe=$1
+  local recipe=$1 dep
   {
     (cd "$here" && find "$recipe" -type f ! -name '*.md' | LC_ALL=C sort | xargs sha256sum)
     sha256sum "$here/build.sh" "$here/lib.sh"
     (cd "$here/$recipe" && go version)
+    if [ -f "$here/$recipe/deps" ]; then
+      while read -r dep; do
+        [ -f "$here/$dep/recipe.sh" ] || {
+          echo "gobuild: $recipe/deps names '$dep', which is no recipe here" >&2
+          exit 2
+        }
+        printf '%s %s\n' "$dep" "$(recipe_key "$dep")"
+      done < <(grep -vE '^[[:space:]]*(#|$)' "$here/$recipe/deps")
+    fi
   } | sha256sum | cut -c1-16
 }
 
