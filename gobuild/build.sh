@@ -10,6 +10,9 @@
 #     → /var/cache/kubemix-go/kubernetes-1.36-<key>
 #       /var/cache/kubemix-go/etcd-<key>
 #
+#   gobuild/build.sh --dir images-1.36
+#     → the folder it would build into, without building anything
+#
 # KUBEMIX_GO_CACHE moves the cache (default /var/cache/kubemix-go, else
 # ~/.cache/kubemix-go when that is not writable). Nothing is fetched from
 # anywhere but the Go module proxy; go.sum is committed, so module contents
@@ -96,6 +99,17 @@ build_one() {
   printf '%s\n' "$dir"
 }
 
+if [ "${1:-}" = --dir ]; then
+  shift
+  for r in "$@"; do
+    r=${r%%:*}
+    r=${r%/}
+    [ -f "$here/$r/recipe.sh" ] || { echo "gobuild: no recipe '$r'" >&2; exit 2; }
+    key=$(recipe_key "$r")
+    printf '%s/%s-%s\n' "$(cache_root)" "$r" "$key"
+  done
+  exit 0
+fi
 [ $# -gt 0 ] || {
   echo "usage: gobuild/build.sh RECIPE... (recipes: $(cd "$here" && ls -d */ | tr -d / | tr '\n' ' '))" >&2
   exit 2

@@ -106,18 +106,18 @@ mirror() {
 
 # ---- images -----------------------------------------------------------------
 
-# image OUT NAME REF CREATED [oci-image flags…]: images/<name>_<tag>.tar, and
-# a line for MANIFEST in images/<name>.entry.
+# image OUT ENTRY REF CREATED [oci-image flags…]: images/<repo>_<tag>.tar, and
+# its MANIFEST line in images/ENTRY.entry.
 image() {
-  local out=$1 name=$2 ref=$3 created=$4 tool summary file digest
+  local out=$1 entry=$2 ref=$3 created=$4 tool summary file digest
   shift 4
   tool=$(input oci-image)/bin/oci-image
   mkdir -p "$out/images"
-  rm -f "$out/images/${name}_"*.tar "$out/images/$name.entry"
-  file="images/${name}_${ref##*:}.tar"
+  file="images/$(basename "${ref%:*}")_${ref##*:}.tar"
+  rm -f "$out/$file" "$out/images/$entry.entry"
   summary=$("$tool" --out "$out/$file" --ref "$ref" --created "$created" "$@")
   digest=$(printf '%s' "$summary" | sed -n 's/.*"digest":"\([^"]*\)".*/\1/p')
-  printf 'image %s %s %s %s\n' "$ref" "$file" "$(sha256sum "$out/$file" | cut -d' ' -f1)" "$digest" > "$out/images/$name.entry"
+  printf 'image %s %s %s %s\n' "$ref" "$file" "$(sha256sum "$out/$file" | cut -d' ' -f1)" "$digest" > "$out/images/$entry.entry"
 }
 
 # A folder holding FILE… (copied from SRC/) at DEST inside the image.
@@ -130,7 +130,7 @@ stage() {
 }
 
 build_image() {
-  local out=$1 name=$2 deb k created s="$out/stage/$2" e
+  local out=$1 name=$2 deb k created s="$out/stage/$2" e tag
   deb=$(input debian-bookworm)
   local base=(--layer "$deb/base/rootfs" --history "debian-bookworm: $(layer_packages "$deb" base)")
   local glibc=(--layer "$deb/glibc/rootfs" --history "debian-bookworm: $(layer_packages "$deb" glibc)")
@@ -175,10 +175,13 @@ build_image() {
       e=$(input pause)
       created=$(published "$KUBERNETES_RECIPE" k8s.io/kubernetes)
       stage "$s" / "$e/bin" pause
-      # As Kubernetes' build/pause/Dockerfile: the binary alone, user 65535.
-      image "$out" pause "registry.k8s.io/pause:$PAUSE_TAG" "$created" \
-        --layer "$s" --history "pause: kubemix's pause $(cat "$e/VERSION") (does what pause.c does)" \
-        --entrypoint /pause --user 65535:65535 "${LABELS[@]}" --label "org.opencontainers.image.version=$PAUSE_TAG"
+      # As Kubernetes' build/pause/Dockerfile: the binary alone, user 65535. One archive
+      # per tag: kubeadm's and the sandbox image kubemix sets in containerd's config.
+      for tag in $PAUSE_TAGS; do
+        image "$out" "pause-$tag" "registry.k8s.io/pause:$tag" "$created" \
+          --layer "$s" --history "pause: kubemix's pause $(cat "$e/VERSION") (does what pause.c does)" \
+          --entrypoint /pause --user 65535:65535 "${LABELS[@]}" --label "org.opencontainers.image.version=$tag"
+      done
       ;;
     flannel)
       e=$(input flannel)

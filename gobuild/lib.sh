@@ -66,3 +66,8 @@ deterministic_tgz() {
   tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="${MTIME:-1970-01-01T00:00:00Z}" \
     --format=gnu -C "$dir" -cf - "$@" | gzip -n -9 > "$out"
 }
+
+# The folder of MODULE's source in the module cache (downloaded first when missing).
+module_dir() {
+  go mod download -json "$1@$(module_version "$1")" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p'
+}

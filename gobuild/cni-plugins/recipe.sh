@@ -22,7 +22,7 @@ build_target() {
     sha256_line "$out/release/$name" > "$out/release/$name.sha256"
     return
   fi
-  dir=$(go list -m -f '{{.Dir}}' $MOD)
+  dir=$(module_dir $MOD)
   mkdir -p "$out/bin"
   # The plugin list is the wrapper's tool list (go.mod), itself every plugins/{meta,main,ipam}/* of the release.
   for p in $(go list -f '{{.ImportPath}}' tool | grep "^$MOD/plugins/"); do

@@ -13,36 +13,42 @@ here=$(cd "$(dirname "$0")" && pwd)
   echo "pin.sh: the pins are Debian 12 (bookworm) packages; this machine's apt is ${VERSION_CODENAME:-unknown}" >&2
   exit 2
 }
-mapfile -t exclude < <(sed -n 's/^exclude:[[:space:]]*//p' "$here/layers" | tr ' ' '\n' | grep .)
-declare -A taken=()
-for x in "${exclude[@]}"; do taken[$x]=excluded; done
+exclude=" $(sed -n 's/^exclude:[[:space:]]*//p' "$here/layers") "
+mapfile -t layer_lines < <(grep -vE '^[[:space:]]*(#|$)' "$here/layers" | grep -v '^exclude:')
+# apt-cache is slow on a busy machine: one call for the whole dependency graph,
+# one for the versions; the walk itself happens here.
+mapfile -t roots < <(printf '%s\n' "${layer_lines[@]}" | cut -d: -f2 | tr ' ' '\n' | grep .)
+graph=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces \
+  --no-enhances "${roots[@]}" | awk '
+    /^[^ ]/ { pkg = $1; alt = 0; next }
+    /^ *(\|)?(Pre)?Depends:/ { if (!alt && $2 !~ /^</) print pkg, $2; alt = ($1 ~ /^\|/) }')
 
-# deps PACKAGE: its Depends and Pre-Depends, first alternative of each, real packages only.
-deps() {
-  apt-cache depends --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances "$1" |
-    awk '/^ *(\|)?(Pre)?Depends:/ { if (!alt) print $2; alt = ($1 ~ /^\|/) }' | grep -v '^<' || true
-}
-
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-while IFS=: read -r layer pkgs; do
-  case $layer in '' | '#'* | exclude) continue ;; esac
-  queue=($pkgs)
+declare -A layer_of=()
+order=()
+for line in "${layer_lines[@]}"; do
+  layer=${line%%:*}
+  queue=(${line#*:})
   while [ ${#queue[@]} -gt 0 ]; do
     p=${queue[0]}
     queue=("${queue[@]:1}")
-    [ -z "${taken[$p]:-}" ] || continue
-    taken[$p]=$layer
-    ver=$(apt-cache policy "$p" | awk '/Candidate:/ { print $2 }')
-    [ -n "$ver" ] && [ "$ver" != "(none)" ] || { echo "pin.sh: no candidate for $p (apt-get update?)" >&2; exit 1; }
-    sha=$(apt-cache show "$p=$ver" | awk '/^SHA256:/ { print $2; exit }')
-    printf '%s %s %s %s\n' "$layer" "$p" "$ver" "$sha" >> "$out"
-    mapfile -t more < <(deps "$p")
+    [ -z "${layer_of[$p]:-}" ] || continue
+    case $exclude in *" $p "*) continue ;; esac
+    layer_of[$p]=$layer
+    order+=("$p")
+    mapfile -t more < <(awk -v p="$p" '$1 == p { print $2 }' <<<"$graph")
     queue+=("${more[@]}")
   done
-done < <(grep -vE '^[[:space:]]*(#|$)' "$here/layers")
+done
+
+declare -A ver=() sha=()
+while read -r p v s; do ver[$p]=$v sha[$p]=$s; done < <(apt-cache show --no-all-versions "${order[@]}" |
+  awk '/^Package:/ { p = $2 } /^Version:/ { v = $2 } /^SHA256:/ { print p, v, $2 }')
 {
   echo "# Written by pin.sh from Debian 12 (bookworm) on $(date -u +%Y-%m-%d): LAYER PACKAGE VERSION SHA256"
-  sort -k1,1 -s "$out" | awk 'BEGIN{while((getline l < "'"$here/layers"'")>0) if (l ~ /^[a-z]+:/ && l !~ /^exclude:/) {split(l,a,":"); o[a[1]]=++n}} {print o[$1], $0}' | sort -k1,1n -k3,3 | cut -d' ' -f2-
-} > "$here/packages.lock"
-echo "pinned $(($(wc -l < "$here/packages.lock") - 1)) packages in $here/packages.lock" >&2
+  for p in "${order[@]}"; do
+    [ -n "${ver[$p]:-}" ] || { echo "pin.sh: apt knows no version of $p (apt-get update?)" >&2; exit 1; }
+    printf '%s %s %s %s\n' "${layer_of[$p]}" "$p" "${ver[$p]}" "${sha[$p]}"
+  done
+} > "$here/packages.lock.new"
+mv "$here/packages.lock.new" "$here/packages.lock"
+echo "pinned ${#order[@]} packages in $here/packages.lock" >&2
