@@ -21,7 +21,8 @@ const read = (...p: string[]): string => readFileSync(join(GOBUILD, ...p), 'utf8
 /** `NAME=value` lines of an images-<minor>/release file. */
 function releaseVars(minor: string): Record<string, string> {
   const vars: Record<string, string> = {};
-  for (const m of read(`images-${minor}`, 'release').matchAll(/^([A-Z_]+)=(.*)$/gm)) vars[m[1] ?? ''] = m[2] ?? '';
+  for (const m of read(`images-${minor}`, 'release').matchAll(/^([A-Z_]+)=(.*)$/gm))
+    vars[m[1] ?? ''] = (m[2] ?? '').replace(/^"(.*)"$/, '$1');
   return vars;
 }
 
@@ -53,7 +54,11 @@ describe('gobuild image recipes', () => {
       const release = kubernetesRelease(minor);
 
       it('is the shared images recipe, unchanged', () => {
-        assert.equal(read(folder, 'recipe.sh'), read('images-recipe.sh'), `copy gobuild/images-recipe.sh to ${folder}/`);
+        assert.equal(
+          read(folder, 'recipe.sh'),
+          read('images-recipe.sh'),
+          `copy gobuild/images-recipe.sh to ${folder}/`,
+        );
       });
 
       it("packs the images kubeadm names for the release (the matrix's kubeadmImages)", () => {
@@ -157,10 +162,7 @@ describe('gobuild cache keys', () => {
   it('refuses a recipe that takes another recipe’s output without listing it in deps', () => {
     const root = toyRecipes();
     try {
-      writeFileSync(
-        join(root, 'a', 'recipe.sh'),
-        'targets() { echo t; }\nbuild_target() { dep_dir b > /dev/null; }\n',
-      );
+      writeFileSync(join(root, 'a', 'recipe.sh'), 'targets() { echo t; }\nbuild_target() { dep_dir b > /dev/null; }\n');
       const r = buildSh(['a'], join(root, 'cache'), root);
       assert.notEqual(r.status, 0);
       assert.match(r.err, /uses 'b' but its deps file does not list it/);

@@ -12,6 +12,7 @@ const SHIM_SOCKETS = '/run/containerd/s';
 export class Containerd {
   private constructor(
     private readonly child: ChildProcess,
+    private readonly dir: string,
     private readonly bin: string,
     private readonly socket: string,
     private readonly runc: string,
@@ -50,7 +51,7 @@ export class Containerd {
     });
     let log = '';
     child.stderr?.on('data', (c: Buffer) => (log = (log + c.toString('utf8')).slice(-4000)));
-    const c = new Containerd(child, bin, socket, runc, made);
+    const c = new Containerd(child, dir, bin, socket, runc, made);
     for (let i = 0; i < 200; i += 1) {
       if (child.exitCode !== null) throw new Error(`containerd exited ${child.exitCode}: ${log}`);
       if (existsSync(socket) && c.ctrStatus(['version']).status === 0) return c;
@@ -91,8 +92,20 @@ export class Containerd {
     );
   }
 
-  private runArgs(id: string, extra: readonly string[]): string[] {
-    return ['run', '--rm', '--runc-binary', this.runc, ...extra, id];
+  private runArgs(image: string, extra: readonly string[]): string[] {
+    // runc's state and ctr's fifos in the scratch folder, not under /run/containerd.
+    return [
+      'run',
+      '--rm',
+      '--runc-binary',
+      this.runc,
+      '--runc-root',
+      join(this.dir, 'runc'),
+      '--fifo-dir',
+      join(this.dir, 'fifo'),
+      ...extra,
+      image,
+    ];
   }
 
   /** Runs ARGS in a container of IMAGE to the end; its output. */
