@@ -19,6 +19,7 @@
 IMAGES="kube-apiserver kube-controller-manager kube-scheduler kube-proxy etcd coredns pause flannel flannel-cni-plugin"
 
 targets() {
+  # shellcheck disable=SC2086 # a list
   printf '%s\n' release $IMAGES manifest
 }
 
@@ -45,6 +46,7 @@ input() {
   printf '%s\n' "$dir"
 }
 
+# shellcheck disable=SC2154 # $here: gobuild/, set by build.sh
 # The time a component's module version was published, read in its recipe's
 # folder: each image's creation time and every file's mtime (deterministic).
 published() {
@@ -130,7 +132,8 @@ stage() {
 }
 
 build_image() {
-  local out=$1 name=$2 deb k created s="$out/stage/$2" e tag
+  local out=$1 name=$2 deb k created s e tag
+  s="$out/stage/$name"
   deb=$(input debian-bookworm)
   local base=(--layer "$deb/base/rootfs" --history "debian-bookworm: $(layer_packages "$deb" base)")
   local glibc=(--layer "$deb/glibc/rootfs" --history "debian-bookworm: $(layer_packages "$deb" glibc)")

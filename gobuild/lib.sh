@@ -49,6 +49,7 @@ dep_dir() {
     echo "gobuild: this recipe uses '$name' but its deps file does not list it (add it: the cache key must cover it)" >&2
     return 2
   }
+  # shellcheck disable=SC2154 # $here: gobuild/, set by build.sh
   "$here/build.sh" "$spec"
 }
 

@@ -9,6 +9,7 @@ MOD=github.com/containerd/containerd/v2
 BINS="containerd containerd-shim-runc-v2 ctr containerd-stress"
 
 targets() {
+  # shellcheck disable=SC2086 # a list
   printf '%s\n' $BINS release
 }
 

@@ -27,7 +27,7 @@ declare -A layer_of=()
 order=()
 for line in "${layer_lines[@]}"; do
   layer=${line%%:*}
-  queue=(${line#*:})
+  read -r -a queue <<<"${line#*:}"
   while [ ${#queue[@]} -gt 0 ]; do
     p=${queue[0]}
     queue=("${queue[@]:1}")
