@@ -32,17 +32,30 @@ build_target() {
   dl="$out/$layer/debs"
   rm -rf "${out:?}/$layer"
   mkdir -p "$root" "$dl"
+  # One apt-get for the layer (apt is slow to start on a busy machine); packages
+  # already fetched for an earlier key come from the cache's .debian-debs, by SHA256.
+  local debs="${out%/*}/.debian-debs" want=()
+  mkdir -p "$debs"
   while read -r _ p ver sha; do
-    (cd "$dl" && apt-get download -q=2 "$p=$ver" 2>/dev/null) || {
-      echo "gobuild: Debian's archive no longer offers $p=$ver (pinned in gobuild/debian-bookworm/packages.lock): run apt-get update; if it is still missing, bookworm has moved on: run gobuild/debian-bookworm/pin.sh, review the diff, commit" >&2
+    [ -f "$debs/$sha.deb" ] || want+=("$p=$ver")
+  done < <(awk -v l="$layer" '$1 == l' packages.lock)
+  if [ ${#want[@]} -gt 0 ]; then
+    (cd "$dl" && apt-get download -q=2 "${want[@]}" 2>/dev/null) || {
+      echo "gobuild: Debian's archive no longer offers one of ${want[*]} (pinned in gobuild/debian-bookworm/packages.lock): run apt-get update; if apt-get download still fails, bookworm has moved on: run gobuild/debian-bookworm/pin.sh, review the diff, commit" >&2
       return 1
     }
-    got=$(sha256sum "$dl/${p}_"*.deb | cut -d' ' -f1)
+  fi
+  local f
+  while read -r _ p ver sha; do
+    f="$debs/$sha.deb"
+    [ -f "$f" ] || f=$(echo "$dl/${p}_"*.deb)
+    got=$(sha256sum "$f" | cut -d' ' -f1)
     [ "$got" = "$sha" ] || {
       echo "gobuild: $p=$ver has SHA256 $got, packages.lock pins $sha" >&2
       return 1
     }
-    dpkg-deb -x "$dl/${p}_"*.deb "$root"
+    dpkg-deb -x "$f" "$root"
+    [ "$f" = "$debs/$sha.deb" ] || mv "$f" "$debs/$sha.deb"
     printf '%s %s %s\n' "$p" "$ver" "$sha" >> "$out/$layer/packages"
   done < <(awk -v l="$layer" '$1 == l' packages.lock)
   [ -s "$out/$layer/packages" ] || { echo "gobuild: layer $layer has no packages in packages.lock" >&2; return 1; }
