@@ -396,14 +396,34 @@ describe(
       const coredns = images.find((e) => repoOf(e.name) === 'coredns/coredns')?.name ?? '';
       const corefile = join(work, 'Corefile');
       writeFileSync(corefile, '.:53 {\n  whoami\n}\n');
-      // As kubeadm's Deployment runs it: all capabilities dropped but NET_BIND_SERVICE, the image's user.
-      const served = await containerd.runBriefly(coredns, ['-conf', '/Corefile'], corefile, '/Corefile', [
-        'CAP_NET_BIND_SERVICE',
-      ]);
+      // As kubeadm's Deployment runs it: every capability dropped but NET_BIND_SERVICE, the image's user.
+      const others = [
+        'CHOWN',
+        'DAC_OVERRIDE',
+        'FSETID',
+        'FOWNER',
+        'MKNOD',
+        'NET_RAW',
+        'SETGID',
+        'SETUID',
+        'SETFCAP',
+        'SETPCAP',
+        'SYS_CHROOT',
+        'KILL',
+        'AUDIT_WRITE',
+      ];
+      const command = ['/coredns', '-conf', '/Corefile'];
+      const served = await containerd.runBriefly(
+        coredns,
+        command,
+        corefile,
+        '/Corefile',
+        others.map((c) => `CAP_${c}`),
+      );
       assert.match(served, /\.:53/);
       assert.doesNotMatch(served, /permission denied/);
-      // The check can fail: without NET_BIND_SERVICE even the file capability cannot give the bind.
-      const refused = await containerd.runBriefly(coredns, ['-conf', '/Corefile'], corefile, '/Corefile', []);
+      // The check can fail: without NET_BIND_SERVICE in the bounding set the file capability gives nothing.
+      const refused = await containerd.runBriefly(coredns, command, corefile, '/Corefile', ['CAP_NET_BIND_SERVICE']);
       assert.match(refused, /bind: permission denied/);
       assert.match(
         containerd.run(`ghcr.io/kubemix/kubemix:${VERSION}`, [
