@@ -309,10 +309,11 @@ describe(
         run(await extract('coredns/coredns', 'coredns'), ['-version']),
         new RegExp(`CoreDNS-${release.kubeadmImages.coredns.slice(1)}`),
       );
-      assert.match(
-        run(await extract('flannel-io/flannel', 'opt/bin/flanneld'), ['--version']),
-        new RegExp(IMAGES.flannel.tag),
-      );
+      // flanneld prints its version on stderr.
+      const flanneld = spawnSync(await extract('flannel-io/flannel', 'opt/bin/flanneld'), ['--version'], {
+        encoding: 'utf8',
+      });
+      assert.match(`${flanneld.stdout}${flanneld.stderr}`, new RegExp(`^${IMAGES.flannel.tag}$`, 'm'));
       const flannelCni = spawnSync(await extract('flannel-io/flannel-cni-plugin', 'flannel'), [], { encoding: 'utf8' });
       assert.match(`${flannelCni.stdout}${flannelCni.stderr}`, /CNI flannel plugin v0\.9\.1/);
       const kubeVersion = KUBE_VERSION;
