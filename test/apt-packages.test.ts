@@ -119,16 +119,10 @@ describe('Debian packages of the test suite (scripts/apt-packages.txt)', () => {
 
   it('every spawn names its program (a literal or a wrapper parameter)', () => {
     // src/transport/local.ts picks sudo or timeout at run time, both in INDIRECT; the sh escaper's
-    // property test runs dash and bash (both Essential) from a loop variable; test/helpers/kube-binaries.ts
-    // runs kubeadm, kube-apiserver, kube-controller-manager and etcd built here from the Go module proxy
-    // (scripts/kube-binaries.sh), not Debian's. Compared without line numbers.
+    // property test runs dash and bash (both Essential) from a loop variable. Compared without line numbers.
     assert.deepEqual(
       scan.dynamic.map((d) => `${d.where.replace(/:\d+$/, '')}: ${d.program}`),
-      [
-        "src/transport/local.ts: cmd ?? 'timeout'",
-        'test/escape/sh.test.ts: shell',
-        'test/helpers/kube-binaries.ts: path',
-      ],
+      ["src/transport/local.ts: cmd ?? 'timeout'", 'test/escape/sh.test.ts: shell'],
     );
   });
 

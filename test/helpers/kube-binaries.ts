@@ -70,13 +70,12 @@ export function builtPath(tool: BuiltTool): string {
 }
 
 /**
- * Starts one of the binaries above: the one place the tests run a program by
- * a computed path (test/apt-packages.test.ts allows it: these are built here
- * from the Go module proxy, not installed from Debian).
+ * Starts one of the binaries above under `setpriv --pdeathsig=KILL` (util-linux,
+ * Essential): the kernel kills it when the test process ends, however it ends
+ * (a test runner's SIGKILL included), so no etcd or API server outlives its test.
  */
 export function spawnBuilt(tool: BuiltTool, args: readonly string[], options: SpawnOptions): ChildProcess {
-  const path = builtPath(tool);
-  return spawn(path, args, options);
+  return spawn('setpriv', ['--pdeathsig=KILL', '--', builtPath(tool), ...args], options);
 }
 
 export interface BuiltResult {
