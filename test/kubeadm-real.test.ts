@@ -28,8 +28,10 @@ import { readSpec } from '../src/spec/read.js';
 import { repoPath } from './helpers/cli.js';
 import {
   docsOf,
+  goDuration,
   kubeadmConfigs,
   notCarried,
+  probePatches,
   staticPodFlags,
   windowsPatches,
   writeAll,
@@ -67,6 +69,21 @@ function warnings(stderr: string, windows: boolean): string[] {
     .filter((l) => /^[WE]\d{4} /.test(l))
     .filter((l) => !(windows && WINDOWS_SOCKET_ON_LINUX.test(l)));
 }
+
+/**
+ * `kubeadm config migrate` (1.35 and 1.36) overwrites an InitConfiguration's
+ * timeouts.controlPlaneComponentHealthCheck with v1beta3's
+ * apiServer.timeoutForControlPlane, which a v1beta4 document converts to 0
+ * (util/config/common.go defaultMigrateMutators, "remove when v1beta3 is
+ * removed"); `kubeadm init` keeps it (util/config/initconfiguration.go). The
+ * dry-run below reads it back from the startup probes kubeadm derives from it.
+ */
+const MIGRATE_RESETS = /^timeouts\.controlPlaneComponentHealthCheck: /;
+
+/** kubeadm's startup probe: one try every 10 s for the whole control-plane timeout (util/staticpod/utils.go). */
+const STARTUP_PERIOD_SECONDS = 10;
+/** kubeadm's probe timeout and liveness threshold when nothing patches them (same file). */
+const PROBE_DEFAULTS = { timeoutSeconds: 15, livenessFailureThreshold: 8 };
 
 const tmp = scratch('kubeadm-real');
 after(() => tmp.remove());
@@ -112,7 +129,11 @@ for (const name of EXAMPLES) {
                   nodeRegistration: { ...want['nodeRegistration'], criSocket: `unix://${CONTAINERD_PIPE}` },
                 }
               : want;
-          assert.deepEqual(notCarried(expected, read), [], `${c.node} ${String(want['kind'])}`);
+          assert.deepEqual(
+            notCarried(expected, read).filter((d) => !(want['kind'] === 'InitConfiguration' && MIGRATE_RESETS.test(d))),
+            [],
+            `${c.node} ${String(want['kind'])}`,
+          );
         }
       }
     });
@@ -125,10 +146,30 @@ for (const name of EXAMPLES) {
       const out = join(dir, 'dry-run');
       const read = (f: string): string => readFileSync(join(out, f), 'utf8');
 
+      // The probe patches land in a folder of the test's; the configuration names it instead of the node's.
+      const patches = probePatches(assembled, init.node);
+      const patchDir = join(dir, init.node, 'probe-patches');
+
       before(async () => {
+        writeAll(patchDir, patches);
+        const config =
+          initConfig['patches'] === undefined
+            ? write(init)
+            : writeAll(
+                join(dir, init.node),
+                new Map([
+                  [
+                    'init-local-patches.yaml',
+                    init.docs
+                      .map((d) => (d['kind'] === 'InitConfiguration' ? { ...d, patches: { directory: patchDir } } : d))
+                      .map((d) => stringify(d))
+                      .join('---\n'),
+                  ],
+                ]),
+              )[0]!;
         const r = await runBuilt(
           kubeadm,
-          ['init', '--dry-run', '--config', write(init), '--skip-phases=preflight'],
+          ['init', '--dry-run', '--config', config, '--skip-phases=preflight'],
           // Everything kubeadm would write lands here instead of /etc/kubernetes and /var/lib/kubelet.
           { env: { ...process.env, KUBEADM_INIT_DRYRUN_DIR: out }, timeoutMs: 180_000 },
         );
@@ -210,6 +251,23 @@ for (const name of EXAMPLES) {
         assert.equal(kubelet['clusterDomain'], cluster['networking']['dnsDomain']);
         const [a, b, c] = String(cluster['networking']['serviceSubnet']).split('.');
         assert.deepEqual(kubelet['clusterDNS'], [`${a}.${b}.${c}.10`]);
+      });
+
+      it("every control-plane probe carries the spec's slack: kubeadm's timeouts and kubemix's probe patches", () => {
+        const probes = model.kubeadm.controlPlaneProbes;
+        assert.equal(patches.size, probes === undefined ? 0 : 4, 'one patch per component, only when the spec asks');
+        assert.equal(initConfig['patches'] !== undefined, patches.size > 0, 'the configuration names the patches');
+        const window = String(initConfig['timeouts']?.['controlPlaneComponentHealthCheck'] ?? '4m');
+        const startupThreshold = Math.ceil(goDuration(window)! / 1000 / STARTUP_PERIOD_SECONDS);
+        const timeoutSeconds = probes?.timeoutSeconds ?? PROBE_DEFAULTS.timeoutSeconds;
+        const liveness = probes?.livenessFailureThreshold ?? PROBE_DEFAULTS.livenessFailureThreshold;
+        for (const component of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) {
+          const container = (parse(read(`${component}.yaml`)) as Obj)['spec']['containers'][0] as Obj;
+          assert.equal(container['startupProbe']['failureThreshold'], startupThreshold, `${component} startup window`);
+          assert.equal(container['livenessProbe']['failureThreshold'], liveness, `${component} liveness`);
+          for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe'].filter((k) => k in container))
+            assert.equal(container[probe]['timeoutSeconds'], timeoutSeconds, `${component} ${probe}`);
+        }
       });
 
       it("the node registers with the plan's taints (none: kubeadm adds no control-plane taint)", () => {

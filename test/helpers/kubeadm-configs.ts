@@ -11,6 +11,7 @@ import { generateSecret } from '../../src/exec/secrets.js';
 import { SECRET_NAMES } from '../../src/model/secret-names.js';
 import type { AssembledPlan } from '../../src/plan/assemble.js';
 import { KUBEADM_DIR } from '../../src/render/kubeadm/config.js';
+import { KUBEADM_PATCHES_DIR } from '../../src/render/kubeadm/patches.js';
 import { WIN } from '../../src/render/windows/paths.js';
 
 export type Obj = Record<string, any>;
@@ -43,13 +44,15 @@ export const docsOf = (text: string): Obj[] => parseAllDocuments(text).map((d) =
 
 export function kubeadmConfigs(p: AssembledPlan): KubeadmConfigFile[] {
   return p.files.flatMap((f): KubeadmConfigFile[] => {
-    const kind = f.remotePath.startsWith(`${KUBEADM_DIR}/`)
-      ? f.remotePath.endsWith('/init.yaml')
-        ? 'init'
-        : 'join'
-      : f.remotePath === WIN.joinConfig
-        ? 'windows-join'
-        : undefined;
+    const kind = f.remotePath.startsWith(`${KUBEADM_PATCHES_DIR}/`)
+      ? undefined
+      : f.remotePath.startsWith(`${KUBEADM_DIR}/`)
+        ? f.remotePath.endsWith('/init.yaml')
+          ? 'init'
+          : 'join'
+        : f.remotePath === WIN.joinConfig
+          ? 'windows-join'
+          : undefined;
     if (kind === undefined) return [];
     const text = fillSecrets(f.content);
     return [{ node: f.node, kind, remotePath: f.remotePath, text, docs: docsOf(text) }];
@@ -59,6 +62,16 @@ export function kubeadmConfigs(p: AssembledPlan): KubeadmConfigFile[] {
 /** The Windows kubelet patch files of a node (kubeadm's --patches directory), by file name. */
 export function windowsPatches(p: AssembledPlan, node: string): Map<string, string> {
   const prefix = `${WIN.patchesDir}\\`;
+  return new Map(
+    p.files
+      .filter((f) => f.node === node && f.remotePath.startsWith(prefix))
+      .map((f) => [f.remotePath.slice(prefix.length), f.content]),
+  );
+}
+
+/** A Linux control plane's probe patches (spec.kubernetes.controlPlaneProbes), by file name. */
+export function probePatches(p: AssembledPlan, node: string): Map<string, string> {
+  const prefix = `${KUBEADM_PATCHES_DIR}/`;
   return new Map(
     p.files
       .filter((f) => f.node === node && f.remotePath.startsWith(prefix))
