@@ -1,7 +1,11 @@
 // Layer 1's pure side: which probes a mixed 1-1-1 cluster gets (golden), its
 // Windows probe scripts against a real PowerShell grammar and our rules, its
 // Linux ones through dash -n and shellcheck, and how outputs are judged.
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { linuxCredentials } from '../src/verify/underlay/credential-scripts.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveModel } from '../src/model/resolve.js';
@@ -205,5 +209,48 @@ describe('credentials probe', () => {
     assert.match(r.cause ?? '', /kubeadm certs renew all/);
     const id = checkId('underlay', 'credentials', 'x', 'expiry');
     assert.equal(summarize([{ ...r, id }]).failed, 1);
+  });
+
+  it('the Linux script reads a real certificate and token (paths moved under a temporary root), never printing the token', () => {
+    const root = mkdtempSync(join(tmpdir(), 'kubemix-cred-'));
+    try {
+      const at = (p: string): string => join(root, p);
+      const vol = 'var/lib/kubelet/pods/uid1/volumes/kubernetes.io~projected/kube-api-access-x';
+      for (const d of ['var/lib/kubelet/pki', vol, 'var/log/pods/kube-system_coredns-abc_uid1', 'etc/cni/net.d'])
+        mkdirSync(at(d), { recursive: true });
+      execFileSync(
+        'openssl',
+        ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', at('k.key')].concat([
+          '-out',
+          at('var/lib/kubelet/pki/kubelet.crt'),
+          '-days',
+          '10',
+          '-subj',
+          '/CN=x',
+        ]),
+        { stdio: 'ignore' },
+      );
+      const now = Math.floor(Date.now() / 1000);
+      const b64 = (o: object): string => Buffer.from(JSON.stringify(o)).toString('base64url');
+      const token = `${b64({ alg: 'RS256' })}.${b64({ aud: ['x'], exp: now - 60, iat: now - 3660 })}.c2ln`;
+      writeFileSync(at(`${vol}/token`), token);
+      writeFileSync(at('etc/cni/net.d/calico-kubeconfig'), `users:\n- name: calico\n  user:\n    token: "${token}"\n`);
+      const script = linuxCredentials(false)
+        .script.replaceAll('/var/', `${root}/var/`)
+        .replaceAll('/etc/', `${root}/etc/`);
+      const stdout = execFileSync('sh', ['-c', script], { encoding: 'utf8' });
+      assert.doesNotMatch(stdout, new RegExp(token.split('.')[1]!));
+      const r = judgeProbe(
+        probes.find((p) => p.shell === 'sh')!,
+        { ...ok, stdout },
+      );
+      assert.equal(r.status, 'fail');
+      assert.match(r.detail, /kube-system\/coredns-abc\/kube-api-access-x \(pod-token, 1 min ago\)/);
+      assert.match(r.detail, /calico-kubeconfig \(cni-token, 1 min ago\)/);
+      assert.match(stdout, /^KUBEMIX-PROBE credential kubelet-serving kubelet\.crt 864000 86(3\d\d\d|4000)$/m);
+      assert.match(stdout, /^KUBEMIX-PROBE credentials 3$/m);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
