@@ -14,6 +14,7 @@ import { servicesFacts } from '../render/services/facts.js';
 import { HAPROXY_CONFIG } from '../render/services/haproxy.js';
 import { REGISTRY_PATHS } from '../render/services/registry.js';
 import { shellQuote } from '../util/escape/index.js';
+import { linuxCredentials, windowsCredentials } from '../verify/underlay/credential-scripts.js';
 import { apiCniSections, CALICO_LINUX_VXLAN, linuxCalicoSections, windowsCniSections } from './cni-sections.js';
 
 export const MARKER = '=== kubemix-section ';
@@ -40,6 +41,7 @@ export function linuxSections(model: ClusterModel, node: PlanNode, api: boolean)
     { name: 'vxlan-link', command: `ip -d link show ${link}` },
     { name: 'bridge-fdb', command: `bridge fdb show dev ${link}` },
     { name: 'dns', command: 'cat /etc/resolv.conf' },
+    { name: 'credentials', command: linuxCredentials(node.role === 'control-plane').script },
   ];
   if (!api || node.role !== 'control-plane') return own;
   return [
@@ -151,6 +153,8 @@ export function windowsSections(model: ClusterModel): Section[] {
       name: 'dns',
       command: 'Get-DnsClientServerAddress -AddressFamily IPv4 | Format-Table -AutoSize | Out-String -Width 200',
     },
+    // In its own scope: its $ErrorActionPreference stays its own.
+    { name: 'credentials', command: `& {\n${windowsCredentials().script}}` },
   ];
 }
 

@@ -4,6 +4,7 @@ import type { CheckResult, CheckStatus } from '../types.js';
 import type { Expect, Probe } from './plan.js';
 import { MARK } from './scripts.js';
 import { UDP_REPEATS } from './udp-scripts.js';
+import { duration, judgeCredentials, readCredentialLines } from './credentials.js';
 
 /** What the runner observed for one probe. */
 export interface ProbeOutput {
@@ -39,6 +40,7 @@ const fail = (detail: string, cause?: string): Verdict => ({
   detail,
   ...(cause === undefined ? {} : { cause }),
 });
+const warn = (detail: string, cause: string): Verdict => ({ status: 'warn', detail, cause });
 
 function received(stdout: string): string {
   return /(\d+) (?:packets )?received/.exec(stdout)?.[0] ?? 'no reply';
@@ -130,6 +132,23 @@ function judgeVxlan(words: string[], out: ProbeOutput, device: string, port: num
   );
 }
 
+/** The node's credentials: fails when one has expired, warns inside a credential's last tenth (credentials.ts). */
+function judgeCredentialLines(out: ProbeOutput): Verdict {
+  const lines = readCredentialLines(out.stdout);
+  const j = judgeCredentials(lines);
+  const advice = j.advice.join('; ');
+  if (j.expired.length > 0)
+    return fail(
+      `expired: ${j.expired.map((c) => `${c.name} (${c.kind}, ${duration(c.remainingSeconds)} ago)`).join(', ')}${j.warnings.length > 0 ? `; ${j.warnings.join('; ')}` : ''}`,
+      advice,
+    );
+  if (j.warnings.length > 0) return warn(j.warnings.join('; '), advice);
+  if (j.first === undefined) return pass('no credential found');
+  return pass(
+    `${lines.credentials.length} credentials; the first to expire: ${j.first.name} in ${duration(j.first.remainingSeconds)}`,
+  );
+}
+
 function judgeWords(expect: Expect, words: string[], out: ProbeOutput): Verdict {
   switch (expect.kind) {
     case 'ping':
@@ -148,6 +167,8 @@ function judgeWords(expect: Expect, words: string[], out: ProbeOutput): Verdict 
       return judgeVxlan(words, out, expect.device, expect.port);
     case 'udp':
       return fail('judged with its listener (judgeUdp)');
+    case 'credentials':
+      return judgeCredentialLines(out);
   }
 }
 
@@ -203,7 +224,7 @@ function result(probe: Probe, v: Verdict, out: ProbeOutput, listener?: ProbeOutp
     status: v.status,
     detail: v.detail,
   };
-  if (v.status !== 'fail') return base;
+  if (v.status === 'pass' || v.status === 'skip') return base;
   const output = [out.stdout, out.stderr, listener === undefined ? '' : `listener: ${listener.stdout}`]
     .map((t) => t.trim())
     .filter(Boolean)

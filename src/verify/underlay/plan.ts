@@ -6,6 +6,7 @@ import type { NodeRole } from '../../model/types.js';
 import { checkId, type CheckResult } from '../types.js';
 import * as s from './scripts.js';
 import * as u from './udp-scripts.js';
+import { linuxCredentials, windowsCredentials } from './credential-scripts.js';
 
 export interface UnderlayNode {
   readonly name: string;
@@ -41,7 +42,8 @@ export type Expect =
   | { readonly kind: 'clock'; readonly boundMs: number }
   | { readonly kind: 'l2' }
   | { readonly kind: 'vxlan'; readonly device: string; readonly port: number }
-  | { readonly kind: 'udp'; readonly port: number; readonly token: string };
+  | { readonly kind: 'udp'; readonly port: number; readonly token: string }
+  | { readonly kind: 'credentials' };
 
 export interface Probe {
   readonly id: string;
@@ -89,7 +91,11 @@ export const PROBE_NAMES = {
   clock: 'clock',
   l2: 'l2-segment',
   vxlan: 'vxlan',
+  credentials: 'credentials',
 } as const;
+
+/** The credentials probe's column: how long each credential on the node has left. */
+export const CREDENTIALS_TARGET = 'expiry';
 
 /** The planned facts the underlay is checked against, from the model. */
 export function underlayInput(model: ClusterModel, installed: boolean): UnderlayInput {
@@ -252,6 +258,17 @@ export function planUnderlay(input: UnderlayInput, select: (id: string) => boole
         boundMs: input.maxClockSkewMs,
       }),
     );
+    // Once installed: every credential the node's components run with, warned about before it expires.
+    if (input.installed && a.role !== 'services')
+      probes.push(
+        probe(
+          PROBE_NAMES.credentials,
+          a,
+          CREDENTIALS_TARGET,
+          win(a) ? windowsCredentials() : linuxCredentials(a.role === 'control-plane'),
+          { kind: 'credentials' },
+        ),
+      );
   }
   const chosen = probes.filter((p) => select(p.id));
   const ids = new Set(chosen.map((p) => p.id));
