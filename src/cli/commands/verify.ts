@@ -18,7 +18,7 @@ import type { CliIo } from '../io.js';
 import { knownHostsFlag, withStateDirOption } from '../executor-flags.js';
 import { outputFor, stateDir } from '../settings.js';
 import type { Output } from '../output.js';
-import { checkClusterFlags, clusterLayer, demo } from '../verify-cluster.js';
+import { accessFor, checkClusterFlags, clusterLayer, demo } from '../verify-cluster.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
 
 export interface VerifyFlags extends SpecOptions {
@@ -137,6 +137,8 @@ export async function runVerify(spec: string, flags: VerifyFlags, io: CliIo, out
     flags.installed === true ||
     flags.kubeconfig !== undefined ||
     clusterStatus(assemblePlan(model).plan, await readJournal(root)).complete;
+  // Before any probe runs: a missing or unusable kubeconfig is exit 2 now, not after minutes of probes.
+  const access = installed ? await accessFor(root, flags, io) : undefined;
   const plan = planUnderlay(underlayInput(model, installed), select);
   const transports = await nodeTransports(
     model.hosts,
@@ -153,8 +155,8 @@ export async function runVerify(spec: string, flags: VerifyFlags, io: CliIo, out
   } finally {
     await Promise.all([...transports.values()].map((t) => t.close()));
   }
-  if (!io.signal.aborted && installed)
-    results = [...results, ...(await clusterLayer(model, root, flags, io, out, results, select))];
+  if (!io.signal.aborted && access !== undefined)
+    results = [...results, ...(await clusterLayer(model, access, flags, io, out, results, select))];
   // Ctrl-C: the probes in flight were stopped; a partial matrix would read as a verdict.
   if (io.signal.aborted) throw new InterruptedError();
   if (junit !== undefined && junitTarget !== undefined)
