@@ -154,7 +154,7 @@ export function windowsSections(model: ClusterModel): Section[] {
       command: 'Get-DnsClientServerAddress -AddressFamily IPv4 | Format-Table -AutoSize | Out-String -Width 200',
     },
     // In its own scope: its $ErrorActionPreference stays its own.
-    { name: 'credentials', command: `& {\n${windowsCredentials().script}}` },
+    { name: 'credentials', command: `& {\n${windowsCredentials(model.overlay.plugin === 'flannel').script}}` },
   ];
 }
 

@@ -44,7 +44,7 @@ ${HNS_FUNCTIONS}  # ${cni}'s network from an earlier join; networks kubemix does
   foreach ($n in $${cniVar}) { $problems.Add("HNS network $($n.Name) is left from an earlier setup") }
 }
 if ($problems.Count -gt 0) {
-  throw ("${node.name} is not ready for kubemix:\`n  " + ($problems -join "\`n  ") + "\`nRun 'kubemix reset' for leftovers from an earlier join.")
+  throw ("${node.name} is not ready for kubemix:\`n  " + ($problems -join "\`n  ") + "\`nLeftovers from an earlier join: reset the node with 'kubemix down SPEC --only ${node.name}', then run up again.")
 }
 `;
   // A node kubemix already joined is past preflight: re-running the plan must not trip on its own state.

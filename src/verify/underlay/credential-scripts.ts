@@ -90,13 +90,19 @@ echo "${MARK} credentials $n"
   };
 }
 
-/** The service-mode tokens earlier kubemix versions placed on Windows nodes (retire.ts removes them). */
-const LEGACY_TOKENS: readonly [string, string][] = [
-  ['kube-proxy-token', WIN.kubeProxyToken],
-  ['flanneld-token', WIN.flanneldToken],
-];
+/**
+ * The service-mode tokens earlier kubemix versions placed on Windows nodes
+ * (retire.ts removes them): kube-proxy's with either CNI, flanneld's only
+ * where flannel is the CNI (a Calico node never had one).
+ */
+function legacyTokens(flannel: boolean): [string, string][] {
+  return [
+    ['kube-proxy-token', WIN.kubeProxyToken],
+    ...(flannel ? [['flanneld-token', WIN.flanneldToken] as [string, string]] : []),
+  ];
+}
 
-export function windowsCredentials(): ProbeCommand {
+export function windowsCredentials(flannel: boolean): ProbeCommand {
   const script = `$ErrorActionPreference = 'Stop'
 $ProgressPreference = 'SilentlyContinue'
 $now = [DateTimeOffset]::UtcNow.ToUnixTimeSeconds()
@@ -147,7 +153,7 @@ if (Test-Path -LiteralPath $cni) {
   $line = Get-Content -LiteralPath $cni | Where-Object { $_ -match '^\\s*token:' } | Select-Object -First 1
   Read-KubemixToken 'cni-token' ${q(CALICO_KUBECONFIG)} (($line -replace '^\\s*token:\\s*', '') -replace '"', '')
 }
-foreach ($legacy in ${qList(LEGACY_TOKENS.map(([name, path]) => `${name}=${path}`))}) {
+foreach ($legacy in ${qList(legacyTokens(flannel).map(([name, path]) => `${name}=${path}`))}) {
   $name, $path = $legacy.Split('=', 2)
   if (Test-Path -LiteralPath $path) { Read-KubemixToken 'legacy-token' $name (Get-Content -LiteralPath $path -Raw) }
 }

@@ -31,6 +31,8 @@ export interface UnderlayInput {
   /** Kubernetes is installed: the API server and kubelets should answer. */
   readonly installed: boolean;
   readonly maxClockSkewMs: number;
+  /** The CNI: which retired Windows service tokens may still lie on a node. */
+  readonly cniPlugin?: 'flannel' | 'calico';
 }
 
 /** What judge.ts compares a probe's output against. */
@@ -121,6 +123,7 @@ export function underlayInput(model: ClusterModel, installed: boolean): Underlay
     names,
     installed,
     maxClockSkewMs: DEFAULT_MAX_CLOCK_SKEW_MS,
+    cniPlugin: model.overlay.plugin,
   };
 }
 
@@ -265,7 +268,7 @@ export function planUnderlay(input: UnderlayInput, select: (id: string) => boole
           PROBE_NAMES.credentials,
           a,
           CREDENTIALS_TARGET,
-          win(a) ? windowsCredentials() : linuxCredentials(a.role === 'control-plane'),
+          win(a) ? windowsCredentials(input.cniPlugin !== 'calico') : linuxCredentials(a.role === 'control-plane'),
           { kind: 'credentials' },
         ),
       );
