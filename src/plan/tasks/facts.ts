@@ -4,6 +4,7 @@
 import type { ClusterModel } from '../../model/resolve.js';
 import { powershell, sh, task } from '../task.js';
 import type { Task } from '../types.js';
+import { shellCode } from '../../util/escape/index.js';
 
 export const LINUX_FACTS = `. /etc/os-release
 printf 'os=%s\\nversion=%s\\n' "$ID" "\${VERSION_ID:-}"
@@ -32,7 +33,7 @@ export function factTasks(model: ClusterModel): Task[] {
       name: 'facts',
       description: 'record OS, version, kernel, CPUs, RAM and free disk',
       check: null,
-      apply: host.shell === 'powershell' ? powershell(WINDOWS_FACTS) : sh(LINUX_FACTS, 'user'),
+      apply: host.shell === 'powershell' ? powershell(WINDOWS_FACTS) : sh(shellCode(LINUX_FACTS), 'user'),
       timeoutSeconds: 60,
     }),
   );

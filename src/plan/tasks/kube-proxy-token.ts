@@ -14,6 +14,7 @@ import {
 } from '../../render/manifests/kube-proxy-token.js';
 import { sh, task, taskId } from '../task.js';
 import type { Task } from '../types.js';
+import { shell } from '../../util/escape/index.js';
 import { linuxNodes } from './linux-prep.js';
 import { windowsWorkers } from './windows.js';
 
@@ -58,13 +59,13 @@ function mintTask(host: string, token: WindowsToken): Task {
     // The manifests create the ServiceAccounts and their bindings.
     after: [taskId(DEPLOY, host, 'cluster-manifests')],
     // A copy younger than renewAfterHours is kept; older, a re-run mints a new one the nodes then take.
-    check: sh(`[ -s ${f} ] && [ -n "$(find ${f} -mmin -${renewAfterHours * 60})" ]`),
-    apply: sh(`set -eu
+    check: sh(shell`[ -s ${f} ] && [ -n "$(find ${f} -mmin -${renewAfterHours * 60})" ]`),
+    apply: sh(shell`set -eu
 umask 077
 install -d -m 0700 ${SECRETS_DIR}
-kubectl --kubeconfig=/etc/kubernetes/admin.conf -n ${token.namespace} create token ${token.serviceAccount} --duration=${lifetimeHours}h > ${f}.new
-[ -s ${f}.new ] || { echo 'kubectl create token printed nothing' >&2; exit 1; }
-mv -f ${f}.new ${f}`),
+kubectl --kubeconfig=/etc/kubernetes/admin.conf -n ${token.namespace} create token ${token.serviceAccount} --duration=${`${lifetimeHours}h`} > ${`${f}.new`}
+[ -s ${`${f}.new`} ] || { echo 'kubectl create token printed nothing' >&2; exit 1; }
+mv -f ${`${f}.new`} ${f}`),
     captures: [{ name: token.secret, remotePath: f }],
     timeoutSeconds: 60,
   });

@@ -15,6 +15,7 @@ import type { RenderedArtifact } from '../../render/types.js';
 import { PREP_STAGE, linuxNodes } from './linux-prep.js';
 import { SECRET } from './registry-scripts.js';
 import { SECRET_NAMES } from '../../model/secret-names.js';
+import { shell, shellCode, shellLines } from '../../util/escape/index.js';
 
 const DEPLOY = 'task-deploy-cluster';
 const ADMIN = '--kubeconfig=/etc/kubernetes/admin.conf';
@@ -39,10 +40,10 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
     check: null,
     // Server-side apply is idempotent: re-running changes nothing that matches.
     apply: sh(
-      [
-        'set -eu',
-        ...manifests.map((m) => `kubectl ${ADMIN} apply --server-side --force-conflicts -f ${uploadPath(m)}`),
-      ].join('\n'),
+      shellLines([
+        shellCode('set -eu'),
+        ...manifests.map((m) => shell`kubectl ${ADMIN} apply --server-side --force-conflicts -f ${uploadPath(m)}`),
+      ]),
     ),
     uploads: manifests.map((m) => artifactId(m.node, m.remotePath)),
   });
@@ -59,7 +60,7 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
     description: 'check kube-proxy and CoreDNS are pinned to kubernetes.io/os: linux',
     after: [cni.id, ...joins.map((j) => j.id), ...windowsReady],
     check: null,
-    apply: sh(`set -eu
+    apply: sh(shell`set -eu
 [ "$(kubectl ${ADMIN} -n kube-system get daemonset kube-proxy -o jsonpath='{.spec.template.spec.nodeSelector.kubernetes\\.io/os}')" = linux ]
 [ "$(kubectl ${ADMIN} -n kube-system get deployment coredns -o jsonpath='{.spec.template.spec.nodeSelector.kubernetes\\.io/os}')" = linux ]`),
     timeoutSeconds: 60,
@@ -111,9 +112,9 @@ function labelTasks(nodes: readonly PlanNode[], first: PlanNode, joins: readonly
       description: `label ${workers.map((w) => w.name).join(', ')} as workers`,
       after: [...joins.map((j) => j.id), ...also],
       check: sh(
-        `[ "$(kubectl ${ADMIN} get nodes -l ${label} -o name | grep -cxE 'node/(${workers.map((w) => w.name).join('|')})')" = ${workers.length} ]`,
+        shell`[ "$(kubectl ${ADMIN} get nodes -l ${label} -o name | grep -cxE ${`node/(${workers.map((w) => w.name).join('|')})`})" = ${workers.length} ]`,
       ),
-      apply: sh(`kubectl ${ADMIN} label --overwrite node ${workers.map((w) => w.name).join(' ')} ${label}=`),
+      apply: sh(shell`kubectl ${ADMIN} label --overwrite node ${workers.map((w) => w.name)} ${`${label}=`}`),
       timeoutSeconds: 60,
     }),
   ];
@@ -137,19 +138,19 @@ function initTask(model: ClusterModel, node: PlanNode, after: string[]): Task {
     name: 'kubeadm-init',
     description: `kubeadm init ${node.name} behind ${model.cluster.apiEndpoint.host}:${model.cluster.apiEndpoint.port}`,
     after,
-    check: sh(`[ -f /etc/kubernetes/admin.conf ] && kubectl ${ADMIN} get --raw=/readyz >/dev/null 2>&1`),
-    apply: sh(`set -eu
+    check: sh(shell`[ -f /etc/kubernetes/admin.conf ] && kubectl ${ADMIN} get --raw=/readyz >/dev/null 2>&1`),
+    apply: sh(shell`set -eu
 umask 077
 install -d -m 0755 ${pki}
 # kubeadm adopts a CA it finds: the join discovery hash is then known before init.
-cat > ${pki}/ca.crt <<'KUBEMIX_EOF'
+cat > ${`${pki}/ca.crt`} <<'KUBEMIX_EOF'
 {{secret:${SECRET.caCert}}}
 KUBEMIX_EOF
-cat > ${pki}/ca.key <<'KUBEMIX_EOF'
+cat > ${`${pki}/ca.key`} <<'KUBEMIX_EOF'
 {{secret:${SECRET_NAMES.clusterCaKey}}}
 KUBEMIX_EOF
-chmod 0644 ${pki}/ca.crt
-kubeadm init --config=${kubeadmConfigPath('init')} --upload-certs`),
+chmod 0644 ${`${pki}/ca.crt`}
+kubeadm init ${`--config=${kubeadmConfigPath('init')}`} --upload-certs`),
     uploads: [artifactId(node.name, kubeadmConfigPath('init'))],
     secrets: [SECRET.caCert, SECRET_NAMES.clusterCaKey, KUBEADM_SECRET.token, KUBEADM_SECRET.certificateKey],
     // `kubemix kubeconfig` hands this to the user.
@@ -165,8 +166,8 @@ function joinTask(node: PlanNode, after: string[]): Task {
     name: 'kubeadm-join',
     description: `kubeadm join ${node.name} as ${node.role === 'control-plane' ? 'a control-plane node' : 'a worker'}`,
     after,
-    check: sh('[ -f /etc/kubernetes/kubelet.conf ] && systemctl is-active --quiet kubelet'),
-    apply: sh(`kubeadm join --config=${kubeadmConfigPath('join')}`),
+    check: sh(shellCode('[ -f /etc/kubernetes/kubelet.conf ] && systemctl is-active --quiet kubelet')),
+    apply: sh(shell`kubeadm join ${`--config=${kubeadmConfigPath('join')}`}`),
     uploads: [artifactId(node.name, kubeadmConfigPath('join'))],
     secrets: [
       KUBEADM_SECRET.token,

@@ -27,6 +27,7 @@ import {
   readyScripts,
   skewPreflightScript,
   uncordonScripts,
+  type CheckAndApply,
 } from './api-steps.js';
 import {
   linuxKubeadm,
@@ -156,7 +157,7 @@ function nodeChain(
 ): { tasks: Task[]; artifacts: RenderedArtifact[] } {
   const v = model.versions.kubernetes;
   const done = kubeletAtScript(node.name, v);
-  const onApi = (name: string, description: string, s: Scripts, timeoutSeconds: number) =>
+  const onApi = (name: string, description: string, s: CheckAndApply, timeoutSeconds: number) =>
     task({
       stage: UPGRADE_STAGE,
       host: api.name,
@@ -197,7 +198,7 @@ function linuxSteps(
 ): { tasks: Task[]; artifacts: RenderedArtifact[] } {
   const repo = renderKubernetesRepo(node, linuxDistro(node.os)?.family ?? 'apt', model.versions.kubernetesMinor);
   const v = model.versions.kubernetes;
-  const step = (name: string, description: string, s: Scripts, uploads: string[] = []) =>
+  const step = (name: string, description: string, s: CheckAndApply, uploads: string[] = []) =>
     task({
       stage: UPGRADE_STAGE,
       host: node.name,

@@ -23,6 +23,8 @@ import {
 } from '../../render/windows/calico.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q } from '../../render/windows/ps.js';
 import { checkThat } from '../../render/windows/step.js';
+import { shell, shellCode, type ShellText } from '../../util/escape/index.js';
+import type { CheckAndApply } from './api-steps.js';
 
 export interface Scripts {
   readonly check: string;
@@ -34,48 +36,47 @@ function family(node: PlanNode): 'apt' | 'dnf' {
 }
 
 /** Install `packages` at the model's version from the target minor's repository, held again after. */
-function packageInstall(model: ClusterModel, node: PlanNode, packages: readonly string[]): string {
+function packageInstall(model: ClusterModel, node: PlanNode, packages: readonly string[]): ShellText {
   const v = model.versions.kubernetes;
-  const list = packages.join(' ');
   if (family(node) === 'dnf')
-    return `set -eu\n${proxyExports(model)}dnf install -y -q --disableexcludes=kubernetes ${packages.map((p) => `${p}-${v}`).join(' ')}`;
-  return `set -eu
+    return shell`set -eu\n${proxyExports(model)}dnf install -y -q --disableexcludes=kubernetes ${packages.map((p) => `${p}-${v}`)}`;
+  return shell`set -eu
 ${proxyExports(model)}export DEBIAN_FRONTEND=noninteractive
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-curl -fsSL -o "$work/Release.key" '${URLS.kubernetesDeb(model.versions.kubernetesMinor)}Release.key'
+curl -fsSL -o "$work/Release.key" ${`${URLS.kubernetesDeb(model.versions.kubernetesMinor)}Release.key`}
 gpg --dearmor --yes -o ${APT_KEYRING} "$work/Release.key"
 apt-get update -q
-apt-mark unhold ${list} >/dev/null
-apt-get install -y -q ${packages.map((p) => `${p}='${v}-*'`).join(' ')}
-apt-mark hold ${list} >/dev/null`;
+apt-mark unhold ${packages} >/dev/null
+apt-get install -y -q ${packages.map((p) => `${p}=${v}-*`)}
+apt-mark hold ${packages} >/dev/null`;
 }
 
-export function linuxKubeadm(model: ClusterModel, node: PlanNode): Scripts {
+export function linuxKubeadm(model: ClusterModel, node: PlanNode): CheckAndApply {
   return {
-    check: `kubeadm version -o short 2>/dev/null | grep -qx 'v${model.versions.kubernetes}'`,
+    check: shell`kubeadm version -o short 2>/dev/null | grep -qx 'v${model.versions.kubernetes}'`,
     apply: packageInstall(model, node, ['kubeadm']),
   };
 }
 
 /** `kubeadm upgrade apply` (first control plane) or `kubeadm upgrade node` (every other node). */
-export function linuxKubeadmUpgrade(model: ClusterModel, node: PlanNode, first: boolean): Scripts {
+export function linuxKubeadmUpgrade(model: ClusterModel, node: PlanNode, first: boolean): CheckAndApply {
   const v = model.versions.kubernetes;
   // A control plane is through once its API server's static Pod runs the target image.
   const check =
     node.role === 'control-plane'
-      ? `grep -Eq 'image: .*/kube-apiserver:v${v.replace(/\./g, '\\.')}$' /etc/kubernetes/manifests/kube-apiserver.yaml`
-      : `kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}'`;
-  const apply = first ? `kubeadm upgrade apply 'v${v}' --yes` : 'kubeadm upgrade node';
-  return { check, apply: `set -eu\n${apply}` };
+      ? shell`grep -Eq ${`image: .*/kube-apiserver:v${v.replace(/\./g, '\\.')}$`} /etc/kubernetes/manifests/kube-apiserver.yaml`
+      : shell`kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}'`;
+  const apply = first ? shell`kubeadm upgrade apply 'v${v}' --yes` : shellCode('kubeadm upgrade node');
+  return { check, apply: shell`set -eu\n${apply}` };
 }
 
-export function linuxKubelet(model: ClusterModel, node: PlanNode): Scripts {
+export function linuxKubelet(model: ClusterModel, node: PlanNode): CheckAndApply {
   const v = model.versions.kubernetes;
   return {
-    check: `kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}'
+    check: shell`kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}'
 kubectl version --client 2>/dev/null | grep -q 'Client Version: v${v}$'
 systemctl is-active --quiet kubelet`,
-    apply: `${packageInstall(model, node, ['kubelet', 'kubectl'])}
+    apply: shell`${packageInstall(model, node, ['kubelet', 'kubectl'])}
 systemctl daemon-reload
 systemctl restart kubelet`,
   };
