@@ -6,13 +6,13 @@ import { powershell, sh, task } from '../task.js';
 import type { Task } from '../types.js';
 import { shellCode } from '../../util/escape/index.js';
 
-export const LINUX_FACTS = `. /etc/os-release
+export const LINUX_FACTS = shellCode(`. /etc/os-release
 printf 'os=%s\\nversion=%s\\n' "$ID" "\${VERSION_ID:-}"
 printf 'kernel=%s\\n' "$(uname -r)"
 printf 'cpus=%s\\n' "$(getconf _NPROCESSORS_ONLN)"
 awk '/^MemTotal:/ { printf "ramMiB=%d\\n", $2 / 1024 }' /proc/meminfo
 df -Pk / | awk 'NR == 2 { printf "diskFreeGiB=%d\\n", $4 / 1048576 }'
-`;
+`);
 
 export const WINDOWS_FACTS = `$os = Get-CimInstance -ClassName Win32_OperatingSystem
 $cs = Get-CimInstance -ClassName Win32_ComputerSystem
@@ -33,7 +33,7 @@ export function factTasks(model: ClusterModel): Task[] {
       name: 'facts',
       description: 'record OS, version, kernel, CPUs, RAM and free disk',
       check: null,
-      apply: host.shell === 'powershell' ? powershell(WINDOWS_FACTS) : sh(shellCode(LINUX_FACTS), 'user'),
+      apply: host.shell === 'powershell' ? powershell(WINDOWS_FACTS) : sh(LINUX_FACTS, 'user'),
       timeoutSeconds: 60,
     }),
   );
