@@ -141,8 +141,7 @@ describe('download cache: deployer → services node (nginx, HTTPS) → node fet
     const issued = issueServingTls(ca.cert, ca.key, tlsInput.host, tlsInput.ip, SERVICES.registryCertDays);
     const names = registryTlsSecrets(tlsInput);
     const sign = registryTlsApply(tlsInput)
-      .text
-      .replace('{{secret:cluster-ca-cert}}', ca.cert.trim())
+      .text.replace('{{secret:cluster-ca-cert}}', ca.cert.trim())
       .replace(`{{secret:${names.cert}}}`, issued.cert.trim())
       .replace(`{{secret:${names.key}}}`, issued.key.trim());
     const signed = runSh(sign);

@@ -30,7 +30,7 @@ describe('proxy environment', () => {
   it('scripts that reach the internet export the proxy and still pass shellcheck', () => {
     for (const name of ['download-tools', 'kubernetes-packages']) {
       const t = plan.tasks.find((x) => x.id === `task-prepare-cluster/controller-01/${name}`);
-      assert.match(t?.apply.script ?? '', /^export https_proxy='http:\/\/proxy\.example\.com:3128'$/m, name);
+      assert.match(t?.apply.script ?? '', /^export https_proxy=http:\/\/proxy\.example\.com:3128$/m, name);
       const lint = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], {
         input: t?.apply.script,
         encoding: 'utf8',

@@ -5,7 +5,14 @@ import type { ClusterModel } from '../model/resolve.js';
 import type { PlanNode } from '../model/types.js';
 import { assemblePlan, type AssembledPlan } from '../plan/assemble.js';
 import { powershell, sh, task } from '../plan/task.js';
-import { collectScript, collectShellScript, linuxSections, servicesSections, windowsSections, type Section } from './sections.js';
+import {
+  collectScript,
+  collectShellScript,
+  linuxSections,
+  servicesSections,
+  windowsSections,
+  type Section,
+} from './sections.js';
 
 export const DIAGNOSE_TASK = 'diagnose';
 export const DIAGNOSE_TIMEOUT_SECONDS = 120;

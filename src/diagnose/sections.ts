@@ -161,10 +161,7 @@ export const SECTION_TIMEOUT_SECONDS = 20;
 
 /** One script that prints every section after its marker; a failing command does not stop the others. */
 /** The Linux collector: each section's command run by `sh -c` as one quoted word, bounded in time. */
-export function collectShellScript(
-  sections: readonly Section[],
-  sectionTimeout = SECTION_TIMEOUT_SECONDS,
-): ShellText {
+export function collectShellScript(sections: readonly Section[], sectionTimeout = SECTION_TIMEOUT_SECONDS): ShellText {
   return shellLines(
     sections.map(
       (s) => shell`echo ${`${MARKER}${s.name}`}\ntimeout -k 2 ${sectionTimeout} sh -c ${s.command} 2>&1 || true`,

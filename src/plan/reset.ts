@@ -61,7 +61,11 @@ function linuxResetTask(node: PlanNode, after: readonly string[]): Task {
     name: 'node-reset',
     description: `kubeadm reset ${node.name}, remove CNI state and kubemix files`,
     after,
-    check: sh(shellCode('[ ! -e /etc/kubernetes/kubelet.conf ] && [ ! -e /etc/kubernetes/admin.conf ] && [ ! -d /etc/kubemix ]')),
+    check: sh(
+      shellCode(
+        '[ ! -e /etc/kubernetes/kubelet.conf ] && [ ! -e /etc/kubernetes/admin.conf ] && [ ! -d /etc/kubemix ]',
+      ),
+    ),
     apply: sh(shell`set -eu
 if command -v kubeadm >/dev/null 2>&1; then kubeadm reset --force; fi
 systemctl stop kubelet 2>/dev/null || true

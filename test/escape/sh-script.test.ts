@@ -23,7 +23,10 @@ const VALUES = [...arbitraryStrings(SEED, 400), '', '-n', 'EOF', 'a\nEOF\nb', "i
 
 /** Runs a script under dash and bash; the records it printed, NUL-terminated. */
 function run(shellName: string, script: string): string[] {
-  const r = spawnSync(shellName, ['-c', script], { maxBuffer: 1 << 24, cwd: '/tmp', timeout: 30_000 });
+  const options = { maxBuffer: 1 << 24, cwd: '/tmp', timeout: 30_000 };
+  // Each program by name (test/apt-packages.test.ts finds what the suite runs from literals).
+  const r =
+    shellName === 'dash' ? spawnSync('dash', ['-c', script], options) : spawnSync('bash', ['-c', script], options);
   assert.equal(r.status, 0, r.stderr.toString());
   assert.equal(r.stderr.length, 0, r.stderr.toString());
   const records = r.stdout.toString('latin1').split('\0');

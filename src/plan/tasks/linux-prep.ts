@@ -99,11 +99,15 @@ function swapOff(node: PlanNode): Task {
     host: node.name,
     name: 'swap-off',
     description: 'turn swap off now and keep it off across reboots',
-    check: sh(shellCode(`[ -z "$(swapon --noheadings --show)" ] && ! grep -Eq '^[^#]\\S*\\s+\\S+\\s+swap\\s' /etc/fstab`)),
-    apply: sh(shellCode(`set -eu
+    check: sh(
+      shellCode(`[ -z "$(swapon --noheadings --show)" ] && ! grep -Eq '^[^#]\\S*\\s+\\S+\\s+swap\\s' /etc/fstab`),
+    ),
+    apply: sh(
+      shellCode(`set -eu
 swapoff -a
 sed -i -E 's|^([^#]\\S*\\s+\\S+\\s+swap\\s)|#\\1|' /etc/fstab
-if [ -e /usr/lib/systemd/zram-generator.conf ]; then : > /etc/systemd/zram-generator.conf; fi`)),
+if [ -e /usr/lib/systemd/zram-generator.conf ]; then : > /etc/systemd/zram-generator.conf; fi`),
+    ),
     timeoutSeconds: 60,
   });
 }

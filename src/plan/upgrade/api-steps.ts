@@ -39,12 +39,7 @@ export function cordonScripts(node: string, done: ShellText): CheckAndApply {
  * cluster DNS would be down for the whole upgrade of that node; kept, they
  * keep answering (kubeadm's new CoreDNS rolls out once the node is uncordoned).
  */
-export function drainScripts(
-  node: string,
-  done: ShellText,
-  timeoutSeconds: number,
-  keepDns = false,
-): CheckAndApply {
+export function drainScripts(node: string, done: ShellText, timeoutSeconds: number, keepDns = false): CheckAndApply {
   const n = nodeObject(node);
   const selector = keepDns ? shellCode(" --pod-selector='k8s-app!=kube-dns'") : shellCode('');
   const apply = shell`set -u
@@ -60,11 +55,7 @@ exit 1`;
 }
 
 /** Waits until the Node is Ready and reports the target kubelet version. */
-export function readyScripts(
-  node: string,
-  version: string | undefined,
-  timeoutSeconds: number,
-): CheckAndApply {
+export function readyScripts(node: string, version: string | undefined, timeoutSeconds: number): CheckAndApply {
   const n = nodeObject(node);
   const ready = shell`[ "$(${KUBECTL} get node ${n} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]`;
   const check = version === undefined ? ready : shell`${ready} && ${kubeletAtScript(node, version)}`;

@@ -60,7 +60,8 @@ function holdScript(family: 'apt' | 'dnf'): ShellText {
 
 /** The patch query for a Linux node: refresh the package lists, print what is pending. Installs nothing. */
 export function listLinuxPending(family: 'apt' | 'dnf', selection: LinuxUpdateSelection): ShellText {
-  const refresh = family === 'apt' ? shellCode('apt-get update -q >/dev/null') : shellCode('dnf -q makecache >/dev/null');
+  const refresh =
+    family === 'apt' ? shellCode('apt-get update -q >/dev/null') : shellCode('dnf -q makecache >/dev/null');
   return shell`set -eu
 export DEBIAN_FRONTEND=noninteractive
 ${functions(family, selection)}${refresh}

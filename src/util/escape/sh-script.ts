@@ -256,7 +256,11 @@ function escapeIn(context: Context, value: string): string {
     case 'heredoc':
       if (!context.quoted) return value.replace(/[$`\\]/g, (c) => `\\${c}`);
       if (value.split('\n').some((l) => l === context.delimiter))
-        throw new UnrepresentableError('sh', value, `a line of it is the here-document's delimiter ${context.delimiter}`);
+        throw new UnrepresentableError(
+          'sh',
+          value,
+          `a line of it is the here-document's delimiter ${context.delimiter}`,
+        );
       return value;
   }
 }
@@ -299,7 +303,10 @@ export function shellCode(text: string): ShellText {
 }
 
 /** Script pieces one after the other, each on its own line(s). */
-export function shellLines(parts: readonly ShellText[], separator: '\n' | ' && ' | ' || ' | '; ' | ' ' = '\n'): ShellText {
+export function shellLines(
+  parts: readonly ShellText[],
+  separator: '\n' | ' && ' | ' || ' | '; ' | ' ' = '\n',
+): ShellText {
   for (const [i, p] of parts.entries())
     if (!p.closed) throw new ShellTemplateError(`script piece ${i} leaves a quote or here-document open`);
   return new ShellText(parts.map((p) => p.text).join(separator), true);
