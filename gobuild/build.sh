@@ -10,6 +10,9 @@
 #     → /var/cache/kubemix-go/kubernetes-1.36-<key>
 #       /var/cache/kubemix-go/etcd-<key>
 #
+#   gobuild/build.sh --dir images-1.36
+#     → the folder it would build into, without building anything
+#
 # KUBEMIX_GO_CACHE moves the cache (default /var/cache/kubemix-go, else
 # ~/.cache/kubemix-go when that is not writable). Nothing is fetched from
 # anywhere but the Go module proxy; go.sum is committed, so module contents
@@ -27,14 +30,26 @@ cache_root() {
   fi
 }
 
-# The key: every file of the recipe, the shared library and this script, and the
-# toolchain that compiles them (GOTOOLCHAIN included: a recipe may ask for a newer Go).
+# The key: every file of the recipe, the shared library and this script, the
+# toolchain that compiles them (GOTOOLCHAIN included: a recipe may ask for a newer
+# Go), and the keys of the recipes it builds on: a recipe whose outputs use
+# another's (images-1.36 packs containerd's binaries) names it in a file `deps`,
+# one recipe per line, so a change there builds it anew too.
 recipe_key() {
-  local recipe=$1
+  local recipe=$1 dep
   {
     (cd "$here" && find "$recipe" -type f ! -name '*.md' | LC_ALL=C sort | xargs sha256sum)
     sha256sum "$here/build.sh" "$here/lib.sh"
     (cd "$here/$recipe" && go version)
+    if [ -f "$here/$recipe/deps" ]; then
+      while read -r dep; do
+        [ -f "$here/$dep/recipe.sh" ] || {
+          echo "gobuild: $recipe/deps names '$dep', which is no recipe here" >&2
+          exit 2
+        }
+        printf '%s %s\n' "$dep" "$(recipe_key "$dep")"
+      done < <(grep -vE '^[[:space:]]*(#|$)' "$here/$recipe/deps")
+    fi
   } | sha256sum | cut -c1-16
 }
 
@@ -84,6 +99,17 @@ build_one() {
   printf '%s\n' "$dir"
 }
 
+if [ "${1:-}" = --dir ]; then
+  shift
+  for r in "$@"; do
+    r=${r%%:*}
+    r=${r%/}
+    [ -f "$here/$r/recipe.sh" ] || { echo "gobuild: no recipe '$r'" >&2; exit 2; }
+    key=$(recipe_key "$r")
+    printf '%s/%s-%s\n' "$(cache_root)" "$r" "$key"
+  done
+  exit 0
+fi
 [ $# -gt 0 ] || {
   echo "usage: gobuild/build.sh RECIPE... (recipes: $(cd "$here" && ls -d */ | tr -d / | tr '\n' ' '))" >&2
   exit 2

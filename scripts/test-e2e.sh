@@ -3,6 +3,12 @@
 # missing, npm dependencies when absent or stale, builds, runs dist/test/e2e.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# One VM tier at a time on the machine (the real-cluster tier takes the same lock).
+exec 9>/tmp/kubemix-vm-tier.lock
+if ! flock -n 9; then
+  echo "test-e2e: another VM tier runs (/tmp/kubemix-vm-tier.lock); waiting for it" >&2
+  flock 9
+fi
 # shellcheck source=scripts/prepare.sh
 . scripts/prepare.sh
 prepare scripts/apt-packages-e2e.txt

@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 . scripts/prepare.sh
 # Debian packages whose real tools the tests call, one per line.
 prepare scripts/apt-packages.txt
+# Kubernetes built here from the Go module proxy (gobuild/, cached machine-wide:
+# a cold machine builds it once, ~20 min on 2 cores; gobuild/README.md), for
+# the tests that hold kubemix's output against kubeadm, kube-apiserver and etcd.
+bash scripts/kube-binaries.sh dist/kube-binaries.json
 
 # node 20 runs every .js under a directory named test, so the VM tier (dist/test/e2e,
 # slow, own packages: `npm run test:e2e`) is left out by listing dist/test's entries.

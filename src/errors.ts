@@ -3,7 +3,7 @@
 // one, what to do (`hint`). The CLI's single handler maps `exit` to the
 // process exit code; nothing else decides exit codes.
 
-/** Documented exit codes (README "Exit codes"). With several inputs the highest wins. */
+/** Documented exit codes (docs/commands.md "Exit codes"). With several inputs the highest wins. */
 export const ExitCode = {
   ok: 0,
   /** Checks found problems: lint findings, failed verification, incomplete status. */

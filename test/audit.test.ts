@@ -1,8 +1,9 @@
 // The authorization audit over the plans kubemix makes: every component's
 // requests are allowed and no credential holds more than its users need.
 // Each mutation below is a regression the audit must catch: flanneld on the
-// kubelet's credential (Windows service and HostProcess), a ServiceAccount
-// that may mint its own tokens, a broader flannel-windows role.
+// kubelet's credential (in its launcher or its DaemonSet), a ServiceAccount
+// that may mint its own tokens, a broader flannel-windows role, a token
+// minted for the Windows pods again.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,65 +67,63 @@ describe('authorization audit of the bundled plans', () => {
     const r = auditPlan(planFor('k8s-libvirt-1-1-1'));
     const cred = (name: string): string[] =>
       r.components.filter((c) => c.component.name === name).map((c) => JSON.stringify(c.component.credential));
-    assert.match(cred('flanneld (service)').join(), /"serviceaccount".*"kube-flannel".*"flannel-windows"/);
-    assert.match(cred('kube-proxy (service)').join(), /"kube-system".*"kube-proxy"/);
+    assert.match(
+      cred('flanneld (HostProcess)').join(),
+      /"serviceaccount".*"kube-flannel".*"flannel-windows".*"projected \(pod\)"/,
+    );
+    assert.match(cred('kube-proxy (HostProcess)').join(), /"kube-system".*"kube-proxy".*"projected \(pod\)"/);
     assert.match(cred('flanneld').join(), /"kube-flannel".*"flannel"/);
     assert.match(cred('kubelet').join(), /"node"/);
     assert.match(cred('CoreDNS').join(), /"coredns"/);
-    assert.match(cred('token minting and renewal').join(), /"admin"/);
+    assert.deepEqual(cred('token minting and renewal'), [], 'nothing mints a token for the Windows pods');
     assert.match(cred("executor's kubectl").join(), /"admin"/);
-    // The minted token's path: kubeconfig → token file → the task that fills it → the task that mints it.
-    const flannel = r.components.find((c) => c.component.name === 'flanneld (service)')?.component;
-    assert.match(
-      flannel?.credentialSource ?? '',
-      /kubeconfig\.conf → C:\\k\\flanneld\\token ← secret flannel-windows-token/,
-    );
   });
 
-  it("HostProcess flanneld uses its pod's projected flannel-windows token and reaches the API by address", () => {
-    const p = assemblePlan(comboModel(HOSTPROCESS));
-    const r = auditPlan(p);
-    const c = r.components.find((x) => x.component.name === 'flanneld (HostProcess)')?.component;
-    assert.deepEqual(c?.credential, {
-      kind: 'serviceaccount',
-      namespace: 'kube-flannel',
-      name: 'flannel-windows',
-      how: 'projected (pod)',
-    });
-    const manifest = p.files.find((f) => f.remotePath === 'manifests/windows-hostprocess.yaml')?.content ?? '';
-    assert.doesNotMatch(manifest, /kubeconfig-file/);
-    assert.match(manifest, /name: KUBERNETES_SERVICE_HOST\n\s+value: 10\.0\.0\.\d+/);
-    assert.equal(
-      p.plan.tasks.some((t) => t.name === 'flannel-windows-token'),
-      false,
-      'no token minted for a pod that has its own',
-    );
+  it("the Windows pods use their own projected tokens and reach the API by address (default image and the spec's)", () => {
+    for (const p of [planFor('k8s-libvirt-1-1-1'), assemblePlan(comboModel(HOSTPROCESS))]) {
+      const r = auditPlan(p);
+      const c = r.components.find((x) => x.component.name === 'flanneld (HostProcess)')?.component;
+      assert.deepEqual(c?.credential, {
+        kind: 'serviceaccount',
+        namespace: 'kube-flannel',
+        name: 'flannel-windows',
+        how: 'projected (pod)',
+      });
+      const manifest = p.files.find((f) => f.remotePath === 'manifests/windows-hostprocess.yaml')?.content ?? '';
+      assert.doesNotMatch(manifest, /kubeconfig/);
+      assert.match(manifest, /name: KUBERNETES_SERVICE_HOST\n\s+value: 10\.0\.0\.\d+/);
+      assert.equal(
+        p.plan.tasks.some((t) => /windows-token$/.test(t.name)),
+        false,
+        'no token minted for a pod that has its own',
+      );
+    }
   });
 });
 
 describe('the audit catches the regressions it exists for', () => {
-  it('fails when the Windows flanneld service is pointed back at kubelet.conf', () => {
+  it("fails when the flanneld pod's launcher is pointed back at kubelet.conf", () => {
     const p = edit(
       planFor('k8s-libvirt-1-1-1'),
-      (f) => f.remotePath.endsWith('flanneld-service.xml'),
-      (c) => c.replace(WIN.flanneldKubeconfig, WIN.kubeletKubeconfig),
+      (f) => f.remotePath === WIN.flanneldLauncher,
+      (c) => c.replace("'--kube-subnet-mgr'", `'--kube-subnet-mgr' '--kubeconfig-file=${WIN.kubeletKubeconfig}'`),
     );
     const e = errors(auditPlan(p));
     assert.ok(
-      e.some((m) => /flanneld \(service\).*list nodes \(all\) is denied — Node authorizer/.test(m)),
+      e.some((m) => /flanneld \(HostProcess\).*list nodes \(all\) is denied — Node authorizer/.test(m)),
       e.join('\n'),
     );
     assert.ok(e.some((m) => /watch nodes \(all\) is denied/.test(m)));
   });
 
-  it("fails when the HostProcess flanneld is given the kubelet's kubeconfig", () => {
+  it("fails when the flanneld DaemonSet is given the kubelet's kubeconfig", () => {
     const p = edit(
       assemblePlan(comboModel(HOSTPROCESS)),
       (f) => f.remotePath === 'manifests/windows-hostprocess.yaml',
       (c) =>
         c.replace(
-          /^( *)- --kube-subnet-mgr$/m,
-          `$1- --kube-subnet-mgr\n$1- --kubeconfig-file=${WIN.kubeletKubeconfig}`,
+          /^( *)- -File\n( *)- C:\\k\\kubemix\\flanneld-start\.ps1$/m,
+          `$&\n$1- --kubeconfig-file=${WIN.kubeletKubeconfig}`,
         ),
     );
     const e = errors(auditPlan(p));
@@ -303,7 +302,7 @@ describe('docs/windows.md', () => {
       auditSummaryMarkdown(auditPlan(planFor('k8s-libvirt-1-1-1'), { extra: guardAudit('kubemix-guard', true) })),
     );
   });
-  it('and of HostProcess mode', () => {
+  it("and with the spec's own HostProcess images", () => {
     assert.equal(table('hostprocess'), auditSummaryMarkdown(auditPlan(assemblePlan(comboModel(HOSTPROCESS)))));
   });
 });

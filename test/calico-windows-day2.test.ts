@@ -49,27 +49,29 @@ describe('upgrade of examples/calico-mixed.yaml (Calico, one Windows 2022 worker
     for (const s of scripts(onWindows(plan))) assert.doesNotMatch(s, /flanneld/i);
     assert.doesNotMatch(binaries.description, /flannel/i);
   });
-  it('restarts containerd → kubelet → waits for Calico_ep on Calico → source VIP again → kube-proxy', () => {
+  it('restarts containerd → kubelet, ends the kube-proxy pod on the old binary, then waits for Calico_ep', () => {
     const starts = [...apply.matchAll(/Start-Service -Name '([^']+)'/g)].map((m) => m[1]);
-    assert.deepEqual(starts, ['containerd', 'kubelet', 'kube-proxy']);
+    assert.deepEqual(starts, ['containerd', 'kubelet']);
     const stops = [...apply.matchAll(/Stop-KubemixService -Name '([^']+)'/g)].map((m) => m[1]);
-    assert.deepEqual(stops, ['kube-proxy', 'kubelet', 'containerd']);
+    assert.deepEqual(stops, ['kubelet', 'containerd']);
     const at = (needle: string): number => {
       const i = apply.indexOf(needle);
       assert.ok(i >= 0, `${needle} missing`);
       return i;
     };
     const kubelet = at("Start-Service -Name 'kubelet'");
+    const restart = at('Stop-Process -Force');
     const wait = at(`calico-node-windows did not create the HNS network ${CALICO_WINDOWS.network}`);
-    const vip = at('.Replace(');
-    const proxy = at("Start-Service -Name 'kube-proxy'");
-    assert.ok(kubelet < wait && wait < vip && vip < proxy, 'kubelet → Calico wait → source VIP → kube-proxy');
+    assert.ok(
+      kubelet < restart && restart < wait,
+      'kubelet → kube-proxy pod restarted on the new binary → Calico wait',
+    );
     assert.match(apply, new RegExp(`\\$_\\.Name -eq '${CALICO_WINDOWS.hostEndpoint}'`));
     // The check holds only while Calico's network and endpoint are there too.
     assert.match(binaries.check?.script ?? '', /Get-KubemixCalicoEndpoint/);
     assert.match(
       binaries.description,
-      new RegExp(`kubelet → HNS network Calico and endpoint ${CALICO_WINDOWS.hostEndpoint}`),
+      new RegExp(`kubelet → HNS network Calico and endpoint ${CALICO_WINDOWS.hostEndpoint} back`),
     );
     assert.ok(binaries.timeoutSeconds > 900, 'room for the Calico wait');
   });
@@ -79,7 +81,9 @@ describe('upgrade of examples/calico-mixed.yaml (Calico, one Windows 2022 worker
     assert.ok(operator !== undefined, 'the operator is re-applied with Windows workers too');
     const addons = plan.tasks.find((t) => t.name === 'upgrade-addons') ?? assert.fail();
     assert.deepEqual(addons.after, [operator.id]);
-    assert.doesNotMatch(addons.apply.script, /flannel|windows-hostprocess/);
+    assert.doesNotMatch(addons.apply.script, /flannel/);
+    // The kube-proxy HostProcess DaemonSet is kubemix's on Calico too.
+    assert.match(addons.apply.script, /windows-hostprocess\.yaml/);
     for (const a of plan.artifacts.filter((x) => x.node === 'cluster')) assert.doesNotMatch(a.remotePath, /flannel/);
   });
   it('after the operator and the Installation, waits for calico-node and calico-node-windows before any worker', () => {
@@ -169,14 +173,14 @@ describe('patch of examples/calico-mixed.yaml', () => {
   });
 });
 
-describe('flannel examples keep flannel: HostProcess flannel waits for its network, not a flanneld service', () => {
-  it('k8s-libvirt-3-2-1 (flanneld service): flanneld restarted and checked after patch', () => {
+describe("flannel examples keep flannel: the flanneld pod's network is waited for, not a flanneld service", () => {
+  it('k8s-libvirt-3-2-1 (the default image): waits for the HNS network only', () => {
     const { plan } = examplePlan('k8s-libvirt-3-2-1', 'patch');
     const network = onWindows(plan).find((t) => t.name === 'win-pod-network') ?? assert.fail();
-    assert.match(network.apply.script, /Get-Service -Name 'flanneld'/);
-    assert.doesNotMatch(network.apply.script, /Calico/);
+    assert.doesNotMatch(`${network.check?.script ?? ''}${network.apply.script}`, /Get-Service -Name 'flanneld'|Calico/);
+    assert.match(network.apply.script, /Get-KubemixHnsNetwork -Name 'flannel\.\d+'/);
   });
-  it('HostProcess flannel (a pod, no flanneld service): waits for the HNS network only', () => {
+  it("the spec's own HostProcess images (a pod, no flanneld service): waits for the HNS network only", () => {
     const text = `${specText({ k8s: '1.36', os: 'windows-2022', backend: 'vxlan' })}  windows:
     hostProcess:
       flannelImage: registry.example.com/flannel:v0.28.4-hostprocess

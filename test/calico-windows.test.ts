@@ -141,7 +141,7 @@ describe('examples/calico-mixed.yaml: the order', () => {
     const ready = task(`${DEPLOY}/${first}/calico-windows-ready`);
     assert.match(ready.apply.script, /rollout status daemonset\/calico-node-windows/);
     for (const n of win) {
-      assert.ok(ready.after.includes(`${DEPLOY}/${n.name}/win-kube-proxy`));
+      assert.ok(ready.after.includes(`${DEPLOY}/${n.name}/win-kube-proxy-pod`));
       assert.ok(ready.apply.script.includes(`node/${n.name.toLowerCase()}`));
     }
     for (const t of plan.tasks.filter((x) => x.stage === 'task-post-deployment' && x.name === 'linux-only-addons'))
@@ -228,8 +228,10 @@ describe('Calico × Windows Server 2022 × 1.35/1.36/1.37 (golden fixtures)', ()
     const boot = f.find((x) => x.remotePath === WIN.bootScript)?.content ?? '';
     const reset = f.find((x) => x.remotePath === WIN.resetScript)?.content ?? '';
     assert.ok(!boot.includes('New-HnsNetwork') && !boot.includes("'flanneld'"));
-    assert.match(boot, /Get-KubemixCalicoEndpoint/);
-    assert.match(boot, /'start-kube-proxy' \{[\s\S]*source-vip\.json[\s\S]*Start-Service -Name 'kube-proxy'/);
+    // The kubelet runs calico-node-windows and the kube-proxy pod; the pod's launcher takes the source VIP from Calico_ep.
+    assert.doesNotMatch(boot, /Start-Service -Name 'kube-proxy'/);
+    const launcher = f.find((x) => x.remotePath === WIN.kubeProxyLauncher)?.content ?? '';
+    assert.match(launcher, /Get-KubemixCalicoEndpoint[\s\S]*source-vip\.json[\s\S]*kube-proxy\.exe/);
     assert.match(reset, /@\('External', 'Calico'\) -contains \$_\.Name/);
     for (const p of ['C:\\etc\\cni\\net.d\\10-calico.conflist', 'C:\\etc\\cni\\net.d\\calico-kubeconfig'])
       assert.ok(reset.includes(`'${p}'`), p);

@@ -36,23 +36,40 @@ test('plan --json prints the plan document and nothing else on stdout', async ()
   assert.match(plan.hash, /^[0-9a-f]{64}$/);
 });
 
-test('plan --audit prints the authorization audit (text and --json) and exits 0 when it passes', async () => {
+test('plan --audit prints the authorization, traffic and credential audits (text and --json) and exits 0 when they pass', async () => {
   const text = await runCli(['plan', '--audit', 'examples/k8s-libvirt-1-1-1.yaml']);
   assert.equal(text.code, 0, text.stderr);
   assert.match(
     text.stdout,
-    /^flanneld \(service\) \(windows\) on compute-01 — ServiceAccount kube-flannel\/flannel-windows \(minted token\)$/m,
+    /^flanneld \(HostProcess\) \(windows\) on compute-01 — ServiceAccount kube-flannel\/flannel-windows \(projected \(pod\)\)$/m,
   );
   assert.match(
     text.stdout,
     /ok {3}list nodes \(all\) {2}\[RBAC ClusterRole\/flannel-windows via ClusterRoleBinding\/flannel-windows\]/,
   );
   assert.match(text.stdout, /guard webhook \(linux\)/);
-  assert.match(text.stdout, /authorization audit: every needed request is allowed, nothing broader\n$/);
+  assert.match(text.stdout, /authorization audit: every needed request is allowed, nothing broader\n/);
+  assert.match(text.stdout, /^ {2}ok {3}icmpv4 type 8 from the other nodes .*\[kubemix-icmpv4-echo /m);
+  assert.match(text.stdout, /traffic audit: every needed flow is allowed by the firewall each node gets\n/);
+  assert.match(
+    text.stdout,
+    /^flanneld \(HostProcess\) \(windows\) on compute-01 — ServiceAccount kube-flannel\/flannel-windows, the pod's projected token \(explicit, 3600 s\)$/m,
+  );
+  assert.match(
+    text.stdout,
+    /credential audit: every credential is renewed before it expires, without kubemix, and is its own per node\n$/,
+  );
   const json = await runCli(['plan', '--audit', '--json', 'k8s-libvirt-1-1-1']);
   assert.equal(json.code, 0);
-  const doc = JSON.parse(json.stdout) as { ok: boolean; components: unknown[] };
+  const doc = JSON.parse(json.stdout) as {
+    ok: boolean;
+    components: unknown[];
+    traffic: { ok: boolean };
+    credentials: { ok: boolean };
+  };
   assert.equal(doc.ok, true);
+  assert.equal(doc.traffic.ok, true);
+  assert.equal(doc.credentials.ok, true);
   assert.ok(doc.components.length > 5);
 });
 

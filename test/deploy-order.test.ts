@@ -20,7 +20,9 @@ describe('deploy order (k8s-libvirt-3-2-1)', () => {
       'task-create-services/service-01/haproxy',
       'task-create-services/service-01/bind',
       'task-prepare-cluster/controller-01/containerd',
-      'task-prepare-cluster/controller-01/kubernetes-packages',
+      'task-prepare-cluster/controller-01/kubeadm-binary',
+      'task-prepare-cluster/controller-01/kubelet-binary',
+      'task-prepare-cluster/controller-01/kubelet-service',
       'task-prepare-cluster/controller-01/swap-off',
     ];
     for (const dep of needed) {

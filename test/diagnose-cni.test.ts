@@ -281,17 +281,20 @@ describe('diagnose for HostProcess flannel (flanneld and kube-proxy as pods on W
   const cp = { name: cpNode.name, osFamily: 'linux', role: 'control-plane' } as const;
   const win = { name: winNode.name, osFamily: 'windows', role: 'worker' } as const;
   const registered = win.name.toLowerCase();
-  const pods = (proxy: [string, string]) =>
+  const pods = (proxy: [string, string], linuxFlannel: [string, string] | null) =>
     podsTable([
+      ...(linuxFlannel === null
+        ? []
+        : [wideRow('kube-flannel', 'kube-flannel-ds-7xq2m', linuxFlannel[0], linuxFlannel[1], '3 (20s ago)', cp.name)]),
       wideRow('kube-flannel', 'kube-flannel-ds-windows-4kq9z', '1/1', 'Running', '0', registered),
       wideRow('kube-system', 'kube-proxy-windows-m2x8d', proxy[0], proxy[1], '4 (1m ago)', registered),
     ]);
   const SERVICES = `NAMESPACE     NAME         TYPE        CLUSTER-IP   EXTERNAL-IP   PORT(S)   AGE   SELECTOR
 default       kubernetes   ClusterIP   10.96.0.1    <none>        443/TCP   2d    <none>`;
-  const api = (proxy: [string, string]): NodeSections => ({
+  const api = (proxy: [string, string], linuxFlannel?: [string, string] | null): NodeSections => ({
     node: cp,
     sections: new Map([
-      ['cluster-pods', pods(proxy)],
+      ['cluster-pods', pods(proxy, linuxFlannel === undefined ? ['1/1', 'Running'] : linuxFlannel)],
       ['cluster-services', SERVICES],
     ]),
   });
@@ -340,6 +343,22 @@ default       kubernetes   ClusterIP   10.96.0.1    <none>        443/TCP   2d  
       ['hostprocess-pod-down'],
     );
     assert.match(f[0]?.evidence ?? '', /kube-proxy-windows-m2x8d 0\/1 CrashLoopBackOff/);
+  });
+  it('flanneld not running on a Linux node: flannel-pod-down names it, with the next step; the Windows pods are not it', () => {
+    const crashing = matchSignatures(cluster, [api(['1/1', 'Running'], ['0/1', 'CrashLoopBackOff']), windows()]);
+    assert.deepEqual(
+      crashing.map((x) => `${x.node}:${x.id}`),
+      [`${cp.name}:flannel-pod-down`],
+    );
+    assert.match(crashing[0]?.evidence ?? '', /kube-flannel-ds-7xq2m 0\/1 CrashLoopBackOff/);
+    assert.match(crashing[0]?.next ?? '', /kubectl -n kube-flannel logs kube-flannel-ds-7xq2m --previous/);
+    const gone = matchSignatures(cluster, [api(['1/1', 'Running'], null), windows()]);
+    assert.deepEqual(
+      gone.map((x) => `${x.node}:${x.id}`),
+      [`${cp.name}:flannel-pod-down`],
+    );
+    assert.match(gone[0]?.evidence ?? '', /no kube-flannel\/kube-flannel-ds pod on the node/);
+    assert.match(gone[0]?.next ?? '', /NoExecute taint/);
   });
   it('a Service without its load balancer while the kube-proxy pod runs: delete that pod, not Restart-Service', () => {
     const f = matchSignatures(cluster, [api(['1/1', 'Running']), windows({ 'hns-policylists': '[]' })]);

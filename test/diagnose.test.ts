@@ -91,6 +91,18 @@ describe('diagnose signatures on Windows samples', () => {
   it('a healthy node matches nothing', () => {
     assert.deepEqual(ids([apiNode, windowsNode({})]), []);
   });
+  it('a credential past its end, and one about to be, from the credentials section', () => {
+    const credentials =
+      'KUBEMIX-PROBE credential pod-token kube-system/flannel-windows-x/kube-api-access-q 3607 -600\n' +
+      'KUBEMIX-PROBE credential kubelet-client kubelet-client-current.pem 31536000 86400\n' +
+      'KUBEMIX-PROBE credentials 2\n';
+    const f = matchSignatures(cluster, [apiNode, windowsNode({ credentials })]);
+    const expired = f.find((x) => x.id === 'credential-expired') ?? assert.fail();
+    assert.match(expired.evidence, /flannel-windows-x\/kube-api-access-q expired 10 min ago/);
+    assert.match(expired.next, /the kubelet renews a pod's projected token/);
+    const expiring = f.find((x) => x.id === 'credential-expiring') ?? assert.fail();
+    assert.match(expiring.evidence, /kubelet-client-current\.pem \(kubelet-client\) expires in 24\.0 h/);
+  });
   it('HNS network missing after an update: names the KB, the wusa rollback and Windows-Containers#516', () => {
     const nodes = [apiNode, windowsNode({ 'hns-networks': JSON.stringify([JSON.parse(NETWORKS)[0]]) })];
     const f = matchSignatures(cluster, nodes).find((x) => x.id === 'hns-network-missing') ?? assert.fail();

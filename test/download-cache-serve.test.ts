@@ -41,7 +41,7 @@ import { readSpec } from '../src/spec/read.js';
 import { LocalTransport } from '../src/transport/local.js';
 import { REPO } from './helpers/shapes.js';
 
-const IDS = ['linux/containerd.tar.gz', 'linux/runc', 'linux/cni-plugins.tgz'] as const;
+const IDS = ['linux/containerd.tar.gz', 'linux/runc', 'linux/cni-plugins.tgz', 'linux/kubelet'] as const;
 /** existing-host-gw's services node, where the planned scripts fetch from. */
 const PLANNED_BASE = 'https://192.0.2.5:8443/';
 
@@ -185,7 +185,7 @@ describe('download cache: deployer → services node (nginx, HTTPS) → node fet
       downloads: { byId: new Map((plan.downloads ?? []).map((d) => [d.id, d])), hashes, cache },
     } as unknown as RunContext;
     const t = new LocalTransport();
-    assert.equal(await fillServedCache(task, ctx, t), 3);
+    assert.equal(await fillServedCache(task, ctx, t), IDS.length);
     assert.deepEqual(events.sort(), IDS.flatMap((id) => [`${id} seeded`, `${id} uploaded`]).sort());
     assert.deepEqual(readdirSync(served()).sort(), IDS.map((id) => hashes.get(id)).sort());
     events.length = 0;
@@ -215,6 +215,35 @@ describe('download cache: deployer → services node (nginx, HTTPS) → node fet
     );
     assert.ok(r.stderr.includes(`want ${hash}`));
     assert.equal(existsSync(dest), false, 'nothing installed');
+  });
+
+  it('the planned kubelet-binary task: a tampered cache file is refused and nothing installed; the verified one is installed', () => {
+    const node = plan.nodes.find((n) => n.osFamily === 'linux' && n.role !== 'services');
+    const planned = plan.tasks.find((t) => t.id === `task-prepare-cluster/${node?.name ?? ''}/kubelet-binary`);
+    assert.ok(planned, 'the plan installs kubelet as a release binary');
+    const dest = join(dir, 'node', 'usr-local-bin');
+    const script = (): string => {
+      const local = planned.apply.script
+        .replace(PLANNED_BASE, `https://127.0.0.1:${port}/`)
+        .replaceAll('/usr/local/bin', dest);
+      return fillDownloads(local.replace('{{secret:cluster-ca-cert}}', ca.cert.trim()), hashes, planned.id);
+    };
+    mkdirSync(dest, { recursive: true });
+    const hash = hashes.get('linux/kubelet') ?? '';
+    const blob = join(served(), hash);
+    const good = readFileSync(blob);
+    writeFileSync(blob, 'tampered kubelet on the services node\n');
+    const refused = runSh(script());
+    assert.equal(refused.status, 1);
+    assert.match(
+      refused.stderr,
+      /sha256 mismatch for kubelet 1\.\d+\.\d+ \(linux\/kubelet\): got [0-9a-f]{64}, want [0-9a-f]{64}; nothing installed/,
+    );
+    assert.equal(existsSync(join(dest, 'kubelet')), false, 'nothing installed');
+    writeFileSync(blob, good);
+    const r = runSh(script());
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(readFileSync(join(dest, 'kubelet')), made('linux/kubelet'));
   });
 
   it("a server with another CA's certificate is refused before any byte is used", () => {

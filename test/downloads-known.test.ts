@@ -142,7 +142,7 @@ describe('spec.downloads: a user pins or moves any download', () => {
     });
     assert.equal(byId.get('windows/flanneld.exe')?.url, 'https://mirror.example.internal/flanneld-0.28.5.exe');
     assert.equal(byId.get('windows/flanneld.exe')?.sha256, pin);
-    assert.equal(byId.get('windows/winsw.exe')?.hashFrom, 'matrix');
+    assert.equal(byId.get('windows/windows-container-networking.zip')?.hashFrom, 'matrix');
     assert.equal(byId.get('linux/runc')?.hashFrom, 'published');
   });
 

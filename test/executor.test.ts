@@ -75,6 +75,12 @@ describe('executor on real sshd hosts', { skip, timeout: 120_000 }, () => {
     assert.equal(first.result?.counts.done, 13);
     assert.equal(first.result?.changes, 13, 'every task applied');
     assert.match(summary(first.events.ofType('run:end')[0]!), /^apply ok in [\d.]+s: 13 done; 13 changed$/);
+    // Every done task says how long its scripts ran on the host, never longer than kubemix saw it take.
+    const done = first.events.ofType('task').filter((e) => e.state === 'done');
+    assert.ok(
+      done.every((e) => e.hostMs !== undefined && e.elapsedMs !== undefined && e.hostMs <= e.elapsedMs),
+      JSON.stringify(done.map((e) => [e.id, e.hostMs, e.elapsedMs])),
+    );
     assert.deepEqual(lines(join(net.hosts[0]!.dir, 'dag', 'apply.log')), ['step1', 'step2', 'step3', 'joined']);
     const journal = JSON.parse(readFileSync(join(state, 'journal.json'), 'utf8')) as {
       tasks: Record<string, { state: string }>;

@@ -17,7 +17,20 @@ const LIBVIRT: Doc = {
   metadata: { name: 'full' },
   spec: {
     domain: 'kubeinit.local',
-    kubernetes: { version: '1.36' },
+    kubernetes: {
+      version: '1.36',
+      install: 'binaries',
+      timeouts: {
+        controlPlaneComponentHealthCheck: '10m',
+        kubeletHealthCheck: '10m',
+        kubernetesAPICall: '2m',
+        etcdAPICall: '4m',
+        tlsBootstrap: '10m',
+        discovery: '10m',
+        upgradeManifests: '10m',
+      },
+      controlPlaneProbes: { timeoutSeconds: 60, livenessFailureThreshold: 24 },
+    },
     containerRuntime: { containerd: '2.3' },
     network: {
       nodeCidr: '10.0.0.0/24',
@@ -73,6 +86,7 @@ const LIBVIRT: Doc = {
     },
     proxy: { http: 'http://proxy.example.com:3128', https: 'http://proxy.example.com:3128', noProxy: ['.example.com'] },
     mirrors: { images: { 'registry.k8s.io': 'mirror.example.com/k8s' }, artifacts: 'https://mirror.example.com/files' },
+    airGapped: false,
     windows: {
       hostProcess: {
         flannelImage: 'registry.example.com/flannel:v0.28.4-hostprocess',
@@ -112,6 +126,17 @@ const ALTERNATIVES: Record<string, { to: unknown; context?: Record<string, unkno
   'metadata.name': { to: 'other' },
   'spec.domain': { to: 'example.org' },
   'spec.kubernetes.version': { to: '1.35' },
+  'spec.kubernetes.install': { to: 'packages' },
+  'spec.airGapped': { to: true },
+  'spec.kubernetes.timeouts.controlPlaneComponentHealthCheck': { to: '15m' },
+  'spec.kubernetes.timeouts.kubeletHealthCheck': { to: '15m' },
+  'spec.kubernetes.timeouts.kubernetesAPICall': { to: '3m' },
+  'spec.kubernetes.timeouts.etcdAPICall': { to: '5m' },
+  'spec.kubernetes.timeouts.tlsBootstrap': { to: '15m' },
+  'spec.kubernetes.timeouts.discovery': { to: '15m' },
+  'spec.kubernetes.timeouts.upgradeManifests': { to: '15m' },
+  'spec.kubernetes.controlPlaneProbes.timeoutSeconds': { to: 90 },
+  'spec.kubernetes.controlPlaneProbes.livenessFailureThreshold': { to: 30 },
   'spec.containerRuntime.containerd': { to: '2.2' },
   'spec.network.nodeCidr': { to: '10.0.0.0/23' },
   'spec.network.gateway': { to: '10.0.0.1' },

@@ -69,7 +69,16 @@ it('renders valid manifests with the CA bundle, failure policy and namespace exc
   assert.ok(!res.stdout.includes('PRIVATE KEY'));
   assert.equal(statSync(join(tmp.dir, 'out', 'secret.yaml')).mode & 0o777, 0o600);
   const docs = await validDocs('out');
-  const kinds = docs.map((d) => d['kind']).sort();
+  // secret.yaml first in the printed command, so it carries the Namespace too (applying it twice changes nothing).
+  assert.match(res.stdout, /apply with: kubectl apply -f out\/secret\.yaml -f out\/guard\.yaml/);
+  assert.deepEqual(
+    parseAllDocuments(readFileSync(join(tmp.dir, 'out', 'secret.yaml'), 'utf8')).map((d) => (d.toJS() as Obj)['kind']),
+    ['Namespace', 'Secret'],
+  );
+  const kinds = docs
+    .filter((d, i) => d['kind'] !== 'Namespace' || docs.findIndex((x) => x['kind'] === 'Namespace') === i)
+    .map((d) => d['kind'])
+    .sort();
   assert.deepEqual(kinds, [
     'ClusterRole',
     'ClusterRoleBinding',

@@ -18,6 +18,7 @@ async function modelClass(apiVersion: string, kind: string): Promise<new (o: Obj
     'apps/v1': () => import('kubernetes-models/apps/v1'),
     'rbac.authorization.k8s.io/v1': () => import('kubernetes-models/rbac.authorization.k8s.io/v1'),
     'node.k8s.io/v1': () => import('kubernetes-models/node.k8s.io/v1'),
+    'admissionregistration.k8s.io/v1': () => import('kubernetes-models/admissionregistration.k8s.io/v1'),
   };
   const load = modules[apiVersion];
   assert.ok(load !== undefined, `no schema module for ${apiVersion}`);

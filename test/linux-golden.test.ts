@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import { containerdContribution } from '../src/plan/tasks/containerd.js';
 import { kubeadmContribution } from '../src/plan/tasks/kubeadm.js';
-import { kubernetesPackagesContribution } from '../src/plan/tasks/kubernetes-packages.js';
+import { kubernetesBinariesContribution } from '../src/plan/tasks/kubernetes-binaries.js';
 import { linuxPrepContribution } from '../src/plan/tasks/linux-prep.js';
 import { assertArtifactGolden as assertGolden } from './helpers/artifact-golden.js';
 import { SHAPES, modelFor } from './helpers/shapes.js';
@@ -16,7 +16,7 @@ describe('Linux node golden files', () => {
       const parts = [
         linuxPrepContribution,
         containerdContribution,
-        kubernetesPackagesContribution,
+        kubernetesBinariesContribution,
         kubeadmContribution,
       ];
       assertGolden(

@@ -1,7 +1,10 @@
-// kubemix patch: Windows workers one at a time — cordon, drain, updates with
-// the reboot, Ready, the pod network back, uncordon — traced with the real
-// executor (golden), stopping at the first node whose network does not come
-// back and leaving it cordoned; and the Windows Update script's rules.
+// kubemix patch: Windows workers one at a time — the updates staged as SYSTEM
+// before the cordon, cordon, drain, a pending reboot first, the install as
+// SYSTEM with its reboot, Ready, the pod network back, uncordon — traced with
+// the real executor (golden), stopping at the first node whose network does
+// not come back and leaving it cordoned, uncordoning a node where nothing was
+// installed; and the Windows Update scripts' rules (no WUA call in the SSH
+// session: the remote-session rule).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -15,7 +18,7 @@ import { assemblePatchPlan } from '../src/plan/patch/assemble.js';
 import { assemblePatchQueryPlan, parsePending, pendingText, PATCH_QUERY_TASK } from '../src/plan/patch/query.js';
 import { rollbackCommands, rollbackText } from '../src/plan/patch/rollback.js';
 import { patchNodes } from '../src/patch/run.js';
-import { installUpdates } from '../src/render/windows/updates.js';
+import { installUpdates, NOTHING_INSTALLED, stageUpdates } from '../src/render/windows/updates.js';
 import { installLinuxUpdates, listLinuxPending } from '../src/render/linux/updates.js';
 import { powershell } from '../src/plan/task.js';
 import { readSpec } from '../src/spec/read.js';
@@ -26,7 +29,7 @@ import { Positions } from './trace/positions.js';
 import { RecordingTarget } from './trace/recording-target.js';
 import { renderTrace } from './trace/render-trace.js';
 import { traceExample } from './trace/run-trace.js';
-import { lintPowerShell, parseErrors } from './windows/powershell.js';
+import { lintPowerShell, parseErrors, remoteSessionProblems } from './windows/powershell.js';
 
 function example(name: string) {
   const text = readFileSync(repoPath('examples', `${name}.yaml`), 'utf8');
@@ -39,7 +42,7 @@ describe('patch plan', () => {
   const api = model.nodes.find((n) => n.role === 'control-plane')?.name ?? '';
   const plan = assemblePatchPlan(model, { kbs: [], securityOnly: false, maxUnavailable: 1 }).plan;
 
-  it('only Windows workers; each: cordon → drain → updates (reboots) → Ready → pod network → verify → uncordon', () => {
+  it('only Windows workers; each: stage → cordon → drain → pending reboot → updates (reboots) → Ready → pod network → verify → uncordon', () => {
     assert.ok(win.length >= 1);
     for (const w of win) {
       const chain = plan.tasks.filter((t) => t.name.endsWith(`-${w}`) || t.host === w).map((t) => t.id.split('/')[2]);
@@ -53,7 +56,9 @@ describe('patch plan', () => {
           `patch-verify-${w}`,
           'patch-verify',
           'win-pod-network',
+          'win-reboot-pending',
           'win-updates',
+          'win-updates-stage',
         ].sort(),
       );
       // The node's underlay cells run from every host once its pod network is back; uncordon waits for all.
@@ -70,7 +75,13 @@ describe('patch plan', () => {
       assert.doesNotMatch(own, /underlay\/clock\//);
       const updates = plan.tasks.find((t) => t.host === w && t.name === 'win-updates') ?? assert.fail();
       assert.equal(updates.reboots, true);
-      assert.deepEqual(updates.after, [`task-deploy-cluster/${api}/patch-drain-${w}`]);
+      const reboot = plan.tasks.find((t) => t.host === w && t.name === 'win-reboot-pending') ?? assert.fail();
+      assert.equal(reboot.reboots, true);
+      assert.deepEqual(reboot.after, [`task-deploy-cluster/${api}/patch-drain-${w}`]);
+      assert.deepEqual(updates.after, [reboot.id]);
+      // Staged (searched and downloaded as SYSTEM) before the node is cordoned.
+      const cordon = plan.tasks.find((t) => t.name === `patch-cordon-${w}`) ?? assert.fail();
+      assert.deepEqual(cordon.after, [`task-deploy-cluster/${w}/win-updates-stage`]);
     }
     // On Linux hosts: the API steps on the first control plane, and each host's read-only probes towards the node.
     const linuxHost = (t: (typeof plan.tasks)[number]) =>
@@ -96,17 +107,53 @@ describe('patch plan', () => {
     assert.equal(r.code, 2);
     assert.match(r.stderr, /--kb "latest" is not a KB article number/);
   });
-  it('the update script uses the Windows Update Agent COM API, no module, and honours --kb and --security-only', () => {
-    const s = installUpdates({ kbs: ['KB5040437'], securityOnly: true });
-    for (const script of [s.apply, s.check ?? ''].map((x) => powershell(x).script)) {
+  it('the update scripts use the Windows Update Agent COM API as SYSTEM, no module, and honour --kb and --security-only', () => {
+    const stage = stageUpdates({ kbs: ['KB5040437'], securityOnly: true });
+    const install = installUpdates();
+    for (const script of [stage.apply, install.apply, install.check ?? ''].map((x) => powershell(x).script)) {
       assert.deepEqual(parseErrors(script), []);
       assert.deepEqual(lintPowerShell(script), []);
     }
-    assert.match(s.apply, /New-Object -ComObject 'Microsoft\.Update\.Session'/);
-    assert.doesNotMatch(s.apply, /Install-Module|PSWindowsUpdate/);
-    assert.match(s.apply, /\$wanted = @\('KB5040437'\)/);
-    assert.match(s.apply, /if \(\$true -and -not \$security\)/);
-    assert.match(s.apply, /shutdown\.exe \/r/);
+    assert.match(stage.apply, /New-Object -ComObject 'Microsoft\.Update\.Session'/);
+    assert.doesNotMatch(stage.apply + install.apply, /Install-Module|PSWindowsUpdate/);
+    assert.match(stage.apply, /\$wanted = @\('KB5040437'\)/);
+    assert.match(stage.apply, /if \(\$true -and -not \$security\)/);
+    assert.match(install.apply, /shutdown\.exe \/r/);
+    // Every WUA call inside the worker of a SYSTEM scheduled task; the install's own failure before Install() says so.
+    assert.match(install.apply, /New-ScheduledTaskPrincipal -UserId 'SYSTEM' -LogonType ServiceAccount/);
+    assert.match(install.apply, /Invoke-KubemixAsSystem -Name 'kubemix-patch-install' -TimeoutSeconds 5400 -Script @'/);
+    assert.ok(install.apply.includes(NOTHING_INSTALLED));
+  });
+
+  it('the remote-session rule: WUA download/install/EULA, DPAPI user stores and shares fail in the SSH session', () => {
+    const head = "$ErrorActionPreference = 'Stop'\n";
+    // The script before issue 30 ran these in the session: put back, the rule fails it.
+    const inline = `${head}$session = New-Object -ComObject 'Microsoft.Update.Session'
+$updates = $session.CreateUpdateSearcher().Search("IsInstalled=0").Updates
+foreach ($u in $updates) { $u.AcceptEula() }
+$d = $session.CreateUpdateDownloader(); $d.Updates = $updates; [void]$d.Download()
+$i = $session.CreateUpdateInstaller(); $i.Updates = $updates; [void]$i.Install()
+`;
+    assert.deepEqual(parseErrors(inline), []);
+    const found = remoteSessionProblems(inline).join('\n');
+    assert.match(found, /AcceptEula: a Windows Update Agent call refused to remote callers/);
+    assert.match(found, /Microsoft\.Update\.Session: the Windows Update Agent API/);
+    assert.ok(lintPowerShell(inline).length > 0);
+    for (const bad of [
+      '$p = Read-Host -AsSecureString\n$s = ConvertFrom-SecureString $p\n',
+      '& cmdkey.exe /list\n',
+      "Get-Credential | Export-Clixml -Path 'C:\\k\\c.xml'\n",
+      "Copy-Item -LiteralPath '\\\\fileserver\\share\\x.msu' -Destination 'C:\\k'\n",
+    ])
+      assert.ok(remoteSessionProblems(head + bad).length > 0, bad);
+    // The same worker handed to a runner that does not run it as SYSTEM still fails.
+    const real = powershell(installUpdates().apply).script;
+    assert.deepEqual(remoteSessionProblems(real), []);
+    const asUser = real.replace("-UserId 'SYSTEM' -LogonType ServiceAccount", "-UserId 'Administrator' -LogonType S4U");
+    assert.match(remoteSessionProblems(asUser).join(), /not defined here as a scheduled task run by SYSTEM/);
+    // Taken out of the here-string, the worker's calls count as the session's.
+    const unwrapped = real.replace("-Script @'\n", "-Script ''\n").replace(/\n'@\n/, '\n');
+    assert.ok(remoteSessionProblems(unwrapped).length > 0);
   });
 });
 
@@ -210,7 +257,12 @@ describe('patch checks first, then acts', () => {
   const selection = { kbs: [], securityOnly: false };
 
   /** Runs patchNodes against recording targets; `answers`: the query's stdout per node. */
-  async function patchWith(stateDir: string, answers: Record<string, string>, failing: string[] = []) {
+  async function patchWith(
+    stateDir: string,
+    answers: Record<string, string>,
+    failing: string[] = [],
+    stderr: Record<string, string> = {},
+  ) {
     const query = assemblePatchQueryPlan(two, win, selection).plan;
     const asked = new RecordingTarget(query, []);
     for (const [node, out] of Object.entries(answers))
@@ -232,6 +284,7 @@ describe('patch checks first, then acts', () => {
           await seedSecrets(dir, names, capturedNames(plan));
           const target = new RecordingTarget(plan, names);
           for (const f of failing) target.failing.add(f);
+          for (const [id, text] of Object.entries(stderr)) target.failureText.set(id, text);
           rolled.push(target);
           await applyPlan(plan, contents, {
             stateDir: dir,
@@ -354,6 +407,84 @@ describe('patch checks first, then acts', () => {
     }
   });
 
+  it('the stage step fails (its SYSTEM task did not start): the node is never cordoned', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'kubemix-patch-'));
+    try {
+      const a = win[0]?.name ?? '';
+      const stage = `task-deploy-cluster/${a}/win-updates-stage`;
+      const { run, rolled } = await patchWith(stateDir, { [a]: 'pending\tKB1\tx\n' }, [stage], {
+        [stage]: 'the SYSTEM task kubemix-patch-stage did not start within 120 s (state Ready, last result 0x00041303)',
+      });
+      await assert.rejects(run, /kubemix-patch-stage did not start/);
+      const ran = touched(rolled, a).map((s) => s.task.split('/')[2]);
+      assert.ok(ran.includes('win-updates-stage'));
+      assert.ok(!ran.includes(`patch-cordon-${a}`), 'cordoned although nothing could be downloaded');
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+
+  for (const [what, failing, text] of [
+    [
+      'the install failed before Windows Update began',
+      'win-updates',
+      `${NOTHING_INSTALLED} the SYSTEM task kubemix-patch-install did not start within 120 s (state Ready, last result 0x00041303)`,
+    ],
+    [
+      'the drain did not finish',
+      'patch-drain',
+      'error: cannot evict pod as it would violate the pod disruption budget',
+    ],
+  ] as const)
+    it(`${what}: nothing was installed, so the node is uncordoned and left out of the roll`, async () => {
+      const stateDir = mkdtempSync(join(tmpdir(), 'kubemix-patch-'));
+      try {
+        const a = win[0]?.name ?? '';
+        const api = two.nodes.find((n) => n.role === 'control-plane')?.name ?? '';
+        const id =
+          failing === 'win-updates'
+            ? `task-deploy-cluster/${a}/win-updates`
+            : `task-deploy-cluster/${api}/patch-drain-${a}`;
+        const { run, rolled } = await patchWith(stateDir, { [a]: 'pending\tKB1\tx\n' }, [id], { [id]: text });
+        const error = await run.then(
+          () => assert.fail('the roll went through'),
+          (e: unknown) => e,
+        );
+        assert.ok(error instanceof HostError && error.code === 'patch.node-unhealthy', String(error));
+        assert.match(
+          error.message,
+          new RegExp(`${a}: nothing was installed on it; it was uncordoned and left out of this roll`),
+        );
+        assert.doesNotMatch(error.message, /stays cordoned/);
+        const uncordoned = rolled
+          .flatMap((t) => t.steps)
+          .filter((s) => s.task.endsWith(`patch-uncordon-${a}`) && s.kind === 'apply');
+        assert.equal(uncordoned.length, 1, 'uncordoned once');
+        assert.ok(!existsSync(join(stateDir, 'patch', 'roll.json')), 'the roll of that one node is over');
+        // The next run asks afresh instead of resuming a roll whose cordon the journal thinks done.
+        const again = await patchWith(stateDir, {});
+        assert.equal((await again.run).resumed, false);
+      } finally {
+        rmSync(stateDir, { recursive: true, force: true });
+      }
+    });
+
+  it('an install still running at the bound: the node stays cordoned (it may be installing), named with its rollback', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'kubemix-patch-'));
+    try {
+      const a = win[0]?.name ?? '';
+      const id = `task-deploy-cluster/${a}/win-updates`;
+      const { run, rolled } = await patchWith(stateDir, { [a]: 'pending\tKB1\tx\n' }, [id], {
+        [id]: 'the SYSTEM task kubemix-patch-install is still running after 5400 s; it was left to finish',
+      });
+      await assert.rejects(run, new RegExp(`${a} stays cordoned`));
+      assert.ok(!rolled.flatMap((t) => t.steps).some((s) => s.task.endsWith(`patch-uncordon-${a}`)));
+      assert.ok(existsSync(join(stateDir, 'patch', 'roll.json')), 'the roll stays under way: patch resumes it');
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+
   it('the query script parses, passes our rules, installs nothing; its output is parsed', () => {
     const script = assemblePatchQueryPlan(two, win, { kbs: ['KB5040437'], securityOnly: true }).plan.tasks[0]?.apply
       .script;
@@ -376,7 +507,15 @@ describe('patch --linux plan', () => {
   const api = cps[0] ?? '';
 
   it('control planes one at a time first, then Linux workers, then Windows; each chain after the one before', () => {
-    const chainStart = (n: string) => plan.tasks.find((t) => t.id === `task-deploy-cluster/${api}/patch-cordon-${n}`);
+    // A Windows node's chain starts with staging its updates on the node, before the cordon.
+    const chainStart = (n: string) =>
+      plan.tasks.find(
+        (t) =>
+          t.id ===
+          (win.includes(n)
+            ? `task-deploy-cluster/${n}/win-updates-stage`
+            : `task-deploy-cluster/${api}/patch-cordon-${n}`),
+      );
     const chainEnd = (n: string) => `task-deploy-cluster/${api}/patch-uncordon-${n}`;
     const order = [...cps, ...linuxWorkers, ...win];
     assert.ok(cps.length >= 2 && linuxWorkers.length >= 1 && win.length >= 1);

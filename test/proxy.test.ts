@@ -28,8 +28,15 @@ describe('proxy environment', () => {
   });
 
   it('scripts that reach the internet export the proxy and still pass shellcheck', () => {
-    for (const name of ['download-tools', 'kubernetes-packages']) {
-      const t = plan.tasks.find((x) => x.id === `task-prepare-cluster/controller-01/${name}`);
+    // pkgs.k8s.io is reached only with `kubernetes.install: packages`.
+    const withPackages = text.replace(/^(\s*)version: ("?[0-9.]+"?)$/m, '$1version: $2\n$1install: packages');
+    assert.notEqual(withPackages, text);
+    const packaged = assemblePlan(resolveModel(readSpec({ kind: 'file', path: 'p.yaml', text: withPackages }))).plan;
+    for (const [p, name] of [
+      [plan, 'download-tools'],
+      [packaged, 'kubernetes-packages'],
+    ] as const) {
+      const t = p.tasks.find((x) => x.id === `task-prepare-cluster/controller-01/${name}`);
       assert.match(t?.apply.script ?? '', /^export https_proxy=http:\/\/proxy\.example\.com:3128$/m, name);
       const lint = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], {
         input: t?.apply.script,
@@ -40,7 +47,14 @@ describe('proxy environment', () => {
   });
 
   it("node binaries come from the services node's cache, past the proxy, and pass shellcheck", () => {
-    for (const name of ['containerd-binaries', 'runc', 'cni-plugins']) {
+    for (const name of [
+      'containerd-binaries',
+      'runc',
+      'cni-plugins',
+      'kubeadm-binary',
+      'kubelet-binary',
+      'crictl-binary',
+    ]) {
       const t = plan.tasks.find((x) => x.id === `task-prepare-cluster/controller-01/${name}`);
       const script = t?.apply.script ?? '';
       assert.doesNotMatch(script, /https_proxy/, name);

@@ -281,14 +281,12 @@ for (const example of EXAMPLES) {
     });
 
     if (WITH_WINDOWS.has(example))
-      it('Windows workers: the first-join order, the kube-proxy token minted on the controller first', () => {
+      it('Windows workers: the first-join order; kube-proxy and flanneld need no token from the controller', () => {
         assert.ok(cluster(trace).windows.length > 0, `${example} has a Windows worker`);
         for (const [tr, pos] of both) {
-          const { first, windows } = cluster(tr);
-          const mint = pos.one(`${DEPLOY}/${first}/kube-proxy-windows-token`, 'capture');
+          const { windows } = cluster(tr);
           const order: readonly string[] =
             tr.plan.cluster.cni.plugin === 'calico' ? CALICO_TASK_ORDER : WINDOWS_TASK_ORDER;
-          const expected = order.filter((n) => tr.plan.cluster.cni.backend === 'vxlan' || n !== 'win-source-vip');
           for (const w of windows) {
             const names = pos
               .taskOrder()
@@ -296,22 +294,14 @@ for (const example of EXAMPLES) {
               .map((id) => id.split('/')[2]);
             assert.deepEqual(
               names.filter((n) => n?.startsWith('win-')),
-              expected,
+              [...order],
               tr.priority,
             );
-            assert.ok(
-              mint < pos.first(`${DEPLOY}/${w}/win-kube-proxy`),
-              `${tr.priority}: token captured before kube-proxy starts`,
-            );
-            const proxy = pos.stepsOf(`${DEPLOY}/${w}/win-kube-proxy`);
-            assert.ok(
-              proxy.some(
-                (s) =>
-                  s.references.some((l) => l.includes('{{secret:kube-proxy-windows-token}}')) &&
-                  s.filled.includes('kube-proxy-windows-token'),
-              ),
-            );
+            // Their pods' tokens come from the kubelet: nothing of the sort is captured or filled in.
+            for (const s of pos.stepsOf(`${DEPLOY}/${w}/win-kube-proxy-pod`))
+              assert.ok(!s.filled.some((f) => /windows-token/.test(f)));
           }
+          assert.ok(!tr.steps.some((s) => s.kind === 'capture' && /windows-token/.test(s.task)));
         }
       });
   });
@@ -344,7 +334,7 @@ describe('trace of examples/calico-mixed.yaml: the order Calico on Windows needs
           `${tr.priority}: ${w} joins after Linux Ready`,
         );
         assert.ok(done('win-kubeadm-join', w) < at('win-calico-node', w));
-        assert.ok(done('win-kube-proxy', w) < at('calico-windows-ready'), `${tr.priority}: ${w}`);
+        assert.ok(done('win-kube-proxy-pod', w) < at('calico-windows-ready'), `${tr.priority}: ${w}`);
       }
       const ready = at('calico-windows-ready');
       assert.match(

@@ -139,6 +139,17 @@ describe('ssh transport on real sshd test hosts', { skip, timeout: 60_000 }, () 
     assert.equal(commands, 4, 'one framed command per converge');
   });
 
+  it("reports the scripts' own time on the host, the check's and the apply's together (bash 5's clock)", async () => {
+    const t = await transport(net.connection(net.hosts[0]!));
+    const sh = (script: string) => ({ shell: 'sh', privilege: 'root', script, timeoutMs: 20_000 }) as const;
+    const one = await t.exec(sh('sleep 0.4'));
+    assert.ok(one.hostMs !== undefined && one.hostMs >= 400 && one.hostMs <= one.durationMs, JSON.stringify(one));
+    const both = await t.converge(sh('sleep 0.3; exit 1'), sh('sleep 0.3'));
+    assert.ok(both.hostMs !== undefined && both.hostMs >= 600 && both.hostMs <= both.durationMs, JSON.stringify(both));
+    const quick = await t.exec(sh('true'));
+    assert.ok(quick.hostMs !== undefined && quick.hostMs < 300, JSON.stringify(quick));
+  });
+
   it('converge: the check and the apply each get their own timeout on the host', async () => {
     const t = await transport(net.connection(net.hosts[0]!));
     const sh = (script: string) => ({ shell: 'sh', privilege: 'root', script, timeoutMs: 2000 }) as const;

@@ -60,7 +60,10 @@ describe('kubemix upgrade (CLI)', () => {
     writeFileSync(spec, EXAMPLE.replace('version: "1.36"', 'version: "1.35"'));
     const cases: [string[], RegExp][] = [
       [['upgrade', spec], /needs --to/],
-      [['upgrade', spec, '--to', '1.36', '--max-unavailable', '0'], /--max-unavailable: expected a positive integer/],
+      [
+        ['upgrade', spec, '--to', '1.36', '--max-unavailable', '0'],
+        /--max-unavailable: expected a whole number from 1/,
+      ],
       [['upgrade', spec, '--to', '1.36', '--stop-after', 'nope'], /--stop-after: nope is not a node kubemix upgrades/],
       [['upgrade', 'k8s-libvirt-1-1-1', '--to', '1.37', '--hypervisors', 'h1'], /give a spec file/],
     ];

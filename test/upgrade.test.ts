@@ -149,12 +149,16 @@ describe('upgrade plan of examples/k8s-libvirt-3-2-1.yaml (3 control planes, 2 L
     assert.doesNotMatch(drain.apply.script, /--disable-eviction|--force/);
     assert.match(drain.apply.script, /disruptionsAllowed==0/);
   });
-  it('Windows services restart runtime → network → kubelet → kube-proxy', () => {
+  it('Windows: containerd → kubelet restarted, then the flanneld and kube-proxy pods on the new binaries', () => {
     const t = plan.tasks.find((x) => x.host === windows[0] && x.name === 'win-upgrade-binaries') ?? assert.fail();
     const starts = [...t.apply.script.matchAll(/Start-Service -Name '([^']+)'/g)].map((m) => m[1]);
-    assert.deepEqual(starts, ['containerd', 'flanneld', 'kubelet', 'kube-proxy']);
+    assert.deepEqual(starts, ['containerd', 'kubelet']);
     const stops = [...t.apply.script.matchAll(/Stop-KubemixService -Name '([^']+)'/g)].map((m) => m[1]);
-    assert.deepEqual(stops, ['kube-proxy', 'kubelet', 'flanneld', 'containerd']);
+    assert.deepEqual(stops, ['kubelet', 'containerd']);
+    // A running binary is moved aside, the new one copied in; ending the pods' processes restarts them on it.
+    assert.match(t.apply.script, /Install-KubemixBinary -From \$file -To 'C:\\k\\bin\\kube-proxy\.exe'/);
+    assert.ok(t.apply.script.indexOf("Start-Service -Name 'kubelet'") < t.apply.script.indexOf('Stop-Process -Force'));
+    assert.match(t.apply.script, /foreach \(\$name in 'flanneld', 'kube-proxy'\)/);
     assert.ok(t.apply.script.indexOf('Stop-KubemixService') < t.apply.script.indexOf('Get-KubemixDownload -Name'));
     assert.match(t.apply.script, /\{\{sha256:windows\/kubelet\.exe\}\}/);
   });

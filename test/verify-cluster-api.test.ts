@@ -106,7 +106,9 @@ describe('verify layer 2: watch, 429, namespaces, host and egress cells (API sta
   });
 
   it('ERROR 410 Gone on a watch: lists again and watches from the new resourceVersion', async () => {
-    const { results, api } = await run({ watch: { goneFirst: 1 }, podStartMs: 300 });
+    // The pods start late enough that the first list cannot already see them running, even on a loaded
+    // machine (at 300 ms a list that came late saw them ready and never watched, so nothing was relisted).
+    const { results, api } = await run({ watch: { goneFirst: 1 }, podStartMs: 3000 }, { startMs: 30_000 });
     assert.deepEqual(failed(results), []);
     assert.equal(lists(api, PODS, 'echo').length, 2, 'relisted after 410');
     assert.ok(watches(api, PODS, 'echo').length >= 2);

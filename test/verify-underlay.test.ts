@@ -104,6 +104,88 @@ describe('verify underlay on sshd test hosts', { skip, timeout: 180_000 }, () =>
     }
   });
 
+  it('after install: VXLAN through the CNI device node to node; dropped UDP 4789 and a missing neighbour named', async () => {
+    // flannel's vxlan backend as it programs each node: flannel.<VNI> with the node's VTEP address (the .0 of its
+    // pod subnet), and per peer a forwarding entry (peer VTEP MAC → peer node IP), a neighbour (peer VTEP IP →
+    // MAC) and a route to the peer's pod subnet via its VTEP, onlink.
+    const [a, b] = [net.hosts[0]!, net.hosts[1]!];
+    const vtep = (i: number) => ({ ip: `10.245.${i}.0`, mac: `0a:58:0a:f5:0${i}:00` });
+    const links = [
+      [a, 1, b, 2],
+      [b, 2, a, 1],
+    ] as const;
+    for (const [h, i] of links) {
+      sh('ip', [
+        ...ns(h),
+        'link',
+        'add',
+        'flannel.4096',
+        'address',
+        vtep(i).mac,
+        'type',
+        'vxlan',
+        'id',
+        '4096',
+        'dstport',
+        '4789',
+        'local',
+        h.address,
+        'dev',
+        'eth0',
+        'nolearning',
+      ]);
+      sh('ip', [...ns(h), 'addr', 'add', `${vtep(i).ip}/32`, 'dev', 'flannel.4096']);
+      sh('ip', [...ns(h), 'link', 'set', 'flannel.4096', 'up']);
+    }
+    const program = (h: TestHost, peer: TestHost, j: number) => {
+      sh('bridge', [...ns(h), 'fdb', 'append', vtep(j).mac, 'dev', 'flannel.4096', 'dst', peer.address]);
+      sh('ip', [
+        ...ns(h),
+        'neigh',
+        'replace',
+        vtep(j).ip,
+        'lladdr',
+        vtep(j).mac,
+        'dev',
+        'flannel.4096',
+        'nud',
+        'permanent',
+      ]);
+      sh('ip', [...ns(h), 'route', 'replace', `10.245.${j}.0/24`, 'via', vtep(j).ip, 'dev', 'flannel.4096', 'onlink']);
+    };
+    const only = (id: string): boolean => /\/vxlan\//.test(id);
+    const installed = input({ installed: true, vxlanDevice: 'flannel.4096' });
+    try {
+      for (const [h, , peer, j] of links) program(h, peer, j);
+      const healthy = await run(installed, only);
+      // host-3 is the services node: no overlay there.
+      assert.deepEqual(
+        healthy.map((r) => `${r.id} ${r.status}`),
+        ['underlay/vxlan/host-1/host-2 pass', 'underlay/vxlan/host-2/host-1 pass'],
+        JSON.stringify(healthy, null, 1),
+      );
+      assert.match(healthy[0]?.detail ?? '', /the VTEP 10\.245\.2\.0 answers across flannel\.4096/);
+      sh('ip', ['netns', 'exec', b.ns, 'nft', 'add table inet kmverify']);
+      sh('ip', ['netns', 'exec', b.ns, 'nft', 'add chain inet kmverify in { type filter hook input priority 0 ; }']);
+      sh('ip', ['netns', 'exec', b.ns, 'nft', 'add rule inet kmverify in udp dport 4789 drop']);
+      const dropped = await run(installed, only);
+      // Both ways: host-1's echoes into host-2 are dropped, and so are host-1's replies to host-2's.
+      assert.deepEqual(failed(dropped), ['underlay/vxlan/host-1/host-2', 'underlay/vxlan/host-2/host-1']);
+      for (const r of dropped) assert.match(r.cause ?? '', /a firewall drops UDP 4789 \(the VXLAN port\)/);
+      quiet('ip', ['netns', 'exec', b.ns, 'nft', 'delete table inet kmverify']);
+      sh('bridge', [...ns(a), 'fdb', 'del', vtep(2).mac, 'dev', 'flannel.4096', 'dst', b.address]);
+      // host-1 has forgotten host-2: it cannot send to it, nor answer it.
+      const unknown = await run(installed, only);
+      assert.deepEqual(failed(unknown), ['underlay/vxlan/host-1/host-2', 'underlay/vxlan/host-2/host-1']);
+      assert.match(unknown[0]?.detail ?? '', /flannel\.4096 has no VXLAN neighbour for this node/);
+      assert.match(unknown[0]?.cause ?? '', /the CNI on the source has not learned the target/);
+      assert.match(unknown[1]?.detail ?? '', /get no reply/);
+    } finally {
+      quiet('ip', ['netns', 'exec', b.ns, 'nft', 'delete table inet kmverify']);
+      for (const h of [a, b]) quiet('ip', [...ns(h), 'link', 'del', 'flannel.4096']);
+    }
+  });
+
   it('finds a link whose MTU is below the planned node MTU, both ways', async () => {
     const h = net.hosts[2]!;
     sh('ip', [...ns(h), 'link', 'set', 'eth0', 'mtu', '1400']);

@@ -1,5 +1,6 @@
 // Writes test/fixtures/calico/crd-schemas.json: the openAPIV3Schema of the
-// Calico CRDs kubemix's manifests use, taken from projectcalico/calico's
+// Calico CRDs kubemix's manifests use, and test/fixtures/calico/crds.json: those
+// CRDs whole (less descriptions), for the real API server (test/kube-apiserver-real.test.ts), taken from projectcalico/calico's
 // manifests/operator-crds.yaml at a release tag. Installation's spec keeps
 // only the fields kubemix sets and loses its status (the whole schema is
 // ~630 kB of component overrides); descriptions are dropped (they do not
@@ -49,4 +50,10 @@ const out = {
 writeFileSync(
   new URL('../test/fixtures/calico/crd-schemas.json', import.meta.url),
   `${JSON.stringify(out, null, 1)}\n`,
+);
+// The CRDs as a cluster gets them (every version, scope, names, validation rules), one per line.
+const whole = Object.values(CRDS).map((name) => withoutDescriptions(docs.find((d) => d.metadata.name === name)));
+writeFileSync(
+  new URL('../test/fixtures/calico/crds.json', import.meta.url),
+  `{"source": ${JSON.stringify(out.source)},\n"crds": [\n${whole.map((c) => JSON.stringify(c)).join(',\n')}\n]}\n`,
 );

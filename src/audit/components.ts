@@ -5,6 +5,7 @@
 // components run what the operator renders from our Installation. A kubeconfig the
 // audit cannot trace is an `unknown` credential, which fails the audit.
 import { parse, parseAllDocuments } from 'yaml';
+import { HOSTPROCESS_DAEMONSETS } from '../render/manifests/windows-hostprocess.js';
 import { WIN } from '../render/windows/paths.js';
 import type { Plan, Task } from '../plan/types.js';
 import type { PlanNode } from '../model/types.js';
@@ -202,8 +203,9 @@ export function components(input: AuditInput): Component[] {
 function windowsComponents(view: PlanView, n: PlanNode, ds: (name: string) => Obj | undefined): Component[] {
   const out: Component[] = [];
   const name = n.name.toLowerCase();
+  // An earlier version's service definition, if a plan ever ships one again, is read as what it runs with.
   const service = view.file(n.name, `${WIN.flanneldDir}\\flanneld-service.xml`);
-  const pod = ds('kube-flannel-ds-windows');
+  const pod = ds(HOSTPROCESS_DAEMONSETS.flannel);
   if (service !== undefined) {
     const args = unxml(/<arguments>([^<]*)<\/arguments>/.exec(service)?.[1] ?? '').split(/\s+/);
     const path = flag(args, 'kubeconfig-file');
@@ -225,7 +227,10 @@ function windowsComponents(view: PlanView, n: PlanNode, ds: (name: string) => Ob
     });
   } else if (pod !== undefined) {
     const c = container(pod);
-    const cred = view.podCredential(pod, n.name, flag(strs(c['args']), 'kubeconfig-file'));
+    const launcher = view.file(n.name, WIN.flanneldLauncher) ?? '';
+    // The pod starts flanneld through its launcher: a --kubeconfig-file there (or in the container's args) wins.
+    const kubeconfig = flag(strs(c['args']), 'kubeconfig-file') ?? /--kubeconfig-file=([^'"\s]+)/.exec(launcher)?.[1];
+    const cred = view.podCredential(pod, n.name, kubeconfig);
     const podNs = envNames(c).includes('NODE_NAME') ? undefined : String(((pod['metadata'] ?? {}) as Obj)['namespace']);
     out.push({
       name: 'flanneld (HostProcess)',
@@ -238,13 +243,14 @@ function windowsComponents(view: PlanView, n: PlanNode, ds: (name: string) => Ob
     });
   }
   const proxyTask = view.input.plan.tasks.find((t) => t.host === n.name && t.name === 'win-kube-proxy');
-  const proxyPod = ds('kube-proxy-windows');
+  const proxyPod = ds(HOSTPROCESS_DAEMONSETS.kubeProxy);
+  const launcher = view.file(n.name, WIN.kubeProxyLauncher) ?? '';
   const config =
     proxyTask !== undefined
       ? /--config=(\S+?\.yaml)/.exec(proxyTask.apply.script)?.[1]
       : proxyPod === undefined
         ? undefined
-        : flag(strs(container(proxyPod)['args']), 'config');
+        : (flag(strs(container(proxyPod)['args']), 'config') ?? /--config=([^'"\s]+?\.yaml)/.exec(launcher)?.[1]);
   if (config !== undefined) {
     const text = view.file(n.name, config) ?? view.file(n.name, config.replace(/\.yaml$/, '.template.yaml')) ?? '';
     const clientConnection = (((parse(text) ?? {}) as Obj)['clientConnection'] ?? {}) as Obj;

@@ -22,6 +22,8 @@ const KINDS: Record<string, readonly [string, string]> = {
   Installation: ['operator.tigera.io', 'installations'],
   FelixConfiguration: ['crd.projectcalico.org', 'felixconfigurations'],
   IPAMConfig: ['crd.projectcalico.org', 'ipamconfigs'],
+  ValidatingAdmissionPolicy: ['admissionregistration.k8s.io', 'validatingadmissionpolicies'],
+  ValidatingAdmissionPolicyBinding: ['admissionregistration.k8s.io', 'validatingadmissionpolicybindings'],
 };
 
 const PATTERNS: readonly [RegExp, (m: RegExpExecArray) => NeededRequest[]][] = [

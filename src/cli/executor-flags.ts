@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../errors.js';
 import type { ApplyOptions } from '../exec/apply-plan.js';
+import { inputFile, outputFile } from '../exec/local-paths.js';
 import { parseStage } from '../exec/selection.js';
 import type { CliIo } from './io.js';
 
@@ -20,6 +21,8 @@ export interface ExecutorFlags {
   readonly from?: string;
   /** `up --downloads DIR`: seeds the deployer's download cache. */
   readonly downloads?: string;
+  /** `up --images BUNDLE…`: pushed into the services registry. */
+  readonly images?: string[];
 }
 
 /** How the run is shown: the global --json, and --verbose (or --log-level debug). */
@@ -80,11 +83,24 @@ export function displayFlags(command: Command): DisplayFlags {
   return { json: globals.json === true, verbose: globals.verbose === true || globals.logLevel === 'debug' };
 }
 
+/** The largest count a flag takes: far beyond any cluster, short of what arithmetic loses. */
+export const MAX_FLAG_COUNT = 1_000_000;
+
+/**
+ * A whole number 1…MAX_FLAG_COUNT written in decimal digits only: `0x10`,
+ * ` 2`, `1e3`, `1.0` or an empty value (a variable that expanded to nothing)
+ * are refused, not read as JavaScript's Number() would. An environment
+ * variable set empty counts as unset (the caller passes undefined).
+ */
 export function positiveInt(value: string | undefined, flag: string, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new InputError('flags.invalid', `${flag}: expected a positive integer, got ${value}`);
+  if (value === undefined) return fallback;
+  const n = /^[1-9][0-9]{0,6}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_FLAG_COUNT))
+    throw new InputError(
+      'flags.invalid',
+      `${flag}: expected a whole number from 1 to ${MAX_FLAG_COUNT} in decimal digits, got ${JSON.stringify(value)}`,
+      { path: flag },
+    );
   return n;
 }
 
@@ -103,10 +119,27 @@ function tuning(env: CliIo['env']): Pick<ApplyOptions, 'retry' | 'ssh'> {
   };
 }
 
+/**
+ * --known-hosts FILE, absolute: a regular file, or a new one in a folder that
+ * exists (made when a host is first trusted); undefined when not given.
+ */
+export function knownHostsFlag(given: string | undefined, io: CliIo): string | undefined {
+  if (given === undefined) return undefined;
+  const ref = { flag: '--known-hosts', given, cwd: io.cwd };
+  const hint = 'name an OpenSSH known_hosts file, or a new file in an existing folder';
+  try {
+    return inputFile(ref, hint);
+  } catch (error) {
+    // Not there: it may be made, in a folder that exists.
+    if (!(error instanceof InputError) || !/: does not exist$/.test(error.message)) throw error;
+    return outputFile(ref, true).path;
+  }
+}
+
 /** applyPlan's options from the flags; listeners and the state directory come from the caller. */
 export function applyOptions(flags: ExecutorFlags, io: CliIo): Omit<ApplyOptions, 'stateDir' | 'listeners'> {
   return {
-    knownHostsFile: flags.knownHosts,
+    knownHostsFile: knownHostsFlag(flags.knownHosts, io),
     trustNewHosts: flags.trustNewHosts === true,
     concurrency: positiveInt(flags.concurrency, '--concurrency', 8),
     check: flags.check === true,
@@ -117,6 +150,7 @@ export function applyOptions(flags: ExecutorFlags, io: CliIo): Omit<ApplyOptions
     signal: io.signal,
     agent: io.env['SSH_AUTH_SOCK'],
     ...(flags.downloads === undefined ? {} : { downloads: { seed: seedDir(flags.downloads, io) } }),
+    ...(flags.images === undefined ? {} : { images: { bundles: flags.images.map((p) => resolve(io.cwd, p)) } }),
     ...tuning(io.env),
   };
 }

@@ -1,8 +1,10 @@
 // Settings precedence: flags > KUBEMIX_* environment > spec > defaults.
+import { lstatSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../errors.js';
-import { resolveStateDir } from '../exec/state-dir.js';
+import { directoryPath } from '../exec/local-paths.js';
+import { chosenStateDir, resolveStateDir, STATE_DIR_ENV } from '../exec/state-dir.js';
 import type { CliIo } from './io.js';
 import { Output, isLogLevel, type LogLevel } from './output.js';
 
@@ -35,6 +37,29 @@ export function outputFor(command: Command, io: CliIo): Output {
  * Kubeinit string). The rules are the executor's (exec/state-dir.ts).
  */
 export function stateDir(flag: string | undefined, io: CliIo, cluster: string, specFile: string | undefined): string {
-  const beside = specFile === undefined ? io.cwd : dirname(resolve(io.cwd, specFile));
-  return resolveStateDir({ flag, env: io.env, cwd: io.cwd, cluster, beside });
+  return stateDirBeside(flag, io, cluster, specFile === undefined ? io.cwd : dirname(resolve(io.cwd, specFile)));
+}
+
+/** As stateDir, the default beside `beside`; what is there must be a directory (or nothing, in a folder that exists). */
+export function stateDirBeside(flag: string | undefined, io: CliIo, cluster: string, beside: string): string {
+  const root = resolveStateDir({ flag, env: io.env, cwd: io.cwd, cluster, beside });
+  const chosen = chosenStateDir({ flag, env: io.env, cwd: io.cwd });
+  if (chosen !== undefined) {
+    // A directory the user named: it, or a new one in a folder that exists (a typo makes no tree of folders).
+    const named = flag === undefined ? STATE_DIR_ENV : '--state-dir';
+    directoryPath({ flag: named, given: flag ?? root, cwd: io.cwd, code: 'flags.state-dir' }, true);
+  } else if (occupied(root)) {
+    directoryPath({ flag: '--state-dir (default)', given: root, cwd: io.cwd, code: 'flags.state-dir' }, true);
+  }
+  return root;
+}
+
+/** Whether anything (a directory, a file, a link) is at `path`, or a part of it is a file. */
+function occupied(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
 }

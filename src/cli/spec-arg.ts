@@ -1,9 +1,10 @@
 // SPEC, wherever a command takes one: a YAML spec file, or a Kubeinit spec
 // string plus --hypervisors and --nodes. An existing file wins.
-import { readFileSync, statSync } from 'node:fs';
+import { lstatSync, statSync, type Stats } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../errors.js';
+import { inputFile, readInputFile } from '../exec/local-paths.js';
 import { looksLikeKubeinitSpec } from '../spec/kubeinit.js';
 import { readSpec, type SpecResult } from '../spec/read.js';
 import type { CliIo } from './io.js';
@@ -33,9 +34,14 @@ export interface LoadedSpec extends SpecResult {
   readonly clusterName: string;
 }
 
+/** Read at most this much of a spec file; the YAML reader's own, smaller limit then names the file:line. */
+const MAX_SPEC_READ = 16 * 1024 * 1024;
+
 export function loadSpec(arg: string, options: SpecOptions, io: CliIo): LoadedSpec {
   const path = resolve(io.cwd, arg);
-  if (isFile(path)) {
+  const present = somethingAt(path);
+  // A Kubeinit string wins over anything at that path but a regular file.
+  if (present === 'file' || (present === 'other' && !looksLikeKubeinitSpec(arg))) {
     for (const flag of ['hypervisors', 'nodes'] as const) {
       if (options[flag] !== undefined) {
         throw new InputError(
@@ -45,23 +51,18 @@ export function loadSpec(arg: string, options: SpecOptions, io: CliIo): LoadedSp
         );
       }
     }
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      throw new InputError(
-        'spec.unreadable',
-        `cannot read ${arg}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-        { path: arg },
-      );
-    }
+    const ref = { flag: 'SPEC', given: arg, cwd: io.cwd, code: 'spec.path' };
+    const text = readInputFile(
+      ref,
+      MAX_SPEC_READ,
+      'a spec file',
+      'give a YAML spec file or a Kubeinit string',
+    ).toString('utf8');
     return loaded(readSpec({ kind: 'file', path: arg, text }), path);
   }
   if (!looksLikeKubeinitSpec(arg) && /[/\\]|\.ya?ml$|\.json$/i.test(arg)) {
-    throw new InputError('spec.not-found', `spec file ${arg} does not exist`, {
-      path: arg,
-      hint: 'give the path of a YAML spec, or a Kubeinit string such as k8s-libvirt-1-1-1',
-    });
+    // Says why (a missing folder, a file where a folder belongs, a dangling link) when it can.
+    inputFile({ flag: 'SPEC', given: arg, cwd: io.cwd, code: 'spec.not-found' }, HINT_NOT_FOUND);
   }
   return loaded(
     readSpec({ kind: 'kubeinit', spec: arg, hypervisors: options.hypervisors, nodes: options.nodes }),
@@ -69,16 +70,29 @@ export function loadSpec(arg: string, options: SpecOptions, io: CliIo): LoadedSp
   );
 }
 
+const HINT_NOT_FOUND = 'give the path of a YAML spec, or a Kubeinit string such as k8s-libvirt-1-1-1';
+
 function loaded(result: SpecResult, file: string | undefined): LoadedSpec {
   // The CLI's one read of the raw spec: the name its state directory is found by; all else goes through the model.
   // eslint-disable-next-line kubemix/resolved-model -- the name is needed before (and without) a model
   return { ...result, file, clusterName: result.spec.name };
 }
 
-function isFile(path: string): boolean {
+/** What is at `path`: a regular file (through links), something else (a directory, FIFO, dangling link, loop…), or nothing. */
+function somethingAt(path: string): 'file' | 'other' | 'none' {
   try {
-    return statSync(path).isFile();
+    if (statSync(path).isFile()) return 'file';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return lstatOrUndefined(path) === undefined ? 'none' : 'other';
+  }
+  return 'other';
+}
+
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
   } catch {
-    return false;
+    return undefined;
   }
 }

@@ -33,7 +33,8 @@ export function checkClusterFlags(flags: ClusterLayerFlags): void {
   parseEgress(flags.egress ?? []);
 }
 
-async function accessFor(root: string, flags: ClusterLayerFlags, io: CliIo): Promise<KubeAccess> {
+/** The kubeconfig layer 2 uses: --kubeconfig FILE, else the admin kubeconfig captured by `up` (exit 2 if none). */
+export async function accessFor(root: string, flags: ClusterLayerFlags, io: CliIo): Promise<KubeAccess> {
   if (flags.kubeconfig !== undefined) return kubeconfigAccess(resolve(io.cwd, flags.kubeconfig));
   const store = statePaths(root).secrets;
   const admin = (await SecretStore.open(store)).get(SECRET_NAMES.adminKubeconfig);
@@ -47,14 +48,13 @@ async function accessFor(root: string, flags: ClusterLayerFlags, io: CliIo): Pro
 
 export async function clusterLayer(
   model: ClusterModel,
-  root: string,
+  access: KubeAccess,
   flags: ClusterLayerFlags,
   io: CliIo,
   out: Output,
   underlay: readonly CheckResult[],
   select: (id: string) => boolean,
 ): Promise<CheckResult[]> {
-  const access = await accessFor(root, flags, io);
   const expect = clusterExpectations(model, parseProbeImageOverrides(flags.probeImage ?? []));
   try {
     return await runCluster(expect, {

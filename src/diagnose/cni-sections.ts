@@ -55,6 +55,14 @@ export function apiCniSections(model: ClusterModel): Section[] {
           ...(windows ? [logs(CALICO_NAMESPACE, `k8s-app=${CALICO_WINDOWS_DAEMONSET}`, '--all-containers')] : []),
         ].join('; '),
       },
+      ...(windows
+        ? [
+            {
+              name: 'kube-proxy-windows-log',
+              command: logs('kube-system', `app=${HOSTPROCESS_DAEMONSETS.kubeProxy}`, '--all-containers'),
+            },
+          ]
+        : []),
     ];
   const hostProcess = model.windowsHostProcess !== undefined;
   return [
@@ -85,6 +93,7 @@ export function windowsCniSections(model: ClusterModel): Section[] {
         name: 'calico-cni-log',
         command: `Get-ChildItem -LiteralPath ${q(CALICO_CNI_LOG_DIR)} -Filter *.log | Sort-Object LastWriteTime | Select-Object -Last 1 | ForEach-Object { Get-Content -LiteralPath $_.FullName -Tail 100 }`,
       },
+      { name: 'kube-proxy-pod-log', command: windowsPodLogs('kube-system', `${HOSTPROCESS_DAEMONSETS.kubeProxy}-`) },
     ];
   if (model.windowsHostProcess === undefined) return [];
   return [

@@ -7,7 +7,7 @@
 // Windows node). Pure: collected sections in, findings out.
 import { CALICO_WINDOWS } from '../matrix/index.js';
 import { CALICO_NAMESPACE, CALICO_WINDOWS_DAEMONSET } from '../render/manifests/calico.js';
-import { FLANNEL_NAMESPACE } from '../render/manifests/flannel.js';
+import { FLANNEL_DAEMONSET, FLANNEL_NAMESPACE } from '../render/manifests/flannel.js';
 import { HOSTPROCESS_DAEMONSETS } from '../render/manifests/windows-hostprocess.js';
 import type { DiagnosedCluster, Finding, NodeSections } from './types.js';
 import { onNode, podsOf, podUp, readTable, type Row } from './tables.js';
@@ -137,7 +137,41 @@ const hostProcessPodDown: Signature = (cluster, n, all) => {
   ];
 };
 
+/**
+ * flannel on a Linux node: its kube-flannel-ds pod missing (a NoExecute taint
+ * the DaemonSet does not tolerate, a node selector, an eviction) or not
+ * running (crash-looping). Its routes and VXLAN neighbours then stop following
+ * the cluster: pods there keep what they had, new nodes and pods elsewhere are
+ * unreachable from them (from the cluster's pod list).
+ */
+const flannelPodDown: Signature = (cluster, n, all) => {
+  if (cluster.cni.plugin !== 'flannel' || n.node.osFamily !== 'linux' || n.node.role === 'services') return [];
+  const pods = clusterPods(all);
+  if (pods.length === 0) return [];
+  const mine = podsOf(pods, FLANNEL_NAMESPACE, `${FLANNEL_DAEMONSET}-`).filter(
+    (r) => onNode(r, n.node.name) && !(r['NAME'] ?? '').startsWith(`${HOSTPROCESS_DAEMONSETS.flannel}-`),
+  );
+  const problems =
+    mine.length === 0
+      ? [`no ${FLANNEL_NAMESPACE}/${FLANNEL_DAEMONSET} pod on the node`]
+      : mine.filter((r) => !podUp(r)).map(describe);
+  if (problems.length === 0) return [];
+  return [
+    {
+      id: 'flannel-pod-down',
+      node: n.node.name,
+      cause: `flanneld is not running on ${n.node.name}: its routes and VXLAN neighbours no longer follow the cluster, so pods there lose pods on nodes and addresses that changed since`,
+      evidence: problems.join('; ').slice(0, 300),
+      next:
+        mine.length === 0
+          ? `kubectl -n ${FLANNEL_NAMESPACE} get daemonset ${FLANNEL_DAEMONSET} (DESIRED below the Linux node count?) and kubectl describe node ${n.node.name}: a NoExecute taint or a label the DaemonSet does not tolerate or select keeps it off; remove it and the DaemonSet starts flanneld there again`
+          : `kubectl -n ${FLANNEL_NAMESPACE} logs ${mine[0]?.['NAME'] ?? FLANNEL_DAEMONSET} --previous (cluster-pods and flannel-log in this bundle): why flanneld exits; it is restarted by its DaemonSet once the cause is gone`,
+    },
+  ];
+};
+
 export const CNI_SIGNATURES: readonly Signature[] = [
+  flannelPodDown,
   calicoNotReady,
   calicoEndpointMissing,
   calicoCniConfigMissing,

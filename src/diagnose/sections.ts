@@ -14,6 +14,7 @@ import { servicesFacts } from '../render/services/facts.js';
 import { HAPROXY_CONFIG } from '../render/services/haproxy.js';
 import { REGISTRY_PATHS } from '../render/services/registry.js';
 import { shell, shellLines, type ShellText } from '../util/escape/index.js';
+import { linuxCredentials, windowsCredentials } from '../verify/underlay/credential-scripts.js';
 import { apiCniSections, CALICO_LINUX_VXLAN, linuxCalicoSections, windowsCniSections } from './cni-sections.js';
 
 export const MARKER = '=== kubemix-section ';
@@ -40,6 +41,7 @@ export function linuxSections(model: ClusterModel, node: PlanNode, api: boolean)
     { name: 'vxlan-link', command: `ip -d link show ${link}` },
     { name: 'bridge-fdb', command: `bridge fdb show dev ${link}` },
     { name: 'dns', command: 'cat /etc/resolv.conf' },
+    { name: 'credentials', command: linuxCredentials(node.role === 'control-plane').script },
   ];
   if (!api || node.role !== 'control-plane') return own;
   return [
@@ -100,11 +102,9 @@ function lastLog(service: string): string {
   return `Get-ChildItem -LiteralPath ${q(`${WIN.logs}\\${service}`)} -Filter *.log | Sort-Object LastWriteTime | Select-Object -Last 1 | ForEach-Object { Get-Content -LiteralPath $_.FullName -Tail 200 }`;
 }
 
-/** The Windows services kubemix installs, by CNI: HostProcess flannel runs flanneld and kube-proxy as pods. */
-function windowsServiceNames(model: ClusterModel): string[] {
-  if (model.overlay.plugin === 'calico') return ['containerd', 'kubelet', 'kube-proxy'];
-  if (model.windowsHostProcess !== undefined) return ['containerd', 'kubelet'];
-  return ['containerd', 'flanneld', 'kubelet', 'kube-proxy'];
+/** The Windows services kubemix installs: flanneld and kube-proxy are HostProcess pods the kubelet runs. */
+function windowsServiceNames(_model: ClusterModel): string[] {
+  return ['containerd', 'kubelet'];
 }
 
 /**
@@ -153,6 +153,8 @@ export function windowsSections(model: ClusterModel): Section[] {
       name: 'dns',
       command: 'Get-DnsClientServerAddress -AddressFamily IPv4 | Format-Table -AutoSize | Out-String -Width 200',
     },
+    // In its own scope: its $ErrorActionPreference stays its own.
+    { name: 'credentials', command: `& {\n${windowsCredentials().script}}` },
   ];
 }
 

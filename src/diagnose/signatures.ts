@@ -7,6 +7,8 @@ import { FLANNEL_NAMESPACE } from '../render/manifests/flannel.js';
 import { vxlanOf } from '../model/settings.js';
 import { CNI_SIGNATURES, hostProcessKubeProxyUp } from './cni-signatures.js';
 import type { DiagnosedCluster, Finding, NodeSections } from './types.js';
+import { OWN_NODE_POLICY, WINDOWS_FLANNEL_SA } from '../render/manifests/windows.js';
+import { duration, judgeCredentials, readCredentialLines, RENEWAL } from '../verify/underlay/credentials.js';
 
 export type { DiagnosedCluster, Finding, NodeSections } from './types.js';
 
@@ -123,10 +125,9 @@ const flannelForbidden: Signature = (_cluster, n) => {
     {
       id: 'flanneld-forbidden',
       node: n.node.name,
-      cause:
-        "flanneld's identity may not read Node objects: its RBAC (ClusterRole/ClusterRoleBinding flannel) is missing, or the Windows flanneld token belongs to another ServiceAccount or has expired",
+      cause: `flanneld's identity may not read or patch Node objects: its RBAC (ClusterRole flannel, bound to flannel and ${WINDOWS_FLANNEL_SA}) is missing, its pod's token was refused (expired: the credentials section), or on Windows the admission policy ${OWN_NODE_POLICY} refused a write to another node than its pod's`,
       evidence: line.trim().slice(0, 300),
-      next: 'kubectl get clusterrolebinding flannel -o yaml; `kubemix up SPEC` re-applies the flannel RBAC and re-mints the Windows flanneld token',
+      next: `kubectl get clusterrolebinding flannel -o yaml; \`kubemix up SPEC\` re-applies the flannel RBAC and the policy; deleting flannel's pod on ${n.node.name} gives it a new token`,
     },
   ];
 };
@@ -273,6 +274,30 @@ const servicesFault: Signature = (_cluster, n) => {
   return findings;
 };
 
+/** A credential on the node has expired or is inside its warning window (verify's credentials probe, the same judgement). */
+const credentialExpiry: Signature = (_cluster, n) => {
+  if (!n.sections.has('credentials')) return [];
+  const j = judgeCredentials(readCredentialLines(get(n, 'credentials')));
+  const findings: Finding[] = [];
+  if (j.expired.length > 0)
+    findings.push({
+      id: 'credential-expired',
+      node: n.node.name,
+      cause: `a credential the node's components run with has expired: ${j.expired.map((c) => `${c.name} (${c.kind})`).join(', ')}`,
+      evidence: j.expired.map((c) => `${c.name} expired ${duration(c.remainingSeconds)} ago`).join('; '),
+      next: [...new Set(j.expired.map((c) => RENEWAL[c.kind]))].join('; '),
+    });
+  if (j.warnings.length > 0)
+    findings.push({
+      id: 'credential-expiring',
+      node: n.node.name,
+      cause: 'a credential on the node is close to its end and has not been renewed, or could not be read',
+      evidence: j.warnings.join('; ').slice(0, 300),
+      next: j.advice.join('; '),
+    });
+  return findings;
+};
+
 const SIGNATURES: readonly Signature[] = [
   servicesFault,
   serviceDown,
@@ -282,6 +307,7 @@ const SIGNATURES: readonly Signature[] = [
   vxlanMismatch,
   subnetEnvStale,
   cniNotReady,
+  credentialExpiry,
   ...CNI_SIGNATURES,
 ];
 

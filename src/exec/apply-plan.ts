@@ -26,6 +26,7 @@ import { prepareStateDir } from './state-dir.js';
 import { runChecks } from './check-run.js';
 import { runTask } from './task-runner.js';
 import { prepareDownloads, type DownloadOptions } from './download-run.js';
+import { imagesRecord, type ImageOptions } from './image-push.js';
 
 export type { ApplyResult } from './context.js';
 
@@ -50,6 +51,8 @@ export interface ApplyOptions extends SelectionOptions {
   readonly transportFor?: (host: string) => HostTransport;
   /** The deployer's download cache (default <state>/downloads), --downloads DIR, and a fetcher for tests. */
   readonly downloads?: DownloadOptions;
+  /** `up --images`: bundles pushed into the services registry before its check. */
+  readonly images?: ImageOptions;
 }
 
 /** Every secret name a task uses: declared, and referenced by its scripts or uploads. */
@@ -126,6 +129,8 @@ export async function applyPlan(
       down: new Map(),
       factsDir: paths.facts,
       downloads,
+      images: options.images,
+      imagesRecord: imagesRecord(paths.root),
       artifacts: new Map(plan.artifacts.map((a) => [a.id, a])),
       retry: { ...DEFAULT_RETRY, ...options.retry },
     };

@@ -39,6 +39,13 @@ export interface RunContext {
   readonly factsDir: string;
   /** The plan's downloads, their verified hashes (`{{sha256:ID}}`) and the deployer's cache. */
   readonly downloads: RunDownloads;
+  /** `up --images`: the bundles to push into the services registry (Task.pushesImages). */
+  readonly images?: { readonly bundles: readonly string[] } | undefined;
+  /** What the state directory says the services registry holds (images.json). */
+  readonly imagesRecord?: {
+    read(): Promise<Record<string, string>>;
+    write(record: Record<string, string>): Promise<void>;
+  };
 }
 
 export function backoff(policy: RetryPolicy, attempt: number): number {

@@ -78,7 +78,8 @@ export class DownloadCache {
     if (known !== undefined) return known;
     let text: string;
     try {
-      text = (await this.o.fetcher(from, this.o.signal)).toString('utf8');
+      // An air-gapped site brings upstream's checksum file beside the release file (--downloads DIR).
+      text = (await this.seededChecksum(from)) ?? (await this.o.fetcher(from, this.o.signal)).toString('utf8');
     } catch (error) {
       throw new HostError(
         'download.checksum-unreachable',
@@ -98,6 +99,32 @@ export class DownloadCache {
     this.published[key] = hash;
     await writeFileDurable(join(this.o.dir, 'published.json'), `${JSON.stringify(this.published, null, 2)}\n`, 0o600);
     return hash;
+  }
+
+  private async seededChecksum(url: string): Promise<string | undefined> {
+    if (this.o.seed === undefined) return undefined;
+    return (await readIfFile(join(this.o.seed, basename(new URL(url).pathname))))?.toString('utf8');
+  }
+
+  /**
+   * Without the network: why this download could not be had, or undefined when
+   * its hash is known (pinned, read before, or a checksum file in the seed
+   * directory) and its file is in the cache or the seed directory.
+   */
+  async offlineProblem(d: ResolvedDownload): Promise<string | undefined> {
+    let hash = d.sha256 ?? (d.checksumUrl === undefined ? undefined : this.published[`${d.checksumUrl} ${d.url}`]);
+    if (hash === undefined && d.checksumUrl !== undefined) {
+      const text = await this.seededChecksum(d.checksumUrl);
+      hash = text === undefined ? undefined : publishedHash(text, basename(new URL(d.url).pathname));
+      if (hash === undefined)
+        return `no SHA256 known: put ${basename(new URL(d.checksumUrl).pathname)} (upstream's checksum file) in --downloads DIR, or pin spec.downloads.${d.id}.sha256`;
+    }
+    if (hash === undefined) return 'no SHA256 known';
+    if ((await readIfFile(this.pathOf(hash))) !== undefined) return undefined;
+    if (this.o.seed !== undefined)
+      for (const name of [hash, basename(new URL(d.url).pathname), d.name])
+        if ((await readIfFile(join(this.o.seed, name))) !== undefined) return undefined;
+    return `not in the download cache: put ${basename(new URL(d.url).pathname)} (sha256 ${hash}) in --downloads DIR`;
   }
 
   /** The verified file's content: from the cache, the seed directory, or its source — in that order. */

@@ -6,20 +6,28 @@ import { basename, dirname, join } from 'node:path';
 
 let counter = 0;
 
-export async function writeFileDurable(path: string, data: string | Buffer, mode = 0o600): Promise<void> {
+/** `owner`: the uid and gid the file keeps (when the one replaced belonged to someone else and we may chown). */
+export async function writeFileDurable(
+  path: string,
+  data: string | Buffer,
+  mode = 0o600,
+  owner?: { readonly uid: number; readonly gid: number },
+): Promise<void> {
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}.${process.pid}.${++counter}.tmp`);
-  const handle = await open(temp, 'w', mode);
+  const handle = await open(temp, 'wx', mode);
   try {
-    await handle.writeFile(data);
-    await handle.chmod(mode);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    try {
+      await handle.writeFile(data);
+      if (owner !== undefined && process.getuid?.() === 0) await handle.chown(owner.uid, owner.gid);
+      await handle.chmod(mode);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(temp, path);
   } catch (error) {
+    // Nothing half-written is left behind: the temporary file goes with the failure.
     await unlink(temp).catch(() => undefined);
     throw error;
   }

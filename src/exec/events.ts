@@ -38,6 +38,8 @@ export type ExecEvent = Timed &
         readonly state: TaskState;
         readonly attempt: number;
         readonly elapsedMs?: number;
+        /** done: the task's check and apply scripts' own time on the host (its clock), when the host reports it. */
+        readonly hostMs?: number;
         readonly changed?: boolean;
         readonly reason?: string;
         readonly error?: string;

@@ -6,13 +6,43 @@
 // (group commit), so a commit costs one small write however many tasks the
 // journal holds. `kill -9` at any moment loses nothing already reported done:
 // a torn last line of the log is a record that was never acknowledged.
-import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
-import { InputError } from '../errors.js';
+import { open, rm, type FileHandle } from 'node:fs/promises';
+import { z } from 'zod';
 import { syncDir, writeFileDurable } from './durable.js';
 import { statePaths } from './state-dir.js';
+import { damaged, parseStateJson, readStateText, type StateFile } from './state-file.js';
 
 export const TASK_STATES = ['pending', 'running', 'retrying', 'done', 'failed', 'skipped', 'cancelled'] as const;
 export type TaskState = (typeof TASK_STATES)[number];
+
+const entrySchema = z.object({
+  state: z.enum(TASK_STATES),
+  host: z.string(),
+  inputHash: z.string(),
+  attempts: z.number().int().min(0),
+  changed: z.boolean().optional(),
+  startedAt: z.string().optional(),
+  finishedAt: z.string().optional(),
+  error: z.string().optional(),
+});
+const journalSchema = z.object({
+  version: z.literal(1),
+  cluster: z.string(),
+  planHash: z.string(),
+  updatedAt: z.string(),
+  // A null-prototype record: a task id `__proto__` is an entry like any other.
+  tasks: z.record(z.string(), entrySchema).transform((t) => Object.assign(Object.create(null) as typeof t, t)),
+});
+const recordSchema = z.object({ id: z.string(), entry: entrySchema });
+
+const HINT =
+  'remove journal.json and journal.log to start over: every task runs again, and its check skips what is already in place';
+const journalFile = (path: string): StateFile<z.output<typeof journalSchema>> => ({
+  path,
+  schema: journalSchema,
+  code: 'state.journal',
+  hint: HINT,
+});
 
 export interface JournalEntry {
   readonly state: TaskState;
@@ -162,29 +192,14 @@ function replay(tasks: Record<string, JournalEntry>, text: string, path: string)
   const lines = text.split('\n');
   lines.pop();
   lines.forEach((line, i) => {
+    const file = { path, schema: recordSchema, code: 'state.journal', hint: HINT };
     try {
-      const r = JSON.parse(line) as LogRecord;
+      const r = parseStateJson(file, line) as LogRecord;
       tasks[r.id] = r.entry;
     } catch (error) {
-      throw unreadable(path, `line ${i + 1}: ${error instanceof Error ? error.message : String(error)}`);
+      throw damaged(file, `line ${i + 1}: ${(error as Error).message.replace(`cannot read ${path}: `, '')}`);
     }
   });
-}
-
-function unreadable(path: string, why: string): InputError {
-  return new InputError('state.journal', `cannot read the journal ${path}: ${why}`, {
-    path,
-    hint: 'remove journal.json and journal.log to start over: every task runs again, and its check skips what is already in place',
-  });
-}
-
-async function readOptional(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw unreadable(path, error instanceof Error ? error.message : String(error));
-  }
 }
 
 /**
@@ -194,15 +209,10 @@ async function readOptional(path: string): Promise<string | undefined> {
  */
 async function loadJournal(stateDir: string): Promise<JournalDocument | undefined> {
   const paths = statePaths(stateDir);
-  const text = await readOptional(paths.journal);
+  const text = readStateText(journalFile(paths.journal));
   if (text === undefined) return undefined;
-  let doc: JournalDocument;
-  try {
-    doc = JSON.parse(text) as JournalDocument;
-  } catch (error) {
-    throw unreadable(paths.journal, error instanceof Error ? error.message : String(error));
-  }
-  const log = await readOptional(paths.journalLog);
+  const doc = parseStateJson(journalFile(paths.journal), text) as JournalDocument;
+  const log = readStateText(journalFile(paths.journalLog));
   if (log === undefined || log === '') return doc;
   const tasks = { ...doc.tasks };
   replay(tasks, log, paths.journalLog);

@@ -1,7 +1,8 @@
 // The admin kubeconfig kubeadm wrote on the first controller (captured into
 // the secret store), renamed after the cluster and, on request, merged into a
 // user's kubeconfig without disturbing anything else in it.
-import { parse, stringify } from 'yaml';
+import { isDeepStrictEqual } from 'node:util';
+import { Document, isMap, isSeq, parse, parseDocument, stringify } from 'yaml';
 import { InputError } from '../errors.js';
 
 interface Named {
@@ -53,24 +54,51 @@ export function renameAdminKubeconfig(adminConf: string, cluster: string): strin
   });
 }
 
-/** `ours` (from renameAdminKubeconfig) merged into `theirs`: same-named entries replaced, the rest kept. */
-export function mergeKubeconfig(theirs: string, ours: string, where: string, useContext: boolean): string {
-  const base = parseKubeconfig(theirs, where);
+/** What merging changed, and the entries of the same name it found holding something else. */
+export interface MergeResult {
+  readonly text: string;
+  /** `clusters/NAME`, `users/NAME`, `contexts/NAME` already in the file with other content. */
+  readonly clashes: readonly string[];
+}
+
+const SECTIONS = ['clusters', 'users', 'contexts'] as const;
+
+/**
+ * `ours` (from renameAdminKubeconfig) merged into `theirs`, edited in place
+ * through the YAML document so every comment, key order and entry of theirs
+ * stays. An entry of the same name with the same content is left as it is;
+ * one with other content is a clash: replaced only when `replace`, else
+ * reported (and the text unchanged).
+ */
+export function mergeKubeconfig(
+  theirs: string,
+  ours: string,
+  where: string,
+  options: { readonly useContext: boolean; readonly replace: boolean },
+): MergeResult {
+  parseKubeconfig(theirs, where);
+  const doc = theirs.trim() === '' ? new Document({ apiVersion: 'v1', kind: 'Config' }) : parseDocument(theirs);
   const add = parseKubeconfig(ours, 'admin kubeconfig');
-  const merge = (key: 'clusters' | 'users' | 'contexts'): Named[] => {
-    const incoming = add[key] ?? [];
-    const names = new Set(incoming.map((e) => e.name));
-    return [...(base[key] ?? []).filter((e) => !names.has(e.name)), ...incoming];
-  };
-  const current =
-    useContext || base['current-context'] === undefined ? add['current-context'] : base['current-context'];
-  return stringify({
-    ...base,
-    apiVersion: base.apiVersion ?? 'v1',
-    kind: base.kind ?? 'Config',
-    clusters: merge('clusters'),
-    users: merge('users'),
-    contexts: merge('contexts'),
-    ...(current === undefined ? {} : { 'current-context': current }),
-  });
+  const clashes: string[] = [];
+  for (const key of SECTIONS) {
+    for (const entry of add[key] ?? []) {
+      const list = doc.get(key, true);
+      const items = isSeq(list) ? list.items : [];
+      const at = items.findIndex((item) => isMap(item) && item.get('name') === entry.name);
+      if (at < 0) {
+        if (isSeq(list)) list.items.push(doc.createNode(entry));
+        else doc.set(key, doc.createNode([entry]));
+      } else if (!isDeepStrictEqual(toJs(items[at]), entry)) {
+        clashes.push(`${key}/${entry.name}`);
+        if (options.replace && isSeq(list)) list.items[at] = doc.createNode(entry);
+      }
+    }
+  }
+  if (clashes.length > 0 && !options.replace) return { text: theirs, clashes };
+  if (options.useContext || !doc.has('current-context')) doc.set('current-context', add['current-context']);
+  return { text: doc.toString(), clashes };
+}
+
+function toJs(node: unknown): unknown {
+  return isMap(node) ? node.toJSON() : node;
 }

@@ -3,13 +3,25 @@
 // taken over; a live one refuses the run with exit 2 (`state.locked`).
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { open, readFile, unlink } from 'node:fs/promises';
+import { lstat, open, readFile, unlink } from 'node:fs/promises';
+import { z } from 'zod';
+import { kindOf } from './local-paths.js';
 import { InputError } from '../errors.js';
 
 interface LockBody {
   readonly pid: number;
   readonly host: string;
   readonly startedAt: string;
+}
+
+const LOCK_SCHEMA = z.object({ pid: z.number().int().positive(), host: z.string(), startedAt: z.string() });
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function alive(pid: number): boolean {
@@ -42,12 +54,17 @@ export async function acquireLock(
   const path = join(stateDir, 'lock');
   const release = (): Promise<void> => unlink(path).catch(() => undefined);
   if (await tryCreate(path)) return { release };
-  let body: LockBody | undefined;
-  try {
-    body = JSON.parse(await readFile(path, 'utf8')) as LockBody;
-  } catch {
-    body = undefined;
-  }
+  const kind = kindOf(await lstat(path));
+  if (kind !== undefined)
+    throw new InputError('state.lock', `${path} is ${kind}, not kubemix's lock file`, {
+      path,
+      hint: 'remove it: kubemix makes the lock file itself',
+    });
+  // An empty or torn lock is one whose writer died between creating and filling it: stale.
+  const body = await readFile(path, 'utf8').then(
+    (text) => LOCK_SCHEMA.safeParse(safeJson(text)).data,
+    () => undefined,
+  );
   if (body !== undefined && (body.host !== hostname() || alive(body.pid))) {
     throw new InputError(
       'state.locked',

@@ -61,6 +61,7 @@ export const planSchema = z.object({
       reboots: z.literal(true).optional(),
       serves: z.object({ dir: z.string().min(1), downloads: z.array(z.string()) }).optional(),
       uploadsOnApply: z.literal(true).optional(),
+      pushesImages: z.object({ registry: z.string().min(1), port: z.number().int().min(1).max(65535) }).optional(),
     }),
   ),
   downloads: z
@@ -76,6 +77,22 @@ export const planSchema = z.object({
           .optional(),
         checksumUrl: z.string().min(1).optional(),
         hashFrom: z.enum(['spec', 'matrix', 'published']),
+      }),
+    )
+    .optional(),
+  images: z
+    .array(
+      z.object({
+        ref: z.string().min(1),
+        registry: z.string().min(1),
+        repository: z.string().min(1),
+        tag: z.string().optional(),
+        digest: z
+          .string()
+          .regex(/^sha256:[0-9a-f]{64}$/)
+          .optional(),
+        platforms: z.array(z.string()),
+        usedBy: z.array(z.string()),
       }),
     )
     .optional(),
@@ -127,27 +144,34 @@ export function checkPlanRules(plan: Plan): Diagnostic[] {
   return out;
 }
 
-/** A dependency cycle, printed whole, or undefined. */
+/** A dependency cycle, printed whole, or undefined. Depth-first without recursion: a plan file may hold a chain of any length. */
 export function findCycle(plan: Pick<Plan, 'tasks'>): string[] | undefined {
   const after = new Map(plan.tasks.map((t) => [t.id, t.after]));
   const mark = new Map<string, 1 | 2>();
-  const stack: string[] = [];
-  const visit = (id: string): string[] | undefined => {
-    if (mark.get(id) === 2) return undefined;
-    if (mark.get(id) === 1) return [...stack.slice(stack.indexOf(id)), id];
-    mark.set(id, 1);
-    stack.push(id);
-    for (const d of after.get(id) ?? []) {
-      const found = after.has(d) ? visit(d) : undefined;
-      if (found) return found;
+  for (const root of after.keys()) {
+    if (mark.has(root)) continue;
+    const path: string[] = [root];
+    const next: number[] = [0];
+    mark.set(root, 1);
+    while (path.length > 0) {
+      const top = path.length - 1;
+      const id = path[top] as string;
+      const deps = after.get(id) ?? [];
+      const at = next[top] as number;
+      if (at === deps.length) {
+        mark.set(id, 2);
+        path.pop();
+        next.pop();
+        continue;
+      }
+      next[top] = at + 1;
+      const dep = deps[at] as string;
+      if (!after.has(dep) || mark.get(dep) === 2) continue;
+      if (mark.get(dep) === 1) return [...path.slice(path.indexOf(dep)), dep];
+      mark.set(dep, 1);
+      path.push(dep);
+      next.push(0);
     }
-    stack.pop();
-    mark.set(id, 2);
-    return undefined;
-  };
-  for (const id of after.keys()) {
-    const found = visit(id);
-    if (found) return found;
   }
   return undefined;
 }

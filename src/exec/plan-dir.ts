@@ -1,11 +1,11 @@
 // Reads a plan directory written by `kubemix plan --out DIR`: DIR/plan.json
 // plus DIR/artifacts/<node>/<path>. Validates the plan, checks its hash and
 // every artifact's sha256 before anything runs.
-import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, normalize, sep } from 'node:path';
 import { InputError, InvalidSpecError, type Diagnostic } from '../errors.js';
 import type { Plan } from '../plan/types.js';
 import { planFileHash, planHash, sha256 } from './hash.js';
+import { readInputFile } from './local-paths.js';
 import { checkPlanRules, planSchema } from './plan-check.js';
 
 export interface LoadedPlan {
@@ -15,12 +15,26 @@ export interface LoadedPlan {
   readonly artifacts: ReadonlyMap<string, Buffer>;
 }
 
+/**
+ * plan.json may be this large: V8's longest string is 2^29 - 24 characters,
+ * and a plan of 5000 nodes is ~250 MB (docs/scale.md).
+ */
+export const MAX_PLAN_JSON_BYTES = 2 ** 29 - 24;
+
+/** One rendered file: configs and scripts, far below this. */
+const MAX_ARTIFACT_BYTES = 256 * 1024 * 1024;
+
 export async function readPlanDir(dir: string): Promise<LoadedPlan> {
   const file = join(dir, 'plan.json');
   let raw: unknown;
-  let bytes: Buffer;
+  // A directory, FIFO, device or /dev/zero behind a link is refused before anything is read.
+  const bytes = readInputFile(
+    { flag: '--plan', given: file, cwd: dir, code: 'plan.unreadable' },
+    MAX_PLAN_JSON_BYTES,
+    'plan.json',
+    'write one with `kubemix plan SPEC --out DIR`',
+  );
   try {
-    bytes = await readFile(file);
     raw = JSON.parse(bytes.toString('utf8'));
   } catch (error) {
     throw new InputError('plan.unreadable', `${file}: ${(error as Error).message}`, {
@@ -75,7 +89,11 @@ export async function readPlanArtifacts(plan: Plan, dir: string): Promise<Map<st
       continue;
     }
     try {
-      const content = await readFile(join(dir, rel));
+      const content = readInputFile(
+        { flag: 'artifact', given: join(dir, rel), cwd: dir },
+        MAX_ARTIFACT_BYTES,
+        'an artifact',
+      );
       if (sha256(content) !== a.sha256)
         bad.push({
           code: 'plan.artifact-sha256',
@@ -89,7 +107,8 @@ export async function readPlanArtifacts(plan: Plan, dir: string): Promise<Map<st
         code: 'plan.artifact-missing',
         severity: 'error',
         path: a.id,
-        message: `${a.localPath}: ${(error as Error).message}`,
+        message:
+          error instanceof InputError ? error.message.replace(/^artifact /, '') : `${a.localPath}: ${String(error)}`,
       });
     }
   }

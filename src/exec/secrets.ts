@@ -16,7 +16,8 @@ import { SERVICES } from '../matrix/index.js';
 import { issueServingTls, servingTlsDue } from './serving-tls.js';
 import { generateClusterCa } from './cluster-ca.js';
 import { randomBytes, randomInt } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { readStateJson } from './state-file.js';
 import { HostError } from '../errors.js';
 import { writeFileDurable } from './durable.js';
 import { ed25519KeyPair } from './ed25519.js';
@@ -30,6 +31,17 @@ export interface SecretRecord {
   readonly from?: string;
   readonly at: string;
 }
+
+/** secrets.json: name → record, as `save` writes it. */
+const SECRETS_SCHEMA = z.record(
+  z.string(),
+  z.object({
+    value: z.string(),
+    source: z.enum(['generated', 'captured', 'read']),
+    from: z.string().optional(),
+    at: z.string(),
+  }),
+);
 
 const REF = /\{\{secret:([A-Za-z0-9_.-]+)\}\}/g;
 const ALNUM = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -78,12 +90,13 @@ export class SecretStore {
 
   static async open(path: string): Promise<SecretStore> {
     const store = new SecretStore(path);
-    try {
-      const doc = JSON.parse(await readFile(path, 'utf8')) as Record<string, SecretRecord>;
-      for (const [k, v] of Object.entries(doc)) store.records.set(k, v);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
+    const doc = readStateJson({
+      path,
+      schema: SECRETS_SCHEMA,
+      code: 'state.secrets',
+      hint: 'restore secrets.json from a backup of the state directory; without it kubemix cannot reach or join the cluster it deployed (its CA, tokens, admin kubeconfig)',
+    });
+    for (const [k, v] of Object.entries(doc ?? {})) store.records.set(k, v as SecretRecord);
     return store;
   }
 
@@ -124,15 +137,29 @@ export class SecretStore {
     }
     made.push(...this.ensureServingTls(wanted));
     made.push(...this.ensureHostKeys(wanted, captured));
-    for (const name of wanted) {
+    // The registry's Basic credential is derived from its password: the password comes first.
+    const derived = wanted.includes(SECRET_NAMES.registryBasicAuth);
+    const order = derived ? [SECRET_NAMES.registryPassword, ...wanted] : wanted;
+    for (const name of order) {
       const value =
         this.records.has(name) || captured.has(name) || made.includes(name) ? undefined : generateSecret(name);
       if (value === undefined) continue;
       this.records.set(name, { value, source: 'generated', at: new Date().toISOString() });
       made.push(name);
     }
+    if (derived && this.deriveRegistryBasicAuth()) made.push(SECRET_NAMES.registryBasicAuth);
     if (made.length > 0) await this.save();
     return made;
+  }
+
+  /** `registry-basic-auth` = base64(`kubemix:<registry-password>`), kept equal to the password; true when (re)made. */
+  private deriveRegistryBasicAuth(): boolean {
+    const password = this.get(SECRET_NAMES.registryPassword);
+    if (password === undefined) return false;
+    const value = Buffer.from(`${SERVICES.registryUser}:${password}`).toString('base64');
+    if (this.get(SECRET_NAMES.registryBasicAuth) === value) return false;
+    this.records.set(SECRET_NAMES.registryBasicAuth, { value, source: 'generated', at: new Date().toISOString() });
+    return true;
   }
 
   /**

@@ -4,7 +4,7 @@
 // One resolver: --state-dir > $KUBEMIX_STATE_DIR > <beside>/.kubemix/<cluster>/,
 // where `beside` is the spec file's directory (the working directory for a
 // Kubeinit string) or the plan directory's parent.
-import { chmod, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
 import { ensurePrivateDir } from './durable.js';
@@ -71,10 +71,14 @@ export function statePaths(root: string): StatePaths {
   };
 }
 
+/**
+ * Makes the state directory and its folders 0700 where they are missing. A
+ * directory that exists is never chmod'ed: `--state-dir /tmp` (or a folder
+ * the user shares on purpose) is not kubemix's to change.
+ */
 export async function prepareStateDir(root: string): Promise<StatePaths> {
   const paths = statePaths(root);
   await ensurePrivateDir(root);
-  await chmod(root, 0o700);
   await ensurePrivateDir(paths.logs);
   await ensurePrivateDir(paths.facts);
   return paths;

@@ -21,6 +21,7 @@ import {
   staleUploads,
 } from './task-steps.js';
 import { waitForReboot } from './reboot.js';
+import { pushImages } from './image-push.js';
 
 function message(error: unknown): string {
   if (isKubemixError(error)) return error.hint === undefined ? error.message : `${error.message} (hint: ${error.hint})`;
@@ -36,12 +37,27 @@ async function connect(task: Task, ctx: RunContext, attempt: number): Promise<vo
   ctx.bus.emit({ type: 'host:connected', host: task.host, ms: Date.now() - started });
 }
 
+/**
+ * The host's own time of a task's check and apply, summed over the commands
+ * that ran; undefined once one ran without its host reporting a time.
+ */
+class HostTime {
+  private ms: number | undefined = 0;
+  add<R extends { readonly hostMs?: number | undefined }>(result: R): R {
+    this.ms = this.ms === undefined || result.hostMs === undefined ? undefined : this.ms + result.hostMs;
+    return result;
+  }
+  get total(): number | undefined {
+    return this.ms;
+  }
+}
+
 /** Check and, when needed, apply. Returns whether apply ran. */
-async function converge(task: Task, ctx: RunContext): Promise<boolean> {
+async function converge(task: Task, ctx: RunContext, host: HostTime): Promise<boolean> {
   const t = ctx.transports.get(task.host);
   if (!t) throw new Error(`no transport for ${task.host}`);
   await ctx.downloads.resolveFor(task);
-  const served = await fillServedCache(task, ctx, t);
+  const served = (await fillServedCache(task, ctx, t)) + (await pushImages(task, ctx, t));
   const uploads = prepareUploads(task, ctx);
   const stale = await staleUploads(task, uploads, t);
   // Uploads an apply consumes (secrets it deletes) are missing by design: the check alone decides,
@@ -51,9 +67,9 @@ async function converge(task: Task, ctx: RunContext): Promise<boolean> {
   // One round trip for check and apply where the transport can; a rebooting task's apply ends its connection.
   if (!needed && task.check && task.reboots !== true && !deferred) {
     const result = await runConverge(task, task.check, ctx);
-    if (result !== undefined) return finish(task, ctx, result.checkPassed ? undefined : result);
+    if (result !== undefined) return finish(task, ctx, host.add(result).checkPassed ? undefined : result);
   }
-  if (!needed && task.check) needed = (await runCommand(task, 'check', task.check, ctx)).code !== 0;
+  if (!needed && task.check) needed = host.add(await runCommand(task, 'check', task.check, ctx)).code !== 0;
   if (!needed) return finish(task, ctx, undefined);
   for (const u of stale)
     await t.upload({
@@ -64,7 +80,7 @@ async function converge(task: Task, ctx: RunContext): Promise<boolean> {
       mode: u.mode,
       owner: u.owner,
     });
-  const result = await runCommand(task, 'apply', task.apply, ctx);
+  const result = host.add(await runCommand(task, 'apply', task.apply, ctx));
   if (result.code === 0 && task.reboots === true)
     await waitForReboot(task, ctx, (attempt) => connect(task, ctx, attempt));
   return finish(task, ctx, result);
@@ -118,9 +134,11 @@ export async function runTask(task: Task, inputHash: string, forced: boolean, ct
     await record('running', attempt, {}, false);
     try {
       await connect(task, ctx, attempt);
-      const changed = await converge(task, ctx);
+      const host = new HostTime();
+      const changed = await converge(task, ctx, host);
       await record('done', attempt, { changed });
-      bus.emit({ type: 'task', ...base, state: 'done', attempt, changed, elapsedMs: Date.now() - started });
+      const hostMs = host.total === undefined ? {} : { hostMs: host.total };
+      bus.emit({ type: 'task', ...base, state: 'done', attempt, changed, elapsedMs: Date.now() - started, ...hostMs });
       return 'done';
     } catch (error) {
       const text = ctx.redactor.redact(message(error));

@@ -34,6 +34,11 @@ export interface KubernetesRelease {
     readonly pause: string;
     readonly source: string;
   };
+  /**
+   * cri-tools (crictl) for this minor: cri-tools releases one minor per Kubernetes minor and its
+   * README asks for the matching one (older or newer ones speak the same CRI v1 API).
+   */
+  readonly crictl: string;
 }
 
 export const KUBERNETES: readonly KubernetesRelease[] = [
@@ -45,6 +50,7 @@ export const KUBERNETES: readonly KubernetesRelease[] = [
     kubeadmApis: ['v1beta4', 'v1beta3'],
     containerdLines: ['2.2', '2.3'],
     kubeadmImages: { etcd: '3.6.5-0', coredns: 'v1.12.1', pause: '3.10.1', source: 'kubeadm v1.34.4' },
+    crictl: '1.34.0',
   },
   {
     minor: '1.35',
@@ -54,6 +60,7 @@ export const KUBERNETES: readonly KubernetesRelease[] = [
     kubeadmApis: ['v1beta4', 'v1beta3'],
     containerdLines: ['2.2', '2.3'],
     kubeadmImages: { etcd: '3.6.6-0', coredns: 'v1.13.1', pause: '3.10.1', source: 'kubeadm v1.35.4' },
+    crictl: '1.35.0',
   },
   // kubeadm 1.36 removed v1beta3 (kubernetes/kubernetes#136016, deprecated since 1.31; migrate with the 1.35 binary).
   {
@@ -64,6 +71,7 @@ export const KUBERNETES: readonly KubernetesRelease[] = [
     kubeadmApis: ['v1beta4'],
     containerdLines: ['2.2', '2.3'],
     kubeadmImages: { etcd: '3.6.8-0', coredns: 'v1.14.2', pause: '3.10.2', source: 'kubeadm v1.36.3' },
+    crictl: '1.36.0',
   },
   {
     minor: '1.37',
@@ -73,6 +81,7 @@ export const KUBERNETES: readonly KubernetesRelease[] = [
     kubeadmApis: ['v1beta4'],
     containerdLines: [],
     kubeadmImages: { etcd: '3.7.0-0', coredns: 'v1.14.6', pause: '3.10.2', source: 'kubeadm v1.37.2' },
+    crictl: '1.37.0',
   },
 ];
 
@@ -170,9 +179,25 @@ export const DEFAULT_LINUX_DISTRO = 'debian-13';
 
 export const IMAGES = {
   pause: { repository: 'registry.k8s.io/pause', tag: '3.10.2' },
+  /**
+   * Microsoft's HostProcess container base image (a few KB, no OS-version match
+   * needed: kubernetes.io "Create a Windows HostProcess Pod"). kubemix's
+   * Windows flanneld and kube-proxy pods run it with the SHA256-verified host
+   * binaries kubemix installs under C:\k\bin. Digest as pinned for tag v1.0.0
+   * by Azure/azure-container-networking (cns/Dockerfile, its own comment
+   * names the tag); not pulled here.
+   */
+  hostProcessBase: {
+    repository: 'mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image',
+    tag: 'v1.0.0',
+    digest: 'sha256:b4c9637e032f667c52d1eccfa31ad8c63f1b035e8639f3f48a510536bf34032b',
+  },
   flannel: { repository: 'ghcr.io/flannel-io/flannel', tag: 'v0.28.4' },
   flannelCniPlugin: { repository: 'ghcr.io/flannel-io/flannel-cni-plugin', tag: 'v1.9.0-flannel1' },
 } as const;
+
+/** kubemix's own image (the guard webhook), tagged with kubemix's version. */
+export const KUBEMIX_IMAGE_REPOSITORY = 'ghcr.io/kubemix/kubemix';
 
 export const COMPONENTS = {
   flannel: '0.28.4',
@@ -246,6 +271,10 @@ export const URLS = {
   kubernetesDeb: (minor: string) => `https://pkgs.k8s.io/core:/stable:/v${minor}/deb/`,
   kubernetesRpm: (minor: string) => `https://pkgs.k8s.io/core:/stable:/v${minor}/rpm/`,
   windowsBinary: (version: string, name: string) => `https://dl.k8s.io/v${version}/bin/windows/amd64/${name}.exe`,
+  /** Each with `<url>.sha256` beside it (a lone hash). */
+  linuxBinary: (version: string, name: string) => `https://dl.k8s.io/v${version}/bin/linux/amd64/${name}`,
+  crictl: (version: string) =>
+    `https://github.com/kubernetes-sigs/cri-tools/releases/download/v${version}/crictl-v${version}-linux-amd64.tar.gz`,
   containerd: (version: string, os: 'linux' | 'windows') =>
     `https://github.com/containerd/containerd/releases/download/v${version}/containerd-${version}-${os}-amd64.tar.gz`,
   runc: (version: string) => `https://github.com/opencontainers/runc/releases/download/v${version}/runc.amd64`,
@@ -379,7 +408,26 @@ export function windowsDownloads(kubernetes: string, containerd: string): NodeDo
   ];
 }
 
-/** Every file a Linux node downloads (kubelet and kubeadm come from the signed pkgs.k8s.io repository instead). */
+/**
+ * kubeadm, kubelet and kubectl of one release and the matching crictl, as a Linux node installs
+ * them from upstream's release (`spec.kubernetes.install: binaries`): dl.k8s.io publishes
+ * `<file>.sha256` beside each binary, cri-tools `<archive>.sha256` beside its archive.
+ */
+export function linuxKubernetesDownloads(kubernetes: string, crictl: string): NodeDownload[] {
+  const bin = (name: string): NodeDownload => {
+    const url = URLS.linuxBinary(kubernetes, name);
+    return { id: `linux/${name}`, name, version: kubernetes, url, checksum: sidecar(url, '.sha256') };
+  };
+  const cri = URLS.crictl(crictl);
+  return [
+    bin('kubeadm'),
+    bin('kubelet'),
+    bin('kubectl'),
+    { id: 'linux/crictl.tar.gz', name: 'crictl.tar.gz', version: crictl, url: cri, checksum: sidecar(cri, '.sha256') },
+  ];
+}
+
+/** Every file a Linux node downloads besides the Kubernetes binaries (linuxKubernetesDownloads). */
 export function linuxDownloads(containerd: string, runc: string, cniPlugins: string): NodeDownload[] {
   const ctr = URLS.containerd(containerd, 'linux');
   const rc = URLS.runc(runc);
@@ -423,7 +471,9 @@ export const CHECKSUM_URLS = {
 
 /** Every download id a spec may override, for any release. */
 export const DOWNLOAD_IDS: readonly string[] = [
-  ...[...linuxDownloads('0', '0', '0'), ...windowsDownloads('0', '0')].map((d) => d.id),
+  ...[...linuxDownloads('0', '0', '0'), ...linuxKubernetesDownloads('0', '0'), ...windowsDownloads('0', '0')].map(
+    (d) => d.id,
+  ),
   ...LINUX_DISTROS.map((d) => cloudImageId(d.id)),
   ...Object.keys(INSTALL_ISOS).map(installIsoId),
 ];

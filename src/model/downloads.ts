@@ -5,7 +5,13 @@
 // a download's hash as `{{sha256:ID}}`; the executor fills it in from its
 // content-addressed cache, so a node installs only what the deployer verified.
 import { InputError } from '../errors.js';
-import { linuxDownloads, SERVICES, windowsDownloads, type NodeDownload } from '../matrix/index.js';
+import {
+  linuxDownloads,
+  linuxKubernetesDownloads,
+  SERVICES,
+  windowsDownloads,
+  type NodeDownload,
+} from '../matrix/index.js';
 import type { ClusterModel } from './resolve.js';
 
 export interface ResolvedDownload {
@@ -44,7 +50,11 @@ export function mirroredUrl(url: string, mirror: string | undefined): string {
 
 function matrixDownloads(model: ClusterModel): NodeDownload[] {
   const v = model.versions;
-  return [...linuxDownloads(v.containerd, v.runc, v.cniPlugins), ...windowsDownloads(v.kubernetes, v.containerd)];
+  return [
+    ...linuxDownloads(v.containerd, v.runc, v.cniPlugins),
+    ...linuxKubernetesDownloads(v.kubernetes, v.crictl),
+    ...windowsDownloads(v.kubernetes, v.containerd),
+  ];
 }
 
 /** One download, resolved; a download without any known hash fails planning (exit 2), naming the pin to add. */

@@ -1,7 +1,7 @@
 // resolveModel: a validated spec → every concrete fact the plan needs
 // (addresses, MACs, placement, versions, MTUs, endpoints). Pure and
 // deterministic: the same spec always resolves to the same model.
-import { windowsRelease } from '../matrix/index.js';
+import { IMAGES, windowsRelease } from '../matrix/index.js';
 import { formatCidr, formatIp, parseCidr, subnetAt, type Cidr } from '../net/cidr.js';
 import type {
   AddressRanges,
@@ -14,13 +14,14 @@ import type {
   PlanNode,
   PodOverlay,
   ServicesSettings,
+  WindowsHostProcess,
 } from './types.js';
 import { driverFor } from '../drivers/index.js';
 import { addressRanges, resolveMirrors, resolveOverlay, resolveProxy, resolveServices } from './settings.js';
 import type { NodeDraft } from '../spec/nodes.js';
 import { NODE_POD_PREFIX } from '../spec/rules/network.js';
 import type { SpecResult } from '../spec/read.js';
-import type { ClusterSpec } from '../spec/types.js';
+import type { ClusterSpec, KubeadmSettings } from '../spec/types.js';
 import { allocateAddresses, gatewayOf } from '../net/addresses.js';
 import { assignMacs } from './mac.js';
 import { nodeMtu, podMtu } from '../net/mtu.js';
@@ -44,6 +45,8 @@ export interface ClusterModel {
   /** The facts a plan carries in its header (serialised into plan.json). */
   readonly cluster: PlanCluster;
   readonly versions: ResolvedVersions;
+  /** kubeadm timeouts and control-plane probe slack the spec sets (slow machines). */
+  readonly kubeadm: KubeadmSettings;
   readonly nodes: readonly PlanNode[];
   readonly hosts: readonly HostConnection[];
   readonly overlay: PodOverlay;
@@ -55,8 +58,16 @@ export interface ClusterModel {
   readonly services: ServicesSettings | undefined;
   /** libvirt driver: the hypervisors in spec order; empty for existing hosts. */
   readonly hypervisors: readonly Hypervisor[];
-  /** HostProcess mode's images: set in the spec and the CNI is flannel (Calico has no such mode here). */
-  readonly windowsHostProcess: { readonly flannelImage: string; readonly kubeProxyImage: string } | undefined;
+  /**
+   * How Windows nodes run flanneld (flannel) and kube-proxy (flannel and
+   * Calico): as HostProcess DaemonSets, whose pods get per-node, kubelet-renewed
+   * ServiceAccount tokens. Undefined without Windows nodes.
+   */
+  readonly windowsHostProcess: WindowsHostProcess | undefined;
+  /** How Linux nodes get kubeadm, kubelet and kubectl (spec.kubernetes.install). */
+  readonly kubernetesInstall: 'binaries' | 'packages';
+  /** Nodes never reach the internet: images come from the services registry only (spec.airGapped). */
+  readonly airGapped: boolean;
   readonly warnings: readonly ModelWarning[];
 }
 
@@ -107,6 +118,7 @@ export function resolveModel(input: SpecResult): ClusterModel {
     spec,
     cluster,
     versions,
+    kubeadm: spec.kubeadm,
     nodes,
     hosts: driver.hosts(spec, nodes),
     overlay,
@@ -116,9 +128,24 @@ export function resolveModel(input: SpecResult): ClusterModel {
     mirrors: resolveMirrors(spec),
     services: resolveServices(spec),
     hypervisors: driver.hypervisors(spec),
-    windowsHostProcess: spec.cni.plugin === 'flannel' ? spec.windows?.hostProcess : undefined,
+    windowsHostProcess: windowsHostProcess(spec, nodes),
+    kubernetesInstall: spec.kubernetesInstall,
+    airGapped: spec.airGapped,
     warnings,
   };
+}
+
+/**
+ * The spec's images (each carries its binary at its root), or by default the
+ * HostProcess base image from the matrix running the host binaries kubemix
+ * installs and verifies.
+ */
+function windowsHostProcess(spec: ClusterSpec, nodes: readonly PlanNode[]): WindowsHostProcess | undefined {
+  if (!nodes.some((n) => n.osFamily === 'windows')) return undefined;
+  const own = spec.windows?.hostProcess;
+  if (own !== undefined) return { ...own, fromImages: true };
+  const base = `${IMAGES.hostProcessBase.repository}:${IMAGES.hostProcessBase.tag}@${IMAGES.hostProcessBase.digest}`;
+  return { flannelImage: base, kubeProxyImage: base, fromImages: false };
 }
 
 function isWindows(os: string): boolean {

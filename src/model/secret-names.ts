@@ -20,6 +20,8 @@ export const SECRET_NAMES = {
   /** `sha256:<hex>` of the CA's public key, for `kubeadm join` discovery. */
   clusterCaCertHash: 'cluster-ca-cert-hash',
   registryPassword: 'registry-password',
+  /** base64 of `kubemix:<registry-password>`: containerd's Authorization header for the services registry (derived). */
+  registryBasicAuth: 'registry-basic-auth',
   /** kubeadm's /etc/kubernetes/admin.conf from the first controller (`kubemix kubeconfig`). */
   adminKubeconfig: 'admin-kubeconfig',
   /** Token of the kube-system/kube-proxy ServiceAccount for the native Windows kube-proxy. */

@@ -123,6 +123,17 @@ export interface Mirrors {
   readonly artifacts: string | undefined;
 }
 
+/** The images of the Windows flanneld and kube-proxy HostProcess pods. */
+export interface WindowsHostProcess {
+  readonly flannelImage: string;
+  readonly kubeProxyImage: string;
+  /**
+   * true: the spec's images, each with its binary at its root; false: the
+   * HostProcess base image, running the host binaries kubemix installs.
+   */
+  readonly fromImages: boolean;
+}
+
 /** What the services node runs; the model has one only when spec.services.enabled. */
 export interface ServicesSettings {
   readonly dns: boolean;

@@ -1,5 +1,5 @@
 // Resolve "1.36" / "2.3" to the matrix's pinned patch releases.
-import { COMPONENTS, IMAGES, containerdLine, kubernetesRelease } from '../matrix/index.js';
+import { COMPONENTS, IMAGES, KUBERNETES, containerdLine, kubernetesRelease } from '../matrix/index.js';
 import { minorOf } from '../spec/rules/versions.js';
 import type { ClusterSpec } from '../spec/types.js';
 
@@ -13,6 +13,7 @@ export interface ResolvedVersions {
   readonly flannel: string;
   readonly runc: string;
   readonly cniPlugins: string;
+  readonly crictl: string;
 }
 
 function pinned(written: string, patch: string | undefined): string {
@@ -32,5 +33,7 @@ export function resolveVersions(spec: ClusterSpec): ResolvedVersions {
     flannel: COMPONENTS.flannel,
     runc: COMPONENTS.runc,
     cniPlugins: COMPONENTS.cniPlugins,
+    // An unknown minor is refused by the spec rules; the matrix's newest crictl stands in meanwhile.
+    crictl: k8s?.crictl ?? KUBERNETES.at(-1)?.crictl ?? '',
   };
 }

@@ -99,3 +99,10 @@ export function subnetAt(cidr: Cidr, prefix: number, i: bigint): Cidr {
 export function subnetCount(cidr: Cidr, prefix: number): bigint {
   return prefix < cidr.prefix ? 0n : 1n << BigInt(prefix - cidr.prefix);
 }
+
+/** An IPv4 CIDR with a dotted mask (`10.0.0.0/255.255.255.0`); undefined for anything else. */
+export function withDottedMask(text: string): string | undefined {
+  const cidr = parseCidr(text);
+  if (cidr === undefined || cidr.family !== 4) return undefined;
+  return `${formatIp(4, cidr.base)}/${formatIp(4, ((1n << 32n) - 1n) ^ hostMask(cidr))}`;
+}

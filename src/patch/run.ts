@@ -6,10 +6,17 @@
 // (the journal skips what is done) instead of asking again — a node already
 // updated would then look clean and be left cordoned. A roll that fails
 // names the nodes it leaves cordoned, what was installed on each and how to
-// roll it back (rollback.ts), from the query's answer kept in roll.json.
-import { readFile, rm } from 'node:fs/promises';
+// roll it back (rollback.ts), from the query's answer kept in roll.json. A
+// node the failed roll cordoned but installed nothing on (its drain did not
+// finish, or its update step failed before anything was installed: the
+// step's error says so, render/windows/updates.ts NOTHING_INSTALLED) is
+// uncordoned and taken out of the roll, so neither this failure nor a
+// resumed roll leaves it out of service for nothing.
+import { rm } from 'node:fs/promises';
+import { z } from 'zod';
+import { readStateJson } from '../exec/state-file.js';
 import { join } from 'node:path';
-import { HostError, InputError } from '../errors.js';
+import { HostError } from '../errors.js';
 import { applyPlan, type ApplyOptions } from '../exec/apply-plan.js';
 import { ensurePrivateDir, writeFileDurable } from '../exec/durable.js';
 import type { ExecEvent } from '../exec/events.js';
@@ -18,10 +25,10 @@ import { statePaths } from '../exec/state-dir.js';
 import type { ClusterModel } from '../model/resolve.js';
 import type { PlanNode } from '../model/types.js';
 import type { AssembledPlan } from '../plan/assemble.js';
-import { assemblePatchPlan, patchedNodes, type PatchOptions } from '../plan/patch/assemble.js';
+import { assemblePatchPlan, assembleUncordonPlan, patchedNodes, type PatchOptions } from '../plan/patch/assemble.js';
 import { assemblePatchQueryPlan, needsPatch, parsePending, type NodePending } from '../plan/patch/query.js';
 import { rollbackText } from '../plan/patch/rollback.js';
-import type { UpdateSelection } from '../render/windows/updates.js';
+import { NOTHING_INSTALLED, type UpdateSelection } from '../render/windows/updates.js';
 
 /** How the query reaches hosts: applyPlan's options without the state directory and --check. */
 export type QueryOptions = Omit<ApplyOptions, 'stateDir' | 'check'>;
@@ -89,25 +96,18 @@ interface RollFile {
   readonly pending: Record<string, NodePending>;
 }
 
-function isPending(p: unknown): p is NodePending {
-  const x = p as NodePending | null;
-  return typeof x === 'object' && x !== null && Array.isArray(x.updates) && typeof x.rebootRequired === 'boolean';
-}
+const PENDING_SCHEMA = z.looseObject({ updates: z.array(z.unknown()), rebootRequired: z.boolean() });
 
 async function rollUnderWay(dir: string): Promise<RollFile | undefined> {
-  const file = join(dir, ROLL_FILE);
-  try {
-    const doc = JSON.parse(await readFile(file, 'utf8')) as { nodes?: unknown; pending?: unknown };
-    const pending = Object.entries(typeof doc.pending === 'object' && doc.pending !== null ? doc.pending : {});
-    if (Array.isArray(doc.nodes) && doc.nodes.every((n) => typeof n === 'string'))
-      return { nodes: doc.nodes as string[], pending: Object.fromEntries(pending.filter(([, p]) => isPending(p))) };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-  }
-  throw new InputError('patch.roll-file', `cannot read ${file}`, {
-    path: file,
+  const doc = readStateJson({
+    path: join(dir, ROLL_FILE),
+    schema: z.object({ nodes: z.array(z.string()), pending: z.record(z.string(), PENDING_SCHEMA).optional() }),
+    code: 'patch.roll-file',
     hint: 'it records the nodes of an unfinished roll; uncordon them by hand and remove it to start afresh',
   });
+  return doc === undefined
+    ? undefined
+    : { nodes: doc.nodes, pending: (doc.pending ?? {}) as Record<string, NodePending> };
 }
 
 /** Query, then roll only the nodes with something pending (or resume an interrupted roll). */
@@ -120,7 +120,7 @@ export async function patchNodes(model: ClusterModel, options: PatchOptions, run
     const all = new Set(patchedNodes(model, undefined, true).map((n) => n.name));
     const roll = underWay.nodes.filter((n) => all.has(n));
     const plan = assemblePatchPlan(model, { ...options, nodes: undefined, linux: true, roll: new Set(roll) });
-    await rollOrExplain(model, plan, own, new Map(Object.entries(underWay.pending)), run);
+    await rollOrExplain(model, plan, own, { ...underWay, nodes: roll }, run);
     await finishRoll(own);
     return { pending: new Map(), rolled: roll, resumed: true };
   }
@@ -131,28 +131,39 @@ export async function patchNodes(model: ClusterModel, options: PatchOptions, run
   await ensurePrivateDir(own);
   const file: RollFile = { nodes: roll, pending: Object.fromEntries(roll.map((n) => [n, pending.get(n) ?? none])) };
   await writeFileDurable(join(own, ROLL_FILE), `${JSON.stringify(file)}\n`);
-  await rollOrExplain(model, assembled, own, pending, run);
+  await rollOrExplain(model, assembled, own, file, run);
   await finishRoll(own);
   return { pending, rolled: roll, resumed: false };
 }
 
 const none: NodePending = { updates: [], rebootRequired: false };
 
-/** Runs the roll; when it fails, adds to the error the nodes left cordoned and how to roll each back. */
+/**
+ * Runs the roll; when it fails, uncordons the nodes it left cordoned with
+ * nothing installed (and takes them out of the roll), then adds to the error
+ * the nodes left cordoned and how to roll each back.
+ */
 async function rollOrExplain(
   model: ClusterModel,
   assembled: AssembledPlan,
   own: string,
-  pending: ReadonlyMap<string, NodePending>,
+  roll: RollFile,
   run: PatchRun,
 ): Promise<void> {
+  const pending = new Map(Object.entries(roll.pending));
   try {
     await run.runRoll(assembled, own);
   } catch (error) {
     if (!(error instanceof HostError)) throw error;
     const left = await leftCordoned(model, assembled, own);
     if (left.length === 0) throw error;
-    const text = left.map(({ node, installed }) => rollbackText(node, pending.get(node.name), installed));
+    const idle = left.filter((l) => !l.installed).map((l) => l.node.name);
+    const released = idle.length === 0 ? [] : await uncordonIdle(model, own, roll, idle, run);
+    const text = left.map(({ node, installed }) =>
+      released.includes(node.name)
+        ? `${node.name}: nothing was installed on it; it was uncordoned and left out of this roll (the next patch run asks it again).`
+        : rollbackText(node, pending.get(node.name), installed),
+    );
     throw new HostError('patch.node-unhealthy', `${error.message}\n${text.join('\n')}`, {
       hint: 'the roll stopped here: no later node was touched',
       cause: error,
@@ -160,7 +171,42 @@ async function rollOrExplain(
   }
 }
 
-/** The roll's nodes its journal shows cordoned and not uncordoned, and whether their updates step ran. */
+/**
+ * Uncordons `nodes` (its own journal, so the roll's stays as it was) and
+ * writes roll.json without them: a resumed roll must not find their cordon
+ * done and install on a node that is back in service. Returns the nodes
+ * uncordoned; none when the uncordon itself fails (they stay cordoned, named).
+ */
+async function uncordonIdle(
+  model: ClusterModel,
+  own: string,
+  roll: RollFile,
+  nodes: readonly string[],
+  run: PatchRun,
+): Promise<string[]> {
+  const dir = join(own, 'uncordon');
+  try {
+    await ensurePrivateDir(dir);
+    await rm(statePaths(dir).journal, { force: true });
+    await run.runRoll(assembleUncordonPlan(model, nodes), dir);
+  } catch (error) {
+    if (error instanceof HostError) return [];
+    throw error;
+  }
+  const rest: RollFile = {
+    nodes: roll.nodes.filter((n) => !nodes.includes(n)),
+    pending: Object.fromEntries(Object.entries(roll.pending).filter(([n]) => !nodes.includes(n))),
+  };
+  if (rest.nodes.length === 0) await finishRoll(own);
+  else await writeFileDurable(join(own, ROLL_FILE), `${JSON.stringify(rest)}\n`);
+  return [...nodes];
+}
+
+/**
+ * The roll's nodes its journal shows cordoned and not uncordoned, and
+ * whether anything may have been installed on them: their updates step ran
+ * and did not fail saying nothing was installed.
+ */
 async function leftCordoned(
   model: ClusterModel,
   assembled: AssembledPlan,
@@ -177,7 +223,9 @@ async function leftCordoned(
     const updates = assembled.plan.tasks.find(
       (t) => t.host === node.name && (t.name === 'win-updates' || t.name === 'linux-updates'),
     );
-    return [{ node, installed: ran(updates === undefined ? undefined : journal?.tasks[updates.id]?.state) }];
+    const entry = updates === undefined ? undefined : journal?.tasks[updates.id];
+    const nothing = entry?.state === 'failed' && (entry.error ?? '').includes(NOTHING_INSTALLED);
+    return [{ node, installed: ran(entry?.state) && !nothing }];
   });
 }
 

@@ -2,6 +2,7 @@
 // artifact contents to write beside it. Pure and deterministic.
 import type { ClusterModel } from '../model/resolve.js';
 import { downloadCache, resolveDownload, sha256Refs } from '../model/downloads.js';
+import { imagesFromServicesRegistry } from '../model/images.js';
 import { sha256Hex } from '../util/json.js';
 import { withPlanHash, type PlanBody } from './hash.js';
 import { artifactId, artifactLocalPath } from './artifact-path.js';
@@ -10,9 +11,10 @@ import { containerdContribution } from './tasks/containerd.js';
 import { driverContribution, nodeReadyIds } from './tasks/driver.js';
 import { factTasks } from './tasks/facts.js';
 import { clusterReadyTaskIds, kubeadmContribution } from './tasks/kubeadm.js';
-import { flannelTokenTaskIds, kubeProxyTokenTaskIds, kubeProxyTokenTasks } from './tasks/kube-proxy-token.js';
-import { kubernetesPackagesContribution } from './tasks/kubernetes-packages.js';
+import { legacyTokenTasks } from './tasks/kube-proxy-token.js';
+import { kubernetesBinariesContribution } from './tasks/kubernetes-binaries.js';
 import { linuxPrepContribution } from './tasks/linux-prep.js';
+import { registryImagesTask } from './tasks/registry-images.js';
 import { servicesContribution } from './tasks/services.js';
 import { DEFAULT_WINDOWS_OPTIONS, windowsTasks } from './tasks/windows.js';
 import { PLAN_API_VERSION, STAGES, type Artifact, type Command, type Plan, type Stage, type Task } from './types.js';
@@ -44,15 +46,14 @@ export const CONTRIBUTORS: readonly PlanContributor[] = [
     windowsTasks(model, {
       ...DEFAULT_WINDOWS_OPTIONS,
       joinAfter: clusterReadyTaskIds(model),
-      kubeProxyAfter: kubeProxyTokenTaskIds(model),
-      flanneldAfter: flannelTokenTaskIds(model),
     }),
   servicesContribution,
   linuxPrepContribution,
   containerdContribution,
-  kubernetesPackagesContribution,
+  kubernetesBinariesContribution,
   kubeadmContribution,
-  (model) => ({ tasks: kubeProxyTokenTasks(model) }),
+  (model) => ({ tasks: legacyTokenTasks(model) }),
+  (model) => ({ tasks: registryImagesTask(model) }),
 ];
 
 export function assemblePlan(
@@ -132,6 +133,7 @@ export function assemblePlanBodyTo(
     artifacts,
     tasks,
     downloads: ids.map((id) => resolveDownload(model, id)),
+    ...(tasks.some((t) => t.pushesImages !== undefined) ? { images: imagesFromServicesRegistry(model) } : {}),
     warnings: model.warnings,
   };
 }

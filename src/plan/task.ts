@@ -22,6 +22,8 @@ export interface TaskInput {
   readonly reboots?: true;
   /** Uploads placed only when the check fails (Task.uploadsOnApply). */
   readonly uploadsOnApply?: true;
+  /** The services registry the executor fills before the check (Task.pushesImages). */
+  readonly pushesImages?: { readonly registry: string; readonly port: number };
 }
 
 export const DEFAULT_TIMEOUT_SECONDS = 300;
@@ -47,6 +49,7 @@ export function task(input: TaskInput): Task {
     ...(input.reboots === undefined ? {} : { reboots: input.reboots }),
     ...(input.serves === undefined ? {} : { serves: input.serves }),
     ...(input.uploadsOnApply === undefined ? {} : { uploadsOnApply: input.uploadsOnApply }),
+    ...(input.pushesImages === undefined ? {} : { pushesImages: input.pushesImages }),
   };
 }
 

@@ -6,6 +6,7 @@
 // them only through stdin or 0600 files, never on a remote command line.
 
 import type { ResolvedDownload } from '../model/downloads.js';
+import type { ClusterImage } from '../model/images.js';
 import type { HostConnection, PlanCluster, PlanNode, Privilege, Shell } from '../model/types.js';
 
 export const PLAN_API_VERSION = 'kubemix.dev/v1alpha1' as const;
@@ -94,6 +95,14 @@ export interface Task {
    * check fails, and their absence on the host does not make the task run.
    */
   readonly uploadsOnApply?: true;
+  /**
+   * The services registry this task keeps filled (executor extension,
+   * optional): before `check`, the executor pushes what `up --images` was
+   * given into `registry` (`host:port`, reached through an SSH tunnel to the
+   * task's host, port on its loopback), each image under
+   * `<registry>/<upstream registry>/<path>`, blobs already there skipped.
+   */
+  readonly pushesImages?: { readonly registry: string; readonly port: number };
 }
 
 export interface SecretCapture {
@@ -132,5 +141,7 @@ export interface Plan {
    * reference with the verified SHA256 from its content-addressed cache.
    */
   readonly downloads?: readonly ResolvedDownload[];
+  /** Air-gapped plans: every image the nodes pull from the services registry (`up --images` brings them). */
+  readonly images?: readonly ClusterImage[];
   readonly warnings: readonly { readonly code: string; readonly path: string; readonly message: string }[];
 }

@@ -78,3 +78,17 @@ export function hasDecodableFilePath(text: string): boolean {
     return false;
   }
 }
+
+const UNIT_SECONDS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600 };
+/** `90s`, `10m`, `1h` → seconds. NaN for anything else. */
+export function durationSeconds(text: string): number {
+  const match = /^([1-9][0-9]{0,5})(s|m|h)$/.exec(text);
+  return match === null ? Number.NaN : Number(match[1]) * (UNIT_SECONDS[match[2] ?? ''] ?? Number.NaN);
+}
+
+/** A kubeadm timeout longer than a day is a typo (kubeadm's own defaults are 1 to 5 minutes). */
+export const MAX_TIMEOUT_SECONDS = 24 * 3600;
+
+export function durationWithinLimit(text: string): boolean {
+  return durationSeconds(text) <= MAX_TIMEOUT_SECONDS;
+}

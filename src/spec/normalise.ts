@@ -1,7 +1,14 @@
 // Derived defaults: values whose default depends on other fields.
 import { DEFAULT_LINUX_DISTRO } from '../matrix/index.js';
 import type { ClusterSpecParsed } from './schema.js';
-import type { ClusterSpec, ExistingHost, Resources } from './types.js';
+import { durationSeconds } from './checks.js';
+import {
+  KUBEADM_TIMEOUT_NAMES,
+  type ClusterSpec,
+  type ExistingHost,
+  type KubeadmSettings,
+  type Resources,
+} from './types.js';
 
 /** Default machine sizes by kind of node (Windows Server needs the larger disk). */
 export const DEFAULT_RESOURCES = {
@@ -47,7 +54,10 @@ export function normalise(parsed: ClusterSpecParsed): ClusterSpec {
     name: parsed.metadata.name,
     domain: s.domain,
     kubernetesVersion: s.kubernetes.version,
+    kubernetesInstall: s.kubernetes.install,
+    airGapped: s.airGapped,
     containerdVersion: s.containerRuntime.containerd,
+    kubeadm: kubeadmSettings(s.kubernetes),
     network: s.network,
     cni: s.cni,
     driver: infra.driver,
@@ -92,6 +102,21 @@ export function normalise(parsed: ClusterSpecParsed): ClusterSpec {
     ),
     ...(s.windows?.hostProcess === undefined ? {} : { windows: { hostProcess: s.windows.hostProcess } }),
   };
+}
+
+function kubeadmSettings(k: ClusterSpecParsed['spec']['kubernetes']): KubeadmSettings {
+  const timeouts = Object.fromEntries(
+    KUBEADM_TIMEOUT_NAMES.flatMap((name) => {
+      const text = k.timeouts?.[name];
+      return text === undefined ? [] : [[name, durationSeconds(text)]];
+    }),
+  );
+  const p = k.controlPlaneProbes;
+  const probes = {
+    ...(p?.timeoutSeconds === undefined ? {} : { timeoutSeconds: p.timeoutSeconds }),
+    ...(p?.livenessFailureThreshold === undefined ? {} : { livenessFailureThreshold: p.livenessFailureThreshold }),
+  };
+  return { timeouts, ...(Object.keys(probes).length === 0 ? {} : { controlPlaneProbes: probes }) };
 }
 
 function pin(hypervisor: string | undefined): { hypervisor?: string } {

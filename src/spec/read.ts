@@ -11,6 +11,29 @@ import { issuesToDiagnostics } from './schema-diagnostics.js';
 import type { ClusterSpec } from './types.js';
 import { loadYaml, locate, type LoadedYaml } from './yaml.js';
 
+/**
+ * The most nodes one spec may make: the largest plan measured (docs/scale.md,
+ * 5000 nodes). Counted from the counts before any node is made, so a small
+ * spec asking for 60 000 is refused in milliseconds, not planned until memory
+ * runs out.
+ */
+export const MAX_NODES = 5000;
+
+function nodeCountOver(spec: ClusterSpec): Diagnostic | undefined {
+  const total =
+    spec.driver === 'existing'
+      ? spec.hosts.length
+      : spec.controlPlane.count + spec.workers.reduce((sum, g) => sum + g.count, 0) + 1;
+  if (total <= MAX_NODES) return undefined;
+  return {
+    code: 'nodes.too-many',
+    severity: 'error',
+    path: spec.driver === 'existing' ? 'spec.infrastructure.hosts' : 'spec.nodes',
+    message: `the spec makes ${total} nodes, more than the ${MAX_NODES} one cluster may have`,
+    hint: 'split the machines into several clusters, or lower the counts',
+  };
+}
+
 /** At most this many errors are reported for one input. */
 export const MAX_ERRORS = 50;
 
@@ -39,6 +62,8 @@ export function readSpec(source: SpecSource): SpecResult {
     throw new InvalidSpecError(name, bound(withLocations(diagnostics, yaml, name)));
   }
   const spec = normalise(parsed.data);
+  const tooMany = nodeCountOver(spec);
+  if (tooMany !== undefined) throw new InvalidSpecError(name, withLocations([tooMany], yaml, name));
   const nodes = draftNodes(spec);
   const diagnostics = runRules({ document, parsed: parsed.data, spec, nodes });
   if (diagnostics.some((d) => d.severity === 'error'))

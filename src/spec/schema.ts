@@ -11,6 +11,7 @@ import {
   MAX_URL_LENGTH,
   SPEC_API_VERSION,
   diskWithinLimit,
+  durationWithinLimit,
   hasDecodableFilePath,
   hasNoFragment,
   hasNoUserinfo,
@@ -271,7 +272,7 @@ const windows = z.strictObject({
     })
     .optional()
     .describe(
-      'Run flanneld and kube-proxy on Windows nodes as HostProcess DaemonSets from these images instead of as services',
+      "Images for the Windows flanneld and kube-proxy HostProcess DaemonSets, instead of Microsoft's HostProcess base image running the binaries kubemix installs (with Calico only kubeProxyImage is used)",
     ),
 });
 
@@ -318,13 +319,77 @@ const downloadOverride = z.strictObject({
     .describe("SHA256 the file must have; wins over the matrix and over upstream's published checksum"),
 });
 
+/** A duration in one unit, as a kubeadm timeout: `90s`, `10m`, `1h` (at most 24h). */
+const duration = z
+  .string()
+  .regex(/^[1-9][0-9]{0,5}(s|m|h)$/, 'must be a duration such as 90s, 10m or 1h')
+  .refine(durationWithinLimit, 'must be at most 24h');
+
+/**
+ * kubeadm v1beta4 `timeouts` (InitConfiguration, JoinConfiguration,
+ * UpgradeConfiguration); each one left out keeps kubeadm's default
+ * (cmd/kubeadm/app/constants/constants.go).
+ */
+const kubeadmTimeouts = z.strictObject({
+  controlPlaneComponentHealthCheck: duration
+    .optional()
+    .describe(
+      "How long kubeadm waits for the control-plane components to become healthy; also the static pods' startup probe window (default 4m)",
+    ),
+  kubeletHealthCheck: duration
+    .optional()
+    .describe("How long kubeadm waits for the kubelet's health endpoint (default 4m)"),
+  kubernetesAPICall: duration.optional().describe('Each call kubeadm makes to the API server (default 1m)'),
+  etcdAPICall: duration.optional().describe('Each call kubeadm makes to etcd (default 2m)'),
+  tlsBootstrap: duration
+    .optional()
+    .describe("How long a joining node's kubelet has for its TLS bootstrap (default 5m)"),
+  discovery: duration.optional().describe('How long a join waits to discover and trust the API server (default 5m)'),
+  upgradeManifests: duration
+    .optional()
+    .describe('How long an upgrade waits for each static pod to come back (default 5m)'),
+});
+
+const controlPlaneProbes = z.strictObject({
+  timeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(600)
+    .optional()
+    .describe("Each probe's timeout on etcd, kube-apiserver, kube-controller-manager and kube-scheduler (kubeadm: 15)"),
+  livenessFailureThreshold: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe('Failed liveness probes, 10 s apart, before the kubelet restarts a component (kubeadm: 8)'),
+});
+
+const kubernetes = z.strictObject({
+  version: version('Kubernetes').default(DEFAULT_KUBERNETES_MINOR),
+  install: z
+    .enum(['binaries', 'packages'])
+    .default('binaries')
+    .describe(
+      "How Linux nodes get kubeadm, kubelet and kubectl: binaries (upstream's release files, SHA256-checked, through the services node's download cache; works air-gapped) or packages (pkgs.k8s.io's deb/rpm repository, held)",
+    ),
+  timeouts: kubeadmTimeouts
+    .optional()
+    .describe("kubeadm's timeouts, raised for slow machines (software emulation, small VMs)"),
+  controlPlaneProbes: controlPlaneProbes
+    .optional()
+    .describe("Slack for the control-plane static pods' probes on slow machines (rendered as kubeadm patches)"),
+});
+
 export const clusterSpecSchema = z.strictObject({
   apiVersion: z.literal(SPEC_API_VERSION),
   kind: z.literal('Cluster'),
   metadata: z.strictObject({ name: dnsLabel }),
   spec: z.strictObject({
     domain: dnsName.default('kubeinit.local'),
-    kubernetes: z.strictObject({ version: version('Kubernetes').default(DEFAULT_KUBERNETES_MINOR) }).prefault({}),
+    kubernetes: kubernetes.prefault({}),
     containerRuntime: z
       .strictObject({ containerd: version('containerd').default(DEFAULT_CONTAINERD_LINE) })
       .prefault({}),
@@ -342,6 +407,12 @@ export const clusterSpecSchema = z.strictObject({
         'Per-file pins and sources by download id (windows/flanneld.exe, linux/containerd.tar.gz, …), so a new release or an internal mirror needs no code change',
       ),
     windows: windows.optional(),
+    airGapped: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Nodes never reach the internet: every binary from the download cache and every image from the services registry (pushed by `kubemix up --images`), checked before any node is touched',
+      ),
   }),
 });
 

@@ -41,8 +41,14 @@ export interface ClusterSpec {
   readonly domain: string;
   /** As written: `1.36` or `1.36.2`. */
   readonly kubernetesVersion: string;
+  /** Linux nodes: upstream's release binaries (through the download cache) or pkgs.k8s.io packages. */
+  readonly kubernetesInstall: 'binaries' | 'packages';
+  /** Nodes never reach the internet (binaries from the download cache, images from the services registry). */
+  readonly airGapped: boolean;
   /** As written: `2.3` or `2.3.2`. */
   readonly containerdVersion: string;
+  /** kubeadm settings for slow machines; empty when the spec sets none. */
+  readonly kubeadm: KubeadmSettings;
   readonly network: {
     readonly nodeCidr: string;
     readonly gateway?: string | undefined;
@@ -94,7 +100,7 @@ export interface ClusterSpec {
   readonly mirrors: { readonly images: Readonly<Record<string, string>>; readonly artifacts?: string | undefined };
   /** User pins by download id: a source URL and/or the SHA256 the file must have. */
   readonly downloads: Readonly<Record<string, DownloadOverride>>;
-  /** Windows workers: flanneld and kube-proxy as HostProcess DaemonSets (images the user names) instead of services. */
+  /** Windows workers: images for the flanneld and kube-proxy HostProcess DaemonSets (default: the HostProcess base image running kubemix's host binaries). */
   readonly windows?: { readonly hostProcess?: { readonly flannelImage: string; readonly kubeProxyImage: string } };
 }
 
@@ -102,4 +108,23 @@ export interface DownloadOverride {
   readonly url?: string;
   /** Lower-case hex. */
   readonly sha256?: string;
+}
+
+/** kubeadm v1beta4 `timeouts` field names. */
+export const KUBEADM_TIMEOUT_NAMES = [
+  'controlPlaneComponentHealthCheck',
+  'kubeletHealthCheck',
+  'kubernetesAPICall',
+  'etcdAPICall',
+  'tlsBootstrap',
+  'discovery',
+  'upgradeManifests',
+] as const;
+export type KubeadmTimeoutName = (typeof KUBEADM_TIMEOUT_NAMES)[number];
+
+export interface KubeadmSettings {
+  /** The timeouts the spec sets, in seconds; the others keep kubeadm's defaults. */
+  readonly timeouts: Readonly<Partial<Record<KubeadmTimeoutName, number>>>;
+  /** Probe slack on the control-plane static pods (kubeadm patches); undefined when the spec sets none. */
+  readonly controlPlaneProbes?: { readonly timeoutSeconds?: number; readonly livenessFailureThreshold?: number };
 }

@@ -52,6 +52,16 @@ export function loadYaml(text: string, source: string): YamlResult {
       location,
     );
   }
+  const proto = protoKey(doc);
+  if (proto !== undefined) {
+    const pos = lines.linePos(proto);
+    return fail(
+      'yaml.key',
+      "a key named __proto__ is not allowed: JavaScript reads it as the object's prototype, not as a name",
+      'rename or remove the key',
+      `${source}:${pos.line}:${pos.col}`,
+    );
+  }
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: YAML_LIMITS.maxAliases });
@@ -65,6 +75,21 @@ export function loadYaml(text: string, source: string): YamlResult {
   if (valueDepth(value) > YAML_LIMITS.maxDepth)
     return fail('yaml.too-deep', `nesting is deeper than ${YAML_LIMITS.maxDepth} levels`);
   return { ok: true, yaml: { value, doc, lines } };
+}
+
+/** The offset of the first mapping key `__proto__`, which toJS would drop or turn into a prototype. */
+function protoKey(doc: Document): number | undefined {
+  let at: number | undefined;
+  YAML.visit(doc, {
+    Pair(_, pair) {
+      if (YAML.isScalar(pair.key) && pair.key.value === '__proto__') {
+        at = pair.key.range?.[0] ?? 0;
+        return YAML.visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return at;
 }
 
 /** Deepest bracket nesting, counted before parsing so the parser never recurses that deep. */

@@ -20,7 +20,8 @@ export async function convergeApart(exec: Exec, check: ExecRequest, apply: ExecR
   if (c.code === 0 && !c.timedOut) return { ...c, checkPassed: true };
   if (c.timedOut) return { ...c, checkPassed: false, timedOutPart: 'check' };
   const a = await exec(apply);
-  return { ...a, checkPassed: false, ...(a.timedOut ? { timedOutPart: 'apply' as const } : {}) };
+  const hostMs = c.hostMs !== undefined && a.hostMs !== undefined ? { hostMs: c.hostMs + a.hostMs } : {};
+  return { ...a, ...hostMs, checkPassed: false, ...(a.timedOut ? { timedOutPart: 'apply' as const } : {}) };
 }
 
 /** What one folded command's result says about its check and apply. */

@@ -26,6 +26,22 @@ describe('session framing', () => {
     }
   });
 
+  it("reads the host's time of a command when the driver gives it, and none from an older driver or bash", () => {
+    const m = 'KMabc123';
+    const ends: unknown[] = [];
+    const r = new FrameReader(
+      m,
+      () => undefined,
+      (e) => ends.push(e),
+    );
+    r.push(Buffer.from(`\n${m} 1 0 1 1234\n\n${m} 2 3 2 -\n\n${m} 3 0\n`));
+    assert.deepEqual(ends, [
+      { id: 1, code: 0, part: 1, hostMs: 1234 },
+      { id: 2, code: 3, part: 2 },
+      { id: 3, code: 0, part: 1 },
+    ]);
+  });
+
   it('never treats output that merely resembles a marker as an end', () => {
     const { ends, out } = read('KMnonce', ['KMnonce 1 0 at line start\n', 'xKMnonce 1 0\n']);
     assert.deepEqual(ends, []);

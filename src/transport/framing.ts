@@ -9,7 +9,8 @@
 // Two scripts are a check and an apply: the apply runs only when the check
 // exits neither 0 nor timed out, each under its own time limit.
 // host → client, on stdout and on stderr after the command's own output:
-//   "\n<marker> <id> <exitCode> <part>\n"   (part: which script gave the exit code, 1 or 2)
+//   "\n<marker> <id> <exitCode> <part> <hostMs>\n"   (part: which script gave the exit code, 1 or 2;
+//   hostMs: how long its scripts ran on the host, by bash 5's clock, or `-` from an older bash)
 // The marker is a per-session random nonce given on the driver's command line
 // (it is not a secret: it only has to be unpredictable to the commands' output).
 // Scripts are written to 0600 files in a 0700 directory and fed their stdin
@@ -96,6 +97,8 @@ export interface FrameEnd {
   readonly code: number;
   /** Which of the command's scripts gave the code: 2 when a check failed and its apply ran. */
   readonly part: number;
+  /** The scripts' own time on the host, when its driver reports one. */
+  readonly hostMs?: number;
 }
 
 /**
@@ -127,14 +130,20 @@ export class FrameReader {
         this.flush(at);
         return;
       }
-      const [id, code, part] = this.buffer
+      const [id, code, part, host] = this.buffer
         .subarray(at + this.needle.length, eol)
         .toString('latin1')
         .trim()
         .split(' ');
       this.flush(at);
       this.buffer = this.buffer.subarray(eol - at + 1);
-      this.onEnd({ id: Number(id), code: Number(code), part: part === '2' ? 2 : 1 });
+      const hostMs = host !== undefined && /^\d+$/.test(host) ? Number(host) : undefined;
+      this.onEnd({
+        id: Number(id),
+        code: Number(code),
+        part: part === '2' ? 2 : 1,
+        ...(hostMs === undefined ? {} : { hostMs }),
+      });
     }
   }
 

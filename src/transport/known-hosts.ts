@@ -4,7 +4,9 @@
 // key algorithms, so a host is only ever accepted by a plain key line;
 // `@cert-authority` lines are parsed, kept and reported, never trusted blindly.
 import { createHash, createHmac } from 'node:crypto';
-import { appendFile, mkdir, open, readFile } from 'node:fs/promises';
+import { appendFile, lstat, mkdir, open } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { InputError } from '../errors.js';
 import { dirname } from 'node:path';
 
 export interface KnownHostLine {
@@ -100,18 +102,43 @@ export function hostKeyAlgorithms(lines: readonly KnownHostLine[], name: string)
   return out;
 }
 
+/** 64 MiB: some 100 000 hosts' keys. */
+const MAX_KNOWN_HOSTS_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The file's text; a directory, FIFO, device, dangling link or a file over
+ * the limit is exit 2 naming it (opened without blocking: a FIFO is seen, not waited on).
+ */
+async function readRegularFile(path: string): Promise<string> {
+  const refuse = (why: string): InputError =>
+    new InputError('state.known-hosts', `cannot read ${path}: ${why}`, {
+      path,
+      hint: 'name an OpenSSH known_hosts file (or none: it is made when a host is first trusted)',
+    });
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => {
+    throw refuse(error.code === 'ENOENT' ? 'it is a symbolic link to nothing' : (error.code ?? 'EIO'));
+  });
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw refuse(stat.isDirectory() ? 'it is a directory' : 'it is not a regular file');
+    if (stat.size > MAX_KNOWN_HOSTS_BYTES) throw refuse(`it is larger than ${MAX_KNOWN_HOSTS_BYTES} bytes`);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
 /** A known_hosts file; appends (TOFU records) are fsynced. */
 export class KnownHostsFile {
   private lines: KnownHostLine[] = [];
   constructor(readonly path: string) {}
 
   async load(): Promise<this> {
-    try {
-      this.lines = parseKnownHosts(await readFile(this.path, 'utf8'));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      this.lines = [];
-    }
+    const present = await lstat(this.path).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
+    );
+    this.lines = present ? parseKnownHosts(await readRegularFile(this.path)) : [];
     return this;
   }
 

@@ -1,5 +1,7 @@
 // The machine running kubemix, for tasks whose host is `local` (driver work
 // such as libvirt). Same contract as SSH: script on stdin, never argv.
+import { connect as netConnect } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { spawn } from 'node:child_process';
 import { userInfo } from 'node:os';
 import { TransportError } from './errors.js';
@@ -19,6 +21,14 @@ export class LocalTransport implements Transport {
   readonly connected = true;
 
   async connect(): Promise<void> {}
+
+  /** This machine reaches `host:port` itself. */
+  tunnel(host: string, port: number): Promise<Duplex> {
+    return new Promise((resolve, reject) => {
+      const socket = netConnect(port, host, () => resolve(socket));
+      socket.once('error', reject);
+    });
+  }
 
   exec(request: ExecRequest): Promise<ExecResult> {
     if (request.shell !== 'sh') return Promise.reject(new TransportError('local', 'local tasks run in sh only', false));

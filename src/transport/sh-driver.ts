@@ -97,6 +97,9 @@ export const SH_DRIVER = [
   '  if [ "$il" -gt 0 ]; then head -c "$il" > "$b/i"; else : > "$b/i"; fi',
   '  if [ "$pv" = root ]; then p="$su"; else p=""; fi',
   '  n=1',
+  // The scripts' own time on the host, in microseconds from bash 5's EPOCHREALTIME (no process; its
+  // decimal point follows the locale, so every non-digit goes); none from an older bash.
+  '  s0=${EPOCHREALTIME:-}; s0=${s0//[!0-9]/}',
   '  if [ -z "$s2" ]; then part "$d/s" "$t1" "$b/i"',
   '  else',
   // The check gets no stdin (as when run apart); the apply gets the frame's.
@@ -105,8 +108,9 @@ export const SH_DRIVER = [
   '  fi',
   // Truncate with builtins (no extra process per command): no script text lingers between commands.
   '  : > "$d/s"; : > "$d/a"; : > "$b/i"',
-  `  printf '\\n%s %s %s %s\\n' "$m" "$id" "$rc" "$n"`,
-  `  printf '\\n%s %s %s %s\\n' "$m" "$id" "$rc" "$n" >&7`,
+  '  if [ -n "$s0" ]; then h=${EPOCHREALTIME//[!0-9]/}; h=$(( (h - s0) / 1000 )); else h=-; fi',
+  `  printf '\\n%s %s %s %s %s\\n' "$m" "$id" "$rc" "$n" "$h"`,
+  `  printf '\\n%s %s %s %s %s\\n' "$m" "$id" "$rc" "$n" "$h" >&7`,
   'done',
 ].join('\n');
 

@@ -177,6 +177,7 @@ export class ShellSession {
       stdout: p.stdout.toString(),
       stderr: p.stderr.toString(),
       durationMs: Date.now() - p.started,
+      ...(p.ends[0]?.hostMs === undefined ? {} : { hostMs: p.ends[0].hostMs }),
     });
   }
 

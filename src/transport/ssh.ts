@@ -2,6 +2,7 @@
 // after a reset), a small pool of framed shell sessions on it, uploads and
 // reads through those sessions. Sudo (non-interactive) is applied inside the
 // session driver for `privilege: 'root'` when the SSH user is not root.
+import type { Duplex } from 'node:stream';
 import type { Client } from 'ssh2';
 import type { HostConnection } from '../model/types.js';
 import { connectEndpoint, type ConnectOptions, type Endpoint } from './ssh-connect.js';
@@ -40,7 +41,8 @@ export class SshTransport implements Transport {
   private bastion: Client | undefined;
   private connecting: Promise<Client> | undefined;
   private sessions: ShellSession[] = [];
-  private waiters: ((s: ShellSession) => void)[] = [];
+  /** Callers waiting for a session to be released (all `maxSessions` are busy or being opened). */
+  private waiters: { resolve: (s: ShellSession) => void; reject: (e: unknown) => void }[] = [];
   private opening = 0;
 
   constructor(
@@ -59,6 +61,25 @@ export class SshTransport implements Transport {
   /** Opens the connection if it is not open; host key refusals are thrown as HostKeyError. */
   async connect(): Promise<void> {
     await this.ensureClient();
+  }
+
+  /** A TCP stream from the host to `host:port` (direct-tcpip over this connection). */
+  async tunnel(host: string, port: number): Promise<Duplex> {
+    const client = await this.ensureClient();
+    return new Promise((resolve, reject) =>
+      client.forwardOut('127.0.0.1', 0, host, port, (error, stream) =>
+        error
+          ? reject(
+              new TransportError(
+                this.conn.name,
+                `cannot reach ${host}:${port} from ${this.conn.name}: ${error.message}`,
+                false,
+                error,
+              ),
+            )
+          : resolve(stream),
+      ),
+    );
   }
 
   private ensureClient(): Promise<Client> {
@@ -133,26 +154,44 @@ export class SshTransport implements Transport {
     }
     if (this.sessions.length + this.opening < this.options.maxSessions) {
       this.opening += 1;
+      let session: ShellSession;
       try {
         const client = await this.ensureClient();
-        const session = await ShellSession.open(this.conn.name, client, this.conn.shell);
-        this.sessions.push(session);
-        this.reserved.add(session);
-        return session;
-      } finally {
+        session = await ShellSession.open(this.conn.name, client, this.conn.shell);
+      } catch (error) {
         this.opening -= 1;
+        this.failWaiters(error);
+        throw error;
       }
+      this.opening -= 1;
+      this.sessions.push(session);
+      this.reserved.add(session);
+      return session;
     }
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /**
+   * A session could not be opened. Waiters are only ever served by a session
+   * being released: when no session is open and no other one is being opened,
+   * none will be, and they would wait forever (verify with more probes in
+   * flight per node than maxSessions on an unreachable host never settled).
+   */
+  private failWaiters(error: unknown): void {
+    this.sessions = this.sessions.filter((s) => s.usable);
+    if (this.sessions.length > 0 || this.opening > 0) return;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const w of waiting) w.reject(error);
   }
 
   private readonly reserved = new Set<ShellSession>();
 
   private release(session: ShellSession): void {
     const next = this.waiters.shift();
-    if (next && session.usable) return next(session);
+    if (next && session.usable) return next.resolve(session);
     this.reserved.delete(session);
-    if (next) void this.acquire().then(next);
+    if (next) this.acquire().then(next.resolve, next.reject);
   }
 
   async exec(request: ExecRequest): Promise<ExecResult> {
@@ -236,6 +275,9 @@ export class SshTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const w of waiting) w.reject(new TransportError(this.conn.name, 'the connection was closed', false));
     for (const s of this.sessions) s.destroy();
     this.sessions = [];
     this.client?.end();

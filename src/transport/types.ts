@@ -1,5 +1,6 @@
 // One interface for reaching a host. The executor only talks to hosts through
 // it, so tests can run the real thing against sshd test hosts.
+import type { Duplex } from 'node:stream';
 import type { Privilege, Shell } from '../model/types.js';
 
 export interface ExecRequest {
@@ -23,6 +24,12 @@ export interface ExecResult {
   readonly stdout: string;
   readonly stderr: string;
   readonly durationMs: number;
+  /**
+   * How long the script(s) ran on the host, as the host's own clock measured
+   * them (the sh driver with bash 5); undefined where the driver reports none.
+   * durationMs minus this is the transport's and kubemix's share.
+   */
+  readonly hostMs?: number;
 }
 
 export interface UploadRequest {
@@ -84,4 +91,10 @@ export interface HostTransport extends Transport {
    * apart on a transport without it. Output of both streams to `apply`'s callbacks.
    */
   converge?(check: ExecRequest, apply: ExecRequest): Promise<ConvergeResult>;
+  /**
+   * A TCP stream to `host:port` as the host itself reaches it (SSH direct-tcpip):
+   * the deployer talks to a service on the host that it has no route to
+   * (the services registry behind a hypervisor). Optional.
+   */
+  tunnel?(host: string, port: number): Promise<Duplex>;
 }

@@ -7,18 +7,22 @@ export interface Summary {
   readonly passed: number;
   readonly failed: number;
   readonly skipped: number;
+  /** Checks that pass for now and will not for long (present only when there are any). */
+  readonly warned?: number;
 }
 
 export function summarize(results: readonly CheckResult[]): Summary {
   const count = (s: CheckResult['status']): number => results.filter((r) => r.status === s).length;
-  return { passed: count('pass'), failed: count('fail'), skipped: count('skip') };
+  const warned = count('warn');
+  return { passed: count('pass'), failed: count('fail'), skipped: count('skip'), ...(warned > 0 ? { warned } : {}) };
 }
 
 export function summaryLine(s: Summary): string {
-  return `${s.passed} checks passed, ${s.failed} failed, ${s.skipped} skipped`;
+  const warned = s.warned === undefined ? '' : `, ${s.warned} warned`;
+  return `${s.passed} checks passed, ${s.failed} failed, ${s.skipped} skipped${warned}`;
 }
 
-const CELL = { pass: '✓', fail: '✗' } as const;
+const CELL = { pass: '✓', warn: '!', fail: '✗' } as const;
 const SELF = '·';
 
 function unique(values: readonly string[]): string[] {
@@ -66,12 +70,17 @@ function grid(title: string, rs: readonly CheckResult[], order: readonly string[
 export const PROBE_TITLES: readonly [RegExp, string][] = [
   [/^ping$/, 'IP reachability (ICMP echo)'],
   [/^udp-(\d+)$/, 'VXLAN port: a datagram to a listener on the target, UDP $1'],
+  [/^vxlan$/, 'VXLAN path after install: ICMP echo to the target’s VTEP through the CNI’s device'],
   [/^mtu-(\d+)$/, "path MTU: don't-fragment packets of $1 bytes"],
   [/^tcp-6443$/, 'API server port 6443 (api-lb: through the load balancer; control-plane nodes)'],
   [/^tcp-10250$/, 'kubelet port 10250'],
   [/^dns$/, 'DNS: the name resolves to the planned addresses'],
   [/^clock$/, 'clock skew against the deployer'],
   [/^l2-segment$/, 'host-gw: peer on the same L2 segment (no router hop)'],
+  [
+    /^credentials$/,
+    "credentials on the node (kubelet certificates, pods' tokens, kubeadm's certificates): ! = one expires soon, ✗ = one has expired",
+  ],
 ];
 
 /** Layer 2's probes (rows: source node, or `deployer`/`cluster`; columns: targets). */
@@ -104,11 +113,11 @@ function probeTitle(probe: string): string {
 }
 
 function failureText(r: CheckResult): string[] {
-  const lines = [`✗ ${r.layer} ${r.probe} ${r.source} → ${r.target}: ${r.detail}`];
+  const lines = [`${r.status === 'warn' ? '!' : '✗'} ${r.layer} ${r.probe} ${r.source} → ${r.target}: ${r.detail}`];
   if (r.command !== undefined) lines.push(`    command: ${r.command}`);
-  if (r.output !== undefined && r.output !== '')
+  if (r.output !== undefined && r.output !== '' && r.status === 'fail')
     lines.push('    output:', ...r.output.split('\n').map((l) => `      ${l}`));
-  if (r.cause !== undefined) lines.push(`    likely cause: ${r.cause}`);
+  if (r.cause !== undefined) lines.push(`    ${r.status === 'warn' ? 'to do' : 'likely cause'}: ${r.cause}`);
   return lines;
 }
 
@@ -128,6 +137,8 @@ export function matrixText(results: readonly CheckResult[], order: readonly stri
         '',
       );
   }
+  const warnings = results.filter((r) => r.status === 'warn');
+  if (warnings.length > 0) out.push('warnings:', ...warnings.flatMap(failureText), '');
   const failures = results.filter((r) => r.status === 'fail');
   if (failures.length > 0) out.push('failures:', ...failures.flatMap(failureText), '');
   out.push(summaryLine(summarize(results)));
@@ -161,6 +172,8 @@ export function junitXml(results: readonly CheckResult[]): string {
     const cases = rs.map((r) => {
       const open = `    <testcase classname="${xml(`${r.layer}.${r.probe}`)}" name="${xml(`${r.source} → ${r.target}`)}" time="0"`;
       if (r.status === 'pass') return `${open}/>`;
+      if (r.status === 'warn')
+        return `${open}>\n      <system-out>${xml(`warning: ${r.detail}\nto do: ${r.cause ?? ''}`)}</system-out>\n    </testcase>`;
       if (r.status === 'skip') return `${open}>\n      <skipped message="${xml(r.detail)}"/>\n    </testcase>`;
       const body = [
         `command: ${r.command ?? ''}`,

@@ -19,6 +19,16 @@ import { bootFile, bootstrap, CACHE, cached, prepareRoot, putter, recipeHash, ru
  * cloud-config stage).
  */
 const CLOUD_PACKAGES = ['cloud-init', 'cloud-guest-utils', 'udev', 'fdisk', 'locales'];
+/**
+ * What upstream's kubelet package depends on beside util-linux and mount
+ * (kubernetes/release, the kubelet.spec template its deb and rpm are built
+ * from: iptables, iproute2, socat, ethtool, ebtables, conntrack): guests
+ * have no route to a mirror, so a kubelet installed from the download cache
+ * finds them here, as it would on any distribution's cloud image with them
+ * installed. kubeadm's own preflight needs only losetup, mount and cp
+ * (cmd/kubeadm/app/preflight/checks_linux.go, 1.35 and 1.36), all in minbase.
+ */
+const KUBELET_HOST_PACKAGES = ['iptables', 'socat', 'ethtool', 'ebtables', 'conntrack'];
 /** cloud-init's default locale, generated once here rather than by every guest's first boot (slow under tcg). */
 const LOCALE = 'en_US.UTF-8';
 /** Virtual size of the image; the driver's overlay is as large as the node's disk and growpart fills it. */
@@ -45,7 +55,18 @@ export interface CloudImage {
 
 function cloudHash(): string {
   return createHash('sha256')
-    .update(JSON.stringify({ base: recipeHash(), CLOUD_PACKAGES, LOCALE, DISK_MIB, BOOT_MIB, SYSLINUX_CFG, v: 1 }))
+    .update(
+      JSON.stringify({
+        base: recipeHash(),
+        CLOUD_PACKAGES,
+        KUBELET_HOST_PACKAGES,
+        LOCALE,
+        DISK_MIB,
+        BOOT_MIB,
+        SYSLINUX_CFG,
+        v: 1,
+      }),
+    )
     .digest('hex')
     .slice(0, 16);
 }
@@ -61,7 +82,7 @@ export function cloudImageAvailable(): string | undefined {
 export function cloudImage(log: (line: string) => void = () => undefined): CloudImage {
   const dir = join(CACHE, `cloud-${cloudHash()}`);
   cached(dir, log, (work, rootfs) => {
-    bootstrap(rootfs, [...TEST_PACKAGES, ...CLOUD_PACKAGES]);
+    bootstrap(rootfs, [...TEST_PACKAGES, ...CLOUD_PACKAGES, ...KUBELET_HOST_PACKAGES]);
     prepareRoot(rootfs);
     const put = putter(rootfs);
     put('etc/fstab', 'LABEL=kubemix-root / ext4 defaults,errors=remount-ro 0 1\n');

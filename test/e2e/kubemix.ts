@@ -28,41 +28,88 @@ export interface RunOptions {
   readonly timeoutMs?: number;
   /** SIGKILL the child once this many tasks reported done (applied or skipped). */
   readonly killAfterDone?: number;
+  /**
+   * Run the launcher as a deployer inside this network namespace (a hypervisor's), with
+   * `resolvConf` bind-mounted as its /etc/resolv.conf in a mount namespace of its own.
+   */
+  readonly deployer?: { readonly netns: string; readonly resolvConf: string };
+  /** Called with each NDJSON event as it arrives. */
+  readonly onEvent?: (event: Record<string, unknown>) => void;
+}
+
+/** A running kubemix: its events so far, a way to SIGKILL it, and its end. */
+export interface KubemixProcess {
+  readonly events: Record<string, unknown>[];
+  readonly kill: () => void;
+  readonly done: Promise<KubemixRun>;
 }
 
 const ENV = { KUBEMIX_RETRY_ATTEMPTS: '2', KUBEMIX_RETRY_BASE_MS: '500', KUBEMIX_SSH_CONNECT_TIMEOUT_MS: '5000' };
 
-export function kubemix(argv: readonly string[], options: RunOptions = {}): Promise<KubemixRun> {
+/** The command line: the launcher itself, or (deployer) inside the namespace with its own resolver; every step execs. */
+function commandLine(argv: readonly string[], options: RunOptions): [string, string[]] {
+  const launcher = [process.execPath, repoPath('bin', 'kubemix.js'), ...argv];
+  const d = options.deployer;
+  if (d === undefined) return [launcher[0] ?? '', launcher.slice(1)];
+  const inner = 'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"';
+  return [
+    'ip',
+    [
+      'netns',
+      'exec',
+      d.netns,
+      'unshare',
+      '--mount',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      inner,
+      'sh',
+      d.resolvConf,
+      ...launcher,
+    ],
+  ];
+}
+
+export function startKubemix(argv: readonly string[], options: RunOptions = {}): KubemixProcess {
   const started = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [repoPath('bin', 'kubemix.js'), ...argv], {
-      env: { ...process.env, ...ENV },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    let done = 0;
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 10 * 60_000);
-    child.stdout.on('data', (c: Buffer) => {
-      const before = stdout.length;
-      stdout += c.toString();
-      if (options.killAfterDone === undefined) return;
-      // Count completed lines only: a partial line is counted when its newline arrives.
-      const fresh = stdout.slice(stdout.lastIndexOf('\n', before) + 1, stdout.lastIndexOf('\n') + 1);
-      done += (fresh.match(/"type":"task"[^\n]*"state":"(done|skipped)"/g) ?? []).length;
-      if (done >= options.killAfterDone && child.exitCode === null) child.kill('SIGKILL');
-    });
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const [cmd, args] = commandLine(argv, options);
+  const child = spawn(cmd, args, { env: { ...process.env, ...ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const events: Record<string, unknown>[] = [];
+  const kill = (): void => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'));
+  let stdout = '';
+  let stderr = '';
+  let partial = '';
+  let done = 0;
+  const timer = setTimeout(kill, options.timeoutMs ?? 10 * 60_000);
+  child.stdout.on('data', (c: Buffer) => {
+    stdout += c.toString();
+    partial += c.toString();
+    const lines = partial.split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      // NDJSON events are one line each; a failed run ends with its error document, pretty-printed.
+      if (!line.startsWith('{') || !line.endsWith('}')) continue;
+      const event = JSON.parse(line) as Record<string, unknown>;
+      events.push(event);
+      options.onEvent?.(event);
+      if (event['type'] === 'task' && (event['state'] === 'done' || event['state'] === 'skipped')) done += 1;
+      if (options.killAfterDone !== undefined && done >= options.killAfterDone) kill();
+    }
+  });
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const ended = new Promise<KubemixRun>((resolve) => {
     child.once('close', (code) => {
       clearTimeout(timer);
-      // NDJSON events are one line each; a failed run ends with its error document, pretty-printed.
-      const events = stdout
-        .split('\n')
-        .filter((l) => l.startsWith('{') && l.endsWith('}'))
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
       resolve({ code, stdout, stderr, events, seconds: (Date.now() - started) / 1000 });
     });
   });
+  return { events, kill, done: ended };
+}
+
+export function kubemix(argv: readonly string[], options: RunOptions = {}): Promise<KubemixRun> {
+  return startKubemix(argv, options).done;
 }
 
 export function taskEvents(run: KubemixRun): TaskEvent[] {

@@ -22,6 +22,18 @@ const nodeRegistration = z.strictObject({
 const apiEndpoint = z.strictObject({ advertiseAddress: z.ipv4(), bindPort: z.number().int().min(1).max(65535) });
 const secretRef = z.string().regex(/^\{\{secret:[a-z0-9-]+\}\}$/);
 const api = z.literal('kubeadm.k8s.io/v1beta4');
+/** v1beta4 Timeouts (types.go `Timeouts`). */
+const timeouts = z.strictObject({
+  controlPlaneComponentHealthCheck: duration.optional(),
+  kubeletHealthCheck: duration.optional(),
+  kubernetesAPICall: duration.optional(),
+  etcdAPICall: duration.optional(),
+  tlsBootstrap: duration.optional(),
+  discovery: duration.optional(),
+  upgradeManifests: duration.optional(),
+});
+/** v1beta4 Patches: `directory` holds `<target>[suffix][+patchtype].<yaml|json>` files. */
+const patches = z.strictObject({ directory: z.string().startsWith('/') });
 
 export const initConfiguration = z.strictObject({
   apiVersion: api,
@@ -37,6 +49,8 @@ export const initConfiguration = z.strictObject({
   certificateKey: secretRef,
   localAPIEndpoint: apiEndpoint,
   nodeRegistration,
+  patches: patches.optional(),
+  timeouts: timeouts.optional(),
 });
 
 export const clusterConfiguration = z.strictObject({
@@ -61,7 +75,17 @@ export const joinConfiguration = z.strictObject({
   }),
   controlPlane: z.strictObject({ localAPIEndpoint: apiEndpoint, certificateKey: secretRef }).optional(),
   nodeRegistration,
-  timeouts: z.strictObject({ discovery: duration }),
+  patches: patches.optional(),
+  timeouts,
+});
+
+/** UpgradeConfiguration, as kubemix writes it for `kubeadm upgrade apply|node --config`. */
+export const upgradeConfiguration = z.strictObject({
+  apiVersion: api,
+  kind: z.literal('UpgradeConfiguration'),
+  apply: z.strictObject({ patches }).optional(),
+  node: z.strictObject({ patches }).optional(),
+  timeouts: timeouts.optional(),
 });
 
 /** The KubeletConfiguration fields kubemix sets (kubelet.config.k8s.io/v1beta1). */
@@ -76,5 +100,6 @@ export const KUBEADM_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   InitConfiguration: initConfiguration,
   ClusterConfiguration: clusterConfiguration,
   JoinConfiguration: joinConfiguration,
+  UpgradeConfiguration: upgradeConfiguration,
   KubeletConfiguration: kubeletConfiguration,
 };

@@ -53,6 +53,8 @@ export class RecordingTarget {
   readonly failing = new Set<string>();
   /** What a task's apply prints on stdout (a query's answer), by task id. */
   readonly outputs = new Map<string, string>();
+  /** What a failing task's apply prints on stderr, by task id (default: `trace: <id> fails`). */
+  readonly failureText = new Map<string, string>();
 
   constructor(
     private readonly plan: Plan,
@@ -108,7 +110,8 @@ export class RecordingTarget {
     if (kind === 'probe') return { ...OK, code: 0, stdout: task.uploads.map(() => 'missing\n').join('') };
     if (kind === 'cache-probe')
       return { ...OK, code: 0, stdout: (task.serves?.downloads ?? []).map(() => 'missing\n').join('') };
-    if (kind === 'apply' && this.failing.has(id)) return { ...OK, code: 1, stdout: '', stderr: `trace: ${id} fails` };
+    if (kind === 'apply' && this.failing.has(id))
+      return { ...OK, code: 1, stdout: '', stderr: this.failureText.get(id) ?? `trace: ${id} fails` };
     if (kind === 'apply' && task.reboots === true) this.rebooted.add(id);
     const stdout = kind === 'apply' ? (this.outputs.get(id) ?? '') : '';
     if (stdout !== '') r.onStdout?.(Buffer.from(stdout));

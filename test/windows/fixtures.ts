@@ -9,13 +9,13 @@ export interface Combo {
   readonly backend: 'vxlan' | 'host-gw';
   /** Adds a proxy and mirrors to the spec. */
   readonly mirrors?: boolean;
-  /** flanneld and kube-proxy as HostProcess DaemonSets (spec.windows.hostProcess). */
+  /** flanneld and kube-proxy from the spec's own HostProcess images (spec.windows.hostProcess). */
   readonly hostProcess?: boolean;
   /** cni.plugin: calico (Tigera operator, calico-node-windows); flannel when absent. */
   readonly calico?: boolean;
 }
 
-/** The first-join order of a Windows worker's tasks (native mode; win-source-vip with vxlan only). */
+/** The first-join order of a Windows worker's tasks on flannel (flanneld and kube-proxy as HostProcess pods). */
 export const WINDOWS_TASK_ORDER = [
   'win-helpers',
   'win-preflight',
@@ -27,11 +27,12 @@ export const WINDOWS_TASK_ORDER = [
   'win-defender-exclusions',
   'win-binaries',
   'win-kubelet-service',
+  'win-hostprocess-files',
   'win-kubeadm-join',
-  'win-flanneld',
+  'win-flannel-pod',
   'win-cni-config',
-  'win-source-vip',
-  'win-kube-proxy',
+  'win-kube-proxy-pod',
+  'win-retire-legacy',
   'win-firewall',
   'win-boot-order',
 ] as const;
@@ -57,10 +58,11 @@ export const CALICO_TASK_ORDER = [
   'win-defender-exclusions',
   'win-binaries',
   'win-kubelet-service',
+  'win-hostprocess-files',
   'win-kubeadm-join',
   'win-calico-node',
-  'win-source-vip',
-  'win-kube-proxy',
+  'win-kube-proxy-pod',
+  'win-retire-legacy',
   'win-firewall',
   'win-boot-order',
 ] as const;
@@ -77,7 +79,7 @@ export const CALICO_COMBOS: readonly Combo[] = (['1.35', '1.36', '1.37'] as cons
   calico: true,
 }));
 
-/** Golden files for HostProcess mode, beside the pairwise ones. */
+/** Golden files for the spec's own HostProcess images, beside the pairwise ones. */
 export const HOSTPROCESS_COMBOS: readonly Combo[] = [
   { k8s: '1.36', os: 'windows-2022', backend: 'vxlan', hostProcess: true },
 ];

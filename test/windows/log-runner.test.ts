@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { kubeletCommandLine, logRunner } from '../../src/render/windows/kubeadm.js';
-import { kubeProxyCommandLine } from '../../src/render/windows/services.js';
 import { modelFor } from './fixtures.js';
 
 const SUFFIX: Record<string, number> = { '': 1, k: 1e3, M: 1e6, G: 1e9, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 };
@@ -32,10 +31,8 @@ describe('kube-log-runner rotation', () => {
     (n) => n.osFamily === 'windows',
   );
   assert.ok(node);
-  for (const [what, cmd] of [
-    ['kubelet', kubeletCommandLine(node)],
-    ['kube-proxy', kubeProxyCommandLine()],
-  ] as const) {
+  // kube-proxy and flanneld are pods now: their logs are the kubelet's to rotate (containerLogMaxSize).
+  for (const [what, cmd] of [['kubelet', kubeletCommandLine(node)]] as const) {
     it(`${what}: rotates at ≥ 10 MiB and deletes rotated files after a day to a month`, () => {
       const size = flag(cmd, 'log-file-size');
       const age = flag(cmd, 'log-file-age');

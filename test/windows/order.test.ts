@@ -104,7 +104,7 @@ describe('first-join order is enforced by the task DAG', () => {
         (a, b) =>
           unordered.filter((t) => dependsOn(all, a, t)).length - unordered.filter((t) => dependsOn(all, b, t)).length,
       );
-      const expected = ORDER.filter((n) => c.backend === 'vxlan' || n !== 'win-source-vip');
+      const expected = [...ORDER];
       assert.deepEqual(
         win.map((t) => t.name),
         expected,
@@ -163,28 +163,32 @@ describe('run-time values stay out of the plan', () => {
       const vip = /sourceVip: '([^']*)'/.exec(template)?.[1];
       if (c.backend === 'vxlan') {
         assert.equal(vip, SOURCE_VIP_PLACEHOLDER, 'the source VIP is reserved on the node, not predicted');
-        const reserve = win.find((t) => t.name === 'win-source-vip');
-        assert.match(reserve?.apply.script ?? '', /host-local\.exe/);
-        assert.match(reserve?.apply.script ?? '', /CNI_COMMAND = 'ADD'/);
+        // Reserved by the kube-proxy pod's launcher at every start, in the network's subnet of the day.
+        const launcher =
+          files.find((f) => f.node === 'win-01' && f.remotePath === WIN.kubeProxyLauncher)?.content ?? '';
+        assert.match(launcher, /host-local\.exe/);
+        assert.match(launcher, /CNI_COMMAND = 'ADD'/);
+        assert.match(launcher, /Test-KubemixInSubnet -Ip \$kept -Cidr \$subnet/);
       } else {
         assert.equal(vip, undefined);
       }
     });
   }
-  it('secrets are references with names the tasks declare', () => {
+  it('secrets are references with names the tasks declare; no ServiceAccount token reaches a Windows node', () => {
     const { win, files } = winTasks(GOLDEN_COMBOS[0] as Combo);
     const join = win.find((t) => t.name === 'win-kubeadm-join');
     assert.deepEqual(join?.secrets, ['cluster-ca-cert-hash', 'kubeadm-token']);
-    assert.deepEqual(win.find((t) => t.name === 'win-kube-proxy')?.secrets, ['kube-proxy-windows-token']);
     // Install media lie on the hypervisor and name their own secrets (unattend.test.ts).
     const refs = files
       .filter((f) => f.node === 'win-01')
       .flatMap((f) => [...f.content.matchAll(/\{\{secret:([a-z0-9-]+)\}\}/g)].map((m) => m[1]));
-    // The kube-proxy token travels only in the task's script (stdin), never in a file the plan uploads.
     assert.deepEqual([...new Set(refs)].sort(), ['cluster-ca-cert', 'cluster-ca-cert-hash', 'kubeadm-token']);
-    assert.match(
-      win.find((t) => t.name === 'win-kube-proxy')?.apply.script ?? '',
-      /\{\{secret:kube-proxy-windows-token\}\}/,
+    // flanneld and kube-proxy get theirs from the kubelet, in their pods: none is minted, stored or placed.
+    const scripts = win.flatMap((t) => [t.apply.script, t.check?.script ?? '']).join('\n');
+    assert.doesNotMatch(scripts, /\{\{secret:(kube-proxy|flannel)-windows-token\}\}|create token/);
+    assert.deepEqual(
+      win.flatMap((t) => t.secrets).filter((s) => /token/.test(s)),
+      ['kubeadm-token'],
     );
   });
   it('the services registry is trusted through the cluster CA, written 0600 beside its hosts.toml by the containerd step', () => {

@@ -79,7 +79,8 @@ function rendered(c: Combo): { files: Map<string, string>; cluster: Cluster; nod
   };
 }
 
-const name = (c: Combo): string => `${c.backend}${c.hostProcess === true ? ', HostProcess' : ', services'}`;
+const name = (c: Combo): string =>
+  `${c.backend}${c.hostProcess === true ? ", the spec's images" : ', the default image'}`;
 
 describe('Windows files match their upstream references, or say why not', () => {
   for (const c of COMBOS) {

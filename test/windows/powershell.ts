@@ -59,7 +59,8 @@ const FORBIDDEN: readonly [RegExp, string][] = [
 
 const SECRETS: readonly [RegExp, string][] = [
   [/\b[a-z0-9]{6}\.[a-z0-9]{16}\b/, 'a bootstrap token'],
-  [/sha256:[0-9a-f]{64}/, 'a CA certificate hash'],
+  // An image digest (`image@sha256:…`) is a public identity, not kubeadm's CA hash.
+  [/(?<!@)sha256:[0-9a-f]{64}/, 'a CA certificate hash'],
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----/, 'a private key'],
   // publicKeyToken: the public identity of a Windows component in an answer file, not a credential.
   [
@@ -73,6 +74,86 @@ export function secretProblems(text: string): string[] {
   return SECRETS.filter(([re]) => re.test(text)).map(([, what]) => `contains ${what}`);
 }
 
+/**
+ * What Windows refuses to a network-logon session, which an OpenSSH session
+ * is (PowerShell/Win32-OpenSSH#2083, #2310; #518: "remote ssh sessions are
+ * network logons"), each with where that is written down. A script kubemix
+ * sends over SSH may use these only inside the worker it hands to the
+ * local-SYSTEM path (Invoke-KubemixAsSystem, render/windows/system-task.ts).
+ */
+const REMOTE_REFUSED: readonly [RegExp, string][] = [
+  [
+    /\b(CreateUpdateDownloader|CreateUpdateInstaller|AcceptEula|CopyFromCache|CopyToCache|BeginSearch|EndSearch|RegisterServiceWithAU|UnregisterServiceWithAU|EnableService)\b/,
+    'a Windows Update Agent call refused to remote callers (E_ACCESSDENIED; learn.microsoft.com "Using WUA From a Remote Computer")',
+  ],
+  [
+    /\b(CreateUpdateSearcher|QueryHistory|GetTotalHistoryCount)\b|Microsoft\.Update\.(Session|Searcher|SystemInfo|AutoUpdate|ServiceManager|Installer|Downloader)\b/i,
+    'the Windows Update Agent API, whose search and history Windows Server 2025 refuses over SSH (mgajda83/PSWindowsUpdate#60, #65) and whose download, install and EULA every build refuses ("Using WUA From a Remote Computer")',
+  ],
+  [
+    /ConvertFrom-SecureString(?![^\n]*-(Secure)?Key\b)|ConvertTo-SecureString(?![^\n]*-(AsPlainText|Key|SecureKey)\b)/i,
+    "a SecureString protected with the user's DPAPI key, which a key-authenticated session cannot unlock (PowerShell/Win32-OpenSSH#1950, #996)",
+  ],
+  [
+    /ProtectedData\]::(Protect|Unprotect)\([^\n]*CurrentUser|\bcmdkey(\.exe)?\b|Get-StoredCredential|(Import|Export)-Clixml/i,
+    "the user's DPAPI store or Credential Manager, locked without the user's password (PowerShell/Win32-OpenSSH#1950, #996, #452)",
+  ],
+  [
+    /\\\\[A-Za-z0-9][A-Za-z0-9.-]*\\[^\\\s'"]+|\bnet(\.exe)?\s+use\b/i,
+    "a network share opened with the session's credentials, which a network logon does not have (PowerShell/Win32-OpenSSH#518)",
+  ],
+];
+
+/** The here-strings handed to Invoke-KubemixAsSystem -Script: what runs as SYSTEM, not in the session. */
+function systemWorkers(tree: Parser.Tree): { start: number; end: number }[] {
+  const out: { start: number; end: number }[] = [];
+  walk(tree.rootNode, (n) => {
+    if (n.type !== 'command' || n.childForFieldName('command_name')?.text.toLowerCase() !== 'invoke-kubemixassystem')
+      return;
+    const elements = (n.childForFieldName('command_elements')?.namedChildren ?? []).filter((e) => e.text.trim() !== '');
+    elements.forEach((e, i) => {
+      const value = elements[i + 1];
+      if (e.type === 'command_parameter' && e.text.toLowerCase() === '-script' && value?.text.startsWith("@'"))
+        out.push({ start: value.startIndex, end: value.endIndex });
+    });
+  });
+  return out;
+}
+
+/**
+ * The remote-session rule: an API Windows refuses to network-logon sessions
+ * outside the worker handed to the local-SYSTEM path fails; so does a script
+ * that hands a worker to an Invoke-KubemixAsSystem whose definition does not
+ * run it as SYSTEM through a scheduled task it starts.
+ */
+export function remoteSessionProblems(script: string): string[] {
+  const tree = parse(script);
+  const workers = systemWorkers(tree);
+  // Character offsets: tree-sitter gives byte offsets; scripts kubemix renders are ASCII.
+  const outside = [...script]
+    .map((_, i) => (workers.some((w) => i >= w.start && i < w.end) ? ' ' : script[i]))
+    .join('');
+  const problems = REMOTE_REFUSED.filter(([re]) => re.test(outside)).map(
+    ([re, what]) =>
+      `${re.exec(outside)?.[0] ?? ''}: ${what}; run it through Invoke-KubemixAsSystem (a SYSTEM scheduled task)`,
+  );
+  if (workers.length > 0) {
+    let definition = '';
+    walk(tree.rootNode, (n) => {
+      if (n.type === 'function_statement' && /^function Invoke-KubemixAsSystem\b/i.test(n.text)) definition = n.text;
+    });
+    const asSystem =
+      /New-ScheduledTaskPrincipal -UserId 'SYSTEM' -LogonType ServiceAccount/.test(definition) &&
+      /Register-ScheduledTask\b/.test(definition) &&
+      /Start-ScheduledTask\b/.test(definition);
+    if (!asSystem)
+      problems.push(
+        'Invoke-KubemixAsSystem is not defined here as a scheduled task run by SYSTEM, so its worker runs in the session',
+      );
+  }
+  return problems;
+}
+
 /** kubemix's PowerShell rules; empty when the script passes. */
 export function lintPowerShell(script: string): string[] {
   const problems: string[] = [];
@@ -84,6 +165,7 @@ export function lintPowerShell(script: string): string[] {
   if (names.includes('sc')) problems.push('calls sc (Set-Content in PowerShell): use sc.exe or New-Service');
   for (const [re, what] of FORBIDDEN) if (re.test(script)) problems.push(what);
   problems.push(...secretProblems(script));
+  problems.push(...remoteSessionProblems(script));
   // PowerShell rejects "$name:" in a double-quoted string; the grammar accepts it.
   for (const s of doubleQuoted(script)) {
     const m = /\$[A-Za-z_][A-Za-z0-9_]*:(?![A-Za-z_{])/.exec(s);

@@ -11,7 +11,7 @@ import { statePaths } from '../../exec/state-dir.js';
 import { clusterStatus } from '../../exec/status.js';
 import { resolveModel } from '../../model/resolve.js';
 import { assemblePlan } from '../../plan/assemble.js';
-import { displayFlags, withExecutorOptions, type ExecutorFlags } from '../executor-flags.js';
+import { displayFlags, knownHostsFlag, withExecutorOptions, type ExecutorFlags } from '../executor-flags.js';
 import type { CliIo } from '../io.js';
 import { inMemoryTarget, runPlan } from '../run-plan.js';
 import { outputFor, stateDir } from '../settings.js';
@@ -60,7 +60,7 @@ export function registerAddNode(program: Command, io: CliIo): void {
       'info',
       `new: ${added.join(', ') || 'none'}; existing hosts with tasks left or changed: ${changed.join(', ') || 'none'}`,
     );
-    const knownHosts = flags.knownHosts ?? statePaths(dir).knownHosts;
+    const knownHosts = knownHostsFlag(flags.knownHosts, io) ?? statePaths(dir).knownHosts;
     await runPlan(inMemoryTarget(assembled, dir), { ...flags, knownHosts }, displayFlags(command), io);
   });
 }

@@ -12,7 +12,7 @@ import { FindingsError, HostError, InputError } from '../../errors.js';
 import { collectBundle, findingsText, isTarball } from '../../diagnose/bundle.js';
 import { diagnosedNodes } from '../../diagnose/plan.js';
 import { resolveModel } from '../../model/resolve.js';
-import { withStateDirOption } from '../executor-flags.js';
+import { knownHostsFlag, withStateDirOption } from '../executor-flags.js';
 import type { CliIo } from '../io.js';
 import { outputFor, stateDir } from '../settings.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
@@ -61,7 +61,7 @@ export function registerDiagnose(program: Command, io: CliIo): void {
       });
     const result = await collectBundle(model, nodes, {
       stateDir: stateDir(flags.stateDir, io, loaded.clusterName, loaded.file),
-      knownHostsFile: flags.knownHosts,
+      knownHostsFile: knownHostsFlag(flags.knownHosts, io),
       trustNewHosts: flags.trustNewHosts === true,
       signal: io.signal,
       out: dir,

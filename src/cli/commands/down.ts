@@ -8,7 +8,7 @@ import { SecretStore } from '../../exec/secrets.js';
 import { forgetDeployment, statePaths } from '../../exec/state-dir.js';
 import { resolveModel } from '../../model/resolve.js';
 import { assembleResetPlan } from '../../plan/reset.js';
-import { displayFlags, withExecutorOptions, type ExecutorFlags } from '../executor-flags.js';
+import { displayFlags, knownHostsFlag, withExecutorOptions, type ExecutorFlags } from '../executor-flags.js';
 import type { CliIo } from '../io.js';
 import { inMemoryTarget, runPlan } from '../run-plan.js';
 import { stateDir } from '../settings.js';
@@ -49,7 +49,7 @@ export function registerDown(program: Command, io: CliIo): void {
     // Its own journal: the deploy journal stays readable until the reset is through.
     const model = resolveModel(loaded);
     const reset = inMemoryTarget(assembleResetPlan(model), state.reset);
-    const knownHosts = flags.knownHosts ?? state.knownHosts;
+    const knownHosts = knownHostsFlag(flags.knownHosts, io) ?? state.knownHosts;
     await runPlan(reset, { ...flags, knownHosts }, displayFlags(command), io);
     if (flags.check === true || flags.only !== undefined) return;
     // Machines kubemix created are gone: so are the host keys it pinned for them.

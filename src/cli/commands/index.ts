@@ -62,6 +62,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./upgrade.js')).registerUpgrade,
   },
   {
+    name: 'images',
+    term: 'images',
+    description: 'the images a cluster runs: list them, pull a bundle (connected machine), push a bundle',
+    load: async () => (await import('./images/index.js')).registerImages,
+  },
+  {
     name: 'diagnose',
     term: 'diagnose [options] <SPEC>',
     description: 'collect logs, HNS and network state from every node into a redacted bundle; name known failures',

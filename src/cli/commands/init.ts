@@ -1,7 +1,5 @@
-import { existsSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { InputError } from '../../errors.js';
+import { outputFile, writeOutputFile } from '../../exec/local-paths.js';
 import type { CliIo } from '../io.js';
 import { outputFor } from '../settings.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
@@ -15,19 +13,16 @@ export function registerInit(program: Command, io: CliIo): void {
       .argument('<SPEC>', 'Kubeinit spec string, or a spec file')
       .option('--out <FILE>', 'write to FILE instead of stdout')
       .option('--force', 'overwrite FILE if it exists'),
-  ).action((spec: string, opts: SpecOptions & { out?: string; force?: boolean }, command: Command) => {
+  ).action(async (spec: string, opts: SpecOptions & { out?: string; force?: boolean }, command: Command) => {
     const out = outputFor(command, io);
+    const ref = opts.out === undefined ? undefined : { flag: '--out', given: opts.out, cwd: io.cwd, code: 'init.out' };
+    // Checked before the spec is read: nothing is planned for a place that cannot take it.
+    const target =
+      ref === undefined ? undefined : outputFile(ref, opts.force === true || { hint: 'pass --force to overwrite it' });
     const loaded = loadSpec(spec, opts, io);
-    const target = opts.out === undefined ? undefined : resolve(io.cwd, opts.out);
-    const text = specYaml(loaded.document, target);
-    if (target !== undefined) {
-      if (existsSync(target) && opts.force !== true) {
-        throw new InputError('init.exists', `${opts.out} already exists`, {
-          path: '--out',
-          hint: 'pass --force to overwrite it',
-        });
-      }
-      writeFileSync(target, text);
+    const text = specYaml(loaded.document, target?.path);
+    if (ref !== undefined && target !== undefined) {
+      await writeOutputFile(ref, target, text, 0o644);
       out.log('info', `wrote ${opts.out}`);
     }
     if (out.json)

@@ -1,12 +1,12 @@
 // `kubemix kubeconfig SPEC`: the cluster's admin kubeconfig from the state
 // directory, written 0600, optionally merged into ~/.kube/config.
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
-import { writeFileDurable } from '../../exec/durable.js';
 import { mergeKubeconfig, renameAdminKubeconfig } from '../../exec/kubeconfig.js';
+import { outputFile, readInputFile, writeOutputFile, type OutputTarget, type PathRef } from '../../exec/local-paths.js';
 import { SecretStore } from '../../exec/secrets.js';
 import { statePaths } from '../../exec/state-dir.js';
 import { SECRET_NAMES } from '../../model/secret-names.js';
@@ -20,15 +20,43 @@ interface Flags extends SpecOptions {
   readonly out?: string;
   readonly merge?: boolean | string;
   readonly use?: boolean;
+  readonly force?: boolean;
 }
 
-async function readOptional(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    throw error;
+/** A kubeconfig larger than this is not one kubemix should rewrite. */
+const MAX_KUBECONFIG_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Merges the cluster's entries into the user's kubeconfig: through a symbolic
+ * link to its file, keeping its comments and owner, mode 0600 (it now holds
+ * the admin's credentials; a wider mode is narrowed), after a copy of what it held
+ * (FILE.kubemix-backup). An entry of the same name holding something else is
+ * refused unless --force.
+ */
+async function mergeInto(ref: PathRef, ours: string, flags: Flags): Promise<{ path: string; backup?: string }> {
+  const target: OutputTarget = outputFile(ref, true);
+  const before =
+    target.existing === undefined ? '' : readInputFile(ref, MAX_KUBECONFIG_BYTES, 'a kubeconfig').toString('utf8');
+  const merged = mergeKubeconfig(before, ours, ref.given, {
+    useContext: flags.use === true,
+    replace: flags.force === true,
+  });
+  if (merged.clashes.length > 0 && flags.force !== true) {
+    throw new InputError(
+      'kubeconfig.clash',
+      `${ref.given} already has ${merged.clashes.join(', ')} with other content; nothing was changed`,
+      { path: ref.flag, hint: 'pass --force to replace them (the file is copied to FILE.kubemix-backup first)' },
+    );
   }
+  if (merged.text === before) return { path: target.path };
+  let backup: string | undefined;
+  if (target.existing !== undefined) {
+    backup = `${target.path}.kubemix-backup`;
+    const backupRef = { ...ref, given: backup };
+    await writeOutputFile(backupRef, outputFile(backupRef, true), before, 0o600);
+  }
+  await writeOutputFile(ref, target, merged.text, 0o600);
+  return backup === undefined ? { path: target.path } : { path: target.path, backup };
 }
 
 export function registerKubeconfig(program: Command, io: CliIo): void {
@@ -43,7 +71,8 @@ export function registerKubeconfig(program: Command, io: CliIo): void {
           '--merge [file]',
           'merge into this kubeconfig (default: the first path of $KUBECONFIG, else ~/.kube/config) with a context named after the cluster',
         )
-        .option('--use', "with --merge: make the cluster's context the current one"),
+        .option('--use', "with --merge: make the cluster's context the current one")
+        .option('--force', 'with --merge: replace entries of the same name that hold something else'),
     ),
   ).action(async (spec: string, flags: Flags, command: Command) => {
     const out = outputFor(command, io);
@@ -58,22 +87,21 @@ export function registerKubeconfig(program: Command, io: CliIo): void {
     const ours = renameAdminKubeconfig(admin, loaded.clusterName);
     const written: string[] = [];
     if (flags.merge !== undefined) {
-      const target =
+      const given =
         typeof flags.merge === 'string'
-          ? resolve(io.cwd, flags.merge)
+          ? flags.merge
           : io.env.KUBECONFIG?.split(':')[0] || join(io.env.HOME ?? homedir(), '.kube', 'config');
-      await mkdir(dirname(target), { recursive: true, mode: 0o700 });
-      await writeFileDurable(
-        target,
-        mergeKubeconfig(await readOptional(target), ours, target, flags.use === true),
-        0o600,
-      );
-      written.push(target);
+      // The default place is made if missing, as kubectl does; a folder named by the user must exist.
+      if (typeof flags.merge !== 'string')
+        await mkdir(dirname(resolve(io.cwd, given)), { recursive: true, mode: 0o700 });
+      const merged = await mergeInto({ flag: '--merge', given, cwd: io.cwd }, ours, flags);
+      if (merged.backup !== undefined) out.log('info', `the file as it was: ${merged.backup}`);
+      written.push(merged.path);
     }
     if (flags.out !== undefined || flags.merge === undefined) {
-      const target = flags.out === undefined ? join(dir, 'kubeconfig') : resolve(io.cwd, flags.out);
-      await writeFileDurable(target, ours, 0o600);
-      written.push(target);
+      const ref = { flag: '--out', given: flags.out ?? join(dir, 'kubeconfig'), cwd: io.cwd };
+      await writeOutputFile(ref, outputFile(ref, true), ours, 0o600);
+      written.push(resolve(io.cwd, ref.given));
     }
     if (out.json) out.document({ ok: true, written, context: loaded.clusterName });
     else for (const w of written) out.text(w);

@@ -1,10 +1,11 @@
 // `kubemix logs SPEC [HOST]` (or `--state-dir DIR [HOST]`): the per-host logs
 // of past runs (secrets already redacted when they were written).
 import type { Command } from 'commander';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError } from '../../errors.js';
 import { chosenStateDir, statePaths } from '../../exec/state-dir.js';
+import { readStateText } from '../../exec/state-file.js';
 import { withStateDirOption } from '../executor-flags.js';
 import type { CliIo } from '../io.js';
 import { stateDir } from '../settings.js';
@@ -47,7 +48,12 @@ export async function runLogs(args: readonly string[], flag: string | undefined,
       hint: `hosts with logs: ${files.map((f) => f.slice(0, -4)).join(', ')}`,
     });
   for (const f of wanted) {
-    const text = await readFile(join(logs, f), 'utf8');
+    const text = readStateText({
+      path: join(logs, f),
+      code: 'state.logs',
+      hint: "the per-host logs are kubemix's; remove what is not a log file there",
+    });
+    if (text === undefined) continue;
     io.stdout(
       host === undefined
         ? text

@@ -14,7 +14,14 @@ import { resolveModel } from '../../model/resolve.js';
 import { patchNodes, queryPending } from '../../patch/run.js';
 import { patchedNodes } from '../../plan/patch/assemble.js';
 import { needsPatch, pendingText } from '../../plan/patch/query.js';
-import { applyOptions, displayFlags, positiveInt, withExecutorOptions, type ExecutorFlags } from '../executor-flags.js';
+import {
+  applyOptions,
+  displayFlags,
+  knownHostsFlag,
+  positiveInt,
+  withExecutorOptions,
+  type ExecutorFlags,
+} from '../executor-flags.js';
 import type { CliIo } from '../io.js';
 import { inMemoryTarget, renderer, runPlan } from '../run-plan.js';
 import { outputFor, stateDir } from '../settings.js';
@@ -77,7 +84,7 @@ export function registerPatch(program: Command, io: CliIo): void {
     }
     const state = statePaths(stateDir(flags.stateDir, io, loaded.clusterName, loaded.file));
     const display = displayFlags(command);
-    const executor = { ...flags, knownHosts: flags.knownHosts ?? state.knownHosts };
+    const executor = { ...flags, knownHosts: knownHostsFlag(flags.knownHosts, io) ?? state.knownHosts };
     const { check: _check, ...query } = applyOptions(executor, io);
     // --check --json prints one document: the report, not the executor's event lines.
     const queryOptions = { ...query, listeners: display.json && flags.check === true ? [] : [renderer(io, display)] };

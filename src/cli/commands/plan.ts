@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { resolveModel } from '../../model/resolve.js';
-import { auditPlan, auditText, guardAudit } from '../../audit/index.js';
+import { auditAll, guardAudit, planAuditDocument, planAuditProblems, planAuditText } from '../../audit/index.js';
 import { FindingsError } from '../../errors.js';
 import { assemblePlan, assemblePlanBodyTo } from '../../plan/assemble.js';
 import type { CliIo } from '../io.js';
@@ -22,7 +22,7 @@ export function registerPlan(program: Command, io: CliIo): void {
       .option('--force', 'with --out: replace DIR even if it is a non-empty directory kubemix did not write')
       .option(
         '--audit',
-        "instead of the plan, the authorization audit: each component's credential and API requests, allowed or not (exit 1 on a problem)",
+        "instead of the plan, the audits: each component's credential and API requests (authorization), every flow each node's firewall must let in (traffic); exit 1 on a problem",
       ),
   ).action((spec: string, opts: SpecOptions & { out?: string; force?: boolean; audit?: boolean }, command: Command) => {
     const out = outputFor(command, io);
@@ -44,11 +44,11 @@ export function registerPlan(program: Command, io: CliIo): void {
     // The guard webhook (kubemix guard install, default namespace, reading pull secrets) is audited beside the plan.
     const audit =
       assembled !== undefined && opts.audit === true
-        ? auditPlan(assembled, { extra: guardAudit('kubemix-guard', true) })
+        ? auditAll(model, assembled, { extra: guardAudit('kubemix-guard', true) })
         : undefined;
     if (audit !== undefined) {
-      if (out.json) out.document(audit);
-      else out.text(auditText(audit));
+      if (out.json) out.document(planAuditDocument(audit));
+      else out.text(planAuditText(audit));
     } else if (out.json) out.document(plan);
     else out.text(renderPlanText(plan));
     for (const w of loaded.warnings) out.diagnostic(w);
@@ -58,9 +58,7 @@ export function registerPlan(program: Command, io: CliIo): void {
       out.diagnostic({ ...w, severity: 'warning' });
     }
     if (opts.out !== undefined) out.log('info', `plan written to ${opts.out}`);
-    if (audit !== undefined && !audit.ok)
-      throw new FindingsError(
-        `the authorization audit found ${audit.findings.filter((f) => f.severity === 'error').length} problem(s)`,
-      );
+    const problems = audit === undefined ? [] : planAuditProblems(audit);
+    if (problems.length > 0) throw new FindingsError(problems.join('; '));
   });
 }

@@ -1,18 +1,19 @@
 // `kubemix up SPEC` / `kubemix up --plan DIR` / `kubemix up SPEC --plan DIR`:
 // apply (or --check) the plan of a spec, or a plan written by `kubemix plan`.
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
 import { readPlanDir } from '../../exec/plan-dir.js';
-import { resolveStateDir } from '../../exec/state-dir.js';
+import { directoryPath } from '../../exec/local-paths.js';
 import { resolveModel } from '../../model/resolve.js';
 import { assemblePlan } from '../../plan/assemble.js';
 import { displayFlags, withExecutorOptions, type ExecutorFlags } from '../executor-flags.js';
 import type { CliIo } from '../io.js';
 import type { VerifyFlags } from './verify.js';
 import { checkClusterFlags } from '../verify-cluster.js';
+import { airGapPreflight } from '../airgap-preflight.js';
 import { inMemoryTarget, runPlan, type Target } from '../run-plan.js';
-import { outputFor, stateDir } from '../settings.js';
+import { outputFor, stateDir, stateDirBeside } from '../settings.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
 
 interface UpFlags extends ExecutorFlags {
@@ -20,6 +21,7 @@ interface UpFlags extends ExecutorFlags {
   readonly skipVerify?: boolean;
   readonly egress?: string[];
   readonly probeImage?: string[];
+  readonly images?: string[];
 }
 
 /** The plan to apply: planned from SPEC in memory, read from --plan DIR, or both (then they must agree). */
@@ -30,16 +32,13 @@ async function loadTarget(spec: string | undefined, flags: UpFlags & SpecOptions
       'kubemix up needs SPEC, or --plan DIR (a directory written by `kubemix plan SPEC --out DIR`)',
     );
   }
-  const fromDir = flags.plan === undefined ? undefined : await readPlanDir(flags.plan);
-  if (spec === undefined && fromDir !== undefined && flags.plan !== undefined) {
-    const beside = dirname(resolve(io.cwd, flags.plan));
-    const stateDir = resolveStateDir({
-      flag: flags.stateDir,
-      env: io.env,
-      cwd: io.cwd,
-      cluster: fromDir.plan.cluster.name,
-      beside,
-    });
+  const planDir =
+    flags.plan === undefined
+      ? undefined
+      : directoryPath({ flag: '--plan', given: flags.plan, cwd: io.cwd }, false).path;
+  const fromDir = planDir === undefined ? undefined : await readPlanDir(planDir);
+  if (spec === undefined && fromDir !== undefined && planDir !== undefined) {
+    const stateDir = stateDirBeside(flags.stateDir, io, fromDir.plan.cluster.name, dirname(planDir));
     return { plan: fromDir.plan, artifacts: fromDir.artifacts, stateDir };
   }
   const loaded = loadSpec(spec ?? '', flags, io);
@@ -73,6 +72,10 @@ export function registerUp(program: Command, io: CliIo): void {
       '--downloads <dir>',
       'seed the download cache from this directory (air-gapped sites); every file is still checked against its SHA256',
     )
+    .option(
+      '--images <bundle...>',
+      "image bundles (OCI layout dirs, OCI/docker archives) to push into the services node's registry (air-gapped clusters)",
+    )
     .option('--skip-verify', 'do not end with `kubemix verify` (underlay and cluster layers) after a complete apply')
     .option('--egress <host:port>', 'the verify at the end: as `kubemix verify --egress`; repeatable', collect)
     .option('--probe-image <key=ref>', 'the verify at the end: as `kubemix verify --probe-image`; repeatable', collect);
@@ -86,7 +89,10 @@ export function registerUp(program: Command, io: CliIo): void {
   ).action(async (spec: string | undefined, flags: UpFlags & SpecOptions, command: Command) => {
     // The verify flags are input too: refused (exit 2) before any host is touched.
     checkClusterFlags(flags);
-    await runPlan(await loadTarget(spec, flags, io), flags, displayFlags(command), io);
+    const target = await loadTarget(spec, flags, io);
+    // Air-gapped: everything the nodes need is here before any of them is touched (exit 2 otherwise).
+    if (flags.check !== true) await airGapPreflight(target.plan, target.stateDir, flags, io);
+    await runPlan(target, flags, displayFlags(command), io);
     // A deploy is done when verify passes: both layers, after a whole plan was applied (not a --check,
     // not a selection of stages or tasks); a failing check makes `up` exit 1 with the report.
     const whole = [flags.stopAfter, flags.stopBefore, flags.from, flags.only?.[0]].every((f) => f === undefined);

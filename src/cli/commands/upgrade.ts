@@ -7,7 +7,9 @@
 // deploy plan hash of that version; `upgrade` to the same version then plans
 // nothing. An unfinished upgrade is remembered in <state>/upgrade.json.
 import { readFileSync, statSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
+import { z } from 'zod';
+import { readStateJson } from '../../exec/state-file.js';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
@@ -34,17 +36,13 @@ interface UpgradeFlags extends SpecOptions, Omit<ExecutorFlags, 'stopAfter'> {
 
 const MARKER = 'upgrade.json';
 
-async function inProgress(root: string): Promise<string | undefined> {
-  try {
-    const doc = JSON.parse(await readFile(join(root, MARKER), 'utf8')) as { to?: unknown };
-    return typeof doc.to === 'string' ? doc.to : undefined;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new InputError('upgrade.marker', `cannot read ${join(root, MARKER)}`, {
-      path: join(root, MARKER),
-      hint: 'it records an unfinished upgrade; remove it only if no node was upgraded',
-    });
-  }
+function inProgress(root: string): string | undefined {
+  return readStateJson({
+    path: join(root, MARKER),
+    schema: z.object({ from: z.string(), to: z.string() }),
+    code: 'upgrade.marker',
+    hint: 'it records an unfinished upgrade ({"from": "1.NN.P", "to": "1.NN.P"}); remove it only if no node was upgraded',
+  })?.to;
 }
 
 /** The spec text at the target version, validated like any spec (exit 2 on what the new version refuses). */
@@ -83,7 +81,7 @@ export function registerUpgrade(program: Command, io: CliIo): void {
       to: flags.to,
       containerd: current.versions.containerd,
       nodes: current.nodes,
-      inProgress: await inProgress(root),
+      inProgress: inProgress(root),
     });
     if (decision.upToDate) {
       out.log('info', `${loaded.clusterName} is at ${decision.to} already: nothing to upgrade`);

@@ -1,10 +1,9 @@
 // `kubemix verify SPEC`: check that the cluster's underlay carries what the
 // plan needs, node by node, and show it as a matrix. Exit 0 when every check
 // that ran passed, 1 when one failed, 2 for bad input.
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { FindingsError, InputError, InterruptedError } from '../../errors.js';
-import { writeFileDurable } from '../../exec/durable.js';
+import { outputFile, writeOutputFile } from '../../exec/local-paths.js';
 import { readJournal } from '../../exec/journal.js';
 import { statePaths } from '../../exec/state-dir.js';
 import { clusterStatus } from '../../exec/status.js';
@@ -16,10 +15,10 @@ import { nodeTransports } from '../../verify/underlay/hosts.js';
 import { planUnderlay, underlayInput } from '../../verify/underlay/plan.js';
 import { runUnderlay } from '../../verify/underlay/run.js';
 import type { CliIo } from '../io.js';
-import { withStateDirOption } from '../executor-flags.js';
+import { knownHostsFlag, withStateDirOption } from '../executor-flags.js';
 import { outputFor, stateDir } from '../settings.js';
 import type { Output } from '../output.js';
-import { checkClusterFlags, clusterLayer, demo } from '../verify-cluster.js';
+import { accessFor, checkClusterFlags, clusterLayer, demo } from '../verify-cluster.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
 
 export interface VerifyFlags extends SpecOptions {
@@ -123,8 +122,9 @@ export function registerVerify(program: Command, io: CliIo): void {
 
 /** Both layers, the matrix (or JSON), --junit; throws FindingsError (exit 1) when a check failed. */
 export async function runVerify(spec: string, flags: VerifyFlags, io: CliIo, out: Output): Promise<void> {
-  if (flags.junit !== undefined && flags.junit.trim() === '')
-    throw new InputError('flags.invalid', '--junit needs a file name', { path: 'flags.junit' });
+  // Checked before any probe runs: a run is not wasted on a report that cannot be written.
+  const junit = flags.junit === undefined ? undefined : { flag: '--junit', given: flags.junit, cwd: io.cwd };
+  const junitTarget = junit === undefined ? undefined : outputFile(junit, true);
   const select = checkSelector(flags.only, flags.skip);
   checkClusterFlags(flags);
   const loaded = loadSpec(spec, flags, io);
@@ -137,12 +137,14 @@ export async function runVerify(spec: string, flags: VerifyFlags, io: CliIo, out
     flags.installed === true ||
     flags.kubeconfig !== undefined ||
     clusterStatus(assemblePlan(model).plan, await readJournal(root)).complete;
+  // Before any probe runs: a missing or unusable kubeconfig is exit 2 now, not after minutes of probes.
+  const access = installed ? await accessFor(root, flags, io) : undefined;
   const plan = planUnderlay(underlayInput(model, installed), select);
   const transports = await nodeTransports(
     model.hosts,
     model.nodes.map((n) => n.name),
     {
-      knownHostsFile: flags.knownHosts ?? statePaths(root).knownHosts,
+      knownHostsFile: knownHostsFlag(flags.knownHosts, io) ?? statePaths(root).knownHosts,
       trustNewHosts: flags.trustNewHosts === true,
       agent: io.env['SSH_AUTH_SOCK'],
     },
@@ -153,11 +155,12 @@ export async function runVerify(spec: string, flags: VerifyFlags, io: CliIo, out
   } finally {
     await Promise.all([...transports.values()].map((t) => t.close()));
   }
-  if (!io.signal.aborted && installed)
-    results = [...results, ...(await clusterLayer(model, root, flags, io, out, results, select))];
+  if (!io.signal.aborted && access !== undefined)
+    results = [...results, ...(await clusterLayer(model, access, flags, io, out, results, select))];
   // Ctrl-C: the probes in flight were stopped; a partial matrix would read as a verdict.
   if (io.signal.aborted) throw new InterruptedError();
-  if (flags.junit !== undefined) await writeFileDurable(resolve(io.cwd, flags.junit), junitXml(results), 0o644);
+  if (junit !== undefined && junitTarget !== undefined)
+    await writeOutputFile(junit, junitTarget, junitXml(results), 0o644);
   const document = reportDocument(results);
   if (!out.json)
     out.text(matrixText(results, [...new Set(model.nodes.flatMap((n) => [n.name, n.name.toLowerCase()]))]));

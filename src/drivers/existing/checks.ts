@@ -1,6 +1,9 @@
-// task-run-validations on an existing host: it runs the OS the spec names
-// and, for a control-plane node, meets kubeadm's own preflight minimums.
+// task-run-validations on an existing host: it runs the OS the spec names,
+// a control-plane node meets kubeadm's own preflight minimums, and a Windows
+// host answers ICMPv4 echo from the node network.
 import { linuxDistro, windowsRelease } from '../../matrix/index.js';
+import { withDottedMask } from '../../net/cidr.js';
+import { psList, psQuote } from '../../util/escape/index.js';
 import { factsRef, powershell, sh } from '../task.js';
 import type { DriverModel, DriverNode, DriverTask, TaskRef } from '../types.js';
 
@@ -21,7 +24,10 @@ export function hostCheckTasks(model: DriverModel): DriverTask[] {
     description: `check the host runs ${node.os}${node.role === 'control-plane' ? ' and meets kubeadm minimums' : ''}`,
     after: [factsRef(node.name)],
     check: null,
-    apply: node.osFamily === 'windows' ? powershell(windowsCheck(node)) : sh(linuxCheck(node), 'user'),
+    apply:
+      node.osFamily === 'windows'
+        ? powershell(windowsCheck(node, model.cluster.network.nodeCidr))
+        : sh(linuxCheck(node), 'user'),
     timeoutSeconds: 60,
   }));
 }
@@ -41,11 +47,32 @@ fi
 `;
 }
 
-function windowsCheck(node: DriverNode): string {
+function windowsCheck(node: DriverNode, nodeCidr: string): string {
   const build = windowsRelease(node.os)?.build ?? '';
   return `$os = Get-CimInstance -ClassName Win32_OperatingSystem
 if ($os.Version -ne '${build}') {
   throw "${node.name} runs Windows build $($os.Version), the spec says ${node.os} (${build})"
+}
+${icmpEchoCheck(node, nodeCidr)}`;
+}
+
+/**
+ * Windows Firewall drops inbound ICMPv4 echo unless a rule allows it (its own
+ * "File and Printer Sharing (Echo Request - ICMPv4-In)" ships disabled), and
+ * every node's validations ping this one before kubemix has opened anything:
+ * an existing host must already allow echo from the node network
+ * (docs/windows.md, "Existing Windows hosts"). Any enabled inbound allow rule
+ * for ICMPv4 type 8 (or any type) from any address, the local subnet or the
+ * node network passes; so does a host whose firewall profiles are all off.
+ */
+function icmpEchoCheck(node: DriverNode, nodeCidr: string): string {
+  const masked = withDottedMask(nodeCidr);
+  const from = ['Any', 'LocalSubnet', nodeCidr, ...(masked === undefined ? [] : [masked])];
+  const fix = `New-NetFirewallRule -Name 'kubemix-icmpv4-echo' -DisplayName 'kubemix: ICMPv4 echo request' -Direction Inbound -Protocol ICMPv4 -IcmpType 8 -RemoteAddress ${nodeCidr} -Action Allow`;
+  return `$echo = @(Get-NetFirewallPortFilter -Protocol 'ICMPv4' -ErrorAction SilentlyContinue | Where-Object { @(@($_.IcmpType) | Where-Object { $_ -eq 'Any' -or $_ -eq '8' -or $_ -like '8:*' }).Count -gt 0 } | Get-NetFirewallRule | Where-Object { [string]$_.Enabled -eq 'True' -and [string]$_.Direction -eq 'Inbound' -and [string]$_.Action -eq 'Allow' -and @(@(($_ | Get-NetFirewallAddressFilter).RemoteAddress) | Where-Object { ${psList(from)} -contains $_ }).Count -gt 0 })
+$firewallOn = @(Get-NetFirewallProfile | Where-Object { $_.Enabled }).Count -gt 0
+if ($firewallOn -and $echo.Count -eq 0) {
+  throw ${psQuote(`${node.name} drops ICMPv4 echo from the node network ${nodeCidr}: Windows Firewall allows it only with a rule, and every node's checks ping ${node.name}. Allow it (for example: ${fix}), then run kubemix up again.`)}
 }
 `;
 }

@@ -1,15 +1,26 @@
 // The plan `kubemix patch` runs on Windows workers, one at a time (or
-// --max-unavailable at a time): cordon, drain, install the pending Windows
-// updates and reboot when they ask for it (the executor waits through the
-// reboot: Task.reboots), wait Ready, check the pod network came back, run
-// the node's underlay cells of verify (the upgrade's node-verify.ts),
-// uncordon. A node that does not come back healthy fails its task, so the
-// roll stops there and the node stays cordoned. Only the nodes the patch
-// query (query.ts) found something to do on are in the roll. Pure.
+// --max-unavailable at a time): stage the updates (search, EULAs, download,
+// as SYSTEM on the node: nothing is cordoned yet, so a node whose Windows
+// Update cannot run is left alone), cordon, drain, reboot first if Windows
+// already waits for one, install what was staged and reboot when it asks
+// (the executor waits through each reboot: Task.reboots), wait Ready, check
+// the pod network came back, run the node's underlay cells of verify (the
+// upgrade's node-verify.ts), uncordon. A node that does not come back
+// healthy fails its task, so the roll stops there and the node stays
+// cordoned; one where nothing was installed is uncordoned by src/patch/run.ts.
+// Only the nodes the patch query (query.ts) found something to do on are in
+// the roll. Pure.
 import { InputError } from '../../errors.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
-import { installUpdates, podNetworkBack, type UpdateSelection } from '../../render/windows/updates.js';
+import {
+  installUpdates,
+  podNetworkBack,
+  rebootIfPending,
+  stageUpdates,
+  SYSTEM_TASK_SECONDS,
+  type UpdateSelection,
+} from '../../render/windows/updates.js';
 import { installLinuxUpdates } from '../../render/linux/updates.js';
 import { CALICO_WINDOWS, linuxDistro } from '../../matrix/index.js';
 import { assemblePlan, type AssembledPlan } from '../assemble.js';
@@ -117,7 +128,9 @@ function nodeChain(
     });
   // No version to compare: a drained node's cordon and drain are redone on a re-run, which is harmless.
   const never = shellCode('false');
+  const windows = node.osFamily === 'windows';
   const ordered: Task[] = [
+    ...(windows ? [stageWindowsUpdates(selection, node)] : []),
     onApi('cordon', `cordon ${node.name}`, cordonScripts(node.name, never), 60),
     onApi(
       'drain',
@@ -125,7 +138,7 @@ function nodeChain(
       drainScripts(node.name, never, DRAIN_TIMEOUT_SECONDS, onlyDnsHome(model, node)),
       DRAIN_TIMEOUT_SECONDS + 60,
     ),
-    ...(node.osFamily === 'windows' ? windowsUpdates(selection, node) : [linuxUpdates(selection, node)]),
+    ...(windows ? windowsUpdates(selection, node) : [linuxUpdates(selection, node)]),
     onApi(
       'ready',
       `wait until ${node.name} is Ready`,
@@ -147,6 +160,35 @@ function nodeChain(
 }
 
 /**
+ * Uncordon nodes a failed roll left cordoned with nothing installed on them
+ * (a drain that did not finish, an update step that failed before Windows
+ * Update or the package manager began to install): what patch runs before it
+ * reports the failure, so no node is left out of service for nothing.
+ */
+export function assembleUncordonPlan(model: ClusterModel, nodes: readonly string[]): AssembledPlan {
+  const api = model.nodes.find((n) => n.role === 'control-plane');
+  return assemblePlan(model, [
+    () => ({
+      tasks:
+        api === undefined
+          ? []
+          : nodes.map((name) => {
+              const s = uncordonScripts(name);
+              return task({
+                stage: UPGRADE_STAGE,
+                host: api.name,
+                name: `patch-uncordon-${name}`,
+                description: `uncordon ${name}: nothing was installed on it`,
+                check: sh(s.check),
+                apply: sh(s.apply),
+                timeoutSeconds: 60,
+              });
+            }),
+    }),
+  ]);
+}
+
+/**
  * A control plane's own reboot takes the API server (its static Pod) down
  * with it, and kubectl on the first control plane talks to it: wait up to
  * five minutes for /readyz before waiting for the Node.
@@ -161,15 +203,42 @@ done
   return { check: s.check, apply: shell`${wait}${s.apply}` };
 }
 
+const only = (selection: UpdateSelection): string =>
+  `${selection.securityOnly ? ' (security only)' : ''}${selection.kbs.length > 0 ? ` (${selection.kbs.join(', ')})` : ''}`;
+
+/** Before the cordon: search, EULAs and download as SYSTEM; a node where that fails is never cordoned. */
+function stageWindowsUpdates(selection: UpdateSelection, node: PlanNode): Task {
+  const stage = stageUpdates(selection);
+  return task({
+    stage: UPGRADE_STAGE,
+    host: node.name,
+    name: 'win-updates-stage',
+    description: `search and download pending Windows updates${only(selection)} as SYSTEM (a one-shot scheduled task), before the cordon`,
+    check: null,
+    apply: powershell(stage.apply),
+    timeoutSeconds: SYSTEM_TASK_SECONDS.stage + 120,
+  });
+}
+
 function windowsUpdates(selection: UpdateSelection, node: PlanNode): Task[] {
-  const updates = installUpdates(selection);
-  const only = `${selection.securityOnly ? ' (security only)' : ''}${selection.kbs.length > 0 ? ` (${selection.kbs.join(', ')})` : ''}`;
+  const pending = rebootIfPending();
+  const updates = installUpdates();
   return [
     task({
       stage: UPGRADE_STAGE,
       host: node.name,
+      name: 'win-reboot-pending',
+      description: 'reboot first when Windows already waits for a reboot (WUA may refuse to install until then)',
+      check: powershell(pending.check ?? ''),
+      apply: powershell(pending.apply),
+      reboots: true,
+      timeoutSeconds: 1200,
+    }),
+    task({
+      stage: UPGRADE_STAGE,
+      host: node.name,
       name: 'win-updates',
-      description: `install pending Windows updates${only}, reboot when asked`,
+      description: `install the staged Windows updates${only(selection)} as SYSTEM (a one-shot scheduled task), reboot when asked`,
       check: powershell(updates.check ?? ''),
       apply: powershell(updates.apply),
       reboots: true,

@@ -96,7 +96,7 @@ export function calicoWindowsReadyTask(model: ClusterModel, host: string, after:
     stage: 'task-deploy-cluster',
     host,
     name: 'calico-windows-ready',
-    description: `expect ${CALICO_WINDOWS_DAEMONSET} Ready on every Windows node and the nodes Ready (kube-proxy runs there as a service)`,
+    description: `expect ${CALICO_WINDOWS_DAEMONSET} Ready on every Windows node and the nodes Ready (kube-proxy runs there as a HostProcess pod)`,
     after,
     check: sh(shell`set -eu\n${wait(10)} >/dev/null`),
     apply: sh(shell`set -eu\n${wait(300)}`),

@@ -24,10 +24,19 @@ export interface ConfigTaskInput {
   readonly timeoutSeconds?: number;
 }
 
+/** `{{secret:NAME}}` names in a text. */
+function secretNames(text: string): string[] {
+  return [...text.matchAll(/\{\{secret:([A-Za-z0-9_.-]+)\}\}/g)].map((m) => m[1] ?? '');
+}
+
 export function configTask(input: ConfigTaskInput): Task {
-  const sums = input.files.map((f) => `${sha256Hex(f.content)}  ${f.remotePath}`).join('\n');
+  // A file naming a secret holds its value on the host: the executor compares it (filled in) before
+  // the check runs, so the check sums only the files whose planned text is what the host holds.
+  const plain = input.files.filter((f) => secretNames(f.content).length === 0);
+  const secrets = [...new Set(input.files.flatMap((f) => secretNames(f.content)))].sort();
+  const sums = plain.map((f) => `${sha256Hex(f.content)}  ${f.remotePath}`).join('\n');
   const check = shellLines([
-    shell`sha256sum --check --status <<'KUBEMIX_SUMS'\n${sums}\nKUBEMIX_SUMS`,
+    ...(plain.length === 0 ? [] : [shell`sha256sum --check --status <<'KUBEMIX_SUMS'\n${sums}\nKUBEMIX_SUMS`]),
     ...(input.live === undefined ? [] : [input.live]),
     ...(input.service === undefined ? [] : [shell`systemctl is-active --quiet ${input.service}`]),
   ]);
@@ -55,6 +64,7 @@ export function configTask(input: ConfigTaskInput): Task {
     check: sh(check),
     apply: sh(apply),
     uploads: input.files.map((f) => artifactId(f.node, f.remotePath)),
+    ...(secrets.length === 0 ? {} : { secrets }),
     ...(input.timeoutSeconds === undefined ? {} : { timeoutSeconds: input.timeoutSeconds }),
   });
 }

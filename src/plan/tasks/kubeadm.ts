@@ -4,7 +4,9 @@
 // check that kubeadm kept kube-proxy and CoreDNS on Linux nodes.
 import type { ClusterModel } from '../../model/resolve.js';
 import { kubeadmConfigPath, renderKubeadm } from '../../render/kubeadm/config.js';
+import { renderProbePatches } from '../../render/kubeadm/patches.js';
 import { KUBEADM_SECRET } from '../../render/kubeadm/secrets.js';
+import { kubeadmTaskSeconds } from '../../render/kubeadm/timeouts.js';
 import { renderManifests } from '../../render/manifests/index.js';
 import { artifactId, uploadPath } from '../artifact-path.js';
 import { calicoLinuxReadyTask, calicoOperatorTask, calicoWindowsReadyTask } from './calico.js';
@@ -12,6 +14,9 @@ import { sh, task, taskId } from '../task.js';
 import type { PlanNode } from '../../model/types.js';
 import type { Task } from '../types.js';
 import type { RenderedArtifact } from '../../render/types.js';
+import { kubernetesInstalledNames } from './kubernetes-binaries.js';
+import { initScripts, joinScripts } from './kubeadm-once.js';
+import { registryImagesTask } from './registry-images.js';
 import { PREP_STAGE, linuxNodes } from './linux-prep.js';
 import { SECRET } from './registry-scripts.js';
 import { SECRET_NAMES } from '../../model/secret-names.js';
@@ -19,16 +24,28 @@ import { shell, shellCode, shellLines } from '../../util/escape/index.js';
 
 const DEPLOY = 'task-deploy-cluster';
 const ADMIN = '--kubeconfig=/etc/kubernetes/admin.conf';
-const PREP_NEEDED = ['cgroup-v2', 'swap-off', 'sysctls', 'etc-hosts', 'containerd', 'kubernetes-packages'];
+/** kubeadm's waits during init, one after another (kubelet, control plane, then its API calls). */
+const INIT_WAITS = ['kubeletHealthCheck', 'controlPlaneComponentHealthCheck', 'kubernetesAPICall'] as const;
+/** A worker's join: discovery, the kubelet's TLS bootstrap, its health. */
+const JOIN_WAITS = ['discovery', 'tlsBootstrap', 'kubeletHealthCheck'] as const;
+/** A control-plane join adds its etcd member and its components. */
+const CONTROL_PLANE_JOIN_WAITS = [...JOIN_WAITS, 'etcdAPICall', 'controlPlaneComponentHealthCheck'] as const;
+const PREP_NEEDED = ['cgroup-v2', 'swap-off', 'sysctls', 'etc-hosts', 'containerd'];
 
 export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artifacts: RenderedArtifact[] } {
   const nodes = linuxNodes(model);
   const first = nodes.find((n) => n.role === 'control-plane');
   if (first === undefined) return { tasks: [], artifacts: [] };
   const manifests = renderManifests(model);
-  const artifacts: RenderedArtifact[] = [...manifests, ...nodes.map((n) => renderKubeadm(model, n, n === first))];
-  const prep = (n: PlanNode): string[] => PREP_NEEDED.map((name) => taskId(PREP_STAGE, n.name, name));
-  const init = initTask(model, first, [...prep(first), ...servicesReady(model)]);
+  const patches = new Map(nodes.map((n) => [n.name, renderProbePatches(model, n)]));
+  const artifacts: RenderedArtifact[] = [
+    ...manifests,
+    ...nodes.flatMap((n) => [renderKubeadm(model, n, n === first), ...(patches.get(n.name) ?? [])]),
+  ];
+  const patchIds = (n: PlanNode): string[] => (patches.get(n.name) ?? []).map((p) => artifactId(p.node, p.remotePath));
+  const needed = [...PREP_NEEDED, ...kubernetesInstalledNames(model)];
+  const prep = (n: PlanNode): string[] => needed.map((name) => taskId(PREP_STAGE, n.name, name));
+  const init = initTask(model, first, [...prep(first), ...servicesReady(model)], patchIds(first));
   // Calico's operator brings the CRDs our Installation and Felix/IPAM objects need.
   const operator = model.overlay.plugin === 'calico' ? [calicoOperatorTask(model, first.name, [init.id])] : [];
   const cni = task({
@@ -49,7 +66,7 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
   });
   const joins = nodes
     .filter((n) => n !== first)
-    .map((n) => joinTask(n, [...prep(n), n.role === 'control-plane' ? init.id : cni.id]));
+    .map((n) => joinTask(model, n, [...prep(n), n.role === 'control-plane' ? init.id : cni.id], patchIds(n)));
   const calicoWaits = calicoWindowsWaits(model, first.name, [cni.id, ...joins.map((j) => j.id)]);
   // Post-deployment starts once Calico's Windows side is Ready.
   const windowsReady = calicoWaits.slice(1).map((t) => t.id);
@@ -78,7 +95,7 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
 function calicoWindowsWaits(model: ClusterModel, host: string, linuxDone: readonly string[]): Task[] {
   const windows = model.nodes.filter((n) => n.osFamily === 'windows');
   if (model.overlay.plugin !== 'calico' || windows.length === 0) return [];
-  const kubeProxy = windows.map((n) => taskId(DEPLOY, n.name, 'win-kube-proxy'));
+  const kubeProxy = windows.map((n) => taskId(DEPLOY, n.name, 'win-kube-proxy-pod'));
   return [calicoLinuxReadyTask(host, linuxDone), calicoWindowsReadyTask(model, host, kubeProxy)];
 }
 
@@ -125,22 +142,18 @@ function servicesReady(model: ClusterModel): string[] {
   const services = model.nodes.find((n) => n.role === 'services');
   const s = model.services;
   if (services === undefined || s === undefined) return [];
-  return [...(s.loadBalancer ? ['haproxy'] : []), ...(s.dns ? ['bind'] : [])].map((name) =>
-    taskId('task-create-services', services.name, name),
-  );
+  return [
+    ...[...(s.loadBalancer ? ['haproxy'] : []), ...(s.dns ? ['bind'] : [])].map((name) =>
+      taskId('task-create-services', services.name, name),
+    ),
+    // Air-gapped: every image kubeadm and the nodes pull is in the services registry first.
+    ...registryImagesTask(model).map((t) => t.id),
+  ];
 }
 
-function initTask(model: ClusterModel, node: PlanNode, after: string[]): Task {
+function initTask(model: ClusterModel, node: PlanNode, after: string[], patches: string[]): Task {
   const pki = '/etc/kubernetes/pki';
-  return task({
-    stage: DEPLOY,
-    host: node.name,
-    name: 'kubeadm-init',
-    description: `kubeadm init ${node.name} behind ${model.cluster.apiEndpoint.host}:${model.cluster.apiEndpoint.port}`,
-    after,
-    check: sh(shell`[ -f /etc/kubernetes/admin.conf ] && kubectl ${ADMIN} get --raw=/readyz >/dev/null 2>&1`),
-    apply: sh(shell`set -eu
-umask 077
+  const scripts = initScripts(shell`umask 077
 install -d -m 0755 ${pki}
 # kubeadm adopts a CA it finds: the join discovery hash is then known before init.
 cat > ${`${pki}/ca.crt`} <<'KUBEMIX_EOF'
@@ -150,30 +163,42 @@ cat > ${`${pki}/ca.key`} <<'KUBEMIX_EOF'
 {{secret:${SECRET_NAMES.clusterCaKey}}}
 KUBEMIX_EOF
 chmod 0644 ${`${pki}/ca.crt`}
-kubeadm init ${`--config=${kubeadmConfigPath('init')}`} --upload-certs`),
-    uploads: [artifactId(node.name, kubeadmConfigPath('init'))],
+kubeadm init ${`--config=${kubeadmConfigPath('init')}`} --upload-certs`);
+  return task({
+    stage: DEPLOY,
+    host: node.name,
+    name: 'kubeadm-init',
+    description: `kubeadm init ${node.name} behind ${model.cluster.apiEndpoint.host}:${model.cluster.apiEndpoint.port}`,
+    after,
+    check: sh(scripts.check),
+    apply: sh(scripts.apply),
+    uploads: [artifactId(node.name, kubeadmConfigPath('init')), ...patches],
     secrets: [SECRET.caCert, SECRET_NAMES.clusterCaKey, KUBEADM_SECRET.token, KUBEADM_SECRET.certificateKey],
     // `kubemix kubeconfig` hands this to the user.
     captures: [{ name: SECRET_NAMES.adminKubeconfig, remotePath: '/etc/kubernetes/admin.conf' }],
-    timeoutSeconds: 900,
+    timeoutSeconds: kubeadmTaskSeconds(model.kubeadm, INIT_WAITS),
   });
 }
 
-function joinTask(node: PlanNode, after: string[]): Task {
+function joinTask(model: ClusterModel, node: PlanNode, after: string[], patches: string[]): Task {
+  const scripts = joinScripts(shell`kubeadm join ${`--config=${kubeadmConfigPath('join')}`}`);
   return task({
     stage: DEPLOY,
     host: node.name,
     name: 'kubeadm-join',
     description: `kubeadm join ${node.name} as ${node.role === 'control-plane' ? 'a control-plane node' : 'a worker'}`,
     after,
-    check: sh(shellCode('[ -f /etc/kubernetes/kubelet.conf ] && systemctl is-active --quiet kubelet')),
-    apply: sh(shell`kubeadm join ${`--config=${kubeadmConfigPath('join')}`}`),
-    uploads: [artifactId(node.name, kubeadmConfigPath('join'))],
+    check: sh(scripts.check),
+    apply: sh(scripts.apply),
+    uploads: [artifactId(node.name, kubeadmConfigPath('join')), ...patches],
     secrets: [
       KUBEADM_SECRET.token,
       KUBEADM_SECRET.caCertHash,
       ...(node.role === 'control-plane' ? [KUBEADM_SECRET.certificateKey] : []),
     ],
-    timeoutSeconds: 900,
+    timeoutSeconds: kubeadmTaskSeconds(
+      model.kubeadm,
+      node.role === 'control-plane' ? CONTROL_PLANE_JOIN_WAITS : JOIN_WAITS,
+    ),
   });
 }

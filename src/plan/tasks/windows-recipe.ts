@@ -2,31 +2,36 @@
 // with what uploads, secrets and time limits. render/windows writes each
 // step's scripts; this module plans them, as plan/tasks/ does for Linux.
 //
-// The order is the first join's (containerd → kubelet service → kubeadm join
-// → flanneld → CNI config → source VIP → kube-proxy; flannel needs the Node's
-// pod CIDR, which exists only after the join). With Calico: join →
-// calico-node-windows builds the network and CNI config → source VIP from its
-// endpoint → kube-proxy; no External network or CNI config of ours. Each step waits for the one
-// before it; `needs` names earlier steps a step reads the results of, so a
-// reordering that breaks one fails the plan instead of the node.
+// The order is the first join's (containerd → kubelet service → the files
+// the HostProcess pods read → kubeadm join → the flanneld pod's network → CNI
+// config → the kube-proxy pod; flannel needs the Node's pod CIDR, which exists
+// only after the join). With Calico: join → calico-node-windows builds the
+// network and CNI config → the kube-proxy pod; no External network or CNI
+// config of ours. flanneld and kube-proxy are pods with kubelet-renewed,
+// per-node tokens: no token is minted, placed or renewed here. Each step waits
+// for the one before it; `needs` names earlier steps a step reads the results
+// of, so a reordering that breaks one fails the plan instead of the node.
 import type { ClusterModel } from '../../model/resolve.js';
 import { SECRET_NAMES } from '../../model/secret-names.js';
 import type { PlanNode } from '../../model/types.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { CALICO_WINDOWS, windowsRelease } from '../../matrix/index.js';
-import { calicoNodeWait, calicoSourceVip } from '../../render/windows/calico.js';
+import { calicoNodeWait } from '../../render/windows/calico.js';
 import { download, downloadSecrets } from '../../render/windows/downloads.js';
 import { bootOrder } from '../../render/windows/boot.js';
-import { defenderExclusions, firewall, firewallRules } from '../../render/windows/host.js';
+import { defenderExclusions, firewall, firewallRules, ruleLabel } from '../../render/windows/host.js';
 import { binaries, containerd, kubeletService } from '../../render/windows/install.js';
-import { JOIN_SECRETS, flannelPod, flanneld, join } from '../../render/windows/join.js';
+import { JOIN_SECRETS, flannelPod, join } from '../../render/windows/join.js';
+import { kubeadmTaskSeconds } from '../../render/kubeadm/timeouts.js';
 import { registeredName } from '../../render/windows/kubeadm.js';
 import { EXTERNAL_NETWORK, hnsNetworkName } from '../../render/windows/network.js';
 import { WIN } from '../../render/windows/paths.js';
 import { HELPERS_PATH, helpersStep } from '../../render/windows/helpers.js';
 import { hostsFile, windowsHostsEntries } from '../../render/windows/hosts.js';
 import { containersFeature, externalNetwork, preflight, rebootAfterFeature } from '../../render/windows/prepare.js';
-import { cniConfigStep, kubeProxy, kubeProxyConfig, sourceVip } from '../../render/windows/proxy.js';
+import { cniConfigStep, hostProcessFiles, kubeProxyPod } from '../../render/windows/proxy.js';
+import { hostProcessFiles as podFiles } from '../../render/windows/index.js';
+import { retireLegacy } from '../../render/windows/retire.js';
 import type { WindowsScripts } from '../../render/windows/step.js';
 import type { Stage } from '../types.js';
 import { oncePer } from '../../util/memo.js';
@@ -42,10 +47,6 @@ export const DEFAULT_WINDOWS_OPTIONS: WindowsOptions = { defenderExclusions: tru
 export interface WindowsExternalDeps {
   /** The join waits for these (control plane up, join token minted). */
   readonly join: readonly string[];
-  /** kube-proxy waits for these (its ServiceAccount token minted), native service or HostProcess pod alike. */
-  readonly kubeProxy: readonly string[];
-  /** The flanneld service waits for these (its ServiceAccount token minted). */
-  readonly flanneld: readonly string[];
 }
 
 export interface WindowsStep {
@@ -82,16 +83,17 @@ function prepareSteps(
   model: ClusterModel,
   node: PlanNode,
   artifacts: readonly RenderedArtifact[],
-  hostProcess: boolean,
   options: WindowsOptions,
 ): WindowsStep[] {
+  const fromImages = model.windowsHostProcess?.fromImages === true;
   const build = windowsRelease(node.os)?.build ?? '';
   const overlay = model.overlay.vxlan !== undefined;
   // The containerd step also places the registry hosts files, and the cluster CA the services registry's TLS chains to.
   const hosts = artifacts.filter((a) => a.remotePath.startsWith(`${WIN.containerdCerts}\\`));
-  const caSecrets = hosts.some((a) => a.content.includes(`{{secret:${SECRET_NAMES.clusterCaCert}}}`))
-    ? [SECRET_NAMES.clusterCaCert]
-    : [];
+  // …and, air-gapped, the services registry's credential in each upstream registry's hosts.toml.
+  const caSecrets = [SECRET_NAMES.clusterCaCert, SECRET_NAMES.registryBasicAuth].filter((name) =>
+    hosts.some((a) => a.content.includes(`{{secret:${name}}}`)),
+  );
   return [
     // First: every later step's apply dot-sources this file (render/windows/helpers.ts).
     step({
@@ -176,38 +178,69 @@ function prepareSteps(
     step({
       stage: PREPARE,
       name: 'win-binaries',
-      description:
-        model.overlay.plugin === 'calico'
-          ? 'download, verify (SHA256) and install kubelet, kubeadm, kube-proxy and kube-log-runner (calico-node-windows brings the CNI plugins)'
-          : hostProcess
-            ? 'download, verify (SHA256) and install kubelet, kubeadm, kube-log-runner and the CNI plugins (flanneld and kube-proxy come from their images)'
-            : 'download, verify (SHA256) and install kubelet, kubeadm, kube-proxy, kube-log-runner, flanneld, WinSW and the CNI plugins',
-      scripts: perModel(model, 'binaries', () => binaries(model, hostProcess)),
+      description: `download, verify (SHA256) and install ${binariesWhat(model.overlay.plugin === 'calico', fromImages)}`,
+      scripts: perModel(model, 'binaries', () => binaries(model)),
       secrets: downloadSecrets(model),
       timeoutSeconds: 1800,
     }),
-    // HostProcess: the flannel pod starts as soon as the node joins, so its net-conf.json must already be there.
     step({
       stage: PREPARE,
       name: 'win-kubelet-service',
       description: 'register the kubelet service (absolute paths, kube-log-runner) and the pki link before the join',
       scripts: kubeletService(node),
-      uploads: hostProcess ? [WIN.flannelNetConf] : [],
       timeoutSeconds: 120,
       needs: ['win-binaries'],
+    }),
+    // The pods start as soon as the node joins: what they read from the host must be there first.
+    step({
+      stage: PREPARE,
+      name: 'win-hostprocess-files',
+      description: `place what the ${model.overlay.plugin === 'calico' ? 'kube-proxy' : 'flanneld and kube-proxy'} HostProcess pods start from the host (launchers${model.overlay.plugin === 'calico' ? '' : ', net-conf.json'}, kube-proxy's config template)`,
+      scripts: hostProcessFiles(podFiles(model, node)),
+      uploads: podFiles(model, node).map((f) => f.remotePath),
+      timeoutSeconds: 60,
+    }),
+  ];
+}
+
+/** What the binaries step installs, for its description. */
+function binariesWhat(calico: boolean, fromImages: boolean): string {
+  const pods = fromImages ? [] : calico ? ['kube-proxy'] : ['kube-proxy', 'flanneld'];
+  const list = ['kubelet', 'kubeadm', 'kube-log-runner', ...pods].join(', ');
+  if (calico) return `${list} (calico-node-windows brings the CNI plugins)`;
+  return `${list} and the CNI plugins${fromImages ? ' (flanneld and kube-proxy come from their images)' : ''}`;
+}
+
+/** After the pod network: the kube-proxy pod, then the files of the earlier service mode removed. */
+function kubeProxySteps(model: ClusterModel, after: string): WindowsStep[] {
+  return [
+    step({
+      stage: DEPLOY,
+      name: 'win-kube-proxy-pod',
+      description: `wait for the kube-proxy HostProcess pod to run and sync (kernelspace on ${hnsNetworkName(model.overlay)}; its launcher takes the source VIP at every start)`,
+      scripts: perModel(model, 'kube-proxy-pod', () => kubeProxyPod(600)),
+      timeoutSeconds: 660,
+      needs: [after],
+    }),
+    step({
+      stage: DEPLOY,
+      name: 'win-retire-legacy',
+      description: `remove what the service mode of earlier kubemix versions left (minted token files, kubeconfigs${model.overlay.plugin === 'calico' ? '' : ', WinSW'}, the old renewal task)`,
+      scripts: perModel(model, 'retire-legacy', () => retireLegacy(model.overlay.plugin === 'calico')),
+      timeoutSeconds: 120,
+      needs: ['win-kube-proxy-pod'],
     }),
   ];
 }
 
 /**
  * Calico: join, then wait for calico-node-windows (a HostProcess pod the operator
- * runs) to build the network and write the CNI config, take the source VIP from
- * its host endpoint, then kube-proxy as a service on the network Calico made.
+ * runs) to build the network and write the CNI config, then the kube-proxy pod.
  */
 function calicoNetworkSteps(model: ClusterModel, node: PlanNode, deps: WindowsExternalDeps): WindowsStep[] {
   const network = hnsNetworkName(model.overlay);
   return [
-    joinStep(node, deps),
+    joinStep(model, node, deps),
     step({
       stage: DEPLOY,
       name: 'win-calico-node',
@@ -216,29 +249,11 @@ function calicoNetworkSteps(model: ClusterModel, node: PlanNode, deps: WindowsEx
       timeoutSeconds: 960,
       needs: ['win-kubeadm-join'],
     }),
-    step({
-      stage: DEPLOY,
-      name: 'win-source-vip',
-      description: `take kube-proxy's source VIP from Calico's host endpoint ${CALICO_WINDOWS.hostEndpoint}`,
-      scripts: calicoSourceVip(),
-      timeoutSeconds: 120,
-      needs: ['win-calico-node'],
-    }),
-    step({
-      stage: DEPLOY,
-      name: 'win-kube-proxy',
-      description: `run kube-proxy (kernelspace on ${network}, source VIP from Calico's endpoint) with a private kubeconfig and ServiceAccount token`,
-      scripts: kubeProxy(model),
-      uploads: [WIN.kubeProxyKubeconfig, WIN.kubeProxyConfigTemplate],
-      secrets: [SECRET_NAMES.kubeProxyWindowsToken],
-      timeoutSeconds: 300,
-      needs: ['win-source-vip'],
-      after: deps.kubeProxy,
-    }),
+    ...kubeProxySteps(model, 'win-calico-node'),
   ];
 }
 
-function joinStep(node: PlanNode, deps: WindowsExternalDeps): WindowsStep {
+function joinStep(model: ClusterModel, node: PlanNode, deps: WindowsExternalDeps): WindowsStep {
   return step({
     stage: DEPLOY,
     name: 'win-kubeadm-join',
@@ -246,108 +261,47 @@ function joinStep(node: PlanNode, deps: WindowsExternalDeps): WindowsStep {
     scripts: join(node),
     uploads: [WIN.joinConfig, WIN.kubeletPatch],
     secrets: [...JOIN_SECRETS],
-    timeoutSeconds: 600,
+    // kubemix's limit, plus what the spec adds to kubeadm's waits during a join.
+    timeoutSeconds: kubeadmTaskSeconds(model.kubeadm, ['discovery', 'tlsBootstrap', 'kubeletHealthCheck'], 600),
     needs: ['win-kubelet-service', 'win-hosts-file'],
     after: deps.join,
   });
 }
 
-/** Steps 8–12: join, then flannel's network, the CNI config, the source VIP and kube-proxy. */
-function networkSteps(
-  model: ClusterModel,
-  node: PlanNode,
-  hostProcess: boolean,
-  deps: WindowsExternalDeps,
-): WindowsStep[] {
+/** After the join: the flanneld pod's network, the CNI config, the kube-proxy pod. */
+function networkSteps(model: ClusterModel, node: PlanNode, deps: WindowsExternalDeps): WindowsStep[] {
   const network = hnsNetworkName(model.overlay);
-  const overlay = model.overlay.vxlan !== undefined;
-  const cni = step({
-    stage: DEPLOY,
-    name: 'win-cni-config',
-    description: `write the only CNI config (network ${network}) after flanneld`,
-    scripts: cniConfigStep(model, node),
-    uploads: [WIN.cniConf],
-    timeoutSeconds: 60,
-  });
-  const flannel = hostProcess
-    ? [
-        cni,
-        step({
-          stage: DEPLOY,
-          name: 'win-flannel-pod',
-          description: `wait for the flannel HostProcess pod to create the HNS network ${network}`,
-          scripts: perModel(model, 'flannel-pod', () => flannelPod(model)),
-          timeoutSeconds: 960,
-          needs: ['win-kubeadm-join'],
-        }),
-      ]
-    : [
-        step({
-          stage: DEPLOY,
-          name: 'win-flanneld',
-          description: `run flanneld under WinSW as ${registeredName(node)}; it creates the HNS network ${network}`,
-          scripts: flanneld(model, node),
-          uploads: [WIN.flannelNetConf, WIN.flanneldServiceXml, WIN.flanneldKubeconfig],
-          // Its own ServiceAccount token (flannel-windows), minted by the executor: never the kubelet's credential.
-          secrets: [SECRET_NAMES.flannelWindowsToken],
-          timeoutSeconds: 300,
-          needs: ['win-kubeadm-join'],
-          after: deps.flanneld,
-        }),
-        cni,
-      ];
-  const proxyFiles = [WIN.kubeProxyKubeconfig, WIN.kubeProxyConfigTemplate];
-  const proxy = hostProcess
-    ? step({
-        stage: DEPLOY,
-        name: 'win-kube-proxy-config',
-        description: `kube-proxy's config (kernelspace on ${network}) and private kubeconfig for its HostProcess pod`,
-        scripts: perModel(model, 'kube-proxy-config', () => kubeProxyConfig(model)),
-        uploads: proxyFiles,
-        secrets: [SECRET_NAMES.kubeProxyWindowsToken],
-        timeoutSeconds: 120,
-        after: deps.kubeProxy,
-      })
-    : step({
-        stage: DEPLOY,
-        name: 'win-kube-proxy',
-        description: `run kube-proxy (kernelspace on ${network}${overlay ? ', source VIP from the node' : ''}) with a private kubeconfig and ServiceAccount token`,
-        scripts: perModel(model, 'kube-proxy', () => kubeProxy(model)),
-        uploads: proxyFiles,
-        secrets: [SECRET_NAMES.kubeProxyWindowsToken],
-        timeoutSeconds: 300,
-        needs: ['win-cni-config'],
-        after: deps.kubeProxy,
-      });
   return [
-    joinStep(node, deps),
-    ...flannel,
-    // The source VIP is reserved on the network flanneld made; kube-proxy reads it from the node.
-    ...(overlay
-      ? [
-          step({
-            stage: DEPLOY,
-            name: 'win-source-vip',
-            description: `reserve kube-proxy's source VIP on ${network} with host-local, at run time`,
-            scripts: perModel(model, 'source-vip', () => sourceVip(model)),
-            timeoutSeconds: 120,
-            needs: [hostProcess ? 'win-flannel-pod' : 'win-flanneld'],
-          }),
-        ]
-      : []),
-    { ...proxy, needs: [...(proxy.needs ?? []), ...(overlay ? ['win-source-vip'] : [])] },
+    joinStep(model, node, deps),
+    step({
+      stage: DEPLOY,
+      name: 'win-flannel-pod',
+      description: `wait for the flanneld HostProcess pod to create the HNS network ${network}`,
+      scripts: perModel(model, 'flannel-pod', () => flannelPod(model)),
+      timeoutSeconds: 960,
+      needs: ['win-kubeadm-join', 'win-hostprocess-files'],
+    }),
+    step({
+      stage: DEPLOY,
+      name: 'win-cni-config',
+      description: `write the only CNI config (network ${network}) once the network exists`,
+      scripts: cniConfigStep(model, node),
+      uploads: [WIN.cniConf],
+      timeoutSeconds: 60,
+    }),
+    ...kubeProxySteps(model, 'win-cni-config'),
   ];
 }
 
 /** Steps 13 and after: the firewall and the boot order. */
-function hostSteps(model: ClusterModel, hostProcess: boolean): WindowsStep[] {
+function hostSteps(model: ClusterModel): WindowsStep[] {
   const rules = firewallRules(model);
   const calico = model.overlay.plugin === 'calico';
   return [
     step({
       stage: DEPLOY,
       name: 'win-firewall',
-      description: `open ${rules.map((r) => `${r.port}/${r.protocol.toLowerCase()}`).join(', ')} (the firewall stays on)`,
+      description: `open ${rules.map(ruleLabel).join(', ')} (the firewall stays on)`,
       scripts: perModel(model, 'firewall', () => firewall(model)),
       timeoutSeconds: 120,
     }),
@@ -355,11 +309,9 @@ function hostSteps(model: ClusterModel, hostProcess: boolean): WindowsStep[] {
       stage: DEPLOY,
       name: 'win-boot-order',
       description: calico
-        ? "at boot, with no deadline: containerd, the kubelet (it runs calico-node-windows, which rebuilds the HNS networks), wait for Calico's network, then kube-proxy with the source VIP read again; services restart on failure"
-        : hostProcess
-          ? 'at boot, with no deadline: containerd, External network, drop a stale subnet.env, then the kubelet (it runs the flannel and kube-proxy pods); services restart on failure'
-          : 'at boot, with no deadline: containerd, External network, drop a stale subnet.env, wait for the API, flanneld until the network is ready, then kubelet and kube-proxy; services restart on failure',
-      scripts: perModel(model, 'boot-order', () => bootOrder(hostProcess, calico)),
+        ? 'at boot, with no deadline: containerd, then the kubelet (it runs calico-node-windows, which rebuilds the HNS networks, and the kube-proxy pod); the kubelet restarts on failure'
+        : 'at boot, with no deadline: containerd, External network, drop a stale subnet.env, then the kubelet (it runs the flanneld and kube-proxy pods); the kubelet restarts on failure',
+      scripts: perModel(model, 'boot-order', bootOrder),
       uploads: [WIN.bootScript],
       timeoutSeconds: 60,
     }),
@@ -374,13 +326,10 @@ export function windowsRecipe(
   options: WindowsOptions,
   deps: WindowsExternalDeps,
 ): WindowsStep[] {
-  const hostProcess = model.windowsHostProcess !== undefined;
   const steps = [
-    ...prepareSteps(model, node, artifacts, hostProcess, options),
-    ...(model.overlay.plugin === 'calico'
-      ? calicoNetworkSteps(model, node, deps)
-      : networkSteps(model, node, hostProcess, deps)),
-    ...hostSteps(model, hostProcess),
+    ...prepareSteps(model, node, artifacts, options),
+    ...(model.overlay.plugin === 'calico' ? calicoNetworkSteps(model, node, deps) : networkSteps(model, node, deps)),
+    ...hostSteps(model),
   ];
   assertNeedsEarlier(steps);
   return steps;

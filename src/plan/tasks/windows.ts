@@ -23,10 +23,6 @@ export { DEFAULT_WINDOWS_OPTIONS, type WindowsOptions } from './windows-recipe.j
 export interface WindowsTaskOptions extends WindowsOptions {
   /** Tasks the join waits for (control plane up, join token minted), by id. */
   readonly joinAfter: readonly string[];
-  /** Tasks kube-proxy waits for (its ServiceAccount token minted), by id. */
-  readonly kubeProxyAfter?: readonly string[];
-  /** Tasks the flanneld service waits for (its ServiceAccount token minted), by id. */
-  readonly flanneldAfter?: readonly string[];
 }
 
 export function windowsWorkers(model: ClusterModel): PlanNode[] {
@@ -39,11 +35,7 @@ export function windowsNodeTasks(
   options: WindowsTaskOptions,
 ): { tasks: Task[]; artifacts: RenderedArtifact[] } {
   const artifacts = renderWindowsNode(model, node);
-  const steps = windowsRecipe(model, node, artifacts, options, {
-    join: options.joinAfter,
-    kubeProxy: options.kubeProxyAfter ?? [],
-    flanneld: options.flanneldAfter ?? [],
-  });
+  const steps = windowsRecipe(model, node, artifacts, options, { join: options.joinAfter });
   const first = nodeReadyIds(model, node);
   const tasks: Task[] = [];
   for (const step of steps) {

@@ -12,6 +12,7 @@ import { GUARD_NAME } from '../../guard/install.js';
 import { renderManifests } from '../../render/manifests/index.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { VERSION } from '../../version.js';
+import { KUBEMIX_IMAGE_REPOSITORY } from '../../matrix/index.js';
 import { artifactId, uploadPath } from '../artifact-path.js';
 import { sh, task } from '../task.js';
 import { calicoOperatorTask } from '../tasks/calico.js';
@@ -20,7 +21,7 @@ import type { Task } from '../types.js';
 
 import { shell, shellCode, shellLines } from '../../util/escape/index.js';
 const KUBECTL = shellCode('kubectl --kubeconfig=/etc/kubernetes/admin.conf');
-export const GUARD_IMAGE = `ghcr.io/kubemix/kubemix:${VERSION}`;
+export const GUARD_IMAGE = `${KUBEMIX_IMAGE_REPOSITORY}:${VERSION}`;
 /** The upgraded spec, for the guard's ConfigMap (0600 on the first control plane: a spec may name secrets' files). */
 export const GUARD_SPEC_PATH = '/etc/kubemix/guard/cluster.yaml';
 

@@ -10,6 +10,9 @@ import { InputError } from '../../errors.js';
 import { linuxDistro } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
+import { renderUpgradeKubeadm } from '../../render/kubeadm/config.js';
+import { renderProbePatches } from '../../render/kubeadm/patches.js';
+import { kubeadmTaskSeconds } from '../../render/kubeadm/timeouts.js';
 import { renderKubernetesRepo } from '../../render/linux/kubernetes-repo.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { artifactId } from '../artifact-path.js';
@@ -191,14 +194,26 @@ function nodeChain(
   return { tasks: [...tasks, ...verify, { ...uncordon, after: last }], artifacts: host.artifacts };
 }
 
+/** A control plane's upgrade: etcd and its three components replaced one after another, each waited for. */
+const UPGRADE_WAITS = [
+  'upgradeManifests',
+  'upgradeManifests',
+  'upgradeManifests',
+  'upgradeManifests',
+  'etcdAPICall',
+  'kubernetesAPICall',
+] as const;
+
 function linuxSteps(
   model: ClusterModel,
   node: PlanNode,
   first: boolean,
 ): { tasks: Task[]; artifacts: RenderedArtifact[] } {
+  const packages = model.kubernetesInstall === 'packages';
   const repo = renderKubernetesRepo(node, linuxDistro(node.os)?.family ?? 'apt', model.versions.kubernetesMinor);
   const v = model.versions.kubernetes;
-  const step = (name: string, description: string, s: CheckAndApply, uploads: string[] = []) =>
+  const cached = packages ? [] : downloadSecrets(model);
+  const step = (name: string, description: string, s: CheckAndApply, uploads: string[] = [], timeoutSeconds = 900) =>
     task({
       stage: UPGRADE_STAGE,
       host: node.name,
@@ -207,21 +222,41 @@ function linuxSteps(
       check: sh(s.check),
       apply: sh(s.apply),
       uploads,
-      timeoutSeconds: 900,
+      ...(s.apply.text.includes('{{secret:') ? { secrets: cached } : {}),
+      timeoutSeconds,
     });
   const verb = first ? `kubeadm upgrade apply v${v}` : 'kubeadm upgrade node';
+  // The spec's timeouts and probe slack, when it sets them, as an UpgradeConfiguration and the init's patches.
+  const config = renderUpgradeKubeadm(model, node);
+  const slow = config === undefined ? [] : [config, ...renderProbePatches(model, node)];
+  // etcd and the three components are replaced one after another, each waited for.
+  const waits = node.role === 'control-plane' ? UPGRADE_WAITS : (['kubernetesAPICall'] as const);
   return {
     tasks: [
+      packages
+        ? step(
+            'upgrade-kubeadm',
+            `kubeadm ${v} from pkgs.k8s.io v${model.versions.kubernetesMinor}, held`,
+            linuxKubeadm(model, node),
+            [artifactId(repo.node, repo.remotePath)],
+          )
+        : step('upgrade-kubeadm', `kubeadm ${v} from the download cache`, linuxKubeadm(model, node)),
       step(
-        'upgrade-kubeadm',
-        `kubeadm ${v} from pkgs.k8s.io v${model.versions.kubernetesMinor}, held`,
-        linuxKubeadm(model, node),
-        [artifactId(repo.node, repo.remotePath)],
+        first ? 'upgrade-apply' : 'upgrade-node',
+        verb,
+        linuxKubeadmUpgrade(model, node, first, config?.remotePath),
+        slow.map((a) => artifactId(a.node, a.remotePath)),
+        kubeadmTaskSeconds(model.kubeadm, waits),
       ),
-      step(first ? 'upgrade-apply' : 'upgrade-node', verb, linuxKubeadmUpgrade(model, node, first)),
-      step('upgrade-kubelet', `kubelet and kubectl ${v}, held; restart the kubelet`, linuxKubelet(model, node)),
+      step(
+        'upgrade-kubelet',
+        packages
+          ? `kubelet and kubectl ${v}, held; restart the kubelet`
+          : `kubelet and kubectl ${v} from the download cache; restart the kubelet`,
+        linuxKubelet(model, node),
+      ),
     ],
-    artifacts: [repo],
+    artifacts: [...(packages ? [repo] : []), ...slow],
   };
 }
 

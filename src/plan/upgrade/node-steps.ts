@@ -2,28 +2,29 @@
 // (kubernetes.io "Upgrading kubeadm clusters", "Upgrading Linux nodes",
 // "Upgrading Windows nodes"): kubeadm first, then `kubeadm upgrade apply` on
 // the first control-plane node or `kubeadm upgrade node` elsewhere, then the
-// kubelet (and on Windows kube-proxy and, with flannel, flanneld) binaries and
-// a restart in the order the node's CNI needs.
-// Linux packages come from the signed pkgs.k8s.io repository of the target
-// minor; Windows binaries from the services node's download cache, each
-// checked against the SHA256 the deployer verified.
+// kubelet binaries (on Windows also kube-proxy's and, with flannel, flanneld's,
+// which their HostProcess pods run from the host) and a restart in the order
+// the node needs.
+// Linux nodes take the path the spec installs with: upstream's binaries from
+// the services node's download cache (`spec.kubernetes.install: binaries`)
+// or the signed pkgs.k8s.io repository of the target minor (`packages`);
+// Windows binaries always from the download cache, each checked against the
+// SHA256 the deployer verified.
 import { CALICO_WINDOWS, URLS, linuxDistro } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import { proxyExports } from '../../render/linux/proxy.js';
 import { APT_KEYRING } from '../../render/linux/kubernetes-repo.js';
+import { downloadCache } from '../../model/downloads.js';
+import { nodeDownloadScript } from '../tasks/download.js';
+import { kubeBinaries } from '../tasks/kubernetes-binaries.js';
 import { download, downloadFunction, fetchCall } from '../../render/windows/downloads.js';
 import { binaries } from '../../render/windows/install.js';
 import { WIN } from '../../render/windows/paths.js';
-import {
-  CALICO_ENDPOINT_FUNCTION,
-  CALICO_READY,
-  CALICO_SOURCE_VIP_REFRESH,
-  calicoWaitLoop,
-} from '../../render/windows/calico.js';
+import { CALICO_ENDPOINT_FUNCTION, CALICO_READY, calicoWaitLoop } from '../../render/windows/calico.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q } from '../../render/windows/ps.js';
 import { checkThat } from '../../render/windows/step.js';
-import { shell, shellCode, type ShellText } from '../../util/escape/index.js';
+import { shell, shellCode, shellLines, type ShellText } from '../../util/escape/index.js';
 import type { CheckAndApply } from './api-steps.js';
 
 export interface Scripts {
@@ -51,27 +52,59 @@ apt-get install -y -q ${packages.map((p) => `${p}=${v}-*`)}
 apt-mark hold ${packages} >/dev/null`;
 }
 
+/** The release binaries (kubernetes-binaries.ts) as one script: each fetched and verified in its own subshell. */
+function binaryInstall(model: ClusterModel, names: readonly string[]): ShellText {
+  const cached = downloadCache(model) !== undefined;
+  const wanted = kubeBinaries(model).filter((b) => names.includes(b.name));
+  return shell`${cached ? shellCode('') : proxyExports(model)}${shellLines(
+    wanted.map((b) => shell`(\n${nodeDownloadScript(model, b.id, b.install)}\n)`),
+  )}`;
+}
+
+function binaryCheck(model: ClusterModel, name: string): ShellText {
+  return kubeBinaries(model).find((b) => b.name === name)?.check ?? shellCode('false');
+}
+
 export function linuxKubeadm(model: ClusterModel, node: PlanNode): CheckAndApply {
+  if (model.kubernetesInstall === 'binaries')
+    return { check: binaryCheck(model, 'kubeadm'), apply: binaryInstall(model, ['kubeadm']) };
   return {
     check: shell`kubeadm version -o short 2>/dev/null | grep -qx 'v${model.versions.kubernetes}'`,
     apply: packageInstall(model, node, ['kubeadm']),
   };
 }
 
-/** `kubeadm upgrade apply` (first control plane) or `kubeadm upgrade node` (every other node). */
-export function linuxKubeadmUpgrade(model: ClusterModel, node: PlanNode, first: boolean): CheckAndApply {
+/**
+ * `kubeadm upgrade apply` (first control plane) or `kubeadm upgrade node` (every
+ * other node); with `--config` when the spec's timeouts or probe slack need an
+ * UpgradeConfiguration (`config`: its path on the node).
+ */
+export function linuxKubeadmUpgrade(
+  model: ClusterModel,
+  node: PlanNode,
+  first: boolean,
+  config?: string,
+): CheckAndApply {
   const v = model.versions.kubernetes;
   // A control plane is through once its API server's static Pod runs the target image.
   const check =
     node.role === 'control-plane'
       ? shell`grep -Eq ${`image: .*/kube-apiserver:v${v.replace(/\./g, '\\.')}$`} /etc/kubernetes/manifests/kube-apiserver.yaml`
       : shell`kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}'`;
-  const apply = first ? shell`kubeadm upgrade apply 'v${v}' --yes` : shellCode('kubeadm upgrade node');
+  const verb = first ? shell`kubeadm upgrade apply 'v${v}' --yes` : shellCode('kubeadm upgrade node');
+  const apply = config === undefined ? verb : shell`${verb} --config ${config}`;
   return { check, apply: shell`set -eu\n${apply}` };
 }
 
 export function linuxKubelet(model: ClusterModel, node: PlanNode): CheckAndApply {
   const v = model.versions.kubernetes;
+  if (model.kubernetesInstall === 'binaries')
+    return {
+      check: shell`${binaryCheck(model, 'kubelet')}\n${binaryCheck(model, 'kubectl')}\nsystemctl is-active --quiet kubelet`,
+      apply: shell`${binaryInstall(model, ['kubelet', 'kubectl'])}
+systemctl daemon-reload
+systemctl restart kubelet`,
+    };
   return {
     check: shell`kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}'
 kubectl version --client 2>/dev/null | grep -q 'Client Version: v${v}$'
@@ -106,38 +139,45 @@ if ($LASTEXITCODE -ne 0) { throw "kubeadm upgrade node exited $LASTEXITCODE" }
 }
 
 /**
- * Services in start order, stopped in reverse. Flannel (native services):
- * runtime → flanneld → kubelet → kube-proxy. HostProcess flannel: runtime →
- * kubelet (flannel and kube-proxy are its pods). Calico: runtime → kubelet
- * (calico-node-windows is its pod) → kube-proxy, which starts only once
- * Calico's network is back (windowsStartSteps).
+ * Services in start order, stopped in reverse: containerd, then the kubelet,
+ * which runs the pod network's pods (flanneld, or calico-node-windows) and
+ * kube-proxy's.
  */
-export function windowsServiceOrder(model: ClusterModel): string[] {
-  if (model.windowsHostProcess !== undefined) return ['containerd', 'kubelet'];
-  return model.overlay.plugin === 'calico'
-    ? ['containerd', 'kubelet', 'kube-proxy']
-    : ['containerd', 'flanneld', 'kubelet', 'kube-proxy'];
+export function windowsServiceOrder(_model: ClusterModel): string[] {
+  return ['containerd', 'kubelet'];
 }
 
 /** Seconds an upgrade waits for calico-node-windows to rebuild its network after the kubelet restarts. */
 export const CALICO_RESTART_WAIT_SECONDS = 600;
 
-/** What runs before a service starts: with Calico, kube-proxy waits for Calico's network and re-reads the VIP. */
-function beforeStart(model: ClusterModel, service: string): string {
-  if (model.overlay.plugin !== 'calico' || service !== 'kube-proxy') return '';
-  return `${calicoWaitLoop(CALICO_RESTART_WAIT_SECONDS)}${CALICO_SOURCE_VIP_REFRESH}`;
-}
-
 /** The restart's start order as the plan describes it. */
 export function windowsStartSteps(model: ClusterModel): string[] {
-  return windowsServiceOrder(model).flatMap((s) =>
-    beforeStart(model, s) === ''
-      ? [s]
+  return [
+    ...windowsServiceOrder(model),
+    ...(model.overlay.plugin === 'calico'
+      ? [`HNS network ${CALICO_WINDOWS.network} and endpoint ${CALICO_WINDOWS.hostEndpoint} back`]
+      : []),
+    ...(model.windowsHostProcess?.fromImages === true
+      ? []
       : [
-          `HNS network ${CALICO_WINDOWS.network} and endpoint ${CALICO_WINDOWS.hostEndpoint} (source VIP read again)`,
-          s,
-        ],
-  );
+          `the ${model.overlay.plugin === 'calico' ? 'kube-proxy pod' : 'kube-proxy and flanneld pods'} restarted on the new binaries`,
+        ]),
+  ];
+}
+
+/**
+ * The HostProcess pods run host binaries the install step has just replaced
+ * (moved aside, a new copy in place): ending their processes makes the
+ * kubelet start the containers again, on the new files. Their images' own
+ * binaries (fromImages) move with the DaemonSets instead.
+ */
+function restartPodBinaries(model: ClusterModel): string {
+  if (model.windowsHostProcess?.fromImages === true) return '';
+  const names = model.overlay.plugin === 'calico' ? ['kube-proxy'] : ['flanneld', 'kube-proxy'];
+  return `foreach ($name in ${names.map(q).join(', ')}) {
+  Get-Process -Name $name -ErrorAction SilentlyContinue | Where-Object { $_.Path -like ${q(`${WIN.bin}\\*`)} } | Stop-Process -Force
+}
+`;
 }
 
 /** Seconds the binaries step may take: the download cache and restarts, plus Calico's wait. */
@@ -151,9 +191,8 @@ export function windowsBinariesTimeout(model: ClusterModel): number {
  * Running before the next starts.
  */
 export function windowsBinaries(model: ClusterModel): Scripts {
-  const hostProcess = model.windowsHostProcess !== undefined;
   const calico = model.overlay.plugin === 'calico';
-  const install = binaries(model, hostProcess);
+  const install = binaries(model);
   const order = windowsServiceOrder(model);
   const running = order.map((s) => `(Get-Service -Name ${q(s)} -ErrorAction SilentlyContinue).Status -eq 'Running'`);
   // The install step's check is `checkThat(<its version stamp>)`: the same condition, joined with ours.
@@ -170,10 +209,10 @@ export function windowsBinaries(model: ClusterModel): Scripts {
       .join('\n')}
 ${install.apply}${order
       .map(
-        (s) => `${beforeStart(model, s)}Start-Service -Name ${q(s)}
+        (s) => `Start-Service -Name ${q(s)}
 (Get-Service -Name ${q(s)}).WaitForStatus('Running', [TimeSpan]::FromSeconds(120))`,
       )
       .join('\n')}
-`,
+${restartPodBinaries(model)}${calico ? calicoWaitLoop(CALICO_RESTART_WAIT_SECONDS) : ''}`,
   };
 }

@@ -19,7 +19,7 @@ import { linuxScript, windowsScript, type UnderlayCheck } from '../tasks/underla
 import type { Stage, Task } from '../types.js';
 
 /**
- * The underlay cells that involve `node`, clock cells excepted, and none
+ * The underlay cells that involve `node`, clock and credential cells excepted, and none
  * with a peer in `skip` (nodes that may be rebooting at the same time).
  */
 export function nodeCells(model: ClusterModel, node: PlanNode, skip: ReadonlySet<string> = new Set()): Probe[] {
@@ -28,7 +28,9 @@ export function nodeCells(model: ClusterModel, node: PlanNode, skip: ReadonlySet
     const peer = source === node.name ? target : source;
     return (source === node.name || target === node.name) && !skip.has(peer);
   };
-  return planUnderlay(underlayInput(model, true), involves).probes.filter((p) => p.expect.kind !== 'clock');
+  return planUnderlay(underlayInput(model, true), involves).probes.filter(
+    (p) => p.expect.kind !== 'clock' && p.expect.kind !== 'credentials',
+  );
 }
 
 function check(p: Probe): UnderlayCheck {

@@ -8,13 +8,15 @@ import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { CONTAINERD_PATHS } from '../containerd/paths.js';
+import { KUBEADM_PATCHES_DIR, hasProbePatches } from './patches.js';
 import { KUBEADM_SECRET as S, ref } from './secrets.js';
+import { timeoutsBlock } from './timeouts.js';
 
 export const KUBEADM_DIR = '/etc/kubemix/kubeadm';
 export const KUBEADM_API = 'kubeadm.k8s.io/v1beta4';
 export const CLUSTER_DNS_DOMAIN = 'cluster.local';
 
-export function kubeadmConfigPath(kind: 'init' | 'join'): string {
+export function kubeadmConfigPath(kind: 'init' | 'join' | 'upgrade'): string {
   return `${KUBEADM_DIR}/${kind}.yaml`;
 }
 
@@ -34,6 +36,19 @@ function parseTaint(taint: string): Doc {
   const m = /^([^=:]+)(?:=([^:]*))?:(NoSchedule|PreferNoSchedule|NoExecute)$/.exec(taint);
   if (m === null) throw new Error(`cannot parse taint ${taint}`);
   return { key: m[1], ...(m[2] === undefined ? {} : { value: m[2] }), effect: m[3] };
+}
+
+/** `timeouts` and, on a control plane with probe slack, `patches`: what a slow machine needs in each document. */
+function slowMachineFields(
+  model: ClusterModel,
+  controlPlane: boolean,
+  base: Parameters<typeof timeoutsBlock>[1] = {},
+): Doc {
+  const timeouts = timeoutsBlock(model.kubeadm, base);
+  return {
+    ...(controlPlane && hasProbePatches(model) ? { patches: { directory: KUBEADM_PATCHES_DIR } } : {}),
+    ...(timeouts === undefined ? {} : { timeouts }),
+  };
 }
 
 function endpoint(model: ClusterModel): string {
@@ -56,6 +71,7 @@ export function initDocuments(model: ClusterModel, node: PlanNode): Doc[] {
     certificateKey: ref(S.certificateKey),
     localAPIEndpoint: { advertiseAddress: node.ip, bindPort: c.apiEndpoint.port },
     nodeRegistration: nodeRegistration(node),
+    ...slowMachineFields(model, true),
   };
   const cluster: Doc = {
     apiVersion: KUBEADM_API,
@@ -96,7 +112,38 @@ export function joinDocument(model: ClusterModel, node: PlanNode): Doc {
         }
       : {}),
     nodeRegistration: nodeRegistration(node),
-    timeouts: { discovery: '5m0s' },
+    ...slowMachineFields(model, node.role === 'control-plane', { discovery: 300 }),
+  };
+}
+
+/**
+ * UpgradeConfiguration for `kubeadm upgrade apply|node --config`, only when the
+ * spec sets timeouts or probe slack (otherwise kubeadm's defaults serve): the
+ * static pods kubeadm rewrites keep the probe patches, and its waits the
+ * spec's timeouts. Undefined without either.
+ */
+export function upgradeDocument(model: ClusterModel, node: PlanNode): Doc | undefined {
+  const fields = slowMachineFields(model, node.role === 'control-plane');
+  if (Object.keys(fields).length === 0) return undefined;
+  const { patches, timeouts } = fields;
+  return {
+    apiVersion: KUBEADM_API,
+    kind: 'UpgradeConfiguration',
+    ...(patches === undefined ? {} : { apply: { patches: { ...patches } }, node: { patches: { ...patches } } }),
+    ...(timeouts === undefined ? {} : { timeouts }),
+  };
+}
+
+/** The upgrade configuration file of a Linux node, when the spec needs one. */
+export function renderUpgradeKubeadm(model: ClusterModel, node: PlanNode): RenderedArtifact | undefined {
+  const doc = upgradeDocument(model, node);
+  if (doc === undefined) return undefined;
+  return {
+    node: node.name,
+    remotePath: kubeadmConfigPath('upgrade'),
+    mode: '0600',
+    owner: 'root:root',
+    content: `# Rendered by kubemix; re-plan instead of editing.\n${stringify(doc, { lineWidth: 0 })}`,
   };
 }
 

@@ -6,6 +6,8 @@ import { IMAGES } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 
 export const FLANNEL_NAMESPACE = 'kube-flannel';
+/** The Linux DaemonSet running flanneld (kube-flannel.yml's name). */
+export const FLANNEL_DAEMONSET = 'kube-flannel-ds';
 type Obj = Record<string, unknown>;
 
 export function netConf(model: ClusterModel): string {
@@ -70,7 +72,7 @@ export function flannelObjects(model: ClusterModel): Obj[] {
       metadata: meta('kube-flannel-cfg'),
       data: { 'cni-conf.json': CNI_CONF, 'net-conf.json': netConf(model) },
     },
-    daemonSet(meta('kube-flannel-ds')),
+    daemonSet(meta(FLANNEL_DAEMONSET)),
   ];
 }
 

@@ -2,7 +2,8 @@
 // "Guide for scheduling Windows containers" and "RuntimeClass"):
 // one RuntimeClass per Windows build, placing pods by os/arch/build and
 // tolerating the os=windows taint; least-privilege RBAC for the Windows
-// flanneld, which runs as a service with its own ServiceAccount token.
+// flanneld (a HostProcess pod with its own ServiceAccount), and an admission
+// policy holding each of its tokens to the Node its pod runs on.
 import { WINDOWS } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { FLANNEL_NAMESPACE } from './flannel.js';
@@ -29,6 +30,52 @@ export function runtimeClasses(model: ClusterModel): Obj[] {
   }));
 }
 
+/** The ValidatingAdmissionPolicy (and its binding) that keeps flannel-windows' writes on its own Node. */
+export const OWN_NODE_POLICY = 'kubemix-flannel-windows-own-node';
+
+/** The user extra a pod-bound token carries since 1.32 (ServiceAccountTokenPodNodeInfo, GA): its pod's Node. */
+export const NODE_NAME_EXTRA = 'authentication.kubernetes.io/node-name';
+
+/**
+ * RBAC cannot say "only your own Node": flannel-windows may patch every
+ * Node's status. Its tokens name their pod's Node (NODE_NAME_EXTRA), so this
+ * policy denies an update of any other Node or Node status, and any update
+ * from a token that names no Node (an old minted token, one made by hand):
+ * a token stolen from one node moves no other node's flannel annotations.
+ * ValidatingAdmissionPolicy is GA since 1.30; the extra since 1.32.
+ */
+function ownNodePolicy(): Obj[] {
+  const user = `system:serviceaccount:${FLANNEL_NAMESPACE}:${WINDOWS_FLANNEL_SA}`;
+  return [
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: OWN_NODE_POLICY },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: {
+          resourceRules: [
+            { apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['nodes', 'nodes/status'] },
+          ],
+        },
+        matchConditions: [{ name: 'flannel-windows', expression: `request.userInfo.username == '${user}'` }],
+        validations: [
+          {
+            expression: `'${NODE_NAME_EXTRA}' in request.userInfo.extra && request.userInfo.extra['${NODE_NAME_EXTRA}'].size() == 1 && request.userInfo.extra['${NODE_NAME_EXTRA}'][0] == object.metadata.name`,
+            message: `${user} may change only the Node its pod runs on`,
+          },
+        ],
+      },
+    },
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: OWN_NODE_POLICY },
+      spec: { policyName: OWN_NODE_POLICY, validationActions: ['Deny'] },
+    },
+  ];
+}
+
 export function windowsFlannelRbac(): Obj[] {
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: WINDOWS_FLANNEL_SA, namespace: FLANNEL_NAMESPACE } },
@@ -48,5 +95,6 @@ export function windowsFlannelRbac(): Obj[] {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: WINDOWS_FLANNEL_SA },
       subjects: [{ kind: 'ServiceAccount', name: WINDOWS_FLANNEL_SA, namespace: FLANNEL_NAMESPACE }],
     },
+    ...ownNodePolicy(),
   ];
 }

@@ -3,22 +3,15 @@
 // (Get-KubemixBootAction), and tests evaluate the same table, so the script's
 // decisions and the tested ones cannot drift apart.
 //
-// The start order is containerd → flanneld (network ready: a subnet.env
-// written since this boot and flannel's HNS network) → kubelet → kube-proxy.
-// flanneld's kube subnet manager needs the API server, so until it answers the
-// node waits, with no deadline: after a power cut Windows often boots before
-// the control plane does.
+// flanneld and kube-proxy are HostProcess pods the kubelet runs (and
+// restarts, retrying the API server for as long as it takes: after a power
+// cut Windows often boots before the control plane). What the node must do
+// itself comes before the kubelet: containerd running, with flannel the
+// persistent External network (so flanneld rebuilding its own, which is not
+// persistent, never cuts the host off) and no subnet.env from before this
+// boot (it describes a network that is gone). Then the kubelet; done.
 
-export const BOOT_FACTS = [
-  'RuntimeRunning',
-  'ExternalNetwork',
-  'SubnetEnvStale',
-  'ApiAnswers',
-  'FlanneldRunning',
-  'NetworkReady',
-  'KubeletRunning',
-  'KubeProxyRunning',
-] as const;
+export const BOOT_FACTS = ['RuntimeRunning', 'ExternalNetwork', 'SubnetEnvStale', 'KubeletRunning'] as const;
 export type BootFact = (typeof BOOT_FACTS)[number];
 export type BootFacts = Readonly<Record<BootFact, boolean>>;
 
@@ -26,11 +19,7 @@ export const BOOT_ACTIONS = [
   'start-runtime',
   'create-external-network',
   'drop-stale-subnet-env',
-  'wait-api',
-  'start-flanneld',
-  'wait-network',
   'start-kubelet',
-  'start-kube-proxy',
   'done',
 ] as const;
 export type BootAction = (typeof BOOT_ACTIONS)[number];
@@ -51,37 +40,23 @@ const START_RUNTIME: BootRule = {
   why: 'containerd is Automatic but may have failed to start',
 };
 
-/**
- * Calico: the kubelet runs calico-node-windows, whose node service deletes and
- * recreates the HNS networks on its first start after a boot (External, then
- * Calico); kube-proxy, a service, waits for the network and its host endpoint.
- */
-function calicoRules(): BootRule[] {
-  return [
-    START_RUNTIME,
-    {
-      when: { KubeletRunning: false },
-      action: 'start-kubelet',
-      why: 'the kubelet starts calico-node-windows, which rebuilds the HNS networks',
-    },
-    {
-      when: { NetworkReady: false },
-      action: 'wait-network',
-      why: 'calico-node-windows is creating the Calico network and its host endpoint',
-    },
-    {
-      when: { KubeProxyRunning: false },
-      action: 'start-kube-proxy',
-      why: 'kube-proxy needs the Calico network and its source VIP',
-    },
-    { when: {}, action: 'done', why: 'all started' },
-  ];
-}
+const START_KUBELET: BootRule = {
+  when: { KubeletRunning: false },
+  action: 'start-kubelet',
+  why: 'the kubelet runs the pod network and kube-proxy pods, retrying the API server itself',
+};
 
-/** The table, first match wins; the last rule has no condition. */
-export function bootRules(hostProcess: boolean, cni: 'flannel' | 'calico' = 'flannel'): BootRule[] {
-  if (cni === 'calico') return calicoRules();
-  const head: BootRule[] = [
+const DONE: BootRule = { when: {}, action: 'done', why: 'all started' };
+
+/**
+ * The table, first match wins; the last rule has no condition. Calico: the
+ * kubelet runs calico-node-windows, whose node service deletes and recreates
+ * the HNS networks (External, then Calico) at its first start after a boot,
+ * and the kube-proxy pod, whose launcher waits for them.
+ */
+export function bootRules(cni: 'flannel' | 'calico' = 'flannel'): BootRule[] {
+  if (cni === 'calico') return [START_RUNTIME, START_KUBELET, DONE];
+  return [
     START_RUNTIME,
     {
       when: { ExternalNetwork: false },
@@ -93,39 +68,8 @@ export function bootRules(hostProcess: boolean, cni: 'flannel' | 'calico' = 'fla
       action: 'drop-stale-subnet-env',
       why: 'a subnet.env from before this boot describes a network that is gone',
     },
-  ];
-  if (hostProcess) {
-    // The kubelet runs the flannel and kube-proxy pods; it retries the API by itself.
-    return [
-      ...head,
-      {
-        when: { KubeletRunning: false },
-        action: 'start-kubelet',
-        why: 'the kubelet starts the flannel and kube-proxy pods',
-      },
-      { when: {}, action: 'done', why: 'all started' },
-    ];
-  }
-  return [
-    ...head,
-    {
-      when: { NetworkReady: false, ApiAnswers: false },
-      action: 'wait-api',
-      why: "flanneld's kube subnet manager needs the API server",
-    },
-    {
-      when: { NetworkReady: false, FlanneldRunning: false },
-      action: 'start-flanneld',
-      why: 'flanneld writes subnet.env and creates the HNS network',
-    },
-    { when: { NetworkReady: false }, action: 'wait-network', why: 'flanneld is creating the network' },
-    { when: { KubeletRunning: false }, action: 'start-kubelet', why: 'pods need the network first' },
-    {
-      when: { KubeProxyRunning: false },
-      action: 'start-kube-proxy',
-      why: 'kube-proxy needs the network and the kubelet',
-    },
-    { when: {}, action: 'done', why: 'all started' },
+    START_KUBELET,
+    DONE,
   ];
 }
 
@@ -134,8 +78,4 @@ export function bootAction(rules: readonly BootRule[], facts: BootFacts): BootAc
   const rule = rules.find((r) => Object.entries(r.when).every(([k, v]) => facts[k as BootFact] === v));
   if (rule === undefined) throw new Error('the boot table has no rule for these facts');
   return rule.action;
-}
-
-export function isWait(action: BootAction): boolean {
-  return action.startsWith('wait-');
 }

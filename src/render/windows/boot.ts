@@ -1,17 +1,16 @@
 // After a reboot: boot.ps1, run by a scheduled task at startup, walks the
-// decision table of boot-rules.ts until every service is up. It has no
-// deadline: waits back off to a minute and go on until the API answers; an
-// error is logged and retried the same way. The services themselves restart
-// on failure (SCM failure actions; WinSW's onfailure for flanneld), so the
-// script only has to get the start order right once per boot.
+// decision table of boot-rules.ts until the kubelet runs. It has no
+// deadline: an error is logged and retried after a back-off up to a minute.
+// The kubelet restarts on failure (SCM failure actions) and runs the pod
+// network and kube-proxy pods, so the script only has to get the node ready
+// for it once per boot.
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import { BOOT_BACKOFF, BOOT_FACTS, bootRules, type BootAction, type BootFact, type BootRule } from './boot-rules.js';
-import { EXTERNAL_NETWORK, hnsNetworkName } from './network.js';
+import { EXTERNAL_NETWORK } from './network.js';
 import { WIN } from './paths.js';
 import { createExternalNetwork } from './prepare.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q } from './ps.js';
-import { CALICO_ENDPOINT_FUNCTION, CALICO_SOURCE_VIP_REFRESH } from './calico.js';
 import { checkThat, type WindowsScripts } from './step.js';
 
 export const BOOT_TASK = 'kubemix-boot';
@@ -30,49 +29,29 @@ export function bootActionFunction(rules: readonly BootRule[]): string {
 }
 
 /** How each fact is observed on the node (PowerShell expressions). */
-function factExpressions(model: ClusterModel): Record<BootFact, string> {
-  const network = hnsNetworkName(model.overlay);
-  // Calico: its network and the host endpoint kube-proxy takes its source VIP from.
-  const calicoReady = `($null -ne (Get-KubemixHnsNetwork -Name ${q(network)})) -and ($null -ne (Get-KubemixCalicoEndpoint))`;
-  return {
-    RuntimeRunning: "(Test-KubemixRunning 'containerd')",
-    ExternalNetwork: `($null -ne (Get-KubemixHnsNetwork -Name ${q(EXTERNAL_NETWORK.name)}))`,
-    SubnetEnvStale: '$stale',
-    ApiAnswers: '(Test-KubemixApi)',
-    FlanneldRunning: "(Test-KubemixRunning 'flanneld')",
-    NetworkReady:
-      model.overlay.plugin === 'calico'
-        ? calicoReady
-        : `($null -ne $subnet) -and (-not $stale) -and ($null -ne (Get-KubemixHnsNetwork -Name ${q(network)}))`,
-    KubeletRunning: "(Test-KubemixRunning 'kubelet')",
-    KubeProxyRunning: "(Test-KubemixRunning 'kube-proxy')",
-  };
-}
+const FACT_EXPRESSIONS: Record<BootFact, string> = {
+  RuntimeRunning: "(Test-KubemixRunning 'containerd')",
+  ExternalNetwork: `($null -ne (Get-KubemixHnsNetwork -Name ${q(EXTERNAL_NETWORK.name)}))`,
+  SubnetEnvStale: '$stale',
+  KubeletRunning: "(Test-KubemixRunning 'kubelet')",
+};
 
 /** Get-KubemixBootFacts observes only the facts the table reads. */
-function factsFunction(model: ClusterModel, rules: readonly BootRule[]): string {
-  const api = model.cluster.apiEndpoint;
+function factsFunction(rules: readonly BootRule[]): string {
   const used = BOOT_FACTS.filter((f) => rules.some((r) => f in r.when));
-  const expr = factExpressions(model);
-  // Any HTTP status means the API server answers (TLS checked against the cluster CA); 000 means it does not.
+  const subnet = used.includes('SubnetEnvStale')
+    ? `  $boot = (Get-CimInstance -ClassName Win32_OperatingSystem).LastBootUpTime
+  $subnet = Get-Item -LiteralPath ${q(WIN.subnetEnv)} -ErrorAction SilentlyContinue
+  $stale = ($null -ne $subnet) -and ($subnet.LastWriteTime -lt $boot)
+`
+    : '';
   return `function Test-KubemixRunning([string]$Name) {
   $svc = Get-Service -Name $Name -ErrorAction SilentlyContinue
   return ($null -ne $svc -and $svc.Status -eq 'Running')
 }
-${
-  used.includes('ApiAnswers')
-    ? `function Test-KubemixApi {
-  $code = & (Join-Path $env:SystemRoot 'System32\\curl.exe') --silent --ssl-no-revoke --noproxy '*' --max-time 10 --cacert ${q(WIN.caCert)} --output NUL --write-out '%{http_code}' ${q(`https://${api.host}:${api.port}/readyz`)}
-  return ($code -match '^[1-5][0-9][0-9]$')
-}
-`
-    : ''
-}function Get-KubemixBootFacts {
-  $boot = (Get-CimInstance -ClassName Win32_OperatingSystem).LastBootUpTime
-  $subnet = Get-Item -LiteralPath ${q(WIN.subnetEnv)} -ErrorAction SilentlyContinue
-  $stale = ($null -ne $subnet) -and ($subnet.LastWriteTime -lt $boot)
-  return [pscustomobject]@{
-${used.map((f) => `    ${f} = ${expr[f]}`).join('\n')}
+function Get-KubemixBootFacts {
+${subnet}  return [pscustomobject]@{
+${used.map((f) => `    ${f} = ${FACT_EXPRESSIONS[f]}`).join('\n')}
   }
 }
 `;
@@ -86,16 +65,8 @@ function actionBody(action: BootAction, model: ClusterModel, node: PlanNode): st
       return createExternalNetwork(model, node).trimEnd();
     case 'drop-stale-subnet-env':
       return `Remove-Item -Force -LiteralPath ${q(WIN.subnetEnv)}`;
-    case 'start-flanneld':
-      return "Start-Service -Name 'flanneld'";
     case 'start-kubelet':
       return "Start-Service -Name 'kubelet'";
-    case 'start-kube-proxy':
-      return model.overlay.plugin === 'calico'
-        ? `${CALICO_SOURCE_VIP_REFRESH}Start-Service -Name 'kube-proxy'`
-        : "Start-Service -Name 'kube-proxy'";
-    case 'wait-api':
-    case 'wait-network':
     case 'done':
       return '';
   }
@@ -118,11 +89,12 @@ ${cases.map(([a, body]) => `    ${q(a)} {\n${indent(body)}\n    }`).join('\n')}
 `;
 }
 
-export function bootScript(model: ClusterModel, node: PlanNode, hostProcess = false): string {
-  const rules = bootRules(hostProcess, model.overlay.plugin);
+export function bootScript(model: ClusterModel, node: PlanNode): string {
+  const rules = bootRules(model.overlay.plugin);
+  const hns = rules.some((r) => 'ExternalNetwork' in r.when) ? HNS_FUNCTIONS : '';
   return `$ErrorActionPreference = 'Stop'
 Start-Transcript -Path ${q(`${WIN.logs}\\kubemix-boot.log`)} -Append | Out-Null
-${HNS_FUNCTIONS}${model.overlay.plugin === 'calico' ? CALICO_ENDPOINT_FUNCTION : ''}${factsFunction(model, rules)}${bootActionFunction(rules)}${actionFunction(rules, model, node)}$delay = ${BOOT_BACKOFF.firstSeconds}
+${hns}${factsFunction(rules)}${bootActionFunction(rules)}${actionFunction(rules, model, node)}$delay = ${BOOT_BACKOFF.firstSeconds}
 while ($true) {
   try {
     $facts = Get-KubemixBootFacts
@@ -130,7 +102,8 @@ while ($true) {
     Write-Output ((Get-Date -Format 'o') + ' ' + $action)
     if ($action -eq 'done') { break }
     Invoke-KubemixBootAction -Action $action
-    if ($action -notlike 'wait-*') { $delay = ${BOOT_BACKOFF.firstSeconds}; continue }
+    $delay = ${BOOT_BACKOFF.firstSeconds}
+    continue
   } catch {
     # Nothing here is fatal: log it and try again after the same back-off as a wait.
     Write-Warning ("boot step failed: " + $_.Exception.Message)
@@ -143,23 +116,22 @@ Stop-Transcript | Out-Null
 }
 
 /**
- * The services the boot script starts stay Manual (automatic start would race
- * flanneld), restart on failure without a limit (the SCM repeats the last
- * failure action for every later failure: MS-SCMR SERVICE_FAILURE_ACTIONS), and the scheduled task runs without a time limit and is restarted
- * by the Task Scheduler if it dies.
+ * The kubelet stays Manual (automatic start would race the External network
+ * and the stale subnet.env with flannel, or calico-node-windows' network
+ * rebuild), restarts on failure without a limit (the SCM repeats the last
+ * failure action for every later failure: MS-SCMR SERVICE_FAILURE_ACTIONS),
+ * and the scheduled task runs without a time limit and is restarted by the
+ * Task Scheduler if it dies.
  */
-export function bootOrder(hostProcess = false, calico = false): WindowsScripts {
-  const manual = calico ? ['kubelet', 'kube-proxy'] : hostProcess ? ['kubelet'] : ['kubelet', 'kube-proxy', 'flanneld'];
+export function bootOrder(): WindowsScripts {
   const apply = `${SERVICE_FUNCTIONS}$action = New-ScheduledTaskAction -Execute 'powershell.exe' -Argument ${q(`-NoProfile -ExecutionPolicy Bypass -File "${WIN.bootScript}"`)}
 $trigger = New-ScheduledTaskTrigger -AtStartup
 $principal = New-ScheduledTaskPrincipal -UserId 'SYSTEM' -LogonType ServiceAccount -RunLevel Highest
 $settings = New-ScheduledTaskSettingsSet -ExecutionTimeLimit ([TimeSpan]::Zero) -RestartCount 999 -RestartInterval (New-TimeSpan -Minutes 1)
 Register-ScheduledTask -TaskName ${q(BOOT_TASK)} -Action $action -Trigger $trigger -Principal $principal -Settings $settings -Force | Out-Null
-# The boot task starts these in order; automatic start would race ${calico ? "calico-node-windows' network rebuild" : 'flanneld'}.
-foreach ($name in ${manual.map(q).join(', ')}) {
-  Set-Service -Name $name -StartupType Manual
-  Set-KubemixRestart -Name $name -Enabled $true
-}
+# The boot task starts the kubelet once the node is ready for it.
+Set-Service -Name 'kubelet' -StartupType Manual
+Set-KubemixRestart -Name 'kubelet' -Enabled $true
 `;
   const check = checkThat(
     `($null -ne (Get-ScheduledTask -TaskName ${q(BOOT_TASK)} -ErrorAction SilentlyContinue)) -and (Get-ScheduledTask -TaskName ${q(BOOT_TASK)}).Settings.ExecutionTimeLimit -eq 'PT0S' -and (Get-Service -Name 'kubelet').StartType -eq 'Manual'`,

@@ -6,10 +6,11 @@
 // (projectcalico/calico node/windows-packaging/CalicoWindows/node/node-service.ps1,
 // release v3.32). So kubemix creates no External network of its own here,
 // writes no CNI config (calico-node-windows' install-cni writes
-// 10-calico.conflist and calico-kubeconfig), and reads kube-proxy's source
-// VIP from Calico's host endpoint instead of reserving one.
+// 10-calico.conflist and calico-kubeconfig), and the kube-proxy pod's
+// launcher reads its source VIP from Calico's host endpoint (launchers.ts)
+// instead of reserving one.
 import { CALICO_WINDOWS } from '../../matrix/index.js';
-import { SOURCE_VIP_PLACEHOLDER, WIN } from './paths.js';
+import { WIN } from './paths.js';
 import { HNS_FUNCTIONS, q, qList } from './ps.js';
 import { checkThat, type WindowsScripts } from './step.js';
 
@@ -50,34 +51,6 @@ foreach ($f in Get-ChildItem -LiteralPath ${q(WIN.cniConfDir)} -File) {
   if (${qList([...CALICO_CNI_FILES])} -notcontains $f.Name) { Remove-Item -Force -LiteralPath $f.FullName }
 }
 `;
-}
-
-/**
- * kube-proxy's source VIP on a Calico VXLAN node: the address of Calico's host
- * endpoint (the node's VXLAN tunnel address from its IPAM block), written where
- * kube-proxy's config step reads it. Re-read at every boot: Calico rebuilds the
- * endpoint after a reboot.
- */
-const CALICO_SOURCE_VIP = `$ep = Get-KubemixCalicoEndpoint
-if ($null -eq $ep) { throw ${q(`HNS endpoint ${CALICO_WINDOWS.hostEndpoint} does not exist: is calico-node-windows running?`)} }
-$net = Get-KubemixHnsNetwork -Name ${q(CALICO_WINDOWS.network)}
-$subnet = @($net.Subnets)[0].AddressPrefix
-$vip = [string]$ep.IPAddress
-if ($vip -notmatch '^\\d+\\.\\d+\\.\\d+\\.\\d+$') { throw "${CALICO_WINDOWS.hostEndpoint} has no IPv4 address: $vip" }
-Set-Content -LiteralPath ${q(WIN.sourceVipFile)} -Value (@{ ip = $vip; subnet = $subnet } | ConvertTo-Json)
-`;
-
-/** At boot (the endpoint functions are defined): the source VIP again, and kube-proxy's config from its template. */
-export const CALICO_SOURCE_VIP_REFRESH = `${CALICO_SOURCE_VIP}$config = (Get-Content -Raw -LiteralPath ${q(WIN.kubeProxyConfigTemplate)}).Replace(${q(SOURCE_VIP_PLACEHOLDER)}, $vip)
-Set-Content -LiteralPath ${q(WIN.kubeProxyConfig)} -Value $config -NoNewline
-`;
-
-export function calicoSourceVip(): WindowsScripts {
-  const same = `(Test-Path -LiteralPath ${q(WIN.sourceVipFile)}) -and ($null -ne (Get-KubemixCalicoEndpoint)) -and ((Get-Content -Raw -LiteralPath ${q(WIN.sourceVipFile)} | ConvertFrom-Json).ip -eq [string](Get-KubemixCalicoEndpoint).IPAddress)`;
-  return {
-    check: `${HNS_FUNCTIONS}${CALICO_ENDPOINT_FUNCTION}${checkThat(same)}`,
-    apply: `${HNS_FUNCTIONS}${CALICO_ENDPOINT_FUNCTION}${CALICO_SOURCE_VIP}`,
-  };
 }
 
 /** What a reset removes beyond flannel's list: Calico's files, its CNI config and its boot-time marker. */

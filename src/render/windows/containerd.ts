@@ -5,7 +5,7 @@ import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { SECRET_NAMES } from '../../model/secret-names.js';
-import { servicesRegistry } from '../containerd/hosts.js';
+import { airGappedHosts, servicesRegistry } from '../containerd/hosts.js';
 import { WIN } from './paths.js';
 import { tomlBasicString, tomlString } from '../../util/escape/index.js';
 
@@ -110,6 +110,9 @@ export function registryHosts(model: ClusterModel, node: PlanNode): RenderedArti
       content: `{{secret:${SECRET_NAMES.clusterCaCert}}}\n`,
     });
   }
+  // Air-gapped: each upstream registry served by the services registry alone (the same file as on Linux).
+  for (const { registry, content } of airGappedHosts(model, windowsRegistryCa))
+    out.push({ ...file(registry, content), mode: '0600' });
   for (const { registry, mirror } of model.mirrors.images) {
     const m = mirrorEndpoint(mirror);
     out.push(

@@ -21,13 +21,20 @@ import { WINDOWS_NODES, type RenderedArtifact } from '../types.js';
 import { CALICO_ENDPOINT_FUNCTION } from './calico.js';
 import { DOWNLOAD_FUNCTION } from './downloads.js';
 import { WIN } from './paths.js';
-import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, definitionsOf, pruning, q, withoutDefinitions } from './ps.js';
+import {
+  ACL_FUNCTIONS,
+  HNS_FUNCTIONS,
+  SERVICE_FUNCTIONS,
+  definitionsOf,
+  pruning,
+  q,
+  withoutDefinitions,
+} from './ps.js';
 import { checkThat, type WindowsScripts } from './step.js';
-import { TOKEN_FUNCTIONS } from './token.js';
 
 /** The file's text: a comment line, then the definitions (ASCII only: Windows PowerShell 5.1 reads a file without BOM in the ANSI code page). */
 export const HELPERS_CONTENT = `# kubemix's PowerShell helper functions, dot-sourced by its steps on this node. Defines functions only.
-${DOWNLOAD_FUNCTION}${SERVICE_FUNCTIONS}${HNS_FUNCTIONS}${CALICO_ENDPOINT_FUNCTION}${TOKEN_FUNCTIONS}`;
+${DOWNLOAD_FUNCTION}${SERVICE_FUNCTIONS}${HNS_FUNCTIONS}${CALICO_ENDPOINT_FUNCTION}${ACL_FUNCTIONS}`;
 
 /** Where the file lies on every Windows node: its name carries the first 16 hex digits of its SHA-256. */
 export const HELPERS_PATH = `${WIN.kubemix}\\helpers-${sha256Hex(HELPERS_CONTENT).slice(0, 16)}.ps1`;

@@ -11,7 +11,8 @@ import { joinConfiguration, kubeletPatch } from './kubeadm.js';
 import { cniConfig, netConfJson } from './network.js';
 import { WIN } from './paths.js';
 import { resetScript } from './reset.js';
-import { flanneldKubeconfig, flanneldServiceXml, kubeProxyConfigTemplate, kubeProxyKubeconfig } from './services.js';
+import { kubeProxyConfigTemplate } from './services.js';
+import { flanneldLauncher, kubeProxyLauncher } from './launchers.js';
 import { renderUnattend, UNATTEND_MEDIA } from './unattend.js';
 import { setupCompleteCmd, setupScript } from './unattend-setup.js';
 import { oncePer } from '../../util/memo.js';
@@ -43,8 +44,6 @@ function installMedia(model: ClusterModel, node: PlanNode): RenderedArtifact[] {
 }
 
 export function renderWindowsNode(model: ClusterModel, node: PlanNode): RenderedArtifact[] {
-  // HostProcess mode: flanneld and kube-proxy run as pods (manifests/windows-hostprocess.yaml), not services.
-  const hostProcess = model.windowsHostProcess !== undefined;
   // Calico: calico-node-windows writes the CNI config; no flannel files at all.
   const flannel = model.overlay.plugin === 'flannel';
   // A file that names a secret is written 0600 (the executor fills it in on upload).
@@ -60,30 +59,10 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode): Rendered
     ...registryHosts(model, node),
     file(WIN.joinConfig, joinConfiguration(model, node)),
     file(WIN.kubeletPatch, kubeletPatch(model, node)),
-    ...(flannel
-      ? [
-          file(
-            WIN.flannelNetConf,
-            perModel(model, 'net-conf', () => netConfJson(model)),
-          ),
-        ]
-      : []),
-    ...(hostProcess || !flannel
-      ? []
-      : [
-          file(WIN.flanneldServiceXml, flanneldServiceXml(node)),
-          file(
-            WIN.flanneldKubeconfig,
-            perModel(model, 'flanneld-kubeconfig', () => flanneldKubeconfig(model)),
-          ),
-        ]),
+    // What the flanneld and kube-proxy HostProcess pods read from the host.
+    ...hostProcessFiles(model, node).map((f) => file(f.remotePath, f.content)),
     ...(flannel ? [file(WIN.cniConf, cniConfig(model, node))] : []),
-    file(WIN.kubeProxyConfigTemplate, kubeProxyConfigTemplate(model, node)),
-    file(
-      WIN.kubeProxyKubeconfig,
-      perModel(model, 'kube-proxy-kubeconfig', () => kubeProxyKubeconfig(model)),
-    ),
-    file(WIN.bootScript, bootScript(model, node, hostProcess)),
+    file(WIN.bootScript, bootScript(model, node)),
     file(
       WIN.resetScript,
       perModel(model, 'reset', () => resetScript(model)),
@@ -91,4 +70,25 @@ export function renderWindowsNode(model: ClusterModel, node: PlanNode): Rendered
     ...installMedia(model, node),
   ];
   return artifacts;
+}
+
+/** The files the flanneld and kube-proxy pods read from the host: their launchers, net-conf.json, kube-proxy's config template. */
+export function hostProcessFiles(model: ClusterModel, node: PlanNode): { remotePath: string; content: string }[] {
+  const flannel = model.overlay.plugin === 'flannel';
+  return [
+    ...(flannel
+      ? [
+          { remotePath: WIN.flannelNetConf, content: perModel(model, 'net-conf', () => netConfJson(model)) },
+          {
+            remotePath: WIN.flanneldLauncher,
+            content: perModel(model, 'flanneld-launcher', () => flanneldLauncher(model)),
+          },
+        ]
+      : []),
+    { remotePath: WIN.kubeProxyConfigTemplate, content: kubeProxyConfigTemplate(model, node) },
+    {
+      remotePath: WIN.kubeProxyLauncher,
+      content: perModel(model, 'kube-proxy-launcher', () => kubeProxyLauncher(model)),
+    },
+  ];
 }

@@ -74,26 +74,30 @@ if ($null -eq $found) { throw ${q(`${file} is missing from its release archive`)
 Copy-Item -Force -LiteralPath $found.FullName -Destination ${q(dest)}`;
 }
 
-/** What HostProcess mode takes from the user's images instead of downloading. */
-const FROM_IMAGES = ['kube-proxy.exe', 'flanneld.exe', 'winsw.exe'];
+/** What the HostProcess pods run from the spec's images instead (fromImages); WinSW, flanneld's wrapper of earlier versions, never. */
+const FROM_IMAGES = ['kube-proxy.exe', 'flanneld.exe'];
+const NEVER = ['winsw.exe'];
 
-/** flanneld under its service wrapper: only when it runs as a service. */
-function flanneldService(model: ClusterModel): string {
-  return `${fetchCall(model, download(model, 'flanneld.exe'), 'file')}
-Copy-Item -Force -LiteralPath $file -Destination ${q(`${WIN.bin}\\flanneld.exe`)}
-${fetchCall(model, download(model, 'winsw.exe'), 'file')}
-Copy-Item -Force -LiteralPath $file -Destination ${q(`${WIN.flanneldDir}\\flanneld-service.exe`)}
-`;
+/**
+ * Copy a verified download to `dest`. A binary a HostProcess pod is running is
+ * locked, but may be renamed: it is moved aside first (an upgrade replaces
+ * kube-proxy.exe under its pod), and copies moved aside earlier are deleted
+ * once nothing runs them.
+ */
+export const INSTALL_FUNCTION = `function Install-KubemixBinary([string]$From, [string]$To) {
+  foreach ($old in @(Get-ChildItem -Path ($To + '.old-*') -File -ErrorAction SilentlyContinue)) {
+    Remove-Item -Force -LiteralPath $old.FullName -ErrorAction SilentlyContinue
+  }
+  if (Test-Path -LiteralPath $To) {
+    if ((Get-FileHash -Algorithm SHA256 -LiteralPath $To).Hash -eq (Get-FileHash -Algorithm SHA256 -LiteralPath $From).Hash) { return }
+    Move-Item -Force -LiteralPath $To -Destination ($To + '.old-' + (Get-Date -Format 'yyyyMMddHHmmss'))
+  }
+  Copy-Item -Force -LiteralPath $From -Destination $To
 }
+`;
 
 /** Downloads only flannel's Windows side uses: with Calico, calico-node-windows brings calico.exe itself. */
-const FLANNEL_ONLY = [
-  'flanneld.exe',
-  'winsw.exe',
-  'cni-plugins.tgz',
-  'flannel-cni-plugin.tgz',
-  'windows-container-networking.zip',
-];
+const FLANNEL_ONLY = ['flanneld.exe', 'cni-plugins.tgz', 'flannel-cni-plugin.tgz', 'windows-container-networking.zip'];
 
 /** flannel's CNI plugins: host-local (the source VIP), flannel.exe and its sdnoverlay/sdnbridge delegates. */
 function flannelCniPlugins(model: ClusterModel): string {
@@ -111,21 +115,23 @@ ${pick('sdn', 'sdnbridge.exe', `${WIN.cniBin}\\sdnbridge.exe`)}
 `;
 }
 
-export function binaries(model: ClusterModel, hostProcess = false): WindowsScripts {
+export function binaries(model: ClusterModel): WindowsScripts {
   const marker = `${WIN.kubemix}\\binaries.json`;
   const calico = model.overlay.plugin === 'calico';
+  const fromImages = model.windowsHostProcess?.fromImages === true;
   const wanted = downloadsFor(model).filter(
     (d) =>
       d.name !== 'containerd.tar.gz' &&
-      !(hostProcess && FROM_IMAGES.includes(d.name)) &&
+      !NEVER.includes(d.name) &&
+      !(fromImages && FROM_IMAGES.includes(d.name)) &&
       !(calico && FLANNEL_ONLY.includes(d.name)),
   );
   const stamp = JSON.stringify(wanted.map((d) => `${d.name}@${d.version}`));
-  const k8s = ['kubelet', 'kubeadm', ...(hostProcess ? [] : ['kube-proxy']), 'kube-log-runner'];
-  const dirs = calico ? [WIN.bin, WIN.cniBin, WIN.kubemix] : [WIN.bin, WIN.cniBin, WIN.flanneldDir, WIN.kubemix];
-  const apply = `${downloadFunction(model)}New-Item -ItemType Directory -Force -Path ${qList(dirs)} | Out-Null
-${k8s.map((n) => `${fetchCall(model, download(model, `${n}.exe`), 'file')}\nCopy-Item -Force -LiteralPath $file -Destination ${q(`${WIN.bin}\\${n}.exe`)}`).join('\n')}
-${calico ? '' : `${hostProcess ? '' : flanneldService(model)}${flannelCniPlugins(model)}`}Set-Content -LiteralPath ${q(marker)} -Value ${q(stamp)} -NoNewline
+  const exes = ['kubelet', 'kubeadm', ...(fromImages ? [] : ['kube-proxy']), 'kube-log-runner'].map((n) => `${n}.exe`);
+  if (!calico && !fromImages) exes.push('flanneld.exe');
+  const apply = `${downloadFunction(model)}${INSTALL_FUNCTION}New-Item -ItemType Directory -Force -Path ${qList([WIN.bin, WIN.cniBin, WIN.kubemix])} | Out-Null
+${exes.map((n) => `${fetchCall(model, download(model, n), 'file')}\nInstall-KubemixBinary -From $file -To ${q(`${WIN.bin}\\${n}`)}`).join('\n')}
+${calico ? '' : flannelCniPlugins(model)}Set-Content -LiteralPath ${q(marker)} -Value ${q(stamp)} -NoNewline
 `;
   const check = checkThat(
     `(Test-Path -LiteralPath ${q(marker)}) -and (Get-Content -Raw -LiteralPath ${q(marker)}) -eq ${q(stamp)}`,

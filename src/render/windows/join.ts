@@ -1,4 +1,5 @@
-// Steps 7–8 of a Windows worker: kubeadm join, then flanneld under WinSW.
+// Steps 7–8 of a Windows worker: kubeadm join, then the wait for the network
+// the flanneld HostProcess pod creates.
 import { SECRET_NAMES } from '../../model/secret-names.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
@@ -7,7 +8,6 @@ import { hnsNetworkName } from './network.js';
 import { CONTAINERD_PIPE, WIN } from './paths.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q } from './ps.js';
 import { checkThat, type WindowsScripts } from './step.js';
-import { TOKEN_FUNCTIONS, installTokenScript, tokenCheckPrelude, tokenCurrent } from './token.js';
 
 export const JOIN_SECRETS = [SECRET_NAMES.clusterCaCertHash, SECRET_NAMES.kubeadmToken] as const;
 
@@ -67,34 +67,9 @@ while (-not ((Test-Path -LiteralPath ${q(WIN.subnetEnv)}) -and $null -ne (Get-Ku
 `;
 }
 
-export const FLANNEL_TOKEN_REF = `{{secret:${SECRET_NAMES.flannelWindowsToken}}}`;
-
-export function flanneld(model: ClusterModel, node: PlanNode): WindowsScripts {
-  const network = hnsNetworkName(model.overlay);
-  const wrapper = `${WIN.flanneldDir}\\flanneld-service.exe`;
-  // Its own ServiceAccount token (flannel-windows), never the kubelet's credential.
-  const apply = `${SERVICE_FUNCTIONS}${TOKEN_FUNCTIONS}New-Item -ItemType Directory -Force -Path ${q('C:\\run\\flannel')}, ${q(`${WIN.logs}\\flanneld`)} | Out-Null
-Set-KubemixPrivateAcl -Path ${q(WIN.flanneldKubeconfig)}
-${installTokenScript(FLANNEL_TOKEN_REF, WIN.flanneldToken, SECRET_NAMES.flannelWindowsToken)}if ($null -eq (Get-Service -Name 'flanneld' -ErrorAction SilentlyContinue)) {
-  & ${q(wrapper)} install
-  if ($LASTEXITCODE -ne 0) { throw "WinSW could not install flanneld (exit $LASTEXITCODE)" }
-}
-Set-KubemixServiceEnvironment -Name 'flanneld' -Values @(${q(`NODE_NAME=${registeredName(node)}`)})
-Set-KubemixRestart -Name 'flanneld' -Enabled $true
-# Creating ${network} drops the host's network for a moment: the executor retries the session.
-Start-Service -Name 'flanneld'
-${waitForFlannel(network, 180)}`;
-  return {
-    // A longer-lived token in the store (the next kubemix up re-minted it) re-runs the step.
-    check: `${HNS_FUNCTIONS}${tokenCheckPrelude(FLANNEL_TOKEN_REF)}${checkThat(`(Get-Service -Name 'flanneld' -ErrorAction SilentlyContinue).Status -eq 'Running' -and ${tokenCurrent(WIN.flanneldToken)} -and (Test-Path -LiteralPath ${q(WIN.subnetEnv)}) -and $null -ne (Get-KubemixHnsNetwork -Name ${q(network)})`)}`,
-    apply,
-  };
-}
-
 /**
- * HostProcess mode: the kube-flannel-ds-windows pod runs flanneld once the
- * node has joined; wait for the network it creates (the image may still be
- * pulling).
+ * The kube-flannel-ds-windows pod runs flanneld once the node has joined;
+ * wait for the network it creates (the image may still be pulling).
  */
 export function flannelPod(model: ClusterModel): WindowsScripts {
   const network = hnsNetworkName(model.overlay);

@@ -10,6 +10,7 @@ import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import { CONTAINERD_PIPE, WIN } from './paths.js';
 import { yamlString } from '../../util/escape/index.js';
+import { timeoutsBlock } from '../kubeadm/timeouts.js';
 
 /** The name the node registers with: kubelet lower-cases it, flanneld must match. */
 export function registeredName(node: PlanNode): string {
@@ -22,7 +23,13 @@ const y = yamlString;
 export function joinConfiguration(model: ClusterModel, node: PlanNode): string {
   const api = model.cluster.apiEndpoint;
   const v1beta4 = model.versions.kubeadmApi === 'v1beta4';
-  const timeouts = v1beta4 ? 'timeouts:\n  discovery: 5m0s\n  tlsBootstrap: 5m0s\n' : '';
+  // kubeadm's defaults, written out, under the spec's own (spec.kubernetes.timeouts).
+  const block = timeoutsBlock(model.kubeadm, { discovery: 300, tlsBootstrap: 300 }) ?? {};
+  const timeouts = v1beta4
+    ? `timeouts:\n${Object.entries(block)
+        .map(([k, v]) => `  ${k}: ${v}\n`)
+        .join('')}`
+    : '';
   const discoveryTimeout = v1beta4 ? '' : '  timeout: 5m0s\n';
   return `apiVersion: kubeadm.k8s.io/${model.versions.kubeadmApi}
 kind: JoinConfiguration

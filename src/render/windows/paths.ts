@@ -20,10 +20,14 @@ export const WIN = {
   cniState: 'C:\\var\\lib\\cni\\networks',
   flannelNetConf: 'C:\\etc\\kube-flannel\\net-conf.json',
   subnetEnv: 'C:\\run\\flannel\\subnet.env',
+  /** Left by earlier kubemix versions (flanneld as a WinSW service with a minted token): removed on sight. */
   flanneldDir: 'C:\\k\\flanneld',
   flanneldServiceXml: 'C:\\k\\flanneld\\flanneld-service.xml',
   flanneldKubeconfig: 'C:\\k\\flanneld\\kubeconfig.conf',
   flanneldToken: 'C:\\k\\flanneld\\token',
+  /** What the flanneld and kube-proxy HostProcess pods start (launchers.ts). */
+  flanneldLauncher: 'C:\\k\\kubemix\\flanneld-start.ps1',
+  kubeProxyLauncher: 'C:\\k\\kubemix\\kube-proxy-start.ps1',
   kubeletDir: 'C:\\var\\lib\\kubelet',
   kubeletConfig: 'C:\\var\\lib\\kubelet\\config.yaml',
   kubeletCertDir: 'C:\\var\\lib\\kubelet\\pki',
@@ -38,6 +42,7 @@ export const WIN = {
   patchesDir: 'C:\\etc\\kubemix\\kubeadm-patches',
   kubeletPatch: 'C:\\etc\\kubemix\\kubeadm-patches\\kubeletconfiguration+merge.yaml',
   kubeProxyDir: 'C:\\k\\kube-proxy',
+  /** Left by earlier kubemix versions (kube-proxy as a service with a minted token): removed on sight. */
   kubeProxyKubeconfig: 'C:\\k\\kube-proxy\\kubeconfig.conf',
   kubeProxyToken: 'C:\\k\\kube-proxy\\token',
   kubeProxyConfigTemplate: 'C:\\k\\kube-proxy\\config.template.yaml',

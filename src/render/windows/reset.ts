@@ -1,4 +1,6 @@
-// Reset a Windows worker to its state before kubemix: services, the HNS
+// Reset a Windows worker to its state before kubemix: the kubelet (kubeadm
+// reset removes its pods, flanneld's and kube-proxy's among them, through the
+// CRI) and the services earlier kubemix versions ran, the HNS
 // networks kubemix and flannel made (by name: External and flannel's) and
 // their endpoints, CNI state, flannel's lease file, kubelet state and
 // certificates, the hosts-file block; with Calico, calico-node-windows' networks
@@ -14,7 +16,7 @@ import { CONTAINERD_PIPE, WIN } from './paths.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q, qList, withoutUnusedHelpers } from './ps.js';
 import { BOOT_TASK } from './boot.js';
 import { CALICO_RESET_PATHS, CALICO_RESET_REGISTRY } from './calico.js';
-import { TOKEN_RENEW_TASK } from './token.js';
+import { LEGACY_FILES, LEGACY_RENEW_TASK } from './retire.js';
 import { shell, type ShellText } from '../../util/escape/index.js';
 
 /**
@@ -58,17 +60,19 @@ export function resetScript(model: ClusterModel): string {
     ...flannel,
     WIN.sourceVipFile,
     WIN.kubeProxyConfig,
-    WIN.kubeProxyKubeconfig,
-    WIN.kubeProxyToken,
-    ...(calico ? [] : [WIN.flanneldKubeconfig, WIN.flanneldToken]),
+    WIN.kubeProxyConfigTemplate,
+    WIN.kubeProxyLauncher,
+    ...(calico ? [] : [WIN.flanneldLauncher, WIN.flannelNetConf]),
+    ...(calico ? LEGACY_FILES.filter((f) => !f.includes('flanneld')) : LEGACY_FILES),
     WIN.kubeletDir,
     WIN.kubernetesDir,
     WIN.joinConfig,
     ...(calico ? CALICO_RESET_PATHS : []),
   ];
+  // kube-proxy and flanneld: the services of earlier kubemix versions, if a node still has them.
   const services = calico ? ['kube-proxy', 'kubelet'] : ['kube-proxy', 'flanneld', 'kubelet'];
   return withoutUnusedHelpers(`$ErrorActionPreference = 'Stop'
-${SERVICE_FUNCTIONS}${HNS_FUNCTIONS}foreach ($task in ${q(BOOT_TASK)}, ${q(TOKEN_RENEW_TASK)}) {
+${SERVICE_FUNCTIONS}${HNS_FUNCTIONS}foreach ($task in ${q(BOOT_TASK)}, ${q(LEGACY_RENEW_TASK)}) {
   if ($null -ne (Get-ScheduledTask -TaskName $task -ErrorAction SilentlyContinue)) {
     Unregister-ScheduledTask -TaskName $task -Confirm:$false
   }

@@ -1,10 +1,12 @@
 // What runs once, as SYSTEM, at the end of Windows Setup (SetupComplete.cmd →
 // kubemix-setup.ps1): OpenSSH Server with our pre-generated host key, the
-// cluster's login key for Administrators, SSH allowed from the node network
-// only, then a shutdown so the driver knows the install is done.
+// cluster's login key for Administrators, SSH and ICMPv4 echo allowed from
+// the node network only (kubemix pings every node before it installs
+// anything), then a shutdown so the driver knows the install is done.
 import type { ClusterModel } from '../../model/resolve.js';
 import { SECRET_NAMES, sshHostKeySecret } from '../../model/secret-names.js';
 import type { PlanNode } from '../../model/types.js';
+import { icmpEchoRule, ruleScript } from './host.js';
 import { q } from './ps.js';
 
 const SSH_DIR = 'C:\\ProgramData\\ssh';
@@ -33,6 +35,7 @@ ${hostKey(node)}
 ${authorizedKeys()}
 ${sshdConfig()}
 ${firewallRule(model.cluster.network.nodeCidr)}
+${ruleScript(icmpEchoRule(model.cluster.network.nodeCidr))}
 ${finish()}`;
 }
 

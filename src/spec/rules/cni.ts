@@ -124,16 +124,16 @@ export const hostGwNeedsOneSegment: Rule = (ctx) => {
   ];
 };
 
-/** HostProcess mode runs flannel's Windows side as pods: it needs flannel and a Windows node to mean anything. */
+/** The spec's HostProcess images replace the Windows flanneld and kube-proxy pods' default image: they need a Windows node (and flannel, for flanneld's). */
 export const hostProcessApplies: Rule = (ctx) => {
   if (ctx.spec.windows?.hostProcess === undefined) return [];
-  if (ctx.spec.cni.plugin !== 'flannel')
+  if (ctx.spec.cni.plugin !== 'flannel' && hasWindows(ctx))
     return [
       warning(
         'windows.hostprocess-unused',
-        'spec.windows.hostProcess',
-        'HostProcess mode runs flannel and kube-proxy as pods; with Calico it is ignored (calico-node-windows is always a HostProcess pod the operator runs; kube-proxy runs as a service)',
-        'remove spec.windows.hostProcess or use flannel',
+        'spec.windows.hostProcess.flannelImage',
+        'with Calico only kubeProxyImage is used (the operator runs calico-node-windows from its own image)',
+        'remove flannelImage, or use flannel',
       ),
     ];
   if (!hasWindows(ctx))

@@ -14,6 +14,7 @@ import {
   existingHostAddresses,
   gatewayInNetwork,
   podCidrFitsNodes,
+  serviceCidrRoom,
   roomForNodes,
 } from './network.js';
 import {
@@ -31,7 +32,8 @@ import { mirrorKeys } from './mirrors.js';
 import { downloadOverrides } from './downloads.js';
 import { downloadFileUrls } from './download-file-urls.js';
 import { notUsedYet } from './not-used-yet.js';
-import { placementPins } from './placement.js';
+import { airGapped } from './airgap.js';
+import { distinctHypervisors, placementPins } from './placement.js';
 
 /** Every cross-field rule, run in this order; each returns all it finds. */
 export const RULES: readonly Rule[] = [
@@ -39,6 +41,7 @@ export const RULES: readonly Rule[] = [
   gatewayInNetwork,
   roomForNodes,
   podCidrFitsNodes,
+  serviceCidrRoom,
   dualStackWithWindows,
   existingHostAddresses,
   controlPlaneCount,
@@ -47,6 +50,7 @@ export const RULES: readonly Rule[] = [
   windowsNameLength,
   uniqueNames,
   placementPins,
+  distinctHypervisors,
   untaintedControlPlane,
   existingHostRoles,
   servicesNodeDistro,
@@ -62,6 +66,7 @@ export const RULES: readonly Rule[] = [
   mirrorKeys,
   downloadOverrides,
   downloadFileUrls,
+  airGapped,
   notUsedYet,
 ];
 

@@ -86,11 +86,40 @@ export const cidrsValidAndDisjoint: Rule = (ctx) => {
         : warning('cidr.hns-overlap', c.path, `${message}: Windows nodes could not join later`),
     );
   }
-  const node = cidrs.find((c) => c.path === 'spec.network.nodeCidr');
-  if (node !== undefined && node.cidr.family !== 4)
+  const nodes = cidrs.filter((c) => c.path === 'spec.network.nodeCidr');
+  const node = nodes[0];
+  if (nodes.length > 1)
+    out.push(
+      error(
+        'cidr.family',
+        'spec.network.nodeCidr',
+        'the node network is one IPv4 CIDR',
+        'dual-stack is for podCidr and serviceCidr',
+      ),
+    );
+  else if (node !== undefined && node.cidr.family !== 4)
     out.push(error('cidr.family', node.path, 'the node network must be IPv4'));
   return out;
 };
+
+/**
+ * kubeadm gives CoreDNS the tenth address of the (first) service network
+ * (cmd/kubeadm/app/constants GetDNSIP: GetIndexedIP(subnet, 10)) and the API
+ * server's Service the first: a service network needs more than ten.
+ */
+export const serviceCidrRoom: Rule = (ctx) =>
+  cidrList(ctx.spec.network.serviceCidr, 'spec.network.serviceCidr', 'service network', []).flatMap((c) => {
+    const bits = c.cidr.family === 4 ? 32 : 128;
+    if (1n << BigInt(bits - c.cidr.prefix) > 10n) return [];
+    return [
+      error(
+        'network.service-cidr-too-small',
+        c.path,
+        `the service network ${formatCidr(c.cidr)} has no room: the API server takes its first address and CoreDNS its tenth`,
+        `use a /${bits - 4} or larger (the default is 10.96.0.0/12)`,
+      ),
+    ];
+  });
 
 function nodeNetwork(ctx: RuleContext): Cidr | undefined {
   const cidr = parseCidr(ctx.spec.network.nodeCidr);

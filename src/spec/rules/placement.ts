@@ -60,3 +60,29 @@ export const placementPins: Rule = (ctx) => {
   }
   return out;
 };
+
+/**
+ * Two hypervisors that are one libvirt daemon (the same address and
+ * connection URI): each is prepared, filled and cleaned up as if it were
+ * alone, so the cleanup of one destroys the other's guests and disks.
+ * Addresses are compared as written (lower case): a name and an IP of the
+ * same machine are not told apart here.
+ */
+export const distinctHypervisors: Rule = (ctx) => {
+  const seen = new Map<string, string>();
+  const out: Diagnostic[] = [];
+  ctx.spec.hypervisors.forEach((h, i) => {
+    const key = `${h.address.toLowerCase()} ${h.libvirtUri}`;
+    const first = seen.get(key);
+    if (first === undefined) return void seen.set(key, h.name);
+    out.push(
+      error(
+        'placement.hypervisor-duplicate',
+        `spec.infrastructure.hypervisors[${i}].address`,
+        `${h.name} is the same libvirt daemon as ${first} (${h.address}, ${h.libvirtUri}): the cleanup of one would destroy the other's guests and disks`,
+        'list each hypervisor once; several libvirt daemons on one host need distinct libvirtUri values',
+      ),
+    );
+  });
+  return out;
+};

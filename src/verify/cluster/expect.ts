@@ -79,10 +79,9 @@ export function clusterExpectations(
   if (hasWindows && calico)
     daemonSets.push({ probe: 'cni', namespace: 'calico-system', name: 'calico-node-windows', os: 'windows' });
   if (hasWindows && hostProcess && !calico)
-    daemonSets.push(
-      { probe: 'cni', namespace: 'kube-flannel', name: 'kube-flannel-ds-windows', os: 'windows' },
-      { probe: 'kube-proxy', namespace: 'kube-system', name: 'kube-proxy-windows', os: 'windows' },
-    );
+    daemonSets.push({ probe: 'cni', namespace: 'kube-flannel', name: 'kube-flannel-ds-windows', os: 'windows' });
+  if (hasWindows && hostProcess)
+    daemonSets.push({ probe: 'kube-proxy', namespace: 'kube-system', name: 'kube-proxy-windows', os: 'windows' });
   return {
     nodes,
     daemonSets,

@@ -4,6 +4,7 @@ import type { CheckResult, CheckStatus } from '../types.js';
 import type { Expect, Probe } from './plan.js';
 import { MARK } from './scripts.js';
 import { UDP_REPEATS } from './udp-scripts.js';
+import { duration, judgeCredentials, readCredentialLines } from './credentials.js';
 
 /** What the runner observed for one probe. */
 export interface ProbeOutput {
@@ -39,6 +40,7 @@ const fail = (detail: string, cause?: string): Verdict => ({
   detail,
   ...(cause === undefined ? {} : { cause }),
 });
+const warn = (detail: string, cause: string): Verdict => ({ status: 'warn', detail, cause });
 
 function received(stdout: string): string {
   return /(\d+) (?:packets )?received/.exec(stdout)?.[0] ?? 'no reply';
@@ -117,6 +119,36 @@ function judgeL2(words: string[]): Verdict {
   return fail(`no route: ${line}`, 'the node has no route to its peer');
 }
 
+function judgeVxlan(words: string[], out: ProbeOutput, device: string, port: number): Verdict {
+  if (words[0] === 'ok') return pass(`the VTEP ${words[1] ?? ''} answers across ${device} (${received(out.stdout)})`);
+  if (words[0] === 'no-neighbour')
+    return fail(
+      `${device} has no VXLAN neighbour for this node`,
+      'the CNI on the source has not learned the target (flanneld not running on either node, or the target registered no VTEP): see system-pods and diagnose',
+    );
+  return fail(
+    `echoes to the VTEP ${words[1] ?? ''} across ${device} get no reply (${received(out.stdout)})`,
+    `VXLAN packets between these nodes do not arrive: a firewall drops UDP ${port} (the VXLAN port) on the path or on either node, or their VNI or port differ`,
+  );
+}
+
+/** The node's credentials: fails when one has expired, warns inside a credential's last tenth (credentials.ts). */
+function judgeCredentialLines(out: ProbeOutput): Verdict {
+  const lines = readCredentialLines(out.stdout);
+  const j = judgeCredentials(lines);
+  const advice = j.advice.join('; ');
+  if (j.expired.length > 0)
+    return fail(
+      `expired: ${j.expired.map((c) => `${c.name} (${c.kind}, ${duration(c.remainingSeconds)} ago)`).join(', ')}${j.warnings.length > 0 ? `; ${j.warnings.join('; ')}` : ''}`,
+      advice,
+    );
+  if (j.warnings.length > 0) return warn(j.warnings.join('; '), advice);
+  if (j.first === undefined) return pass('no credential found');
+  return pass(
+    `${lines.credentials.length} credentials; the first to expire: ${j.first.name} in ${duration(j.first.remainingSeconds)}`,
+  );
+}
+
 function judgeWords(expect: Expect, words: string[], out: ProbeOutput): Verdict {
   switch (expect.kind) {
     case 'ping':
@@ -131,8 +163,12 @@ function judgeWords(expect: Expect, words: string[], out: ProbeOutput): Verdict 
       return judgeClock(words, out, expect.boundMs);
     case 'l2':
       return judgeL2(words);
+    case 'vxlan':
+      return judgeVxlan(words, out, expect.device, expect.port);
     case 'udp':
       return fail('judged with its listener (judgeUdp)');
+    case 'credentials':
+      return judgeCredentialLines(out);
   }
 }
 
@@ -188,7 +224,7 @@ function result(probe: Probe, v: Verdict, out: ProbeOutput, listener?: ProbeOutp
     status: v.status,
     detail: v.detail,
   };
-  if (v.status !== 'fail') return base;
+  if (v.status === 'pass' || v.status === 'skip') return base;
   const output = [out.stdout, out.stderr, listener === undefined ? '' : `listener: ${listener.stdout}`]
     .map((t) => t.trim())
     .filter(Boolean)

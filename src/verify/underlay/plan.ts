@@ -6,6 +6,7 @@ import type { NodeRole } from '../../model/types.js';
 import { checkId, type CheckResult } from '../types.js';
 import * as s from './scripts.js';
 import * as u from './udp-scripts.js';
+import { linuxCredentials, windowsCredentials } from './credential-scripts.js';
 
 export interface UnderlayNode {
   readonly name: string;
@@ -20,6 +21,8 @@ export interface UnderlayInput {
   readonly nodeMtu: number;
   /** VXLAN's UDP port; undefined for host-gw (no encapsulation). */
   readonly vxlanPort: number | undefined;
+  /** flannel's VXLAN device (`flannel.<VNI>`), probed node to node once installed; undefined otherwise. */
+  readonly vxlanDevice?: string | undefined;
   /** host-gw routes pod traffic via node IPs: every node pair must be on one L2 segment. */
   readonly hostGw: boolean;
   readonly api: { readonly address: string; readonly port: number; readonly viaLoadBalancer: boolean };
@@ -38,7 +41,9 @@ export type Expect =
   | { readonly kind: 'dns'; readonly addresses: readonly string[] }
   | { readonly kind: 'clock'; readonly boundMs: number }
   | { readonly kind: 'l2' }
-  | { readonly kind: 'udp'; readonly port: number; readonly token: string };
+  | { readonly kind: 'vxlan'; readonly device: string; readonly port: number }
+  | { readonly kind: 'udp'; readonly port: number; readonly token: string }
+  | { readonly kind: 'credentials' };
 
 export interface Probe {
   readonly id: string;
@@ -85,7 +90,12 @@ export const PROBE_NAMES = {
   dns: 'dns',
   clock: 'clock',
   l2: 'l2-segment',
+  vxlan: 'vxlan',
+  credentials: 'credentials',
 } as const;
+
+/** The credentials probe's column: how long each credential on the node has left. */
+export const CREDENTIALS_TARGET = 'expiry';
 
 /** The planned facts the underlay is checked against, from the model. */
 export function underlayInput(model: ClusterModel, installed: boolean): UnderlayInput {
@@ -98,6 +108,10 @@ export function underlayInput(model: ClusterModel, installed: boolean): Underlay
     nodes: model.nodes.map((n) => ({ name: n.name, address: n.ip, os: n.osFamily, role: n.role })),
     nodeMtu: model.cluster.network.nodeMtu,
     vxlanPort: model.overlay.vxlan?.port,
+    vxlanDevice:
+      model.overlay.plugin === 'flannel' && model.overlay.vxlan !== undefined
+        ? `flannel.${model.overlay.vxlan.vni}`
+        : undefined,
     hostGw: model.overlay.backend === 'host-gw',
     api: {
       address: api.address,
@@ -140,11 +154,27 @@ function pairProbes(input: UnderlayInput, a: UnderlayNode, b: UnderlayNode): Pro
     ping,
     probe(PROBE_NAMES.mtu(input.nodeMtu), a, b.name, mtuCmd, { kind: 'mtu', mtu: input.nodeMtu }, ping.id),
   ];
+  const vxlan = vxlanProbe(input, a, b);
+  if (vxlan !== undefined) out.push(vxlan);
   if (input.hostGw)
     out.push(
       probe(PROBE_NAMES.l2, a, b.name, win(a) ? s.windowsRoute(b.address) : s.linuxRoute(b.address), { kind: 'l2' }),
     );
   return out;
+}
+
+/**
+ * Once installed, the VXLAN path itself, node to node through the CNI's
+ * device (the UDP listener cannot run then: the device holds the port).
+ * Linux pairs only: on Windows flannel's VTEP is an HNS endpoint, which
+ * layer 2's pod cells reach.
+ */
+function vxlanProbe(input: UnderlayInput, a: UnderlayNode, b: UnderlayNode): Probe | undefined {
+  const device = input.vxlanDevice;
+  const port = input.vxlanPort;
+  if (!input.installed || device === undefined || port === undefined) return undefined;
+  if (a.role === 'services' || b.role === 'services' || win(a) || win(b)) return undefined;
+  return probe(PROBE_NAMES.vxlan, a, b.name, s.linuxVxlanPing(device, b.address), { kind: 'vxlan', device, port });
 }
 
 function udpGroups(input: UnderlayInput, select: (id: string) => boolean): UdpGroup[] {
@@ -228,6 +258,17 @@ export function planUnderlay(input: UnderlayInput, select: (id: string) => boole
         boundMs: input.maxClockSkewMs,
       }),
     );
+    // Once installed: every credential the node's components run with, warned about before it expires.
+    if (input.installed && a.role !== 'services')
+      probes.push(
+        probe(
+          PROBE_NAMES.credentials,
+          a,
+          CREDENTIALS_TARGET,
+          win(a) ? windowsCredentials() : linuxCredentials(a.role === 'control-plane'),
+          { kind: 'credentials' },
+        ),
+      );
   }
   const chosen = probes.filter((p) => select(p.id));
   const ids = new Set(chosen.map((p) => p.id));

@@ -35,6 +35,28 @@ echo "${MARK} $res"
   return { script, command };
 }
 
+/**
+ * After install, through the overlay itself: the target's VTEP found in the
+ * source's own VXLAN tables (the forwarding entry whose `dst` is the target's
+ * node IP gives its MAC, the neighbour with that MAC its VTEP address, both
+ * written by the CNI: flannel's vxlan backend, `bridge fdb` and `ip neigh` of
+ * flannel.<VNI>), then ICMP echoes to it, which travel as VXLAN in UDP between
+ * the two nodes. `no-neighbour` when the CNI set up no entry for the target.
+ */
+export function linuxVxlanPing(device: string, address: string): ProbeCommand {
+  const command = `ping -n -c 3 -i 0.2 -W 2 <VTEP of ${address} on ${device}>`;
+  const dev = shellQuote(device);
+  const script = `${need('ping')}${need('bridge')}mac=$(bridge fdb show dev ${dev} 2>/dev/null | awk -v ip=${shellQuote(address)} '{ for (i = 1; i < NF; i++) if ($i == "dst" && $(i + 1) == ip) { print $1; exit } }')
+[ -n "$mac" ] || { echo "${MARK} no-neighbour"; exit 0; }
+vtep=$(ip -4 neigh show dev ${dev} | awk -v m="$mac" '$3 == m { print $1; exit }')
+[ -n "$vtep" ] || { echo "${MARK} no-neighbour $mac"; exit 0; }
+if out=$(ping -n -c 3 -i 0.2 -W 2 "$vtep" 2>&1); then res=ok; else res=fail; fi
+printf '%s\n' "$out" | tail -n 4
+echo "${MARK} $res $vtep"
+`;
+  return { script, command };
+}
+
 export function windowsPing(address: string, size?: number): ProbeCommand {
   const bytes = size ?? 32;
   const df = size === undefined ? '$false' : '$true';

@@ -147,6 +147,8 @@ export function kubeProxyReference(c: Cluster, backend: 'vxlan' | 'host-gw', kub
       apiVersion: 'kubemix writes a config file (kubeproxy.config.k8s.io/v1alpha1) instead of flags',
       kind: 'the config file names its kind',
       bindAddress: "explicit 0.0.0.0, kube-proxy's default",
+      'clientConnection.kubeconfig':
+        "no kubeconfig: in-cluster config with the pod's own projected token (sig-windows-tools copies the kubeadm kube-proxy ConfigMap's kubeconfig, which names the same projected token)",
       clusterCIDR:
         'set so kube-proxy knows which traffic is cluster-internal (the kubeadm Linux kube-proxy ConfigMap sets it too)',
       'winkernel.enableDSR': 'explicit false: DSR stays off (the WinDSR gate is locked on, DSR itself is opt-in)',

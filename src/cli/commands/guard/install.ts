@@ -86,11 +86,10 @@ async function runInstall(f: InstallFlags, io: CliIo): Promise<void> {
     writeFileSync(path, docs.map((d) => stringify(d, { sortMapEntries: false })).join('---\n'), { mode });
     chmodSync(path, mode);
   };
-  write(
-    'secret.yaml',
-    objects.filter((o) => secretKinds.has(String(o['kind']))),
-    0o600,
-  );
+  // The Namespace leads both files: `kubectl apply -f secret.yaml -f guard.yaml` on a fresh cluster would
+  // otherwise send the Secret into a namespace that does not exist yet (404; found against kube-apiserver).
+  const namespace = objects.filter((o) => o['kind'] === 'Namespace');
+  write('secret.yaml', [...namespace, ...objects.filter((o) => secretKinds.has(String(o['kind'])))], 0o600);
   write(
     'guard.yaml',
     objects.filter((o) => !secretKinds.has(String(o['kind']))),

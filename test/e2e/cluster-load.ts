@@ -1,0 +1,67 @@
+// A client that keeps asking a Service, as a user's traffic would, while the
+// cluster is upgraded: run as the deployer on the hypervisor (`node
+// cluster-load.js OUT URL…`), it GETs the URLs in turn every INTERVAL ms
+// with a 3 s limit and appends one line per request to OUT:
+// `<ms since start> <url> ok <answer>` or `… fail <why>`. SIGTERM ends it.
+// The tier counts the lines: requests sent, failed, and when.
+import { appendFileSync, readFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { argv } from 'node:process';
+
+const INTERVAL_MS = 250;
+const LIMIT_MS = 3000;
+
+export interface LoadSummary {
+  readonly sent: number;
+  readonly failed: number;
+  /** The failures, as logged. */
+  readonly failures: readonly string[];
+  /** Who answered, and how often. */
+  readonly answers: Readonly<Record<string, number>>;
+}
+
+export function summarise(file: string): LoadSummary {
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => / (ok|fail) /.test(l));
+  const failures = lines.filter((l) => / fail /.test(l));
+  const answers: Record<string, number> = {};
+  for (const l of lines) {
+    const m = / ok (\S+)/.exec(l);
+    if (m?.[1] !== undefined) answers[m[1]] = (answers[m[1]] ?? 0) + 1;
+  }
+  return { sent: lines.length, failed: failures.length, failures, answers };
+}
+
+function once(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = get(url, { timeout: LIMIT_MS }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve(body.trim()) : reject(new Error(`HTTP ${res.statusCode}`)),
+      );
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer in ${LIMIT_MS} ms`)));
+    req.on('error', reject);
+  });
+}
+
+async function main(out: string, urls: readonly string[]): Promise<void> {
+  const started = Date.now();
+  let stop = false;
+  process.on('SIGTERM', () => (stop = true));
+  for (let i = 0; !stop; i++) {
+    const url = urls[i % urls.length] ?? '';
+    const t = Date.now();
+    const line = await once(url).then(
+      (body) => `ok ${body.split('\n')[0] ?? ''}`,
+      (e: Error) => `fail ${e.message.replaceAll('\n', ' ')}`,
+    );
+    appendFileSync(out, `${t - started} ${url} ${line}\n`);
+    await new Promise((r) => setTimeout(r, Math.max(0, INTERVAL_MS - (Date.now() - t))));
+  }
+}
+
+if (argv[1]?.endsWith('cluster-load.js') && argv[2] !== undefined) void main(argv[2], argv.slice(3));

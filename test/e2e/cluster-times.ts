@@ -1,0 +1,130 @@
+// The real-cluster tier's clock: each stage's wall time, and for each kubemix
+// run how its time splits between the commands on the hosts and kubemix
+// itself. From the run's NDJSON events: a task's `elapsedMs` is its time as
+// kubemix saw it (connect, uploads, check, apply, captures); `hostMs`, when
+// the host's driver reports it, the time its scripts ran there. What kubemix
+// adds per task is the difference; what it adds to the run is the wall time
+// during which no task was running anywhere (start-up, planning, download
+// cache, scheduling), plus that per-task difference on the tasks that ran.
+import { writeFileSync } from 'node:fs';
+
+export interface RunTimes {
+  readonly wallS: number;
+  /** Tasks that ran (applied or checked), and those skipped from the journal. */
+  readonly ran: number;
+  readonly skipped: number;
+  /** Seconds in which at least one task ran on some host. */
+  readonly busyS: number;
+  /** Wall time with no task running: kubemix alone. */
+  readonly idleS: number;
+  /** Σ over tasks of the hosts' own time, when reported. */
+  readonly hostS?: number;
+  /** Σ over tasks of (kubemix's time − the host's): kubemix's own per-task cost, mean in ms. */
+  readonly overheadPerTaskMs?: number;
+  /** The slowest tasks, with their seconds. */
+  readonly slowest: readonly string[];
+}
+
+type Ev = Record<string, unknown>;
+
+export function runTimes(events: readonly Ev[], wallS: number): RunTimes {
+  const starts = new Map<string, number>();
+  const spans: [number, number][] = [];
+  const durations: [string, number, number | undefined][] = [];
+  let skipped = 0;
+  for (const e of events) {
+    if (e['type'] !== 'task') continue;
+    const id = String(e['id']);
+    const t = Number(e['t']);
+    if (e['state'] === 'running') starts.set(id, t);
+    else if (e['state'] === 'skipped') skipped += 1;
+    else if ((e['state'] === 'done' || e['state'] === 'failed') && starts.has(id)) {
+      spans.push([starts.get(id) ?? t, t]);
+      const host = typeof e['hostMs'] === 'number' ? e['hostMs'] : undefined;
+      durations.push([id, Number(e['elapsedMs'] ?? t - (starts.get(id) ?? t)), host]);
+    }
+  }
+  spans.sort((a, b) => a[0] - b[0]);
+  let busy = 0;
+  let end = -Infinity;
+  for (const [s, e] of spans) {
+    if (e <= end) continue;
+    busy += e - Math.max(s, end);
+    end = e;
+  }
+  const withHost = durations.filter((d): d is [string, number, number] => d[2] !== undefined);
+  const hostMs = withHost.reduce((a, d) => a + d[2], 0);
+  const over = withHost.reduce((a, d) => a + (d[1] - d[2]), 0);
+  return {
+    wallS,
+    ran: durations.length,
+    skipped,
+    busyS: busy / 1000,
+    idleS: Math.max(0, wallS - busy / 1000),
+    ...(withHost.length === 0 ? {} : { hostS: hostMs / 1000, overheadPerTaskMs: over / withHost.length }),
+    slowest: [...durations]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 5)
+      .map(([id, ms]) => `${id} ${(ms / 1000).toFixed(0)} s`),
+  };
+}
+
+export class Stages {
+  private readonly rows: { name: string; seconds: number; note: string }[] = [];
+  private readonly runs: { name: string; times: RunTimes }[] = [];
+  private readonly started = Date.now();
+
+  constructor(private readonly log: (line: string) => void) {}
+
+  async time<T>(name: string, work: () => Promise<T> | T): Promise<T> {
+    const t = Date.now();
+    try {
+      return await work();
+    } finally {
+      const seconds = (Date.now() - t) / 1000;
+      this.rows.push({ name, seconds, note: '' });
+      this.log(`stage ${name}: ${seconds.toFixed(0)} s`);
+    }
+  }
+
+  /** Records a kubemix run's split (see runTimes) under a stage's name. */
+  run(name: string, events: readonly Ev[], wallS: number): RunTimes {
+    const times = runTimes(events, wallS);
+    this.runs.push({ name, times });
+    const host =
+      times.hostS === undefined
+        ? ''
+        : `, commands on the hosts ${times.hostS.toFixed(0)} s, kubemix per task ${times.overheadPerTaskMs?.toFixed(0)} ms`;
+    this.log(
+      `run ${name}: ${wallS.toFixed(0)} s wall, ${times.ran} tasks ran, ${times.skipped} skipped, no task running ${times.idleS.toFixed(0)} s${host}; slowest: ${times.slowest.join(', ')}`,
+    );
+    return times;
+  }
+
+  note(text: string): void {
+    this.rows.push({ name: text, seconds: Number.NaN, note: 'note' });
+  }
+
+  summary(): string {
+    const wall = (Date.now() - this.started) / 1000;
+    const lines = [
+      'real-cluster tier: stage times',
+      ...this.rows.map((r) =>
+        r.note === 'note' ? `  ${r.name}` : `  ${r.name.padEnd(52)} ${r.seconds.toFixed(0).padStart(6)} s`,
+      ),
+      `  ${'wall time of the test file'.padEnd(52)} ${wall.toFixed(0).padStart(6)} s`,
+      'kubemix runs: wall, tasks ran/skipped, time with no task running, host time and kubemix per task (when reported)',
+      ...this.runs.map(
+        ({ name, times: t }) =>
+          `  ${name.padEnd(40)} ${t.wallS.toFixed(0).padStart(5)} s  ${String(t.ran).padStart(4)}/${String(t.skipped).padEnd(4)} idle ${t.idleS.toFixed(0).padStart(4)} s${t.hostS === undefined ? '' : `  host ${t.hostS.toFixed(0)} s  +${t.overheadPerTaskMs?.toFixed(0)} ms/task`}`,
+      ),
+    ];
+    return lines.join('\n');
+  }
+
+  write(file: string | undefined): void {
+    const text = this.summary();
+    this.log(text);
+    if (file !== undefined) writeFileSync(file, `${text}\n`);
+  }
+}

@@ -1,0 +1,181 @@
+// spec.kubernetes.timeouts and spec.kubernetes.controlPlaneProbes: what a
+// user on slow machines (software emulation, small VMs) sets, validated at
+// the spec boundary and rendered into every kubeadm document that waits (init,
+// joins, upgrades; Windows joins too), as kubeadm patches on the control
+// plane's static pods, and into the executor's limit for those commands.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parse, parseAllDocuments, stringify } from 'yaml';
+import { InvalidSpecError } from '../src/errors.js';
+import { resolveModel, type ClusterModel } from '../src/model/resolve.js';
+import { assemblePlan } from '../src/plan/assemble.js';
+import { assembleUpgradePlan } from '../src/plan/upgrade/assemble.js';
+import { renderKubeadm, upgradeDocument } from '../src/render/kubeadm/config.js';
+import { renderProbePatches } from '../src/render/kubeadm/patches.js';
+import { goDuration } from '../src/render/kubeadm/timeouts.js';
+import { joinConfiguration } from '../src/render/windows/kubeadm.js';
+import { readSpec } from '../src/spec/read.js';
+
+type Doc = Record<string, unknown>;
+
+const SPEC = {
+  apiVersion: 'kubemix.dev/v1alpha1',
+  kind: 'Cluster',
+  metadata: { name: 'slow' },
+  spec: {
+    domain: 'e2e.internal',
+    kubernetes: { version: '1.35.4' },
+    network: { nodeCidr: '192.0.2.0/24' },
+    infrastructure: {
+      driver: 'existing',
+      hosts: [
+        { name: 'cp1', address: '192.0.2.10', roles: ['control-plane'], os: 'debian-12' },
+        { name: 'cp2', address: '192.0.2.11', roles: ['control-plane'], os: 'debian-12' },
+        { name: 'w1', address: '192.0.2.20', roles: ['worker'], os: 'debian-12' },
+        { name: 'win1', address: '192.0.2.30', roles: ['worker'], os: 'windows-2022' },
+      ],
+    },
+    services: { enabled: false },
+  },
+};
+
+const SLOW = {
+  timeouts: { controlPlaneComponentHealthCheck: '10m', tlsBootstrap: '900s', upgradeManifests: '1h' },
+  controlPlaneProbes: { timeoutSeconds: 60, livenessFailureThreshold: 24 },
+};
+
+function model(kubernetes: Doc): ClusterModel {
+  const doc = { ...SPEC, spec: { ...SPEC.spec, kubernetes: { ...SPEC.spec.kubernetes, ...kubernetes } } };
+  return resolveModel(readSpec({ kind: 'file', path: 'slow.yaml', text: stringify(doc) }));
+}
+
+const node = (m: ClusterModel, name: string) => m.nodes.find((n) => n.name === name) ?? assert.fail(name);
+const docs = (text: string): Doc[] => parseAllDocuments(text).map((d) => d.toJS() as Doc);
+
+function refusal(kubernetes: Doc): string {
+  try {
+    model(kubernetes);
+  } catch (error) {
+    assert.ok(error instanceof InvalidSpecError, String(error));
+    return error.diagnostics.map((d) => `${d.path}: ${d.message}`).join('\n');
+  }
+  return assert.fail('accepted');
+}
+
+describe('kubeadm settings for slow machines', () => {
+  it('prints durations as Go does', () => {
+    assert.deepEqual([45, 90, 600, 3600, 5430].map(goDuration), ['45s', '1m30s', '10m0s', '1h0m0s', '1h30m30s']);
+  });
+
+  it('renders the timeouts into init and every join, over the join’s discovery default; patches on control planes', () => {
+    const m = model(SLOW);
+    const [init] = docs(renderKubeadm(m, node(m, 'cp1'), true).content);
+    const timeouts = { controlPlaneComponentHealthCheck: '10m0s', tlsBootstrap: '15m0s', upgradeManifests: '1h0m0s' };
+    assert.deepEqual(init?.['timeouts'], timeouts);
+    assert.deepEqual(init?.['patches'], { directory: '/etc/kubemix/kubeadm/patches' });
+    const [cpJoin] = docs(renderKubeadm(m, node(m, 'cp2'), false).content);
+    assert.deepEqual(cpJoin?.['timeouts'], { ...timeouts, discovery: '5m0s' });
+    assert.deepEqual(cpJoin?.['patches'], { directory: '/etc/kubemix/kubeadm/patches' });
+    const [workerJoin] = docs(renderKubeadm(m, node(m, 'w1'), false).content);
+    assert.deepEqual(workerJoin?.['timeouts'], { ...timeouts, discovery: '5m0s' });
+    assert.equal(workerJoin?.['patches'], undefined, 'a worker has no static pods to patch');
+    const win = parse(joinConfiguration(m, node(m, 'win1'))) as Doc;
+    assert.deepEqual(win['timeouts'], { ...timeouts, discovery: '5m0s' });
+  });
+
+  it('patches only the probes each static pod has (a merge would add one without a handler)', () => {
+    const m = model(SLOW);
+    const patches = renderProbePatches(m, node(m, 'cp1'));
+    assert.deepEqual(
+      patches.map((p) => p.remotePath),
+      ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map(
+        (c) => `/etc/kubemix/kubeadm/patches/${c}+strategic.yaml`,
+      ),
+    );
+    const containers = patches.map((p) => (parse(p.content) as { spec: { containers: Doc[] } }).spec.containers);
+    assert.deepEqual(containers[2], [
+      {
+        name: 'kube-controller-manager',
+        livenessProbe: { timeoutSeconds: 60, failureThreshold: 24 },
+        startupProbe: { timeoutSeconds: 60 },
+      },
+    ]);
+    assert.deepEqual(Object.keys(containers[1]?.[0] ?? {}), [
+      'name',
+      'livenessProbe',
+      'readinessProbe',
+      'startupProbe',
+    ]);
+    assert.deepEqual(renderProbePatches(m, node(m, 'w1')), [], 'no patches on a worker');
+    // Only the threshold set: the probes it does not touch are left out.
+    const only = model({ controlPlaneProbes: { livenessFailureThreshold: 30 } });
+    const [etcd] = renderProbePatches(only, node(only, 'cp1'));
+    assert.deepEqual(parse(etcd?.content ?? ''), {
+      spec: { containers: [{ name: 'etcd', livenessProbe: { failureThreshold: 30 } }] },
+    });
+  });
+
+  it('raises the executor’s limit of each kubeadm command by what the spec adds to its waits', () => {
+    const timeouts = (m: ClusterModel): Record<string, number | undefined> => {
+      const tasks = assemblePlan(m).plan.tasks;
+      const of = (suffix: string) => tasks.find((t) => t.id.endsWith(suffix))?.timeoutSeconds;
+      return { init: of('/cp1/kubeadm-init'), cpJoin: of('/cp2/kubeadm-join'), join: of('/w1/kubeadm-join') };
+    };
+    assert.deepEqual(timeouts(model({})), { init: 900, cpJoin: 900, join: 900 });
+    // init: +360 (control plane 4m → 10m); joins: +600 (TLS bootstrap 5m → 15m), the control-plane join +360 more.
+    assert.deepEqual(timeouts(model(SLOW)), { init: 1260, cpJoin: 1860, join: 1500 });
+  });
+
+  it('upgrades with an UpgradeConfiguration and the same patches, only when the spec asks', () => {
+    const m = model(SLOW);
+    assert.deepEqual(upgradeDocument(m, node(m, 'cp1')), {
+      apiVersion: 'kubeadm.k8s.io/v1beta4',
+      kind: 'UpgradeConfiguration',
+      apply: { patches: { directory: '/etc/kubemix/kubeadm/patches' } },
+      node: { patches: { directory: '/etc/kubemix/kubeadm/patches' } },
+      timeouts: { controlPlaneComponentHealthCheck: '10m0s', tlsBootstrap: '15m0s', upgradeManifests: '1h0m0s' },
+    });
+    const plan = assembleUpgradePlan(model({ ...SLOW, version: '1.36' }), {
+      from: '1.35.4',
+      maxUnavailable: 1,
+    } as Parameters<typeof assembleUpgradePlan>[1]).plan;
+    const apply = plan.tasks.find((t) => t.id.endsWith('/cp1/upgrade-apply')) ?? assert.fail('no upgrade-apply');
+    assert.match(
+      JSON.stringify(apply.apply),
+      /kubeadm upgrade apply 'v1\.36\.3' --yes --config \/etc\/kubemix\/kubeadm\/upgrade\.yaml/,
+    );
+    assert.equal(apply.uploads.length, 5, 'the upgrade config and four patches');
+    // Four static pods, each up to an hour, and etcd's and the API's calls: 900 + 4 × 3300.
+    assert.equal(apply.timeoutSeconds, 900 + 4 * 3300);
+    const worker = plan.tasks.find((t) => t.id.endsWith('/w1/upgrade-node')) ?? assert.fail('no upgrade-node');
+    assert.match(JSON.stringify(worker.apply), /kubeadm upgrade node --config/);
+    const plain = assembleUpgradePlan(model({ version: '1.36' }), {
+      from: '1.35.4',
+      maxUnavailable: 1,
+    } as Parameters<typeof assembleUpgradePlan>[1]).plan;
+    const before = plain.tasks.find((t) => t.id.endsWith('/cp1/upgrade-apply'));
+    assert.doesNotMatch(JSON.stringify(before?.apply), /--config/);
+    assert.equal(before?.timeoutSeconds, 900);
+  });
+
+  it('refuses durations kubeadm would misread or that are typos, naming the field', () => {
+    assert.match(
+      refusal({ timeouts: { discovery: '5 minutes' } }),
+      /spec\.kubernetes\.timeouts\.discovery: .*90s, 10m or 1h/,
+    );
+    assert.match(refusal({ timeouts: { discovery: '10m30s' } }), /spec\.kubernetes\.timeouts\.discovery/);
+    assert.match(
+      refusal({ timeouts: { tlsBootstrap: '25h' } }),
+      /spec\.kubernetes\.timeouts\.tlsBootstrap: must be at most 24h/,
+    );
+    assert.match(refusal({ timeouts: { bootstrap: '5m' } }), /spec\.kubernetes\.timeouts/);
+    assert.match(
+      refusal({ controlPlaneProbes: { timeoutSeconds: 0 } }),
+      /spec\.kubernetes\.controlPlaneProbes\.timeoutSeconds/,
+    );
+    assert.match(
+      refusal({ controlPlaneProbes: { livenessFailureThreshold: 2.5 } }),
+      /spec\.kubernetes\.controlPlaneProbes\.livenessFailureThreshold/,
+    );
+  });
+});
