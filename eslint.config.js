@@ -4,7 +4,10 @@
 // resolved model (tools/eslint-imports.js).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import kubemix from './tools/eslint-imports.js';
+import imports from './tools/eslint-imports.js';
+import quoting from './tools/eslint-quoting.js';
+
+const kubemix = { meta: { name: 'kubemix' }, rules: { ...imports.rules, ...quoting.rules } };
 
 /**
  * Imports the architecture never allows: [importing folder, imported folder, why].
@@ -24,6 +27,31 @@ export const NEVER = [
 
 /** Folders after model/ read only the resolved model (src/model/resolve.ts), never the raw spec. */
 export const RESOLVED_MODEL_ONLY = ['render', 'plan', 'interop', 'cli'];
+
+/**
+ * Where script and config text is built: no quote around a value by hand
+ * (kubemix/no-hand-quote), only through these escapers (src/util/escape and
+ * their local short names). Not yet: drivers/ (its shell goes through
+ * shellQuote as q), verify/ and render/windows (XML and PowerShell attributes
+ * of numbers and constants the rule cannot tell from values).
+ */
+export const HAND_QUOTE = {
+  folders: ['plan', 'render/linux', 'render/containerd', 'diagnose', 'exec', 'transport'],
+  escapers: [
+    'shellQuote',
+    'psQuote',
+    'q',
+    'x',
+    'xml',
+    'xmlEscape',
+    'tomlString',
+    'tomlBasicString',
+    'yamlString',
+    'y',
+    'iniValue',
+    'systemdQuote',
+  ],
+};
 
 export default tseslint.config(
   {
@@ -50,6 +78,8 @@ export default tseslint.config(
       'kubemix/no-cycle': 'error',
       'kubemix/layering': ['error', NEVER.map(([from, to, why]) => ({ from, to, why }))],
       'kubemix/resolved-model': ['error', RESOLVED_MODEL_ONLY],
+      'kubemix/shell-code': 'error',
+      'kubemix/no-hand-quote': ['error', HAND_QUOTE],
       // Unused bindings are errors, except the conventional `_` placeholders.
       '@typescript-eslint/no-unused-vars': [
         'error',
@@ -63,7 +93,7 @@ export default tseslint.config(
   {
     // Tests walk parsed YAML and JSON documents whose shape they assert, not declare.
     files: ['test/**/*.ts'],
-    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+    rules: { '@typescript-eslint/no-explicit-any': 'off', 'kubemix/shell-code': 'off' },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

@@ -21,8 +21,8 @@ describe('Calico (examples/calico-libvirt-1-1-1.yaml)', () => {
     assert.deepEqual(op.after, [`${DEPLOY}/kubeadm-init`]);
     assert.ok(byId(`${DEPLOY}/cluster-manifests`)?.after.includes(op.id));
     for (const name of CALICO.manifests)
-      assert.match(op.apply.script, new RegExp(`/v${CALICO.version}/manifests/${name.replace('.', '\\.')}'`));
-    assert.match(op.apply.script, /releases\/download\/v[\d.]+\/SHA256SUMS'/);
+      assert.match(op.apply.script, new RegExp(`/v${CALICO.version}/manifests/${name.replace('.', '\\.')}$`, 'm'));
+    assert.match(op.apply.script, /releases\/download\/v[\d.]+\/SHA256SUMS \|/);
     assert.match(op.apply.script, /sha256sum --check --status/);
     assert.ok(op.apply.script.indexOf('operator-crds.yaml') < op.apply.script.indexOf('tigera-operator.yaml'));
   });

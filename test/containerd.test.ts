@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'smol-toml';
 import { IMAGES, containerdLine } from '../src/matrix/index.js';
 import { downloadScript } from '../src/plan/tasks/download.js';
+import { shell } from '../src/util/escape/index.js';
 import { SHAPES, planFor, scratch } from './helpers/shapes.js';
 
 type Table = Record<string, unknown>;
@@ -97,11 +98,11 @@ describe('release download with sha256 verification', () => {
   const run = (name: string): Promise<number> => {
     const url = `https://github.com/x/releases/${name}`;
     const script = downloadScript(
-      { url, checksumUrl: `${url}.sha256`, install: `cp "$file" ${join(tmp.dir, name)}` },
+      { url, checksumUrl: `${url}.sha256`, install: shell`cp "$file" ${join(tmp.dir, name)}` },
       mirror,
     );
     const child = spawn('sh', ['-s'], { stdio: ['pipe', 'ignore', 'ignore'], timeout: 20_000 });
-    child.stdin.end(script);
+    child.stdin.end(script.text);
     return new Promise((resolve) => child.on('close', (code) => resolve(code ?? -1)));
   };
 

@@ -33,6 +33,7 @@ import { SERVICES } from '../src/matrix/index.js';
 import { resolveModel, type ClusterModel } from '../src/model/resolve.js';
 import { assemblePlan } from '../src/plan/assemble.js';
 import { nodeDownloadScript } from '../src/plan/tasks/download.js';
+import { shellCode } from '../src/util/escape/index.js';
 import { registryTlsApply, registryTlsSecrets } from '../src/plan/tasks/registry-scripts.js';
 import type { Plan, Task } from '../src/plan/types.js';
 import { filesServerConfig } from '../src/render/services/files.js';
@@ -96,7 +97,7 @@ describe('download cache: deployer → services node (nginx, HTTPS) → node fet
 
   /** The planned node script for a download, its cache address pointed at the loopback server, CA and hash filled in. */
   function nodeScript(id: string, install: string): string {
-    const planned = nodeDownloadScript(model, id, install);
+    const planned = nodeDownloadScript(model, id, shellCode(install)).text;
     assert.equal(planned.split(PLANNED_BASE).length, 2, 'the script fetches from the services node once');
     const local = planned.replace(PLANNED_BASE, `https://127.0.0.1:${port}/`);
     return fillDownloads(local.replace('{{secret:cluster-ca-cert}}', ca.cert.trim()), hashes, id);
@@ -140,7 +141,7 @@ describe('download cache: deployer → services node (nginx, HTTPS) → node fet
     const issued = issueServingTls(ca.cert, ca.key, tlsInput.host, tlsInput.ip, SERVICES.registryCertDays);
     const names = registryTlsSecrets(tlsInput);
     const sign = registryTlsApply(tlsInput)
-      .replace('{{secret:cluster-ca-cert}}', ca.cert.trim())
+      .text.replace('{{secret:cluster-ca-cert}}', ca.cert.trim())
       .replace(`{{secret:${names.cert}}}`, issued.cert.trim())
       .replace(`{{secret:${names.key}}}`, issued.key.trim());
     const signed = runSh(sign);

@@ -33,6 +33,20 @@ const FILES: Record<string, string> = {
     '',
   ].join('\n'),
   'src/spec/raw.ts': 'export const proxy = (doc: { spec: { proxy?: string } }): unknown => doc.spec.proxy;\n',
+  // The hand quote of issue #31 (download.ts), a computed shellCode(), and what is allowed.
+  'src/plan/tasks/hand.ts': [
+    'declare const shellCode: (t: string) => unknown;',
+    'declare const shellQuote: (t: string) => string;',
+    'declare const shell: (s: TemplateStringsArray, ...v: unknown[]) => unknown;',
+    'export const fetch = (url: string): string => `curl -o "$file" \'${url}\'`;',
+    'export const echo = (name: string): string => `echo "${name}"`;',
+    'export const code = (url: string): unknown => shellCode(`curl ${url}`);',
+    "export const ok1 = (url: string): string => `curl ${shellQuote(url)} '$x'`;",
+    "export const ok2 = (url: string): unknown => shell`curl '${url}'`;",
+    "export const ok3 = (): unknown => shellCode('set -eu');",
+    '',
+  ].join('\n'),
+  'src/render/windows/elsewhere.ts': "export const ps = (v: string): string => `'${v}'`;\n",
 };
 
 describe('eslint import rules (kubemix/no-cycle, kubemix/layering, kubemix/resolved-model)', async () => {
@@ -45,9 +59,15 @@ describe('eslint import rules (kubemix/no-cycle, kubemix/layering, kubemix/resol
   const config = (await import(pathToFileURL(repoPath('eslint.config.js')).href)) as {
     NEVER: [string, string, string][];
     RESOLVED_MODEL_ONLY: string[];
+    HAND_QUOTE: { folders: string[]; escapers: string[] };
   };
-  const plugin = (await import(pathToFileURL(repoPath('tools', 'eslint-imports.js')).href)) as {
-    default: NonNullable<Linter.Config['plugins']>[string];
+  type Plugin = { default: { rules: Record<string, unknown> } };
+  const imports = (await import(pathToFileURL(repoPath('tools', 'eslint-imports.js')).href)) as Plugin;
+  const quoting = (await import(pathToFileURL(repoPath('tools', 'eslint-quoting.js')).href)) as Plugin;
+  const plugin = {
+    default: { rules: { ...imports.default.rules, ...quoting.default.rules } } as NonNullable<
+      Linter.Config['plugins']
+    >[string],
   };
   const eslint = new ESLint({
     cwd: tmp.dir,
@@ -61,6 +81,8 @@ describe('eslint import rules (kubemix/no-cycle, kubemix/layering, kubemix/resol
           'kubemix/no-cycle': 'error',
           'kubemix/layering': ['error', config.NEVER.map(([from, to, why]) => ({ from, to, why }))],
           'kubemix/resolved-model': ['error', config.RESOLVED_MODEL_ONLY],
+          'kubemix/shell-code': 'error',
+          'kubemix/no-hand-quote': ['error', config.HAND_QUOTE],
         },
       },
     ],
@@ -99,5 +121,16 @@ describe('eslint import rules (kubemix/no-cycle, kubemix/layering, kubemix/resol
   it("resolved reads, printing a backend and a manifest's own spec pass; spec/ is not in the rule", () => {
     assert.deepEqual(messages('src/render/resolved.ts'), []);
     assert.deepEqual(messages('src/spec/raw.ts'), []);
+  });
+
+  it('a value quoted by hand in a script builder, and a computed shellCode(), are refused; escapers and the tag pass', () => {
+    assert.deepEqual(messages('src/plan/tasks/hand.ts'), [
+      'kubemix/no-hand-quote 4',
+      'kubemix/no-hand-quote 5',
+      'kubemix/shell-code 6',
+    ]);
+    const text = results.flatMap((r) => r.messages).find((m) => m.ruleId === 'kubemix/no-hand-quote')?.message ?? '';
+    assert.match(text, /a value wrapped in '…' by hand/);
+    assert.deepEqual(messages('src/render/windows/elsewhere.ts'), []);
   });
 });

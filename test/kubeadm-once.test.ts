@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, beforeEach, describe, it } from 'node:test';
 import { initScripts, joinScripts } from '../src/plan/tasks/kubeadm-once.js';
+import { shellCode, type ShellText } from '../src/util/escape/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kubemix-kubeadm-once-'));
 const bin = join(root, 'bin');
@@ -41,8 +42,8 @@ function local(script: string): string {
     .replaceAll('/etc/kubemix', `${root}/etc/kubemix`);
 }
 
-function run(script: string, env: Record<string, string> = {}): { code: number | null; stderr: string } {
-  const r = spawnSync('sh', ['-c', local(script)], {
+function run(script: ShellText, env: Record<string, string> = {}): { code: number | null; stderr: string } {
+  const r = spawnSync('sh', ['-c', local(script.text)], {
     encoding: 'utf8',
     env: { PATH: `${bin}:/usr/bin:/bin`, CALLS: calls, R: root, ...env },
     timeout: 30_000,
@@ -54,8 +55,8 @@ const called = (): string[] => (existsSync(calls) ? readFileSync(calls, 'utf8').
 const marker = (name: string): boolean => existsSync(join(root, 'etc/kubemix/kubeadm', name));
 
 describe('kubeadm init and join run once; an interrupted run of kubemix’s is reset and finished', () => {
-  const init = initScripts('kubeadm init --config=/etc/kubemix/kubeadm/init.yaml --upload-certs');
-  const joinNode = joinScripts('kubeadm join --config=/etc/kubemix/kubeadm/join.yaml');
+  const init = initScripts(shellCode('kubeadm init --config=/etc/kubemix/kubeadm/init.yaml --upload-certs'));
+  const joinNode = joinScripts(shellCode('kubeadm join --config=/etc/kubemix/kubeadm/join.yaml'));
 
   beforeEach(() => {
     rmSync(root, { recursive: true, force: true });

@@ -2,7 +2,11 @@
 // example: each must be refused at the spec boundary with that field's path,
 // or reach every rendered artifact, task script and exported inventory only
 // in the form its format's escaper gives it. The fields come from walking
-// the zod schema (test/helpers/schema-leaves.ts), not from a list.
+// the zod schema (test/helpers/schema-leaves.ts), not from a list. URL
+// fields get the payload in a #fragment and as user:password@ too. Every
+// POSIX sh script the marker reached is then run, with every command a stub
+// that records its argv (test/helpers/sh-sandbox.ts): the payload's command
+// must never run, and an argument holding the marker must hold all of it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -17,15 +21,27 @@ import { readSpec } from '../src/spec/read.js';
 import { clusterSpecSchema } from '../src/spec/schema.js';
 import { repoPath } from './helpers/cli.js';
 import { slotsOf, stringLeaves, type Slot } from './helpers/schema-leaves.js';
+import { runWithStubs } from './helpers/sh-sandbox.js';
 
 const TOKEN = 'KMXMARK';
+/** The command the payloads run if a shell ever reads them as code; the sandbox records every call of it. */
+const PWN = 'kmxpwn';
 /** Breaking in every format (quotes of each kind, command substitution, newline, `%` specifier, markup). */
 export const PAYLOADS: readonly string[] = [
-  `${TOKEN}'"$(touch /tmp/PWN)\`;\n%n\u2019<&`,
-  `${TOKEN}'"$(touch$IFS/tmp/PWN)\u2019%n<&`,
+  `${TOKEN}'"$(${PWN} a)\`${PWN}\`;\n%n\u2019<&`,
+  `${TOKEN}'"$(${PWN}$IFS/b)\u2019%n<&`,
   // What an http(s) URL may still hold after the boundary: no quotes or spaces, but `$(…)`, `;`, `%`.
-  `${TOKEN}$(touch$IFS/tmp/PWN);%n&`,
+  `${TOKEN}$(${PWN}$IFS/c);%n&`,
+  // The review's root injection: quotes that pair up, so the text around a hand-built '…' still parses.
+  `${TOKEN}'$(${PWN})'`,
 ];
+
+/** The payload as a URL field may also carry it: in a #fragment, and as credentials. */
+function urlForms(current: string, payload: string): string[] {
+  const m = /^(https?:\/\/)(.*)$/.exec(current);
+  if (m === null) return [];
+  return [`${current}#${payload}`, `${m[1]}${TOKEN}$(${PWN}):p@${m[2]}`];
+}
 
 /** Optional sections the examples leave out, so their fields have a place to be injected. */
 function enrich(doc: Record<string, unknown>, windows: boolean): void {
@@ -203,17 +219,29 @@ function problems(o: Output, payload: string): string[] {
   return out;
 }
 
-const EXAMPLES = readdirSync(repoPath('examples'))
+/** Each example as it is, and one without a services node: then nodes fetch downloads from their source URLs. */
+const EXAMPLES: readonly { readonly file: string; readonly services: boolean }[] = readdirSync(repoPath('examples'))
   .filter((f) => f.endsWith('.yaml'))
-  .sort();
+  .sort()
+  .flatMap((file) => [
+    { file, services: true },
+    ...(file === 'existing-host-gw.yaml' ? [{ file, services: false }] : []),
+  ]);
 const LEAVES = stringLeaves(clusterSpecSchema);
 
-function baseDoc(example: string): Record<string, unknown> {
-  const text = readFileSync(repoPath(`examples/${example}`), 'utf8');
+function baseDoc(example: { readonly file: string; readonly services: boolean }): Record<string, unknown> {
+  const text = readFileSync(repoPath(`examples/${example.file}`), 'utf8');
   const doc = parseYaml(text) as Record<string, unknown>;
   enrich(doc, text.includes('windows-'));
+  if (!example.services) {
+    const spec = doc['spec'] as Record<string, unknown>;
+    spec['services'] = { enabled: false };
+  }
   return doc;
 }
+
+const nameOf = (e: { readonly file: string; readonly services: boolean }): string =>
+  e.services ? e.file : `${e.file} (no services node)`;
 
 test('the schema walk finds the string fields (sanity)', () => {
   const names = LEAVES.map((l) => l.join('.'));
@@ -222,53 +250,100 @@ test('the schema walk finds the string fields (sanity)', () => {
     'spec.proxy.noProxy.[]',
     'spec.mirrors.images.{value}',
     'spec.infrastructure.hosts.[].bastion.user',
+    'spec.downloads.{value}.url',
   ])
     assert.ok(names.includes(want), want);
 });
 
 test('the enriched examples plan as they are', () => {
-  for (const example of EXAMPLES) assert.ok(outputsOf(baseDoc(example)).length > 10, example);
+  for (const example of EXAMPLES) assert.ok(outputsOf(baseDoc(example)).length > 10, nameOf(example));
 });
 
-test('every string field, every example, every payload: refused with its path, or escaped for every format it reaches', () => {
+/** An argument holding the marker holds the whole payload (as written, or percent-encoded by URL normalisation). */
+function intact(arg: string, payload: string): boolean {
+  if (arg.includes(payload)) return true;
+  try {
+    return decodeURIComponent(arg).includes(payload) || arg.includes(encodeURI(payload));
+  } catch {
+    return false;
+  }
+}
+
+interface Ran {
+  readonly where: string;
+  readonly payload: string;
+  readonly script: string;
+}
+
+test('every string field, every example, every payload: refused with its path, or escaped for every format it reaches; no sh script runs it', () => {
   const injected = new Set<string>();
   const failures: string[] = [];
+  const toRun = new Map<string, Ran>();
   let accepted = 0;
   for (const example of EXAMPLES) {
     for (const leaf of LEAVES) {
       const count = slotsOf(baseDoc(example), leaf).length;
       for (let i = 0; i < count; i++) {
-        for (const payload of PAYLOADS) {
+        const current = slotsOf(baseDoc(example), leaf)[i]?.current ?? '';
+        const forms: [string, string][] = [
+          ...PAYLOADS.map((p): [string, string] => [`${current}${p}`, p]),
+          ...urlForms(current, PAYLOADS[2] ?? '').map((v): [string, string] => [v, v.slice(v.indexOf(TOKEN))]),
+        ];
+        for (const [value, payload] of forms) {
           const doc = baseDoc(example);
           const slot = slotsOf(doc, leaf)[i] as Slot;
-          slot.set(doc, `${slot.current ?? ''}${payload}`);
+          slot.set(doc, value);
           injected.add(leaf.join('.'));
           let outputs: Output[];
           try {
             outputs = outputsOf(doc);
           } catch (e) {
+            if (process.env['KUBEMIX_MARKER_DEBUG'] !== undefined)
+              process.stderr.write(
+                `refused: ${nameOf(example)} ${slot.path} ${JSON.stringify(value)}: ${e instanceof InvalidSpecError ? JSON.stringify(e.diagnostics.map((d) => `${d.path} ${d.message}`)) : String(e)}\n`,
+              );
             const ok =
               e instanceof InvalidSpecError &&
               e.diagnostics.some((d) => d.severity === 'error' && d.path.startsWith(slot.reportedAt));
             if (!ok)
               failures.push(
-                `${example} ${slot.path}: not refused at the spec boundary with its path: ${e instanceof InvalidSpecError ? JSON.stringify(e.diagnostics.map((d) => d.path)) : String(e)}`,
+                `${nameOf(example)} ${slot.path}: not refused at the spec boundary with its path: ${e instanceof InvalidSpecError ? JSON.stringify(e.diagnostics.map((d) => d.path)) : String(e)}`,
               );
             continue;
           }
           accepted++;
           if (process.env['KUBEMIX_MARKER_DEBUG'] !== undefined)
-            process.stderr.write(`accepted: ${example} ${slot.path} ${JSON.stringify(payload)}\n`);
-          for (const o of outputs)
+            process.stderr.write(`accepted: ${nameOf(example)} ${slot.path} ${JSON.stringify(value)}\n`);
+          for (const o of outputs) {
             failures.push(
-              ...problems(o, payload).map((p) => `${example} ${slot.path} ${JSON.stringify(payload)}: ${p}`),
+              ...problems(o, payload).map((p) => `${nameOf(example)} ${slot.path} ${JSON.stringify(payload)}: ${p}`),
             );
+            if (o.format === 'sh' && o.text.includes(TOKEN) && !toRun.has(o.text))
+              toRun.set(o.text, { where: `${nameOf(example)} ${slot.path} ${o.where}`, payload, script: o.text });
+          }
         }
       }
     }
   }
+  const ran = [...toRun.values()];
+  const calls = runWithStubs(ran.map((r) => r.script));
+  let markerSeen = 0;
+  ran.forEach((r, i) => {
+    for (const c of calls[i] ?? []) {
+      if ((c.argv[0] ?? '').startsWith(PWN)) failures.push(`${r.where}: the payload ran ${JSON.stringify(c.argv)}`);
+      for (const arg of c.argv.filter((a) => a.includes(TOKEN))) {
+        markerSeen++;
+        if (!intact(arg, r.payload))
+          failures.push(`${r.where}: ${c.argv[0] ?? ''} got a part of the payload: ${JSON.stringify(arg)}`);
+      }
+    }
+  });
   assert.deepEqual(failures.slice(0, 20), []);
   const missed = LEAVES.map((l) => l.join('.')).filter((l) => !injected.has(l));
   assert.deepEqual(missed, [], 'schema string fields no example gives a place to inject into: extend enrich()');
   assert.ok(accepted > 0, 'no payload was accepted anywhere: the escaping half of the test never ran');
+  assert.ok(
+    ran.length > 0 && markerSeen > 0,
+    'no script holding the marker ran, or no stub saw it: the run half never ran',
+  );
 });

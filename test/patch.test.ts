@@ -534,12 +534,14 @@ describe('patch --linux plan', () => {
   });
 
   it('dnf: Kubernetes packages excluded, needs-restarting -r decides the reboot; scripts pass shellcheck', () => {
-    const d = installLinuxUpdates('dnf', { securityOnly: true });
+    const dnf = installLinuxUpdates('dnf', { securityOnly: true });
+    const d = { check: dnf.check.text, apply: dnf.apply.text };
     assert.match(d.apply, /dnf -y -q upgrade --security --exclude=kubeadm,kubectl,kubelet,cri-tools,kubernetes-cni/);
     assert.match(d.check, /needs-restarting -r/);
-    const a = installLinuxUpdates('apt', { securityOnly: false });
+    const apt = installLinuxUpdates('apt', { securityOnly: false });
+    const a = { check: apt.check.text, apply: apt.apply.text };
     assert.match(a.check, /\/var\/run\/reboot-required/);
-    for (const script of [d.check, d.apply, a.check, a.apply, listLinuxPending('dnf', { securityOnly: false })]) {
+    for (const script of [d.check, d.apply, a.check, a.apply, listLinuxPending('dnf', { securityOnly: false }).text]) {
       const r = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], { input: script, encoding: 'utf8' });
       assert.equal(r.status, 0, r.stdout);
     }

@@ -37,7 +37,7 @@ describe('proxy environment', () => {
       [packaged, 'kubernetes-packages'],
     ] as const) {
       const t = p.tasks.find((x) => x.id === `task-prepare-cluster/controller-01/${name}`);
-      assert.match(t?.apply.script ?? '', /^export https_proxy='http:\/\/proxy\.example\.com:3128'$/m, name);
+      assert.match(t?.apply.script ?? '', /^export https_proxy=http:\/\/proxy\.example\.com:3128$/m, name);
       const lint = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], {
         input: t?.apply.script,
         encoding: 'utf8',

@@ -87,11 +87,11 @@ describe('registry on loopback with the rendered config', () => {
   });
 
   it('TLS task: check fails, apply makes a certificate the check accepts', () => {
-    assert.notEqual(sh(fill(registryTlsCheck(tls), secrets)), 0);
-    assert.equal(sh(fill(registryTlsApply(tls), secrets)), 0);
-    assert.equal(sh(fill(registryTlsCheck(tls), secrets)), 0);
+    assert.notEqual(sh(fill(registryTlsCheck(tls).text, secrets)), 0);
+    assert.equal(sh(fill(registryTlsApply(tls).text, secrets)), 0);
+    assert.equal(sh(fill(registryTlsCheck(tls).text, secrets)), 0);
     // The scripts never see the CA's key: filling them without it must work.
-    assert.doesNotMatch(registryTlsApply(tls) + registryTlsCheck(tls), /cluster-ca-key|CAkey/);
+    assert.doesNotMatch(registryTlsApply(tls).text + registryTlsCheck(tls).text, /cluster-ca-key|CAkey/);
   });
 
   it('TLS task: a re-issued certificate in the store fails the check until applied', () => {
@@ -99,19 +99,19 @@ describe('registry on loopback with the rendered config', () => {
     const names = registryTlsSecrets(tls);
     const other = issueServingTls(ca.cert, ca.key, tls.host, tls.ip, 10);
     const next = { ...secrets, 'cluster-ca-cert': ca.cert, [names.cert]: other.cert, [names.key]: other.key };
-    assert.notEqual(sh(fill(registryTlsCheck(tls), next)), 0);
-    assert.equal(sh(fill(registryTlsApply(tls), next)), 0);
+    assert.notEqual(sh(fill(registryTlsCheck(tls).text, next)), 0);
+    assert.equal(sh(fill(registryTlsApply(tls).text, next)), 0);
     // Ten days left: the check still refuses it (it wants 30 more days).
-    assert.notEqual(sh(fill(registryTlsCheck(tls), next)), 0);
-    assert.equal(sh(fill(registryTlsApply(tls), secrets)), 0);
-    assert.equal(sh(fill(registryTlsCheck(tls), secrets)), 0);
+    assert.notEqual(sh(fill(registryTlsCheck(tls).text, next)), 0);
+    assert.equal(sh(fill(registryTlsApply(tls).text, secrets)), 0);
+    assert.equal(sh(fill(registryTlsCheck(tls).text, secrets)), 0);
   });
 
   it('htpasswd task: check fails, apply, check passes; a changed password fails it again', () => {
-    assert.notEqual(sh(fill(htpasswdCheck(htpasswd), secrets)), 0);
-    assert.equal(sh(fill(htpasswdApply(htpasswd, 'root'), secrets)), 0);
-    assert.equal(sh(fill(htpasswdCheck(htpasswd), secrets)), 0);
-    assert.notEqual(sh(fill(htpasswdCheck(htpasswd), { ...secrets, 'registry-password': 'other' })), 0);
+    assert.notEqual(sh(fill(htpasswdCheck(htpasswd).text, secrets)), 0);
+    assert.equal(sh(fill(htpasswdApply(htpasswd, 'root').text, secrets)), 0);
+    assert.equal(sh(fill(htpasswdCheck(htpasswd).text, secrets)), 0);
+    assert.notEqual(sh(fill(htpasswdCheck(htpasswd).text, { ...secrets, 'registry-password': 'other' })), 0);
   });
 
   it('docker-registry serves /v2/ only with the right credentials', async () => {

@@ -323,7 +323,7 @@ describe('a single control plane with no Linux worker keeps CoreDNS while it is 
   it('1-1-1 (one control plane, one Windows worker): its drain leaves kube-dns pods; 3-2-1 drains them', () => {
     const drainOf = (example: string) =>
       examplePlan(example, 'upgrade').plan.tasks.find((t) => t.name === 'upgrade-drain-controller-01')?.apply.script;
-    assert.match(drainOf('k8s-libvirt-1-1-1') ?? '', /drain 'controller-01' .*--pod-selector='k8s-app!=kube-dns'/);
+    assert.match(drainOf('k8s-libvirt-1-1-1') ?? '', /drain controller-01 .*--pod-selector='k8s-app!=kube-dns'/);
     assert.doesNotMatch(drainOf('k8s-libvirt-3-2-1') ?? '', /pod-selector/);
   });
 });

@@ -5,7 +5,14 @@ import type { ClusterModel } from '../model/resolve.js';
 import type { PlanNode } from '../model/types.js';
 import { assemblePlan, type AssembledPlan } from '../plan/assemble.js';
 import { powershell, sh, task } from '../plan/task.js';
-import { collectScript, linuxSections, servicesSections, windowsSections, type Section } from './sections.js';
+import {
+  collectScript,
+  collectShellScript,
+  linuxSections,
+  servicesSections,
+  windowsSections,
+  type Section,
+} from './sections.js';
 
 export const DIAGNOSE_TASK = 'diagnose';
 export const DIAGNOSE_TIMEOUT_SECONDS = 120;
@@ -28,14 +35,14 @@ export function assembleDiagnosePlan(model: ClusterModel, nodes: readonly PlanNo
       tasks: nodes.map((n) => {
         const windows = n.osFamily === 'windows';
         const sections = sectionsOf(model, n, api);
-        const script = collectScript(windows ? 'powershell' : 'sh', sections);
+        const script = windows ? collectScript('powershell', sections) : collectShellScript(sections);
         return task({
           stage: 'task-post-deployment',
           host: n.name,
           name: DIAGNOSE_TASK,
           description: `collect ${sections.map((s) => s.name).join(', ')}`,
           check: null,
-          apply: windows ? powershell(script) : sh(script),
+          apply: typeof script === 'string' ? powershell(script) : sh(script),
           timeoutSeconds: DIAGNOSE_TIMEOUT_SECONDS,
         });
       }),

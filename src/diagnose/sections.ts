@@ -13,7 +13,7 @@ import { DNSMASQ_CONFIG } from '../render/services/dnsmasq.js';
 import { servicesFacts } from '../render/services/facts.js';
 import { HAPROXY_CONFIG } from '../render/services/haproxy.js';
 import { REGISTRY_PATHS } from '../render/services/registry.js';
-import { shellQuote } from '../util/escape/index.js';
+import { shell, shellLines, type ShellText } from '../util/escape/index.js';
 import { linuxCredentials, windowsCredentials } from '../verify/underlay/credential-scripts.js';
 import { apiCniSections, CALICO_LINUX_VXLAN, linuxCalicoSections, windowsCniSections } from './cni-sections.js';
 
@@ -162,17 +162,21 @@ export function windowsSections(model: ClusterModel): Section[] {
 export const SECTION_TIMEOUT_SECONDS = 20;
 
 /** One script that prints every section after its marker; a failing command does not stop the others. */
+/** The Linux collector: each section's command run by `sh -c` as one quoted word, bounded in time. */
+export function collectShellScript(sections: readonly Section[], sectionTimeout = SECTION_TIMEOUT_SECONDS): ShellText {
+  return shellLines(
+    sections.map(
+      (s) => shell`echo ${`${MARKER}${s.name}`}\ntimeout -k 2 ${sectionTimeout} sh -c ${s.command} 2>&1 || true`,
+    ),
+  );
+}
+
 export function collectScript(
   shell: 'sh' | 'powershell',
   sections: readonly Section[],
   sectionTimeout = SECTION_TIMEOUT_SECONDS,
 ): string {
-  if (shell === 'sh')
-    return sections
-      .map(
-        (s) => `echo '${MARKER}${s.name}'\ntimeout -k 2 ${sectionTimeout} sh -c ${shellQuote(s.command)} 2>&1 || true`,
-      )
-      .join('\n');
+  if (shell === 'sh') return collectShellScript(sections, sectionTimeout).text;
   return `$ErrorActionPreference = 'Continue'
 ${HNS_FUNCTIONS}${sections
     .map(

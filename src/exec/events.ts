@@ -107,7 +107,13 @@ export class EventBus {
 
   emit(input: EventInput): void {
     const raw = { t: Date.now() - this.started, ...input } as ExecEvent;
-    const event = this.redactor ? (JSON.parse(this.redactor.redact(JSON.stringify(raw))) as ExecEvent) : raw;
+    const redactor = this.redactor;
+    // Each string on its own: a shape rule rewriting JSON text could leave it unparsable.
+    const event = redactor
+      ? (JSON.parse(JSON.stringify(raw), (_k, v: unknown) =>
+          typeof v === 'string' ? redactor.redact(v) : v,
+        ) as ExecEvent)
+      : raw;
     for (const l of this.listeners) l(event);
   }
 }

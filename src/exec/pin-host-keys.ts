@@ -2,6 +2,7 @@
 // (the guest's seed installs the private half) and pinned here, in the
 // cluster's known_hosts, before first contact: the transport then accepts that
 // key and no other (pinned hosts are never learnt on first contact).
+import { shellQuote } from '../util/escape/index.js';
 import { sshHostPublicKeySecret } from '../model/secret-names.js';
 import type { HostConnection } from '../model/types.js';
 import { readFile } from 'node:fs/promises';
@@ -61,7 +62,7 @@ export async function pinHostKeys(
         `cannot pin the host key ${verdict.fingerprint} of ${host.name} as ${name}: ${knownHosts.path} ${known}`,
         {
           path: knownHosts.path,
-          hint: `if ${name} is really this new machine, remove its old line: ssh-keygen -R '${name}' -f ${knownHosts.path}`,
+          hint: `if ${name} is really this new machine, remove its old line: ssh-keygen -R ${shellQuote(name)} -f ${shellQuote(knownHosts.path)}`,
         },
       );
     }

@@ -21,6 +21,7 @@ import { readStateJson } from './state-file.js';
 import { HostError } from '../errors.js';
 import { writeFileDurable } from './durable.js';
 import { ed25519KeyPair } from './ed25519.js';
+import { knownSecrets, redactSecrets, type KnownSecrets } from '../util/redact.js';
 
 export interface SecretRecord {
   readonly value: string;
@@ -82,6 +83,8 @@ export class MissingSecretError extends HostError {
 
 export class SecretStore {
   private records = new Map<string, SecretRecord>();
+  /** Counts the store's changes (every change is saved), so a Redactor knows when to look at the values again. */
+  generation = 0;
 
   private constructor(readonly path: string) {}
 
@@ -223,20 +226,28 @@ export class SecretStore {
   }
 
   private async save(): Promise<void> {
+    this.generation++;
     await writeFileDurable(this.path, `${JSON.stringify(Object.fromEntries(this.records), null, 2)}\n`, 0o600);
   }
 }
 
-/** Removes every known secret value from text bound for logs, events or the journal. */
+/**
+ * Removes every known secret value (in each form it takes: as it is, base64,
+ * URL-encoded) and every secret shape (util/redact.ts) from text bound for
+ * logs, events or the journal. The forms are worked out again only when the
+ * store has changed.
+ */
 export class Redactor {
+  private known: KnownSecrets = knownSecrets([]);
+  private seen = -1;
+
   constructor(private readonly store: SecretStore) {}
 
   redact(text: string): string {
-    let out = text;
-    for (const [name, value] of this.store.values()) {
-      if (value.length < 4) continue;
-      out = out.split(value).join(`<redacted:${name}>`);
+    if (this.store.generation !== this.seen) {
+      this.known = knownSecrets(this.store.values());
+      this.seen = this.store.generation;
     }
-    return out;
+    return redactSecrets(text, this.known);
   }
 }

@@ -4,6 +4,11 @@
 // `sha256:<hex>` hash kubeadm join discovery pins); the rest tasks capture.
 import { CLUSTER_SSH_PUBLIC_KEY, WINDOWS_ADMIN_PASSWORD } from '../drivers/secret-names.js';
 
+/** The placeholder the executor fills with a secret's value (`{{secret:NAME}}`) just before use. */
+export function secretRef(name: string): string {
+  return `{{secret:${name}}}`;
+}
+
 export const SECRET_NAMES = {
   /** kubeadm bootstrap token `[a-z0-9]{6}.[a-z0-9]{16}`. */
   kubeadmToken: 'kubeadm-token',

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkGraph } from './graph.js';
+import { shellCode } from '../util/escape/index.js';
 import { sh, task } from './task.js';
 import type { Stage, Task } from './types.js';
 
 const t = (name: string, after: string[] = [], stage: Stage = 'task-deploy-cluster'): Task =>
-  task({ stage, host: 'h', name, description: name, after, check: null, apply: sh('true') });
+  task({ stage, host: 'h', name, description: name, after, check: null, apply: sh(shellCode('true')) });
 const id = (name: string, stage: Stage = 'task-deploy-cluster'): string => `${stage}/h/${name}`;
 
 describe('checkGraph', () => {

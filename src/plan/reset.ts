@@ -17,7 +17,7 @@ import { windowsResetTasks, windowsWorkers } from './tasks/windows.js';
 import type { PlanNode } from '../model/types.js';
 import type { Task } from './types.js';
 import type { RenderedArtifact } from '../render/types.js';
-import { shellQuote } from '../util/escape/index.js';
+import { shell, shellCode } from '../util/escape/index.js';
 
 const STAGE = 'task-cleanup-hypervisors';
 /** Interfaces flannel and Calico leave behind on Linux nodes. */
@@ -61,12 +61,16 @@ function linuxResetTask(node: PlanNode, after: readonly string[]): Task {
     name: 'node-reset',
     description: `kubeadm reset ${node.name}, remove CNI state and kubemix files`,
     after,
-    check: sh('[ ! -e /etc/kubernetes/kubelet.conf ] && [ ! -e /etc/kubernetes/admin.conf ] && [ ! -d /etc/kubemix ]'),
-    apply: sh(`set -eu
+    check: sh(
+      shellCode(
+        '[ ! -e /etc/kubernetes/kubelet.conf ] && [ ! -e /etc/kubernetes/admin.conf ] && [ ! -d /etc/kubemix ]',
+      ),
+    ),
+    apply: sh(shell`set -eu
 if command -v kubeadm >/dev/null 2>&1; then kubeadm reset --force; fi
 systemctl stop kubelet 2>/dev/null || true
 rm -rf /etc/cni/net.d/* /var/lib/cni /etc/kubemix
-for link in ${CNI_LINKS.join(' ')}; do ip link delete "$link" 2>/dev/null || true; done`),
+for link in ${CNI_LINKS}; do ip link delete "$link" 2>/dev/null || true; done`),
     timeoutSeconds: 600,
   });
 }
@@ -76,7 +80,6 @@ function servicesReset(model: ClusterModel): { tasks: Task[] } {
   const host = upTasks[0]?.host;
   if (host === undefined) return { tasks: [] };
   const files = [...new Set(artifacts.filter((a) => a.node === host).map((a) => a.remotePath))].sort();
-  const units = SERVICE_UNITS.join(' ');
   return {
     tasks: [
       task({
@@ -85,10 +88,10 @@ function servicesReset(model: ClusterModel): { tasks: Task[] } {
         name: 'services-reset',
         description: `stop ${SERVICE_UNITS.join(', ')} and remove the files kubemix wrote`,
         check: sh(
-          `for u in ${units}; do ! systemctl is-active --quiet "$u" || exit 1; done\nfor f in ${files.map(shellQuote).join(' ')}; do [ ! -e "$f" ] || exit 1; done`,
+          shell`for u in ${SERVICE_UNITS}; do ! systemctl is-active --quiet "$u" || exit 1; done\nfor f in ${files}; do [ ! -e "$f" ] || exit 1; done`,
         ),
         apply: sh(
-          `for u in ${units}; do systemctl disable --now "$u" 2>/dev/null || true; done\nrm -f ${files.map(shellQuote).join(' ')}`,
+          shell`for u in ${SERVICE_UNITS}; do systemctl disable --now "$u" 2>/dev/null || true; done\nrm -f ${files}`,
         ),
         timeoutSeconds: 300,
       }),

@@ -1,5 +1,6 @@
 import { withHelpersFile } from '../render/windows/helpers.js';
 import { withoutUnusedHelpers } from '../render/windows/ps.js';
+import type { ShellText } from '../util/escape/index.js';
 import type { Command, SecretCapture, Stage, Task } from './types.js';
 
 export interface TaskInput {
@@ -52,8 +53,14 @@ export function task(input: TaskInput): Task {
   };
 }
 
-export function sh(script: string, privilege: 'root' | 'user' = 'root'): Command {
-  return { shell: 'sh', privilege, script: script.endsWith('\n') ? script : `${script}\n` };
+/**
+ * A Linux task's script. Only script text made by `shell` (util/escape) is
+ * accepted: every value in it was escaped for where it lands, so no value can
+ * be written into a root script with a quote built by hand.
+ */
+export function sh(script: ShellText, privilege: 'root' | 'user' = 'root'): Command {
+  const text = script.text;
+  return { shell: 'sh', privilege, script: text.endsWith('\n') ? text : `${text}\n` };
 }
 
 /**

@@ -36,6 +36,49 @@ export function isHttpUrl(text: string): boolean {
   return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
 }
 
+/** The longest URL the spec takes (browsers and proxies agree on 2 KiB; longer ones are typos or payloads). */
+export const MAX_URL_LENGTH = 2048;
+
+/**
+ * A download's source as the docs promise it: an http(s):// URL with a host
+ * (the pinned SHA256 a URL needs is what makes its file trusted, as for
+ * spec.mirrors.artifacts), or a file: URL naming a local path (`file:///p`;
+ * `file://localhost/p` is the same, RFC 8089). Other schemes (ftp:, data:,
+ * javascript:, …) neither curl on a node nor the deployer would fetch as meant.
+ */
+export function isDownloadUrlScheme(text: string): boolean {
+  return isHttpUrl(text) || (URL.canParse(text) && new URL(text).protocol === 'file:');
+}
+
+/** No `#fragment`: the fetcher drops it, so it only ever carries text the user never meant to send. */
+export function hasNoFragment(text: string): boolean {
+  return !text.includes('#');
+}
+
+/** No `user:password@` in a download URL (credentials belong in a mirror the deployer reaches, not in plans). */
+export function hasNoUserinfo(text: string): boolean {
+  if (!URL.canParse(text)) return true;
+  const u = new URL(text);
+  return u.username === '' && u.password === '';
+}
+
+/**
+ * A file: URL's path is one the file system can name once percent-decoded:
+ * no encoded `/` or NUL (`%2F`, `%00`), valid UTF-8. A raw space is refused
+ * earlier (write `%20`, as RFC 8089 does).
+ */
+export function hasDecodableFilePath(text: string): boolean {
+  if (!/^file:/i.test(text) || !URL.canParse(text)) return true;
+  const path = new URL(text).pathname;
+  if (/%2f|%00/i.test(path)) return false;
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const UNIT_SECONDS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600 };
 /** `90s`, `10m`, `1h` → seconds. NaN for anything else. */
 export function durationSeconds(text: string): number {

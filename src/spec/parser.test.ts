@@ -111,13 +111,15 @@ test('every example spec takes the generated path (zod is not needed for them)',
   }
 });
 
-test('what zod alone decides the generated parser hands over: a download URL', () => {
+test('a download URL is decided by the generated parser and zod alike (no format only zod knows)', () => {
   const [, doc] = specDocuments().find(([f]) => f === 'examples/k8s-libvirt-1-1-1.yaml') ?? assert.fail('no example');
   const withUrl = mutated(doc, ['spec', 'downloads'], { 'linux/kubelet': { url: 'https://mirror.example/kubelet' } });
-  assert.equal(parseSpecDocument(withUrl), INVALID);
-  const result = parseSpecSchema(withUrl);
-  assert.ok(result.success, 'zod accepts it');
-  assert.deepEqual(result.data, clusterSpecSchema.parse(withUrl));
+  assert.deepEqual(parseSpecDocument(withUrl), clusterSpecSchema.parse(withUrl));
+  for (const url of ['javascript:alert(1)', 'https://h.example/x#$(id)', 'https://u:p@h.example/x', 'ftp://h/x']) {
+    const bad = mutated(doc, ['spec', 'downloads'], { 'linux/kubelet': { url } });
+    assert.equal(parseSpecDocument(bad), INVALID, url);
+    assert.equal(parseSpecSchema(bad).success, false, url);
+  }
   const rejected = parseSpecSchema(mutated(doc, ['metadata', 'name'], 'Bad_Name'));
   assert.equal(rejected.success, false);
   assert.equal(rejected.success ? '' : rejected.error.issues[0]?.path.join('.'), 'metadata.name');

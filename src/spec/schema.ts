@@ -7,7 +7,18 @@
 import { z } from 'zod';
 import { DEFAULT_LIBVIRT_URI } from '../drivers/libvirt/names.js';
 import { DEFAULT_CONTAINERD_LINE, DEFAULT_KUBERNETES_MINOR } from '../matrix/index.js';
-import { SPEC_API_VERSION, diskWithinLimit, durationWithinLimit, isHttpUrl, ramWithinLimit } from './checks.js';
+import {
+  MAX_URL_LENGTH,
+  SPEC_API_VERSION,
+  diskWithinLimit,
+  durationWithinLimit,
+  hasDecodableFilePath,
+  hasNoFragment,
+  hasNoUserinfo,
+  isDownloadUrlScheme,
+  isHttpUrl,
+  ramWithinLimit,
+} from './checks.js';
 
 export { MAX_DISK_MIB, MAX_RAM_MIB, SPEC_API_VERSION, quantityMiB } from './checks.js';
 
@@ -34,14 +45,19 @@ const CONTROL_MESSAGE = 'must not contain control characters, line breaks or inv
 const text = (max: number) => z.string().min(1).max(max).regex(NO_CONTROL, CONTROL_MESSAGE);
 
 /** http(s) URL, as the WHATWG URL parser reads it, without quotes, whitespace, backslashes or braces. */
+const URL_CHARACTERS = /^[^\s'"\\`<>{}|^\u0000-\u001f\u007f-\u009f]+$/;
+const URL_CHARACTERS_MESSAGE =
+  'must be a URL without quotes, whitespace, backslashes or <>{}|^` (write a space as %20)';
 const httpUrl = z
   .string()
-  .max(2048)
-  .regex(
-    /^[^\s'"\\`<>{}|^\u0000-\u001f\u007f-\u009f]+$/,
-    'must be a URL without quotes, whitespace, backslashes or <>{}|^`',
-  )
-  .refine(isHttpUrl, 'must be an http:// or https:// URL with a host, such as https://mirror.example.com/files');
+  .max(MAX_URL_LENGTH)
+  .regex(URL_CHARACTERS, URL_CHARACTERS_MESSAGE)
+  .refine(isHttpUrl, 'must be an http:// or https:// URL with a host, such as https://mirror.example.com/files')
+  .refine(hasNoFragment, 'must not hold a #fragment')
+  .refine(
+    hasNoUserinfo,
+    'must not hold user:password@: kubemix would write the credentials into plans and scripts; use a proxy or mirror that needs none from these nodes (by source address)',
+  );
 
 const hostAddress = z
   .string()
@@ -281,7 +297,19 @@ const mirrors = z.strictObject({
 
 const downloadOverride = z.strictObject({
   url: z
-    .url()
+    .string()
+    .max(MAX_URL_LENGTH)
+    .regex(URL_CHARACTERS, URL_CHARACTERS_MESSAGE)
+    .refine(
+      isDownloadUrlScheme,
+      'must be an http(s):// URL with a host, or a file:/// path on the machine that fetches it',
+    )
+    .refine(hasNoFragment, 'must not hold a #fragment: the fetcher drops it, and with it what it says')
+    .refine(hasNoUserinfo, 'must not hold user:password@: kubemix would write the credentials into plans and scripts')
+    .refine(
+      hasDecodableFilePath,
+      'a file: path must not encode "/" or NUL (%2F, %00) and must be valid UTF-8 once decoded',
+    )
     .optional()
     .describe('Where the deployer fetches the file instead (an internal mirror, a newer build); needs sha256'),
   sha256: z

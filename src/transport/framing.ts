@@ -34,7 +34,7 @@ export function powershellDriver(marker: string): string {
   return [
     "$ErrorActionPreference = 'Stop'",
     "$ProgressPreference = 'SilentlyContinue'",
-    `$m = '${marker}'`,
+    `$m = ${psQuote(marker)}`,
     "$d = Join-Path $env:TEMP ('kubemix.' + [guid]::NewGuid().ToString('N'))",
     'New-Item -ItemType Directory -Path $d | Out-Null',
     '$in = [Console]::OpenStandardInput()',

@@ -1,6 +1,7 @@
 // Opening one verified SSH connection (optionally through a bastion). Host
 // keys are checked against known_hosts on every connection: nothing here can
 // turn the check off.
+import { shellQuote } from '../util/escape/index.js';
 import { expandHome } from './home-path.js';
 import { readFile } from 'node:fs/promises';
 import { Client, type ConnectConfig } from 'ssh2';
@@ -108,7 +109,7 @@ async function judgeKey(endpoint: Endpoint, name: string, key: Buffer, options: 
       throw new HostKeyError(
         endpoint.label,
         `host key of ${endpoint.label} (${name}) CHANGED: known ${verdict.known.join(', ')}, offered ${verdict.fingerprint}; refusing to connect`,
-        `if the host was really reinstalled, remove its old line: ssh-keygen -R '${name}' -f ${file}`,
+        `if the host was really reinstalled, remove its old line: ssh-keygen -R ${shellQuote(name)} -f ${shellQuote(file)}`,
       );
     case 'unknown':
       if (endpoint.pinned) {

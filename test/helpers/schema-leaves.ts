@@ -78,17 +78,20 @@ export function slotsOf(
         : slotsOf(item, rest, `${prefix}[${i}]`, [...steps, i]),
     );
   }
-  if (head === '{key}' || head === '{value}') {
-    return Object.keys(obj).map((k) =>
-      head === '{value}'
-        ? slot(`${prefix}.${k}`, [...steps, k], String(obj[k]))
-        : {
-            path: `${prefix}.${k}`,
-            reportedAt: prefix,
-            current: k,
-            set: (d: Record<string, unknown>, v: string) => renameKey(walk(d, steps), k, v),
-          },
+  if (head === '{value}')
+    // A record's values: the value itself, or (an object per key, like spec.downloads) the fields under it.
+    return Object.keys(obj).flatMap((k) =>
+      rest.length === 0
+        ? [slot(`${prefix}.${k}`, [...steps, k], typeof obj[k] === 'string' ? obj[k] : undefined)]
+        : slotsOf(obj[k], rest, `${prefix}.${k}`, [...steps, k]),
     );
+  if (head === '{key}') {
+    return Object.keys(obj).map((k) => ({
+      path: `${prefix}.${k}`,
+      reportedAt: prefix,
+      current: k,
+      set: (d: Record<string, unknown>, v: string) => renameKey(walk(d, steps), k, v),
+    }));
   }
   const path = prefix === '' ? head : `${prefix}.${head}`;
   if (rest.length === 0)

@@ -26,7 +26,14 @@ import { CALICO_WINDOWS, linuxDistro } from '../../matrix/index.js';
 import { assemblePlan, type AssembledPlan } from '../assemble.js';
 import { powershell, sh, task } from '../task.js';
 import type { Task } from '../types.js';
-import { cordonScripts, drainScripts, readyScripts, uncordonScripts } from '../upgrade/api-steps.js';
+import {
+  cordonScripts,
+  drainScripts,
+  readyScripts,
+  uncordonScripts,
+  type CheckAndApply,
+} from '../upgrade/api-steps.js';
+import { shell, shellCode } from '../../util/escape/index.js';
 import { DRAIN_TIMEOUT_SECONDS, onlyDnsHome, READY_TIMEOUT_SECONDS, UPGRADE_STAGE } from '../upgrade/assemble.js';
 import { nodeVerifyTasks } from '../upgrade/node-verify.js';
 
@@ -109,7 +116,7 @@ function nodeChain(
   after: string[],
   rolling: ReadonlySet<string>,
 ): Task[] {
-  const onApi = (name: string, description: string, s: { check: string; apply: string }, timeoutSeconds: number) =>
+  const onApi = (name: string, description: string, s: CheckAndApply, timeoutSeconds: number) =>
     task({
       stage: UPGRADE_STAGE,
       host: api.name,
@@ -120,7 +127,7 @@ function nodeChain(
       timeoutSeconds,
     });
   // No version to compare: a drained node's cordon and drain are redone on a re-run, which is harmless.
-  const never = 'false';
+  const never = shellCode('false');
   const windows = node.osFamily === 'windows';
   const ordered: Task[] = [
     ...(windows ? [stageWindowsUpdates(selection, node)] : []),
@@ -186,14 +193,14 @@ export function assembleUncordonPlan(model: ClusterModel, nodes: readonly string
  * with it, and kubectl on the first control plane talks to it: wait up to
  * five minutes for /readyz before waiting for the Node.
  */
-function afterApiBack(s: { check: string; apply: string }): { check: string; apply: string } {
-  const wait = `i=0
+function afterApiBack(s: CheckAndApply): CheckAndApply {
+  const wait = shellCode(`i=0
 until kubectl --kubeconfig=/etc/kubernetes/admin.conf get --raw=/readyz >/dev/null 2>&1; do
   i=$((i + 1)); [ "$i" -le 60 ] || { echo 'the API server did not answer within 300 s' >&2; exit 1; }
   sleep 5
 done
-`;
-  return { check: s.check, apply: `${wait}${s.apply}` };
+`);
+  return { check: s.check, apply: shell`${wait}${s.apply}` };
 }
 
 const only = (selection: UpdateSelection): string =>

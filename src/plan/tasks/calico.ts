@@ -10,6 +10,7 @@ import { CALICO_NAMESPACE, CALICO_WINDOWS_DAEMONSET, TIGERA_NAMESPACE } from '..
 import { registeredName } from '../../render/windows/kubeadm.js';
 import { proxyExports } from '../../render/linux/proxy.js';
 import { sh, task } from '../task.js';
+import { shell, shellLines, type ShellText } from '../../util/escape/index.js';
 import type { Task } from '../types.js';
 import { downloadScript } from './download.js';
 
@@ -19,13 +20,13 @@ const VERSION_ANNOTATION = 'kubemix.dev/calico-version';
 export function calicoOperatorTask(model: ClusterModel, host: string, after: readonly string[]): Task {
   const mirror = model.mirrors.artifacts;
   const steps = CALICO.manifests.map(
-    (name) => `(
+    (name) => shell`(
 ${downloadScript(
   {
     url: URLS.calicoManifest(CALICO.version, name),
     checksumUrl: CHECKSUM_URLS.calico(CALICO.version),
     // The CRDs exceed the client-side apply annotation limit: server-side only.
-    install: `kubectl ${ADMIN} apply --server-side --force-conflicts -f "$file"`,
+    install: shell`kubectl ${ADMIN} apply --server-side --force-conflicts -f "$file"`,
   },
   mirror,
 )})`,
@@ -37,10 +38,10 @@ ${downloadScript(
     description: `apply the Tigera operator for Calico ${CALICO.version} (${CALICO.manifests.join(', ')}, sha256-verified)`,
     after,
     check:
-      sh(`[ "$(kubectl ${ADMIN} get namespace ${TIGERA_NAMESPACE} -o jsonpath='{.metadata.annotations.kubemix\\.dev/calico-version}' 2>/dev/null)" = ${CALICO.version} ]
+      sh(shell`[ "$(kubectl ${ADMIN} get namespace ${TIGERA_NAMESPACE} -o jsonpath='{.metadata.annotations.kubemix\\.dev/calico-version}' 2>/dev/null)" = ${CALICO.version} ]
 kubectl ${ADMIN} -n ${TIGERA_NAMESPACE} rollout status deployment/tigera-operator --timeout=10s >/dev/null`),
-    apply: sh(`set -eu
-${proxyExports(model)}${steps.join('\n')}
+    apply: sh(shell`set -eu
+${proxyExports(model)}${shellLines(steps)}
 # Our custom resources need the CRDs served, the ConfigMap needs the namespace.
 kubectl ${ADMIN} wait --for=condition=Established --timeout=120s crd/installations.operator.tigera.io crd/felixconfigurations.crd.projectcalico.org crd/ipamconfigs.crd.projectcalico.org
 kubectl ${ADMIN} -n ${TIGERA_NAMESPACE} rollout status deployment/tigera-operator --timeout=300s
@@ -57,13 +58,13 @@ kubectl ${ADMIN} annotate --overwrite namespace ${TIGERA_NAMESPACE} ${VERSION_AN
  */
 export function calicoLinuxReadyTask(host: string, after: readonly string[]): Task {
   // The operator creates both after it reads the Installation: wait for them to exist first.
-  const wait = (t: number): string =>
-    [
-      `kubectl ${ADMIN} wait --for=create --timeout=${t}s tigerastatus/calico`,
-      `kubectl ${ADMIN} wait --for=condition=Available --timeout=${t}s tigerastatus/calico`,
-      `kubectl ${ADMIN} -n ${CALICO_NAMESPACE} wait --for=create --timeout=${t}s daemonset/calico-node`,
-      `kubectl ${ADMIN} -n ${CALICO_NAMESPACE} rollout status daemonset/calico-node --timeout=${t}s`,
-    ].join('\n');
+  const wait = (t: number): ShellText =>
+    shellLines([
+      shell`kubectl ${ADMIN} wait --for=create --timeout=${t}s tigerastatus/calico`,
+      shell`kubectl ${ADMIN} wait --for=condition=Available --timeout=${t}s tigerastatus/calico`,
+      shell`kubectl ${ADMIN} -n ${CALICO_NAMESPACE} wait --for=create --timeout=${t}s daemonset/calico-node`,
+      shell`kubectl ${ADMIN} -n ${CALICO_NAMESPACE} rollout status daemonset/calico-node --timeout=${t}s`,
+    ]);
   return task({
     stage: 'task-deploy-cluster',
     host,
@@ -71,8 +72,8 @@ export function calicoLinuxReadyTask(host: string, after: readonly string[]): Ta
     description:
       'wait for Calico Available (tigerastatus) and calico-node Ready on every Linux node, before any Windows join',
     after,
-    check: sh(`set -eu\n${wait(10)} >/dev/null`),
-    apply: sh(`set -eu\n${wait(300)}`),
+    check: sh(shell`set -eu\n${wait(10)} >/dev/null`),
+    apply: sh(shell`set -eu\n${wait(300)}`),
     timeoutSeconds: 1260,
   });
 }
@@ -83,25 +84,22 @@ export function calicoLinuxReadyTask(host: string, after: readonly string[]): Ta
  * the node by win-kube-proxy, which this waits for).
  */
 export function calicoWindowsReadyTask(model: ClusterModel, host: string, after: readonly string[]): Task {
-  const nodes = model.nodes
-    .filter((n) => n.osFamily === 'windows')
-    .map((n) => `node/${registeredName(n)}`)
-    .join(' ');
+  const nodes = model.nodes.filter((n) => n.osFamily === 'windows').map((n) => `node/${registeredName(n)}`);
   const ds = `daemonset/${CALICO_WINDOWS_DAEMONSET}`;
-  const wait = (t: number): string =>
-    [
-      `kubectl ${ADMIN} -n ${CALICO_NAMESPACE} wait --for=create --timeout=${t}s ${ds}`,
-      `kubectl ${ADMIN} -n ${CALICO_NAMESPACE} rollout status ${ds} --timeout=${t}s`,
-      `kubectl ${ADMIN} wait --for=condition=Ready --timeout=${t}s ${nodes}`,
-    ].join('\n');
+  const wait = (t: number): ShellText =>
+    shellLines([
+      shell`kubectl ${ADMIN} -n ${CALICO_NAMESPACE} wait --for=create --timeout=${t}s ${ds}`,
+      shell`kubectl ${ADMIN} -n ${CALICO_NAMESPACE} rollout status ${ds} --timeout=${t}s`,
+      shell`kubectl ${ADMIN} wait --for=condition=Ready --timeout=${t}s ${nodes}`,
+    ]);
   return task({
     stage: 'task-deploy-cluster',
     host,
     name: 'calico-windows-ready',
     description: `expect ${CALICO_WINDOWS_DAEMONSET} Ready on every Windows node and the nodes Ready (kube-proxy runs there as a HostProcess pod)`,
     after,
-    check: sh(`set -eu\n${wait(10)} >/dev/null`),
-    apply: sh(`set -eu\n${wait(300)}`),
+    check: sh(shell`set -eu\n${wait(10)} >/dev/null`),
+    apply: sh(shell`set -eu\n${wait(300)}`),
     timeoutSeconds: 1260,
   });
 }

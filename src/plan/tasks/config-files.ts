@@ -6,7 +6,7 @@ import { artifactId } from '../artifact-path.js';
 import { sh, task } from '../task.js';
 import type { Stage, Task } from '../types.js';
 import type { RenderedArtifact } from '../../render/types.js';
-import { shellQuote } from '../../util/escape/index.js';
+import { shell, shellCode, shellLines, type ShellText } from '../../util/escape/index.js';
 
 export interface ConfigTaskInput {
   readonly stage: Stage;
@@ -15,9 +15,9 @@ export interface ConfigTaskInput {
   readonly description: string;
   readonly files: readonly RenderedArtifact[];
   /** Shell run after upload and before the restart: the owning tool's own check. */
-  readonly validate?: string;
+  readonly validate?: ShellText;
   /** Shell that exits 0 when the running state matches the files (a loaded module, a sysctl value). */
-  readonly live?: string;
+  readonly live?: ShellText;
   /** systemd unit to enable and restart once the files are valid. */
   readonly service?: string;
   readonly after?: readonly string[];
@@ -35,26 +35,26 @@ export function configTask(input: ConfigTaskInput): Task {
   const plain = input.files.filter((f) => secretNames(f.content).length === 0);
   const secrets = [...new Set(input.files.flatMap((f) => secretNames(f.content)))].sort();
   const sums = plain.map((f) => `${sha256Hex(f.content)}  ${f.remotePath}`).join('\n');
-  const check = [
-    ...(plain.length === 0 ? [] : [`sha256sum --check --status <<'KUBEMIX_SUMS'\n${sums}\nKUBEMIX_SUMS`]),
+  const check = shellLines([
+    ...(plain.length === 0 ? [] : [shell`sha256sum --check --status <<'KUBEMIX_SUMS'\n${sums}\nKUBEMIX_SUMS`]),
     ...(input.live === undefined ? [] : [input.live]),
-    ...(input.service === undefined ? [] : [`systemctl is-active --quiet ${input.service}`]),
-  ].join('\n');
-  const apply = [
-    'set -eu',
+    ...(input.service === undefined ? [] : [shell`systemctl is-active --quiet ${input.service}`]),
+  ]);
+  const apply = shellLines([
+    shellCode('set -eu'),
     // Uploads land with the planned mode; the owner needs a user that only
     // exists once the package is installed, so it is set here.
-    ...input.files.map((f) => `chown ${f.owner} ${f.remotePath} && chmod ${f.mode} ${f.remotePath}`),
+    ...input.files.map((f) => shell`chown ${f.owner} ${f.remotePath} && chmod ${f.mode} ${f.remotePath}`),
     ...(input.validate === undefined ? [] : [input.validate]),
     ...(input.service === undefined
       ? []
-      : [`systemctl enable --quiet ${input.service}`, `systemctl restart ${input.service}`]),
+      : [shell`systemctl enable --quiet ${input.service}`, shell`systemctl restart ${input.service}`]),
     // A service can be active and still not serve its files (a zone named could not read):
     // the apply fails unless the live state follows within 15 s.
     ...(input.live === undefined
       ? []
       : [waitFor(input.live, `${input.name}: ${input.service ?? 'the host'} does not serve what the files say`)]),
-  ].join('\n');
+  ]);
   return task({
     stage: input.stage,
     host: input.host,
@@ -69,10 +69,10 @@ export function configTask(input: ConfigTaskInput): Task {
   });
 }
 
-function waitFor(live: string, failure: string): string {
-  return `i=0
+function waitFor(live: ShellText, failure: string): ShellText {
+  return shell`i=0
 until { ${live}; } >/dev/null 2>&1; do
-  i=$((i + 1)); [ "$i" -lt 30 ] || { echo ${shellQuote(failure)} >&2; exit 1; }
+  i=$((i + 1)); [ "$i" -lt 30 ] || { echo ${failure} >&2; exit 1; }
   sleep 0.5
 done`;
 }

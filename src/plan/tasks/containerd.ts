@@ -11,6 +11,8 @@ import { registryCaPath, renderRegistryHosts, servicesRegistry } from '../../ren
 import { CONTAINERD_PATHS as P } from '../../render/containerd/paths.js';
 import { sh, task, taskId } from '../task.js';
 import type { PlanNode } from '../../model/types.js';
+import { secretRef } from '../../model/secret-names.js';
+import { shell, shellCode, type ShellText } from '../../util/escape/index.js';
 import type { Task } from '../types.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { configTask } from './config-files.js';
@@ -40,7 +42,7 @@ export function containerdContribution(model: ClusterModel): { tasks: Task[]; ar
         description: `containerd ${model.versions.containerd} with the systemd cgroup driver and pause ${model.versions.pause}`,
         files,
         // The installed 2.x binary parses the config itself: unknown sections or a wrong version fail here.
-        validate: `systemctl daemon-reload\n${P.binary} --config ${P.config} config dump >/dev/null`,
+        validate: shell`systemctl daemon-reload\n${P.binary} --config ${P.config} config dump >/dev/null`,
         service: 'containerd',
         after: [
           ...installs.map((t) => t.id),
@@ -57,7 +59,7 @@ function binaryTasks(model: ClusterModel, node: PlanNode): Task[] {
   const v = model.versions;
   const tools = toolsTask(node, proxyExports(model));
   const cached = downloadCache(model) !== undefined;
-  const fetch = (name: string, description: string, check: string, id: string, install: string): Task =>
+  const fetch = (name: string, description: string, check: ShellText, id: string, install: ShellText): Task =>
     task({
       stage: PREP_STAGE,
       host: node.name,
@@ -66,7 +68,7 @@ function binaryTasks(model: ClusterModel, node: PlanNode): Task[] {
       after: [tools.id],
       check: sh(check),
       // From the services node's cache no proxy applies; from the source the spec's proxy does.
-      apply: sh(`${cached ? '' : proxyExports(model)}${nodeDownloadScript(model, id, install)}`),
+      apply: sh(shell`${cached ? shellCode('') : proxyExports(model)}${nodeDownloadScript(model, id, install)}`),
       ...(cached ? { secrets: [SECRET.caCert] } : {}),
       timeoutSeconds: 600,
     });
@@ -75,30 +77,30 @@ function binaryTasks(model: ClusterModel, node: PlanNode): Task[] {
     fetch(
       'containerd-binaries',
       `containerd ${v.containerd} from the upstream release`,
-      `${P.binary} --version 2>/dev/null | grep -q ' v${v.containerd} '`,
+      shell`${P.binary} --version 2>/dev/null | grep -q ' v${v.containerd} '`,
       'linux/containerd.tar.gz',
-      'tar -C /usr/local -xzf "$file" bin/',
+      shellCode('tar -C /usr/local -xzf "$file" bin/'),
     ),
     fetch(
       'runc',
       `runc ${v.runc}`,
-      `${P.runc} --version 2>/dev/null | grep -q '^runc version ${v.runc}$'`,
+      shell`${P.runc} --version 2>/dev/null | grep -q '^runc version ${v.runc}$'`,
       'linux/runc',
-      `install -D -m 0755 "$file" ${P.runc}`,
+      shell`install -D -m 0755 "$file" ${P.runc}`,
     ),
     // The plugins have no --version of their own: a marker records what was unpacked.
     fetch(
       'cni-plugins',
       `CNI plugins ${v.cniPlugins} in ${P.cniBin}`,
-      `[ -x ${P.cniBin}/bridge ] && [ "$(cat ${P.cniBin}/.kubemix-version 2>/dev/null)" = ${v.cniPlugins} ]`,
+      shell`[ -x ${P.cniBin}/bridge ] && [ "$(cat ${P.cniBin}/.kubemix-version 2>/dev/null)" = ${v.cniPlugins} ]`,
       'linux/cni-plugins.tgz',
-      `install -d -m 0755 ${P.cniBin}\ntar -C ${P.cniBin} -xzf "$file"\necho ${v.cniPlugins} > ${P.cniBin}/.kubemix-version`,
+      shell`install -d -m 0755 ${P.cniBin}\ntar -C ${P.cniBin} -xzf "$file"\necho ${v.cniPlugins} > ${P.cniBin}/.kubemix-version`,
     ),
   ];
 }
 
 /** curl, tar, gpg and CA roots: what downloads and package repositories need. */
-function toolsTask(node: PlanNode, proxy: string): Task {
+function toolsTask(node: PlanNode, proxy: ShellText): Task {
   const apt = linuxDistro(node.os)?.family !== 'dnf';
   return task({
     stage: PREP_STAGE,
@@ -106,13 +108,18 @@ function toolsTask(node: PlanNode, proxy: string): Task {
     name: 'download-tools',
     description: 'curl, tar, gpg and CA certificates',
     check: sh(
-      'command -v curl >/dev/null && command -v tar >/dev/null && command -v gpg >/dev/null && { [ -s /etc/ssl/certs/ca-certificates.crt ] || [ -s /etc/pki/tls/certs/ca-bundle.crt ]; }',
+      shellCode(
+        'command -v curl >/dev/null && command -v tar >/dev/null && command -v gpg >/dev/null && { [ -s /etc/ssl/certs/ca-certificates.crt ] || [ -s /etc/pki/tls/certs/ca-bundle.crt ]; }',
+      ),
     ),
     apply: sh(
-      proxy +
-        (apt
-          ? 'set -eu\nexport DEBIAN_FRONTEND=noninteractive\napt-get update -q\napt-get install -y -q --no-install-recommends ca-certificates curl gpg tar'
-          : 'dnf install -y -q ca-certificates curl gnupg2 tar'),
+      shell`${proxy}${
+        apt
+          ? shellCode(
+              'set -eu\nexport DEBIAN_FRONTEND=noninteractive\napt-get update -q\napt-get install -y -q --no-install-recommends ca-certificates curl gpg tar',
+            )
+          : shellCode('dnf install -y -q ca-certificates curl gnupg2 tar')
+      }`,
     ),
     timeoutSeconds: 600,
   });
@@ -123,15 +130,15 @@ function registryCaTask(model: ClusterModel, node: PlanNode): Task | undefined {
   const registry = servicesRegistry(model);
   if (registry === undefined) return undefined;
   const path = registryCaPath(registry);
-  const ca = `{{secret:${SECRET.caCert}}}`;
+  const ca = secretRef(SECRET.caCert);
   return task({
     stage: PREP_STAGE,
     host: node.name,
     name: 'registry-ca',
     description: `trust the cluster CA for ${registry}`,
-    check: sh(`cmp -s ${path} - <<'KUBEMIX_EOF'\n${ca}\nKUBEMIX_EOF`),
+    check: sh(shell`cmp -s ${path} - <<'KUBEMIX_EOF'\n${ca}\nKUBEMIX_EOF`),
     apply: sh(
-      `set -eu\ninstall -d -m 0755 ${path.slice(0, path.lastIndexOf('/'))}\ncat > ${path} <<'KUBEMIX_EOF'\n${ca}\nKUBEMIX_EOF\nchmod 0644 ${path}`,
+      shell`set -eu\ninstall -d -m 0755 ${path.slice(0, path.lastIndexOf('/'))}\ncat > ${path} <<'KUBEMIX_EOF'\n${ca}\nKUBEMIX_EOF\nchmod 0644 ${path}`,
     ),
     secrets: [SECRET.caCert],
     timeoutSeconds: 30,

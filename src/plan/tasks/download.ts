@@ -4,16 +4,16 @@
 // manifests, downloadScript) from their origin, checked against the digest
 // pinned in the matrix or the one upstream publishes beside the release.
 import { RELEASE_SHA256 } from '../../matrix/index.js';
-import { shellQuote } from '../../util/escape/index.js';
+import { shell, shellCode, type ShellText } from '../../util/escape/index.js';
 import { downloadCache, nodeFetchUrl, resolveDownload, sha256Ref } from '../../model/downloads.js';
 import type { ClusterModel } from '../../model/resolve.js';
-import { SECRET_NAMES } from '../../model/secret-names.js';
+import { SECRET_NAMES, secretRef } from '../../model/secret-names.js';
 
 export interface Download {
   readonly url: string;
   readonly checksumUrl: string;
   /** Shell run once "$file" holds the verified download. */
-  readonly install: string;
+  readonly install: ShellText;
 }
 
 /** `https://github.com/x/y` → `<mirror>/github.com/x/y`. */
@@ -21,17 +21,17 @@ export function mirrored(url: string, mirror: string | undefined): string {
   return mirror === undefined ? url : `${mirror.replace(/\/+$/, '')}/${url.replace(/^https?:\/\//, '')}`;
 }
 
-export function downloadScript(d: Download, mirror: string | undefined): string {
+export function downloadScript(d: Download, mirror: string | undefined): ShellText {
   const name = d.url.slice(d.url.lastIndexOf('/') + 1);
   const pinned = RELEASE_SHA256[d.url];
   const want =
     pinned === undefined
-      ? `want=$(curl -fsSL --retry 3 ${shellQuote(mirrored(d.checksumUrl, mirror))} | awk '$2 == "${name}" || $2 == "*${name}" { print $1 }')`
-      : `want=${pinned}`;
-  return `set -eu
+      ? shell`want=$(curl -fsSL --retry 3 ${mirrored(d.checksumUrl, mirror)} | awk '$2 == "${name}" || $2 == "*${name}" { print $1 }')`
+      : shell`want=${pinned}`;
+  return shell`set -eu
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 file="$work/${name}"
-curl -fsSL --retry 3 -o "$file" ${shellQuote(mirrored(d.url, mirror))}
+curl -fsSL --retry 3 -o "$file" ${mirrored(d.url, mirror)}
 ${want}
 [ -n "$want" ] || { echo "no sha256 for ${name}" >&2; exit 1; }
 echo "$want  $file" | sha256sum --check --status || { echo "sha256 mismatch for ${name}" >&2; exit 1; }
@@ -45,20 +45,23 @@ ${d.install}
  * (no proxy), or from its source when the cluster has no services node.
  * A file whose hash differs is named and removed; nothing is installed.
  */
-export function nodeDownloadScript(model: ClusterModel, id: string, install: string): string {
+export function nodeDownloadScript(model: ClusterModel, id: string, install: ShellText): ShellText {
   const d = resolveDownload(model, id);
   const cached = downloadCache(model) !== undefined;
   const tls = cached
-    ? `cat > "$work/ca.crt" <<'KUBEMIX_EOF'\n{{secret:${SECRET_NAMES.clusterCaCert}}}\nKUBEMIX_EOF\n`
-    : '';
-  const curl = cached ? `curl -fsSL --retry 3 --noproxy '*' --cacert "$work/ca.crt"` : 'curl -fsSL --retry 3';
-  return `set -eu
+    ? shell`cat > "$work/ca.crt" <<'KUBEMIX_EOF'\n${secretRef(SECRET_NAMES.clusterCaCert)}\nKUBEMIX_EOF\n`
+    : shellCode('');
+  const curl = cached
+    ? shellCode(`curl -fsSL --retry 3 --noproxy '*' --cacert "$work/ca.crt"`)
+    : shellCode('curl -fsSL --retry 3');
+  const what = `${d.name} ${d.version} (${id})`;
+  return shell`set -eu
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 ${tls}file="$work/${d.name}"
-want='${sha256Ref(id)}'
-${curl} -o "$file" '${nodeFetchUrl(model, id)}'
+want=${sha256Ref(id)}
+${curl} -o "$file" ${nodeFetchUrl(model, id)}
 got=$(sha256sum "$file" | cut -d' ' -f1)
-[ "$got" = "$want" ] || { echo "sha256 mismatch for ${d.name} ${d.version} (${id}): got $got, want $want; nothing installed" >&2; exit 1; }
+[ "$got" = "$want" ] || { echo "sha256 mismatch for ${what}: got $got, want $want; nothing installed" >&2; exit 1; }
 ${install}
 `;
 }

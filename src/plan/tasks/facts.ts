@@ -4,14 +4,15 @@
 import type { ClusterModel } from '../../model/resolve.js';
 import { powershell, sh, task } from '../task.js';
 import type { Task } from '../types.js';
+import { shellCode } from '../../util/escape/index.js';
 
-export const LINUX_FACTS = `. /etc/os-release
+export const LINUX_FACTS = shellCode(`. /etc/os-release
 printf 'os=%s\\nversion=%s\\n' "$ID" "\${VERSION_ID:-}"
 printf 'kernel=%s\\n' "$(uname -r)"
 printf 'cpus=%s\\n' "$(getconf _NPROCESSORS_ONLN)"
 awk '/^MemTotal:/ { printf "ramMiB=%d\\n", $2 / 1024 }' /proc/meminfo
 df -Pk / | awk 'NR == 2 { printf "diskFreeGiB=%d\\n", $4 / 1048576 }'
-`;
+`);
 
 export const WINDOWS_FACTS = `$os = Get-CimInstance -ClassName Win32_OperatingSystem
 $cs = Get-CimInstance -ClassName Win32_ComputerSystem

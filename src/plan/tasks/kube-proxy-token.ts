@@ -8,6 +8,7 @@
 // docs/windows.md says how to revoke them at once.
 import type { ClusterModel } from '../../model/resolve.js';
 import { SECRET_NAMES } from '../../model/secret-names.js';
+import { shell, shellLines } from '../../util/escape/index.js';
 import { sh, task } from '../task.js';
 import type { Task } from '../types.js';
 import { linuxNodes } from './linux-prep.js';
@@ -24,15 +25,19 @@ export function legacyTokenTasks(model: ClusterModel): Task[] {
   if (windowsWorkers(model).length === 0) return [];
   const host = linuxNodes(model).find((n) => n.role === 'control-plane')?.name;
   if (host === undefined) return [];
-  const files = LEGACY_TOKEN_FILES.join(' ');
   return [
     task({
       stage: 'task-deploy-cluster',
       host,
       name: 'windows-legacy-tokens',
       description: 'remove the Windows service tokens earlier kubemix versions minted here (the pods have their own)',
-      check: sh(LEGACY_TOKEN_FILES.map((f) => `[ ! -e ${f} ]`).join(' && ')),
-      apply: sh(`rm -f ${files} ${LEGACY_TOKEN_FILES.map((f) => `${f}.new`).join(' ')}`),
+      check: sh(
+        shellLines(
+          LEGACY_TOKEN_FILES.map((f) => shell`[ ! -e ${f} ]`),
+          ' && ',
+        ),
+      ),
+      apply: sh(shell`rm -f ${LEGACY_TOKEN_FILES} ${LEGACY_TOKEN_FILES.map((f) => `${f}.new`)}`),
       timeoutSeconds: 30,
     }),
   ];

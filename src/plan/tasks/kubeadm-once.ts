@@ -11,6 +11,7 @@
 // is waited for, never initialised or joined again.
 import { CONTAINERD_PATHS } from '../../render/containerd/paths.js';
 import { KUBEADM_DIR } from '../../render/kubeadm/config.js';
+import { shell, shellCode, type ShellText } from '../../util/escape/index.js';
 
 const ADMIN = '--kubeconfig=/etc/kubernetes/admin.conf';
 const CRI = `--cri-socket=unix://${CONTAINERD_PATHS.socket}`;
@@ -29,9 +30,9 @@ export function markers(run: KubeadmRun): { readonly started: string; readonly d
  * kubeadm's own files and a live service; never while kubemix's run is
  * marked started and not done.
  */
-export function onceCheck(run: KubeadmRun, live: string): string {
+export function onceCheck(run: KubeadmRun, live: ShellText): ShellText {
   const m = markers(run);
-  return `[ ! -e ${m.started} ] || [ -e ${m.done} ] || exit 1\n${live}`;
+  return shell`[ ! -e ${m.started} ] || [ -e ${m.done} ] || exit 1\n${live}`;
 }
 
 /**
@@ -39,23 +40,29 @@ export function onceCheck(run: KubeadmRun, live: string): string {
  * finished run, wait for `live`; after an interrupted one of kubemix's, reset
  * first; over kubeadm files kubemix did not write (`foreign`), refuse.
  */
-export function onceApply(run: KubeadmRun, body: string, live: string, foreign: string, what: string): string {
+export function onceApply(
+  run: KubeadmRun,
+  body: ShellText,
+  live: ShellText,
+  foreign: ShellText,
+  what: string,
+): ShellText {
   const m = markers(run);
-  return `set -eu
+  return shell`set -eu
 if [ -e ${m.done} ]; then
   # kubemix's ${run} finished here before: wait for ${what}, never ${run} again.
   waited=0
   until ${live}; do
-    [ "$waited" -lt ${ANSWER_WAIT_SECONDS} ] || { echo "kubeadm ${run} finished here before, but ${what} does not answer after ${ANSWER_WAIT_SECONDS} s" >&2; exit 1; }
+    [ "$waited" -lt ${ANSWER_WAIT_SECONDS} ] || { echo ${`kubeadm ${run} finished here before, but ${what} does not answer after ${ANSWER_WAIT_SECONDS} s`} >&2; exit 1; }
     sleep 5; waited=$((waited + 5))
   done
   exit 0
 fi
 if [ -e ${m.started} ]; then
-  echo "kubemix's kubeadm ${run} was interrupted here: kubeadm reset, then ${run} again" >&2
+  echo ${`kubemix's kubeadm ${run} was interrupted here: kubeadm reset, then ${run} again`} >&2
   kubeadm reset --force ${CRI}
 elif ${foreign}; then
-  echo "this node holds kubeadm files kubemix did not write (${run} was never started by kubemix here); kubemix will not replace them: run kubeadm reset on it yourself if that is meant" >&2
+  echo ${`this node holds kubeadm files kubemix did not write (${run} was never started by kubemix here); kubemix will not replace them: run kubeadm reset on it yourself if that is meant`} >&2
   exit 1
 fi
 : > ${m.started}
@@ -64,17 +71,19 @@ ${body}
 }
 
 /** The first control plane: initialised once, the API server answering. */
-export function initScripts(body: string): { check: string; apply: string } {
-  const live = `[ -f /etc/kubernetes/admin.conf ] && kubectl ${ADMIN} get --raw=/readyz >/dev/null 2>&1`;
-  const foreign = '[ -e /etc/kubernetes/manifests/kube-apiserver.yaml ] || [ -e /etc/kubernetes/admin.conf ]';
+export function initScripts(body: ShellText): { check: ShellText; apply: ShellText } {
+  const live = shell`[ -f /etc/kubernetes/admin.conf ] && kubectl ${ADMIN} get --raw=/readyz >/dev/null 2>&1`;
+  const foreign = shellCode(
+    '[ -e /etc/kubernetes/manifests/kube-apiserver.yaml ] || [ -e /etc/kubernetes/admin.conf ]',
+  );
   return { check: onceCheck('init', live), apply: onceApply('init', body, live, foreign, 'the API server') };
 }
 
 /** A joining node: joined once, its kubelet running. */
-export function joinScripts(body: string): { check: string; apply: string } {
-  const live = '[ -f /etc/kubernetes/kubelet.conf ] && systemctl is-active --quiet kubelet';
-  const foreign = '[ -e /etc/kubernetes/kubelet.conf ] || [ -e /etc/kubernetes/bootstrap-kubelet.conf ]';
+export function joinScripts(body: ShellText): { check: ShellText; apply: ShellText } {
+  const live = shellCode('[ -f /etc/kubernetes/kubelet.conf ] && systemctl is-active --quiet kubelet');
+  const foreign = shellCode('[ -e /etc/kubernetes/kubelet.conf ] || [ -e /etc/kubernetes/bootstrap-kubelet.conf ]');
   // A kubelet stopped since the join is started again; kubeadm's files are all there.
-  const restart = `{ systemctl is-active --quiet kubelet || systemctl start kubelet; ${live}; }`;
+  const restart = shell`{ systemctl is-active --quiet kubelet || systemctl start kubelet; ${live}; }`;
   return { check: onceCheck('join', live), apply: onceApply('join', body, restart, foreign, 'the kubelet') };
 }

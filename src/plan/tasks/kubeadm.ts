@@ -20,6 +20,7 @@ import { registryImagesTask } from './registry-images.js';
 import { PREP_STAGE, linuxNodes } from './linux-prep.js';
 import { SECRET } from './registry-scripts.js';
 import { SECRET_NAMES } from '../../model/secret-names.js';
+import { shell, shellCode, shellLines } from '../../util/escape/index.js';
 
 const DEPLOY = 'task-deploy-cluster';
 const ADMIN = '--kubeconfig=/etc/kubernetes/admin.conf';
@@ -56,10 +57,10 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
     check: null,
     // Server-side apply is idempotent: re-running changes nothing that matches.
     apply: sh(
-      [
-        'set -eu',
-        ...manifests.map((m) => `kubectl ${ADMIN} apply --server-side --force-conflicts -f ${uploadPath(m)}`),
-      ].join('\n'),
+      shellLines([
+        shellCode('set -eu'),
+        ...manifests.map((m) => shell`kubectl ${ADMIN} apply --server-side --force-conflicts -f ${uploadPath(m)}`),
+      ]),
     ),
     uploads: manifests.map((m) => artifactId(m.node, m.remotePath)),
   });
@@ -76,7 +77,7 @@ export function kubeadmContribution(model: ClusterModel): { tasks: Task[]; artif
     description: 'check kube-proxy and CoreDNS are pinned to kubernetes.io/os: linux',
     after: [cni.id, ...joins.map((j) => j.id), ...windowsReady],
     check: null,
-    apply: sh(`set -eu
+    apply: sh(shell`set -eu
 [ "$(kubectl ${ADMIN} -n kube-system get daemonset kube-proxy -o jsonpath='{.spec.template.spec.nodeSelector.kubernetes\\.io/os}')" = linux ]
 [ "$(kubectl ${ADMIN} -n kube-system get deployment coredns -o jsonpath='{.spec.template.spec.nodeSelector.kubernetes\\.io/os}')" = linux ]`),
     timeoutSeconds: 60,
@@ -128,9 +129,9 @@ function labelTasks(nodes: readonly PlanNode[], first: PlanNode, joins: readonly
       description: `label ${workers.map((w) => w.name).join(', ')} as workers`,
       after: [...joins.map((j) => j.id), ...also],
       check: sh(
-        `[ "$(kubectl ${ADMIN} get nodes -l ${label} -o name | grep -cxE 'node/(${workers.map((w) => w.name).join('|')})')" = ${workers.length} ]`,
+        shell`[ "$(kubectl ${ADMIN} get nodes -l ${label} -o name | grep -cxE ${`node/(${workers.map((w) => w.name).join('|')})`})" = ${workers.length} ]`,
       ),
-      apply: sh(`kubectl ${ADMIN} label --overwrite node ${workers.map((w) => w.name).join(' ')} ${label}=`),
+      apply: sh(shell`kubectl ${ADMIN} label --overwrite node ${workers.map((w) => w.name)} ${`${label}=`}`),
       timeoutSeconds: 60,
     }),
   ];
@@ -152,17 +153,17 @@ function servicesReady(model: ClusterModel): string[] {
 
 function initTask(model: ClusterModel, node: PlanNode, after: string[], patches: string[]): Task {
   const pki = '/etc/kubernetes/pki';
-  const scripts = initScripts(`umask 077
+  const scripts = initScripts(shell`umask 077
 install -d -m 0755 ${pki}
 # kubeadm adopts a CA it finds: the join discovery hash is then known before init.
-cat > ${pki}/ca.crt <<'KUBEMIX_EOF'
+cat > ${`${pki}/ca.crt`} <<'KUBEMIX_EOF'
 {{secret:${SECRET.caCert}}}
 KUBEMIX_EOF
-cat > ${pki}/ca.key <<'KUBEMIX_EOF'
+cat > ${`${pki}/ca.key`} <<'KUBEMIX_EOF'
 {{secret:${SECRET_NAMES.clusterCaKey}}}
 KUBEMIX_EOF
-chmod 0644 ${pki}/ca.crt
-kubeadm init --config=${kubeadmConfigPath('init')} --upload-certs`);
+chmod 0644 ${`${pki}/ca.crt`}
+kubeadm init ${`--config=${kubeadmConfigPath('init')}`} --upload-certs`);
   return task({
     stage: DEPLOY,
     host: node.name,
@@ -180,7 +181,7 @@ kubeadm init --config=${kubeadmConfigPath('init')} --upload-certs`);
 }
 
 function joinTask(model: ClusterModel, node: PlanNode, after: string[], patches: string[]): Task {
-  const scripts = joinScripts(`kubeadm join --config=${kubeadmConfigPath('join')}`);
+  const scripts = joinScripts(shell`kubeadm join ${`--config=${kubeadmConfigPath('join')}`}`);
   return task({
     stage: DEPLOY,
     host: node.name,

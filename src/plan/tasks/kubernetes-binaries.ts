@@ -12,6 +12,7 @@ import type { PlanNode } from '../../model/types.js';
 import { proxyExports } from '../../render/linux/proxy.js';
 import { KUBE_BIN_DIR, renderKubeletUnits } from '../../render/linux/kubelet.js';
 import type { RenderedArtifact } from '../../render/types.js';
+import { shell, shellCode, type ShellText } from '../../util/escape/index.js';
 import { sh, task, taskId } from '../task.js';
 import type { Stage, Task } from '../types.js';
 import { configTask } from './config-files.js';
@@ -24,29 +25,29 @@ import { SECRET } from './registry-scripts.js';
 export interface KubeBinary {
   readonly name: 'kubeadm' | 'kubelet' | 'kubectl' | 'crictl';
   readonly id: string;
-  readonly check: string;
-  readonly install: string;
+  readonly check: ShellText;
+  readonly install: ShellText;
 }
 
 export function kubeBinaries(model: ClusterModel): KubeBinary[] {
   const v = model.versions.kubernetes;
   const at = (name: string): string => `${KUBE_BIN_DIR}/${name}`;
-  const bin = (name: 'kubeadm' | 'kubelet' | 'kubectl', check: string): KubeBinary => ({
+  const bin = (name: 'kubeadm' | 'kubelet' | 'kubectl', check: ShellText): KubeBinary => ({
     name,
     id: `linux/${name}`,
     check,
-    install: `install -m 0755 "$file" ${at(name)}`,
+    install: shell`install -m 0755 "$file" ${at(name)}`,
   });
   return [
-    bin('kubeadm', `${at('kubeadm')} version -o short 2>/dev/null | grep -qx 'v${v}'`),
-    bin('kubelet', `${at('kubelet')} --version 2>/dev/null | grep -qx 'Kubernetes v${v}'`),
-    bin('kubectl', `${at('kubectl')} version --client 2>/dev/null | grep -q '^Client Version: v${v}$'`),
+    bin('kubeadm', shell`${at('kubeadm')} version -o short 2>/dev/null | grep -qx 'v${v}'`),
+    bin('kubelet', shell`${at('kubelet')} --version 2>/dev/null | grep -qx 'Kubernetes v${v}'`),
+    bin('kubectl', shell`${at('kubectl')} version --client 2>/dev/null | grep -q '^Client Version: v${v}$'`),
     {
       name: 'crictl',
       id: 'linux/crictl.tar.gz',
-      check: `${at('crictl')} --version 2>/dev/null | grep -qx 'crictl version v${model.versions.crictl}'`,
+      check: shell`${at('crictl')} --version 2>/dev/null | grep -qx 'crictl version v${model.versions.crictl}'`,
       // The release archive holds the one file crictl.
-      install: `tar -C "$work" -xzf "$file" crictl\ninstall -m 0755 "$work/crictl" ${at('crictl')}`,
+      install: shell`tar -C "$work" -xzf "$file" crictl\ninstall -m 0755 "$work/crictl" ${at('crictl')}`,
     },
   ];
 }
@@ -62,7 +63,7 @@ export function binaryTask(model: ClusterModel, node: PlanNode, b: KubeBinary, s
     after,
     check: sh(b.check),
     // From the services node's cache no proxy applies; from the source the spec's proxy does.
-    apply: sh(`${cached ? '' : proxyExports(model)}${nodeDownloadScript(model, b.id, b.install)}`),
+    apply: sh(shell`${cached ? shellCode('') : proxyExports(model)}${nodeDownloadScript(model, b.id, b.install)}`),
     ...(cached ? { secrets: [SECRET.caCert] } : {}),
     timeoutSeconds: 600,
   });
@@ -77,10 +78,10 @@ function kubeletServiceTask(model: ClusterModel, node: PlanNode, files: Rendered
     description: "kubelet.service and kubeadm's 10-kubeadm.conf drop-in, enabled",
     files,
     // kubelet restarts in a loop until kubeadm writes its config: enabled is the state to keep, not active.
-    validate: `systemctl daemon-reload
+    validate: shellCode(`systemctl daemon-reload
 systemctl enable --quiet kubelet
-if systemctl is-active --quiet kubelet; then systemctl restart kubelet; fi`,
-    live: 'systemctl is-enabled --quiet kubelet',
+if systemctl is-active --quiet kubelet; then systemctl restart kubelet; fi`),
+    live: shellCode('systemctl is-enabled --quiet kubelet'),
     after,
   });
 }

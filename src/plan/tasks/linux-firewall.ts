@@ -8,6 +8,7 @@ import type { ClusterModel } from '../../model/resolve.js';
 import { sh, task } from '../task.js';
 import type { PlanNode } from '../../model/types.js';
 import type { Task } from '../types.js';
+import { shell, shellLines, type ShellText } from '../../util/escape/index.js';
 
 const NODE_PORTS = ['10250/tcp', '10256/tcp', '30000-32767/tcp'];
 const CONTROL_PLANE_PORTS = ['6443/tcp', '2379-2380/tcp', '10257/tcp', '10259/tcp'];
@@ -24,15 +25,15 @@ export function firewallTask(model: ClusterModel, node: PlanNode): Task {
   const ports = firewallPorts(model, node);
   const pods = model.podNetworks.all;
   // A stopped firewalld needs nothing; one that runs must list every opening.
-  const check = `systemctl is-active --quiet firewalld || exit 0
+  const check = shell`systemctl is-active --quiet firewalld || exit 0
 open=" $(firewall-cmd --permanent --list-ports) "
-${ports.map((p) => listed('open', p)).join('\n')}
+${shellLines(ports.map((p) => listed('open', p)))}
 trusted=" $(firewall-cmd --permanent --zone=trusted --list-sources) "
-${pods.map((c) => listed('trusted', c)).join('\n')}`;
+${shellLines(pods.map((c) => listed('trusted', c)))}`;
   // One firewall-cmd per zone: each call starts a Python interpreter.
-  const apply = `set -eu
-firewall-cmd --quiet --permanent ${ports.map((p) => `--add-port=${p}`).join(' ')}
-firewall-cmd --quiet --permanent --zone=trusted ${pods.map((s) => `--add-source=${s}`).join(' ')}
+  const apply = shell`set -eu
+firewall-cmd --quiet --permanent ${ports.map((p) => `--add-port=${p}`)}
+firewall-cmd --quiet --permanent --zone=trusted ${pods.map((s) => `--add-source=${s}`)}
 firewall-cmd --quiet --reload`;
   return task({
     stage: 'task-prepare-cluster',
@@ -46,6 +47,6 @@ firewall-cmd --quiet --reload`;
 }
 
 /** Exits 1 unless the space-separated list in $variable holds item. */
-function listed(variable: string, item: string): string {
-  return `case "$${variable}" in *" ${item} "*) ;; *) exit 1 ;; esac`;
+function listed(variable: string, item: string): ShellText {
+  return shell`case "$${variable}" in *" ${item} "*) ;; *) exit 1 ;; esac`;
 }

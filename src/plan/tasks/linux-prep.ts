@@ -19,6 +19,7 @@ import type { Task } from '../types.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { configTask } from './config-files.js';
 import { firewallTask } from './linux-firewall.js';
+import { shell, shellCode, shellLines, type ShellText } from '../../util/escape/index.js';
 
 export const PREP_STAGE = 'task-prepare-cluster';
 
@@ -43,8 +44,11 @@ export function linuxPrepContribution(model: ClusterModel): { tasks: Task[]; art
         name: 'kernel-modules',
         description: `load ${KERNEL_MODULES.join(', ')} now and at boot`,
         files: [modules],
-        live: KERNEL_MODULES.map((m) => `[ -d /sys/module/${m} ]`).join(' && '),
-        validate: KERNEL_MODULES.map((m) => `modprobe ${m}`).join('\n'),
+        live: shellLines(
+          KERNEL_MODULES.map((m) => shell`[ -d ${`/sys/module/${m}`} ]`),
+          ' && ',
+        ),
+        validate: shellLines(KERNEL_MODULES.map((m) => shell`modprobe ${m}`)),
       }),
       configTask({
         stage: PREP_STAGE,
@@ -54,7 +58,7 @@ export function linuxPrepContribution(model: ClusterModel): { tasks: Task[]; art
         files: [sysctls],
         after: [id('kernel-modules')],
         live: sysctlLive(),
-        validate: `sysctl -q -p ${SYSCTL_FILE}`,
+        validate: shell`sysctl -q -p ${SYSCTL_FILE}`,
       }),
       hostname(node),
       hostsFile(model, node, id('hostname')),
@@ -65,10 +69,11 @@ export function linuxPrepContribution(model: ClusterModel): { tasks: Task[]; art
   return { tasks, artifacts };
 }
 
-function sysctlLive(): string {
-  return Object.entries(SYSCTLS)
-    .map(([k, v]) => `[ "$(sysctl -n ${k})" = ${v} ]`)
-    .join(' && ');
+function sysctlLive(): ShellText {
+  return shellLines(
+    Object.entries(SYSCTLS).map(([k, v]) => shell`[ "$(sysctl -n ${k})" = ${v} ]`),
+    ' && ',
+  );
 }
 
 /** Read-only: kubelet ≥1.35 refuses cgroup v1 unless failCgroupV1: false (Kubernetes 1.35 release notes). */
@@ -80,7 +85,7 @@ function cgroupCheck(node: PlanNode): Task {
     description: 'fail early unless the host runs the unified cgroup v2 hierarchy',
     check: null,
     apply: sh(
-      `fs=$(stat -fc %T /sys/fs/cgroup)\n[ "$fs" = cgroup2fs ] || { echo "${node.name}: /sys/fs/cgroup is $fs; kubelet needs cgroup v2 (boot with systemd.unified_cgroup_hierarchy=1)" >&2; exit 1; }`,
+      shell`fs=$(stat -fc %T /sys/fs/cgroup)\n[ "$fs" = cgroup2fs ] || { echo "${node.name}: /sys/fs/cgroup is $fs; kubelet needs cgroup v2 (boot with systemd.unified_cgroup_hierarchy=1)" >&2; exit 1; }`,
       'user',
     ),
     timeoutSeconds: 30,
@@ -94,11 +99,15 @@ function swapOff(node: PlanNode): Task {
     host: node.name,
     name: 'swap-off',
     description: 'turn swap off now and keep it off across reboots',
-    check: sh(`[ -z "$(swapon --noheadings --show)" ] && ! grep -Eq '^[^#]\\S*\\s+\\S+\\s+swap\\s' /etc/fstab`),
-    apply: sh(`set -eu
+    check: sh(
+      shellCode(`[ -z "$(swapon --noheadings --show)" ] && ! grep -Eq '^[^#]\\S*\\s+\\S+\\s+swap\\s' /etc/fstab`),
+    ),
+    apply: sh(
+      shellCode(`set -eu
 swapoff -a
 sed -i -E 's|^([^#]\\S*\\s+\\S+\\s+swap\\s)|#\\1|' /etc/fstab
 if [ -e /usr/lib/systemd/zram-generator.conf ]; then : > /etc/systemd/zram-generator.conf; fi`),
+    ),
     timeoutSeconds: 60,
   });
 }
@@ -109,9 +118,9 @@ function hostname(node: PlanNode): Task {
     host: node.name,
     name: 'hostname',
     description: `set the hostname to ${node.name}`,
-    check: sh(`[ "$(hostname)" = ${node.name} ]`),
+    check: sh(shell`[ "$(hostname)" = ${node.name} ]`),
     apply: sh(
-      `hostnamectl set-hostname ${node.name} 2>/dev/null || { echo ${node.name} > /etc/hostname; hostname ${node.name}; }`,
+      shell`hostnamectl set-hostname ${node.name} 2>/dev/null || { echo ${node.name} > /etc/hostname; hostname ${node.name}; }`,
     ),
     timeoutSeconds: 30,
   });
@@ -119,17 +128,18 @@ function hostname(node: PlanNode): Task {
 
 function hostsFile(model: ClusterModel, node: PlanNode, after: string): Task {
   const block = hostsBlock(model, node);
-  const current = `sed -n '/^${HOSTS_BEGIN}$/,/^${HOSTS_END}$/p' /etc/hosts`;
+  const lines = `/^${HOSTS_BEGIN}$/,/^${HOSTS_END}$/`;
+  const current = shell`sed -n ${`${lines}p`} /etc/hosts`;
   return task({
     stage: PREP_STAGE,
     host: node.name,
     name: 'etc-hosts',
     description: 'name this node, the API endpoint and the registry in /etc/hosts',
     after: [after],
-    check: sh(`[ "$(${current})" = "$(cat <<'KUBEMIX_EOF'\n${block}\nKUBEMIX_EOF\n)" ]`),
-    apply: sh(`set -eu
+    check: sh(shell`[ "$(${current})" = "$(cat <<'KUBEMIX_EOF'\n${block}\nKUBEMIX_EOF\n)" ]`),
+    apply: sh(shell`set -eu
 tmp=$(mktemp)
-sed '/^${HOSTS_BEGIN}$/,/^${HOSTS_END}$/d' /etc/hosts > "$tmp"
+sed ${`${lines}d`} /etc/hosts > "$tmp"
 cat >> "$tmp" <<'KUBEMIX_EOF'
 ${block}
 KUBEMIX_EOF
@@ -142,15 +152,15 @@ rm -f "$tmp"`),
 /** Certificates and etcd need agreeing clocks: NTP on, through the distro's default client. */
 function timeSync(node: PlanNode, dnf: boolean): Task {
   const install = dnf
-    ? 'dnf install -y -q chrony && systemctl enable --now chronyd'
-    : 'DEBIAN_FRONTEND=noninteractive apt-get install -y -q systemd-timesyncd';
+    ? shellCode('dnf install -y -q chrony && systemctl enable --now chronyd')
+    : shellCode('DEBIAN_FRONTEND=noninteractive apt-get install -y -q systemd-timesyncd');
   return task({
     stage: PREP_STAGE,
     host: node.name,
     name: 'time-sync',
     description: 'keep the clock synchronised (NTP on)',
-    check: sh('[ "$(timedatectl show --property=NTP --value)" = yes ]'),
-    apply: sh(`timedatectl set-ntp true 2>/dev/null || { ${install} && timedatectl set-ntp true; }`),
+    check: sh(shellCode('[ "$(timedatectl show --property=NTP --value)" = yes ]')),
+    apply: sh(shell`timedatectl set-ntp true 2>/dev/null || { ${install} && timedatectl set-ntp true; }`),
     timeoutSeconds: 300,
   });
 }

@@ -9,7 +9,7 @@ import { SERVICES } from '../../matrix/index.js';
 import { imagesFromServicesRegistry, type ClusterImage } from '../../model/images.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { servicesFacts } from '../../render/services/facts.js';
-import { shellQuote } from '../../util/escape/index.js';
+import { shell, shellCode, type ShellText } from '../../util/escape/index.js';
 import { sh, task, taskId } from '../task.js';
 import type { Task } from '../types.js';
 import { SECRET } from './registry-scripts.js';
@@ -28,10 +28,16 @@ export function servicesManifestPath(i: ClusterImage): string {
   return `/v2/${i.registry}/${i.repository}/manifests/${i.digest ?? i.tag ?? 'latest'}`;
 }
 
-function verifyScript(host: string, images: readonly ClusterImage[]): string {
+/** The check (and, with `hint`, the apply: the same, saying first how to push what is missing). */
+function verifyScript(host: string, images: readonly ClusterImage[], hint = false): ShellText {
   const endpoint = `${host}:${SERVICES.registryPort}`;
-  return `set -u
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+  const say = hint
+    ? shellCode(
+        'echo "push them: kubemix up SPEC --images BUNDLE (kubemix images pull SPEC --out BUNDLE on a connected machine)" >&2\n',
+      )
+    : shellCode('');
+  return shell`set -u
+${say}work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cat > "$work/ca.crt" <<'KUBEMIX_EOF'
 {{secret:${SECRET.caCert}}}
 KUBEMIX_EOF
@@ -39,8 +45,8 @@ cat > "$work/curlrc" <<'KUBEMIX_EOF'
 user = "${SERVICES.registryUser}:{{secret:${SECRET.registryPassword}}}"
 KUBEMIX_EOF
 missing=0
-for path in ${images.map((i) => shellQuote(servicesManifestPath(i))).join(' ')}; do
-  curl -fsS -o /dev/null -I --noproxy '*' --cacert "$work/ca.crt" -K "$work/curlrc" --resolve ${shellQuote(`${endpoint}:127.0.0.1`)} -H ${shellQuote(`Accept: ${ACCEPT}`)} ${shellQuote(`https://${endpoint}`)}"$path" 2>/dev/null || { echo "not in the registry: $path" >&2; missing=1; }
+for path in ${images.map(servicesManifestPath)}; do
+  curl -fsS -o /dev/null -I --noproxy '*' --cacert "$work/ca.crt" -K "$work/curlrc" --resolve ${`${endpoint}:127.0.0.1`} -H ${`Accept: ${ACCEPT}`} ${`https://${endpoint}`}"$path" 2>/dev/null || { echo "not in the registry: $path" >&2; missing=1; }
 done
 exit "$missing"
 `;
@@ -50,7 +56,6 @@ export function registryImagesTask(model: ClusterModel): Task[] {
   const facts = servicesFacts(model);
   if (!model.airGapped || facts?.toggles.registry !== true) return [];
   const images = imagesFromServicesRegistry(model);
-  const check = verifyScript(facts.registryHost, images);
   return [
     task({
       stage: IMAGES_STAGE,
@@ -58,10 +63,8 @@ export function registryImagesTask(model: ClusterModel): Task[] {
       name: 'registry-images',
       description: `${images.length} images in the services registry (pushed from up --images), each where the nodes pull it`,
       after: [taskId('task-create-services', facts.node.name, 'registry')],
-      check: sh(check),
-      apply: sh(
-        `${check.replace('set -u', 'set -u\necho "push them: kubemix up SPEC --images BUNDLE (kubemix images pull SPEC --out BUNDLE on a connected machine)" >&2')}`,
-      ),
+      check: sh(verifyScript(facts.registryHost, images)),
+      apply: sh(verifyScript(facts.registryHost, images, true)),
       secrets: [SECRET.caCert, SECRET.registryPassword],
       pushesImages: { registry: facts.registryEndpoint, port: SERVICES.registryPort },
       timeoutSeconds: 3600,

@@ -15,6 +15,7 @@ import { sh, task, taskId } from '../task.js';
 import type { Task } from '../types.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { configTask } from './config-files.js';
+import { shell, shellCode, shellLines, type ShellText } from '../../util/escape/index.js';
 import {
   SECRET,
   htpasswdApply,
@@ -49,7 +50,7 @@ export function servicesContribution(model: ClusterModel): { tasks: Task[]; arti
         name: 'dnsmasq',
         description: 'DHCP reservations for every planned MAC, DNS off (port=0)',
         files: files(DNSMASQ_CONFIG),
-        validate: `dnsmasq --test --conf-file=${DNSMASQ_CONFIG}`,
+        validate: shell`dnsmasq --test ${`--conf-file=${DNSMASQ_CONFIG}`}`,
         service: 'dnsmasq',
         after: [packages.id],
       }),
@@ -64,9 +65,12 @@ export function servicesContribution(model: ClusterModel): { tasks: Task[]; arti
         name: 'bind',
         description: `zones ${facts.zone} and ${facts.reverseZone}, recursion for the cluster`,
         files: files(NAMED_CONF, BIND_ZONE_DIR),
-        validate: `chmod 0755 ${BIND_ZONE_DIR}\nnamed-checkconf -z ${NAMED_CONF} >/dev/null`,
+        validate: shell`chmod 0755 ${BIND_ZONE_DIR}\nnamed-checkconf -z ${NAMED_CONF} >/dev/null`,
         service: 'named',
-        live: zones.map((z) => `rndc zonestatus ${z} >/dev/null 2>&1`).join(' && '),
+        live: shellLines(
+          zones.map((z) => shell`rndc zonestatus ${z} >/dev/null 2>&1`),
+          ' && ',
+        ),
         after: [packages.id, ...(t.dhcp ? [id('dnsmasq')] : [])],
       }),
     );
@@ -80,7 +84,7 @@ export function servicesContribution(model: ClusterModel): { tasks: Task[]; arti
         name: 'haproxy',
         description: `API 6443 → ${facts.controllers.length} controllers, 80/443 → ${ingress}, stats ${SERVICES.haproxyStatsPort}`,
         files: files(HAPROXY_CONFIG),
-        validate: `haproxy -c -q -f ${HAPROXY_CONFIG}`,
+        validate: shell`haproxy -c -q -f ${HAPROXY_CONFIG}`,
         service: 'haproxy',
         after: [packages.id],
       }),
@@ -99,7 +103,7 @@ export function servicesContribution(model: ClusterModel): { tasks: Task[]; arti
   };
 }
 
-function packagesTask(facts: ServicesFacts, proxy: string): Task {
+function packagesTask(facts: ServicesFacts, proxy: ShellText): Task {
   const t = facts.toggles;
   // Install only what is switched on: an idle dnsmasq would hold port 53.
   const switchedOn = (p: string): boolean => {
@@ -117,10 +121,10 @@ function packagesTask(facts: ServicesFacts, proxy: string): Task {
     name: 'packages',
     description: `install ${list}`,
     check: sh(
-      `for p in ${list}; do dpkg-query -W -f='\${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || exit 1; done`,
+      shell`for p in ${wanted}; do dpkg-query -W -f='\${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || exit 1; done`,
     ),
     apply: sh(
-      `${proxy}set -eu\nexport DEBIAN_FRONTEND=noninteractive\napt-get update -q\napt-get install -y -q --no-install-recommends ${list}`,
+      shell`${proxy}set -eu\nexport DEBIAN_FRONTEND=noninteractive\napt-get update -q\napt-get install -y -q --no-install-recommends ${wanted}`,
     ),
     timeoutSeconds: 900,
   });
@@ -168,7 +172,7 @@ function registryTasks(facts: ServicesFacts, config: RenderedArtifact[], after: 
 }
 
 /** nginx (its own unit), its certificate, and the cache directory the executor fills (Task.serves). */
-function filesTasks(facts: ServicesFacts, config: RenderedArtifact[], after: string, proxy: string): Task[] {
+function filesTasks(facts: ServicesFacts, config: RenderedArtifact[], after: string, proxy: ShellText): Task[] {
   const host = facts.node.name;
   const p = FILES_PATHS;
   const pkg = task({
@@ -178,11 +182,13 @@ function filesTasks(facts: ServicesFacts, config: RenderedArtifact[], after: str
     description: "nginx and curl for the download cache, Debian's own nginx site off",
     after: [after],
     check: sh(
-      `dpkg-query -W -f='\${Status}' nginx 2>/dev/null | grep -q 'install ok installed' && command -v curl >/dev/null && ! systemctl is-enabled --quiet nginx.service 2>/dev/null`,
+      shellCode(
+        `dpkg-query -W -f='\${Status}' nginx 2>/dev/null | grep -q 'install ok installed' && command -v curl >/dev/null && ! systemctl is-enabled --quiet nginx.service 2>/dev/null`,
+      ),
     ),
     // Debian's nginx starts its default site on port 80 at install, which HAProxy's ingress holds:
     // policy-rc.d (exit 101) keeps any service from starting during this install.
-    apply: sh(`${proxy}set -eu
+    apply: sh(shell`${proxy}set -eu
 export DEBIAN_FRONTEND=noninteractive
 if [ ! -e /usr/sbin/policy-rc.d ]; then printf '#!/bin/sh\\nexit 101\\n' > /usr/sbin/policy-rc.d; chmod 0755 /usr/sbin/policy-rc.d; trap 'rm -f /usr/sbin/policy-rc.d' EXIT; fi
 apt-get install -y -q --no-install-recommends nginx curl
@@ -206,15 +212,15 @@ systemctl disable --now nginx.service >/dev/null 2>&1 || true`),
     name: 'files-server',
     description: `nginx serving ${p.cache} on ${facts.node.ip}:${SERVICES.filesPort} (HTTPS)`,
     files: config,
-    validate: `install -d -m 0755 ${p.cache}\nsystemctl daemon-reload\nnginx -t -q -c ${p.config}`,
+    validate: shell`install -d -m 0755 ${p.cache}\nsystemctl daemon-reload\nnginx -t -q -c ${p.config}`,
     service: p.service,
     after: [pkg.id, tlsTask.id],
   });
-  const check = `set -eu
+  const check = shell`set -eu
 for f in ${p.cache}/*; do
   [ -f "$f" ] || continue
   h=\${f##*/}
-  curl -fsS --noproxy '*' --cacert ${p.tlsDir}/ca.crt -r 0-0 -o /dev/null "https://${facts.node.ip}:${SERVICES.filesPort}/sha256/$h" || { echo "the download cache does not serve $h" >&2; exit 1; }
+  curl -fsS --noproxy '*' --cacert ${`${p.tlsDir}/ca.crt`} -r 0-0 -o /dev/null "https://${facts.node.ip}:${SERVICES.filesPort}/sha256/$h" || { echo "the download cache does not serve $h" >&2; exit 1; }
 done
 `;
   const cache = task({
@@ -224,7 +230,7 @@ done
     description: `every node download in ${p.cache}, served by SHA256`,
     after: [serve.id],
     check: sh(check),
-    apply: sh(`systemctl reload-or-restart ${p.service}\n${check}`),
+    apply: sh(shell`systemctl reload-or-restart ${p.service}\n${check}`),
     serves: { dir: p.cache, downloads: [] },
     timeoutSeconds: 1800,
   });

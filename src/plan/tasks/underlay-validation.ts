@@ -6,7 +6,7 @@
 // needs a listener started on the peer first and runs in `kubemix verify` only.
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
-import { psQuote, shellQuote } from '../../util/escape/index.js';
+import { psQuote, shell, shellCode, shellLines, type ShellText } from '../../util/escape/index.js';
 import * as probe from '../../verify/underlay/scripts.js';
 import { powershell, sh, task, taskId } from '../task.js';
 import type { Task } from '../types.js';
@@ -58,12 +58,14 @@ function checks(model: ClusterModel, node: PlanNode): UnderlayCheck[] {
 }
 
 /** Runs each check's probe, names every failing one on stderr, exits 1 if any failed. */
-export function linuxScript(cs: readonly UnderlayCheck[]): string {
+export function linuxScript(cs: readonly UnderlayCheck[]): ShellText {
   const body = cs.map((c) => {
-    const test = `printf '%s\\n' "$out" | grep -q ${shellQuote(`^${c.ok}`)}`;
-    return `out=$(\n${c.linux.script})\n${test} || { echo ${shellQuote(`underlay ${c.what}: ${c.failure}`)} >&2; printf '%s\\n' "$out" >&2; fail=1; }`;
+    // eslint-disable-next-line kubemix/shell-code -- verify/underlay/scripts.ts's probe, its values quoted there by shellQuote
+    const probe = shellCode(c.linux.script);
+    const test = shell`printf '%s\\n' "$out" | grep -q ${`^${c.ok}`}`;
+    return shell`out=$(\n${probe})\n${test} || { echo ${`underlay ${c.what}: ${c.failure}`} >&2; printf '%s\\n' "$out" >&2; fail=1; }`;
   });
-  return `fail=0\n${body.join('\n')}\nexit $fail\n`;
+  return shell`fail=0\n${shellLines(body)}\nexit $fail\n`;
 }
 
 export function windowsScript(cs: readonly UnderlayCheck[]): string {

@@ -1,6 +1,7 @@
 // Windows workers: each node's recipe (windows-recipe.ts) as a chain of
 // tasks in the first-join order. Each step waits for the one before it, so
 // the order is in the DAG itself, not in the sort.
+import { psQuote } from '../../util/escape/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { renderWindowsNode } from '../../render/windows/index.js';
 import { deleteNodeScript } from '../../render/windows/reset.js';
@@ -145,7 +146,7 @@ export function windowsResetTasks(model: ClusterModel): Task[] {
       name: 'win-reset',
       description: 'stop and delete the services, HNS networks and endpoints, CNI and kubelet state',
       check: null,
-      apply: powershell(`& ${`'${WIN.resetScript}'`}\n`),
+      apply: powershell(`& ${psQuote(WIN.resetScript)}\n`),
       uploads: [artifactId(node.name, WIN.resetScript)],
       timeoutSeconds: 600,
     });

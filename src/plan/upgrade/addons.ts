@@ -19,7 +19,8 @@ import { calicoOperatorTask } from '../tasks/calico.js';
 import { calicoRolloutTask } from './calico-rollout.js';
 import type { Task } from '../types.js';
 
-const KUBECTL = 'kubectl --kubeconfig=/etc/kubernetes/admin.conf';
+import { shell, shellCode, shellLines } from '../../util/escape/index.js';
+const KUBECTL = shellCode('kubectl --kubeconfig=/etc/kubernetes/admin.conf');
 export const GUARD_IMAGE = `${KUBEMIX_IMAGE_REPOSITORY}:${VERSION}`;
 /** The upgraded spec, for the guard's ConfigMap (0600 on the first control plane: a spec may name secrets' files). */
 export const GUARD_SPEC_PATH = '/etc/kubemix/guard/cluster.yaml';
@@ -53,10 +54,10 @@ export function addonTasks(
 /** The cluster manifests kubemix applies (CNI, its Windows pieces, RuntimeClasses) at the target's versions. */
 function manifestsTask(model: ClusterModel, api: PlanNode): Contribution {
   const manifests = renderManifests(model);
-  const apply = [
-    'set -eu',
-    ...manifests.map((m) => `${KUBECTL} apply --server-side --force-conflicts -f ${uploadPath(m)}`),
-  ].join('\n');
+  const apply = shellLines([
+    shellCode('set -eu'),
+    ...manifests.map((m) => shell`${KUBECTL} apply --server-side --force-conflicts -f ${uploadPath(m)}`),
+  ]);
   return {
     tasks: [
       task({
@@ -86,21 +87,21 @@ function guardTask(api: PlanNode, specText: string | undefined): Contribution {
     specText === undefined
       ? undefined
       : { node: api.name, remotePath: GUARD_SPEC_PATH, mode: '0600', owner: 'root:root', content: specText };
-  const find = `ns=$(${KUBECTL} get validatingwebhookconfiguration ${GUARD_NAME} -o jsonpath='{.webhooks[0].clientConfig.service.namespace}' 2>/dev/null || true)
+  const find = shell`ns=$(${KUBECTL} get validatingwebhookconfiguration ${GUARD_NAME} -o jsonpath='{.webhooks[0].clientConfig.service.namespace}' 2>/dev/null || true)
 [ -n "$ns" ] || { echo 'no guard webhook in the cluster: nothing to upgrade'; exit 0; }
 image=$(${KUBECTL} -n "$ns" get deployment ${GUARD_NAME} -o jsonpath='{.spec.template.spec.containers[?(@.name=="guard")].image}')`;
   const cm = `${GUARD_NAME}-cluster`;
-  const hasCm = `${KUBECTL} -n "$ns" get configmap ${cm} >/dev/null 2>&1`;
-  const check = `${find}
+  const hasCm = shell`${KUBECTL} -n "$ns" get configmap ${cm} >/dev/null 2>&1`;
+  const check = shell`${find}
 case "$image" in ghcr.io/kubemix/kubemix:*) [ "$image" = '${GUARD_IMAGE}' ] || exit 1 ;; esac
-${spec === undefined ? '' : `if ${hasCm}; then ${KUBECTL} -n "$ns" get configmap ${cm} -o jsonpath='{.data.cluster\\.yaml}' | cmp -s - ${GUARD_SPEC_PATH} || exit 1; fi\n`}exit 0`;
-  const apply = `set -eu
+${spec === undefined ? shellCode('') : shell`if ${hasCm}; then ${KUBECTL} -n "$ns" get configmap ${cm} -o jsonpath='{.data.cluster\\.yaml}' | cmp -s - ${GUARD_SPEC_PATH} || exit 1; fi\n`}exit 0`;
+  const apply = shell`set -eu
 ${find}
 case "$image" in
   ghcr.io/kubemix/kubemix:*) ${KUBECTL} -n "$ns" set image deployment/${GUARD_NAME} guard='${GUARD_IMAGE}' ;;
   *) echo "keeping the guard image $image: not kubemix's own" ;;
 esac
-${spec === undefined ? '' : `if ${hasCm}; then\n  ${KUBECTL} -n "$ns" create configmap ${cm} --from-file=cluster.yaml=${GUARD_SPEC_PATH} --dry-run=client -o yaml | ${KUBECTL} apply --server-side --force-conflicts -f -\nfi\n`}${KUBECTL} -n "$ns" rollout restart deployment/${GUARD_NAME}
+${spec === undefined ? shellCode('') : shell`if ${hasCm}; then\n  ${KUBECTL} -n "$ns" create configmap ${cm} --from-file=cluster.yaml=${GUARD_SPEC_PATH} --dry-run=client -o yaml | ${KUBECTL} apply --server-side --force-conflicts -f -\nfi\n`}${KUBECTL} -n "$ns" rollout restart deployment/${GUARD_NAME}
 ${KUBECTL} -n "$ns" rollout status deployment/${GUARD_NAME} --timeout=300s`;
   return {
     tasks: [

@@ -5,9 +5,14 @@
 // hold (kubernetes.io "Safely Drain a Node"); when it gives up, the script
 // names what blocks: the pods left on the node and the budgets that allow
 // no disruption now.
-import { shellQuote } from '../../util/escape/index.js';
+import { shell, shellCode, type ShellText } from '../../util/escape/index.js';
 
-const KUBECTL = 'kubectl --kubeconfig=/etc/kubernetes/admin.conf';
+const KUBECTL = shellCode('kubectl --kubeconfig=/etc/kubernetes/admin.conf');
+
+export interface CheckAndApply {
+  readonly check: ShellText;
+  readonly apply: ShellText;
+}
 
 /** The Node object's name: kubelets register their hostname in lower case. */
 export function nodeObject(name: string): string {
@@ -15,15 +20,15 @@ export function nodeObject(name: string): string {
 }
 
 /** Exits 0 when the Node's kubelet reports `version` (this node's upgrade is through). */
-export function kubeletAtScript(node: string, version: string): string {
-  return `[ "$(${KUBECTL} get node ${shellQuote(nodeObject(node))} -o jsonpath='{.status.nodeInfo.kubeletVersion}')" = 'v${version}' ]`;
+export function kubeletAtScript(node: string, version: string): ShellText {
+  return shell`[ "$(${KUBECTL} get node ${nodeObject(node)} -o jsonpath='{.status.nodeInfo.kubeletVersion}')" = 'v${version}' ]`;
 }
 
-export function cordonScripts(node: string, done: string): { check: string; apply: string } {
-  const n = shellQuote(nodeObject(node));
+export function cordonScripts(node: string, done: ShellText): CheckAndApply {
+  const n = nodeObject(node);
   return {
-    check: `${done} || [ "$(${KUBECTL} get node ${n} -o jsonpath='{.spec.unschedulable}')" = true ]`,
-    apply: `${KUBECTL} cordon ${n}`,
+    check: shell`${done} || [ "$(${KUBECTL} get node ${n} -o jsonpath='{.spec.unschedulable}')" = true ]`,
+    apply: shell`${KUBECTL} cordon ${n}`,
   };
 }
 
@@ -34,19 +39,14 @@ export function cordonScripts(node: string, done: string): { check: string; appl
  * cluster DNS would be down for the whole upgrade of that node; kept, they
  * keep answering (kubeadm's new CoreDNS rolls out once the node is uncordoned).
  */
-export function drainScripts(
-  node: string,
-  done: string,
-  timeoutSeconds: number,
-  keepDns = false,
-): { check: string; apply: string } {
-  const n = shellQuote(nodeObject(node));
-  const selector = keepDns ? " --pod-selector='k8s-app!=kube-dns'" : '';
-  const apply = `set -u
-if ${KUBECTL} drain ${n} --ignore-daemonsets --delete-emptydir-data${selector} --timeout=${timeoutSeconds}s; then exit 0; fi
+export function drainScripts(node: string, done: ShellText, timeoutSeconds: number, keepDns = false): CheckAndApply {
+  const n = nodeObject(node);
+  const selector = keepDns ? shellCode(" --pod-selector='k8s-app!=kube-dns'") : shellCode('');
+  const apply = shell`set -u
+if ${KUBECTL} drain ${n} --ignore-daemonsets --delete-emptydir-data${selector} ${`--timeout=${timeoutSeconds}s`}; then exit 0; fi
 echo "drain of ${nodeObject(node)} did not finish within ${timeoutSeconds} s; what blocks it:" >&2
 echo "pods still on the node (DaemonSet pods stay by design):" >&2
-${KUBECTL} get pods --all-namespaces --field-selector spec.nodeName=${n} -o wide >&2 || true
+${KUBECTL} get pods --all-namespaces --field-selector ${`spec.nodeName=${n}`} -o wide >&2 || true
 echo "PodDisruptionBudgets that allow no disruption now:" >&2
 ${KUBECTL} get poddisruptionbudgets --all-namespaces -o jsonpath='{range .items[?(@.status.disruptionsAllowed==0)]}{.metadata.namespace}/{.metadata.name}{"\\n"}{end}' >&2 || true
 echo "the node stays cordoned; free the budget or move the pods, then run the command again" >&2
@@ -55,27 +55,23 @@ exit 1`;
 }
 
 /** Waits until the Node is Ready and reports the target kubelet version. */
-export function readyScripts(
-  node: string,
-  version: string | undefined,
-  timeoutSeconds: number,
-): { check: string; apply: string } {
-  const n = shellQuote(nodeObject(node));
-  const ready = `[ "$(${KUBECTL} get node ${n} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]`;
-  const check = version === undefined ? ready : `${ready} && ${kubeletAtScript(node, version)}`;
-  const wait = `${KUBECTL} wait --for=condition=Ready node/${nodeObject(node)} --timeout=${timeoutSeconds}s`;
+export function readyScripts(node: string, version: string | undefined, timeoutSeconds: number): CheckAndApply {
+  const n = nodeObject(node);
+  const ready = shell`[ "$(${KUBECTL} get node ${n} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]`;
+  const check = version === undefined ? ready : shell`${ready} && ${kubeletAtScript(node, version)}`;
+  const wait = shell`${KUBECTL} wait --for=condition=Ready ${`node/${n}`} ${`--timeout=${timeoutSeconds}s`}`;
   const apply =
     version === undefined
-      ? `set -eu\n${wait}`
-      : `set -u\n${wait}\n${check} || { echo "${nodeObject(node)} is Ready but its kubelet is not at v${version}" >&2; exit 1; }`;
+      ? shell`set -eu\n${wait}`
+      : shell`set -u\n${wait}\n${check} || { echo "${nodeObject(node)} is Ready but its kubelet is not at v${version}" >&2; exit 1; }`;
   return { check, apply };
 }
 
-export function uncordonScripts(node: string): { check: string; apply: string } {
-  const n = shellQuote(nodeObject(node));
+export function uncordonScripts(node: string): CheckAndApply {
+  const n = nodeObject(node);
   return {
-    check: `[ -z "$(${KUBECTL} get node ${n} -o jsonpath='{.spec.unschedulable}')" ]`,
-    apply: `${KUBECTL} uncordon ${n}`,
+    check: shell`[ -z "$(${KUBECTL} get node ${n} -o jsonpath='{.spec.unschedulable}')" ]`,
+    apply: shell`${KUBECTL} uncordon ${n}`,
   };
 }
 
@@ -84,9 +80,9 @@ export function uncordonScripts(node: string): { check: string; apply: string } 
  * than three minors below it (the skew policy since 1.28), and the API server
  * at the spec's version or already at the target (a resumed upgrade).
  */
-export function skewPreflightScript(from: string, to: string): string {
+export function skewPreflightScript(from: string, to: string): ShellText {
   const minorOf = (v: string): number => Number(v.split('.')[1]);
-  return `set -eu
+  return shell`set -eu
 server=$(${KUBECTL} version -o json | sed -n 's/.*"gitVersion": *"v\\([0-9.]*\\)".*/\\1/p' | tail -n 1)
 case "$server" in ${from}|${to}) ;; *) echo "the API server runs $server; the spec says ${from}: run kubemix up first or fix the spec" >&2; exit 1 ;; esac
 ${KUBECTL} get nodes -o jsonpath='{range .items[*]}{.metadata.name} {.status.nodeInfo.kubeletVersion}{"\\n"}{end}' |

@@ -30,6 +30,7 @@ import {
   readyScripts,
   skewPreflightScript,
   uncordonScripts,
+  type CheckAndApply,
 } from './api-steps.js';
 import {
   linuxKubeadm,
@@ -159,7 +160,7 @@ function nodeChain(
 ): { tasks: Task[]; artifacts: RenderedArtifact[] } {
   const v = model.versions.kubernetes;
   const done = kubeletAtScript(node.name, v);
-  const onApi = (name: string, description: string, s: Scripts, timeoutSeconds: number) =>
+  const onApi = (name: string, description: string, s: CheckAndApply, timeoutSeconds: number) =>
     task({
       stage: UPGRADE_STAGE,
       host: api.name,
@@ -212,7 +213,7 @@ function linuxSteps(
   const repo = renderKubernetesRepo(node, linuxDistro(node.os)?.family ?? 'apt', model.versions.kubernetesMinor);
   const v = model.versions.kubernetes;
   const cached = packages ? [] : downloadSecrets(model);
-  const step = (name: string, description: string, s: Scripts, uploads: string[] = [], timeoutSeconds = 900) =>
+  const step = (name: string, description: string, s: CheckAndApply, uploads: string[] = [], timeoutSeconds = 900) =>
     task({
       stage: UPGRADE_STAGE,
       host: node.name,
@@ -221,7 +222,7 @@ function linuxSteps(
       check: sh(s.check),
       apply: sh(s.apply),
       uploads,
-      ...(s.apply.includes('{{secret:') ? { secrets: cached } : {}),
+      ...(s.apply.text.includes('{{secret:') ? { secrets: cached } : {}),
       timeoutSeconds,
     });
   const verb = first ? `kubeadm upgrade apply v${v}` : 'kubeadm upgrade node';

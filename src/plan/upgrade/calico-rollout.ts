@@ -14,8 +14,9 @@ import type { ClusterModel } from '../../model/resolve.js';
 import { CALICO_NAMESPACE, CALICO_WINDOWS_DAEMONSET } from '../../render/manifests/calico.js';
 import { sh, task } from '../task.js';
 import type { Task } from '../types.js';
+import { shell, shellCode, shellLines, type ShellText } from '../../util/escape/index.js';
 
-const KUBECTL = 'kubectl --kubeconfig=/etc/kubernetes/admin.conf';
+const KUBECTL = shellCode('kubectl --kubeconfig=/etc/kubernetes/admin.conf');
 /** How long the operator gets to roll Calico out on every node. */
 export const CALICO_ROLLOUT_SECONDS = 900;
 
@@ -26,16 +27,16 @@ function daemonSets(model: ClusterModel): string[] {
 
 export function calicoRolloutTask(model: ClusterModel, host: string): Task {
   const version = `v${CALICO.version}`;
-  const running = `"$(${KUBECTL} get installation default -o jsonpath='{.status.calicoVersion}')" = '${version}'`;
-  const rollouts = (t: number): string =>
-    [
+  const running = shell`"$(${KUBECTL} get installation default -o jsonpath='{.status.calicoVersion}')" = '${version}'`;
+  const rollouts = (t: number): ShellText =>
+    shellLines([
       ...daemonSets(model).map(
-        (ds) => `${KUBECTL} -n ${CALICO_NAMESPACE} rollout status daemonset/${ds} --timeout=${t}s`,
+        (ds) => shell`${KUBECTL} -n ${CALICO_NAMESPACE} rollout status ${`daemonset/${ds}`} --timeout=${t}s`,
       ),
-      `${KUBECTL} wait --for=condition=Available --timeout=${t}s tigerastatus/calico`,
-    ].join('\n');
+      shell`${KUBECTL} wait --for=condition=Available --timeout=${t}s tigerastatus/calico`,
+    ]);
   const seconds = CALICO_ROLLOUT_SECONDS;
-  const apply = `set -eu
+  const apply = shell`set -eu
 i=0
 until [ ${running} ]; do
   i=$((i + 1))
@@ -53,7 +54,7 @@ ${rollouts(seconds)}`;
     host,
     name: 'upgrade-calico-rollout',
     description: `wait until the operator runs Calico ${version}: ${daemonSets(model).join(' and ')} rolled out on every node`,
-    check: sh(`set -eu\n[ ${running} ]\n{\n${rollouts(10)}\n} >/dev/null`),
+    check: sh(shell`set -eu\n[ ${running} ]\n{\n${rollouts(10)}\n} >/dev/null`),
     apply: sh(apply),
     timeoutSeconds: seconds * 2 + 120,
   });

@@ -24,6 +24,8 @@ import { WIN } from '../../render/windows/paths.js';
 import { CALICO_ENDPOINT_FUNCTION, CALICO_READY, calicoWaitLoop } from '../../render/windows/calico.js';
 import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q } from '../../render/windows/ps.js';
 import { checkThat } from '../../render/windows/step.js';
+import { shell, shellCode, shellLines, type ShellText } from '../../util/escape/index.js';
+import type { CheckAndApply } from './api-steps.js';
 
 export interface Scripts {
   readonly check: string;
@@ -35,44 +37,39 @@ function family(node: PlanNode): 'apt' | 'dnf' {
 }
 
 /** Install `packages` at the model's version from the target minor's repository, held again after. */
-function packageInstall(model: ClusterModel, node: PlanNode, packages: readonly string[]): string {
+function packageInstall(model: ClusterModel, node: PlanNode, packages: readonly string[]): ShellText {
   const v = model.versions.kubernetes;
-  const list = packages.join(' ');
   if (family(node) === 'dnf')
-    return `set -eu\n${proxyExports(model)}dnf install -y -q --disableexcludes=kubernetes ${packages.map((p) => `${p}-${v}`).join(' ')}`;
-  return `set -eu
+    return shell`set -eu\n${proxyExports(model)}dnf install -y -q --disableexcludes=kubernetes ${packages.map((p) => `${p}-${v}`)}`;
+  return shell`set -eu
 ${proxyExports(model)}export DEBIAN_FRONTEND=noninteractive
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-curl -fsSL -o "$work/Release.key" '${URLS.kubernetesDeb(model.versions.kubernetesMinor)}Release.key'
+curl -fsSL -o "$work/Release.key" ${`${URLS.kubernetesDeb(model.versions.kubernetesMinor)}Release.key`}
 gpg --dearmor --yes -o ${APT_KEYRING} "$work/Release.key"
 apt-get update -q
-apt-mark unhold ${list} >/dev/null
-apt-get install -y -q ${packages.map((p) => `${p}='${v}-*'`).join(' ')}
-apt-mark hold ${list} >/dev/null`;
+apt-mark unhold ${packages} >/dev/null
+apt-get install -y -q ${packages.map((p) => `${p}=${v}-*`)}
+apt-mark hold ${packages} >/dev/null`;
 }
 
 /** The release binaries (kubernetes-binaries.ts) as one script: each fetched and verified in its own subshell. */
-function binaryInstall(model: ClusterModel, names: readonly string[]): string {
+function binaryInstall(model: ClusterModel, names: readonly string[]): ShellText {
   const cached = downloadCache(model) !== undefined;
   const wanted = kubeBinaries(model).filter((b) => names.includes(b.name));
-  return `${cached ? '' : proxyExports(model)}${wanted
-    .map(
-      (b) => `(
-${nodeDownloadScript(model, b.id, b.install).trimEnd()}
-)`,
-    )
-    .join('\n')}`;
+  return shell`${cached ? shellCode('') : proxyExports(model)}${shellLines(
+    wanted.map((b) => shell`(\n${nodeDownloadScript(model, b.id, b.install)}\n)`),
+  )}`;
 }
 
-function binaryCheck(model: ClusterModel, name: string): string {
-  return kubeBinaries(model).find((b) => b.name === name)?.check ?? 'false';
+function binaryCheck(model: ClusterModel, name: string): ShellText {
+  return kubeBinaries(model).find((b) => b.name === name)?.check ?? shellCode('false');
 }
 
-export function linuxKubeadm(model: ClusterModel, node: PlanNode): Scripts {
+export function linuxKubeadm(model: ClusterModel, node: PlanNode): CheckAndApply {
   if (model.kubernetesInstall === 'binaries')
     return { check: binaryCheck(model, 'kubeadm'), apply: binaryInstall(model, ['kubeadm']) };
   return {
-    check: `kubeadm version -o short 2>/dev/null | grep -qx 'v${model.versions.kubernetes}'`,
+    check: shell`kubeadm version -o short 2>/dev/null | grep -qx 'v${model.versions.kubernetes}'`,
     apply: packageInstall(model, node, ['kubeadm']),
   };
 }
@@ -82,32 +79,37 @@ export function linuxKubeadm(model: ClusterModel, node: PlanNode): Scripts {
  * other node); with `--config` when the spec's timeouts or probe slack need an
  * UpgradeConfiguration (`config`: its path on the node).
  */
-export function linuxKubeadmUpgrade(model: ClusterModel, node: PlanNode, first: boolean, config?: string): Scripts {
+export function linuxKubeadmUpgrade(
+  model: ClusterModel,
+  node: PlanNode,
+  first: boolean,
+  config?: string,
+): CheckAndApply {
   const v = model.versions.kubernetes;
   // A control plane is through once its API server's static Pod runs the target image.
   const check =
     node.role === 'control-plane'
-      ? `grep -Eq 'image: .*/kube-apiserver:v${v.replace(/\./g, '\\.')}$' /etc/kubernetes/manifests/kube-apiserver.yaml`
-      : `kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}'`;
-  const withConfig = config === undefined ? '' : ` --config ${config}`;
-  const apply = first ? `kubeadm upgrade apply 'v${v}' --yes${withConfig}` : `kubeadm upgrade node${withConfig}`;
-  return { check, apply: `set -eu\n${apply}` };
+      ? shell`grep -Eq ${`image: .*/kube-apiserver:v${v.replace(/\./g, '\\.')}$`} /etc/kubernetes/manifests/kube-apiserver.yaml`
+      : shell`kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}'`;
+  const verb = first ? shell`kubeadm upgrade apply 'v${v}' --yes` : shellCode('kubeadm upgrade node');
+  const apply = config === undefined ? verb : shell`${verb} --config ${config}`;
+  return { check, apply: shell`set -eu\n${apply}` };
 }
 
-export function linuxKubelet(model: ClusterModel, node: PlanNode): Scripts {
+export function linuxKubelet(model: ClusterModel, node: PlanNode): CheckAndApply {
   const v = model.versions.kubernetes;
   if (model.kubernetesInstall === 'binaries')
     return {
-      check: `${binaryCheck(model, 'kubelet')}\n${binaryCheck(model, 'kubectl')}\nsystemctl is-active --quiet kubelet`,
-      apply: `${binaryInstall(model, ['kubelet', 'kubectl'])}
+      check: shell`${binaryCheck(model, 'kubelet')}\n${binaryCheck(model, 'kubectl')}\nsystemctl is-active --quiet kubelet`,
+      apply: shell`${binaryInstall(model, ['kubelet', 'kubectl'])}
 systemctl daemon-reload
 systemctl restart kubelet`,
     };
   return {
-    check: `kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}'
+    check: shell`kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}'
 kubectl version --client 2>/dev/null | grep -q 'Client Version: v${v}$'
 systemctl is-active --quiet kubelet`,
-    apply: `${packageInstall(model, node, ['kubelet', 'kubectl'])}
+    apply: shell`${packageInstall(model, node, ['kubelet', 'kubectl'])}
 systemctl daemon-reload
 systemctl restart kubelet`,
   };

@@ -3,6 +3,7 @@
 // lines share config `version = 3`: CRI split into images and runtime
 // plugins, the pause image pinned, CNI bin_dirs (2.1+), runc with the systemd
 // cgroup driver kubelet uses, and hosts.toml directories for registries.
+import { tomlString } from '../../util/escape/index.js';
 import { IMAGES } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
@@ -22,14 +23,14 @@ version = 3
 
 [${images}.pinned_images]
   # kubelet >= 1.35 no longer takes --pod-infra-container-image: the sandbox image is set here.
-  sandbox = '${IMAGES.pause.repository}:${model.versions.pause}'
+  sandbox = ${tomlString(`${IMAGES.pause.repository}:${model.versions.pause}`)}
 
 [${images}.registry]
-  config_path = '${P.certsDir}'
+  config_path = ${tomlString(P.certsDir)}
 
 [${runtime}.cni]
-  bin_dirs = ['${P.cniBin}']
-  conf_dir = '${P.cniConf}'
+  bin_dirs = [${tomlString(P.cniBin)}]
+  conf_dir = ${tomlString(P.cniConf)}
 
 [${runtime}.containerd]
   default_runtime_name = 'runc'
@@ -38,7 +39,7 @@ version = 3
   runtime_type = 'io.containerd.runc.v2'
 
 [${runtime}.containerd.runtimes.runc.options]
-  BinaryName = '${P.runc}'
+  BinaryName = ${tomlString(P.runc)}
   # kubelet's cgroupDriver is systemd (the kubeadm default): both must agree.
   SystemdCgroup = true
 `;

@@ -4,7 +4,7 @@
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import type { RenderedArtifact } from '../../render/types.js';
-import { shellQuote, systemdEnvironment } from '../../util/escape/index.js';
+import { shell, shellCode, shellLines, systemdEnvironment, type ShellText } from '../../util/escape/index.js';
 
 export const CONTAINERD_PROXY_DROPIN = '/etc/systemd/system/containerd.service.d/http-proxy.conf';
 
@@ -24,9 +24,9 @@ function proxyVars(model: ClusterModel): [string, string][] | undefined {
 }
 
 /** `export …` lines to prefix scripts that download; empty without a proxy. */
-export function proxyExports(model: ClusterModel): string {
+export function proxyExports(model: ClusterModel): ShellText {
   const vars = proxyVars(model);
-  return vars === undefined ? '' : `${vars.map(([k, v]) => `export ${k}=${shellQuote(v)}`).join('\n')}\n`;
+  return vars === undefined ? shellCode('') : shell`${shellLines(vars.map(([k, v]) => shell`export ${k}=${v}`))}\n`;
 }
 
 export function renderContainerdProxy(model: ClusterModel, node: PlanNode): RenderedArtifact[] {

@@ -6,6 +6,7 @@
 // due when /var/run/reboot-required exists (Debian's update-notifier-common
 // convention, written by kernel and libc packages) or `dnf needs-restarting
 // -r` exits 1 (dnf-plugins-core). Pure: the distro family in, sh text out.
+import { shell, shellCode, shellLines, type ShellText } from '../../util/escape/index.js';
 import { KUBERNETES_PACKAGES } from './kubernetes-repo.js';
 
 export interface LinuxUpdateSelection {
@@ -21,11 +22,11 @@ const HELD = [...KUBERNETES_PACKAGES, 'cri-tools', 'kubernetes-cni'];
  * per upgradable package (held ones never), kubemix_reboot_required exits 0
  * when the host waits for a reboot.
  */
-function functions(family: 'apt' | 'dnf', selection: LinuxUpdateSelection): string {
+function functions(family: 'apt' | 'dnf', selection: LinuxUpdateSelection): ShellText {
   if (family === 'apt')
     // `apt-get -s` prints `Inst NAME [OLD] (NEW ORIGIN [ARCH])` per package it would install.
-    return `kubemix_pending() {
-  apt-get -s -q -o Debug::NoLocking=1 upgrade --with-new-pkgs | awk -v held=${shellWords(HELD)} -v security=${selection.securityOnly ? 1 : 0} '
+    return shell`kubemix_pending() {
+  apt-get -s -q -o Debug::NoLocking=1 upgrade --with-new-pkgs | awk -v held=${HELD.join(' ')} -v security=${selection.securityOnly ? 1 : 0} '
     BEGIN { n = split(held, h, " "); for (i = 1; i <= n; i++) skip[h[i]] = 1 }
     $1 == "Inst" && !($2 in skip) && (!security || $0 ~ /-security/) {
       old = ""; new = $3
@@ -34,10 +35,10 @@ function functions(family: 'apt' | 'dnf', selection: LinuxUpdateSelection): stri
 }
 kubemix_reboot_required() { [ -f /var/run/reboot-required ]; }
 `;
-  const security = selection.securityOnly ? ' --security' : '';
-  return `kubemix_pending() {
+  const security = selection.securityOnly ? shellCode(' --security') : shellCode('');
+  return shell`kubemix_pending() {
   # check-update exits 100 when updates exist; lines are NAME.ARCH VERSION REPO.
-  dnf -q check-update${security} --exclude=${HELD.join(',')} | awk 'NF == 3 && $1 ~ /\\./ { printf "pending\\t%s\\t-> %s\\n", $1, $2 }' || true
+  dnf -q check-update${security} ${`--exclude=${HELD.join(',')}`} | awk 'NF == 3 && $1 ~ /\\./ { printf "pending\\t%s\\t-> %s\\n", $1, $2 }' || true
 }
 kubemix_reboot_required() {
   rc=0; dnf -q needs-restarting -r >/dev/null 2>&1 || rc=$?
@@ -46,22 +47,22 @@ kubemix_reboot_required() {
 `;
 }
 
-function shellWords(words: readonly string[]): string {
-  return `'${words.join(' ')}'`;
-}
-
 /** Holds the Kubernetes packages that are installed (apt-mark refuses unknown names); apt's own view of what is. */
-function holdScript(family: 'apt' | 'dnf'): string {
-  if (family === 'dnf') return '';
-  return `installed=$({ apt-mark showmanual; apt-mark showauto; } | grep -Fx ${HELD.map((p) => `-e ${p}`).join(' ')} || true)
+function holdScript(family: 'apt' | 'dnf'): ShellText {
+  if (family === 'dnf') return shellCode('');
+  return shell`installed=$({ apt-mark showmanual; apt-mark showauto; } | grep -Fx ${shellLines(
+    HELD.map((p) => shell`-e ${p}`),
+    ' ',
+  )} || true)
 [ -z "$installed" ] || apt-mark hold $installed >/dev/null
 `;
 }
 
 /** The patch query for a Linux node: refresh the package lists, print what is pending. Installs nothing. */
-export function listLinuxPending(family: 'apt' | 'dnf', selection: LinuxUpdateSelection): string {
-  const refresh = family === 'apt' ? 'apt-get update -q >/dev/null' : 'dnf -q makecache >/dev/null';
-  return `set -eu
+export function listLinuxPending(family: 'apt' | 'dnf', selection: LinuxUpdateSelection): ShellText {
+  const refresh =
+    family === 'apt' ? shellCode('apt-get update -q >/dev/null') : shellCode('dnf -q makecache >/dev/null');
+  return shell`set -eu
 export DEBIAN_FRONTEND=noninteractive
 ${functions(family, selection)}${refresh}
 kubemix_pending
@@ -78,16 +79,16 @@ if kubemix_reboot_required; then echo reboot-required; fi
 export function installLinuxUpdates(
   family: 'apt' | 'dnf',
   selection: LinuxUpdateSelection,
-): { check: string; apply: string } {
-  const check = `export DEBIAN_FRONTEND=noninteractive
+): { check: ShellText; apply: ShellText } {
+  const check = shell`export DEBIAN_FRONTEND=noninteractive
 ${functions(family, selection)}[ -z "$(kubemix_pending)" ] && ! kubemix_reboot_required`;
   const install =
     family === 'apt'
-      ? `apt-get update -q >/dev/null
+      ? shellCode(`apt-get update -q >/dev/null
 packages=$(kubemix_pending | cut -f 2)
-[ -z "$packages" ] || apt-get install -y -q --only-upgrade -o Dpkg::Options::=--force-confold $packages`
-      : `dnf -y -q upgrade${selection.securityOnly ? ' --security' : ''} --exclude=${HELD.join(',')}`;
-  const apply = `set -eu
+[ -z "$packages" ] || apt-get install -y -q --only-upgrade -o Dpkg::Options::=--force-confold $packages`)
+      : shell`dnf -y -q upgrade${selection.securityOnly ? shellCode(' --security') : shellCode('')} ${`--exclude=${HELD.join(',')}`}`;
+  const apply = shell`set -eu
 export DEBIAN_FRONTEND=noninteractive
 ${functions(family, selection)}${holdScript(family)}${install}
 if kubemix_reboot_required; then

@@ -17,7 +17,7 @@ import { HNS_FUNCTIONS, SERVICE_FUNCTIONS, q, qList, withoutUnusedHelpers } from
 import { BOOT_TASK } from './boot.js';
 import { CALICO_RESET_PATHS, CALICO_RESET_REGISTRY } from './calico.js';
 import { LEGACY_FILES, LEGACY_RENEW_TASK } from './retire.js';
-import { shellQuote } from '../../util/escape/index.js';
+import { shell, type ShellText } from '../../util/escape/index.js';
 
 /**
  * The HNS networks kubemix (External) and flanneld (its backend's network) create
@@ -115,6 +115,6 @@ if ($begin -ge 0 -and $end -gt $begin) {
 }
 
 /** Deletes the Node object through the first control-plane node's admin kubeconfig. */
-export function deleteNodeScript(node: PlanNode): string {
-  return `kubectl --kubeconfig /etc/kubernetes/admin.conf delete node ${shellQuote(node.name.toLowerCase())} --ignore-not-found\n`;
+export function deleteNodeScript(node: PlanNode): ShellText {
+  return shell`kubectl --kubeconfig /etc/kubernetes/admin.conf delete node ${node.name.toLowerCase()} --ignore-not-found\n`;
 }

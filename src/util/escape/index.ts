@@ -8,3 +8,4 @@ export { psList, psQuote } from './powershell.js';
 export { iniValue } from './ini.js';
 export { xmlEscape } from './xml.js';
 export { yamlString } from './yaml.js';
+export { ShellTemplateError, ShellText, shell, shellCode, shellLines, type ShellValue } from './sh-script.js';

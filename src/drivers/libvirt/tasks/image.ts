@@ -11,6 +11,7 @@
 // A `file:///` URL is a path on the hypervisor: missing, the task names the
 // spec field that gave it.
 import { VIRTIO_WIN } from '../../../matrix/index.js';
+import { fileURLToPath } from 'node:url';
 import { shellQuote as q } from '../../../util/escape/index.js';
 import { sh } from '../../task.js';
 import type { DriverHypervisor, DriverModel, DriverTask, TaskRef } from '../../types.js';
@@ -75,7 +76,10 @@ function imageTask(model: DriverModel, hv: DriverHypervisor, f: Fetch): DriverTa
   const head = `base=${q(f.path)}
 source=${q(`${f.url} ${how}`)}
 `;
+  // A file: URL's path as the file system names it: `%20` in the URL is a space on disk (RFC 8089).
+  const local = /^file:/i.test(f.url) ? fileURLToPath(f.url) : '';
   const vars = `url=${q(f.url)}
+path=${q(local)}
 field=${q(`spec.downloads.${f.id}`)}
 want=${q(f.sha256 ?? '')}
 list=${q(f.list?.url ?? '')}
@@ -98,7 +102,7 @@ const fetch = (
   algo: 'sha256' | 'sha512',
 ): string => `command -v curl >/dev/null 2>&1 || fail "curl missing: install it on this hypervisor"
 case "$url" in
-  file://*) [ -f "\${url#file://}" ] || fail "$field.url: no file \${url#file://} on this hypervisor" ;;
+  file://*) [ -f "$path" ] || fail "$field.url: no file $path on this hypervisor" ;;
 esac
 tmp="$base.part"
 trap 'rm -f "$tmp" "$tmp.sums"' EXIT
