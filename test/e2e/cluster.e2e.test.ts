@@ -101,6 +101,16 @@ async function waitFor(what: string, test: () => boolean, limitMs: number, every
   }
 }
 
+// The tier runs for hours: an operator who stops it (Ctrl-C, a CI timeout's SIGTERM) gets the
+// harness's exit hooks — the guests, the libvirtd, the test host and its block are removed — unless
+// KUBEMIX_CLUSTER_KEEP=1 asks to keep them. Node ends on these signals without running 'exit' hooks.
+if (process.env['KUBEMIX_CLUSTER'] === '1' && process.env['KUBEMIX_CLUSTER_KEEP'] !== '1')
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      log(`${signal}: stopping; the exit hooks remove what the tier made`);
+      process.exit(130);
+    });
+
 describe(
   'a real cluster: kubemix up, verify, guard, upgrade, diagnose, kill -9 and down',
   { skip, timeout: 5 * 3600_000 },

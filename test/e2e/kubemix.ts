@@ -83,6 +83,8 @@ export function startKubemix(argv: readonly string[], options: RunOptions = {}):
   let partial = '';
   let done = 0;
   const timer = setTimeout(kill, options.timeoutMs ?? 10 * 60_000);
+  // A test process that ends (a failed assertion, the tier stopped by a signal) takes its kubemix with it.
+  process.on('exit', kill);
   child.stdout.on('data', (c: Buffer) => {
     stdout += c.toString();
     partial += c.toString();
@@ -102,6 +104,7 @@ export function startKubemix(argv: readonly string[], options: RunOptions = {}):
   const ended = new Promise<KubemixRun>((resolve) => {
     child.once('close', (code) => {
       clearTimeout(timer);
+      process.off('exit', kill);
       resolve({ code, stdout, stderr, events, seconds: (Date.now() - started) / 1000 });
     });
   });
