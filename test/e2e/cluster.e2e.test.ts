@@ -189,7 +189,8 @@ describe(
     function writeSpec(version: string, bundle: ReleaseBundle): ClusterModel {
       const spec = (downloads: Record<string, unknown>) => ({
         ...base,
-        kubernetes: { version, ...SLOW },
+        // cri-tools v1.35.0 is not on the Go module proxy: both bundles carry crictl v1.36.0 (CRI v1, as 1.35's).
+        kubernetes: { version, crictl: '1.36.0', ...SLOW },
         downloads: { ...downloads, 'images/debian-12': { url: `file://${image.file}`, sha256: image.sha256 } },
       });
       const first = lab.writeSpec(NAME, spec({}));
