@@ -202,6 +202,9 @@ describe(
       '--downloads',
       from.release,
       ...imagesArgs([from], [guard.archive, probe.archive]),
+      // verify's default BusyBox cannot be had here: the air-gap check wants the probe verify will run.
+      '--probe-image',
+      `linux=${probe.ref}`,
       '--skip-verify',
     ];
 
