@@ -35,6 +35,8 @@ export interface RunOptions {
   readonly deployer?: { readonly netns: string; readonly resolvConf: string };
   /** Called with each NDJSON event as it arrives. */
   readonly onEvent?: (event: Record<string, unknown>) => void;
+  /** Environment over the tier's (an empty value: kubemix's own default). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** A running kubemix: its events so far, a way to SIGKILL it, and its end. */
@@ -75,7 +77,10 @@ function commandLine(argv: readonly string[], options: RunOptions): [string, str
 export function startKubemix(argv: readonly string[], options: RunOptions = {}): KubemixProcess {
   const started = Date.now();
   const [cmd, args] = commandLine(argv, options);
-  const child = spawn(cmd, args, { env: { ...process.env, ...ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, args, {
+    env: { ...process.env, ...ENV, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const events: Record<string, unknown>[] = [];
   const kill = (): void => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'));
   let stdout = '';
