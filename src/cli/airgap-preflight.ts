@@ -3,7 +3,8 @@
 // in a checksum file beside it, and its file in the deployer's cache or the
 // --downloads directory), and every image the nodes pull must be in a bundle
 // given with --images or already in the services registry (what an earlier
-// `up` pushed, as the state directory records). Whatever is missing is named,
+// `up` pushed, as the state directory records); verify's probe images as
+// `--probe-image` sets them. Whatever is missing is named,
 // and `up` stops with exit 2.
 import { resolve, join } from 'node:path';
 import { InputError } from '../errors.js';
@@ -11,8 +12,9 @@ import { DownloadCache } from '../exec/downloads.js';
 import { pushedImages } from '../exec/image-push.js';
 import type { BundleImage } from '../images/bundle.js';
 import { openBundle } from '../images/open.js';
-import type { ClusterImage } from '../model/images.js';
+import { withProbeImages, type ClusterImage } from '../model/images.js';
 import type { Plan } from '../plan/types.js';
+import { parseProbeImageOverrides } from '../verify/cluster/images.js';
 import type { CliIo } from './io.js';
 
 /** A bundle image stands for a planned one: same name, or same repository and tag (and the pinned digest). */
@@ -29,11 +31,12 @@ export function imageIn(i: ClusterImage, bundle: readonly BundleImage[]): boolea
 export async function airGapPreflight(
   plan: Plan,
   stateDir: string,
-  flags: { readonly images?: readonly string[]; readonly downloads?: string },
+  flags: { readonly images?: readonly string[]; readonly downloads?: string; readonly probeImage?: readonly string[] },
   io: CliIo,
 ): Promise<void> {
-  const images = plan.images;
-  if (images === undefined) return;
+  if (plan.images === undefined) return;
+  // `up --probe-image`: its verify pulls the given probe, not the default.
+  const images = withProbeImages(plan.images, parseProbeImageOverrides(flags.probeImage ?? []));
   const problems: string[] = [];
   const bundled: BundleImage[] = [];
   for (const path of flags.images ?? []) bundled.push(...(await openBundle(resolve(io.cwd, path))).images);

@@ -110,3 +110,27 @@ export function imagesFromServicesRegistry(model: ClusterModel): ClusterImage[] 
 export function mirroredRegistries(model: ClusterModel): string[] {
   return [...new Set(imagesFromServicesRegistry(model).map((i) => i.registry))].sort();
 }
+
+/**
+ * The images as `--probe-image KEY=REF` changes them: verify's probe for KEY
+ * is REF, so the default is no longer needed (unless something else runs it)
+ * and REF is. `overrides` comes checked from parseProbeImageOverrides.
+ */
+export function withProbeImages(
+  images: readonly ClusterImage[],
+  overrides: Readonly<Record<string, string>>,
+): ClusterImage[] {
+  const out: ClusterImage[] = [];
+  for (const i of images) {
+    const key = Object.keys(overrides).find((k) => VERIFY_PROBE_IMAGES[k] === i.ref && i.usedBy.includes('verify'));
+    const ref = key === undefined ? undefined : overrides[key];
+    if (ref === undefined) {
+      out.push(i);
+      continue;
+    }
+    const others = i.usedBy.filter((u) => u !== 'verify');
+    if (others.length > 0) out.push({ ...i, usedBy: others });
+    out.push({ ref, ...splitImageRef(ref), platforms: i.platforms, usedBy: ['verify'] });
+  }
+  return out;
+}

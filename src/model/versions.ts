@@ -33,7 +33,8 @@ export function resolveVersions(spec: ClusterSpec): ResolvedVersions {
     flannel: COMPONENTS.flannel,
     runc: COMPONENTS.runc,
     cniPlugins: COMPONENTS.cniPlugins,
-    // An unknown minor is refused by the spec rules; the matrix's newest crictl stands in meanwhile.
-    crictl: k8s?.crictl ?? KUBERNETES.at(-1)?.crictl ?? '',
+    // The spec's pin first (a bundle built without the matrix's release); an unknown minor is refused
+    // by the spec rules, the matrix's newest crictl stands in meanwhile.
+    crictl: spec.crictlVersion ?? k8s?.crictl ?? KUBERNETES.at(-1)?.crictl ?? '',
   };
 }

@@ -55,6 +55,7 @@ export function normalise(parsed: ClusterSpecParsed): ClusterSpec {
     domain: s.domain,
     kubernetesVersion: s.kubernetes.version,
     kubernetesInstall: s.kubernetes.install,
+    crictlVersion: s.kubernetes.crictl,
     airGapped: s.airGapped,
     containerdVersion: s.containerRuntime.containerd,
     kubeadm: kubeadmSettings(s.kubernetes),

@@ -58,50 +58,51 @@ const parse = (() => {
   const c7 = new RegExp("^\\d+\\.\\d+(\\.\\d+)?$", "");
   const c8 = () => ("binaries");
   const c9 = new Set(["binaries","packages"]);
-  const c10 = new RegExp("^[1-9][0-9]{0,5}(s|m|h)$", "");
-  const c11 = durationWithinLimit;
-  const c12 = unsupported;
-  const c13 = () => ({});
-  const c14 = () => ("2.3");
-  const c15 = new RegExp("^\\d+\\.\\d+(\\.\\d+)?$", "");
-  const c16 = () => ({});
-  const c17 = () => ("10.0.0.0/24");
-  const c18 = new RegExp("^[0-9A-Fa-f.:/, ]*$", "");
-  const c19 = () => ("10.244.0.0/16");
-  const c20 = () => ("10.96.0.0/12");
-  const c21 = () => ({});
-  const c22 = () => ("flannel");
-  const c23 = new Set(["flannel","calico"]);
-  const c24 = () => ("vxlan");
-  const c25 = new Set(["vxlan","host-gw"]);
-  const c26 = () => (4096);
-  const c27 = () => (4789);
-  const c28 = new RegExp("^[A-Za-z0-9.:_-]+$", "");
-  const c29 = new RegExp("^[A-Za-z0-9_][A-Za-z0-9._@-]*$", "");
-  const c30 = () => (22);
-  const c31 = new RegExp("^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\ud800-\\udfff]*$", "");
-  const c32 = () => (22);
-  const c33 = () => ("root");
-  const c34 = () => ("qemu:///system");
-  const c35 = new RegExp("^[a-z][a-z0-9]*(\\+[a-z0-9]+)?:\\/\\/[A-Za-z0-9._~:@/?&=%+,[\\]-]*$", "");
-  const c36 = () => ("auto");
-  const c37 = new Set(["auto","kvm","qemu"]);
-  const c38 = new RegExp("^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$", "");
-  const c39 = new Set(["control-plane","worker","services"]);
-  const c40 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]*$", "");
-  const c41 = () => (22);
+  const c10 = new RegExp("^\\d+\\.\\d+\\.\\d+$", "");
+  const c11 = new RegExp("^[1-9][0-9]{0,5}(s|m|h)$", "");
+  const c12 = durationWithinLimit;
+  const c13 = unsupported;
+  const c14 = () => ({});
+  const c15 = () => ("2.3");
+  const c16 = new RegExp("^\\d+\\.\\d+(\\.\\d+)?$", "");
+  const c17 = () => ({});
+  const c18 = () => ("10.0.0.0/24");
+  const c19 = new RegExp("^[0-9A-Fa-f.:/, ]*$", "");
+  const c20 = () => ("10.244.0.0/16");
+  const c21 = () => ("10.96.0.0/12");
+  const c22 = () => ({});
+  const c23 = () => ("flannel");
+  const c24 = new Set(["flannel","calico"]);
+  const c25 = () => ("vxlan");
+  const c26 = new Set(["vxlan","host-gw"]);
+  const c27 = () => (4096);
+  const c28 = () => (4789);
+  const c29 = new RegExp("^[A-Za-z0-9.:_-]+$", "");
+  const c30 = new RegExp("^[A-Za-z0-9_][A-Za-z0-9._@-]*$", "");
+  const c31 = () => (22);
+  const c32 = new RegExp("^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\ud800-\\udfff]*$", "");
+  const c33 = () => (22);
+  const c34 = () => ("root");
+  const c35 = () => ("qemu:///system");
+  const c36 = new RegExp("^[a-z][a-z0-9]*(\\+[a-z0-9]+)?:\\/\\/[A-Za-z0-9._~:@/?&=%+,[\\]-]*$", "");
+  const c37 = () => ("auto");
+  const c38 = new Set(["auto","kvm","qemu"]);
+  const c39 = new RegExp("^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$", "");
+  const c40 = new Set(["control-plane","worker","services"]);
+  const c41 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]*$", "");
   const c42 = () => (22);
-  const c43 = () => ("root");
-  const c44 = () => ({});
-  const c45 = () => (1);
-  const c46 = new RegExp("^[1-9][0-9]*(Mi|Gi|Ti|M|G|T)$", "");
-  const c47 = ramWithinLimit;
-  const c48 = diskWithinLimit;
-  const c49 = () => ([]);
-  const c50 = () => ("compute");
-  const c51 = () => ({});
-  const c52 = isPlainObject;
-  const c53 = (() => {
+  const c43 = () => (22);
+  const c44 = () => ("root");
+  const c45 = () => ({});
+  const c46 = () => (1);
+  const c47 = new RegExp("^[1-9][0-9]*(Mi|Gi|Ti|M|G|T)$", "");
+  const c48 = ramWithinLimit;
+  const c49 = diskWithinLimit;
+  const c50 = () => ([]);
+  const c51 = () => ("compute");
+  const c52 = () => ({});
+  const c53 = isPlainObject;
+  const c54 = (() => {
     const c0 = unsupported;
     const c1 = new RegExp("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "");
     return (input) => {
@@ -113,24 +114,24 @@ const parse = (() => {
       return input;
     };
   })();
-  const c54 = new RegExp("^-?\\d+(?:\\.\\d+)?$", "");
-  const c55 = Object.prototype.propertyIsEnumerable;
-  const c56 = () => ({});
-  const c57 = () => (true);
+  const c55 = new RegExp("^-?\\d+(?:\\.\\d+)?$", "");
+  const c56 = Object.prototype.propertyIsEnumerable;
+  const c57 = () => ({});
   const c58 = () => (true);
   const c59 = () => (true);
   const c60 = () => (true);
   const c61 = () => (true);
-  const c62 = new RegExp("^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$", "");
-  const c63 = new RegExp("^[^\\s'\"\\\\`<>{}|^\\u0000-\\u001f\\u007f-\\u009f]+$", "");
-  const c64 = isHttpUrl;
-  const c65 = hasNoFragment;
-  const c66 = hasNoUserinfo;
-  const c67 = () => ([]);
-  const c68 = new RegExp("^[A-Za-z0-9.*:/_[\\]-]+$", "");
-  const c69 = () => ({});
+  const c62 = () => (true);
+  const c63 = new RegExp("^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$", "");
+  const c64 = new RegExp("^[^\\s'\"\\\\`<>{}|^\\u0000-\\u001f\\u007f-\\u009f]+$", "");
+  const c65 = isHttpUrl;
+  const c66 = hasNoFragment;
+  const c67 = hasNoUserinfo;
+  const c68 = () => ([]);
+  const c69 = new RegExp("^[A-Za-z0-9.*:/_[\\]-]+$", "");
   const c70 = () => ({});
-  const c71 = (() => {
+  const c71 = () => ({});
+  const c72 = (() => {
     const c0 = unsupported;
     const c1 = new RegExp("^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\ud800-\\udfff]*$", "");
     return (input) => {
@@ -144,9 +145,9 @@ const parse = (() => {
       return input;
     };
   })();
-  const c72 = new RegExp("^(https?:\\/\\/)?[A-Za-z0-9.-]+(:[0-9]{1,5})?(\\/[A-Za-z0-9._~/-]*)?$", "");
-  const c73 = () => ({});
-  const c74 = (() => {
+  const c73 = new RegExp("^(https?:\\/\\/)?[A-Za-z0-9.-]+(:[0-9]{1,5})?(\\/[A-Za-z0-9._~/-]*)?$", "");
+  const c74 = () => ({});
+  const c75 = (() => {
     const c0 = unsupported;
     return (input) => {
       if (typeof input !== "string") return INVALID;
@@ -155,11 +156,11 @@ const parse = (() => {
       return input;
     };
   })();
-  const c75 = isDownloadUrlScheme;
-  const c76 = hasDecodableFilePath;
-  const c77 = new RegExp("^[0-9a-fA-F]{64}$", "");
-  const c78 = new RegExp("^[a-z0-9]([a-z0-9._:/-]*[a-z0-9])?(:[A-Za-z0-9_.-]+)?(@sha256:[0-9a-f]{64})?$", "");
-  const c79 = () => (false);
+  const c76 = isDownloadUrlScheme;
+  const c77 = hasDecodableFilePath;
+  const c78 = new RegExp("^[0-9a-fA-F]{64}$", "");
+  const c79 = new RegExp("^[a-z0-9]([a-z0-9._:/-]*[a-z0-9])?(:[A-Za-z0-9_.-]+)?(@sha256:[0-9a-f]{64})?$", "");
+  const c80 = () => (false);
   return (input) => {
     if (typeof input !== "object" || input === null || Array.isArray(input)) return INVALID;
     const v0 = input["apiVersion"];
@@ -227,387 +228,388 @@ const parse = (() => {
         return v19;
       })();
       if (v18 === INVALID) return INVALID;
-      const v20 = v13["timeouts"];
+      const v20 = v13["crictl"];
       let v21 = (() => {
         let v22;
         if (v20 !== undefined) {
-          if (typeof v20 !== "object" || v20 === null || Array.isArray(v20)) return INVALID;
-          const v23 = v20["controlPlaneComponentHealthCheck"];
-          let v24 = (() => {
-            let v25;
-            if (v23 !== undefined) {
-              if (typeof v23 !== "string") return INVALID;
-              c10.lastIndex = 0;
-              if (!c10.test(v23)) return INVALID;
-              const v26 = c11(v23);
-              if (v26 instanceof Promise) c12();
-              if (!v26) return INVALID;
-              v25 = v23;
-            }
-            return v25;
-          })();
-          if (v24 === INVALID) {
-            if ("controlPlaneComponentHealthCheck" in v20) return INVALID;
-            v24 = undefined;
-          }
-          const v27 = v20["kubeletHealthCheck"];
-          let v28 = (() => {
-            let v29;
-            if (v27 !== undefined) {
-              if (typeof v27 !== "string") return INVALID;
-              c10.lastIndex = 0;
-              if (!c10.test(v27)) return INVALID;
-              const v30 = c11(v27);
-              if (v30 instanceof Promise) c12();
-              if (!v30) return INVALID;
-              v29 = v27;
-            }
-            return v29;
-          })();
-          if (v28 === INVALID) {
-            if ("kubeletHealthCheck" in v20) return INVALID;
-            v28 = undefined;
-          }
-          const v31 = v20["kubernetesAPICall"];
-          let v32 = (() => {
-            let v33;
-            if (v31 !== undefined) {
-              if (typeof v31 !== "string") return INVALID;
-              c10.lastIndex = 0;
-              if (!c10.test(v31)) return INVALID;
-              const v34 = c11(v31);
-              if (v34 instanceof Promise) c12();
-              if (!v34) return INVALID;
-              v33 = v31;
-            }
-            return v33;
-          })();
-          if (v32 === INVALID) {
-            if ("kubernetesAPICall" in v20) return INVALID;
-            v32 = undefined;
-          }
-          const v35 = v20["etcdAPICall"];
-          let v36 = (() => {
-            let v37;
-            if (v35 !== undefined) {
-              if (typeof v35 !== "string") return INVALID;
-              c10.lastIndex = 0;
-              if (!c10.test(v35)) return INVALID;
-              const v38 = c11(v35);
-              if (v38 instanceof Promise) c12();
-              if (!v38) return INVALID;
-              v37 = v35;
-            }
-            return v37;
-          })();
-          if (v36 === INVALID) {
-            if ("etcdAPICall" in v20) return INVALID;
-            v36 = undefined;
-          }
-          const v39 = v20["tlsBootstrap"];
-          let v40 = (() => {
-            let v41;
-            if (v39 !== undefined) {
-              if (typeof v39 !== "string") return INVALID;
-              c10.lastIndex = 0;
-              if (!c10.test(v39)) return INVALID;
-              const v42 = c11(v39);
-              if (v42 instanceof Promise) c12();
-              if (!v42) return INVALID;
-              v41 = v39;
-            }
-            return v41;
-          })();
-          if (v40 === INVALID) {
-            if ("tlsBootstrap" in v20) return INVALID;
-            v40 = undefined;
-          }
-          const v43 = v20["discovery"];
-          let v44 = (() => {
-            let v45;
-            if (v43 !== undefined) {
-              if (typeof v43 !== "string") return INVALID;
-              c10.lastIndex = 0;
-              if (!c10.test(v43)) return INVALID;
-              const v46 = c11(v43);
-              if (v46 instanceof Promise) c12();
-              if (!v46) return INVALID;
-              v45 = v43;
-            }
-            return v45;
-          })();
-          if (v44 === INVALID) {
-            if ("discovery" in v20) return INVALID;
-            v44 = undefined;
-          }
-          const v47 = v20["upgradeManifests"];
-          let v48 = (() => {
-            let v49;
-            if (v47 !== undefined) {
-              if (typeof v47 !== "string") return INVALID;
-              c10.lastIndex = 0;
-              if (!c10.test(v47)) return INVALID;
-              const v50 = c11(v47);
-              if (v50 instanceof Promise) c12();
-              if (!v50) return INVALID;
-              v49 = v47;
-            }
-            return v49;
-          })();
-          if (v48 === INVALID) {
-            if ("upgradeManifests" in v20) return INVALID;
-            v48 = undefined;
-          }
-          for (const k in v20) {
-            if (k !== "controlPlaneComponentHealthCheck" && k !== "kubeletHealthCheck" && k !== "kubernetesAPICall" && k !== "etcdAPICall" && k !== "tlsBootstrap" && k !== "discovery" && k !== "upgradeManifests") return INVALID;
-          }
-          const v51 = {};
-          if ("controlPlaneComponentHealthCheck" in v20) v51["controlPlaneComponentHealthCheck"] = v24;
-          if ("kubeletHealthCheck" in v20) v51["kubeletHealthCheck"] = v28;
-          if ("kubernetesAPICall" in v20) v51["kubernetesAPICall"] = v32;
-          if ("etcdAPICall" in v20) v51["etcdAPICall"] = v36;
-          if ("tlsBootstrap" in v20) v51["tlsBootstrap"] = v40;
-          if ("discovery" in v20) v51["discovery"] = v44;
-          if ("upgradeManifests" in v20) v51["upgradeManifests"] = v48;
-          v22 = v51;
+          if (typeof v20 !== "string") return INVALID;
+          c10.lastIndex = 0;
+          if (!c10.test(v20)) return INVALID;
+          v22 = v20;
         }
         return v22;
       })();
       if (v21 === INVALID) {
-        if ("timeouts" in v13) return INVALID;
+        if ("crictl" in v13) return INVALID;
         v21 = undefined;
       }
-      const v52 = v13["controlPlaneProbes"];
-      let v53 = (() => {
-        let v54;
-        if (v52 !== undefined) {
-          if (typeof v52 !== "object" || v52 === null || Array.isArray(v52)) return INVALID;
-          const v55 = v52["timeoutSeconds"];
-          let v56 = (() => {
-            let v57;
-            if (v55 !== undefined) {
-              if (typeof v55 !== "number" || !Number.isFinite(v55)) return INVALID;
-              if (!Number.isSafeInteger(v55)) return INVALID;
-              if (v55 < 1) return INVALID;
-              if (v55 > 600) return INVALID;
-              v57 = v55;
+      const v23 = v13["timeouts"];
+      let v24 = (() => {
+        let v25;
+        if (v23 !== undefined) {
+          if (typeof v23 !== "object" || v23 === null || Array.isArray(v23)) return INVALID;
+          const v26 = v23["controlPlaneComponentHealthCheck"];
+          let v27 = (() => {
+            let v28;
+            if (v26 !== undefined) {
+              if (typeof v26 !== "string") return INVALID;
+              c11.lastIndex = 0;
+              if (!c11.test(v26)) return INVALID;
+              const v29 = c12(v26);
+              if (v29 instanceof Promise) c13();
+              if (!v29) return INVALID;
+              v28 = v26;
             }
-            return v57;
+            return v28;
           })();
-          if (v56 === INVALID) {
-            if ("timeoutSeconds" in v52) return INVALID;
-            v56 = undefined;
+          if (v27 === INVALID) {
+            if ("controlPlaneComponentHealthCheck" in v23) return INVALID;
+            v27 = undefined;
           }
-          const v58 = v52["livenessFailureThreshold"];
+          const v30 = v23["kubeletHealthCheck"];
+          let v31 = (() => {
+            let v32;
+            if (v30 !== undefined) {
+              if (typeof v30 !== "string") return INVALID;
+              c11.lastIndex = 0;
+              if (!c11.test(v30)) return INVALID;
+              const v33 = c12(v30);
+              if (v33 instanceof Promise) c13();
+              if (!v33) return INVALID;
+              v32 = v30;
+            }
+            return v32;
+          })();
+          if (v31 === INVALID) {
+            if ("kubeletHealthCheck" in v23) return INVALID;
+            v31 = undefined;
+          }
+          const v34 = v23["kubernetesAPICall"];
+          let v35 = (() => {
+            let v36;
+            if (v34 !== undefined) {
+              if (typeof v34 !== "string") return INVALID;
+              c11.lastIndex = 0;
+              if (!c11.test(v34)) return INVALID;
+              const v37 = c12(v34);
+              if (v37 instanceof Promise) c13();
+              if (!v37) return INVALID;
+              v36 = v34;
+            }
+            return v36;
+          })();
+          if (v35 === INVALID) {
+            if ("kubernetesAPICall" in v23) return INVALID;
+            v35 = undefined;
+          }
+          const v38 = v23["etcdAPICall"];
+          let v39 = (() => {
+            let v40;
+            if (v38 !== undefined) {
+              if (typeof v38 !== "string") return INVALID;
+              c11.lastIndex = 0;
+              if (!c11.test(v38)) return INVALID;
+              const v41 = c12(v38);
+              if (v41 instanceof Promise) c13();
+              if (!v41) return INVALID;
+              v40 = v38;
+            }
+            return v40;
+          })();
+          if (v39 === INVALID) {
+            if ("etcdAPICall" in v23) return INVALID;
+            v39 = undefined;
+          }
+          const v42 = v23["tlsBootstrap"];
+          let v43 = (() => {
+            let v44;
+            if (v42 !== undefined) {
+              if (typeof v42 !== "string") return INVALID;
+              c11.lastIndex = 0;
+              if (!c11.test(v42)) return INVALID;
+              const v45 = c12(v42);
+              if (v45 instanceof Promise) c13();
+              if (!v45) return INVALID;
+              v44 = v42;
+            }
+            return v44;
+          })();
+          if (v43 === INVALID) {
+            if ("tlsBootstrap" in v23) return INVALID;
+            v43 = undefined;
+          }
+          const v46 = v23["discovery"];
+          let v47 = (() => {
+            let v48;
+            if (v46 !== undefined) {
+              if (typeof v46 !== "string") return INVALID;
+              c11.lastIndex = 0;
+              if (!c11.test(v46)) return INVALID;
+              const v49 = c12(v46);
+              if (v49 instanceof Promise) c13();
+              if (!v49) return INVALID;
+              v48 = v46;
+            }
+            return v48;
+          })();
+          if (v47 === INVALID) {
+            if ("discovery" in v23) return INVALID;
+            v47 = undefined;
+          }
+          const v50 = v23["upgradeManifests"];
+          let v51 = (() => {
+            let v52;
+            if (v50 !== undefined) {
+              if (typeof v50 !== "string") return INVALID;
+              c11.lastIndex = 0;
+              if (!c11.test(v50)) return INVALID;
+              const v53 = c12(v50);
+              if (v53 instanceof Promise) c13();
+              if (!v53) return INVALID;
+              v52 = v50;
+            }
+            return v52;
+          })();
+          if (v51 === INVALID) {
+            if ("upgradeManifests" in v23) return INVALID;
+            v51 = undefined;
+          }
+          for (const k in v23) {
+            if (k !== "controlPlaneComponentHealthCheck" && k !== "kubeletHealthCheck" && k !== "kubernetesAPICall" && k !== "etcdAPICall" && k !== "tlsBootstrap" && k !== "discovery" && k !== "upgradeManifests") return INVALID;
+          }
+          const v54 = {};
+          if ("controlPlaneComponentHealthCheck" in v23) v54["controlPlaneComponentHealthCheck"] = v27;
+          if ("kubeletHealthCheck" in v23) v54["kubeletHealthCheck"] = v31;
+          if ("kubernetesAPICall" in v23) v54["kubernetesAPICall"] = v35;
+          if ("etcdAPICall" in v23) v54["etcdAPICall"] = v39;
+          if ("tlsBootstrap" in v23) v54["tlsBootstrap"] = v43;
+          if ("discovery" in v23) v54["discovery"] = v47;
+          if ("upgradeManifests" in v23) v54["upgradeManifests"] = v51;
+          v25 = v54;
+        }
+        return v25;
+      })();
+      if (v24 === INVALID) {
+        if ("timeouts" in v13) return INVALID;
+        v24 = undefined;
+      }
+      const v55 = v13["controlPlaneProbes"];
+      let v56 = (() => {
+        let v57;
+        if (v55 !== undefined) {
+          if (typeof v55 !== "object" || v55 === null || Array.isArray(v55)) return INVALID;
+          const v58 = v55["timeoutSeconds"];
           let v59 = (() => {
             let v60;
             if (v58 !== undefined) {
               if (typeof v58 !== "number" || !Number.isFinite(v58)) return INVALID;
               if (!Number.isSafeInteger(v58)) return INVALID;
               if (v58 < 1) return INVALID;
-              if (v58 > 1000) return INVALID;
+              if (v58 > 600) return INVALID;
               v60 = v58;
             }
             return v60;
           })();
           if (v59 === INVALID) {
-            if ("livenessFailureThreshold" in v52) return INVALID;
+            if ("timeoutSeconds" in v55) return INVALID;
             v59 = undefined;
           }
-          for (const k in v52) {
+          const v61 = v55["livenessFailureThreshold"];
+          let v62 = (() => {
+            let v63;
+            if (v61 !== undefined) {
+              if (typeof v61 !== "number" || !Number.isFinite(v61)) return INVALID;
+              if (!Number.isSafeInteger(v61)) return INVALID;
+              if (v61 < 1) return INVALID;
+              if (v61 > 1000) return INVALID;
+              v63 = v61;
+            }
+            return v63;
+          })();
+          if (v62 === INVALID) {
+            if ("livenessFailureThreshold" in v55) return INVALID;
+            v62 = undefined;
+          }
+          for (const k in v55) {
             if (k !== "timeoutSeconds" && k !== "livenessFailureThreshold") return INVALID;
           }
-          const v61 = {};
-          if ("timeoutSeconds" in v52) v61["timeoutSeconds"] = v56;
-          if ("livenessFailureThreshold" in v52) v61["livenessFailureThreshold"] = v59;
-          v54 = v61;
+          const v64 = {};
+          if ("timeoutSeconds" in v55) v64["timeoutSeconds"] = v59;
+          if ("livenessFailureThreshold" in v55) v64["livenessFailureThreshold"] = v62;
+          v57 = v64;
         }
-        return v54;
+        return v57;
       })();
-      if (v53 === INVALID) {
+      if (v56 === INVALID) {
         if ("controlPlaneProbes" in v13) return INVALID;
-        v53 = undefined;
+        v56 = undefined;
       }
       for (const k in v13) {
-        if (k !== "version" && k !== "install" && k !== "timeouts" && k !== "controlPlaneProbes") return INVALID;
+        if (k !== "version" && k !== "install" && k !== "crictl" && k !== "timeouts" && k !== "controlPlaneProbes") return INVALID;
       }
-      const v62 = {};
-      v62["version"] = v15;
-      v62["install"] = v18;
-      if ("timeouts" in v13) v62["timeouts"] = v21;
-      if ("controlPlaneProbes" in v13) v62["controlPlaneProbes"] = v53;
-      return v62;
+      const v65 = {};
+      v65["version"] = v15;
+      v65["install"] = v18;
+      if ("crictl" in v13) v65["crictl"] = v21;
+      if ("timeouts" in v13) v65["timeouts"] = v24;
+      if ("controlPlaneProbes" in v13) v65["controlPlaneProbes"] = v56;
+      return v65;
     })();
     if (v12 === INVALID) return INVALID;
-    const v63 = v6["containerRuntime"];
-    let v64 = (() => {
-      let v65 = v63;
-      if (v63 === undefined) v65 = c13();
-      if (typeof v65 !== "object" || v65 === null || Array.isArray(v65)) return INVALID;
-      const v66 = v65["containerd"];
-      let v67 = (() => {
-        let v68;
-        if (v66 === undefined) {
-          v68 = c3(c14());
+    const v66 = v6["containerRuntime"];
+    let v67 = (() => {
+      let v68 = v66;
+      if (v66 === undefined) v68 = c14();
+      if (typeof v68 !== "object" || v68 === null || Array.isArray(v68)) return INVALID;
+      const v69 = v68["containerd"];
+      let v70 = (() => {
+        let v71;
+        if (v69 === undefined) {
+          v71 = c3(c15());
         } else {
-          if (typeof v66 !== "string") return INVALID;
-          c15.lastIndex = 0;
-          if (!c15.test(v66)) return INVALID;
-          v68 = v66 === undefined ? c3(c14()) : v66;
+          if (typeof v69 !== "string") return INVALID;
+          c16.lastIndex = 0;
+          if (!c16.test(v69)) return INVALID;
+          v71 = v69 === undefined ? c3(c15()) : v69;
         }
-        return v68;
+        return v71;
       })();
-      if (v67 === INVALID) return INVALID;
-      for (const k in v65) {
+      if (v70 === INVALID) return INVALID;
+      for (const k in v68) {
         if (k !== "containerd") return INVALID;
       }
-      const v69 = { "containerd": v67 };
-      return v69;
+      const v72 = { "containerd": v70 };
+      return v72;
     })();
-    if (v64 === INVALID) return INVALID;
-    const v70 = v6["network"];
-    let v71 = (() => {
-      let v72 = v70;
-      if (v70 === undefined) v72 = c16();
-      if (typeof v72 !== "object" || v72 === null || Array.isArray(v72)) return INVALID;
-      const v73 = v72["nodeCidr"];
-      let v74 = (() => {
-        let v75;
-        if (v73 === undefined) {
-          v75 = c3(c17());
+    if (v67 === INVALID) return INVALID;
+    const v73 = v6["network"];
+    let v74 = (() => {
+      let v75 = v73;
+      if (v73 === undefined) v75 = c17();
+      if (typeof v75 !== "object" || v75 === null || Array.isArray(v75)) return INVALID;
+      const v76 = v75["nodeCidr"];
+      let v77 = (() => {
+        let v78;
+        if (v76 === undefined) {
+          v78 = c3(c18());
         } else {
-          if (typeof v73 !== "string") return INVALID;
-          const v76 = typeof v73 === "string" && v73.length > 128 ? c0(v73) : v73.length;
-          if (v76 > 128) return INVALID;
-          c18.lastIndex = 0;
-          if (!c18.test(v73)) return INVALID;
-          v75 = v73 === undefined ? c3(c17()) : v73;
+          if (typeof v76 !== "string") return INVALID;
+          const v79 = typeof v76 === "string" && v76.length > 128 ? c0(v76) : v76.length;
+          if (v79 > 128) return INVALID;
+          c19.lastIndex = 0;
+          if (!c19.test(v76)) return INVALID;
+          v78 = v76 === undefined ? c3(c18()) : v76;
         }
-        return v75;
+        return v78;
       })();
-      if (v74 === INVALID) return INVALID;
-      const v77 = v72["gateway"];
-      let v78 = (() => {
-        let v79;
-        if (v77 !== undefined) {
-          if (typeof v77 !== "string") return INVALID;
-          const v80 = typeof v77 === "string" && v77.length > 128 ? c0(v77) : v77.length;
-          if (v80 > 128) return INVALID;
-          c18.lastIndex = 0;
-          if (!c18.test(v77)) return INVALID;
-          v79 = v77;
+      if (v77 === INVALID) return INVALID;
+      const v80 = v75["gateway"];
+      let v81 = (() => {
+        let v82;
+        if (v80 !== undefined) {
+          if (typeof v80 !== "string") return INVALID;
+          const v83 = typeof v80 === "string" && v80.length > 128 ? c0(v80) : v80.length;
+          if (v83 > 128) return INVALID;
+          c19.lastIndex = 0;
+          if (!c19.test(v80)) return INVALID;
+          v82 = v80;
         }
-        return v79;
+        return v82;
       })();
-      if (v78 === INVALID) {
-        if ("gateway" in v72) return INVALID;
-        v78 = undefined;
+      if (v81 === INVALID) {
+        if ("gateway" in v75) return INVALID;
+        v81 = undefined;
       }
-      const v81 = v72["mtu"];
-      let v82 = (() => {
-        let v83;
-        if (v81 !== undefined) {
-          if (typeof v81 !== "number" || !Number.isFinite(v81)) return INVALID;
-          if (!Number.isSafeInteger(v81)) return INVALID;
-          if (v81 < 576) return INVALID;
-          if (v81 > 9216) return INVALID;
-          v83 = v81;
-        }
-        return v83;
-      })();
-      if (v82 === INVALID) {
-        if ("mtu" in v72) return INVALID;
-        v82 = undefined;
-      }
-      const v84 = v72["podCidr"];
+      const v84 = v75["mtu"];
       let v85 = (() => {
         let v86;
-        if (v84 === undefined) {
-          v86 = c3(c19());
-        } else {
-          if (typeof v84 !== "string") return INVALID;
-          const v87 = typeof v84 === "string" && v84.length > 128 ? c0(v84) : v84.length;
-          if (v87 > 128) return INVALID;
-          c18.lastIndex = 0;
-          if (!c18.test(v84)) return INVALID;
-          v86 = v84 === undefined ? c3(c19()) : v84;
+        if (v84 !== undefined) {
+          if (typeof v84 !== "number" || !Number.isFinite(v84)) return INVALID;
+          if (!Number.isSafeInteger(v84)) return INVALID;
+          if (v84 < 576) return INVALID;
+          if (v84 > 9216) return INVALID;
+          v86 = v84;
         }
         return v86;
       })();
-      if (v85 === INVALID) return INVALID;
-      const v88 = v72["serviceCidr"];
-      let v89 = (() => {
-        let v90;
-        if (v88 === undefined) {
-          v90 = c3(c20());
+      if (v85 === INVALID) {
+        if ("mtu" in v75) return INVALID;
+        v85 = undefined;
+      }
+      const v87 = v75["podCidr"];
+      let v88 = (() => {
+        let v89;
+        if (v87 === undefined) {
+          v89 = c3(c20());
         } else {
-          if (typeof v88 !== "string") return INVALID;
-          const v91 = typeof v88 === "string" && v88.length > 128 ? c0(v88) : v88.length;
-          if (v91 > 128) return INVALID;
-          c18.lastIndex = 0;
-          if (!c18.test(v88)) return INVALID;
-          v90 = v88 === undefined ? c3(c20()) : v88;
+          if (typeof v87 !== "string") return INVALID;
+          const v90 = typeof v87 === "string" && v87.length > 128 ? c0(v87) : v87.length;
+          if (v90 > 128) return INVALID;
+          c19.lastIndex = 0;
+          if (!c19.test(v87)) return INVALID;
+          v89 = v87 === undefined ? c3(c20()) : v87;
         }
-        return v90;
+        return v89;
       })();
-      if (v89 === INVALID) return INVALID;
-      for (const k in v72) {
+      if (v88 === INVALID) return INVALID;
+      const v91 = v75["serviceCidr"];
+      let v92 = (() => {
+        let v93;
+        if (v91 === undefined) {
+          v93 = c3(c21());
+        } else {
+          if (typeof v91 !== "string") return INVALID;
+          const v94 = typeof v91 === "string" && v91.length > 128 ? c0(v91) : v91.length;
+          if (v94 > 128) return INVALID;
+          c19.lastIndex = 0;
+          if (!c19.test(v91)) return INVALID;
+          v93 = v91 === undefined ? c3(c21()) : v91;
+        }
+        return v93;
+      })();
+      if (v92 === INVALID) return INVALID;
+      for (const k in v75) {
         if (k !== "nodeCidr" && k !== "gateway" && k !== "mtu" && k !== "podCidr" && k !== "serviceCidr") return INVALID;
       }
-      const v92 = {};
-      v92["nodeCidr"] = v74;
-      if ("gateway" in v72) v92["gateway"] = v78;
-      if ("mtu" in v72) v92["mtu"] = v82;
-      v92["podCidr"] = v85;
-      v92["serviceCidr"] = v89;
-      return v92;
+      const v95 = {};
+      v95["nodeCidr"] = v77;
+      if ("gateway" in v75) v95["gateway"] = v81;
+      if ("mtu" in v75) v95["mtu"] = v85;
+      v95["podCidr"] = v88;
+      v95["serviceCidr"] = v92;
+      return v95;
     })();
-    if (v71 === INVALID) return INVALID;
-    const v93 = v6["cni"];
-    let v94 = (() => {
-      let v95 = v93;
-      if (v93 === undefined) v95 = c21();
-      if (typeof v95 !== "object" || v95 === null || Array.isArray(v95)) return INVALID;
-      const v96 = v95["plugin"];
-      let v97 = (() => {
-        let v98;
-        if (v96 === undefined) {
-          v98 = c3(c22());
-        } else {
-          if (!c23.has(v96)) return INVALID;
-          v98 = v96 === undefined ? c3(c22()) : v96;
-        }
-        return v98;
-      })();
-      if (v97 === INVALID) return INVALID;
-      const v99 = v95["backend"];
+    if (v74 === INVALID) return INVALID;
+    const v96 = v6["cni"];
+    let v97 = (() => {
+      let v98 = v96;
+      if (v96 === undefined) v98 = c22();
+      if (typeof v98 !== "object" || v98 === null || Array.isArray(v98)) return INVALID;
+      const v99 = v98["plugin"];
       let v100 = (() => {
         let v101;
         if (v99 === undefined) {
-          v101 = c3(c24());
+          v101 = c3(c23());
         } else {
-          if (!c25.has(v99)) return INVALID;
-          v101 = v99 === undefined ? c3(c24()) : v99;
+          if (!c24.has(v99)) return INVALID;
+          v101 = v99 === undefined ? c3(c23()) : v99;
         }
         return v101;
       })();
       if (v100 === INVALID) return INVALID;
-      const v102 = v95["vni"];
+      const v102 = v98["backend"];
       let v103 = (() => {
         let v104;
         if (v102 === undefined) {
-          v104 = c3(c26());
+          v104 = c3(c25());
         } else {
-          if (typeof v102 !== "number" || !Number.isFinite(v102)) return INVALID;
-          if (!Number.isSafeInteger(v102)) return INVALID;
-          if (v102 < 1) return INVALID;
-          if (v102 > 16777215) return INVALID;
-          v104 = v102 === undefined ? c3(c26()) : v102;
+          if (!c26.has(v102)) return INVALID;
+          v104 = v102 === undefined ? c3(c25()) : v102;
         }
         return v104;
       })();
       if (v103 === INVALID) return INVALID;
-      const v105 = v95["port"];
+      const v105 = v98["vni"];
       let v106 = (() => {
         let v107;
         if (v105 === undefined) {
@@ -616,851 +618,854 @@ const parse = (() => {
           if (typeof v105 !== "number" || !Number.isFinite(v105)) return INVALID;
           if (!Number.isSafeInteger(v105)) return INVALID;
           if (v105 < 1) return INVALID;
-          if (v105 > 65535) return INVALID;
+          if (v105 > 16777215) return INVALID;
           v107 = v105 === undefined ? c3(c27()) : v105;
         }
         return v107;
       })();
       if (v106 === INVALID) return INVALID;
-      const v108 = v95["mtu"];
+      const v108 = v98["port"];
       let v109 = (() => {
         let v110;
-        if (v108 !== undefined) {
+        if (v108 === undefined) {
+          v110 = c3(c28());
+        } else {
           if (typeof v108 !== "number" || !Number.isFinite(v108)) return INVALID;
           if (!Number.isSafeInteger(v108)) return INVALID;
-          if (v108 < 576) return INVALID;
-          if (v108 > 9216) return INVALID;
-          v110 = v108;
+          if (v108 < 1) return INVALID;
+          if (v108 > 65535) return INVALID;
+          v110 = v108 === undefined ? c3(c28()) : v108;
         }
         return v110;
       })();
-      if (v109 === INVALID) {
-        if ("mtu" in v95) return INVALID;
-        v109 = undefined;
+      if (v109 === INVALID) return INVALID;
+      const v111 = v98["mtu"];
+      let v112 = (() => {
+        let v113;
+        if (v111 !== undefined) {
+          if (typeof v111 !== "number" || !Number.isFinite(v111)) return INVALID;
+          if (!Number.isSafeInteger(v111)) return INVALID;
+          if (v111 < 576) return INVALID;
+          if (v111 > 9216) return INVALID;
+          v113 = v111;
+        }
+        return v113;
+      })();
+      if (v112 === INVALID) {
+        if ("mtu" in v98) return INVALID;
+        v112 = undefined;
       }
-      for (const k in v95) {
+      for (const k in v98) {
         if (k !== "plugin" && k !== "backend" && k !== "vni" && k !== "port" && k !== "mtu") return INVALID;
       }
-      const v111 = {};
-      v111["plugin"] = v97;
-      v111["backend"] = v100;
-      v111["vni"] = v103;
-      v111["port"] = v106;
-      if ("mtu" in v95) v111["mtu"] = v109;
-      return v111;
+      const v114 = {};
+      v114["plugin"] = v100;
+      v114["backend"] = v103;
+      v114["vni"] = v106;
+      v114["port"] = v109;
+      if ("mtu" in v98) v114["mtu"] = v112;
+      return v114;
     })();
-    if (v94 === INVALID) return INVALID;
-    const v112 = v6["infrastructure"];
-    const v113 = v112?.["driver"];
-    let v114;
-    if (v113 === "libvirt") {
-      if (typeof v112 !== "object" || v112 === null || Array.isArray(v112)) return INVALID;
-      const v115 = v112["driver"];
-      if (v115 !== "libvirt") return INVALID;
-      const v116 = v112["hypervisors"];
-      if (!Array.isArray(v116)) return INVALID;
-      const v117 = new Array(v116.length);
-      for (let v118 = 0; v118 < v116.length; v118++) {
-        const v119 = v116[v118];
-        if (typeof v119 !== "object" || v119 === null || Array.isArray(v119)) return INVALID;
-        const v120 = v119["name"];
-        if (typeof v120 !== "string") return INVALID;
-        const v121 = typeof v120 === "string" && v120.length > 63 ? c0(v120) : v120.length;
-        if (v121 > 63) return INVALID;
+    if (v97 === INVALID) return INVALID;
+    const v115 = v6["infrastructure"];
+    const v116 = v115?.["driver"];
+    let v117;
+    if (v116 === "libvirt") {
+      if (typeof v115 !== "object" || v115 === null || Array.isArray(v115)) return INVALID;
+      const v118 = v115["driver"];
+      if (v118 !== "libvirt") return INVALID;
+      const v119 = v115["hypervisors"];
+      if (!Array.isArray(v119)) return INVALID;
+      const v120 = new Array(v119.length);
+      for (let v121 = 0; v121 < v119.length; v121++) {
+        const v122 = v119[v121];
+        if (typeof v122 !== "object" || v122 === null || Array.isArray(v122)) return INVALID;
+        const v123 = v122["name"];
+        if (typeof v123 !== "string") return INVALID;
+        const v124 = typeof v123 === "string" && v123.length > 63 ? c0(v123) : v123.length;
+        if (v124 > 63) return INVALID;
         c1.lastIndex = 0;
-        if (!c1.test(v120)) return INVALID;
-        const v122 = v119["address"];
-        if (typeof v122 !== "string") return INVALID;
-        const v123 = typeof v122 === "string" && v122.length >= 1 && v122.length < 2 ? c0(v122) : v122.length;
-        if (v123 < 1) return INVALID;
-        const v124 = typeof v122 === "string" && v122.length > 253 ? c0(v122) : v122.length;
-        if (v124 > 253) return INVALID;
-        c28.lastIndex = 0;
-        if (!c28.test(v122)) return INVALID;
-        const v125 = v119["user"];
-        let v126 = (() => {
-          let v127;
-          if (v125 !== undefined) {
-            if (typeof v125 !== "string") return INVALID;
-            const v128 = typeof v125 === "string" && v125.length >= 1 && v125.length < 2 ? c0(v125) : v125.length;
-            if (v128 < 1) return INVALID;
-            const v129 = typeof v125 === "string" && v125.length > 256 ? c0(v125) : v125.length;
-            if (v129 > 256) return INVALID;
-            c29.lastIndex = 0;
-            if (!c29.test(v125)) return INVALID;
-            v127 = v125;
+        if (!c1.test(v123)) return INVALID;
+        const v125 = v122["address"];
+        if (typeof v125 !== "string") return INVALID;
+        const v126 = typeof v125 === "string" && v125.length >= 1 && v125.length < 2 ? c0(v125) : v125.length;
+        if (v126 < 1) return INVALID;
+        const v127 = typeof v125 === "string" && v125.length > 253 ? c0(v125) : v125.length;
+        if (v127 > 253) return INVALID;
+        c29.lastIndex = 0;
+        if (!c29.test(v125)) return INVALID;
+        const v128 = v122["user"];
+        let v129 = (() => {
+          let v130;
+          if (v128 !== undefined) {
+            if (typeof v128 !== "string") return INVALID;
+            const v131 = typeof v128 === "string" && v128.length >= 1 && v128.length < 2 ? c0(v128) : v128.length;
+            if (v131 < 1) return INVALID;
+            const v132 = typeof v128 === "string" && v128.length > 256 ? c0(v128) : v128.length;
+            if (v132 > 256) return INVALID;
+            c30.lastIndex = 0;
+            if (!c30.test(v128)) return INVALID;
+            v130 = v128;
           }
-          return v127;
+          return v130;
         })();
-        if (v126 === INVALID) {
-          if ("user" in v119) return INVALID;
-          v126 = undefined;
+        if (v129 === INVALID) {
+          if ("user" in v122) return INVALID;
+          v129 = undefined;
         }
-        const v130 = v119["port"];
-        let v131 = (() => {
-          let v132;
-          if (v130 === undefined) {
-            v132 = c3(c30());
-          } else {
-            if (typeof v130 !== "number" || !Number.isFinite(v130)) return INVALID;
-            if (!Number.isSafeInteger(v130)) return INVALID;
-            if (v130 < 1) return INVALID;
-            if (v130 > 65535) return INVALID;
-            v132 = v130 === undefined ? c3(c30()) : v130;
-          }
-          return v132;
-        })();
-        if (v131 === INVALID) return INVALID;
-        const v133 = v119["identityFile"];
+        const v133 = v122["port"];
         let v134 = (() => {
           let v135;
-          if (v133 !== undefined) {
-            if (typeof v133 !== "string") return INVALID;
-            const v136 = typeof v133 === "string" && v133.length >= 1 && v133.length < 2 ? c0(v133) : v133.length;
-            if (v136 < 1) return INVALID;
-            const v137 = typeof v133 === "string" && v133.length > 4096 ? c0(v133) : v133.length;
-            if (v137 > 4096) return INVALID;
-            c31.lastIndex = 0;
-            if (!c31.test(v133)) return INVALID;
-            v135 = v133;
+          if (v133 === undefined) {
+            v135 = c3(c31());
+          } else {
+            if (typeof v133 !== "number" || !Number.isFinite(v133)) return INVALID;
+            if (!Number.isSafeInteger(v133)) return INVALID;
+            if (v133 < 1) return INVALID;
+            if (v133 > 65535) return INVALID;
+            v135 = v133 === undefined ? c3(c31()) : v133;
           }
           return v135;
         })();
-        if (v134 === INVALID) {
-          if ("identityFile" in v119) return INVALID;
-          v134 = undefined;
+        if (v134 === INVALID) return INVALID;
+        const v136 = v122["identityFile"];
+        let v137 = (() => {
+          let v138;
+          if (v136 !== undefined) {
+            if (typeof v136 !== "string") return INVALID;
+            const v139 = typeof v136 === "string" && v136.length >= 1 && v136.length < 2 ? c0(v136) : v136.length;
+            if (v139 < 1) return INVALID;
+            const v140 = typeof v136 === "string" && v136.length > 4096 ? c0(v136) : v136.length;
+            if (v140 > 4096) return INVALID;
+            c32.lastIndex = 0;
+            if (!c32.test(v136)) return INVALID;
+            v138 = v136;
+          }
+          return v138;
+        })();
+        if (v137 === INVALID) {
+          if ("identityFile" in v122) return INVALID;
+          v137 = undefined;
         }
-        const v138 = v119["bastion"];
-        let v139 = (() => {
-          let v140;
-          if (v138 !== undefined) {
-            if (typeof v138 !== "object" || v138 === null || Array.isArray(v138)) return INVALID;
-            const v141 = v138["address"];
-            if (typeof v141 !== "string") return INVALID;
-            const v142 = typeof v141 === "string" && v141.length >= 1 && v141.length < 2 ? c0(v141) : v141.length;
-            if (v142 < 1) return INVALID;
-            const v143 = typeof v141 === "string" && v141.length > 253 ? c0(v141) : v141.length;
-            if (v143 > 253) return INVALID;
-            c28.lastIndex = 0;
-            if (!c28.test(v141)) return INVALID;
-            const v144 = v138["port"];
-            let v145 = (() => {
-              let v146;
-              if (v144 === undefined) {
-                v146 = c3(c32());
-              } else {
-                if (typeof v144 !== "number" || !Number.isFinite(v144)) return INVALID;
-                if (!Number.isSafeInteger(v144)) return INVALID;
-                if (v144 < 1) return INVALID;
-                if (v144 > 65535) return INVALID;
-                v146 = v144 === undefined ? c3(c32()) : v144;
-              }
-              return v146;
-            })();
-            if (v145 === INVALID) return INVALID;
-            const v147 = v138["user"];
+        const v141 = v122["bastion"];
+        let v142 = (() => {
+          let v143;
+          if (v141 !== undefined) {
+            if (typeof v141 !== "object" || v141 === null || Array.isArray(v141)) return INVALID;
+            const v144 = v141["address"];
+            if (typeof v144 !== "string") return INVALID;
+            const v145 = typeof v144 === "string" && v144.length >= 1 && v144.length < 2 ? c0(v144) : v144.length;
+            if (v145 < 1) return INVALID;
+            const v146 = typeof v144 === "string" && v144.length > 253 ? c0(v144) : v144.length;
+            if (v146 > 253) return INVALID;
+            c29.lastIndex = 0;
+            if (!c29.test(v144)) return INVALID;
+            const v147 = v141["port"];
             let v148 = (() => {
               let v149;
               if (v147 === undefined) {
                 v149 = c3(c33());
               } else {
-                if (typeof v147 !== "string") return INVALID;
-                const v150 = typeof v147 === "string" && v147.length >= 1 && v147.length < 2 ? c0(v147) : v147.length;
-                if (v150 < 1) return INVALID;
-                const v151 = typeof v147 === "string" && v147.length > 256 ? c0(v147) : v147.length;
-                if (v151 > 256) return INVALID;
-                c29.lastIndex = 0;
-                if (!c29.test(v147)) return INVALID;
+                if (typeof v147 !== "number" || !Number.isFinite(v147)) return INVALID;
+                if (!Number.isSafeInteger(v147)) return INVALID;
+                if (v147 < 1) return INVALID;
+                if (v147 > 65535) return INVALID;
                 v149 = v147 === undefined ? c3(c33()) : v147;
               }
               return v149;
             })();
             if (v148 === INVALID) return INVALID;
-            const v152 = v138["identityFile"];
-            let v153 = (() => {
-              let v154;
-              if (v152 !== undefined) {
-                if (typeof v152 !== "string") return INVALID;
-                const v155 = typeof v152 === "string" && v152.length >= 1 && v152.length < 2 ? c0(v152) : v152.length;
-                if (v155 < 1) return INVALID;
-                const v156 = typeof v152 === "string" && v152.length > 4096 ? c0(v152) : v152.length;
-                if (v156 > 4096) return INVALID;
-                c31.lastIndex = 0;
-                if (!c31.test(v152)) return INVALID;
-                v154 = v152;
+            const v150 = v141["user"];
+            let v151 = (() => {
+              let v152;
+              if (v150 === undefined) {
+                v152 = c3(c34());
+              } else {
+                if (typeof v150 !== "string") return INVALID;
+                const v153 = typeof v150 === "string" && v150.length >= 1 && v150.length < 2 ? c0(v150) : v150.length;
+                if (v153 < 1) return INVALID;
+                const v154 = typeof v150 === "string" && v150.length > 256 ? c0(v150) : v150.length;
+                if (v154 > 256) return INVALID;
+                c30.lastIndex = 0;
+                if (!c30.test(v150)) return INVALID;
+                v152 = v150 === undefined ? c3(c34()) : v150;
               }
-              return v154;
+              return v152;
             })();
-            if (v153 === INVALID) {
-              if ("identityFile" in v138) return INVALID;
-              v153 = undefined;
+            if (v151 === INVALID) return INVALID;
+            const v155 = v141["identityFile"];
+            let v156 = (() => {
+              let v157;
+              if (v155 !== undefined) {
+                if (typeof v155 !== "string") return INVALID;
+                const v158 = typeof v155 === "string" && v155.length >= 1 && v155.length < 2 ? c0(v155) : v155.length;
+                if (v158 < 1) return INVALID;
+                const v159 = typeof v155 === "string" && v155.length > 4096 ? c0(v155) : v155.length;
+                if (v159 > 4096) return INVALID;
+                c32.lastIndex = 0;
+                if (!c32.test(v155)) return INVALID;
+                v157 = v155;
+              }
+              return v157;
+            })();
+            if (v156 === INVALID) {
+              if ("identityFile" in v141) return INVALID;
+              v156 = undefined;
             }
-            for (const k in v138) {
+            for (const k in v141) {
               if (k !== "address" && k !== "port" && k !== "user" && k !== "identityFile") return INVALID;
             }
-            const v157 = {};
-            v157["address"] = v141;
-            v157["port"] = v145;
-            v157["user"] = v148;
-            if ("identityFile" in v138) v157["identityFile"] = v153;
-            v140 = v157;
+            const v160 = {};
+            v160["address"] = v144;
+            v160["port"] = v148;
+            v160["user"] = v151;
+            if ("identityFile" in v141) v160["identityFile"] = v156;
+            v143 = v160;
           }
-          return v140;
+          return v143;
         })();
-        if (v139 === INVALID) {
-          if ("bastion" in v119) return INVALID;
-          v139 = undefined;
+        if (v142 === INVALID) {
+          if ("bastion" in v122) return INVALID;
+          v142 = undefined;
         }
-        const v158 = v119["libvirtUri"];
-        let v159 = (() => {
-          let v160;
-          if (v158 === undefined) {
-            v160 = c3(c34());
+        const v161 = v122["libvirtUri"];
+        let v162 = (() => {
+          let v163;
+          if (v161 === undefined) {
+            v163 = c3(c35());
           } else {
-            if (typeof v158 !== "string") return INVALID;
-            const v161 = typeof v158 === "string" && v158.length > 1024 ? c0(v158) : v158.length;
-            if (v161 > 1024) return INVALID;
-            c35.lastIndex = 0;
-            if (!c35.test(v158)) return INVALID;
-            v160 = v158 === undefined ? c3(c34()) : v158;
+            if (typeof v161 !== "string") return INVALID;
+            const v164 = typeof v161 === "string" && v161.length > 1024 ? c0(v161) : v161.length;
+            if (v164 > 1024) return INVALID;
+            c36.lastIndex = 0;
+            if (!c36.test(v161)) return INVALID;
+            v163 = v161 === undefined ? c3(c35()) : v161;
           }
-          return v160;
+          return v163;
         })();
-        if (v159 === INVALID) return INVALID;
-        const v162 = v119["domainType"];
-        let v163 = (() => {
-          let v164;
-          if (v162 === undefined) {
-            v164 = c3(c36());
+        if (v162 === INVALID) return INVALID;
+        const v165 = v122["domainType"];
+        let v166 = (() => {
+          let v167;
+          if (v165 === undefined) {
+            v167 = c3(c37());
           } else {
-            if (!c37.has(v162)) return INVALID;
-            v164 = v162 === undefined ? c3(c36()) : v162;
+            if (!c38.has(v165)) return INVALID;
+            v167 = v165 === undefined ? c3(c37()) : v165;
           }
-          return v164;
+          return v167;
         })();
-        if (v163 === INVALID) return INVALID;
-        for (const k in v119) {
+        if (v166 === INVALID) return INVALID;
+        for (const k in v122) {
           if (k !== "name" && k !== "address" && k !== "user" && k !== "port" && k !== "identityFile" && k !== "bastion" && k !== "libvirtUri" && k !== "domainType") return INVALID;
         }
-        const v165 = {};
-        v165["name"] = v120;
-        v165["address"] = v122;
-        if ("user" in v119) v165["user"] = v126;
-        v165["port"] = v131;
-        if ("identityFile" in v119) v165["identityFile"] = v134;
-        if ("bastion" in v119) v165["bastion"] = v139;
-        v165["libvirtUri"] = v159;
-        v165["domainType"] = v163;
-        v117[v118] = v165;
+        const v168 = {};
+        v168["name"] = v123;
+        v168["address"] = v125;
+        if ("user" in v122) v168["user"] = v129;
+        v168["port"] = v134;
+        if ("identityFile" in v122) v168["identityFile"] = v137;
+        if ("bastion" in v122) v168["bastion"] = v142;
+        v168["libvirtUri"] = v162;
+        v168["domainType"] = v166;
+        v120[v121] = v168;
       }
-      const v166 = typeof v117 === "string" && v117.length >= 1 && v117.length < 2 ? c0(v117) : v117.length;
-      if (v166 < 1) return INVALID;
-      for (const k in v112) {
+      const v169 = typeof v120 === "string" && v120.length >= 1 && v120.length < 2 ? c0(v120) : v120.length;
+      if (v169 < 1) return INVALID;
+      for (const k in v115) {
         if (k !== "driver" && k !== "hypervisors") return INVALID;
       }
-      const v167 = { "driver": v115, "hypervisors": v117 };
-      v114 = v167;
+      const v170 = { "driver": v118, "hypervisors": v120 };
+      v117 = v170;
     }
-    else if (v113 === "existing") {
-      if (typeof v112 !== "object" || v112 === null || Array.isArray(v112)) return INVALID;
-      const v168 = v112["driver"];
-      if (v168 !== "existing") return INVALID;
-      const v169 = v112["hosts"];
-      if (!Array.isArray(v169)) return INVALID;
-      const v170 = new Array(v169.length);
-      for (let v171 = 0; v171 < v169.length; v171++) {
-        const v172 = v169[v171];
-        if (typeof v172 !== "object" || v172 === null || Array.isArray(v172)) return INVALID;
-        const v173 = v172["name"];
-        if (typeof v173 !== "string") return INVALID;
-        const v174 = typeof v173 === "string" && v173.length > 63 ? c0(v173) : v173.length;
-        if (v174 > 63) return INVALID;
+    else if (v116 === "existing") {
+      if (typeof v115 !== "object" || v115 === null || Array.isArray(v115)) return INVALID;
+      const v171 = v115["driver"];
+      if (v171 !== "existing") return INVALID;
+      const v172 = v115["hosts"];
+      if (!Array.isArray(v172)) return INVALID;
+      const v173 = new Array(v172.length);
+      for (let v174 = 0; v174 < v172.length; v174++) {
+        const v175 = v172[v174];
+        if (typeof v175 !== "object" || v175 === null || Array.isArray(v175)) return INVALID;
+        const v176 = v175["name"];
+        if (typeof v176 !== "string") return INVALID;
+        const v177 = typeof v176 === "string" && v176.length > 63 ? c0(v176) : v176.length;
+        if (v177 > 63) return INVALID;
         c1.lastIndex = 0;
-        if (!c1.test(v173)) return INVALID;
-        const v175 = v172["address"];
-        if (typeof v175 !== "string") return INVALID;
-        const v176 = typeof v175 === "string" && v175.length >= 1 && v175.length < 2 ? c0(v175) : v175.length;
-        if (v176 < 1) return INVALID;
-        const v177 = typeof v175 === "string" && v175.length > 253 ? c0(v175) : v175.length;
-        if (v177 > 253) return INVALID;
-        c28.lastIndex = 0;
-        if (!c28.test(v175)) return INVALID;
-        const v178 = v172["ip"];
-        let v179 = (() => {
-          let v180;
-          if (v178 !== undefined) {
-            if (typeof v178 !== "string") return INVALID;
-            const v181 = typeof v178 === "string" && v178.length > 128 ? c0(v178) : v178.length;
-            if (v181 > 128) return INVALID;
-            c18.lastIndex = 0;
-            if (!c18.test(v178)) return INVALID;
-            v180 = v178;
+        if (!c1.test(v176)) return INVALID;
+        const v178 = v175["address"];
+        if (typeof v178 !== "string") return INVALID;
+        const v179 = typeof v178 === "string" && v178.length >= 1 && v178.length < 2 ? c0(v178) : v178.length;
+        if (v179 < 1) return INVALID;
+        const v180 = typeof v178 === "string" && v178.length > 253 ? c0(v178) : v178.length;
+        if (v180 > 253) return INVALID;
+        c29.lastIndex = 0;
+        if (!c29.test(v178)) return INVALID;
+        const v181 = v175["ip"];
+        let v182 = (() => {
+          let v183;
+          if (v181 !== undefined) {
+            if (typeof v181 !== "string") return INVALID;
+            const v184 = typeof v181 === "string" && v181.length > 128 ? c0(v181) : v181.length;
+            if (v184 > 128) return INVALID;
+            c19.lastIndex = 0;
+            if (!c19.test(v181)) return INVALID;
+            v183 = v181;
           }
-          return v180;
+          return v183;
         })();
-        if (v179 === INVALID) {
-          if ("ip" in v172) return INVALID;
-          v179 = undefined;
+        if (v182 === INVALID) {
+          if ("ip" in v175) return INVALID;
+          v182 = undefined;
         }
-        const v182 = v172["mac"];
-        let v183 = (() => {
-          let v184;
-          if (v182 !== undefined) {
-            if (typeof v182 !== "string") return INVALID;
-            c38.lastIndex = 0;
-            if (!c38.test(v182)) return INVALID;
-            v184 = v182;
+        const v185 = v175["mac"];
+        let v186 = (() => {
+          let v187;
+          if (v185 !== undefined) {
+            if (typeof v185 !== "string") return INVALID;
+            c39.lastIndex = 0;
+            if (!c39.test(v185)) return INVALID;
+            v187 = v185;
           }
-          return v184;
+          return v187;
         })();
-        if (v183 === INVALID) {
-          if ("mac" in v172) return INVALID;
-          v183 = undefined;
+        if (v186 === INVALID) {
+          if ("mac" in v175) return INVALID;
+          v186 = undefined;
         }
-        const v185 = v172["roles"];
-        if (!Array.isArray(v185)) return INVALID;
-        const v186 = new Array(v185.length);
-        for (let v187 = 0; v187 < v185.length; v187++) {
-          const v188 = v185[v187];
-          if (!c39.has(v188)) return INVALID;
-          v186[v187] = v188;
+        const v188 = v175["roles"];
+        if (!Array.isArray(v188)) return INVALID;
+        const v189 = new Array(v188.length);
+        for (let v190 = 0; v190 < v188.length; v190++) {
+          const v191 = v188[v190];
+          if (!c40.has(v191)) return INVALID;
+          v189[v190] = v191;
         }
-        const v189 = typeof v186 === "string" && v186.length >= 1 && v186.length < 2 ? c0(v186) : v186.length;
-        if (v189 < 1) return INVALID;
-        const v190 = v172["os"];
-        if (typeof v190 !== "string") return INVALID;
-        const v191 = typeof v190 === "string" && v190.length >= 1 && v190.length < 2 ? c0(v190) : v190.length;
-        if (v191 < 1) return INVALID;
-        const v192 = typeof v190 === "string" && v190.length > 64 ? c0(v190) : v190.length;
-        if (v192 > 64) return INVALID;
-        c40.lastIndex = 0;
-        if (!c40.test(v190)) return INVALID;
-        const v193 = v172["user"];
-        let v194 = (() => {
-          let v195;
-          if (v193 !== undefined) {
-            if (typeof v193 !== "string") return INVALID;
-            const v196 = typeof v193 === "string" && v193.length >= 1 && v193.length < 2 ? c0(v193) : v193.length;
-            if (v196 < 1) return INVALID;
-            const v197 = typeof v193 === "string" && v193.length > 256 ? c0(v193) : v193.length;
-            if (v197 > 256) return INVALID;
-            c29.lastIndex = 0;
-            if (!c29.test(v193)) return INVALID;
-            v195 = v193;
+        const v192 = typeof v189 === "string" && v189.length >= 1 && v189.length < 2 ? c0(v189) : v189.length;
+        if (v192 < 1) return INVALID;
+        const v193 = v175["os"];
+        if (typeof v193 !== "string") return INVALID;
+        const v194 = typeof v193 === "string" && v193.length >= 1 && v193.length < 2 ? c0(v193) : v193.length;
+        if (v194 < 1) return INVALID;
+        const v195 = typeof v193 === "string" && v193.length > 64 ? c0(v193) : v193.length;
+        if (v195 > 64) return INVALID;
+        c41.lastIndex = 0;
+        if (!c41.test(v193)) return INVALID;
+        const v196 = v175["user"];
+        let v197 = (() => {
+          let v198;
+          if (v196 !== undefined) {
+            if (typeof v196 !== "string") return INVALID;
+            const v199 = typeof v196 === "string" && v196.length >= 1 && v196.length < 2 ? c0(v196) : v196.length;
+            if (v199 < 1) return INVALID;
+            const v200 = typeof v196 === "string" && v196.length > 256 ? c0(v196) : v196.length;
+            if (v200 > 256) return INVALID;
+            c30.lastIndex = 0;
+            if (!c30.test(v196)) return INVALID;
+            v198 = v196;
           }
-          return v195;
+          return v198;
         })();
-        if (v194 === INVALID) {
-          if ("user" in v172) return INVALID;
-          v194 = undefined;
+        if (v197 === INVALID) {
+          if ("user" in v175) return INVALID;
+          v197 = undefined;
         }
-        const v198 = v172["port"];
-        let v199 = (() => {
-          let v200;
-          if (v198 === undefined) {
-            v200 = c3(c41());
-          } else {
-            if (typeof v198 !== "number" || !Number.isFinite(v198)) return INVALID;
-            if (!Number.isSafeInteger(v198)) return INVALID;
-            if (v198 < 1) return INVALID;
-            if (v198 > 65535) return INVALID;
-            v200 = v198 === undefined ? c3(c41()) : v198;
-          }
-          return v200;
-        })();
-        if (v199 === INVALID) return INVALID;
-        const v201 = v172["identityFile"];
+        const v201 = v175["port"];
         let v202 = (() => {
           let v203;
-          if (v201 !== undefined) {
-            if (typeof v201 !== "string") return INVALID;
-            const v204 = typeof v201 === "string" && v201.length >= 1 && v201.length < 2 ? c0(v201) : v201.length;
-            if (v204 < 1) return INVALID;
-            const v205 = typeof v201 === "string" && v201.length > 4096 ? c0(v201) : v201.length;
-            if (v205 > 4096) return INVALID;
-            c31.lastIndex = 0;
-            if (!c31.test(v201)) return INVALID;
-            v203 = v201;
+          if (v201 === undefined) {
+            v203 = c3(c42());
+          } else {
+            if (typeof v201 !== "number" || !Number.isFinite(v201)) return INVALID;
+            if (!Number.isSafeInteger(v201)) return INVALID;
+            if (v201 < 1) return INVALID;
+            if (v201 > 65535) return INVALID;
+            v203 = v201 === undefined ? c3(c42()) : v201;
           }
           return v203;
         })();
-        if (v202 === INVALID) {
-          if ("identityFile" in v172) return INVALID;
-          v202 = undefined;
+        if (v202 === INVALID) return INVALID;
+        const v204 = v175["identityFile"];
+        let v205 = (() => {
+          let v206;
+          if (v204 !== undefined) {
+            if (typeof v204 !== "string") return INVALID;
+            const v207 = typeof v204 === "string" && v204.length >= 1 && v204.length < 2 ? c0(v204) : v204.length;
+            if (v207 < 1) return INVALID;
+            const v208 = typeof v204 === "string" && v204.length > 4096 ? c0(v204) : v204.length;
+            if (v208 > 4096) return INVALID;
+            c32.lastIndex = 0;
+            if (!c32.test(v204)) return INVALID;
+            v206 = v204;
+          }
+          return v206;
+        })();
+        if (v205 === INVALID) {
+          if ("identityFile" in v175) return INVALID;
+          v205 = undefined;
         }
-        const v206 = v172["bastion"];
-        let v207 = (() => {
-          let v208;
-          if (v206 !== undefined) {
-            if (typeof v206 !== "object" || v206 === null || Array.isArray(v206)) return INVALID;
-            const v209 = v206["address"];
-            if (typeof v209 !== "string") return INVALID;
-            const v210 = typeof v209 === "string" && v209.length >= 1 && v209.length < 2 ? c0(v209) : v209.length;
-            if (v210 < 1) return INVALID;
-            const v211 = typeof v209 === "string" && v209.length > 253 ? c0(v209) : v209.length;
-            if (v211 > 253) return INVALID;
-            c28.lastIndex = 0;
-            if (!c28.test(v209)) return INVALID;
-            const v212 = v206["port"];
-            let v213 = (() => {
-              let v214;
-              if (v212 === undefined) {
-                v214 = c3(c42());
-              } else {
-                if (typeof v212 !== "number" || !Number.isFinite(v212)) return INVALID;
-                if (!Number.isSafeInteger(v212)) return INVALID;
-                if (v212 < 1) return INVALID;
-                if (v212 > 65535) return INVALID;
-                v214 = v212 === undefined ? c3(c42()) : v212;
-              }
-              return v214;
-            })();
-            if (v213 === INVALID) return INVALID;
-            const v215 = v206["user"];
+        const v209 = v175["bastion"];
+        let v210 = (() => {
+          let v211;
+          if (v209 !== undefined) {
+            if (typeof v209 !== "object" || v209 === null || Array.isArray(v209)) return INVALID;
+            const v212 = v209["address"];
+            if (typeof v212 !== "string") return INVALID;
+            const v213 = typeof v212 === "string" && v212.length >= 1 && v212.length < 2 ? c0(v212) : v212.length;
+            if (v213 < 1) return INVALID;
+            const v214 = typeof v212 === "string" && v212.length > 253 ? c0(v212) : v212.length;
+            if (v214 > 253) return INVALID;
+            c29.lastIndex = 0;
+            if (!c29.test(v212)) return INVALID;
+            const v215 = v209["port"];
             let v216 = (() => {
               let v217;
               if (v215 === undefined) {
                 v217 = c3(c43());
               } else {
-                if (typeof v215 !== "string") return INVALID;
-                const v218 = typeof v215 === "string" && v215.length >= 1 && v215.length < 2 ? c0(v215) : v215.length;
-                if (v218 < 1) return INVALID;
-                const v219 = typeof v215 === "string" && v215.length > 256 ? c0(v215) : v215.length;
-                if (v219 > 256) return INVALID;
-                c29.lastIndex = 0;
-                if (!c29.test(v215)) return INVALID;
+                if (typeof v215 !== "number" || !Number.isFinite(v215)) return INVALID;
+                if (!Number.isSafeInteger(v215)) return INVALID;
+                if (v215 < 1) return INVALID;
+                if (v215 > 65535) return INVALID;
                 v217 = v215 === undefined ? c3(c43()) : v215;
               }
               return v217;
             })();
             if (v216 === INVALID) return INVALID;
-            const v220 = v206["identityFile"];
-            let v221 = (() => {
-              let v222;
-              if (v220 !== undefined) {
-                if (typeof v220 !== "string") return INVALID;
-                const v223 = typeof v220 === "string" && v220.length >= 1 && v220.length < 2 ? c0(v220) : v220.length;
-                if (v223 < 1) return INVALID;
-                const v224 = typeof v220 === "string" && v220.length > 4096 ? c0(v220) : v220.length;
-                if (v224 > 4096) return INVALID;
-                c31.lastIndex = 0;
-                if (!c31.test(v220)) return INVALID;
-                v222 = v220;
+            const v218 = v209["user"];
+            let v219 = (() => {
+              let v220;
+              if (v218 === undefined) {
+                v220 = c3(c44());
+              } else {
+                if (typeof v218 !== "string") return INVALID;
+                const v221 = typeof v218 === "string" && v218.length >= 1 && v218.length < 2 ? c0(v218) : v218.length;
+                if (v221 < 1) return INVALID;
+                const v222 = typeof v218 === "string" && v218.length > 256 ? c0(v218) : v218.length;
+                if (v222 > 256) return INVALID;
+                c30.lastIndex = 0;
+                if (!c30.test(v218)) return INVALID;
+                v220 = v218 === undefined ? c3(c44()) : v218;
               }
-              return v222;
+              return v220;
             })();
-            if (v221 === INVALID) {
-              if ("identityFile" in v206) return INVALID;
-              v221 = undefined;
+            if (v219 === INVALID) return INVALID;
+            const v223 = v209["identityFile"];
+            let v224 = (() => {
+              let v225;
+              if (v223 !== undefined) {
+                if (typeof v223 !== "string") return INVALID;
+                const v226 = typeof v223 === "string" && v223.length >= 1 && v223.length < 2 ? c0(v223) : v223.length;
+                if (v226 < 1) return INVALID;
+                const v227 = typeof v223 === "string" && v223.length > 4096 ? c0(v223) : v223.length;
+                if (v227 > 4096) return INVALID;
+                c32.lastIndex = 0;
+                if (!c32.test(v223)) return INVALID;
+                v225 = v223;
+              }
+              return v225;
+            })();
+            if (v224 === INVALID) {
+              if ("identityFile" in v209) return INVALID;
+              v224 = undefined;
             }
-            for (const k in v206) {
+            for (const k in v209) {
               if (k !== "address" && k !== "port" && k !== "user" && k !== "identityFile") return INVALID;
             }
-            const v225 = {};
-            v225["address"] = v209;
-            v225["port"] = v213;
-            v225["user"] = v216;
-            if ("identityFile" in v206) v225["identityFile"] = v221;
-            v208 = v225;
+            const v228 = {};
+            v228["address"] = v212;
+            v228["port"] = v216;
+            v228["user"] = v219;
+            if ("identityFile" in v209) v228["identityFile"] = v224;
+            v211 = v228;
           }
-          return v208;
+          return v211;
         })();
-        if (v207 === INVALID) {
-          if ("bastion" in v172) return INVALID;
-          v207 = undefined;
+        if (v210 === INVALID) {
+          if ("bastion" in v175) return INVALID;
+          v210 = undefined;
         }
-        for (const k in v172) {
+        for (const k in v175) {
           if (k !== "name" && k !== "address" && k !== "ip" && k !== "mac" && k !== "roles" && k !== "os" && k !== "user" && k !== "port" && k !== "identityFile" && k !== "bastion") return INVALID;
         }
-        const v226 = {};
-        v226["name"] = v173;
-        v226["address"] = v175;
-        if ("ip" in v172) v226["ip"] = v179;
-        if ("mac" in v172) v226["mac"] = v183;
-        v226["roles"] = v186;
-        v226["os"] = v190;
-        if ("user" in v172) v226["user"] = v194;
-        v226["port"] = v199;
-        if ("identityFile" in v172) v226["identityFile"] = v202;
-        if ("bastion" in v172) v226["bastion"] = v207;
-        v170[v171] = v226;
+        const v229 = {};
+        v229["name"] = v176;
+        v229["address"] = v178;
+        if ("ip" in v175) v229["ip"] = v182;
+        if ("mac" in v175) v229["mac"] = v186;
+        v229["roles"] = v189;
+        v229["os"] = v193;
+        if ("user" in v175) v229["user"] = v197;
+        v229["port"] = v202;
+        if ("identityFile" in v175) v229["identityFile"] = v205;
+        if ("bastion" in v175) v229["bastion"] = v210;
+        v173[v174] = v229;
       }
-      const v227 = typeof v170 === "string" && v170.length >= 1 && v170.length < 2 ? c0(v170) : v170.length;
-      if (v227 < 1) return INVALID;
-      for (const k in v112) {
+      const v230 = typeof v173 === "string" && v173.length >= 1 && v173.length < 2 ? c0(v173) : v173.length;
+      if (v230 < 1) return INVALID;
+      for (const k in v115) {
         if (k !== "driver" && k !== "hosts") return INVALID;
       }
-      const v228 = { "driver": v168, "hosts": v170 };
-      v114 = v228;
+      const v231 = { "driver": v171, "hosts": v173 };
+      v117 = v231;
     }
     else { return INVALID; }
-    const v229 = v6["nodes"];
-    let v230 = (() => {
-      let v231;
-      if (v229 !== undefined) {
-        if (typeof v229 !== "object" || v229 === null || Array.isArray(v229)) return INVALID;
-        const v232 = v229["controlPlane"];
-        let v233 = (() => {
-          let v234 = v232;
-          if (v232 === undefined) v234 = c44();
-          if (typeof v234 !== "object" || v234 === null || Array.isArray(v234)) return INVALID;
-          const v235 = v234["count"];
-          let v236 = (() => {
-            let v237;
-            if (v235 === undefined) {
-              v237 = c3(c45());
-            } else {
-              if (typeof v235 !== "number" || !Number.isFinite(v235)) return INVALID;
-              if (!Number.isSafeInteger(v235)) return INVALID;
-              if (v235 < 0) return INVALID;
-              if (v235 > 99) return INVALID;
-              v237 = v235 === undefined ? c3(c45()) : v235;
-            }
-            return v237;
-          })();
-          if (v236 === INVALID) return INVALID;
-          const v238 = v234["distro"];
+    const v232 = v6["nodes"];
+    let v233 = (() => {
+      let v234;
+      if (v232 !== undefined) {
+        if (typeof v232 !== "object" || v232 === null || Array.isArray(v232)) return INVALID;
+        const v235 = v232["controlPlane"];
+        let v236 = (() => {
+          let v237 = v235;
+          if (v235 === undefined) v237 = c45();
+          if (typeof v237 !== "object" || v237 === null || Array.isArray(v237)) return INVALID;
+          const v238 = v237["count"];
           let v239 = (() => {
             let v240;
-            if (v238 !== undefined) {
-              if (typeof v238 !== "string") return INVALID;
-              const v241 = typeof v238 === "string" && v238.length >= 1 && v238.length < 2 ? c0(v238) : v238.length;
-              if (v241 < 1) return INVALID;
-              const v242 = typeof v238 === "string" && v238.length > 64 ? c0(v238) : v238.length;
-              if (v242 > 64) return INVALID;
-              c40.lastIndex = 0;
-              if (!c40.test(v238)) return INVALID;
-              v240 = v238;
+            if (v238 === undefined) {
+              v240 = c3(c46());
+            } else {
+              if (typeof v238 !== "number" || !Number.isFinite(v238)) return INVALID;
+              if (!Number.isSafeInteger(v238)) return INVALID;
+              if (v238 < 0) return INVALID;
+              if (v238 > 99) return INVALID;
+              v240 = v238 === undefined ? c3(c46()) : v238;
             }
             return v240;
           })();
-          if (v239 === INVALID) {
-            if ("distro" in v234) return INVALID;
-            v239 = undefined;
+          if (v239 === INVALID) return INVALID;
+          const v241 = v237["distro"];
+          let v242 = (() => {
+            let v243;
+            if (v241 !== undefined) {
+              if (typeof v241 !== "string") return INVALID;
+              const v244 = typeof v241 === "string" && v241.length >= 1 && v241.length < 2 ? c0(v241) : v241.length;
+              if (v244 < 1) return INVALID;
+              const v245 = typeof v241 === "string" && v241.length > 64 ? c0(v241) : v241.length;
+              if (v245 > 64) return INVALID;
+              c41.lastIndex = 0;
+              if (!c41.test(v241)) return INVALID;
+              v243 = v241;
+            }
+            return v243;
+          })();
+          if (v242 === INVALID) {
+            if ("distro" in v237) return INVALID;
+            v242 = undefined;
           }
-          const v243 = v234["hypervisor"];
-          let v244 = (() => {
-            let v245;
-            if (v243 !== undefined) {
-              if (typeof v243 !== "string") return INVALID;
-              const v246 = typeof v243 === "string" && v243.length > 63 ? c0(v243) : v243.length;
-              if (v246 > 63) return INVALID;
+          const v246 = v237["hypervisor"];
+          let v247 = (() => {
+            let v248;
+            if (v246 !== undefined) {
+              if (typeof v246 !== "string") return INVALID;
+              const v249 = typeof v246 === "string" && v246.length > 63 ? c0(v246) : v246.length;
+              if (v249 > 63) return INVALID;
               c1.lastIndex = 0;
-              if (!c1.test(v243)) return INVALID;
-              v245 = v243;
+              if (!c1.test(v246)) return INVALID;
+              v248 = v246;
             }
-            return v245;
+            return v248;
           })();
-          if (v244 === INVALID) {
-            if ("hypervisor" in v234) return INVALID;
-            v244 = undefined;
+          if (v247 === INVALID) {
+            if ("hypervisor" in v237) return INVALID;
+            v247 = undefined;
           }
-          const v247 = v234["vcpus"];
-          let v248 = (() => {
-            let v249;
-            if (v247 !== undefined) {
-              if (typeof v247 !== "number" || !Number.isFinite(v247)) return INVALID;
-              if (!Number.isSafeInteger(v247)) return INVALID;
-              if (v247 < 1) return INVALID;
-              if (v247 > 512) return INVALID;
-              v249 = v247;
-            }
-            return v249;
-          })();
-          if (v248 === INVALID) {
-            if ("vcpus" in v234) return INVALID;
-            v248 = undefined;
-          }
-          const v250 = v234["ram"];
+          const v250 = v237["vcpus"];
           let v251 = (() => {
             let v252;
             if (v250 !== undefined) {
-              if (typeof v250 !== "string") return INVALID;
-              const v253 = typeof v250 === "string" && v250.length > 16 ? c0(v250) : v250.length;
-              if (v253 > 16) return INVALID;
-              c46.lastIndex = 0;
-              if (!c46.test(v250)) return INVALID;
-              const v254 = c47(v250);
-              if (v254 instanceof Promise) c12();
-              if (!v254) return INVALID;
+              if (typeof v250 !== "number" || !Number.isFinite(v250)) return INVALID;
+              if (!Number.isSafeInteger(v250)) return INVALID;
+              if (v250 < 1) return INVALID;
+              if (v250 > 512) return INVALID;
               v252 = v250;
             }
             return v252;
           })();
           if (v251 === INVALID) {
-            if ("ram" in v234) return INVALID;
+            if ("vcpus" in v237) return INVALID;
             v251 = undefined;
           }
-          const v255 = v234["disk"];
-          let v256 = (() => {
-            let v257;
-            if (v255 !== undefined) {
-              if (typeof v255 !== "string") return INVALID;
-              const v258 = typeof v255 === "string" && v255.length > 16 ? c0(v255) : v255.length;
-              if (v258 > 16) return INVALID;
-              c46.lastIndex = 0;
-              if (!c46.test(v255)) return INVALID;
-              const v259 = c48(v255);
-              if (v259 instanceof Promise) c12();
-              if (!v259) return INVALID;
-              v257 = v255;
+          const v253 = v237["ram"];
+          let v254 = (() => {
+            let v255;
+            if (v253 !== undefined) {
+              if (typeof v253 !== "string") return INVALID;
+              const v256 = typeof v253 === "string" && v253.length > 16 ? c0(v253) : v253.length;
+              if (v256 > 16) return INVALID;
+              c47.lastIndex = 0;
+              if (!c47.test(v253)) return INVALID;
+              const v257 = c48(v253);
+              if (v257 instanceof Promise) c13();
+              if (!v257) return INVALID;
+              v255 = v253;
             }
-            return v257;
+            return v255;
           })();
-          if (v256 === INVALID) {
-            if ("disk" in v234) return INVALID;
-            v256 = undefined;
+          if (v254 === INVALID) {
+            if ("ram" in v237) return INVALID;
+            v254 = undefined;
           }
-          for (const k in v234) {
+          const v258 = v237["disk"];
+          let v259 = (() => {
+            let v260;
+            if (v258 !== undefined) {
+              if (typeof v258 !== "string") return INVALID;
+              const v261 = typeof v258 === "string" && v258.length > 16 ? c0(v258) : v258.length;
+              if (v261 > 16) return INVALID;
+              c47.lastIndex = 0;
+              if (!c47.test(v258)) return INVALID;
+              const v262 = c49(v258);
+              if (v262 instanceof Promise) c13();
+              if (!v262) return INVALID;
+              v260 = v258;
+            }
+            return v260;
+          })();
+          if (v259 === INVALID) {
+            if ("disk" in v237) return INVALID;
+            v259 = undefined;
+          }
+          for (const k in v237) {
             if (k !== "count" && k !== "distro" && k !== "hypervisor" && k !== "vcpus" && k !== "ram" && k !== "disk") return INVALID;
           }
-          const v260 = {};
-          v260["count"] = v236;
-          if ("distro" in v234) v260["distro"] = v239;
-          if ("hypervisor" in v234) v260["hypervisor"] = v244;
-          if ("vcpus" in v234) v260["vcpus"] = v248;
-          if ("ram" in v234) v260["ram"] = v251;
-          if ("disk" in v234) v260["disk"] = v256;
-          return v260;
+          const v263 = {};
+          v263["count"] = v239;
+          if ("distro" in v237) v263["distro"] = v242;
+          if ("hypervisor" in v237) v263["hypervisor"] = v247;
+          if ("vcpus" in v237) v263["vcpus"] = v251;
+          if ("ram" in v237) v263["ram"] = v254;
+          if ("disk" in v237) v263["disk"] = v259;
+          return v263;
         })();
-        if (v233 === INVALID) return INVALID;
-        const v261 = v229["workers"];
-        let v262 = (() => {
-          let v263;
-          if (v261 === undefined) {
-            v263 = c3(c49());
+        if (v236 === INVALID) return INVALID;
+        const v264 = v232["workers"];
+        let v265 = (() => {
+          let v266;
+          if (v264 === undefined) {
+            v266 = c3(c50());
           } else {
-            if (!Array.isArray(v261)) return INVALID;
-            const v264 = new Array(v261.length);
-            for (let v265 = 0; v265 < v261.length; v265++) {
-              const v266 = v261[v265];
-              if (typeof v266 !== "object" || v266 === null || Array.isArray(v266)) return INVALID;
-              const v267 = v266["name"];
-              let v268 = (() => {
-                let v269;
-                if (v267 === undefined) {
-                  v269 = c3(c50());
+            if (!Array.isArray(v264)) return INVALID;
+            const v267 = new Array(v264.length);
+            for (let v268 = 0; v268 < v264.length; v268++) {
+              const v269 = v264[v268];
+              if (typeof v269 !== "object" || v269 === null || Array.isArray(v269)) return INVALID;
+              const v270 = v269["name"];
+              let v271 = (() => {
+                let v272;
+                if (v270 === undefined) {
+                  v272 = c3(c51());
                 } else {
-                  if (typeof v267 !== "string") return INVALID;
-                  const v270 = typeof v267 === "string" && v267.length > 63 ? c0(v267) : v267.length;
-                  if (v270 > 63) return INVALID;
+                  if (typeof v270 !== "string") return INVALID;
+                  const v273 = typeof v270 === "string" && v270.length > 63 ? c0(v270) : v270.length;
+                  if (v273 > 63) return INVALID;
                   c1.lastIndex = 0;
-                  if (!c1.test(v267)) return INVALID;
-                  v269 = v267 === undefined ? c3(c50()) : v267;
+                  if (!c1.test(v270)) return INVALID;
+                  v272 = v270 === undefined ? c3(c51()) : v270;
                 }
-                return v269;
+                return v272;
               })();
-              if (v268 === INVALID) return INVALID;
-              const v271 = v266["count"];
-              if (typeof v271 !== "number" || !Number.isFinite(v271)) return INVALID;
-              if (!Number.isSafeInteger(v271)) return INVALID;
-              if (v271 < 0) return INVALID;
-              if (v271 > 999) return INVALID;
-              const v272 = v266["os"];
-              if (typeof v272 !== "string") return INVALID;
-              const v273 = typeof v272 === "string" && v272.length >= 1 && v272.length < 2 ? c0(v272) : v272.length;
-              if (v273 < 1) return INVALID;
-              const v274 = typeof v272 === "string" && v272.length > 64 ? c0(v272) : v272.length;
-              if (v274 > 64) return INVALID;
-              c40.lastIndex = 0;
-              if (!c40.test(v272)) return INVALID;
-              const v275 = v266["hypervisor"];
-              let v276 = (() => {
-                let v277;
-                if (v275 !== undefined) {
-                  if (typeof v275 !== "string") return INVALID;
-                  const v278 = typeof v275 === "string" && v275.length > 63 ? c0(v275) : v275.length;
-                  if (v278 > 63) return INVALID;
+              if (v271 === INVALID) return INVALID;
+              const v274 = v269["count"];
+              if (typeof v274 !== "number" || !Number.isFinite(v274)) return INVALID;
+              if (!Number.isSafeInteger(v274)) return INVALID;
+              if (v274 < 0) return INVALID;
+              if (v274 > 999) return INVALID;
+              const v275 = v269["os"];
+              if (typeof v275 !== "string") return INVALID;
+              const v276 = typeof v275 === "string" && v275.length >= 1 && v275.length < 2 ? c0(v275) : v275.length;
+              if (v276 < 1) return INVALID;
+              const v277 = typeof v275 === "string" && v275.length > 64 ? c0(v275) : v275.length;
+              if (v277 > 64) return INVALID;
+              c41.lastIndex = 0;
+              if (!c41.test(v275)) return INVALID;
+              const v278 = v269["hypervisor"];
+              let v279 = (() => {
+                let v280;
+                if (v278 !== undefined) {
+                  if (typeof v278 !== "string") return INVALID;
+                  const v281 = typeof v278 === "string" && v278.length > 63 ? c0(v278) : v278.length;
+                  if (v281 > 63) return INVALID;
                   c1.lastIndex = 0;
-                  if (!c1.test(v275)) return INVALID;
-                  v277 = v275;
+                  if (!c1.test(v278)) return INVALID;
+                  v280 = v278;
                 }
-                return v277;
+                return v280;
               })();
-              if (v276 === INVALID) {
-                if ("hypervisor" in v266) return INVALID;
-                v276 = undefined;
+              if (v279 === INVALID) {
+                if ("hypervisor" in v269) return INVALID;
+                v279 = undefined;
               }
-              const v279 = v266["vcpus"];
-              let v280 = (() => {
-                let v281;
-                if (v279 !== undefined) {
-                  if (typeof v279 !== "number" || !Number.isFinite(v279)) return INVALID;
-                  if (!Number.isSafeInteger(v279)) return INVALID;
-                  if (v279 < 1) return INVALID;
-                  if (v279 > 512) return INVALID;
-                  v281 = v279;
-                }
-                return v281;
-              })();
-              if (v280 === INVALID) {
-                if ("vcpus" in v266) return INVALID;
-                v280 = undefined;
-              }
-              const v282 = v266["ram"];
+              const v282 = v269["vcpus"];
               let v283 = (() => {
                 let v284;
                 if (v282 !== undefined) {
-                  if (typeof v282 !== "string") return INVALID;
-                  const v285 = typeof v282 === "string" && v282.length > 16 ? c0(v282) : v282.length;
-                  if (v285 > 16) return INVALID;
-                  c46.lastIndex = 0;
-                  if (!c46.test(v282)) return INVALID;
-                  const v286 = c47(v282);
-                  if (v286 instanceof Promise) c12();
-                  if (!v286) return INVALID;
+                  if (typeof v282 !== "number" || !Number.isFinite(v282)) return INVALID;
+                  if (!Number.isSafeInteger(v282)) return INVALID;
+                  if (v282 < 1) return INVALID;
+                  if (v282 > 512) return INVALID;
                   v284 = v282;
                 }
                 return v284;
               })();
               if (v283 === INVALID) {
-                if ("ram" in v266) return INVALID;
+                if ("vcpus" in v269) return INVALID;
                 v283 = undefined;
               }
-              const v287 = v266["disk"];
-              let v288 = (() => {
-                let v289;
-                if (v287 !== undefined) {
-                  if (typeof v287 !== "string") return INVALID;
-                  const v290 = typeof v287 === "string" && v287.length > 16 ? c0(v287) : v287.length;
-                  if (v290 > 16) return INVALID;
-                  c46.lastIndex = 0;
-                  if (!c46.test(v287)) return INVALID;
-                  const v291 = c48(v287);
-                  if (v291 instanceof Promise) c12();
-                  if (!v291) return INVALID;
-                  v289 = v287;
+              const v285 = v269["ram"];
+              let v286 = (() => {
+                let v287;
+                if (v285 !== undefined) {
+                  if (typeof v285 !== "string") return INVALID;
+                  const v288 = typeof v285 === "string" && v285.length > 16 ? c0(v285) : v285.length;
+                  if (v288 > 16) return INVALID;
+                  c47.lastIndex = 0;
+                  if (!c47.test(v285)) return INVALID;
+                  const v289 = c48(v285);
+                  if (v289 instanceof Promise) c13();
+                  if (!v289) return INVALID;
+                  v287 = v285;
                 }
-                return v289;
+                return v287;
               })();
-              if (v288 === INVALID) {
-                if ("disk" in v266) return INVALID;
-                v288 = undefined;
+              if (v286 === INVALID) {
+                if ("ram" in v269) return INVALID;
+                v286 = undefined;
               }
-              for (const k in v266) {
+              const v290 = v269["disk"];
+              let v291 = (() => {
+                let v292;
+                if (v290 !== undefined) {
+                  if (typeof v290 !== "string") return INVALID;
+                  const v293 = typeof v290 === "string" && v290.length > 16 ? c0(v290) : v290.length;
+                  if (v293 > 16) return INVALID;
+                  c47.lastIndex = 0;
+                  if (!c47.test(v290)) return INVALID;
+                  const v294 = c49(v290);
+                  if (v294 instanceof Promise) c13();
+                  if (!v294) return INVALID;
+                  v292 = v290;
+                }
+                return v292;
+              })();
+              if (v291 === INVALID) {
+                if ("disk" in v269) return INVALID;
+                v291 = undefined;
+              }
+              for (const k in v269) {
                 if (k !== "name" && k !== "count" && k !== "os" && k !== "hypervisor" && k !== "vcpus" && k !== "ram" && k !== "disk") return INVALID;
               }
-              const v292 = {};
-              v292["name"] = v268;
-              v292["count"] = v271;
-              v292["os"] = v272;
-              if ("hypervisor" in v266) v292["hypervisor"] = v276;
-              if ("vcpus" in v266) v292["vcpus"] = v280;
-              if ("ram" in v266) v292["ram"] = v283;
-              if ("disk" in v266) v292["disk"] = v288;
-              v264[v265] = v292;
+              const v295 = {};
+              v295["name"] = v271;
+              v295["count"] = v274;
+              v295["os"] = v275;
+              if ("hypervisor" in v269) v295["hypervisor"] = v279;
+              if ("vcpus" in v269) v295["vcpus"] = v283;
+              if ("ram" in v269) v295["ram"] = v286;
+              if ("disk" in v269) v295["disk"] = v291;
+              v267[v268] = v295;
             }
-            v263 = v264 === undefined ? c3(c49()) : v264;
+            v266 = v267 === undefined ? c3(c50()) : v267;
           }
-          return v263;
+          return v266;
         })();
-        if (v262 === INVALID) return INVALID;
-        const v293 = v229["placement"];
-        let v294 = (() => {
-          let v295;
-          if (v293 === undefined) {
-            v295 = c3(c51());
+        if (v265 === INVALID) return INVALID;
+        const v296 = v232["placement"];
+        let v297 = (() => {
+          let v298;
+          if (v296 === undefined) {
+            v298 = c3(c52());
           } else {
-            if (!c52(v293)) return INVALID;
-            const v296 = {};
-            const v300 = Object.getOwnPropertySymbols(v293);
-            const v301 = Object.getOwnPropertyNames(v293);
-            for (let v302 = 0; v302 < v301.length; v302++) {
-              const v297 = v301[v302];
-              if (v297 === "__proto__" || !c55.call(v293, v297)) continue;
-              let v299 = c53(v297);
-              if (v299 === INVALID && typeof v297 === "string" && c54.test(v297)) v299 = c53(Number(v297));
-              if (v299 === INVALID) return INVALID;
-              if (v299 === "__proto__") continue;
-              const v303 = v293[v297];
-              if (typeof v303 !== "string") return INVALID;
-              const v304 = typeof v303 === "string" && v303.length > 63 ? c0(v303) : v303.length;
-              if (v304 > 63) return INVALID;
+            if (!c53(v296)) return INVALID;
+            const v299 = {};
+            const v303 = Object.getOwnPropertySymbols(v296);
+            const v304 = Object.getOwnPropertyNames(v296);
+            for (let v305 = 0; v305 < v304.length; v305++) {
+              const v300 = v304[v305];
+              if (v300 === "__proto__" || !c56.call(v296, v300)) continue;
+              let v302 = c54(v300);
+              if (v302 === INVALID && typeof v300 === "string" && c55.test(v300)) v302 = c54(Number(v300));
+              if (v302 === INVALID) return INVALID;
+              if (v302 === "__proto__") continue;
+              const v306 = v296[v300];
+              if (typeof v306 !== "string") return INVALID;
+              const v307 = typeof v306 === "string" && v306.length > 63 ? c0(v306) : v306.length;
+              if (v307 > 63) return INVALID;
               c1.lastIndex = 0;
-              if (!c1.test(v303)) return INVALID;
-              v296[v299] = v303;
+              if (!c1.test(v306)) return INVALID;
+              v299[v302] = v306;
             }
-            for (let v302 = 0; v302 < v300.length; v302++) {
-              const v297 = v300[v302];
-              if (!c55.call(v293, v297)) continue;
-              let v299 = c53(v297);
-              if (v299 === INVALID && typeof v297 === "string" && c54.test(v297)) v299 = c53(Number(v297));
-              if (v299 === INVALID) return INVALID;
-              if (v299 === "__proto__") continue;
-              const v305 = v293[v297];
-              if (typeof v305 !== "string") return INVALID;
-              const v306 = typeof v305 === "string" && v305.length > 63 ? c0(v305) : v305.length;
-              if (v306 > 63) return INVALID;
+            for (let v305 = 0; v305 < v303.length; v305++) {
+              const v300 = v303[v305];
+              if (!c56.call(v296, v300)) continue;
+              let v302 = c54(v300);
+              if (v302 === INVALID && typeof v300 === "string" && c55.test(v300)) v302 = c54(Number(v300));
+              if (v302 === INVALID) return INVALID;
+              if (v302 === "__proto__") continue;
+              const v308 = v296[v300];
+              if (typeof v308 !== "string") return INVALID;
+              const v309 = typeof v308 === "string" && v308.length > 63 ? c0(v308) : v308.length;
+              if (v309 > 63) return INVALID;
               c1.lastIndex = 0;
-              if (!c1.test(v305)) return INVALID;
-              v296[v299] = v305;
+              if (!c1.test(v308)) return INVALID;
+              v299[v302] = v308;
             }
-            v295 = v296 === undefined ? c3(c51()) : v296;
+            v298 = v299 === undefined ? c3(c52()) : v299;
           }
-          return v295;
+          return v298;
         })();
-        if (v294 === INVALID) return INVALID;
-        for (const k in v229) {
+        if (v297 === INVALID) return INVALID;
+        for (const k in v232) {
           if (k !== "controlPlane" && k !== "workers" && k !== "placement") return INVALID;
         }
-        const v307 = { "controlPlane": v233, "workers": v262, "placement": v294 };
-        v231 = v307;
+        const v310 = { "controlPlane": v236, "workers": v265, "placement": v297 };
+        v234 = v310;
       }
-      return v231;
+      return v234;
     })();
-    if (v230 === INVALID) {
+    if (v233 === INVALID) {
       if ("nodes" in v6) return INVALID;
-      v230 = undefined;
+      v233 = undefined;
     }
-    const v308 = v6["services"];
-    let v309 = (() => {
-      let v310 = v308;
-      if (v308 === undefined) v310 = c56();
-      if (typeof v310 !== "object" || v310 === null || Array.isArray(v310)) return INVALID;
-      const v311 = v310["enabled"];
-      let v312 = (() => {
-        let v313;
-        if (v311 === undefined) {
-          v313 = c3(c57());
-        } else {
-          if (typeof v311 !== "boolean") return INVALID;
-          v313 = v311 === undefined ? c3(c57()) : v311;
-        }
-        return v313;
-      })();
-      if (v312 === INVALID) return INVALID;
-      const v314 = v310["distro"];
+    const v311 = v6["services"];
+    let v312 = (() => {
+      let v313 = v311;
+      if (v311 === undefined) v313 = c57();
+      if (typeof v313 !== "object" || v313 === null || Array.isArray(v313)) return INVALID;
+      const v314 = v313["enabled"];
       let v315 = (() => {
         let v316;
-        if (v314 !== undefined) {
-          if (typeof v314 !== "string") return INVALID;
-          const v317 = typeof v314 === "string" && v314.length >= 1 && v314.length < 2 ? c0(v314) : v314.length;
-          if (v317 < 1) return INVALID;
-          const v318 = typeof v314 === "string" && v314.length > 64 ? c0(v314) : v314.length;
-          if (v318 > 64) return INVALID;
-          c40.lastIndex = 0;
-          if (!c40.test(v314)) return INVALID;
-          v316 = v314;
+        if (v314 === undefined) {
+          v316 = c3(c58());
+        } else {
+          if (typeof v314 !== "boolean") return INVALID;
+          v316 = v314 === undefined ? c3(c58()) : v314;
         }
         return v316;
       })();
-      if (v315 === INVALID) {
-        if ("distro" in v310) return INVALID;
-        v315 = undefined;
-      }
-      const v319 = v310["dns"];
-      let v320 = (() => {
-        let v321;
-        if (v319 === undefined) {
-          v321 = c3(c58());
-        } else {
-          if (typeof v319 !== "boolean") return INVALID;
-          v321 = v319 === undefined ? c3(c58()) : v319;
+      if (v315 === INVALID) return INVALID;
+      const v317 = v313["distro"];
+      let v318 = (() => {
+        let v319;
+        if (v317 !== undefined) {
+          if (typeof v317 !== "string") return INVALID;
+          const v320 = typeof v317 === "string" && v317.length >= 1 && v317.length < 2 ? c0(v317) : v317.length;
+          if (v320 < 1) return INVALID;
+          const v321 = typeof v317 === "string" && v317.length > 64 ? c0(v317) : v317.length;
+          if (v321 > 64) return INVALID;
+          c41.lastIndex = 0;
+          if (!c41.test(v317)) return INVALID;
+          v319 = v317;
         }
-        return v321;
+        return v319;
       })();
-      if (v320 === INVALID) return INVALID;
-      const v322 = v310["loadBalancer"];
+      if (v318 === INVALID) {
+        if ("distro" in v313) return INVALID;
+        v318 = undefined;
+      }
+      const v322 = v313["dns"];
       let v323 = (() => {
         let v324;
         if (v322 === undefined) {
@@ -1472,7 +1477,7 @@ const parse = (() => {
         return v324;
       })();
       if (v323 === INVALID) return INVALID;
-      const v325 = v310["dhcp"];
+      const v325 = v313["loadBalancer"];
       let v326 = (() => {
         let v327;
         if (v325 === undefined) {
@@ -1484,7 +1489,7 @@ const parse = (() => {
         return v327;
       })();
       if (v326 === INVALID) return INVALID;
-      const v328 = v310["registry"];
+      const v328 = v313["dhcp"];
       let v329 = (() => {
         let v330;
         if (v328 === undefined) {
@@ -1496,530 +1501,542 @@ const parse = (() => {
         return v330;
       })();
       if (v329 === INVALID) return INVALID;
-      const v331 = v310["hypervisor"];
+      const v331 = v313["registry"];
       let v332 = (() => {
         let v333;
-        if (v331 !== undefined) {
-          if (typeof v331 !== "string") return INVALID;
-          const v334 = typeof v331 === "string" && v331.length > 63 ? c0(v331) : v331.length;
-          if (v334 > 63) return INVALID;
-          c1.lastIndex = 0;
-          if (!c1.test(v331)) return INVALID;
-          v333 = v331;
+        if (v331 === undefined) {
+          v333 = c3(c62());
+        } else {
+          if (typeof v331 !== "boolean") return INVALID;
+          v333 = v331 === undefined ? c3(c62()) : v331;
         }
         return v333;
       })();
-      if (v332 === INVALID) {
-        if ("hypervisor" in v310) return INVALID;
-        v332 = undefined;
+      if (v332 === INVALID) return INVALID;
+      const v334 = v313["hypervisor"];
+      let v335 = (() => {
+        let v336;
+        if (v334 !== undefined) {
+          if (typeof v334 !== "string") return INVALID;
+          const v337 = typeof v334 === "string" && v334.length > 63 ? c0(v334) : v334.length;
+          if (v337 > 63) return INVALID;
+          c1.lastIndex = 0;
+          if (!c1.test(v334)) return INVALID;
+          v336 = v334;
+        }
+        return v336;
+      })();
+      if (v335 === INVALID) {
+        if ("hypervisor" in v313) return INVALID;
+        v335 = undefined;
       }
-      const v335 = v310["forwarders"];
-      let v336 = (() => {
-        let v337;
-        if (v335 !== undefined) {
-          if (!Array.isArray(v335)) return INVALID;
-          const v338 = new Array(v335.length);
-          for (let v339 = 0; v339 < v335.length; v339++) {
-            const v340 = v335[v339];
-            if (typeof v340 !== "string") return INVALID;
-            c62.lastIndex = 0;
-            if (!c62.test(v340)) return INVALID;
-            v338[v339] = v340;
+      const v338 = v313["forwarders"];
+      let v339 = (() => {
+        let v340;
+        if (v338 !== undefined) {
+          if (!Array.isArray(v338)) return INVALID;
+          const v341 = new Array(v338.length);
+          for (let v342 = 0; v342 < v338.length; v342++) {
+            const v343 = v338[v342];
+            if (typeof v343 !== "string") return INVALID;
+            c63.lastIndex = 0;
+            if (!c63.test(v343)) return INVALID;
+            v341[v342] = v343;
           }
-          const v341 = typeof v338 === "string" && v338.length >= 1 && v338.length < 2 ? c0(v338) : v338.length;
-          if (v341 < 1) return INVALID;
-          v337 = v338;
+          const v344 = typeof v341 === "string" && v341.length >= 1 && v341.length < 2 ? c0(v341) : v341.length;
+          if (v344 < 1) return INVALID;
+          v340 = v341;
         }
-        return v337;
+        return v340;
       })();
-      if (v336 === INVALID) {
-        if ("forwarders" in v310) return INVALID;
-        v336 = undefined;
+      if (v339 === INVALID) {
+        if ("forwarders" in v313) return INVALID;
+        v339 = undefined;
       }
-      const v342 = v310["vcpus"];
-      let v343 = (() => {
-        let v344;
-        if (v342 !== undefined) {
-          if (typeof v342 !== "number" || !Number.isFinite(v342)) return INVALID;
-          if (!Number.isSafeInteger(v342)) return INVALID;
-          if (v342 < 1) return INVALID;
-          if (v342 > 512) return INVALID;
-          v344 = v342;
-        }
-        return v344;
-      })();
-      if (v343 === INVALID) {
-        if ("vcpus" in v310) return INVALID;
-        v343 = undefined;
-      }
-      const v345 = v310["ram"];
+      const v345 = v313["vcpus"];
       let v346 = (() => {
         let v347;
         if (v345 !== undefined) {
-          if (typeof v345 !== "string") return INVALID;
-          const v348 = typeof v345 === "string" && v345.length > 16 ? c0(v345) : v345.length;
-          if (v348 > 16) return INVALID;
-          c46.lastIndex = 0;
-          if (!c46.test(v345)) return INVALID;
-          const v349 = c47(v345);
-          if (v349 instanceof Promise) c12();
-          if (!v349) return INVALID;
+          if (typeof v345 !== "number" || !Number.isFinite(v345)) return INVALID;
+          if (!Number.isSafeInteger(v345)) return INVALID;
+          if (v345 < 1) return INVALID;
+          if (v345 > 512) return INVALID;
           v347 = v345;
         }
         return v347;
       })();
       if (v346 === INVALID) {
-        if ("ram" in v310) return INVALID;
+        if ("vcpus" in v313) return INVALID;
         v346 = undefined;
       }
-      const v350 = v310["disk"];
-      let v351 = (() => {
-        let v352;
-        if (v350 !== undefined) {
-          if (typeof v350 !== "string") return INVALID;
-          const v353 = typeof v350 === "string" && v350.length > 16 ? c0(v350) : v350.length;
-          if (v353 > 16) return INVALID;
-          c46.lastIndex = 0;
-          if (!c46.test(v350)) return INVALID;
-          const v354 = c48(v350);
-          if (v354 instanceof Promise) c12();
-          if (!v354) return INVALID;
-          v352 = v350;
+      const v348 = v313["ram"];
+      let v349 = (() => {
+        let v350;
+        if (v348 !== undefined) {
+          if (typeof v348 !== "string") return INVALID;
+          const v351 = typeof v348 === "string" && v348.length > 16 ? c0(v348) : v348.length;
+          if (v351 > 16) return INVALID;
+          c47.lastIndex = 0;
+          if (!c47.test(v348)) return INVALID;
+          const v352 = c48(v348);
+          if (v352 instanceof Promise) c13();
+          if (!v352) return INVALID;
+          v350 = v348;
         }
-        return v352;
+        return v350;
       })();
-      if (v351 === INVALID) {
-        if ("disk" in v310) return INVALID;
-        v351 = undefined;
+      if (v349 === INVALID) {
+        if ("ram" in v313) return INVALID;
+        v349 = undefined;
       }
-      for (const k in v310) {
+      const v353 = v313["disk"];
+      let v354 = (() => {
+        let v355;
+        if (v353 !== undefined) {
+          if (typeof v353 !== "string") return INVALID;
+          const v356 = typeof v353 === "string" && v353.length > 16 ? c0(v353) : v353.length;
+          if (v356 > 16) return INVALID;
+          c47.lastIndex = 0;
+          if (!c47.test(v353)) return INVALID;
+          const v357 = c49(v353);
+          if (v357 instanceof Promise) c13();
+          if (!v357) return INVALID;
+          v355 = v353;
+        }
+        return v355;
+      })();
+      if (v354 === INVALID) {
+        if ("disk" in v313) return INVALID;
+        v354 = undefined;
+      }
+      for (const k in v313) {
         if (k !== "enabled" && k !== "distro" && k !== "dns" && k !== "loadBalancer" && k !== "dhcp" && k !== "registry" && k !== "hypervisor" && k !== "forwarders" && k !== "vcpus" && k !== "ram" && k !== "disk") return INVALID;
       }
-      const v355 = {};
-      v355["enabled"] = v312;
-      if ("distro" in v310) v355["distro"] = v315;
-      v355["dns"] = v320;
-      v355["loadBalancer"] = v323;
-      v355["dhcp"] = v326;
-      v355["registry"] = v329;
-      if ("hypervisor" in v310) v355["hypervisor"] = v332;
-      if ("forwarders" in v310) v355["forwarders"] = v336;
-      if ("vcpus" in v310) v355["vcpus"] = v343;
-      if ("ram" in v310) v355["ram"] = v346;
-      if ("disk" in v310) v355["disk"] = v351;
-      return v355;
-    })();
-    if (v309 === INVALID) return INVALID;
-    const v356 = v6["proxy"];
-    let v357 = (() => {
-      let v358;
-      if (v356 !== undefined) {
-        if (typeof v356 !== "object" || v356 === null || Array.isArray(v356)) return INVALID;
-        const v359 = v356["http"];
-        let v360 = (() => {
-          let v361;
-          if (v359 !== undefined) {
-            if (typeof v359 !== "string") return INVALID;
-            const v362 = typeof v359 === "string" && v359.length > 2048 ? c0(v359) : v359.length;
-            if (v362 > 2048) return INVALID;
-            c63.lastIndex = 0;
-            if (!c63.test(v359)) return INVALID;
-            const v363 = c64(v359);
-            if (v363 instanceof Promise) c12();
-            if (!v363) return INVALID;
-            const v364 = c65(v359);
-            if (v364 instanceof Promise) c12();
-            if (!v364) return INVALID;
-            const v365 = c66(v359);
-            if (v365 instanceof Promise) c12();
-            if (!v365) return INVALID;
-            v361 = v359;
-          }
-          return v361;
-        })();
-        if (v360 === INVALID) {
-          if ("http" in v356) return INVALID;
-          v360 = undefined;
-        }
-        const v366 = v356["https"];
-        let v367 = (() => {
-          let v368;
-          if (v366 !== undefined) {
-            if (typeof v366 !== "string") return INVALID;
-            const v369 = typeof v366 === "string" && v366.length > 2048 ? c0(v366) : v366.length;
-            if (v369 > 2048) return INVALID;
-            c63.lastIndex = 0;
-            if (!c63.test(v366)) return INVALID;
-            const v370 = c64(v366);
-            if (v370 instanceof Promise) c12();
-            if (!v370) return INVALID;
-            const v371 = c65(v366);
-            if (v371 instanceof Promise) c12();
-            if (!v371) return INVALID;
-            const v372 = c66(v366);
-            if (v372 instanceof Promise) c12();
-            if (!v372) return INVALID;
-            v368 = v366;
-          }
-          return v368;
-        })();
-        if (v367 === INVALID) {
-          if ("https" in v356) return INVALID;
-          v367 = undefined;
-        }
-        const v373 = v356["noProxy"];
-        let v374 = (() => {
-          let v375;
-          if (v373 === undefined) {
-            v375 = c3(c67());
-          } else {
-            if (!Array.isArray(v373)) return INVALID;
-            if (v373.length > 1000) return INVALID;
-            const v376 = new Array(v373.length);
-            for (let v377 = 0; v377 < v373.length; v377++) {
-              const v378 = v373[v377];
-              if (typeof v378 !== "string") return INVALID;
-              const v379 = typeof v378 === "string" && v378.length >= 1 && v378.length < 2 ? c0(v378) : v378.length;
-              if (v379 < 1) return INVALID;
-              const v380 = typeof v378 === "string" && v378.length > 253 ? c0(v378) : v378.length;
-              if (v380 > 253) return INVALID;
-              c68.lastIndex = 0;
-              if (!c68.test(v378)) return INVALID;
-              v376[v377] = v378;
-            }
-            const v381 = typeof v376 === "string" && v376.length > 1000 ? c0(v376) : v376.length;
-            if (v381 > 1000) return INVALID;
-            v375 = v376 === undefined ? c3(c67()) : v376;
-          }
-          return v375;
-        })();
-        if (v374 === INVALID) return INVALID;
-        for (const k in v356) {
-          if (k !== "http" && k !== "https" && k !== "noProxy") return INVALID;
-        }
-        const v382 = {};
-        if ("http" in v356) v382["http"] = v360;
-        if ("https" in v356) v382["https"] = v367;
-        v382["noProxy"] = v374;
-        v358 = v382;
-      }
+      const v358 = {};
+      v358["enabled"] = v315;
+      if ("distro" in v313) v358["distro"] = v318;
+      v358["dns"] = v323;
+      v358["loadBalancer"] = v326;
+      v358["dhcp"] = v329;
+      v358["registry"] = v332;
+      if ("hypervisor" in v313) v358["hypervisor"] = v335;
+      if ("forwarders" in v313) v358["forwarders"] = v339;
+      if ("vcpus" in v313) v358["vcpus"] = v346;
+      if ("ram" in v313) v358["ram"] = v349;
+      if ("disk" in v313) v358["disk"] = v354;
       return v358;
     })();
-    if (v357 === INVALID) {
-      if ("proxy" in v6) return INVALID;
-      v357 = undefined;
-    }
-    const v383 = v6["mirrors"];
-    let v384 = (() => {
-      let v385 = v383;
-      if (v383 === undefined) v385 = c69();
-      if (typeof v385 !== "object" || v385 === null || Array.isArray(v385)) return INVALID;
-      const v386 = v385["images"];
-      let v387 = (() => {
-        let v388;
-        if (v386 === undefined) {
-          v388 = c3(c70());
-        } else {
-          if (!c52(v386)) return INVALID;
-          const v389 = {};
-          const v393 = Object.getOwnPropertySymbols(v386);
-          const v394 = Object.getOwnPropertyNames(v386);
-          for (let v395 = 0; v395 < v394.length; v395++) {
-            const v390 = v394[v395];
-            if (v390 === "__proto__" || !c55.call(v386, v390)) continue;
-            let v392 = c71(v390);
-            if (v392 === INVALID && typeof v390 === "string" && c54.test(v390)) v392 = c71(Number(v390));
-            if (v392 === INVALID) return INVALID;
-            if (v392 === "__proto__") continue;
-            const v396 = v386[v390];
-            if (typeof v396 !== "string") return INVALID;
-            const v397 = typeof v396 === "string" && v396.length >= 1 && v396.length < 2 ? c0(v396) : v396.length;
-            if (v397 < 1) return INVALID;
-            const v398 = typeof v396 === "string" && v396.length > 512 ? c0(v396) : v396.length;
-            if (v398 > 512) return INVALID;
-            c72.lastIndex = 0;
-            if (!c72.test(v396)) return INVALID;
-            v389[v392] = v396;
+    if (v312 === INVALID) return INVALID;
+    const v359 = v6["proxy"];
+    let v360 = (() => {
+      let v361;
+      if (v359 !== undefined) {
+        if (typeof v359 !== "object" || v359 === null || Array.isArray(v359)) return INVALID;
+        const v362 = v359["http"];
+        let v363 = (() => {
+          let v364;
+          if (v362 !== undefined) {
+            if (typeof v362 !== "string") return INVALID;
+            const v365 = typeof v362 === "string" && v362.length > 2048 ? c0(v362) : v362.length;
+            if (v365 > 2048) return INVALID;
+            c64.lastIndex = 0;
+            if (!c64.test(v362)) return INVALID;
+            const v366 = c65(v362);
+            if (v366 instanceof Promise) c13();
+            if (!v366) return INVALID;
+            const v367 = c66(v362);
+            if (v367 instanceof Promise) c13();
+            if (!v367) return INVALID;
+            const v368 = c67(v362);
+            if (v368 instanceof Promise) c13();
+            if (!v368) return INVALID;
+            v364 = v362;
           }
-          for (let v395 = 0; v395 < v393.length; v395++) {
-            const v390 = v393[v395];
-            if (!c55.call(v386, v390)) continue;
-            let v392 = c71(v390);
-            if (v392 === INVALID && typeof v390 === "string" && c54.test(v390)) v392 = c71(Number(v390));
-            if (v392 === INVALID) return INVALID;
-            if (v392 === "__proto__") continue;
-            const v399 = v386[v390];
+          return v364;
+        })();
+        if (v363 === INVALID) {
+          if ("http" in v359) return INVALID;
+          v363 = undefined;
+        }
+        const v369 = v359["https"];
+        let v370 = (() => {
+          let v371;
+          if (v369 !== undefined) {
+            if (typeof v369 !== "string") return INVALID;
+            const v372 = typeof v369 === "string" && v369.length > 2048 ? c0(v369) : v369.length;
+            if (v372 > 2048) return INVALID;
+            c64.lastIndex = 0;
+            if (!c64.test(v369)) return INVALID;
+            const v373 = c65(v369);
+            if (v373 instanceof Promise) c13();
+            if (!v373) return INVALID;
+            const v374 = c66(v369);
+            if (v374 instanceof Promise) c13();
+            if (!v374) return INVALID;
+            const v375 = c67(v369);
+            if (v375 instanceof Promise) c13();
+            if (!v375) return INVALID;
+            v371 = v369;
+          }
+          return v371;
+        })();
+        if (v370 === INVALID) {
+          if ("https" in v359) return INVALID;
+          v370 = undefined;
+        }
+        const v376 = v359["noProxy"];
+        let v377 = (() => {
+          let v378;
+          if (v376 === undefined) {
+            v378 = c3(c68());
+          } else {
+            if (!Array.isArray(v376)) return INVALID;
+            if (v376.length > 1000) return INVALID;
+            const v379 = new Array(v376.length);
+            for (let v380 = 0; v380 < v376.length; v380++) {
+              const v381 = v376[v380];
+              if (typeof v381 !== "string") return INVALID;
+              const v382 = typeof v381 === "string" && v381.length >= 1 && v381.length < 2 ? c0(v381) : v381.length;
+              if (v382 < 1) return INVALID;
+              const v383 = typeof v381 === "string" && v381.length > 253 ? c0(v381) : v381.length;
+              if (v383 > 253) return INVALID;
+              c69.lastIndex = 0;
+              if (!c69.test(v381)) return INVALID;
+              v379[v380] = v381;
+            }
+            const v384 = typeof v379 === "string" && v379.length > 1000 ? c0(v379) : v379.length;
+            if (v384 > 1000) return INVALID;
+            v378 = v379 === undefined ? c3(c68()) : v379;
+          }
+          return v378;
+        })();
+        if (v377 === INVALID) return INVALID;
+        for (const k in v359) {
+          if (k !== "http" && k !== "https" && k !== "noProxy") return INVALID;
+        }
+        const v385 = {};
+        if ("http" in v359) v385["http"] = v363;
+        if ("https" in v359) v385["https"] = v370;
+        v385["noProxy"] = v377;
+        v361 = v385;
+      }
+      return v361;
+    })();
+    if (v360 === INVALID) {
+      if ("proxy" in v6) return INVALID;
+      v360 = undefined;
+    }
+    const v386 = v6["mirrors"];
+    let v387 = (() => {
+      let v388 = v386;
+      if (v386 === undefined) v388 = c70();
+      if (typeof v388 !== "object" || v388 === null || Array.isArray(v388)) return INVALID;
+      const v389 = v388["images"];
+      let v390 = (() => {
+        let v391;
+        if (v389 === undefined) {
+          v391 = c3(c71());
+        } else {
+          if (!c53(v389)) return INVALID;
+          const v392 = {};
+          const v396 = Object.getOwnPropertySymbols(v389);
+          const v397 = Object.getOwnPropertyNames(v389);
+          for (let v398 = 0; v398 < v397.length; v398++) {
+            const v393 = v397[v398];
+            if (v393 === "__proto__" || !c56.call(v389, v393)) continue;
+            let v395 = c72(v393);
+            if (v395 === INVALID && typeof v393 === "string" && c55.test(v393)) v395 = c72(Number(v393));
+            if (v395 === INVALID) return INVALID;
+            if (v395 === "__proto__") continue;
+            const v399 = v389[v393];
             if (typeof v399 !== "string") return INVALID;
             const v400 = typeof v399 === "string" && v399.length >= 1 && v399.length < 2 ? c0(v399) : v399.length;
             if (v400 < 1) return INVALID;
             const v401 = typeof v399 === "string" && v399.length > 512 ? c0(v399) : v399.length;
             if (v401 > 512) return INVALID;
-            c72.lastIndex = 0;
-            if (!c72.test(v399)) return INVALID;
-            v389[v392] = v399;
+            c73.lastIndex = 0;
+            if (!c73.test(v399)) return INVALID;
+            v392[v395] = v399;
           }
-          v388 = v389 === undefined ? c3(c70()) : v389;
+          for (let v398 = 0; v398 < v396.length; v398++) {
+            const v393 = v396[v398];
+            if (!c56.call(v389, v393)) continue;
+            let v395 = c72(v393);
+            if (v395 === INVALID && typeof v393 === "string" && c55.test(v393)) v395 = c72(Number(v393));
+            if (v395 === INVALID) return INVALID;
+            if (v395 === "__proto__") continue;
+            const v402 = v389[v393];
+            if (typeof v402 !== "string") return INVALID;
+            const v403 = typeof v402 === "string" && v402.length >= 1 && v402.length < 2 ? c0(v402) : v402.length;
+            if (v403 < 1) return INVALID;
+            const v404 = typeof v402 === "string" && v402.length > 512 ? c0(v402) : v402.length;
+            if (v404 > 512) return INVALID;
+            c73.lastIndex = 0;
+            if (!c73.test(v402)) return INVALID;
+            v392[v395] = v402;
+          }
+          v391 = v392 === undefined ? c3(c71()) : v392;
         }
-        return v388;
+        return v391;
       })();
-      if (v387 === INVALID) return INVALID;
-      const v402 = v385["artifacts"];
-      let v403 = (() => {
-        let v404;
-        if (v402 !== undefined) {
-          if (typeof v402 !== "string") return INVALID;
-          const v405 = typeof v402 === "string" && v402.length > 2048 ? c0(v402) : v402.length;
-          if (v405 > 2048) return INVALID;
-          c63.lastIndex = 0;
-          if (!c63.test(v402)) return INVALID;
-          const v406 = c64(v402);
-          if (v406 instanceof Promise) c12();
-          if (!v406) return INVALID;
-          const v407 = c65(v402);
-          if (v407 instanceof Promise) c12();
-          if (!v407) return INVALID;
-          const v408 = c66(v402);
-          if (v408 instanceof Promise) c12();
-          if (!v408) return INVALID;
-          v404 = v402;
+      if (v390 === INVALID) return INVALID;
+      const v405 = v388["artifacts"];
+      let v406 = (() => {
+        let v407;
+        if (v405 !== undefined) {
+          if (typeof v405 !== "string") return INVALID;
+          const v408 = typeof v405 === "string" && v405.length > 2048 ? c0(v405) : v405.length;
+          if (v408 > 2048) return INVALID;
+          c64.lastIndex = 0;
+          if (!c64.test(v405)) return INVALID;
+          const v409 = c65(v405);
+          if (v409 instanceof Promise) c13();
+          if (!v409) return INVALID;
+          const v410 = c66(v405);
+          if (v410 instanceof Promise) c13();
+          if (!v410) return INVALID;
+          const v411 = c67(v405);
+          if (v411 instanceof Promise) c13();
+          if (!v411) return INVALID;
+          v407 = v405;
         }
-        return v404;
+        return v407;
       })();
-      if (v403 === INVALID) {
-        if ("artifacts" in v385) return INVALID;
-        v403 = undefined;
+      if (v406 === INVALID) {
+        if ("artifacts" in v388) return INVALID;
+        v406 = undefined;
       }
-      for (const k in v385) {
+      for (const k in v388) {
         if (k !== "images" && k !== "artifacts") return INVALID;
       }
-      const v409 = {};
-      v409["images"] = v387;
-      if ("artifacts" in v385) v409["artifacts"] = v403;
-      return v409;
-    })();
-    if (v384 === INVALID) return INVALID;
-    const v410 = v6["downloads"];
-    let v411 = (() => {
-      let v412;
-      if (v410 === undefined) {
-        v412 = c3(c73());
-      } else {
-        if (!c52(v410)) return INVALID;
-        const v413 = {};
-        const v417 = Object.getOwnPropertySymbols(v410);
-        const v418 = Object.getOwnPropertyNames(v410);
-        for (let v419 = 0; v419 < v418.length; v419++) {
-          const v414 = v418[v419];
-          if (v414 === "__proto__" || !c55.call(v410, v414)) continue;
-          let v416 = c74(v414);
-          if (v416 === INVALID && typeof v414 === "string" && c54.test(v414)) v416 = c74(Number(v414));
-          if (v416 === INVALID) return INVALID;
-          if (v416 === "__proto__") continue;
-          const v420 = v410[v414];
-          if (typeof v420 !== "object" || v420 === null || Array.isArray(v420)) return INVALID;
-          const v421 = v420["url"];
-          let v422 = (() => {
-            let v423;
-            if (v421 !== undefined) {
-              if (typeof v421 !== "string") return INVALID;
-              const v424 = typeof v421 === "string" && v421.length > 2048 ? c0(v421) : v421.length;
-              if (v424 > 2048) return INVALID;
-              c63.lastIndex = 0;
-              if (!c63.test(v421)) return INVALID;
-              const v425 = c75(v421);
-              if (v425 instanceof Promise) c12();
-              if (!v425) return INVALID;
-              const v426 = c65(v421);
-              if (v426 instanceof Promise) c12();
-              if (!v426) return INVALID;
-              const v427 = c66(v421);
-              if (v427 instanceof Promise) c12();
-              if (!v427) return INVALID;
-              const v428 = c76(v421);
-              if (v428 instanceof Promise) c12();
-              if (!v428) return INVALID;
-              v423 = v421;
-            }
-            return v423;
-          })();
-          if (v422 === INVALID) {
-            if ("url" in v420) return INVALID;
-            v422 = undefined;
-          }
-          const v429 = v420["sha256"];
-          let v430 = (() => {
-            let v431;
-            if (v429 !== undefined) {
-              if (typeof v429 !== "string") return INVALID;
-              c77.lastIndex = 0;
-              if (!c77.test(v429)) return INVALID;
-              v431 = v429;
-            }
-            return v431;
-          })();
-          if (v430 === INVALID) {
-            if ("sha256" in v420) return INVALID;
-            v430 = undefined;
-          }
-          for (const k in v420) {
-            if (k !== "url" && k !== "sha256") return INVALID;
-          }
-          const v432 = {};
-          if ("url" in v420) v432["url"] = v422;
-          if ("sha256" in v420) v432["sha256"] = v430;
-          v413[v416] = v432;
-        }
-        for (let v419 = 0; v419 < v417.length; v419++) {
-          const v414 = v417[v419];
-          if (!c55.call(v410, v414)) continue;
-          let v416 = c74(v414);
-          if (v416 === INVALID && typeof v414 === "string" && c54.test(v414)) v416 = c74(Number(v414));
-          if (v416 === INVALID) return INVALID;
-          if (v416 === "__proto__") continue;
-          const v433 = v410[v414];
-          if (typeof v433 !== "object" || v433 === null || Array.isArray(v433)) return INVALID;
-          const v434 = v433["url"];
-          let v435 = (() => {
-            let v436;
-            if (v434 !== undefined) {
-              if (typeof v434 !== "string") return INVALID;
-              const v437 = typeof v434 === "string" && v434.length > 2048 ? c0(v434) : v434.length;
-              if (v437 > 2048) return INVALID;
-              c63.lastIndex = 0;
-              if (!c63.test(v434)) return INVALID;
-              const v438 = c75(v434);
-              if (v438 instanceof Promise) c12();
-              if (!v438) return INVALID;
-              const v439 = c65(v434);
-              if (v439 instanceof Promise) c12();
-              if (!v439) return INVALID;
-              const v440 = c66(v434);
-              if (v440 instanceof Promise) c12();
-              if (!v440) return INVALID;
-              const v441 = c76(v434);
-              if (v441 instanceof Promise) c12();
-              if (!v441) return INVALID;
-              v436 = v434;
-            }
-            return v436;
-          })();
-          if (v435 === INVALID) {
-            if ("url" in v433) return INVALID;
-            v435 = undefined;
-          }
-          const v442 = v433["sha256"];
-          let v443 = (() => {
-            let v444;
-            if (v442 !== undefined) {
-              if (typeof v442 !== "string") return INVALID;
-              c77.lastIndex = 0;
-              if (!c77.test(v442)) return INVALID;
-              v444 = v442;
-            }
-            return v444;
-          })();
-          if (v443 === INVALID) {
-            if ("sha256" in v433) return INVALID;
-            v443 = undefined;
-          }
-          for (const k in v433) {
-            if (k !== "url" && k !== "sha256") return INVALID;
-          }
-          const v445 = {};
-          if ("url" in v433) v445["url"] = v435;
-          if ("sha256" in v433) v445["sha256"] = v443;
-          v413[v416] = v445;
-        }
-        v412 = v413 === undefined ? c3(c73()) : v413;
-      }
+      const v412 = {};
+      v412["images"] = v390;
+      if ("artifacts" in v388) v412["artifacts"] = v406;
       return v412;
     })();
-    if (v411 === INVALID) return INVALID;
-    const v446 = v6["windows"];
-    let v447 = (() => {
-      let v448;
-      if (v446 !== undefined) {
-        if (typeof v446 !== "object" || v446 === null || Array.isArray(v446)) return INVALID;
-        const v449 = v446["hostProcess"];
-        let v450 = (() => {
-          let v451;
-          if (v449 !== undefined) {
-            if (typeof v449 !== "object" || v449 === null || Array.isArray(v449)) return INVALID;
-            const v452 = v449["flannelImage"];
-            if (typeof v452 !== "string") return INVALID;
-            const v453 = typeof v452 === "string" && v452.length >= 1 && v452.length < 2 ? c0(v452) : v452.length;
-            if (v453 < 1) return INVALID;
-            const v454 = typeof v452 === "string" && v452.length > 512 ? c0(v452) : v452.length;
-            if (v454 > 512) return INVALID;
-            c78.lastIndex = 0;
-            if (!c78.test(v452)) return INVALID;
-            const v455 = v449["kubeProxyImage"];
+    if (v387 === INVALID) return INVALID;
+    const v413 = v6["downloads"];
+    let v414 = (() => {
+      let v415;
+      if (v413 === undefined) {
+        v415 = c3(c74());
+      } else {
+        if (!c53(v413)) return INVALID;
+        const v416 = {};
+        const v420 = Object.getOwnPropertySymbols(v413);
+        const v421 = Object.getOwnPropertyNames(v413);
+        for (let v422 = 0; v422 < v421.length; v422++) {
+          const v417 = v421[v422];
+          if (v417 === "__proto__" || !c56.call(v413, v417)) continue;
+          let v419 = c75(v417);
+          if (v419 === INVALID && typeof v417 === "string" && c55.test(v417)) v419 = c75(Number(v417));
+          if (v419 === INVALID) return INVALID;
+          if (v419 === "__proto__") continue;
+          const v423 = v413[v417];
+          if (typeof v423 !== "object" || v423 === null || Array.isArray(v423)) return INVALID;
+          const v424 = v423["url"];
+          let v425 = (() => {
+            let v426;
+            if (v424 !== undefined) {
+              if (typeof v424 !== "string") return INVALID;
+              const v427 = typeof v424 === "string" && v424.length > 2048 ? c0(v424) : v424.length;
+              if (v427 > 2048) return INVALID;
+              c64.lastIndex = 0;
+              if (!c64.test(v424)) return INVALID;
+              const v428 = c76(v424);
+              if (v428 instanceof Promise) c13();
+              if (!v428) return INVALID;
+              const v429 = c66(v424);
+              if (v429 instanceof Promise) c13();
+              if (!v429) return INVALID;
+              const v430 = c67(v424);
+              if (v430 instanceof Promise) c13();
+              if (!v430) return INVALID;
+              const v431 = c77(v424);
+              if (v431 instanceof Promise) c13();
+              if (!v431) return INVALID;
+              v426 = v424;
+            }
+            return v426;
+          })();
+          if (v425 === INVALID) {
+            if ("url" in v423) return INVALID;
+            v425 = undefined;
+          }
+          const v432 = v423["sha256"];
+          let v433 = (() => {
+            let v434;
+            if (v432 !== undefined) {
+              if (typeof v432 !== "string") return INVALID;
+              c78.lastIndex = 0;
+              if (!c78.test(v432)) return INVALID;
+              v434 = v432;
+            }
+            return v434;
+          })();
+          if (v433 === INVALID) {
+            if ("sha256" in v423) return INVALID;
+            v433 = undefined;
+          }
+          for (const k in v423) {
+            if (k !== "url" && k !== "sha256") return INVALID;
+          }
+          const v435 = {};
+          if ("url" in v423) v435["url"] = v425;
+          if ("sha256" in v423) v435["sha256"] = v433;
+          v416[v419] = v435;
+        }
+        for (let v422 = 0; v422 < v420.length; v422++) {
+          const v417 = v420[v422];
+          if (!c56.call(v413, v417)) continue;
+          let v419 = c75(v417);
+          if (v419 === INVALID && typeof v417 === "string" && c55.test(v417)) v419 = c75(Number(v417));
+          if (v419 === INVALID) return INVALID;
+          if (v419 === "__proto__") continue;
+          const v436 = v413[v417];
+          if (typeof v436 !== "object" || v436 === null || Array.isArray(v436)) return INVALID;
+          const v437 = v436["url"];
+          let v438 = (() => {
+            let v439;
+            if (v437 !== undefined) {
+              if (typeof v437 !== "string") return INVALID;
+              const v440 = typeof v437 === "string" && v437.length > 2048 ? c0(v437) : v437.length;
+              if (v440 > 2048) return INVALID;
+              c64.lastIndex = 0;
+              if (!c64.test(v437)) return INVALID;
+              const v441 = c76(v437);
+              if (v441 instanceof Promise) c13();
+              if (!v441) return INVALID;
+              const v442 = c66(v437);
+              if (v442 instanceof Promise) c13();
+              if (!v442) return INVALID;
+              const v443 = c67(v437);
+              if (v443 instanceof Promise) c13();
+              if (!v443) return INVALID;
+              const v444 = c77(v437);
+              if (v444 instanceof Promise) c13();
+              if (!v444) return INVALID;
+              v439 = v437;
+            }
+            return v439;
+          })();
+          if (v438 === INVALID) {
+            if ("url" in v436) return INVALID;
+            v438 = undefined;
+          }
+          const v445 = v436["sha256"];
+          let v446 = (() => {
+            let v447;
+            if (v445 !== undefined) {
+              if (typeof v445 !== "string") return INVALID;
+              c78.lastIndex = 0;
+              if (!c78.test(v445)) return INVALID;
+              v447 = v445;
+            }
+            return v447;
+          })();
+          if (v446 === INVALID) {
+            if ("sha256" in v436) return INVALID;
+            v446 = undefined;
+          }
+          for (const k in v436) {
+            if (k !== "url" && k !== "sha256") return INVALID;
+          }
+          const v448 = {};
+          if ("url" in v436) v448["url"] = v438;
+          if ("sha256" in v436) v448["sha256"] = v446;
+          v416[v419] = v448;
+        }
+        v415 = v416 === undefined ? c3(c74()) : v416;
+      }
+      return v415;
+    })();
+    if (v414 === INVALID) return INVALID;
+    const v449 = v6["windows"];
+    let v450 = (() => {
+      let v451;
+      if (v449 !== undefined) {
+        if (typeof v449 !== "object" || v449 === null || Array.isArray(v449)) return INVALID;
+        const v452 = v449["hostProcess"];
+        let v453 = (() => {
+          let v454;
+          if (v452 !== undefined) {
+            if (typeof v452 !== "object" || v452 === null || Array.isArray(v452)) return INVALID;
+            const v455 = v452["flannelImage"];
             if (typeof v455 !== "string") return INVALID;
             const v456 = typeof v455 === "string" && v455.length >= 1 && v455.length < 2 ? c0(v455) : v455.length;
             if (v456 < 1) return INVALID;
             const v457 = typeof v455 === "string" && v455.length > 512 ? c0(v455) : v455.length;
             if (v457 > 512) return INVALID;
-            c78.lastIndex = 0;
-            if (!c78.test(v455)) return INVALID;
-            for (const k in v449) {
+            c79.lastIndex = 0;
+            if (!c79.test(v455)) return INVALID;
+            const v458 = v452["kubeProxyImage"];
+            if (typeof v458 !== "string") return INVALID;
+            const v459 = typeof v458 === "string" && v458.length >= 1 && v458.length < 2 ? c0(v458) : v458.length;
+            if (v459 < 1) return INVALID;
+            const v460 = typeof v458 === "string" && v458.length > 512 ? c0(v458) : v458.length;
+            if (v460 > 512) return INVALID;
+            c79.lastIndex = 0;
+            if (!c79.test(v458)) return INVALID;
+            for (const k in v452) {
               if (k !== "flannelImage" && k !== "kubeProxyImage") return INVALID;
             }
-            const v458 = { "flannelImage": v452, "kubeProxyImage": v455 };
-            v451 = v458;
+            const v461 = { "flannelImage": v455, "kubeProxyImage": v458 };
+            v454 = v461;
           }
-          return v451;
+          return v454;
         })();
-        if (v450 === INVALID) {
-          if ("hostProcess" in v446) return INVALID;
-          v450 = undefined;
+        if (v453 === INVALID) {
+          if ("hostProcess" in v449) return INVALID;
+          v453 = undefined;
         }
-        for (const k in v446) {
+        for (const k in v449) {
           if (k !== "hostProcess") return INVALID;
         }
-        const v459 = {};
-        if ("hostProcess" in v446) v459["hostProcess"] = v450;
-        v448 = v459;
+        const v462 = {};
+        if ("hostProcess" in v449) v462["hostProcess"] = v453;
+        v451 = v462;
       }
-      return v448;
+      return v451;
     })();
-    if (v447 === INVALID) {
+    if (v450 === INVALID) {
       if ("windows" in v6) return INVALID;
-      v447 = undefined;
+      v450 = undefined;
     }
-    const v460 = v6["airGapped"];
-    let v461 = (() => {
-      let v462;
-      if (v460 === undefined) {
-        v462 = c3(c79());
+    const v463 = v6["airGapped"];
+    let v464 = (() => {
+      let v465;
+      if (v463 === undefined) {
+        v465 = c3(c80());
       } else {
-        if (typeof v460 !== "boolean") return INVALID;
-        v462 = v460 === undefined ? c3(c79()) : v460;
+        if (typeof v463 !== "boolean") return INVALID;
+        v465 = v463 === undefined ? c3(c80()) : v463;
       }
-      return v462;
+      return v465;
     })();
-    if (v461 === INVALID) return INVALID;
+    if (v464 === INVALID) return INVALID;
     for (const k in v6) {
       if (k !== "domain" && k !== "kubernetes" && k !== "containerRuntime" && k !== "network" && k !== "cni" && k !== "infrastructure" && k !== "nodes" && k !== "services" && k !== "proxy" && k !== "mirrors" && k !== "downloads" && k !== "windows" && k !== "airGapped") return INVALID;
     }
-    const v463 = {};
-    v463["domain"] = v8;
-    v463["kubernetes"] = v12;
-    v463["containerRuntime"] = v64;
-    v463["network"] = v71;
-    v463["cni"] = v94;
-    v463["infrastructure"] = v114;
-    if ("nodes" in v6) v463["nodes"] = v230;
-    v463["services"] = v309;
-    if ("proxy" in v6) v463["proxy"] = v357;
-    v463["mirrors"] = v384;
-    v463["downloads"] = v411;
-    if ("windows" in v6) v463["windows"] = v447;
-    v463["airGapped"] = v461;
+    const v466 = {};
+    v466["domain"] = v8;
+    v466["kubernetes"] = v12;
+    v466["containerRuntime"] = v67;
+    v466["network"] = v74;
+    v466["cni"] = v97;
+    v466["infrastructure"] = v117;
+    if ("nodes" in v6) v466["nodes"] = v233;
+    v466["services"] = v312;
+    if ("proxy" in v6) v466["proxy"] = v360;
+    v466["mirrors"] = v387;
+    v466["downloads"] = v414;
+    if ("windows" in v6) v466["windows"] = v450;
+    v466["airGapped"] = v464;
     for (const k in input) {
       if (k !== "apiVersion" && k !== "kind" && k !== "metadata" && k !== "spec") return INVALID;
     }
-    const v464 = { "apiVersion": v0, "kind": v1, "metadata": v5, "spec": v463 };
-    return v464;
+    const v467 = { "apiVersion": v0, "kind": v1, "metadata": v5, "spec": v466 };
+    return v467;
   };
 })();
 

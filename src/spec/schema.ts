@@ -375,6 +375,13 @@ const kubernetes = z.strictObject({
     .describe(
       "How Linux nodes get kubeadm, kubelet and kubectl: binaries (upstream's release files, SHA256-checked, through the services node's download cache; works air-gapped) or packages (pkgs.k8s.io's deb/rpm repository, held)",
     ),
+  crictl: z
+    .string()
+    .regex(/^\d+\.\d+\.\d+$/, 'a release like 1.36.0')
+    .optional()
+    .describe(
+      "crictl's release on Linux nodes, instead of the matrix's for this Kubernetes minor (cri-tools' own minor); for a bundle that carries another one — crictl speaks CRI v1 with every kubelet kubemix supports",
+    ),
   timeouts: kubeadmTimeouts
     .optional()
     .describe("kubeadm's timeouts, raised for slow machines (software emulation, small VMs)"),

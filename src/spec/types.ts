@@ -43,6 +43,8 @@ export interface ClusterSpec {
   readonly kubernetesVersion: string;
   /** Linux nodes: upstream's release binaries (through the download cache) or pkgs.k8s.io packages. */
   readonly kubernetesInstall: 'binaries' | 'packages';
+  /** crictl's release when the spec pins one (`spec.kubernetes.crictl`); else the matrix's for the minor. */
+  readonly crictlVersion?: string | undefined;
   /** Nodes never reach the internet (binaries from the download cache, images from the services registry). */
   readonly airGapped: boolean;
   /** As written: `2.3` or `2.3.2`. */

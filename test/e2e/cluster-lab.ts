@@ -84,6 +84,9 @@ export class ClusterLab {
     const args = [command, this.specFile, '--state-dir', this.state, '--known-hosts', this.knownHosts, '--json'];
     return startKubemix([...args, ...extra], {
       timeoutMs: 120 * 60_000,
+      // kubemix's own SSH handshake timeout and retries, not the quick VM tier's 5 s and 2 attempts: three
+      // guests under software emulation on two shared cores answered the handshake too late (the fourth run).
+      env: { KUBEMIX_SSH_CONNECT_TIMEOUT_MS: '', KUBEMIX_RETRY_ATTEMPTS: '', KUBEMIX_RETRY_BASE_MS: '' },
       deployer: { netns: this.host.ns, resolvConf: this.resolvConf },
       ...options,
     });

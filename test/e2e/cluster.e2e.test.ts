@@ -101,6 +101,16 @@ async function waitFor(what: string, test: () => boolean, limitMs: number, every
   }
 }
 
+// The tier runs for hours: an operator who stops it (Ctrl-C, a CI timeout's SIGTERM) gets the
+// harness's exit hooks — the guests, the libvirtd, the test host and its block are removed — unless
+// KUBEMIX_CLUSTER_KEEP=1 asks to keep them. Node ends on these signals without running 'exit' hooks.
+if (process.env['KUBEMIX_CLUSTER'] === '1' && process.env['KUBEMIX_CLUSTER_KEEP'] !== '1')
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      log(`${signal}: stopping; the exit hooks remove what the tier made`);
+      process.exit(130);
+    });
+
 describe(
   'a real cluster: kubemix up, verify, guard, upgrade, diagnose, kill -9 and down',
   { skip, timeout: 5 * 3600_000 },
@@ -179,7 +189,8 @@ describe(
     function writeSpec(version: string, bundle: ReleaseBundle): ClusterModel {
       const spec = (downloads: Record<string, unknown>) => ({
         ...base,
-        kubernetes: { version, ...SLOW },
+        // cri-tools v1.35.0 is not on the Go module proxy: both bundles carry crictl v1.36.0 (CRI v1, as 1.35's).
+        kubernetes: { version, crictl: '1.36.0', ...SLOW },
         downloads: { ...downloads, 'images/debian-12': { url: `file://${image.file}`, sha256: image.sha256 } },
       });
       const first = lab.writeSpec(NAME, spec({}));
@@ -191,6 +202,9 @@ describe(
       '--downloads',
       from.release,
       ...imagesArgs([from], [guard.archive, probe.archive]),
+      // verify's default BusyBox cannot be had here: the air-gap check wants the probe verify will run.
+      '--probe-image',
+      `linux=${probe.ref}`,
       '--skip-verify',
     ];
 

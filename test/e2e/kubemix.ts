@@ -35,6 +35,8 @@ export interface RunOptions {
   readonly deployer?: { readonly netns: string; readonly resolvConf: string };
   /** Called with each NDJSON event as it arrives. */
   readonly onEvent?: (event: Record<string, unknown>) => void;
+  /** Environment over the tier's (an empty value: kubemix's own default). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** A running kubemix: its events so far, a way to SIGKILL it, and its end. */
@@ -75,7 +77,10 @@ function commandLine(argv: readonly string[], options: RunOptions): [string, str
 export function startKubemix(argv: readonly string[], options: RunOptions = {}): KubemixProcess {
   const started = Date.now();
   const [cmd, args] = commandLine(argv, options);
-  const child = spawn(cmd, args, { env: { ...process.env, ...ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, args, {
+    env: { ...process.env, ...ENV, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const events: Record<string, unknown>[] = [];
   const kill = (): void => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'));
   let stdout = '';
@@ -83,6 +88,8 @@ export function startKubemix(argv: readonly string[], options: RunOptions = {}):
   let partial = '';
   let done = 0;
   const timer = setTimeout(kill, options.timeoutMs ?? 10 * 60_000);
+  // A test process that ends (a failed assertion, the tier stopped by a signal) takes its kubemix with it.
+  process.on('exit', kill);
   child.stdout.on('data', (c: Buffer) => {
     stdout += c.toString();
     partial += c.toString();
@@ -102,6 +109,7 @@ export function startKubemix(argv: readonly string[], options: RunOptions = {}):
   const ended = new Promise<KubemixRun>((resolve) => {
     child.once('close', (code) => {
       clearTimeout(timer);
+      process.off('exit', kill);
       resolve({ code, stdout, stderr, events, seconds: (Date.now() - started) / 1000 });
     });
   });
