@@ -18,6 +18,8 @@ export interface ConfigTaskInput {
   readonly validate?: ShellText;
   /** Shell that exits 0 when the running state matches the files (a loaded module, a sysctl value). */
   readonly live?: ShellText;
+  /** How long the apply waits for `live` after the restart (default 15 s; a registry under emulation needs longer). */
+  readonly liveWaitSeconds?: number;
   /** systemd unit to enable and restart once the files are valid. */
   readonly service?: string;
   readonly after?: readonly string[];
@@ -35,11 +37,15 @@ export function configTask(input: ConfigTaskInput): Task {
   const plain = input.files.filter((f) => secretNames(f.content).length === 0);
   const secrets = [...new Set(input.files.flatMap((f) => secretNames(f.content)))].sort();
   const sums = plain.map((f) => `${sha256Hex(f.content)}  ${f.remotePath}`).join('\n');
-  const check = shellLines([
-    ...(plain.length === 0 ? [] : [shell`sha256sum --check --status <<'KUBEMIX_SUMS'\n${sums}\nKUBEMIX_SUMS`]),
-    ...(input.live === undefined ? [] : [input.live]),
-    ...(input.service === undefined ? [] : [shell`systemctl is-active --quiet ${input.service}`]),
-  ]);
+  // Every part must hold: the script runs under `sh -s`, where only the last line's status
+  // counts, and `set -e` would let the first half of an `a && b` part fail unseen.
+  const check = shellLines(
+    [
+      ...(plain.length === 0 ? [] : [shell`sha256sum --check --status <<'KUBEMIX_SUMS'\n${sums}\nKUBEMIX_SUMS`]),
+      ...(input.live === undefined ? [] : [input.live]),
+      ...(input.service === undefined ? [] : [shell`systemctl is-active --quiet ${input.service}`]),
+    ].map((part) => shell`{ ${part}\n} || exit 1`),
+  );
   const apply = shellLines([
     shellCode('set -eu'),
     // Uploads land with the planned mode; the owner needs a user that only
@@ -53,7 +59,13 @@ export function configTask(input: ConfigTaskInput): Task {
     // the apply fails unless the live state follows within 15 s.
     ...(input.live === undefined
       ? []
-      : [waitFor(input.live, `${input.name}: ${input.service ?? 'the host'} does not serve what the files say`)]),
+      : [
+          waitFor(
+            input.live,
+            input.liveWaitSeconds ?? 15,
+            `${input.name}: ${input.service ?? 'the host'} does not serve what the files say`,
+          ),
+        ]),
   ]);
   return task({
     stage: input.stage,
@@ -69,10 +81,11 @@ export function configTask(input: ConfigTaskInput): Task {
   });
 }
 
-function waitFor(live: ShellText, failure: string): ShellText {
+function waitFor(live: ShellText, seconds: number, failure: string): ShellText {
+  const tries = String(Math.max(1, Math.ceil(seconds * 2)));
   return shell`i=0
 until { ${live}; } >/dev/null 2>&1; do
-  i=$((i + 1)); [ "$i" -lt 30 ] || { echo ${failure} >&2; exit 1; }
+  i=$((i + 1)); [ "$i" -lt ${tries} ] || { echo ${failure} >&2; exit 1; }
   sleep 0.5
 done`;
 }

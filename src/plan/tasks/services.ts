@@ -166,6 +166,11 @@ function registryTasks(facts: ServicesFacts, config: RenderedArtifact[], after: 
     description: `registry on ${facts.registryEndpoint} (TLS, htpasswd)`,
     files: config,
     service: 'docker-registry',
+    // systemd calls the registry active as soon as it forks; image pushes and pulls need its
+    // listener, which under emulation opens seconds later (the real-cluster tier's run 6 pushed
+    // into a refused port).
+    live: shell`ss -Hltn ${`sport = :${SERVICES.registryPort}`} | grep -q .`,
+    liveWaitSeconds: 120,
     after: [tlsTask.id, authTask.id],
   });
   return [tlsTask, authTask, serve];
