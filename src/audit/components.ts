@@ -1,7 +1,7 @@
 // Which credential each component runs with, read from what the plan
-// actually ships (the flanneld service definition, kube-proxy's config and
-// kubeconfig, the HostProcess DaemonSets, the cluster manifests, the tasks
-// that mint tokens), never from what the code means to do. Calico's Windows
+// actually ships (the HostProcess DaemonSets and their launchers,
+// kube-proxy's config, any service definition or kubeconfig, the cluster
+// manifests, any task that mints a token), never from what the code means to do. Calico's Windows
 // components run what the operator renders from our Installation. A kubeconfig the
 // audit cannot trace is an `unknown` credential, which fails the audit.
 import { parse, parseAllDocuments } from 'yaml';

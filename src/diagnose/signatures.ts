@@ -190,7 +190,7 @@ const subnetEnvStale: Signature = (cluster, n) => {
   ];
 };
 
-/** The Windows start order to name: calico-node-windows is a pod of the kubelet's, flanneld a service of its own. */
+/** The Windows start order to name: calico-node-windows, and with flannel the flanneld and kube-proxy pods, are the kubelet's. */
 function windowsStartOrder(cluster: DiagnosedCluster): string {
   if (cluster.cni.plugin === 'calico')
     return 'containerd, kubelet (it runs calico-node-windows), kube-proxy once the HNS network Calico exists';

@@ -286,7 +286,7 @@ export const URLS = {
 
 /** Windows-only components (each from its upstream release page). */
 export const WINDOWS_COMPONENTS = {
-  /** Service wrapper for flanneld, which has no Windows service integration. */
+  /** WinSW, flanneld's service wrapper in earlier kubemix versions: no longer installed (render/windows/install.ts NEVER). */
   winsw: '2.12.0',
   flannelCniPlugin: IMAGES.flannelCniPlugin.tag.slice(1),
 } as const;

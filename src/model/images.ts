@@ -3,7 +3,8 @@
 // plane at the release's tag, etcd, CoreDNS and pause at the tags this
 // minor's kubeadm names, from the matrix), containerd's sandbox image on
 // every node (pause: Linux and each Windows build), the CNI's images, the
-// Windows HostProcess images when the spec names them, verify's probe images
+// Windows HostProcess pods' image (Microsoft's base image, or the spec's
+// own), verify's probe images
 // and the guard webhook's image. `kubemix images list` prints it, `images
 // pull` fetches it, `up` pushes it into the services registry (air-gapped
 // clusters) and checks nothing is missing before any node is touched. Pure.

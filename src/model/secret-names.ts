@@ -24,9 +24,9 @@ export const SECRET_NAMES = {
   registryBasicAuth: 'registry-basic-auth',
   /** kubeadm's /etc/kubernetes/admin.conf from the first controller (`kubemix kubeconfig`). */
   adminKubeconfig: 'admin-kubeconfig',
-  /** Token of the kube-system/kube-proxy ServiceAccount for the native Windows kube-proxy. */
+  /** Token earlier kubemix versions minted for the Windows kube-proxy service; now only removed (windows-legacy-tokens). */
   kubeProxyWindowsToken: 'kube-proxy-windows-token',
-  /** Token of the kube-flannel/flannel-windows ServiceAccount for flanneld as a Windows service. */
+  /** Token earlier kubemix versions minted for the Windows flanneld service; now only removed (windows-legacy-tokens). */
   flannelWindowsToken: 'flannel-windows-token',
   /** Local Administrator of a Windows VM kubemix installs (Autounattend.xml); generated. */
   windowsAdminPassword: WINDOWS_ADMIN_PASSWORD,

@@ -80,8 +80,8 @@ export function calicoLinuxReadyTask(host: string, after: readonly string[]): Ta
 
 /**
  * Before post-deployment: calico-node-windows rolled out on every Windows node
- * and each Windows Node Ready (its kube-proxy service was checked Running on
- * the node by win-kube-proxy, which this waits for).
+ * and each Windows Node Ready (its kube-proxy pod was checked running and
+ * synced on the node by win-kube-proxy-pod, which this waits for).
  */
 export function calicoWindowsReadyTask(model: ClusterModel, host: string, after: readonly string[]): Task {
   const nodes = model.nodes.filter((n) => n.osFamily === 'windows').map((n) => `node/${registeredName(n)}`);

@@ -134,8 +134,9 @@ export function windowsTasks(
 }
 
 /**
- * `kubemix reset` for Windows workers: run the rendered reset script on each
- * node, then delete its Node object from the first control-plane node.
+ * Windows workers' part of `kubemix down` (plan/reset.ts assembleResetPlan):
+ * run the rendered reset script on each node, then delete its Node object
+ * from the first control-plane node.
  */
 export function windowsResetTasks(model: ClusterModel): Task[] {
   const controller = model.nodes.find((n) => n.role === 'control-plane');

@@ -1,7 +1,8 @@
 // flannel for the cluster, our own rendering of the upstream kube-flannel
 // objects (flannel-io/flannel Documentation/kube-flannel.yml): pinned images, vxlan VNI 4096 / port 4789 from
 // the first start (Windows requires them; changing later is disruptive), the
-// DaemonSet only on Linux nodes (Windows runs flanneld as a service).
+// DaemonSet only on Linux nodes (Windows runs its own HostProcess DaemonSet,
+// windows-hostprocess.ts).
 import { IMAGES } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 

@@ -1,6 +1,6 @@
 // The names a Windows worker must resolve before any DNS serves them: the API
-// endpoint (kubeadm join discovery, kube-proxy's and the token renewal's
-// kubeconfig, the boot script's API probe) and the services node's registry
+// endpoint (kubeadm join discovery, the kubelet's kubeconfig; the flanneld
+// and kube-proxy pods reach the API by address) and the services node's registry
 // (containerd's hosts.toml). Linux nodes get the same names from their
 // /etc/hosts block; on Windows they go in a block kubemix owns, between
 // markers, in the hosts file, which the resolver reads before any DNS server.

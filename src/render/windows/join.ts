@@ -1,4 +1,4 @@
-// Steps 7–8 of a Windows worker: kubeadm join, then the wait for the network
+// Steps 8–9 of a Windows worker: kubeadm join, then the wait for the network
 // the flanneld HostProcess pod creates.
 import { SECRET_NAMES } from '../../model/secret-names.js';
 import type { ClusterModel } from '../../model/resolve.js';
