@@ -251,7 +251,7 @@ calico      True        False         False      2d`;
       f[0]?.next ?? '',
       /delete pod -l k8s-app=calico-node-windows --field-selector spec\.nodeName=wincompute-01/,
     );
-    assert.match(f[0]?.next ?? '', /Restart-Service kube-proxy/);
+    assert.match(f[0]?.next ?? '', /delete the kube-proxy-windows pod on /);
   });
   it("10-calico.conflist missing (Get-Content's error) and the kubelet without CNI", () => {
     const missing =

@@ -87,7 +87,7 @@ const calicoEndpointMissing: Signature = (cluster, n) => {
       node: n.node.name,
       cause: `the HNS network ${CALICO_WINDOWS.network} exists but its host endpoint ${CALICO_WINDOWS.hostEndpoint} does not: kube-proxy takes its source VIP from that endpoint, so Services from pods on ${n.node.name} fail`,
       evidence: `HNS endpoints: ${endpoints.slice(0, 8).join(', ') || 'none'}`,
-      next: `${deleteCalicoPod(n.node.name)} (calico-node-windows recreates ${CALICO_WINDOWS.hostEndpoint}), then Restart-Service kube-proxy on ${n.node.name} (it reads the source VIP again)`,
+      next: `${deleteCalicoPod(n.node.name)} (calico-node-windows recreates ${CALICO_WINDOWS.hostEndpoint}), then delete the ${HOSTPROCESS_DAEMONSETS.kubeProxy} pod on ${n.node.name} (its launcher reads the source VIP again at start)`,
     },
   ];
 };
