@@ -39,7 +39,7 @@ recipe_key() {
   local recipe=$1 dep
   {
     (cd "$here" && find "$recipe" -type f ! -name '*.md' | LC_ALL=C sort | xargs sha256sum)
-    sha256sum "$here/build.sh" "$here/lib.sh"
+    (cd "$here" && sha256sum build.sh lib.sh)
     (cd "$here/$recipe" && go version)
     if [ -f "$here/$recipe/deps" ]; then
       while read -r dep; do

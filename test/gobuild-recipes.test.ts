@@ -147,6 +147,24 @@ describe('gobuild cache keys', () => {
     }
   });
 
+  // A fresh clone elsewhere must find the builds another clone made (the cache is the machine's):
+  // the key hashes file contents, never where the checkout sits.
+  it('gives a recipe the same folder from two checkouts at different paths', () => {
+    const one = toyRecipes();
+    const two = toyRecipes();
+    try {
+      const cache = join(one, 'cache');
+      const a = buildSh(['--dir', 'a', 'b', 'c'], cache, one);
+      const b = buildSh(['--dir', 'a', 'b', 'c'], cache, two);
+      assert.equal(a.status, 0, a.err);
+      assert.equal(b.status, 0, b.err);
+      assert.equal(b.out, a.out);
+    } finally {
+      rmSync(one, { recursive: true, force: true });
+      rmSync(two, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a deps file naming no recipe, naming it', () => {
     const root = toyRecipes();
     try {
