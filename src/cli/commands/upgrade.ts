@@ -3,11 +3,12 @@
 // through the executor with the cluster's own state directory (journal,
 // secrets, known hosts), so an interrupted upgrade resumes where it stopped
 // and never re-runs a finished node. When every node is through, the spec
-// file gets the new version (comments kept) and the journal records the
+// file gets the new version (only that scalar's bytes change; read-only refused
+// up front, a spec edited during the run left alone) and the journal records the
 // deploy plan hash of that version; `upgrade` to the same version then plans
 // nothing. An unfinished upgrade is remembered in <state>/upgrade.json.
-import { readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { readStateJson } from '../../exec/state-file.js';
 import { join } from 'node:path';
@@ -26,6 +27,7 @@ import { displayFlags, positiveInt, withExecutorOptions, type ExecutorFlags } fr
 import type { CliIo } from '../io.js';
 import { inMemoryTarget, runPlan } from '../run-plan.js';
 import { outputFor, stateDir } from '../settings.js';
+import { rewriteSpecFile, snapshotSpecFile } from '../spec-rewrite.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
 
 interface UpgradeFlags extends SpecOptions, Omit<ExecutorFlags, 'stopAfter'> {
@@ -87,8 +89,11 @@ export function registerUpgrade(program: Command, io: CliIo): void {
       out.log('info', `${loaded.clusterName} is at ${decision.to} already: nothing to upgrade`);
       return;
     }
-    const text = readFileSync(file, 'utf8');
-    const target = targetSpec(file, text, decision);
+    const check = flags.check === true;
+    // Read once, before any host is touched: a read-only spec is refused here, and the end
+    // writes only if these bytes are still what the file holds.
+    const snap = check ? undefined : snapshotSpecFile(file, 'kubemix upgrade');
+    const target = targetSpec(file, snap?.text ?? readFileSync(file, 'utf8'), decision);
     const assembled = assembleUpgradePlan(target.model, {
       from: decision.from,
       maxUnavailable,
@@ -99,7 +104,6 @@ export function registerUpgrade(program: Command, io: CliIo): void {
       'info',
       `upgrade ${loaded.clusterName} ${decision.from} → ${decision.to}: ${assembled.plan.tasks.length} task(s)`,
     );
-    const check = flags.check === true;
     if (!check) {
       await prepareStateDir(root);
       await writeFileDurable(join(root, MARKER), `${JSON.stringify({ from: decision.from, to: decision.to })}\n`);
@@ -111,9 +115,14 @@ export function registerUpgrade(program: Command, io: CliIo): void {
       out.log('info', `stopped after ${flags.stopAfter}; run the same command without --stop-after to continue`);
       return;
     }
-    await writeFileDurable(file, target.text, statSync(file).mode & 0o777);
     await recordPlanHash(root, loaded.clusterName, assemblePlan(target.model).plan.hash);
     await rm(join(root, MARKER), { force: true });
+    if (snap !== undefined)
+      await rewriteSpecFile(
+        snap,
+        target.text,
+        `the cluster is at ${decision.to}: set spec.kubernetes.version to "${decision.specVersion}" in ${file}`,
+      );
     out.log('info', `${file}: spec.kubernetes.version is now ${decision.specVersion} (${decision.to})`);
   });
 }
