@@ -68,6 +68,7 @@ function grid(title: string, rs: readonly CheckResult[], order: readonly string[
 
 /** What each probe checks, for the matrix titles (and `kubemix verify --help`). */
 export const PROBE_TITLES: readonly [RegExp, string][] = [
+  [/^ssh$/, 'SSH from the deployer: commands run as root on the node (the cells from a node it fails are skipped)'],
   [/^ping$/, 'IP reachability (ICMP echo)'],
   [/^udp-(\d+)$/, 'VXLAN port: a datagram to a listener on the target, UDP $1'],
   [/^vxlan$/, 'VXLAN path after install: ICMP echo to the target’s VTEP through the CNI’s device'],
