@@ -5,6 +5,7 @@
 // upstream's hybrid network e2e test does (wait until it succeeds, then
 // require it to keep succeeding for a short window) and prints one
 // `KUBEMIX-CELL` line per cell to its log, which verify reads.
+import { shell } from '../../util/escape/index.js';
 import type { ExpectedNode } from './expect.js';
 
 export const PROBE_NAMESPACE = 'kubemix-verify';
@@ -227,7 +228,8 @@ const TIMING: CellTiming = { deadlineS: CELL_DEADLINE_S, hold: CELL_HOLD };
  * address) and the netcat-1.10 one (where everything after -e is the program).
  */
 export function linuxClientScript(cells: readonly Cell[], t: CellTiming = TIMING): string {
-  return `set -u
+  // Built with `shell`: the cells go into a here-document with a quoted delimiter, as they are (refused if a line were CELLS).
+  return shell`set -u
 probe() {
   case "$1" in
     http) wget -q -T 3 -O - "http://$2/" 2>&1 ;;
@@ -263,7 +265,7 @@ ${cellLines(cells)}
 CELLS
 wait
 echo "${MARK}-DONE"
-`;
+`.text;
 }
 
 export function windowsClientScript(cells: readonly Cell[]): string {
