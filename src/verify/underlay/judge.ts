@@ -177,7 +177,7 @@ function judgeWords(expect: Expect, words: string[], out: ProbeOutput): Verdict 
 
 /** Why a command printed no verdict: it timed out, its node could not be reached, or it exited early. */
 function notRun(what: string, out: ProbeOutput): string {
-  if (out.timedOut) return `${what} timed out`;
+  if (out.timedOut) return 'timed out';
   if (out.code === UNREACHED) return out.stderr;
   const said = out.stderr.trim().split(/\r?\n/)[0] ?? '';
   return `${what} did not run (exit ${out.code}${said === '' ? '' : `: ${said}`})`;
