@@ -29,8 +29,12 @@ export function need(tool: string): ShellText {
 export function linuxPing(address: string, size?: number): ProbeCommand {
   // 'do' quoted: unquoted, the word reads like the keyword to linters (shellcheck SC1010), though sh takes it as
   // ping's argument either way.
-  const ping = shell`ping -n -c 3 -i 0.2 -W 2${size === undefined ? shellCode('') : shell` -M 'do' -s ${size}`} ${address}`;
-  const script = shell`${need('ping')}if out=$(${ping} 2>&1); then res=ok; else res=fail; fi
+  const df = size === undefined ? shellCode('') : shell` -M 'do' -s ${size}`;
+  const ping = shell`ping -n -c 3 -i 0.2 -W 2${df} ${address}`;
+  // The address in '…' (`shell` lets only a plain word in there, an IP address): the script stays byte for byte
+  // what the plan's underlay validation tasks already hold (src/plan/tasks/underlay-validation.ts), so their
+  // content, and a deployed cluster's journal of them, does not change.
+  const script = shell`${need('ping')}if out=$(ping -n -c 3 -i 0.2 -W 2${df} '${address}' 2>&1); then res=ok; else res=fail; fi
 printf '%s\\n' "$out" | tail -n 4
 echo "${MARK} $res"
 `;
@@ -140,7 +144,8 @@ export function windowsClock(): ProbeCommand {
 /** The route a node takes to `address`: `via GATEWAY` means a router hop. */
 export function linuxRoute(address: string): ProbeCommand {
   const command = shell`ip route get ${address}`;
-  const script = shell`${need('ip')}echo "${MARK} route $(${command} 2>&1 | head -n 1)"\n`;
+  // '…' as in linuxPing: the underlay validation task holds this script too.
+  const script = shell`${need('ip')}echo "${MARK} route $(ip route get '${address}' 2>&1 | head -n 1)"\n`;
   return { script: script.text, command: command.text };
 }
 
