@@ -59,6 +59,15 @@ describe('kubemix verify (CLI)', () => {
     assert.equal(await run(['verify', 'k8s-libvirt-1-1-1', '--only', '(['], c), 2);
     assert.match(c.err.join(''), /--only "\(\[" is not a regular expression/);
   });
+
+  it('a --skip over 1000 characters or with lookahead is exit 2 naming the flag and the limit', async () => {
+    const long = io();
+    assert.equal(await run(['verify', 'k8s-libvirt-1-1-1', '--skip', '(a+)+'.repeat(201)], long), 2);
+    assert.match(long.err.join(''), /--skip is 1005 characters long; the limit is 1000/);
+    const ahead = io();
+    assert.equal(await run(['verify', 'k8s-libvirt-1-1-1', '--skip', '(?=udp)'], ahead), 2);
+    assert.match(ahead.err.join(''), /--skip "\(\?=udp\)" is not a regular expression/);
+  });
 });
 
 describe('kubemix verify against sshd test hosts', { skip, timeout: 180_000 }, () => {

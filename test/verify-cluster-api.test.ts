@@ -49,7 +49,7 @@ describe('verify layer 2: watch, 429, namespaces, host and egress cells (API sta
   let nodePort: Awaited<ReturnType<typeof startEcho>>;
   before(async () => {
     pki = makePki(tmp.dir);
-    nodePort = await startEcho(linux);
+    nodePort = await startEcho(...names);
   });
   after(async () => {
     await nodePort?.close();

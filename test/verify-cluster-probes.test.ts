@@ -14,7 +14,9 @@ import { stringify } from 'yaml';
 import { resolveModel } from '../src/model/resolve.js';
 import { readSpec } from '../src/spec/read.js';
 import { clusterExpectations } from '../src/verify/cluster/expect.js';
-import { judgeCells, parseCellLines } from '../src/verify/cluster/judge.js';
+import { judgeCells, judgeNodePort, parseCellLines } from '../src/verify/cluster/judge.js';
+import { probeNodePort } from '../src/verify/cluster/nodeport.js';
+import type { CheckResult } from '../src/verify/types.js';
 import * as p from '../src/verify/cluster/probes.js';
 import { demoManifests } from '../src/verify/cluster/demo.js';
 import { assertGolden } from './helpers/golden.js';
@@ -218,6 +220,114 @@ describe('the Linux probe script: TCP (egress) cells with BusyBox nc, run for re
     } finally {
       await new Promise((r) => open.close(r));
       rmSync(bin, { recursive: true, force: true });
+    }
+  });
+});
+
+/** A loopback server answering as the echo pods `names` behind a Service would, picking one at random per request. */
+async function backendsServer(names: readonly string[]): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = createServer((_, res) => res.end(`${names[Math.floor(Math.random() * names.length)] ?? ''}\n`));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as { port: number }).port,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+describe('Service and NodePort cells pass only after every backend answered', () => {
+  const source = e.nodes[0]!;
+  const backends = ['echo-controller-01', 'echo-compute-01', 'echo-service-01'];
+  const serviceCell = (port: number): p.Cell => ({
+    id: 'cluster/svc-ip/controller-01/svc-mixed',
+    probe: 'svc-ip',
+    source: source.name,
+    target: 'svc-mixed',
+    kind: 'http',
+    arg: `127.0.0.1:${port}`,
+    answers: backends,
+  });
+  const ctx = (underlay: CheckResult[] = []): Parameters<typeof judgeCells>[2] => ({
+    nodes: e.nodes,
+    underlay,
+    podTrouble: new Map(),
+    osOf: (n) => e.nodes.find((x) => x.name === n)?.os,
+  });
+  const runScript = (cells: readonly p.Cell[]): Promise<string> =>
+    new Promise<string>((resolve, reject) =>
+      execFile(
+        'sh',
+        ['-c', p.linuxClientScript(cells, { deadlineS: 3, hold: 1 })],
+        { timeout: 30_000 },
+        (error, out) => (error ? reject(error) : resolve(out)),
+      ),
+    );
+
+  it('Linux script: a backend that never answers fails the Service cell, naming it and the layer-1 cause', async () => {
+    const some = await backendsServer(backends.slice(0, 2));
+    try {
+      const cells = [serviceCell(some.port)];
+      const log = await runScript(cells);
+      const ping = {
+        id: 'underlay/ping/controller-01/service-01',
+        layer: 'underlay' as const,
+        probe: 'ping',
+        source: 'controller-01',
+        target: 'service-01',
+        status: 'fail' as const,
+        detail: 'no ICMP echo reply (0 received)',
+      };
+      const [r] = judgeCells(cells, log, ctx([ping]));
+      assert.equal(r?.status, 'fail', log);
+      assert.match(
+        r?.detail ?? '',
+        /^never answered by echo-service-01 \(answered by: .*echo-compute-01.*\) in \d+ tries$/,
+      );
+      assert.match(
+        r?.cause ?? '',
+        /the backend on service-01 never answered, and layer 1 already failed there: underlay ping/,
+      );
+    } finally {
+      await some.close();
+    }
+  });
+
+  it('Linux script: every backend answering (picked at random) passes, well within the deadline', async () => {
+    const all = await backendsServer(backends);
+    try {
+      const cells = [serviceCell(all.port)];
+      const log = await runScript(cells);
+      const [r] = judgeCells(cells, log, ctx());
+      assert.equal(r?.status, 'pass', log);
+      // Three backends at random take a handful of tries at 0.1 s, not one a second.
+      assert.ok(Number(/ ok (\d+) /.exec(log)?.[1]) >= 3, log);
+    } finally {
+      await all.close();
+    }
+  });
+
+  it('NodePort from the deployer: a silent backend fails the cell naming it; all answering passes', async () => {
+    const o = {
+      access: undefined as never,
+      signal: new AbortController().signal,
+      underlay: [],
+      select: () => true,
+      matrixMs: 1500,
+      pollMs: 20,
+    };
+    const some = await backendsServer(backends.slice(0, 2));
+    const all = await backendsServer(backends);
+    try {
+      const node = e.nodes.find((n) => n.name === 'compute-01')!;
+      const url = (port: number): string => `http://127.0.0.1:${port}/`;
+      const failed = judgeNodePort(node, url(some.port), await probeNodePort(url(some.port), o, backends), []);
+      assert.equal(failed.status, 'fail');
+      assert.match(failed.detail, /^never answered by echo-service-01 \(answered by: /);
+      const passed = judgeNodePort(node, url(all.port), await probeNodePort(url(all.port), o, backends), []);
+      assert.equal(passed.status, 'pass', passed.detail);
+      assert.deepEqual(passed.detail.replace('answered by ', '').split(' ').sort(), [...backends].sort());
+    } finally {
+      await some.close();
+      await all.close();
     }
   });
 });

@@ -46,7 +46,7 @@ describe('verify layer 2 against the API stand-in', () => {
 
   before(async () => {
     pki = makePki(tmp.dir);
-    echo = await startEcho(linux);
+    echo = await startEcho(...names);
   });
   after(async () => {
     await echo?.close();

@@ -119,6 +119,15 @@ describe('kubemix verify with every node unreachable over SSH', { timeout: 180_0
       assert.match(r.stdout, /^0 checks passed, \d+ failed, \d+ skipped$/m);
       assert.match(r.stderr, /verify checks failed \[findings\]/);
       assert.ok(!hasStackTrace(r.stdout + r.stderr));
+      // Layer 1: one failure per node saying it cannot be reached, and what to do; no cell blames UDP 4789.
+      for (const node of ['host-1', 'host-2', 'host-3'])
+        assert.equal(
+          r.stdout.split(`cannot reach node ${node} over SSH: `).length - 1,
+          1,
+          `one failure for ${node}\n${r.stdout}`,
+        );
+      assert.doesNotMatch(r.stdout, /rejected on the path|firewall drops UDP/);
+      assert.match(r.stdout, /–\d skipped: cannot reach host-2 over SSH \(see underlay ssh deployer → host-2\)/);
     });
   }
 });

@@ -68,6 +68,7 @@ function grid(title: string, rs: readonly CheckResult[], order: readonly string[
 
 /** What each probe checks, for the matrix titles (and `kubemix verify --help`). */
 export const PROBE_TITLES: readonly [RegExp, string][] = [
+  [/^ssh$/, 'SSH from the deployer: commands run as root on the node (the cells from a node it fails are skipped)'],
   [/^ping$/, 'IP reachability (ICMP echo)'],
   [/^udp-(\d+)$/, 'VXLAN port: a datagram to a listener on the target, UDP $1'],
   [/^vxlan$/, 'VXLAN path after install: ICMP echo to the target’s VTEP through the CNI’s device'],
@@ -183,7 +184,7 @@ export function junitXml(results: readonly CheckResult[]): string {
       return `${open}>\n      <failure message="${xml(r.detail)}" type="${xml(r.probe)}">${xml(body.join('\n'))}</failure>\n    </testcase>`;
     });
     return [
-      `  <testsuite name="kubemix verify ${layer}" tests="${rs.length}" failures="${s.failed}" errors="0" skipped="${s.skipped}" time="0">`,
+      `  <testsuite name="kubemix verify ${layer}" tests="${xml(String(rs.length))}" failures="${xml(String(s.failed))}" errors="0" skipped="${xml(String(s.skipped))}" time="0">`,
       ...cases,
       '  </testsuite>',
     ].join('\n');
@@ -191,7 +192,7 @@ export function junitXml(results: readonly CheckResult[]): string {
   const all = summarize(results);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="kubemix verify" tests="${results.length}" failures="${all.failed}" errors="0" time="0">`,
+    `<testsuites name="kubemix verify" tests="${xml(String(results.length))}" failures="${xml(String(all.failed))}" errors="0" time="0">`,
     ...suites,
     '</testsuites>',
     '',

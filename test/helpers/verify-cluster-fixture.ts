@@ -100,9 +100,16 @@ export function healthyScenario(e: ClusterExpectations, nodePort: number): Stand
   };
 }
 
-/** The NodePort: what kube-proxy on a node would forward to, here a loopback server answering like an echo pod. */
-export async function startEcho(node: string): Promise<{ readonly port: number; readonly close: () => Promise<void> }> {
-  const server = createServer((_, res) => res.end(`echo-${node}\n`));
+/**
+ * The NodePort: what kube-proxy on a node would forward to, here a loopback
+ * server answering like the echo pods behind it, one picked at random per
+ * request as kube-proxy's iptables mode does (verify wants each to answer; a
+ * round robin would split them between the two NodePort cells probing at once).
+ */
+export async function startEcho(
+  ...nodes: readonly string[]
+): Promise<{ readonly port: number; readonly close: () => Promise<void> }> {
+  const server = createServer((_, res) => res.end(`echo-${nodes[Math.floor(Math.random() * nodes.length)] ?? ''}\n`));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     port: (server.address() as { port: number }).port,

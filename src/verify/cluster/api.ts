@@ -44,7 +44,9 @@ export function retried<T>(signal: AbortSignal, work: () => Promise<T>): Promise
 
 export function httpGet(url: string, timeoutMs: number): Promise<{ ok: boolean; output: string }> {
   return new Promise((resolve) => {
-    const req = request(url, { timeout: timeoutMs }, (res) => {
+    // A new connection per request (no keep-alive): through a Service each
+    // connection is balanced once, and every backend must get its turn.
+    const req = request(url, { timeout: timeoutMs, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body = (body + c).slice(0, 300)));

@@ -3,7 +3,7 @@
 // failure (layer 1's results where they explain it). Pure.
 import type { CheckResult } from '../types.js';
 import type { ExpectedNode } from './expect.js';
-import { SERVICES, type Cell } from './probes.js';
+import { NEVER_ANSWERED, SERVICES, type Cell } from './probes.js';
 
 export interface CellLine {
   readonly ok: boolean;
@@ -44,6 +44,29 @@ function underlayCause(c: Cell, ctx: JudgeContext): string | undefined {
     : `layer 1 already failed here: underlay ${bad.probe} ${bad.source} → ${bad.target} (${bad.detail})`;
 }
 
+/** The nodes whose echo pods a Service cell never heard from (`never answered by echo-a echo-b (…)`). */
+function silentNodes(output: string): string[] {
+  const m = new RegExp(`${NEVER_ANSWERED} ([^(]*)`).exec(output);
+  return (m?.[1] ?? '')
+    .trim()
+    .split(/\s+/)
+    .filter((n) => n.startsWith('echo-'))
+    .map((n) => n.slice('echo-'.length));
+}
+
+/** A layer-1 failure between `from` and a node whose backend never answered it, as a cause. */
+function silentBackendCause(from: string, output: string, underlay: readonly CheckResult[]): string | undefined {
+  for (const node of silentNodes(output)) {
+    const bad = underlay.find(
+      (u) =>
+        u.status === 'fail' && ((u.source === from && u.target === node) || (u.source === node && u.target === from)),
+    );
+    if (bad !== undefined)
+      return `the backend on ${node} never answered, and layer 1 already failed there: underlay ${bad.probe} ${bad.source} → ${bad.target} (${bad.detail})`;
+  }
+  return undefined;
+}
+
 function causeOf(c: Cell, ctx: JudgeContext, output: string): string {
   const from = ctx.osOf(c.source);
   if (c.probe === 'egress')
@@ -73,6 +96,8 @@ function causeOf(c: Cell, ctx: JudgeContext, output: string): string {
     return from === 'windows'
       ? 'DNS on Windows pods: the kube-dns ClusterIP must be reachable through kube-proxy on Windows, and the pod DNS suffix list set'
       : 'CoreDNS or the kube-dns Service: check the coredns cell and kube-proxy on the node';
+  const silent = silentBackendCause(c.source, output, ctx.underlay);
+  if (silent !== undefined) return silent;
   const backs = c.target === SERVICES.windows ? 'Windows' : c.target === SERVICES.linux ? 'Linux' : 'both OSes';
   return `kube-proxy on ${c.source} (${from === 'windows' ? 'its HNS load balancers' : 'iptables/IPVS rules'}) for a Service backed by ${backs}; if the pod-ip cells to those backends fail too, the overlay`;
 }
@@ -105,9 +130,11 @@ export function judgeCells(cells: readonly Cell[], log: string | undefined, ctx:
         detail: `${line.tries === 1 ? 'first try' : `after ${line.tries} tries`}, held ${line.held}`,
       };
     const detail = !line.ok
-      ? line.held > 0
-        ? `succeeded, then failed again within the hold window (${line.held} of hold)`
-        : `never succeeded in ${line.tries} tries`
+      ? line.output.startsWith(NEVER_ANSWERED)
+        ? `${line.output} in ${line.tries} tries`
+        : line.held > 0
+          ? `succeeded, then failed again within the hold window (${line.held} of hold)`
+          : `never succeeded in ${line.tries} tries`
       : `answered by none of ${c.answers?.join(', ') ?? ''}`;
     return { ...base, status: 'fail', detail, command, output: line.output, cause: causeOf(c, ctx, line.output) };
   });
@@ -130,17 +157,24 @@ export function judgeNodePort(
   if (outcome.ok && /echo-/.test(outcome.output))
     return { ...base, status: 'pass', detail: `answered by ${outcome.output.trim()}` };
   const down = underlay.find((u) => u.status === 'fail' && u.target === node.name && u.probe === 'ping');
+  const silent = silentBackendCause(node.name, outcome.output, underlay);
   return {
     ...base,
     status: 'fail',
-    detail: outcome.ok ? 'answered, but not by an echo pod' : 'no answer',
+    detail: outcome.ok
+      ? 'answered, but not by an echo pod'
+      : outcome.output.startsWith(NEVER_ANSWERED)
+        ? outcome.output
+        : 'no answer',
     command: `GET ${url}`,
     output: outcome.output,
     cause:
       down !== undefined
         ? `layer 1: ${node.name} does not answer ping`
-        : node.os === 'windows'
-          ? 'kube-proxy on Windows (NodePort load balancer in HNS) or the Windows firewall for the NodePort range'
-          : "kube-proxy's NodePort rules on the node, or a firewall for 30000-32767/tcp",
+        : silent !== undefined
+          ? silent
+          : node.os === 'windows'
+            ? 'kube-proxy on Windows (NodePort load balancer in HNS) or the Windows firewall for the NodePort range'
+            : "kube-proxy's NodePort rules on the node, or a firewall for 30000-32767/tcp",
   };
 }

@@ -112,7 +112,14 @@ export async function runMatrix(
     const matrixMs = o.matrixMs ?? (p.CELL_DEADLINE_S + p.CELL_HOLD + 30) * 1000;
     const [clients, nodePorts] = await Promise.all([
       waitFor(a, podsOf(a, 'client'), allDone, { ms: startMs + matrixMs, signal: o.signal, pollMs }),
-      nodePortCells(nodes, snapNodes, svcs, o),
+      // Every ready echo pod backs svc-nodeport: each must answer through the node.
+      nodePortCells(
+        nodes,
+        endpoints.map((x) => p.echoName(x.node.name)),
+        snapNodes,
+        svcs,
+        o,
+      ),
     ]);
     return [...(await judgeProbePods(a, e, nodes, echoes, clients, probes, o)), ...nodePorts];
   } finally {
@@ -130,6 +137,7 @@ function internalIp(n: NodeObject | undefined): string | undefined {
 /** NodePort from the deployer through the first Linux and the first Windows node (workers before control planes). */
 function nodePortCells(
   nodes: readonly ExpectedNode[],
+  backends: readonly string[],
   snapNodes: readonly NodeObject[],
   svcs: readonly { metadata?: { name?: string }; spec?: { ports?: { nodePort?: number }[] } }[],
   o: RunClusterOptions,
@@ -147,7 +155,7 @@ function nodePortCells(
       .map(async (n) => {
         const ip = internalIp(snapNodes.find((x) => nameOf(x) === n.name));
         const url = `http://${ip?.includes(':') ? `[${ip}]` : (ip ?? n.name)}:${nodePort ?? 0}/`;
-        return judgeNodePort(n, url, await probeNodePort(url, o), o.underlay);
+        return judgeNodePort(n, url, await probeNodePort(url, o, backends), o.underlay);
       }),
   );
 }

@@ -1,19 +1,39 @@
-// NodePort from the deployer: GET until it answers, then keep answering for
-// the hold window (the judgement the probe pods apply to their cells).
+// NodePort from the deployer: GET until every echo pod behind it has
+// answered (each at least once: a path to one of them that is broken then
+// fails the cell every time, not only when the load balancer picks it), then
+// keep answering for the hold window (the judgement the probe pods apply to
+// their cells).
 import { httpGet, sleep } from './api.js';
 import type { RunClusterOptions } from './options.js';
-import { CELL_DEADLINE_S, CELL_HOLD } from './probes.js';
+import { CELL_DEADLINE_S, CELL_HOLD, NEVER_ANSWERED, SPREAD_MS } from './probes.js';
 
-export async function probeNodePort(url: string, o: RunClusterOptions): Promise<{ ok: boolean; output: string }> {
+type Outcome = { readonly ok: boolean; readonly output: string };
+
+/** The echo pod an answer names (its first line). */
+const answerer = (r: Outcome): string => r.output.trim().split('\n')[0]?.trim() ?? '';
+
+export async function probeNodePort(url: string, o: RunClusterOptions, backends: readonly string[]): Promise<Outcome> {
   const until = Date.now() + (o.matrixMs ?? CELL_DEADLINE_S * 1000);
+  const pause = o.pollMs ?? 1000;
+  const seen = new Set<string>();
   let r = await httpGet(url, 3000);
-  while (!r.ok && Date.now() < until && !o.signal.aborted) {
-    await sleep(o.pollMs ?? 1000, o.signal);
+  for (;;) {
+    if (r.ok) seen.add(answerer(r));
+    const left = backends.filter((b) => !seen.has(b));
+    if (r.ok && left.length === 0) break;
+    // Ctrl-C: sleep() throws Aborted, as everywhere in layer 2 (a verdict now would read as a result).
+    if (Date.now() >= until)
+      return r.ok
+        ? { ok: false, output: `${NEVER_ANSWERED} ${left.join(' ')} (answered by: ${[...seen].join(' ')})` }
+        : r;
+    // An answer, but from a backend already heard: ask again soon (the load
+    // balancer picks a backend per connection); no answer: wait the full pause.
+    await sleep(r.ok ? Math.min(pause, SPREAD_MS) : pause, o.signal);
     r = await httpGet(url, 3000);
   }
   for (let held = 0; r.ok && held < CELL_HOLD; held++) {
-    await sleep(o.pollMs ?? 1000, o.signal);
+    await sleep(pause, o.signal);
     r = await httpGet(url, 3000);
   }
-  return r;
+  return r.ok ? { ok: true, output: [...seen].join(' ') } : r;
 }

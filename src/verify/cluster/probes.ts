@@ -5,6 +5,7 @@
 // upstream's hybrid network e2e test does (wait until it succeeds, then
 // require it to keep succeeding for a short window) and prints one
 // `KUBEMIX-CELL` line per cell to its log, which verify reads.
+import { shell } from '../../util/escape/index.js';
 import type { ExpectedNode } from './expect.js';
 
 export const PROBE_NAMESPACE = 'kubemix-verify';
@@ -187,10 +188,30 @@ export function hostCellsOf(source: ExpectedNode, echoes: readonly EchoEndpoint[
   return out;
 }
 
-/** Cells as the scripts read them: one `id kind arg` per line. */
-function cellLines(cells: readonly Cell[]): string {
-  return cells.map((c) => `${c.id} ${c.kind} ${c.arg}`).join('\n');
+/**
+ * The backends a cell must hear from, each at least once, before it holds:
+ * a Service's every echo pod (comma-separated), so a path to one of them that
+ * is broken fails the cell every time rather than when the load balancer
+ * happens to pick it; `-` for a cell with one possible answer.
+ */
+export function wanted(c: Cell): string {
+  return c.kind === 'http' && (c.answers?.length ?? 0) > 1 ? (c.answers ?? []).join(',') : '-';
 }
+
+/** Cells as the scripts read them: one `id kind arg wanted` per line. */
+function cellLines(cells: readonly Cell[]): string {
+  return cells.map((c) => `${c.id} ${c.kind} ${c.arg} ${wanted(c)}`).join('\n');
+}
+
+/** How a cell's output names the backends that never answered (both scripts and the NodePort probe print it). */
+export const NEVER_ANSWERED = 'never answered by';
+/**
+ * The pause after an answer from a backend already heard, while others have
+ * not answered yet: short, so a Service with many backends picked at random
+ * (kube-proxy's iptables mode; N backends take about N·ln N tries) is covered
+ * well within the deadline. A failed try still waits a second.
+ */
+export const SPREAD_MS = 100;
 
 /** How long a cell may take to succeed first, and how many successes in a row it must then hold. */
 export interface CellTiming {
@@ -207,7 +228,8 @@ const TIMING: CellTiming = { deadlineS: CELL_DEADLINE_S, hold: CELL_HOLD };
  * address) and the netcat-1.10 one (where everything after -e is the program).
  */
 export function linuxClientScript(cells: readonly Cell[], t: CellTiming = TIMING): string {
-  return `set -u
+  // Built with `shell`: the cells go into a here-document with a quoted delimiter, as they are (refused if a line were CELLS).
+  return shell`set -u
 probe() {
   case "$1" in
     http) wget -q -T 3 -O - "http://$2/" 2>&1 ;;
@@ -215,13 +237,21 @@ probe() {
     tcp) h=\${2%:*}; h=\${h#\\[}; h=\${h%\\]}; nc -w 3 "$h" "\${2##*:}" -e true 2>&1 && echo "connected to $2" ;;
   esac
 }
+unseen() { for w in $(printf '%s' "$1" | tr , ' '); do case "$2" in *",$w,"*) ;; *) printf '%s ' "$w" ;; esac; done; }
 cell() {
-  end=$(( $(date +%s) + ${t.deadlineS} )); tries=0
+  end=$(( $(date +%s) + ${t.deadlineS} )); tries=0; seen=,
   while :; do
-    tries=$((tries + 1)); out=$(probe "$2" "$3"); rc=$?
+    tries=$((tries + 1)); out=$(probe "$2" "$3"); rc=$?; more=0
+    if [ $rc -eq 0 ] && [ "$4" != - ]; then
+      name=$(printf '%s' "$out" | head -n 1)
+      case "$seen" in *",$name,"*) ;; *) seen="$seen$name," ;; esac
+      missing=$(unseen "$4" "$seen")
+      [ -z "$missing" ] || { rc=3; more=1; out="${NEVER_ANSWERED} $missing(answered by:$(printf '%s' "$seen" | tr , ' '))"; }
+    fi
     [ $rc -eq 0 ] && break
     [ "$(date +%s)" -ge $end ] && break
-    sleep 1
+    # An answer from a backend already heard: ask again soon (a BusyBox without fractional sleep waits 1 s).
+    if [ $more = 1 ]; then sleep ${SPREAD_MS / 1000} 2>/dev/null || sleep 1; else sleep 1; fi
   done
   held=0
   while [ $rc -eq 0 ] && [ $held -lt ${t.hold} ]; do
@@ -230,12 +260,12 @@ cell() {
   [ $rc -eq 0 ] && r=ok || r=fail
   echo "${MARK} $1 $r $tries $held $(printf '%s' "$out" | tr '\\n' ' ' | cut -c1-300)"
 }
-while read -r id kind arg; do cell "$id" "$kind" "$arg" & done <<'CELLS'
+while read -r id kind arg want; do cell "$id" "$kind" "$arg" "$want" & done <<'CELLS'
 ${cellLines(cells)}
 CELLS
 wait
 echo "${MARK}-DONE"
-`;
+`.text;
 }
 
 export function windowsClientScript(cells: readonly Cell[]): string {
@@ -246,11 +276,13 @@ ${cellLines(cells)}
 $work = {
   param([string]$Line)
   $ErrorActionPreference = 'Stop'
-  $id, $kind, $arg = $Line.Trim() -split ' ', 3
+  $id, $kind, $arg, $want = $Line.Trim() -split ' ', 4
+  $wanted = @(if ($want -and $want -ne '-') { $want -split ',' })
+  $seen = @{}
   $probe = {
     try {
       if ($kind -eq 'http') {
-        $r = Invoke-WebRequest -UseBasicParsing -TimeoutSec 3 -Uri "http://$arg/"
+        $r = Invoke-WebRequest -UseBasicParsing -DisableKeepAlive -TimeoutSec 3 -Uri "http://$arg/"
         @{ ok = $true; out = [string]$r.Content }
       } elseif ($kind -eq 'tcp') {
         $h, $p = $arg -split ':(?=\\d+$)'
@@ -274,7 +306,16 @@ $work = {
   do {
     $tries++
     $res = & $probe
-    if (-not $res.ok) { Start-Sleep -Seconds 1 }
+    $more = $false
+    if ($res.ok -and $wanted.Count -gt 0) {
+      $seen[(([string]$res.out).Trim() -split '\r?\n')[0].Trim()] = $true
+      $missing = @($wanted | Where-Object { -not $seen.ContainsKey($_) })
+      if ($missing.Count -gt 0) {
+        $res = @{ ok = $false; out = "${NEVER_ANSWERED} $($missing -join ' ') (answered by: $($seen.Keys -join ' '))" }
+        $more = $true
+      }
+    }
+    if ($more) { Start-Sleep -Milliseconds ${SPREAD_MS} } elseif (-not $res.ok) { Start-Sleep -Seconds 1 }
   } until ($res.ok -or (Get-Date) -ge $end)
   $held = 0
   while ($res.ok -and $held -lt ${CELL_HOLD}) {

@@ -15,6 +15,7 @@
 // Windows: .NET only (X509Certificate2, Convert, ConvertFrom-Json).
 import { WIN } from '../../render/windows/paths.js';
 import { q, qList } from '../../render/windows/ps.js';
+import { shell, shellCode } from '../../util/escape/index.js';
 import { MARK, type ProbeCommand } from './scripts.js';
 
 /** What a credential is, for the judgement and its advice (credentials.ts). */
@@ -28,18 +29,18 @@ const KUBEADM_KUBECONFIGS = ['admin.conf', 'super-admin.conf', 'controller-manag
 
 export function linuxCredentials(controlPlane: boolean): ProbeCommand {
   const kubeadm = controlPlane
-    ? `for c in /etc/kubernetes/pki/*.crt /etc/kubernetes/pki/etcd/*.crt; do
+    ? shell`for c in /etc/kubernetes/pki/*.crt /etc/kubernetes/pki/etcd/*.crt; do
   [ -f "$c" ] && pem kubeadm-cert "\${c#/etc/kubernetes/pki/}" "$(cat "$c")"
 done
-for k in ${KUBEADM_KUBECONFIGS.join(' ')}; do
+for k in ${KUBEADM_KUBECONFIGS}; do
   f=/etc/kubernetes/$k
   [ -f "$f" ] || continue
   data=$(sed -n 's/^[[:space:]]*client-certificate-data:[[:space:]]*//p' "$f" | head -n 1)
   [ -n "$data" ] && pem kubeadm-cert "$k" "$(printf '%s' "$data" | base64 -d 2>/dev/null)"
 done
 `
-    : '';
-  const script = `now=$(date +%s)
+    : shellCode('');
+  const script = shell`now=$(date +%s)
 n=0
 say() { n=$((n + 1)); echo "${MARK} credential $1 $2 $(($4 - $3)) $(($4 - now))"; }
 unread() { echo "${MARK} credential-unread $1 $2"; }
@@ -85,7 +86,7 @@ fi
 echo "${MARK} credentials $n"
 `;
   return {
-    script,
+    script: script.text,
     command: 'list the credentials on the node and their expiry (kubelet pki, pod tokens, kubeadm pki)',
   };
 }

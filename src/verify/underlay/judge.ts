@@ -6,6 +6,9 @@ import { MARK } from './scripts.js';
 import { UDP_REPEATS } from './udp-scripts.js';
 import { duration, judgeCredentials, readCredentialLines } from './credentials.js';
 
+/** The exit code the runner reports when the transport threw (the node could not be reached); stderr says why. */
+export const UNREACHED = -1;
+
 /** What the runner observed for one probe. */
 export interface ProbeOutput {
   readonly code: number;
@@ -172,11 +175,19 @@ function judgeWords(expect: Expect, words: string[], out: ProbeOutput): Verdict 
   }
 }
 
+/** Why a command printed no verdict: it timed out, its node could not be reached, or it exited early. */
+function notRun(what: string, out: ProbeOutput): string {
+  if (out.timedOut) return 'timed out';
+  if (out.code === UNREACHED) return out.stderr;
+  const said = out.stderr.trim().split(/\r?\n/)[0] ?? '';
+  return `${what} did not run (exit ${out.code}${said === '' ? '' : `: ${said}`})`;
+}
+
 export function judgeProbe(probe: Probe, out: ProbeOutput): CheckResult {
   const words = marker(out.stdout);
   const v: Verdict =
     words === undefined
-      ? fail(out.timedOut ? 'timed out' : `the probe did not run (exit ${out.code})`)
+      ? fail(notRun('the probe', out))
       : words[0] === 'missing'
         ? fail(`${words[1] ?? 'a tool'} is not installed on ${probe.source.name}`, `install ${words[1] ?? 'it'} there`)
         : judgeWords(probe.expect, words, out);
@@ -199,13 +210,21 @@ export function judgeUdp(sender: Probe, listener: ProbeOutput, sent: ProbeOutput
       `the listener on ${sender.target} could not bind UDP ${port}: ${bind.slice(1).join(' ')}`,
       `another process (a VXLAN device?) holds UDP ${port}`,
     );
+  else if (marker(listener.stdout, 'listening') === undefined)
+    v = fail(
+      `the listener on ${sender.target} never started: ${notRun('it', listener)}; nothing was sent`,
+      listener.code === UNREACHED
+        ? `${sender.target} could not be reached over SSH: see its underlay ssh check`
+        : `python3 (Linux) or PowerShell (Windows) could not run the listener as root on ${sender.target}: see its output`,
+    );
   else if (sentWords?.[0] === 'missing')
     v = fail(`python3 is not installed on ${sender.source.name}`, 'install python3 there');
-  else if (sentWords?.[0] !== 'sent')
+  else if (sentWords?.[0] === 'send-failed')
     v = fail(
-      `the sender failed: ${sentWords?.slice(1).join(' ') ?? `exit ${sent.code}`}`,
+      `the sender failed: ${sentWords.slice(1).join(' ')}`,
       `UDP ${port} is rejected on the path (ICMP port unreachable)`,
     );
+  else if (sentWords?.[0] !== 'sent') v = fail(notRun('the sender', sent));
   else
     v = fail(
       `no datagram arrived at ${sender.target} in ${UDP_REPEATS} tries`,

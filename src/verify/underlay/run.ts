@@ -2,8 +2,9 @@
 // sessions, host keys and bastions as `kubemix up`). The only I/O of layer 1.
 import type { Transport } from '../../transport/types.js';
 import type { CheckResult } from '../types.js';
-import { judgeProbe, judgeUdp, marker, type ProbeOutput } from './judge.js';
+import { judgeProbe, judgeUdp, marker, UNREACHED, type ProbeOutput } from './judge.js';
 import type { Probe, UdpGroup, UnderlayPlan } from './plan.js';
+import { blockedResult, unreachableResult, type Reach } from './reach.js';
 
 export interface RunUnderlayOptions {
   /** A transport per node name. */
@@ -35,7 +36,12 @@ async function exec(
     });
     return { code: r.code, timedOut: r.timedOut, stdout: r.stdout, stderr: r.stderr };
   } catch (error) {
-    return { code: -1, timedOut: false, stdout: '', stderr: `cannot reach ${t.host}: ${(error as Error).message}` };
+    return {
+      code: UNREACHED,
+      timedOut: false,
+      stdout: '',
+      stderr: `cannot reach ${t.host} over SSH: ${(error as Error).message}`,
+    };
   }
 }
 
@@ -88,17 +94,83 @@ async function runUdp(g: UdpGroup, opts: RunUnderlayOptions): Promise<CheckResul
   return g.senders.map((p, i) => judgeUdp(p, heardAll, sent[i] as ProbeOutput));
 }
 
+/** A trivial command as root: connects (host key checked, login) and proves the probes can run. */
+async function reach(t: Transport, shell: Probe['shell'], signal: AbortSignal): Promise<Reach> {
+  try {
+    const r = await t.exec({ shell, privilege: 'root', script: 'exit 0\n', timeoutMs: PROBE_TIMEOUT_MS, signal });
+    if (r.timedOut) return { ok: false, how: 'connect', reason: `no answer within ${PROBE_TIMEOUT_MS / 1000} s` };
+    if (r.code !== 0)
+      return { ok: false, how: 'root', reason: `exit ${r.code}: ${r.stderr.trim().split(/\r?\n/)[0] ?? ''}` };
+    return { ok: true };
+  } catch (error) {
+    // The transport's errors start with the node's name, which the report already gives.
+    const message = (error as Error).message;
+    return {
+      ok: false,
+      how: 'connect',
+      reason: message.startsWith(`${t.host}: `) ? message.slice(t.host.length + 2) : message,
+    };
+  }
+}
+
+/** Each node a probe runs on (sources, and UDP targets for their listeners), with its shell. */
+function nodesToReach(plan: UnderlayPlan): Map<string, Probe['shell']> {
+  const nodes = new Map<string, Probe['shell']>();
+  for (const p of [...plan.probes, ...plan.udp.flatMap((g) => g.senders)]) nodes.set(p.source.name, p.shell);
+  for (const g of plan.udp) nodes.set(g.target.name, g.listener.shell);
+  return nodes;
+}
+
+interface Reachable {
+  /** The plan without the probes that need an unreachable node. */
+  readonly plan: UnderlayPlan;
+  /** One failure per unreachable node, then every probe it stopped (skipped, naming the node). */
+  readonly results: readonly CheckResult[];
+}
+
+/** Asks every node once; probes from (or, for UDP, to) a node that cannot be reached are not run. */
+async function reachable(plan: UnderlayPlan, opts: RunUnderlayOptions, limit: number): Promise<Reachable> {
+  const down = new Map<string, Reach & { ok: false }>();
+  const nodes = nodesToReach(plan);
+  await pool([...nodes], limit, async ([node, shell]) => {
+    const r = await reach(transportOf(opts.transports, node), shell, opts.signal);
+    if (!r.ok) down.set(node, r);
+  });
+  const blocked: { node: string; result: CheckResult }[] = [];
+  const blocking = (p: Probe, target?: string): string | undefined =>
+    target !== undefined && down.has(target) ? target : down.has(p.source.name) ? p.source.name : undefined;
+  const keep = (p: Probe, target?: string): boolean => {
+    const node = blocking(p, target);
+    if (node !== undefined) blocked.push({ node, result: blockedResult(p, node) });
+    return node === undefined;
+  };
+  const probes = plan.probes.filter((p) => keep(p));
+  const udp = plan.udp
+    .map((g) => ({ ...g, senders: g.senders.filter((p) => keep(p, g.target.name)) }))
+    .filter((g) => g.senders.length > 0);
+  const count = (node: string): number => blocked.filter((b) => b.node === node).length;
+  // In plan order, not in the order the attempts ended: the report stays deterministic.
+  const failures = [...nodes.keys()].flatMap((node) => {
+    const r = down.get(node);
+    return r === undefined ? [] : [unreachableResult(node, r, count(node))];
+  });
+  return { plan: { ...plan, probes, udp }, results: [...failures, ...blocked.map((b) => b.result)] };
+}
+
 /** Runs every probe; a probe whose prerequisite failed is skipped with the reason. */
-export async function runUnderlay(plan: UnderlayPlan, opts: RunUnderlayOptions): Promise<CheckResult[]> {
+export async function runUnderlay(full: UnderlayPlan, opts: RunUnderlayOptions): Promise<CheckResult[]> {
   const results = new Map<string, CheckResult>();
   const record = (r: CheckResult): void => {
     results.set(r.id, r);
     opts.onResult?.(r);
   };
+  const limit = Math.max(1, opts.concurrency ?? 8);
+  const reached = await reachable(full, opts, limit);
+  const plan = reached.plan;
+  reached.results.forEach(record);
   plan.skipped.forEach(record);
   const first = plan.probes.filter((p) => p.needs === undefined);
   const second = plan.probes.filter((p) => p.needs !== undefined);
-  const limit = Math.max(1, opts.concurrency ?? 8);
   await pool(first, limit, async (p) => record(await runProbe(p, opts)));
   await pool(second, limit, async (p) => {
     const needed = results.get(p.needs ?? '');
@@ -121,9 +193,10 @@ export async function runUnderlay(plan: UnderlayPlan, opts: RunUnderlayOptions):
     (await runUdp(g, opts)).forEach(record);
   }
   const order = [
-    ...plan.skipped.map((s) => s.id),
-    ...plan.probes.map((p) => p.id),
-    ...plan.udp.flatMap((g) => g.senders.map((p) => p.id)),
+    ...reached.results.filter((r) => r.status === 'fail').map((r) => r.id),
+    ...full.skipped.map((s) => s.id),
+    ...full.probes.map((p) => p.id),
+    ...full.udp.flatMap((g) => g.senders.map((p) => p.id)),
   ];
   return order.map((id) => results.get(id)).filter((r): r is CheckResult => r !== undefined);
 }

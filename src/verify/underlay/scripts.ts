@@ -6,7 +6,10 @@
 // getent, iproute2 `ip route get`, bash's /dev/tcp, python3 for UDP.
 // Windows: .NET only (System.Net.NetworkInformation.Ping with
 // PingOptions.DontFragment, TcpClient, UdpClient, Dns), no extra binaries.
-import { psQuote, shellQuote } from '../../util/escape/index.js';
+// Linux scripts are built with the `shell` tagged template (every value
+// escaped for where it lands); `command`, the line the report shows, quotes
+// its values too, so it can be pasted.
+import { psQuote, shell, shellCode, type ShellText } from '../../util/escape/index.js';
 
 export const MARK = 'KUBEMIX-PROBE';
 
@@ -18,21 +21,24 @@ export interface ProbeCommand {
 
 const PS_HEAD = "$ErrorActionPreference = 'Stop'\n$ProgressPreference = 'SilentlyContinue'\n";
 
-function need(tool: string): string {
-  return `command -v ${tool} >/dev/null 2>&1 || { echo "${MARK} missing ${tool}"; exit 0; }\n`;
+export function need(tool: string): ShellText {
+  return shell`command -v ${tool} >/dev/null 2>&1 || { echo "${MARK} missing ${tool}"; exit 0; }\n`;
 }
 
 /** ICMP echo; with `size`, don't-fragment echoes of `size` payload bytes (node MTU less 28: IPv4 + ICMP headers). */
 export function linuxPing(address: string, size?: number): ProbeCommand {
   // 'do' quoted: unquoted, the word reads like the keyword to linters (shellcheck SC1010), though sh takes it as
   // ping's argument either way.
-  const df = size === undefined ? '' : ` -M 'do' -s ${size}`;
-  const command = `ping -n -c 3 -i 0.2 -W 2${df} ${address}`;
-  const script = `${need('ping')}if out=$(${command.replace(address, shellQuote(address))} 2>&1); then res=ok; else res=fail; fi
+  const df = size === undefined ? shellCode('') : shell` -M 'do' -s ${size}`;
+  const ping = shell`ping -n -c 3 -i 0.2 -W 2${df} ${address}`;
+  // The address in '…' (`shell` lets only a plain word in there, an IP address): the script stays byte for byte
+  // what the plan's underlay validation tasks already hold (src/plan/tasks/underlay-validation.ts), so their
+  // content, and a deployed cluster's journal of them, does not change.
+  const script = shell`${need('ping')}if out=$(ping -n -c 3 -i 0.2 -W 2${df} '${address}' 2>&1); then res=ok; else res=fail; fi
 printf '%s\\n' "$out" | tail -n 4
 echo "${MARK} $res"
 `;
-  return { script, command };
+  return { script: script.text, command: ping.text };
 }
 
 /**
@@ -45,8 +51,8 @@ echo "${MARK} $res"
  */
 export function linuxVxlanPing(device: string, address: string): ProbeCommand {
   const command = `ping -n -c 3 -i 0.2 -W 2 <VTEP of ${address} on ${device}>`;
-  const dev = shellQuote(device);
-  const script = `${need('ping')}${need('bridge')}mac=$(bridge fdb show dev ${dev} 2>/dev/null | awk -v ip=${shellQuote(address)} '{ for (i = 1; i < NF; i++) if ($i == "dst" && $(i + 1) == ip) { print $1; exit } }')
+  const dev = device;
+  const script = shell`${need('ping')}${need('bridge')}mac=$(bridge fdb show dev ${dev} 2>/dev/null | awk -v ip=${address} '{ for (i = 1; i < NF; i++) if ($i == "dst" && $(i + 1) == ip) { print $1; exit } }')
 [ -n "$mac" ] || { echo "${MARK} no-neighbour"; exit 0; }
 vtep=$(ip -4 neigh show dev ${dev} | awk -v m="$mac" '$3 == m { print $1; exit }')
 [ -n "$vtep" ] || { echo "${MARK} no-neighbour $mac"; exit 0; }
@@ -54,13 +60,13 @@ if out=$(ping -n -c 3 -i 0.2 -W 2 "$vtep" 2>&1); then res=ok; else res=fail; fi
 printf '%s\n' "$out" | tail -n 4
 echo "${MARK} $res $vtep"
 `;
-  return { script, command };
+  return { script: script.text, command };
 }
 
 export function windowsPing(address: string, size?: number): ProbeCommand {
   const bytes = size ?? 32;
   const df = size === undefined ? '$false' : '$true';
-  const command = `[Net.NetworkInformation.Ping]::Send('${address}', 2000, byte[${bytes}], DontFragment=${df}) x3`;
+  const command = `[Net.NetworkInformation.Ping]::Send(${psQuote(address)}, 2000, byte[${bytes}], DontFragment=${df}) x3`;
   const script = `${PS_HEAD}$ping = New-Object System.Net.NetworkInformation.Ping
 $options = New-Object System.Net.NetworkInformation.PingOptions(64, ${df})
 $ok = 0
@@ -77,18 +83,19 @@ if ($ok -gt 0) { Write-Output '${MARK} ok' } elseif ($last -eq 'PacketTooBig') {
 }
 
 export function linuxTcp(address: string, port: number): ProbeCommand {
-  const command = `bash -c 'exec 3<>/dev/tcp/${address}/${port}'`;
-  const script = `${need('bash')}if out=$(timeout 5 bash -c ${shellQuote(`exec 3<>/dev/tcp/${address}/${port}`)} 2>&1); then
+  // Inside bash -c '…' the address is read as bash code: `shell` lets only a safe word (an IP address) in there.
+  const command = shell`bash -c 'exec 3<>/dev/tcp/${address}/${port}'`;
+  const script = shell`${need('bash')}if out=$(timeout 5 ${command} 2>&1); then
   echo "${MARK} ok"
 else
   rc=$?; printf '%s\\n' "$out"; case $rc in 124) echo "${MARK} timeout" ;; *) echo "${MARK} fail" ;; esac
 fi
 `;
-  return { script, command };
+  return { script: script.text, command: command.text };
 }
 
 export function windowsTcp(address: string, port: number): ProbeCommand {
-  const command = `[Net.Sockets.TcpClient]::new().ConnectAsync('${address}', ${port}).Wait(5000)`;
+  const command = `[Net.Sockets.TcpClient]::new().ConnectAsync(${psQuote(address)}, ${port}).Wait(5000)`;
   const script = `${PS_HEAD}$client = New-Object System.Net.Sockets.TcpClient
 try {
   if ($client.ConnectAsync(${psQuote(address)}, ${port}).Wait(5000)) { Write-Output '${MARK} ok' } else { Write-Output '${MARK} timeout' }
@@ -103,15 +110,15 @@ try {
 }
 
 export function linuxDns(name: string): ProbeCommand {
-  const command = `getent ahostsv4 ${name}`;
-  const script = `${need('getent')}addrs=$(getent ahostsv4 ${shellQuote(name)} | awk '{ print $1 }' | sort -u | tr '\\n' ' ')
+  const command = shell`getent ahostsv4 ${name}`;
+  const script = shell`${need('getent')}addrs=$(${command} | awk '{ print $1 }' | sort -u | tr '\\n' ' ')
 echo "${MARK} addresses $addrs"
 `;
-  return { script, command };
+  return { script: script.text, command: command.text };
 }
 
 export function windowsDns(name: string): ProbeCommand {
-  const command = `[Net.Dns]::GetHostAddresses('${name}')`;
+  const command = `[Net.Dns]::GetHostAddresses(${psQuote(name)})`;
   const script = `${PS_HEAD}try {
   $addrs = [System.Net.Dns]::GetHostAddresses(${psQuote(name)}) | Where-Object { $_.AddressFamily -eq 'InterNetwork' } | ForEach-Object { $_.IPAddressToString }
 } catch {
@@ -124,7 +131,7 @@ Write-Output ('${MARK} addresses ' + (($addrs | Sort-Object -Unique) -join ' '))
 }
 
 export function linuxClock(): ProbeCommand {
-  return { script: `echo "${MARK} clock $(date +%s%3N)"\n`, command: 'date +%s%3N' };
+  return { script: shell`echo "${MARK} clock $(date +%s%3N)"\n`.text, command: 'date +%s%3N' };
 }
 
 export function windowsClock(): ProbeCommand {
@@ -136,13 +143,14 @@ export function windowsClock(): ProbeCommand {
 
 /** The route a node takes to `address`: `via GATEWAY` means a router hop. */
 export function linuxRoute(address: string): ProbeCommand {
-  const command = `ip route get ${address}`;
-  const script = `${need('ip')}echo "${MARK} route $(ip route get ${shellQuote(address)} 2>&1 | head -n 1)"\n`;
-  return { script, command };
+  const command = shell`ip route get ${address}`;
+  // '…' as in linuxPing: the underlay validation task holds this script too.
+  const script = shell`${need('ip')}echo "${MARK} route $(ip route get '${address}' 2>&1 | head -n 1)"\n`;
+  return { script: script.text, command: command.text };
 }
 
 export function windowsRoute(address: string): ProbeCommand {
-  const command = `Find-NetRoute -RemoteIPAddress ${address}`;
+  const command = `Find-NetRoute -RemoteIPAddress ${psQuote(address)}`;
   const script = `${PS_HEAD}$route = Find-NetRoute -RemoteIPAddress ${psQuote(address)} | Where-Object { $null -ne $_.NextHop } | Select-Object -First 1
 $to = ${psQuote(address)}
 if ($route.NextHop -eq '0.0.0.0') { Write-Output ('${MARK} route ' + $to + ' dev ' + $route.InterfaceAlias) }

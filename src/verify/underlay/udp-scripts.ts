@@ -4,8 +4,8 @@
 // source that sends its token a few times (a single datagram may be lost).
 // Linux uses python3's socket module; Windows .NET's UdpClient, with an
 // inbound firewall rule of its own for the port that it removes again.
-import { psList, psQuote, shellQuote } from '../../util/escape/index.js';
-import { MARK, type ProbeCommand } from './scripts.js';
+import { psList, psQuote, shell, shellQuote } from '../../util/escape/index.js';
+import { MARK, need, type ProbeCommand } from './scripts.js';
 
 const PS_HEAD = "$ErrorActionPreference = 'Stop'\n$ProgressPreference = 'SilentlyContinue'\n";
 /** Datagrams each sender sends, 100 ms apart. */
@@ -44,21 +44,19 @@ except OSError as e:
 print("${MARK} sent", flush=True)
 `;
 
-const needPython = `command -v python3 >/dev/null 2>&1 || { echo "${MARK} missing python3"; exit 0; }\n`;
-
 export function linuxUdpListener(port: number, tokens: readonly string[], seconds: number): ProbeCommand {
-  const args = [String(port), tokens.join(','), String(seconds)].map(shellQuote).join(' ');
+  const args = [String(port), tokens.join(','), String(seconds)];
   return {
-    script: `${needPython}exec python3 -c ${shellQuote(PY_LISTENER)} ${args}\n`,
+    script: shell`${need('python3')}exec python3 -c ${PY_LISTENER} ${args}\n`.text,
     command: `python3: bind UDP 0.0.0.0:${port}, wait ${seconds}s for ${tokens.length} tokens`,
   };
 }
 
 export function linuxUdpSender(address: string, port: number, token: string): ProbeCommand {
-  const args = [address, String(port), token, String(UDP_REPEATS)].map(shellQuote).join(' ');
+  const args = [address, String(port), token, String(UDP_REPEATS)];
   return {
-    script: `${needPython}exec python3 -c ${shellQuote(PY_SENDER)} ${args}\n`,
-    command: `python3: send '${token}' to ${address}:${port}/udp x${UDP_REPEATS}`,
+    script: shell`${need('python3')}exec python3 -c ${PY_SENDER} ${args}\n`.text,
+    command: `python3: send ${shellQuote(token)} to ${address}:${port}/udp x${UDP_REPEATS}`,
   };
 }
 
@@ -111,5 +109,5 @@ try {
   $udp.Close()
 }
 `;
-  return { script, command: `UdpClient.Send('${token}', ${address}:${port}) x${UDP_REPEATS}` };
+  return { script, command: `UdpClient.Send(${psQuote(token)}, ${address}:${port}) x${UDP_REPEATS}` };
 }
