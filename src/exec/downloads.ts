@@ -104,7 +104,8 @@ export class DownloadCache {
     let text: string;
     try {
       // An air-gapped site brings upstream's checksum file beside the release file (--downloads DIR).
-      text = (await this.seededChecksum(from)) ?? (await this.o.fetcher(this.filled(from), this.o.signal)).toString('utf8');
+      text =
+        (await this.seededChecksum(from)) ?? (await this.o.fetcher(this.filled(from), this.o.signal)).toString('utf8');
     } catch (error) {
       throw new HostError(
         'download.checksum-unreachable',

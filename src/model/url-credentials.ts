@@ -69,20 +69,38 @@ export function downloadSecretName(id: string): string {
  * private yet: containerd's proxy in its service's registry Environment
  * (readable by every local user) and curl.exe's command line. Refused, by path.
  */
-function refuseOnWindows(spec: ClusterSpec, drafts: readonly NodeDraft[], secrets: Record<string, string>): void {
+function refuseOnWindows(spec: ClusterSpec, drafts: readonly NodeDraft[], where: ReadonlyMap<string, string>): void {
   if (!drafts.some((d) => d.os.startsWith('windows'))) return;
   const direct = !spec.services.enabled;
-  const paths = Object.keys(secrets)
-    .filter((n) => !n.endsWith(SYSTEMD_SUFFIX))
-    .filter((n) => n.startsWith(`${URL_SECRET_PREFIX}proxy-`) || direct)
-    .map((n) => n.slice(URL_SECRET_PREFIX.length));
+  const paths = [...where].filter(([n]) => n.startsWith(`${URL_SECRET_PREFIX}proxy-`) || direct).map(([, p]) => p);
   if (paths.length === 0) return;
   throw new InputError(
     'spec.url-credentials-windows',
-    `URL credentials (${paths.join(', ')}) would reach Windows nodes, where kubemix cannot keep them private yet (a service's registry Environment is readable by every local user)`,
+    `${paths.join(', ')}: user:password@ would reach Windows nodes, where kubemix cannot keep it private yet (a service's registry Environment is readable by every local user, curl.exe's command line by administrators' tools)`,
     {
-      path: paths[0]?.startsWith('proxy-') === true ? `spec.proxy.${paths[0].slice('proxy-'.length)}` : 'spec.downloads',
-      hint: 'let the Windows nodes use a proxy or mirror without credentials (allowed by source address), or enable spec.services so they fetch from its cache',
+      path: paths[0] ?? 'spec',
+      hint: 'let the Windows nodes use a proxy or mirror without credentials (allowed by source address), or enable spec.services so they fetch downloads from its cache',
+    },
+  );
+}
+
+/**
+ * The libvirt driver fetches cloud images and install ISOs on the hypervisor
+ * with the URL on curl's command line and in the image cache's `.source`
+ * file: credentials for those (an `images/…` pin, or the artifact mirror
+ * they go through) are refused until that fetch takes them privately.
+ */
+function refuseForImages(spec: ClusterSpec, where: ReadonlyMap<string, string>): void {
+  const path = [...where.values()].find(
+    (p) => p.startsWith('spec.downloads.images/') || (spec.driver === 'libvirt' && p === 'spec.mirrors.artifacts'),
+  );
+  if (path === undefined) return;
+  throw new InputError(
+    'spec.url-credentials-images',
+    `${path}: user:password@ would reach the libvirt driver's image fetch on the hypervisor, which cannot keep it private yet`,
+    {
+      path,
+      hint: 'serve the images (and, with the libvirt driver, the artifact mirror) without credentials to the hypervisors, or fetch them yourself and give file:/// URLs',
     },
   );
 }
@@ -93,30 +111,34 @@ export function splitUrlCredentials(
   drafts: readonly NodeDraft[],
 ): { readonly spec: ClusterSpec; readonly secrets: UrlSecrets } {
   const secrets: Record<string, string> = {};
-  const split = (url: string, name: string): string => {
+  /** Secret name → the spec path its URL came from, for the refusals' messages. */
+  const where = new Map<string, string>();
+  const split = (url: string, name: string, path: string): string => {
     const s = splitUserinfo(url, name);
+    if (s.url !== url) where.set(name, path);
     Object.assign(secrets, s.secrets);
     return s.url;
   };
-  const take = (url: string | undefined, name: string): string | undefined =>
-    url === undefined ? undefined : split(url, name);
+  const take = (url: string | undefined, name: string, path: string): string | undefined =>
+    url === undefined ? undefined : split(url, name, path);
   const proxy =
     spec.proxy === undefined
       ? undefined
       : {
           ...spec.proxy,
-          http: take(spec.proxy.http, `${URL_SECRET_PREFIX}proxy-http`),
-          https: take(spec.proxy.https, `${URL_SECRET_PREFIX}proxy-https`),
+          http: take(spec.proxy.http, `${URL_SECRET_PREFIX}proxy-http`, 'spec.proxy.http'),
+          https: take(spec.proxy.https, `${URL_SECRET_PREFIX}proxy-https`, 'spec.proxy.https'),
         };
-  const artifacts = take(spec.mirrors.artifacts, `${URL_SECRET_PREFIX}mirror-artifacts`);
+  const artifacts = take(spec.mirrors.artifacts, `${URL_SECRET_PREFIX}mirror-artifacts`, 'spec.mirrors.artifacts');
   const downloads = Object.fromEntries(
     Object.entries(spec.downloads).map(([id, d]) => [
       id,
-      d.url === undefined ? d : { ...d, url: split(d.url, downloadSecretName(id)) },
+      d.url === undefined ? d : { ...d, url: split(d.url, downloadSecretName(id), `spec.downloads.${id}.url`) },
     ]),
   );
   if (Object.keys(secrets).length === 0) return { spec, secrets };
-  refuseOnWindows(spec, drafts, secrets);
+  refuseOnWindows(spec, drafts, where);
+  refuseForImages(spec, where);
   return {
     spec: { ...spec, ...(proxy === undefined ? {} : { proxy }), mirrors: { ...spec.mirrors, artifacts }, downloads },
     secrets,

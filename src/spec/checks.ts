@@ -75,13 +75,6 @@ export function hasUsableUserinfo(text: string): boolean {
   }
 }
 
-/** `user:password@` only where it is an http(s) URL's (a file: URL has no user). */
-export function hasNoFileUserinfo(text: string): boolean {
-  if (!/^file:/i.test(text) || !URL.canParse(text)) return true;
-  const u = new URL(text);
-  return u.username === '' && u.password === '';
-}
-
 /**
  * A file: URL's path is one the file system can name once percent-decoded:
  * no encoded `/` or NUL (`%2F`, `%00`), valid UTF-8. A raw space is refused

@@ -15,7 +15,6 @@ import {
   durationWithinLimit,
   hasDecodableFilePath,
   hasNoFragment,
-  hasNoFileUserinfo,
   hasUsableUserinfo,
   isDownloadUrlScheme,
   isHttpUrl,
@@ -311,7 +310,6 @@ const downloadOverride = z.strictObject({
       hasUsableUserinfo,
       `user:password@ must name a user, be valid percent-encoding (write @ as %40, : in the user as %3A) and hold at most ${MAX_USERINFO_LENGTH} characters`,
     )
-    .refine(hasNoFileUserinfo, 'a file: URL cannot hold user:password@')
     .refine(
       hasDecodableFilePath,
       'a file: path must not encode "/" or NUL (%2F, %00) and must be valid UTF-8 once decoded',

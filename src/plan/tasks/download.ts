@@ -24,13 +24,13 @@ export function mirrored(url: string, mirror: string | undefined): string {
 /**
  * What curl fetches: the URL as its argument, or — when the URL carries
  * credentials (`{{secret:url-userinfo-…}}`) — from a curl config file in the
- * script's private "$work" (mktemp -d, 0700), written by the shell's printf
+ * script's private "$work" (mktemp -d, 0700), written 0600 by the shell's printf
  * builtin: a command line is world-readable in /proc, a config file is not.
  * The filled value is percent-encoded (no quote or backslash to escape).
  */
 function curlSource(url: string, conf: ShellText): { readonly setup: ShellText; readonly arg: ShellText } {
   if (!url.includes('{{secret:')) return { setup: shellCode(''), arg: shell`${url}` };
-  return { setup: shell`printf 'url = "%s"\\n' ${url} > ${conf}\n`, arg: shell`-K ${conf}` };
+  return { setup: shell`(umask 077; printf 'url = "%s"\\n' ${url} > ${conf})\n`, arg: shell`-K ${conf}` };
 }
 
 const URL_CONF = shellCode('"$work/url.conf"');
