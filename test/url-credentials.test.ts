@@ -18,6 +18,7 @@ import { Redactor, SecretStore } from '../src/exec/secrets.js';
 import { prepareUploads } from '../src/exec/task-steps.js';
 import type { RunContext } from '../src/exec/context.js';
 import { resolveModel } from '../src/model/resolve.js';
+import { splitUserinfo } from '../src/model/url-credentials.js';
 import { assemblePlan } from '../src/plan/assemble.js';
 import { readSpec } from '../src/spec/read.js';
 import { repoPath, runCli } from './helpers/cli.js';
@@ -228,6 +229,58 @@ test('a plan run without its spec on a state directory lacking the credentials i
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('up SPEC hands the credentials to the state directory (0600, source read); --check keeps them in memory', async () => {
+  const assembled = assemblePlan(model());
+  const contents = new Map(
+    assembled.plan.artifacts.map((a, i) => [a.id, Buffer.from(assembled.files[i]?.content ?? '')]),
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'kubemix-urlcred-'));
+  const refuse = (): never => {
+    throw new Error('no host in this test');
+  };
+  const run = (check: boolean, state: string) =>
+    applyPlan(assembled.plan, contents, {
+      stateDir: state,
+      check,
+      only: ['cp1'],
+      stopAfter: 'task-gather-facts',
+      signal: new AbortController().signal,
+      transportFor: () => ({
+        host: 'cp1',
+        connected: false,
+        connect: refuse,
+        exec: refuse,
+        upload: refuse,
+        readFile: refuse,
+        close: async () => undefined,
+      }),
+      provided: assembled.secrets ?? {},
+    }).catch((e: unknown) => e);
+  try {
+    await run(true, join(dir, 'checked'));
+    assert.ok(!readdirSync(join(dir, 'checked')).includes('secrets.json'), '--check wrote the secret store');
+    await run(false, join(dir, 'applied'));
+    const file = join(dir, 'applied', 'secrets.json');
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as Record<string, { value: string; source: string }>;
+    const proxy = stored['url-userinfo-proxy-http'];
+    assert.equal(proxy?.source, 'read');
+    assert.equal(decodeURIComponent(proxy?.value.split(':')[1] ?? ''), PASSWORD);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('userinfo written loosely (raw $ ( ) ! * &) is stored strictly percent-encoded: nothing any format unquotes', () => {
+  const raw = `http://u$(${PWN}):pa$(${PWN})!*&+,;=~@proxy.example:3128/`;
+  const s = splitUserinfo(raw, 'url-userinfo-proxy-http');
+  assert.equal(s.url, 'http://{{secret:url-userinfo-proxy-http}}@proxy.example:3128/');
+  const value = s.secrets['url-userinfo-proxy-http'] ?? '';
+  assert.match(value, /^[A-Za-z0-9._~%-]+:[A-Za-z0-9._~%-]+$/);
+  assert.equal(decodeURIComponent(value.split(':')[1] ?? ''), `pa$(${PWN})!*&+,;=~`);
+  assert.equal(s.secrets['url-userinfo-proxy-http.systemd'], value.replaceAll('%', '%%'));
 });
 
 test('credentials Windows nodes or the libvirt image fetch would hold are refused, naming the field', () => {
