@@ -15,6 +15,8 @@ export interface Target {
   readonly plan: Plan;
   readonly artifacts: ReadonlyMap<string, Buffer> | string;
   readonly stateDir: string;
+  /** Secrets read from the spec (its URLs' credentials), stored before the run. */
+  readonly secrets?: Readonly<Record<string, string>> | undefined;
 }
 
 /** A plan assembled in memory, ready for the executor. */
@@ -22,7 +24,7 @@ export function inMemoryTarget(assembled: AssembledPlan, stateDir: string): Targ
   const artifacts = new Map(
     assembled.plan.artifacts.map((a, i) => [a.id, Buffer.from(assembled.files[i]?.content ?? '')]),
   );
-  return { plan: assembled.plan, artifacts, stateDir };
+  return { plan: assembled.plan, artifacts, stateDir, secrets: assembled.secrets };
 }
 
 /** The executor's events drawn for the terminal, as plain lines or as JSON lines. */
@@ -60,6 +62,7 @@ export async function runPlan(target: Target, flags: ExecutorFlags, display: Dis
     ...applyOptions(flags, io),
     stateDir: target.stateDir,
     listeners,
+    ...(target.secrets === undefined ? {} : { provided: target.secrets }),
   });
   if (flags.check !== true) return;
   if (reportChecks) report.print();

@@ -20,6 +20,7 @@ import { Journal, TASK_STATES, type TaskState } from './journal.js';
 import { acquireLock } from './lock.js';
 import { readPlanArtifacts } from './plan-dir.js';
 import { Redactor, SecretStore, secretRefs } from './secrets.js';
+import { assertUrlSecretsKnown } from './url-secrets.js';
 import { ensureDeployerKey } from './deployer-key.js';
 import { selectTasks, type SelectionOptions } from './selection.js';
 import { prepareStateDir } from './state-dir.js';
@@ -39,6 +40,11 @@ export interface ApplyOptions extends SelectionOptions {
   readonly check?: boolean;
   readonly signal: AbortSignal;
   readonly listeners?: readonly Listener[];
+  /**
+   * Secrets the caller read from the user (the credentials split off the
+   * spec's URLs): stored before anything runs, in memory only with --check.
+   */
+  readonly provided?: Readonly<Record<string, string>>;
   readonly retry?: Partial<RetryPolicy>;
   readonly ssh?: Partial<typeof DEFAULT_SSH_OPTIONS>;
   /** ssh-agent socket (SSH_AUTH_SOCK). */
@@ -86,6 +92,8 @@ export async function applyPlan(
   const transports = new Map<string, HostTransport>();
   let journal: Journal | undefined;
   try {
+    await secrets.provide(options.provided ?? {}, mode === 'apply');
+    assertUrlSecretsKnown(secretNames(selection.tasks, contents), plan.downloads ?? [], secrets);
     if (lock?.tookOverStale)
       bus.emit({ type: 'lock:stale', pid: lock.tookOverStale.pid, host: lock.tookOverStale.host });
     // --check reads the journal (a check-less task already done with the same inputs is no change) and never writes it.
@@ -114,7 +122,7 @@ export async function applyPlan(
     const downloads = await prepareDownloads(
       plan,
       contents,
-      { dir: join(paths.root, 'downloads'), ...options.downloads },
+      { dir: join(paths.root, 'downloads'), ...options.downloads, fill: (url) => secrets.fill(url, 'download URL') },
       options.signal,
       bus,
     );

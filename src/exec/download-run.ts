@@ -14,6 +14,8 @@ export interface DownloadOptions {
   /** --downloads DIR. */
   readonly seed?: string | undefined;
   readonly fetcher?: Fetcher;
+  /** Fills the credentials of a download URL (`{{secret:url-userinfo-…}}`) from the secret store. */
+  readonly fill?: (url: string) => string;
 }
 
 export interface RunDownloads {
@@ -52,6 +54,7 @@ export async function prepareDownloads(
     dir: o.dir,
     seed: o.seed,
     fetcher: o.fetcher ?? httpFetcher,
+    ...(o.fill === undefined ? {} : { fill: o.fill }),
     signal,
     report: (id, action, sha256, bytes) =>
       bus.emit({ type: 'download', id, action, sha256, ...(bytes === undefined ? {} : { bytes }) }),

@@ -17,8 +17,27 @@ import type { DownloadAction } from './events.js';
 /** Fetches a URL's body; tests pass their own. */
 export type Fetcher = (url: string, signal: AbortSignal) => Promise<Buffer>;
 
-export const httpFetcher: Fetcher = async (url, signal) => {
-  const r = await fetch(url, { signal: AbortSignal.any([signal, AbortSignal.timeout(600_000)]), redirect: 'follow' });
+/**
+ * fetch() refuses a URL holding `user:password@` (WHATWG fetch): the
+ * credentials a spec URL carries (filled in from the secret store) go in an
+ * Authorization: Basic header instead (RFC 7617), and never into a message.
+ */
+export function withoutUserinfo(url: string): { readonly url: string; readonly headers: Record<string, string> } {
+  const u = new URL(url);
+  if (u.username === '' && u.password === '') return { url, headers: {} };
+  const basic = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
+  u.username = '';
+  u.password = '';
+  return { url: u.href, headers: { authorization: `Basic ${Buffer.from(basic).toString('base64')}` } };
+}
+
+export const httpFetcher: Fetcher = async (given, signal) => {
+  const { url, headers } = withoutUserinfo(given);
+  const r = await fetch(url, {
+    headers,
+    signal: AbortSignal.any([signal, AbortSignal.timeout(600_000)]),
+    redirect: 'follow',
+  });
   if (!r.ok) throw new Error(`HTTP ${r.status} ${r.statusText}`);
   return Buffer.from(await r.arrayBuffer());
 };
@@ -28,6 +47,8 @@ export interface DownloadCacheOptions {
   /** --downloads DIR: files named by their SHA256, their upstream name, or their cache name. */
   readonly seed?: string | undefined;
   readonly fetcher: Fetcher;
+  /** Fills a URL's `{{secret:…}}` (its credentials) just before the fetch; messages keep the reference. */
+  readonly fill?: (url: string) => string;
   readonly signal: AbortSignal;
   readonly report: (id: string, action: DownloadAction, sha256: string, bytes?: number) => void;
 }
@@ -61,6 +82,10 @@ export class DownloadCache {
     return cache;
   }
 
+  private filled(url: string): string {
+    return this.o.fill === undefined ? url : this.o.fill(url);
+  }
+
   pathOf(hash: string): string {
     return join(this.o.dir, 'sha256', hash);
   }
@@ -79,7 +104,8 @@ export class DownloadCache {
     let text: string;
     try {
       // An air-gapped site brings upstream's checksum file beside the release file (--downloads DIR).
-      text = (await this.seededChecksum(from)) ?? (await this.o.fetcher(from, this.o.signal)).toString('utf8');
+      text =
+        (await this.seededChecksum(from)) ?? (await this.o.fetcher(this.filled(from), this.o.signal)).toString('utf8');
     } catch (error) {
       throw new HostError(
         'download.checksum-unreachable',
@@ -160,7 +186,7 @@ export class DownloadCache {
   private async fromSource(d: ResolvedDownload, hash: string): Promise<Buffer> {
     let body: Buffer;
     try {
-      body = await this.o.fetcher(d.url, this.o.signal);
+      body = await this.o.fetcher(this.filled(d.url), this.o.signal);
     } catch (error) {
       throw new HostError(
         'download.unreachable',

@@ -118,6 +118,22 @@ export class SecretStore {
     await this.save();
   }
 
+  /**
+   * Values the user gave (credentials split off the spec's URLs): a new or
+   * changed one is recorded as `read`, saved only when `save` (not --check).
+   */
+  async provide(values: Readonly<Record<string, string>>, save: boolean): Promise<void> {
+    let changed = false;
+    for (const [name, value] of Object.entries(values)) {
+      if (this.get(name) === value) continue;
+      this.records.set(name, { value, source: 'read', at: new Date().toISOString() });
+      changed = true;
+    }
+    if (!changed) return;
+    if (save) await this.save();
+    else this.generation++;
+  }
+
   /** Generates every named secret that is neither known nor captured by a task. */
   async ensureGenerated(names: Iterable<string>, captured: ReadonlySet<string>): Promise<string[]> {
     const made: string[] = [];

@@ -24,6 +24,7 @@ import type { SpecResult } from '../spec/read.js';
 import type { ClusterSpec, KubeadmSettings } from '../spec/types.js';
 import { allocateAddresses, gatewayOf } from '../net/addresses.js';
 import { assignMacs } from './mac.js';
+import { splitUrlCredentials, type UrlSecrets } from './url-credentials.js';
 import { nodeMtu, podMtu } from '../net/mtu.js';
 import { mtuSettings } from '../spec/mtu.js';
 import { controlPlaneSpread, placeOnHypervisors } from './placement.js';
@@ -68,11 +69,16 @@ export interface ClusterModel {
   readonly kubernetesInstall: 'binaries' | 'packages';
   /** Nodes never reach the internet: images come from the services registry only (spec.airGapped). */
   readonly airGapped: boolean;
+  /**
+   * Credentials split off the spec's URLs (model/url-credentials.ts): secret
+   * name → value. Never in a plan: the CLI hands them to the executor's store.
+   */
+  readonly urlSecrets: UrlSecrets;
   readonly warnings: readonly ModelWarning[];
 }
 
 export function resolveModel(input: SpecResult): ClusterModel {
-  const { spec } = input;
+  const { spec, secrets: urlSecrets } = splitUrlCredentials(input.spec, input.nodes);
   const driver = driverFor(spec.driver);
   const net = parseCidr(spec.network.nodeCidr) as Cidr;
   const gateway = gatewayOf(net, spec.network.gateway);
@@ -131,6 +137,7 @@ export function resolveModel(input: SpecResult): ClusterModel {
     windowsHostProcess: windowsHostProcess(spec, nodes),
     kubernetesInstall: spec.kubernetesInstall,
     airGapped: spec.airGapped,
+    urlSecrets,
     warnings,
   };
 }

@@ -27,6 +27,8 @@ export interface AssembledPlan {
   readonly plan: Plan;
   /** Contents of `plan.artifacts`, same order. */
   readonly files: readonly PlanFile[];
+  /** The credentials split off the spec's URLs (ClusterModel.urlSecrets): for the executor, never written with the plan. */
+  readonly secrets?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -72,7 +74,7 @@ export function assemblePlan(
     },
     contributors,
   );
-  return { plan, files: files.sort((a, b) => compare(a.localPath, b.localPath)) };
+  return { plan, files: files.sort((a, b) => compare(a.localPath, b.localPath)), secrets: model.urlSecrets };
 }
 
 /**

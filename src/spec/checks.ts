@@ -55,11 +55,24 @@ export function hasNoFragment(text: string): boolean {
   return !text.includes('#');
 }
 
-/** No `user:password@` in a download URL (credentials belong in a mirror the deployer reaches, not in plans). */
-export function hasNoUserinfo(text: string): boolean {
+/** The longest `user:password` a URL may carry (RFC 7617 sets none; longer ones are payloads). */
+export const MAX_USERINFO_LENGTH = 512;
+
+/**
+ * A URL's `user:password@`, when it has one, is one kubemix can carry as a
+ * secret (model/url-credentials.ts): a user name, both parts valid
+ * percent-encoded UTF-8 without control characters once decoded, bounded.
+ */
+export function hasUsableUserinfo(text: string): boolean {
   if (!URL.canParse(text)) return true;
   const u = new URL(text);
-  return u.username === '' && u.password === '';
+  if (u.username === '' && u.password === '') return true;
+  if (u.username === '' || u.username.length + u.password.length > MAX_USERINFO_LENGTH) return false;
+  try {
+    return [u.username, u.password].every((part) => !/[\u0000-\u001f\u007f-\u009f]/.test(decodeURIComponent(part)));
+  } catch {
+    return false;
+  }
 }
 
 /**

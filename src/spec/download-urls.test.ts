@@ -1,6 +1,7 @@
 // Download URLs are what the docs promise (docs/linux-and-services.md, docs/libvirt.md):
 // http(s):// with a host, or a file:/// path; no #fragment (the fetcher drops it,
-// so a payload there passes a SHA256 pin), no user:password@, at most 2048
+// so a payload there passes a SHA256 pin), user:password@ only as valid percent-encoding
+// (it becomes a secret: model/url-credentials.ts), at most 2048
 // characters, a space written %20. Every other shape is refused at its spec path.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -34,7 +35,10 @@ test('download URLs of other schemes, with a fragment, credentials, a raw space 
     ['https://', /http\(s\):\/\/ URL with a host/],
     ["https://h.example/KMX#'$(id)'", /quotes/],
     ['https://h.example/KMX#$(id)', /#fragment/],
-    ['https://user:pass@h.example/containerd.tar.gz', /user:password@/],
+    ['https://us%zzer:pass@h.example/containerd.tar.gz', /user:password@ must .*percent-encoding/],
+    ['https://:pass@h.example/containerd.tar.gz', /user:password@ must name a user/],
+    [`https://u:${'p'.repeat(600)}@h.example/containerd.tar.gz`, /at most 512/],
+    ['https://u:p%0Aw@h.example/containerd.tar.gz', /user:password@ must/],
     ['file:///srv/my image.tgz', /%20/],
     ['file:///srv/a%2Fb.tgz', /%2F/],
     [`https://h.example/${'a'.repeat(2048)}`, /2048/],
@@ -60,6 +64,7 @@ test('https:// and file:/// download URLs (a space as %20) pass', () => {
     'https://mirror.example/containerd.tar.gz',
     'file:///srv/my%20image.tgz',
     'file://localhost/srv/x',
+    'https://user:p%40ss@mirror.example/containerd.tar.gz',
   ])
     assert.deepEqual(messagesFor('images/debian-13', url), [], url);
 });

@@ -115,7 +115,10 @@ test('a download URL is decided by the generated parser and zod alike (no format
   const [, doc] = specDocuments().find(([f]) => f === 'examples/k8s-libvirt-1-1-1.yaml') ?? assert.fail('no example');
   const withUrl = mutated(doc, ['spec', 'downloads'], { 'linux/kubelet': { url: 'https://mirror.example/kubelet' } });
   assert.deepEqual(parseSpecDocument(withUrl), clusterSpecSchema.parse(withUrl));
-  for (const url of ['javascript:alert(1)', 'https://h.example/x#$(id)', 'https://u:p@h.example/x', 'ftp://h/x']) {
+  // user:password@ is taken (it becomes a secret, model/url-credentials.ts): by both alike.
+  const withCredentials = mutated(doc, ['spec', 'downloads'], { 'linux/kubelet': { url: 'https://u:p@h.example/x' } });
+  assert.deepEqual(parseSpecDocument(withCredentials), clusterSpecSchema.parse(withCredentials));
+  for (const url of ['javascript:alert(1)', 'https://h.example/x#$(id)', 'https://u%zz:p@h.example/x', 'ftp://h/x']) {
     const bad = mutated(doc, ['spec', 'downloads'], { 'linux/kubelet': { url } });
     assert.equal(parseSpecDocument(bad), INVALID, url);
     assert.equal(parseSpecSchema(bad).success, false, url);

@@ -9,12 +9,13 @@ import { DEFAULT_LIBVIRT_URI } from '../drivers/libvirt/names.js';
 import { DEFAULT_CONTAINERD_LINE, DEFAULT_KUBERNETES_MINOR } from '../matrix/index.js';
 import {
   MAX_URL_LENGTH,
+  MAX_USERINFO_LENGTH,
   SPEC_API_VERSION,
   diskWithinLimit,
   durationWithinLimit,
   hasDecodableFilePath,
   hasNoFragment,
-  hasNoUserinfo,
+  hasUsableUserinfo,
   isDownloadUrlScheme,
   isHttpUrl,
   ramWithinLimit,
@@ -55,8 +56,8 @@ const httpUrl = z
   .refine(isHttpUrl, 'must be an http:// or https:// URL with a host, such as https://mirror.example.com/files')
   .refine(hasNoFragment, 'must not hold a #fragment')
   .refine(
-    hasNoUserinfo,
-    'must not hold user:password@: kubemix would write the credentials into plans and scripts; use a proxy or mirror that needs none from these nodes (by source address)',
+    hasUsableUserinfo,
+    `user:password@ must name a user, be valid percent-encoding (write @ as %40, : in the user as %3A) and hold at most ${MAX_USERINFO_LENGTH} characters`,
   );
 
 const hostAddress = z
@@ -305,7 +306,10 @@ const downloadOverride = z.strictObject({
       'must be an http(s):// URL with a host, or a file:/// path on the machine that fetches it',
     )
     .refine(hasNoFragment, 'must not hold a #fragment: the fetcher drops it, and with it what it says')
-    .refine(hasNoUserinfo, 'must not hold user:password@: kubemix would write the credentials into plans and scripts')
+    .refine(
+      hasUsableUserinfo,
+      `user:password@ must name a user, be valid percent-encoding (write @ as %40, : in the user as %3A) and hold at most ${MAX_USERINFO_LENGTH} characters`,
+    )
     .refine(
       hasDecodableFilePath,
       'a file: path must not encode "/" or NUL (%2F, %00) and must be valid UTF-8 once decoded',

@@ -55,7 +55,7 @@ async function loadTarget(spec: string | undefined, flags: UpFlags & SpecOptions
         },
       );
     }
-    return { plan: fromDir.plan, artifacts: fromDir.artifacts, stateDir: dir };
+    return { plan: fromDir.plan, artifacts: fromDir.artifacts, stateDir: dir, secrets: assembled.secrets };
   }
   return inMemoryTarget(assembled, dir);
 }

@@ -21,17 +21,34 @@ export function mirrored(url: string, mirror: string | undefined): string {
   return mirror === undefined ? url : `${mirror.replace(/\/+$/, '')}/${url.replace(/^https?:\/\//, '')}`;
 }
 
+/**
+ * What curl fetches: the URL as its argument, or — when the URL carries
+ * credentials (`{{secret:url-userinfo-…}}`) — from a curl config file in the
+ * script's private "$work" (mktemp -d, 0700), written 0600 by the shell's printf
+ * builtin: a command line is world-readable in /proc, a config file is not.
+ * The filled value is percent-encoded (no quote or backslash to escape).
+ */
+function curlSource(url: string, conf: ShellText): { readonly setup: ShellText; readonly arg: ShellText } {
+  if (!url.includes('{{secret:')) return { setup: shellCode(''), arg: shell`${url}` };
+  return { setup: shell`(umask 077; printf 'url = "%s"\\n' ${url} > ${conf})\n`, arg: shell`-K ${conf}` };
+}
+
+const URL_CONF = shellCode('"$work/url.conf"');
+const CHECKSUM_URL_CONF = shellCode('"$work/checksum-url.conf"');
+
 export function downloadScript(d: Download, mirror: string | undefined): ShellText {
   const name = d.url.slice(d.url.lastIndexOf('/') + 1);
   const pinned = RELEASE_SHA256[d.url];
+  const sum = curlSource(mirrored(d.checksumUrl, mirror), CHECKSUM_URL_CONF);
+  const src = curlSource(mirrored(d.url, mirror), URL_CONF);
   const want =
     pinned === undefined
-      ? shell`want=$(curl -fsSL --retry 3 ${mirrored(d.checksumUrl, mirror)} | awk '$2 == "${name}" || $2 == "*${name}" { print $1 }')`
+      ? shell`${sum.setup}want=$(curl -fsSL --retry 3 ${sum.arg} | awk '$2 == "${name}" || $2 == "*${name}" { print $1 }')`
       : shell`want=${pinned}`;
   return shell`set -eu
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 file="$work/${name}"
-curl -fsSL --retry 3 -o "$file" ${mirrored(d.url, mirror)}
+${src.setup}curl -fsSL --retry 3 -o "$file" ${src.arg}
 ${want}
 [ -n "$want" ] || { echo "no sha256 for ${name}" >&2; exit 1; }
 echo "$want  $file" | sha256sum --check --status || { echo "sha256 mismatch for ${name}" >&2; exit 1; }
@@ -55,11 +72,12 @@ export function nodeDownloadScript(model: ClusterModel, id: string, install: She
     ? shellCode(`curl -fsSL --retry 3 --noproxy '*' --cacert "$work/ca.crt"`)
     : shellCode('curl -fsSL --retry 3');
   const what = `${d.name} ${d.version} (${id})`;
+  const src = curlSource(nodeFetchUrl(model, id), URL_CONF);
   return shell`set -eu
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 ${tls}file="$work/${d.name}"
 want=${sha256Ref(id)}
-${curl} -o "$file" ${nodeFetchUrl(model, id)}
+${src.setup}${curl} -o "$file" ${src.arg}
 got=$(sha256sum "$file" | cut -d' ' -f1)
 [ "$got" = "$want" ] || { echo "sha256 mismatch for ${what}: got $got, want $want; nothing installed" >&2; exit 1; }
 ${install}

@@ -1,6 +1,7 @@
 // The spec's HTTP proxy, for the things that fetch from outside: task scripts
 // (curl, apt, dnf read the environment) and containerd pulling images. The
 // cluster's own networks and names always bypass it.
+import { forSystemd } from '../../model/url-credentials.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import type { RenderedArtifact } from '../../render/types.js';
@@ -32,12 +33,14 @@ export function proxyExports(model: ClusterModel): ShellText {
 export function renderContainerdProxy(model: ClusterModel, node: PlanNode): RenderedArtifact[] {
   const vars = proxyVars(model);
   if (vars === undefined) return [];
-  const lines = vars.filter(([k]) => k === k.toUpperCase()).map(([k, v]) => systemdEnvironment(k, v));
+  // A credentialed proxy names its secret's systemd form (`%` doubled); the file holding it is 0600.
+  const lines = vars.filter(([k]) => k === k.toUpperCase()).map(([k, v]) => forSystemd(systemdEnvironment(k, v)));
+  const secret = lines.some((l) => l.includes('{{secret:'));
   return [
     {
       node: node.name,
       remotePath: CONTAINERD_PROXY_DROPIN,
-      mode: '0644',
+      mode: secret ? '0600' : '0644',
       owner: 'root:root',
       content: `# Rendered by kubemix; re-plan instead of editing.\n[Service]\n${lines.join('\n')}\n`,
     },
