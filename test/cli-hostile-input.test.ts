@@ -11,6 +11,7 @@ import { generateClusterCa } from '../src/exec/cluster-ca.js';
 import { redactArgv } from '../src/cli/failure.js';
 import { clusterJsonSchema } from '../src/spec/schema.js';
 import { SCHEMA_ID } from '../src/cli/spec-yaml.js';
+import { YAML } from '../src/spec/yaml-lib.js';
 import { hasStackTrace, repoPath, runCli, type CliResult } from './helpers/cli.js';
 import { makePki, type TestPki } from './helpers/pki.js';
 import { scratch } from './helpers/shapes.js';
@@ -369,6 +370,38 @@ describe('versions: written as upstream tags them, and a patch the matrix knows'
       const r = await cli(['upgrade', 'upgrade-spec.yaml', '--to', to, '--check', '--state-dir', state]);
       refused(r, 'flags.to', new RegExp(`--to: ${message.source}`));
       assert.match(r.stderr, supported);
+    });
+  }
+});
+
+describe("Kubeinit --hypervisors: the Ansible connection variables are the hypervisor's SSH settings", () => {
+  const forms: [string, string][] = [
+    ['bracket', '[[ansible_host=nyctea,ansible_user=kube,ansible_ssh_private_key_file=~/.ssh/hv,ansible_port=2222]]'],
+    [
+      'JSON',
+      '[{"host": "hv-a", "ansible_host": "nyctea", "ansible_ssh_user": "kube", "ansible_private_key_file": "~/.ssh/hv", "ansible_ssh_port": 2222}]',
+    ],
+    [
+      'YAML',
+      '[{ansible_host: nyctea, ansible_user: kube, ansible_ssh_private_key_file: ~/.ssh/hv, ansible_port: "2222"}]',
+    ],
+  ];
+  for (const [form, list] of forms) {
+    it(`${form}: user, identity file and port reach spec.infrastructure.hypervisors`, async () => {
+      const r = await cli(['init', 'k8s-libvirt-1-1-1', '--hypervisors', list]);
+      assert.equal(r.code, 0, r.stderr);
+      const doc = YAML.parse(r.stdout) as { spec: { infrastructure: { hypervisors: Record<string, unknown>[] } } };
+      const [hv] = doc.spec.infrastructure.hypervisors;
+      assert.deepEqual(
+        { ...hv },
+        {
+          name: form === 'JSON' ? 'hv-a' : 'hypervisor-01',
+          address: 'nyctea',
+          user: 'kube',
+          identityFile: '~/.ssh/hv',
+          port: 2222,
+        },
+      );
     });
   }
 });

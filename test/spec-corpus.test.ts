@@ -68,6 +68,8 @@ test('every spec error code the rules can raise appears in the corpus', () => {
     'spec/rules/downloads.js',
     'spec/rules/download-file-urls.js',
     'spec/kubeinit.js',
+    'spec/kubeinit-lists.js',
+    'spec/kubeinit-hypervisors.js',
     'spec/yaml.js',
     'spec/schema-diagnostics.js',
     'spec/read.js',
