@@ -11,7 +11,8 @@ import { generateClusterCa } from '../src/exec/cluster-ca.js';
 import { redactArgv } from '../src/cli/failure.js';
 import { clusterJsonSchema } from '../src/spec/schema.js';
 import { SCHEMA_ID } from '../src/cli/spec-yaml.js';
-import { hasStackTrace, runCli, type CliResult } from './helpers/cli.js';
+import { YAML } from '../src/spec/yaml-lib.js';
+import { hasStackTrace, repoPath, runCli, type CliResult } from './helpers/cli.js';
 import { makePki, type TestPki } from './helpers/pki.js';
 import { scratch } from './helpers/shapes.js';
 
@@ -344,4 +345,63 @@ describe('YAML errors say their location once', () => {
     assert.equal(doc.errors[0]?.location, 'dupkey.yaml:5:3');
     assert.doesNotMatch(doc.errors[0]?.message ?? '', /dupkey/);
   });
+});
+
+describe('versions: written as upstream tags them, and a patch the matrix knows', () => {
+  const supported = /supported: 1\.34 \(1\.34\.0–1\.34\.9\), 1\.35 \(1\.35\.0–1\.35\.6\)/;
+  const example = readFileSync(repoPath('examples', 'k8s-libvirt-1-1-1.yaml'), 'utf8');
+  const cases: [string, RegExp][] = [
+    ['1.36.000', /"1\.36\.000" is not a Kubernetes version as upstream writes them/],
+    ['01.36', /"01\.36" is not a Kubernetes version/],
+    ['1.036', /"1\.036" is not a Kubernetes version/],
+    [' 1.36', /" 1\.36" is not a Kubernetes version/],
+    ['1.36.', /"1\.36\." is not a Kubernetes version/],
+    ['', /"" is not a Kubernetes version/],
+    [
+      '1.36.99',
+      /Kubernetes 1\.36\.99 is not a release kubemix knows: the newest 1\.36 patch in its matrix is 1\.36\.3/,
+    ],
+    ['1.35.7', /Kubernetes 1\.35\.7 is not a release kubemix knows/],
+  ];
+  for (const [to, message] of cases) {
+    it(`upgrade --to ${JSON.stringify(to)}: exit 2 naming --to and listing the supported versions`, async () => {
+      file('upgrade-spec.yaml', example.replace('version: "1.36"', 'version: "1.35"'));
+      const state = join(tmp.dir, `state-to-${cases.findIndex(([t]) => t === to)}`);
+      const r = await cli(['upgrade', 'upgrade-spec.yaml', '--to', to, '--check', '--state-dir', state]);
+      refused(r, 'flags.to', new RegExp(`--to: ${message.source}`));
+      assert.match(r.stderr, supported);
+    });
+  }
+});
+
+describe("Kubeinit --hypervisors: the Ansible connection variables are the hypervisor's SSH settings", () => {
+  const forms: [string, string][] = [
+    ['bracket', '[[ansible_host=nyctea,ansible_user=kube,ansible_ssh_private_key_file=~/.ssh/hv,ansible_port=2222]]'],
+    [
+      'JSON',
+      '[{"host": "hv-a", "ansible_host": "nyctea", "ansible_ssh_user": "kube", "ansible_private_key_file": "~/.ssh/hv", "ansible_ssh_port": 2222}]',
+    ],
+    [
+      'YAML',
+      '[{ansible_host: nyctea, ansible_user: kube, ansible_ssh_private_key_file: ~/.ssh/hv, ansible_port: "2222"}]',
+    ],
+  ];
+  for (const [form, list] of forms) {
+    it(`${form}: user, identity file and port reach spec.infrastructure.hypervisors`, async () => {
+      const r = await cli(['init', 'k8s-libvirt-1-1-1', '--hypervisors', list]);
+      assert.equal(r.code, 0, r.stderr);
+      const doc = YAML.parse(r.stdout) as { spec: { infrastructure: { hypervisors: Record<string, unknown>[] } } };
+      const [hv] = doc.spec.infrastructure.hypervisors;
+      assert.deepEqual(
+        { ...hv },
+        {
+          name: form === 'JSON' ? 'hv-a' : 'hypervisor-01',
+          address: 'nyctea',
+          user: 'kube',
+          identityFile: '~/.ssh/hv',
+          port: 2222,
+        },
+      );
+    });
+  }
 });

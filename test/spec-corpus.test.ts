@@ -10,6 +10,8 @@ import { hasStackTrace, repoPath, runCli } from './helpers/cli.js';
 interface Case {
   readonly code: string;
   readonly path: string;
+  /** When given: every error at `path` is this one message (a regular expression), worded once. */
+  readonly message?: string;
 }
 interface Cases {
   readonly files: readonly (Case & { file: string })[];
@@ -21,12 +23,17 @@ const cases = JSON.parse(readFileSync(repoPath('test', 'spec-corpus', 'cases.jso
 async function expectInvalid(argv: readonly string[], expected: Case): Promise<void> {
   const json = await runCli(['validate', '--json', ...argv]);
   assert.equal(json.code, 2, `exit code for ${argv.join(' ')}\n${json.stderr}`);
-  const doc = JSON.parse(json.stdout) as { ok: boolean; errors: { code: string; path: string }[] };
+  const doc = JSON.parse(json.stdout) as { ok: boolean; errors: { code: string; path: string; message: string }[] };
   assert.equal(doc.ok, false);
   assert.ok(
     doc.errors.some((e) => e.code === expected.code && e.path === expected.path),
     `expected ${expected.code} at ${expected.path}, got ${JSON.stringify(doc.errors.map((e) => `${e.code} ${e.path}`))}`,
   );
+  if (expected.message !== undefined) {
+    const here = doc.errors.filter((e) => e.path === expected.path).map((e) => e.message);
+    assert.equal(here.length, 1, `one error at ${expected.path}, got ${JSON.stringify(here)}`);
+    assert.match(here[0] ?? '', new RegExp(expected.message));
+  }
   assert.equal(hasStackTrace(json.stderr), false);
   const text = await runCli(['plan', ...argv]);
   assert.equal(text.code, 2);
@@ -61,6 +68,8 @@ test('every spec error code the rules can raise appears in the corpus', () => {
     'spec/rules/downloads.js',
     'spec/rules/download-file-urls.js',
     'spec/kubeinit.js',
+    'spec/kubeinit-lists.js',
+    'spec/kubeinit-hypervisors.js',
     'spec/yaml.js',
     'spec/schema-diagnostics.js',
     'spec/read.js',

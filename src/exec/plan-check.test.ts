@@ -50,6 +50,16 @@ describe('plan rules and selection', () => {
     );
   });
 
+  it('a 100 000-deep chain and one closed into a cycle: answered, not a stack overflow (issue #31)', () => {
+    const depth = 100_000;
+    const chain = Array.from({ length: depth }, (_, i) =>
+      task(`t${i}`, 'a', 'task-gather-facts', i === 0 ? [] : [`t${i - 1}`]),
+    );
+    assert.equal(findCycle({ tasks: chain }), undefined);
+    const closed = [{ ...chain[0]!, after: [`t${depth - 1}`] }, ...chain.slice(1)];
+    assert.equal(findCycle({ tasks: closed })?.length, depth + 1);
+  });
+
   it('selects by stage, host and --from', () => {
     const ids = (o: Parameters<typeof selectTasks>[1]): string[] => selectTasks(plan, o).tasks.map((t) => t.id);
     assert.deepEqual(ids({ stopAfter: 'task-gather-facts' }), ['f-a', 'f-b']);

@@ -2,30 +2,20 @@
 // plus `--hypervisors` (hypervisor_hosts_spec) and `--nodes`
 // (cluster_nodes_spec), turned into an ordinary spec document so it goes
 // through exactly the same validation as a YAML file.
-import type { Diagnostic } from '../errors.js';
 import { LINUX_DISTROS, WINDOWS } from '../matrix/index.js';
 import { MAX_DISK_MIB, MAX_RAM_MIB, SPEC_API_VERSION } from './checks.js';
 import { didYouMean } from './suggest.js';
 import { applyOverrides } from './kubeinit-nodes.js';
 import type { KubeinitSpec, NodeAttributes, NodeOverride } from './kubeinit-types.js';
 import { existingHostsFor } from './kubeinit-existing.js';
-import { YAML } from './yaml-lib.js';
+import { fail, parseBracketList, parseYamlList, type Parsed } from './kubeinit-lists.js';
+import { parseHypervisorList, type HypervisorEntry } from './kubeinit-hypervisors.js';
+
+export type { Parsed } from './kubeinit-lists.js';
 
 export const KUBEINIT_DEFAULTS = { cluster: 'k8scluster', domain: 'kubeinit.local' } as const;
 
 const UNSUPPORTED_DISTROS = ['okd', 'ocp', 'rke', 'eks', 'cdk', 'kid', 'k3s', 'openshift'];
-
-export type Parsed<T> = { ok: true; value: T } | { ok: false; diagnostics: Diagnostic[] };
-
-const fail = (
-  code: string,
-  path: string,
-  message: string,
-  hint?: string,
-): { ok: false; diagnostics: Diagnostic[] } => ({
-  ok: false,
-  diagnostics: [{ code, severity: 'error', path, message, ...(hint === undefined ? {} : { hint }) }],
-});
 
 /** Does the text have the shape of a Kubeinit spec string (before checking its values)? */
 export function looksLikeKubeinitSpec(text: string): boolean {
@@ -76,71 +66,14 @@ export function parseKubeinitSpec(text: string): Parsed<KubeinitSpec> {
   return { ok: true, value: { distro: 'k8s', driver, controllers: nc, computes: nw, hypervisors: nh } };
 }
 
-/** `a,b` or Kubeinit's `[[ansible_host=a],[ansible_host=b]]`. */
-export function parseHypervisorList(text: string): Parsed<string[]> {
-  const path = '--hypervisors';
-  const trimmed = text.trim();
-  if (trimmed.startsWith('[')) {
-    const entries = parseBracketList(trimmed, path);
-    if (!entries.ok) return entries;
-    const hosts: string[] = [];
-    for (const [i, entry] of entries.value.entries()) {
-      const host = entry.ansible_host;
-      if (host === undefined)
-        return fail('hypervisors.syntax', `${path}[${i}]`, 'each entry needs ansible_host=<address>');
-      hosts.push(host);
-    }
-    return { ok: true, value: hosts };
-  }
-  const hosts = trimmed.split(',').map((h) => h.trim());
-  if (hosts.some((h) => !/^[A-Za-z0-9.:_-]+$/.test(h)))
-    return fail('hypervisors.syntax', path, `"${text}" is not a comma-separated list of host names or addresses`);
-  return { ok: true, value: hosts };
-}
-
-/** Kubeinit's `[[k=v,k=v],[k=v]]` into a list of maps. */
-export function parseBracketList(text: string, path: string): Parsed<Record<string, string>[]> {
-  const match = /^\[\s*(\[.*\])\s*\]$/s.exec(text);
-  if (match === null)
-    return fail(
-      'nodes.syntax',
-      path,
-      `"${text}" is not a Kubeinit list such as [[when_group=compute_nodes,os=windows]]`,
-    );
-  const inner = match[1] ?? '';
-  const entries: Record<string, string>[] = [];
-  for (const chunk of inner.split(/\]\s*,\s*\[/)) {
-    const body = chunk.replace(/^\[/, '').replace(/\]$/, '');
-    const entry: Record<string, string> = {};
-    for (const pair of body.split(',').filter((p) => p.trim() !== '')) {
-      const eq = pair.indexOf('=');
-      if (eq < 1) return fail('nodes.syntax', `${path}[${entries.length}]`, `"${pair.trim()}" is not key=value`);
-      entry[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
-    }
-    entries.push(entry);
-  }
-  return { ok: true, value: entries };
-}
-
 /** `--nodes` in either Kubeinit form: `[[k=v,...],...]` or a JSON/YAML list of maps. */
 export function parseNodeOverrides(text: string): Parsed<Record<string, unknown>[]> {
   const path = '--nodes';
   const trimmed = text.trim();
-  if (/^\[\s*\[/.test(trimmed)) return parseBracketList(trimmed, path);
-  let value: unknown;
-  try {
-    value = YAML.parse(trimmed, { maxAliasCount: 10 });
-  } catch (error) {
-    return fail(
-      'nodes.syntax',
-      path,
-      `not valid JSON/YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
-    );
-  }
-  if (!Array.isArray(value) || value.some((v) => v === null || typeof v !== 'object' || Array.isArray(v))) {
-    return fail('nodes.syntax', path, 'must be a list of maps, e.g. [{when_group: compute_nodes, os: windows}]');
-  }
-  return { ok: true, value: value as Record<string, unknown>[] };
+  const example = '[[when_group=compute_nodes,os=windows]] or [{when_group: compute_nodes, os: windows}]';
+  return /^\[\s*\[/.test(trimmed)
+    ? parseBracketList(trimmed, path, 'nodes.syntax', example)
+    : parseYamlList(trimmed, path, 'nodes.syntax', example);
 }
 
 export interface KubeinitInput {
@@ -154,8 +87,17 @@ export function kubeinitToSpecDocument(input: KubeinitInput): Parsed<Record<stri
   const spec = parseKubeinitSpec(input.spec);
   if (!spec.ok) return spec;
   const k = spec.value;
-  let addresses = Array.from({ length: k.hypervisors }, (_, i) => `hypervisor-${String(i + 1).padStart(2, '0')}`);
+  let hypervisors: HypervisorEntry[] = Array.from({ length: k.hypervisors }, (_, i) => ({
+    address: `hypervisor-${String(i + 1).padStart(2, '0')}`,
+  }));
   if (input.hypervisors !== undefined) {
+    if (k.driver === 'existing')
+      return fail(
+        'kubeinit.hypervisors-existing',
+        '--hypervisors',
+        'the existing driver has no hypervisors: its nodes are the machines you already have',
+        'drop --hypervisors, or use the libvirt driver (k8s-libvirt-…)',
+      );
     const list = parseHypervisorList(input.hypervisors);
     if (!list.ok) return list;
     if (list.value.length !== k.hypervisors) {
@@ -166,7 +108,7 @@ export function kubeinitToSpecDocument(input: KubeinitInput): Parsed<Record<stri
         'give as many hypervisors as the last number of the spec string',
       );
     }
-    addresses = list.value;
+    hypervisors = list.value;
   }
   let overrides: NodeOverride[] = [];
   if (input.nodes !== undefined) {
@@ -192,10 +134,7 @@ export function kubeinitToSpecDocument(input: KubeinitInput): Parsed<Record<stri
     k.driver === 'libvirt'
       ? {
           driver: 'libvirt',
-          hypervisors: addresses.map((address, i) => ({
-            name: `hypervisor-${String(i + 1).padStart(2, '0')}`,
-            address,
-          })),
+          hypervisors: hypervisors.map((h, i) => ({ name: `hypervisor-${String(i + 1).padStart(2, '0')}`, ...h })),
         }
       : { driver: 'existing', hosts: existingHostsFor(nodes) };
   const document: Record<string, unknown> = {

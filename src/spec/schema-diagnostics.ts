@@ -19,7 +19,7 @@ export function issuesToDiagnostics(issues: readonly Issue[], schema: AnySchema,
       out.push(...issuesToDiagnostics(issue.errors.flat(), schema, input));
       continue;
     }
-    out.push(toDiagnostic(issue, input));
+    out.push(numberDiagnostic(issue, schema, input) ?? toDiagnostic(issue, input));
   }
   return dedupe(out);
 }
@@ -76,6 +76,53 @@ function toDiagnostic(issue: Issue, input: unknown): Diagnostic {
   return { code: 'schema.value', severity: 'error', path, message: issue.message };
 }
 
+/**
+ * A number field's every problem in one sentence with the field's range: YAML reads `1e400` and `.inf` as
+ * infinity and `.nan` as NaN (which JSON, and so zod's own message, prints as null), and a number past
+ * 2^53 fails two checks at once — each would otherwise be worded by zod ("expected number, got number null").
+ */
+function numberDiagnostic(issue: Issue, schema: AnySchema, input: unknown): Diagnostic | undefined {
+  const value = valueAt(input, issue.path);
+  if (typeof value !== 'number') return undefined;
+  if (issue.code !== 'invalid_type' && issue.code !== 'too_big' && issue.code !== 'too_small') return undefined;
+  const field = schemaAt(schema, issue.path).find(isNumberSchema);
+  if (field === undefined) return undefined;
+  const wanted = `${field.isInt === true ? 'a whole number' : 'a number'}${rangeOf(field)}`;
+  const path = formatPath(issue.path);
+  if (Number.isNaN(value))
+    return { code: 'schema.value', severity: 'error', path, message: `expected ${wanted}, got .nan (not a number)` };
+  if (!Number.isFinite(value))
+    return {
+      code: 'schema.value',
+      severity: 'error',
+      path,
+      message: `out of range: expected ${wanted}, got a number ${value > 0 ? 'too large' : 'too far below zero'} to hold (YAML reads it as ${value > 0 ? '' : '-'}infinity)`,
+    };
+  const lost = Number.isSafeInteger(value) || !Number.isInteger(value) ? '' : ' (past 2^53: its last digits are lost)';
+  return { code: 'schema.value', severity: 'error', path, message: `expected ${wanted}, got ${String(value)}${lost}` };
+}
+
+interface NumberSchema {
+  readonly isInt?: boolean;
+  readonly minValue?: number | null;
+  readonly maxValue?: number | null;
+}
+
+function isNumberSchema(schema: AnySchema): schema is AnySchema & NumberSchema {
+  return (schema._zod.def as { type: string }).type === 'number';
+}
+
+/** ` from 1 to 99`, ` at most 99`, … from the schema's own bounds (zod reports ±2^53 for a bare int). */
+function rangeOf(field: NumberSchema): string {
+  const bounded = (n: number | null | undefined): n is number =>
+    typeof n === 'number' && Number.isFinite(n) && Math.abs(n) < Number.MAX_SAFE_INTEGER;
+  const { minValue: min, maxValue: max } = field;
+  if (bounded(min) && bounded(max)) return ` from ${min} to ${max}`;
+  if (bounded(max)) return ` at most ${max}`;
+  if (bounded(min)) return ` of at least ${min}`;
+  return '';
+}
+
 function hintFor(value: unknown, allowed: readonly unknown[]): string {
   if (typeof value !== 'string') return `use one of the listed values`;
   const guess = didYouMean(value, allowed.map(String));
@@ -100,9 +147,14 @@ export function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 
 /** The field names the schema allows at `path` (for "did you mean"). */
 function keysAt(schema: AnySchema, path: readonly PropertyKey[]): string[] {
+  return [...new Set(schemaAt(schema, path).flatMap((s) => objectKeys(s)))].sort();
+}
+
+/** Every (unwrapped) schema that can stand at `path`: several under a union. */
+function schemaAt(schema: AnySchema, path: readonly PropertyKey[]): AnySchema[] {
   let current: AnySchema[] = [schema];
   for (const part of path) current = current.flatMap((s) => childSchemas(unwrap(s), part));
-  return [...new Set(current.flatMap((s) => objectKeys(unwrap(s))))].sort();
+  return current.map(unwrap);
 }
 
 function unwrap(schema: AnySchema): AnySchema {

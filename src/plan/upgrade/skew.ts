@@ -6,6 +6,7 @@
 // Pure: the model's versions and the matrix in, a decision out.
 import { InputError } from '../../errors.js';
 import { KUBERNETES, WINDOWS_SUPPORT, compareVersions, type KubernetesRelease } from '../../matrix/index.js';
+import { kubernetesVersionProblem } from '../../matrix/known-versions.js';
 import type { PlanNode } from '../../model/types.js';
 
 /** The matrix rows the decision reads (tests pass their own). */
@@ -39,8 +40,6 @@ export interface UpgradeDecision {
   readonly upToDate: boolean;
 }
 
-const VERSION = /^1\.(\d{1,3})(?:\.(\d{1,3}))?$/;
-
 export function minor(version: string): string {
   return version.split('.').slice(0, 2).join('.');
 }
@@ -51,11 +50,10 @@ function refuse(message: string, hint: string): never {
 
 /** Decides an upgrade or throws `upgrade.skew` (exit 2) naming the rule it breaks. */
 export function decideUpgrade(req: UpgradeRequest, matrix: SkewMatrix = MATRIX): UpgradeDecision {
-  if (!VERSION.test(req.to))
-    throw new InputError('flags.to', `--to ${JSON.stringify(req.to)} is not a Kubernetes version`, {
-      path: '--to',
-      hint: 'write 1.NN or 1.NN.P, e.g. --to 1.36',
-    });
+  // Written as upstream tags releases, and a patch the matrix knows (1.36.000, 1.36.99: exit 2 here, not on a node).
+  const written = kubernetesVersionProblem(req.to);
+  if (written !== undefined)
+    throw new InputError('flags.to', `--to: ${written.message}`, { path: '--to', hint: written.hint });
   const release = matrix.kubernetes.find((k) => k.minor === minor(req.to));
   if (release === undefined)
     refuse(

@@ -15,6 +15,8 @@ import {
   gatewayInNetwork,
   podCidrFitsNodes,
   serviceCidrRoom,
+  serviceCidrSize,
+  specialRanges,
   roomForNodes,
 } from './network.js';
 import {
@@ -38,10 +40,12 @@ import { distinctHypervisors, placementPins } from './placement.js';
 /** Every cross-field rule, run in this order; each returns all it finds. */
 export const RULES: readonly Rule[] = [
   cidrsValidAndDisjoint,
+  specialRanges,
   gatewayInNetwork,
   roomForNodes,
   podCidrFitsNodes,
   serviceCidrRoom,
+  serviceCidrSize,
   dualStackWithWindows,
   existingHostAddresses,
   controlPlaneCount,

@@ -29,7 +29,7 @@ function cidrList(text: string, path: string, field: string, out: Diagnostic[]):
   const parts = text.split(',').map((p) => p.trim());
   if (parts.length > 2)
     out.push(error('cidr.invalid', path, `at most two CIDRs (IPv4 and IPv6) may be given, got ${parts.length}`));
-  return parts.flatMap((part) => {
+  const cidrs = parts.flatMap((part) => {
     const cidr = parseCidr(part);
     if (cidr !== undefined) return [{ field, path, cidr }];
     const hint = hasHostBits(part)
@@ -38,6 +38,19 @@ function cidrList(text: string, path: string, field: string, out: Diagnostic[]):
     out.push(error('cidr.invalid', path, `"${part}" is not a valid CIDR`, hint));
     return [];
   });
+  // kubeadm: "expected one (IPv4 or IPv6) CIDR or two CIDRs from each family for dual-stack networking"
+  // (cmd/kubeadm/app/apis/kubeadm/validation ValidateIPNetFromString).
+  const [a, b] = cidrs;
+  if (a !== undefined && b !== undefined && a.cidr.family === b.cidr.family)
+    out.push(
+      error(
+        'cidr.family',
+        path,
+        `the ${field} ${formatCidr(a.cidr)},${formatCidr(b.cidr)} is two IPv${a.cidr.family} CIDRs: a second CIDR is for dual-stack, one IPv4 and one IPv6`,
+        'give one CIDR, or one of each family',
+      ),
+    );
+  return cidrs;
 }
 
 function networkOf(text: string): string {
@@ -101,6 +114,66 @@ export const cidrsValidAndDisjoint: Rule = (ctx) => {
     out.push(error('cidr.family', node.path, 'the node network must be IPv4'));
   return out;
 };
+
+/**
+ * Address ranges no node, pod or Service address can come from: the kubelet refuses a loopback, multicast,
+ * link-local or all-zeros node IP (pkg/kubelet/kubelet_node_status.go validateNodeIP), a loopback pod or
+ * Service address is answered by the pod's own `lo`, and 240.0.0.0/4 (with the broadcast address) is
+ * reserved, not routed (RFC 1112 §4, RFC 919).
+ */
+const SPECIAL_RANGES: readonly [string, string][] = [
+  ['0.0.0.0/8', '"this network" (all zeros)'],
+  ['127.0.0.0/8', 'loopback'],
+  ['169.254.0.0/16', 'link-local'],
+  ['224.0.0.0/4', 'multicast'],
+  ['240.0.0.0/4', 'reserved (with the broadcast address)'],
+  ['::/127', 'the unspecified and loopback addresses'],
+  ['fe80::/10', 'link-local'],
+  ['ff00::/8', 'multicast'],
+];
+
+export const specialRanges: Rule = (ctx) =>
+  networkCidrs(ctx, []).flatMap((c) => {
+    const hit = SPECIAL_RANGES.find(([range]) => {
+      const special = parseCidr(range);
+      return special !== undefined && overlaps(c.cidr, special);
+    });
+    if (hit === undefined) return [];
+    const message = `the ${c.field} ${formatCidr(c.cidr)} overlaps ${hit[0]}, ${hit[1]}: no node, pod or Service can use those addresses`;
+    const hint = 'choose a private range such as 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16 (IPv6: fd00::/8)';
+    // A loopback node network only ever holds stand-ins for hosts (tests: sshd on 127.0.0.x): said, not refused.
+    return [
+      c.path === 'spec.network.nodeCidr' && hit[1] === 'loopback'
+        ? warning(
+            'cidr.special',
+            c.path,
+            `the node network ${formatCidr(c.cidr)} is loopback: real nodes cannot use it (the kubelet refuses a loopback node IP)`,
+            hint,
+          )
+        : error('cidr.special', c.path, message, hint),
+    ];
+  });
+
+/**
+ * kubeadm refuses a service network of more than 2^20 addresses: "specified service subnet is too large; for
+ * 32-bit addresses, the mask must be >= 12" (cmd/kubeadm/app/apis/kubeadm/validation ValidateServiceSubnetSize,
+ * constants.MaximumBitsForServiceSubnet = 20, in every release from 1.34 to 1.37).
+ */
+const MAX_SERVICE_BITS = 20;
+
+export const serviceCidrSize: Rule = (ctx) =>
+  cidrList(ctx.spec.network.serviceCidr, 'spec.network.serviceCidr', 'service network', []).flatMap((c) => {
+    const bits = c.cidr.family === 4 ? 32 : 128;
+    if (bits - c.cidr.prefix <= MAX_SERVICE_BITS) return [];
+    return [
+      error(
+        'network.service-cidr-too-large',
+        c.path,
+        `the service network ${formatCidr(c.cidr)} is too large: kubeadm takes at most 2^${MAX_SERVICE_BITS} Service addresses`,
+        `use a /${bits - MAX_SERVICE_BITS} or smaller network (the default is 10.96.0.0/12)`,
+      ),
+    ];
+  });
 
 /**
  * kubeadm gives CoreDNS the tenth address of the (first) service network

@@ -10,6 +10,11 @@ import {
   containerdLine,
   kubernetesRelease,
 } from '../../matrix/index.js';
+import {
+  containerdVersionProblem,
+  kubernetesVersionProblem,
+  type VersionProblem,
+} from '../../matrix/known-versions.js';
 import type { Diagnostic } from '../../errors.js';
 import { error, warning, type Rule } from './context.js';
 
@@ -20,7 +25,19 @@ export function minorOf(version: string): string {
 const K8S_PATH = 'spec.kubernetes.version';
 const CTR_PATH = 'spec.containerRuntime.containerd';
 
+/** `1.36.000` (not how upstream writes it), `1.36.99` (past the matrix's patch): error('version.…'). */
+function versionProblem(found: VersionProblem | undefined, path: string): Diagnostic[] {
+  if (found === undefined) return [];
+  return [
+    found.code === 'version.not-canonical'
+      ? error('version.not-canonical', path, found.message, found.hint)
+      : error('version.patch-unknown', path, found.message, found.hint),
+  ];
+}
+
 export const kubernetesVersion: Rule = (ctx) => {
+  const written = versionProblem(kubernetesVersionProblem(ctx.spec.kubernetesVersion), K8S_PATH);
+  if (written.length > 0) return written;
   const minor = minorOf(ctx.spec.kubernetesVersion);
   const release = kubernetesRelease(minor);
   if (release === undefined) {
@@ -47,6 +64,8 @@ export const kubernetesVersion: Rule = (ctx) => {
 };
 
 export const containerdVersion: Rule = (ctx) => {
+  const written = versionProblem(containerdVersionProblem(ctx.spec.containerdVersion), CTR_PATH);
+  if (written.length > 0) return written;
   const line = minorOf(ctx.spec.containerdVersion);
   const out: Diagnostic[] = [];
   const retired = RETIRED_CONTAINERD[line];
