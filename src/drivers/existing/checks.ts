@@ -3,7 +3,7 @@
 // host answers ICMPv4 echo from the node network.
 import { linuxDistro, windowsRelease } from '../../matrix/index.js';
 import { withDottedMask } from '../../net/cidr.js';
-import { psList, psQuote } from '../../util/escape/index.js';
+import { psList, psQuote, shell } from '../../util/escape/index.js';
 import { factsRef, powershell, sh } from '../task.js';
 import type { DriverModel, DriverNode, DriverTask, TaskRef } from '../types.js';
 
@@ -35,8 +35,11 @@ export function hostCheckTasks(model: DriverModel): DriverTask[] {
 function linuxCheck(node: DriverNode): string {
   const distro = linuxDistro(node.os);
   const min = node.role === 'control-plane' ? CONTROL_PLANE_MINIMUM : { cpus: 1, ramMiB: 0 };
-  return `. /etc/os-release
-if [ "$ID" != "${distro?.osRelease.id}" ] || [ "\${VERSION_ID:-}" != "${distro?.osRelease.versionId}" ]; then
+  const id = distro?.osRelease.id ?? '';
+  const versionId = distro?.osRelease.versionId ?? '';
+  // Every value goes through the shell template: escaped for the "…" it lands in.
+  return shell`. /etc/os-release
+if [ "$ID" != "${id}" ] || [ "\${VERSION_ID:-}" != "${versionId}" ]; then
   echo "${node.name} runs $ID \${VERSION_ID:-}, the spec says ${node.os}" >&2; exit 1
 fi
 cpus=$(getconf _NPROCESSORS_ONLN)
@@ -44,7 +47,7 @@ ram=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
 if [ "$cpus" -ge ${min.cpus} ] && [ "$ram" -ge ${min.ramMiB} ]; then :; else
   echo "${node.name} has $cpus CPUs and $ram MiB RAM; a ${node.role} node needs ${min.cpus} CPUs and ${min.ramMiB} MiB" >&2; exit 1
 fi
-`;
+`.text;
 }
 
 function windowsCheck(node: DriverNode, nodeCidr: string): string {
