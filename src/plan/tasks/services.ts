@@ -148,6 +148,9 @@ function registryTasks(facts: ServicesFacts, config: RenderedArtifact[], after: 
     check: sh(registryTlsCheck(tls)),
     apply: sh(registryTlsApply(tls)),
     secrets: [SECRET.caCert, registryTlsSecrets(tls).cert, registryTlsSecrets(tls).key],
+    // update-ca-certificates rehashes the whole system store (and runs its hooks): 324 s on an
+    // emulated one-CPU services node in the real-cluster tier, past the 300 s default.
+    timeoutSeconds: 900,
   });
   const authTask = task({
     stage: STAGE,
