@@ -98,16 +98,16 @@ describe('diagnose collects Calico', () => {
     const own = linuxSections(calicoModel, cp, false);
     assert.ok(names(own).includes('calico-node-log'));
     assert.ok(!names(own).includes('subnet-env'));
-    assert.equal(own.find((s) => s.name === 'vxlan-link')?.command, 'ip -d link show vxlan.calico');
+    assert.equal(own.find((s) => s.name === 'vxlan-link')?.command.text, 'ip -d link show vxlan.calico');
     const api = linuxSections(calicoModel, cp, true);
     assert.ok(!names(api).includes('flannel-log'));
-    assert.equal(api.find((s) => s.name === 'calico-status')?.command.endsWith('get tigerastatus'), true);
-    const logs = api.find((s) => s.name === 'calico-log')?.command ?? '';
+    assert.equal(api.find((s) => s.name === 'calico-status')?.command.text.endsWith('get tigerastatus'), true);
+    const logs = api.find((s) => s.name === 'calico-log')?.command.text ?? '';
     assert.match(logs, /-n calico-system logs -l k8s-app=calico-node -c calico-node/);
     assert.match(logs, /-l k8s-app=calico-node-windows --all-containers/);
     for (const section of api) {
       const r = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], {
-        input: section.command,
+        input: section.command.text,
         encoding: 'utf8',
       });
       assert.equal(r.status, 0, `${section.name}: ${r.stdout}`);
@@ -138,7 +138,7 @@ describe('diagnose collects Calico', () => {
       );
       mkdirSync(join(root, 'kube-system_kube-proxy-abcde_99', 'kube-proxy'), { recursive: true });
       writeFileSync(join(root, 'kube-system_kube-proxy-abcde_99', 'kube-proxy', '0.log'), 'not calico\n');
-      const out = execFileSync('sh', ['-c', linuxPodLogs('calico-system', 'calico-node-', 100, root)], {
+      const out = execFileSync('sh', ['-c', linuxPodLogs('calico-system', 'calico-node-', 100, root).text], {
         encoding: 'utf8',
       });
       assert.match(out, /# .*calico-node\/1\.log\n.*Health of component changed/);
@@ -327,8 +327,11 @@ default       kubernetes   ClusterIP   10.96.0.1    <none>        443/TCP   2d  
       /'kube-flannel_kube-flannel-ds-windows-\*'/,
     );
     const api = linuxSections(hostProcessModel, cpNode, true);
-    assert.match(api.find((s) => s.name === 'flannel-log')?.command ?? '', /logs -l app=kube-flannel-ds-windows/);
-    assert.match(api.find((s) => s.name === 'kube-proxy-windows-log')?.command ?? '', /logs -l app=kube-proxy-windows/);
+    assert.match(api.find((s) => s.name === 'flannel-log')?.command.text ?? '', /logs -l app=kube-flannel-ds-windows/);
+    assert.match(
+      api.find((s) => s.name === 'kube-proxy-windows-log')?.command.text ?? '',
+      /logs -l app=kube-proxy-windows/,
+    );
     const task = assembleDiagnosePlan(hostProcessModel, [winNode]).plan.tasks[0];
     assert.deepEqual(parseErrors(task?.apply.script ?? ''), []);
     assert.deepEqual(lintPowerShell(task?.apply.script ?? ''), []);

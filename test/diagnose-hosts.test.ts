@@ -19,6 +19,7 @@ import { collectScript, splitSections } from '../src/diagnose/sections.js';
 import { TestNet, harnessAvailable, type TestHost } from './harness/netns.js';
 import { captureIo } from './helpers/cli.js';
 import { fakeSecret, seedSecrets } from './trace/fake-secrets.js';
+import { shell } from '../src/util/escape/index.js';
 
 const skip = harnessAvailable();
 
@@ -113,8 +114,8 @@ describe('diagnose sections are bounded in time', () => {
     const script = collectScript(
       'sh',
       [
-        { name: 'hangs', command: 'sleep 60' },
-        { name: 'after', command: 'echo still here' },
+        { name: 'hangs', command: shell`sleep 60` },
+        { name: 'after', command: shell`echo still here` },
       ],
       1,
     );

@@ -222,7 +222,7 @@ describe('diagnose: the services node', () => {
     for (const n of ['service-states', 'haproxy-check', 'named-check', 'haproxy-log', 'named-log', 'listening'])
       assert.ok(names.includes(n), n);
     const text = servicesSections(model)
-      .map((s) => s.command)
+      .map((s) => s.command.text)
       .join('\n');
     assert.match(text, /haproxy -c -f \/etc\/haproxy\/haproxy\.cfg; echo "exit \$\?"/);
     assert.match(text, /named-checkconf -z \/etc\/bind\/named\.conf/);

@@ -12,22 +12,19 @@ import { CALICO_NAMESPACE, CALICO_WINDOWS_DAEMONSET } from '../render/manifests/
 import { FLANNEL_NAMESPACE } from '../render/manifests/flannel.js';
 import { HOSTPROCESS_DAEMONSETS } from '../render/manifests/windows-hostprocess.js';
 import { q } from '../render/windows/ps.js';
+import { shell, shellCode, shellLines, type ShellText } from '../util/escape/index.js';
+import type { PowerShellSection, Section } from './types.js';
 
-const KUBECTL = 'kubectl --kubeconfig=/etc/kubernetes/admin.conf';
-
-/** A section as sections.ts collects it: a name and one read-only command. */
-interface Section {
-  readonly name: string;
-  readonly command: string;
-}
+export const KUBECTL = shellCode('kubectl --kubeconfig=/etc/kubernetes/admin.conf');
 /** The Windows CNI plugin's log directory the Installation sets (windowsNodes.cniLogDir). */
 export const CALICO_CNI_LOG_DIR = 'C:\\var\\log\\calico\\cni';
 /** The VXLAN device calico-node creates on Linux (Felix's default name). */
 export const CALICO_LINUX_VXLAN = 'vxlan.calico';
 
 /** The newest log of every container of the pods whose directory starts `<namespace>_<prefix>` (Linux). */
-export function linuxPodLogs(namespace: string, prefix: string, lines = 100, root = '/var/log/pods'): string {
-  return `for d in ${root}/${namespace}_${prefix}*/*/; do f=$(ls -t "$d"*.log 2>/dev/null | head -n 1); [ -n "$f" ] || continue; echo "# $f"; tail -n ${lines} "$f"; done`;
+export function linuxPodLogs(namespace: string, prefix: string, lines = 100, root = '/var/log/pods'): ShellText {
+  // Each value one word (quoted if it must be); the `*` after them stays a glob.
+  return shell`for d in ${root}/${namespace}_${prefix}*/*/; do f=$(ls -t "$d"*.log 2>/dev/null | head -n 1); [ -n "$f" ] || continue; echo "# $f"; tail -n ${lines} "$f"; done`;
 }
 
 /** The same on Windows, under C:\var\log\pods. */
@@ -43,23 +40,26 @@ export function linuxCalicoSections(): Section[] {
 /** The first control plane's view of the pod network's pods, by CNI. */
 export function apiCniSections(model: ClusterModel): Section[] {
   const windows = model.nodes.some((n) => n.osFamily === 'windows');
-  const logs = (namespace: string, selector: string, container: string) =>
-    `${KUBECTL} -n ${namespace} logs -l ${selector} ${container} --tail=100 --prefix --max-log-requests=20`;
+  const logs = (namespace: string, selector: string, container: readonly string[]): ShellText =>
+    shell`${KUBECTL} -n ${namespace} logs -l ${selector} ${container} --tail=100 --prefix --max-log-requests=20`;
   if (model.overlay.plugin === 'calico')
     return [
-      { name: 'calico-status', command: `${KUBECTL} get tigerastatus` },
+      { name: 'calico-status', command: shell`${KUBECTL} get tigerastatus` },
       {
         name: 'calico-log',
-        command: [
-          logs(CALICO_NAMESPACE, 'k8s-app=calico-node', '-c calico-node'),
-          ...(windows ? [logs(CALICO_NAMESPACE, `k8s-app=${CALICO_WINDOWS_DAEMONSET}`, '--all-containers')] : []),
-        ].join('; '),
+        command: shellLines(
+          [
+            logs(CALICO_NAMESPACE, 'k8s-app=calico-node', ['-c', 'calico-node']),
+            ...(windows ? [logs(CALICO_NAMESPACE, `k8s-app=${CALICO_WINDOWS_DAEMONSET}`, ['--all-containers'])] : []),
+          ],
+          '; ',
+        ),
       },
       ...(windows
         ? [
             {
               name: 'kube-proxy-windows-log',
-              command: logs('kube-system', `app=${HOSTPROCESS_DAEMONSETS.kubeProxy}`, '--all-containers'),
+              command: logs('kube-system', `app=${HOSTPROCESS_DAEMONSETS.kubeProxy}`, ['--all-containers']),
             },
           ]
         : []),
@@ -68,16 +68,21 @@ export function apiCniSections(model: ClusterModel): Section[] {
   return [
     {
       name: 'flannel-log',
-      command: [
-        `${KUBECTL} -n ${FLANNEL_NAMESPACE} logs daemonset/kube-flannel-ds --tail=200`,
-        ...(hostProcess ? [logs(FLANNEL_NAMESPACE, `app=${HOSTPROCESS_DAEMONSETS.flannel}`, '--all-containers')] : []),
-      ].join('; '),
+      command: shellLines(
+        [
+          shell`${KUBECTL} -n ${FLANNEL_NAMESPACE} logs daemonset/kube-flannel-ds --tail=200`,
+          ...(hostProcess
+            ? [logs(FLANNEL_NAMESPACE, `app=${HOSTPROCESS_DAEMONSETS.flannel}`, ['--all-containers'])]
+            : []),
+        ],
+        '; ',
+      ),
     },
     ...(hostProcess
       ? [
           {
             name: 'kube-proxy-windows-log',
-            command: logs('kube-system', `app=${HOSTPROCESS_DAEMONSETS.kubeProxy}`, '--all-containers'),
+            command: logs('kube-system', `app=${HOSTPROCESS_DAEMONSETS.kubeProxy}`, ['--all-containers']),
           },
         ]
       : []),
@@ -85,7 +90,7 @@ export function apiCniSections(model: ClusterModel): Section[] {
 }
 
 /** A Windows worker's pod-network pods: calico-node-windows and its CNI plugin's log, or HostProcess flannel's. */
-export function windowsCniSections(model: ClusterModel): Section[] {
+export function windowsCniSections(model: ClusterModel): PowerShellSection[] {
   if (model.overlay.plugin === 'calico')
     return [
       { name: 'calico-node-log', command: windowsPodLogs(CALICO_NAMESPACE, `${CALICO_WINDOWS_DAEMONSET}-`) },

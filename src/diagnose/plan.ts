@@ -6,13 +6,13 @@ import type { PlanNode } from '../model/types.js';
 import { assemblePlan, type AssembledPlan } from '../plan/assemble.js';
 import { powershell, sh, task } from '../plan/task.js';
 import {
-  collectScript,
+  collectPowerShellScript,
   collectShellScript,
   linuxSections,
   servicesSections,
   windowsSections,
-  type Section,
 } from './sections.js';
+import type { PowerShellSection, Section } from './types.js';
 
 export const DIAGNOSE_TASK = 'diagnose';
 export const DIAGNOSE_TIMEOUT_SECONDS = 120;
@@ -22,10 +22,15 @@ export function diagnosedNodes(model: ClusterModel, only: readonly string[] | un
   return only === undefined ? [...model.nodes] : model.nodes.filter((n) => only.includes(n.name));
 }
 
-function sectionsOf(model: ClusterModel, n: PlanNode, api: PlanNode | undefined): Section[] {
-  if (n.osFamily === 'windows') return windowsSections(model);
-  if (n.role === 'services') return servicesSections(model);
-  return linuxSections(model, n, n === api);
+/** A Linux node's sections (the services node's own set), or a Windows node's. */
+function sectionsOf(
+  model: ClusterModel,
+  n: PlanNode,
+  api: PlanNode | undefined,
+): { readonly sh: Section[] } | { readonly powershell: PowerShellSection[] } {
+  if (n.osFamily === 'windows') return { powershell: windowsSections(model) };
+  if (n.role === 'services') return { sh: servicesSections(model) };
+  return { sh: linuxSections(model, n, n === api) };
 }
 
 export function assembleDiagnosePlan(model: ClusterModel, nodes: readonly PlanNode[]): AssembledPlan {
@@ -33,16 +38,15 @@ export function assembleDiagnosePlan(model: ClusterModel, nodes: readonly PlanNo
   return assemblePlan(model, [
     () => ({
       tasks: nodes.map((n) => {
-        const windows = n.osFamily === 'windows';
-        const sections = sectionsOf(model, n, api);
-        const script = windows ? collectScript('powershell', sections) : collectShellScript(sections);
+        const of = sectionsOf(model, n, api);
+        const names = 'sh' in of ? of.sh.map((s) => s.name) : of.powershell.map((s) => s.name);
         return task({
           stage: 'task-post-deployment',
           host: n.name,
           name: DIAGNOSE_TASK,
-          description: `collect ${sections.map((s) => s.name).join(', ')}`,
+          description: `collect ${names.join(', ')}`,
           check: null,
-          apply: typeof script === 'string' ? powershell(script) : sh(script),
+          apply: 'sh' in of ? sh(collectShellScript(of.sh)) : powershell(collectPowerShellScript(of.powershell)),
           timeoutSeconds: DIAGNOSE_TIMEOUT_SECONDS,
         });
       }),

@@ -15,51 +15,62 @@ import { HAPROXY_CONFIG } from '../render/services/haproxy.js';
 import { REGISTRY_PATHS } from '../render/services/registry.js';
 import { shell, shellLines, type ShellText } from '../util/escape/index.js';
 import { linuxCredentials, windowsCredentials } from '../verify/underlay/credential-scripts.js';
-import { apiCniSections, CALICO_LINUX_VXLAN, linuxCalicoSections, windowsCniSections } from './cni-sections.js';
+import {
+  apiCniSections,
+  CALICO_LINUX_VXLAN,
+  KUBECTL,
+  linuxCalicoSections,
+  windowsCniSections,
+} from './cni-sections.js';
+import type { PowerShellSection, Section } from './types.js';
+
+export type { PowerShellSection, Section } from './types.js';
 
 export const MARKER = '=== kubemix-section ';
 
-export interface Section {
-  readonly name: string;
-  readonly command: string;
+/**
+ * A whole script made elsewhere as text (verify's credential listing, shared
+ * with the credentials probe), run by its own `sh -c` with the text as that
+ * one quoted argument: it goes in as a value, never spliced in as code.
+ */
+function ownShell(script: string | ShellText): ShellText {
+  return shell`sh -c ${String(script)}`;
 }
-
-const KUBECTL = 'kubectl --kubeconfig=/etc/kubernetes/admin.conf';
 
 export function linuxSections(model: ClusterModel, node: PlanNode, api: boolean): Section[] {
   const calico = model.overlay.plugin === 'calico';
   // flannel's link is named like its Windows network (flannel.<VNI>, cbr0); Calico's is vxlan.calico.
   const link = calico ? CALICO_LINUX_VXLAN : hnsNetworkName(model.overlay);
   const own: Section[] = [
-    { name: 'services', command: 'systemctl is-active kubelet containerd' },
-    { name: 'kubelet-log', command: 'journalctl -u kubelet --no-pager -n 300' },
-    { name: 'containerd-log', command: 'journalctl -u containerd --no-pager -n 200' },
-    { name: 'cni-config', command: 'for f in /etc/cni/net.d/*; do echo "# $f"; cat "$f"; done' },
-    ...(calico ? linuxCalicoSections() : [{ name: 'subnet-env', command: 'cat /run/flannel/subnet.env' }]),
-    { name: 'addresses', command: 'ip addr' },
-    { name: 'routes', command: 'ip route' },
-    { name: 'vxlan-link', command: `ip -d link show ${link}` },
-    { name: 'bridge-fdb', command: `bridge fdb show dev ${link}` },
-    { name: 'dns', command: 'cat /etc/resolv.conf' },
-    { name: 'credentials', command: linuxCredentials(node.role === 'control-plane').script },
+    { name: 'services', command: shell`systemctl is-active kubelet containerd` },
+    { name: 'kubelet-log', command: shell`journalctl -u kubelet --no-pager -n 300` },
+    { name: 'containerd-log', command: shell`journalctl -u containerd --no-pager -n 200` },
+    { name: 'cni-config', command: shell`for f in /etc/cni/net.d/*; do echo "# $f"; cat "$f"; done` },
+    ...(calico ? linuxCalicoSections() : [{ name: 'subnet-env', command: shell`cat /run/flannel/subnet.env` }]),
+    { name: 'addresses', command: shell`ip addr` },
+    { name: 'routes', command: shell`ip route` },
+    { name: 'vxlan-link', command: shell`ip -d link show ${link}` },
+    { name: 'bridge-fdb', command: shell`bridge fdb show dev ${link}` },
+    { name: 'dns', command: shell`cat /etc/resolv.conf` },
+    { name: 'credentials', command: ownShell(linuxCredentials(node.role === 'control-plane').script) },
   ];
   if (!api || node.role !== 'control-plane') return own;
   return [
     ...own,
-    { name: 'cluster-nodes', command: `${KUBECTL} get nodes -o wide` },
-    { name: 'cluster-services', command: `${KUBECTL} get services --all-namespaces -o wide` },
-    { name: 'cluster-pods', command: `${KUBECTL} get pods --all-namespaces -o wide` },
+    { name: 'cluster-nodes', command: shell`${KUBECTL} get nodes -o wide` },
+    { name: 'cluster-services', command: shell`${KUBECTL} get services --all-namespaces -o wide` },
+    { name: 'cluster-pods', command: shell`${KUBECTL} get pods --all-namespaces -o wide` },
     {
       name: 'cluster-events',
-      command: `${KUBECTL} get events --all-namespaces --field-selector type=Warning --sort-by=.lastTimestamp`,
+      command: shell`${KUBECTL} get events --all-namespaces --field-selector type=Warning --sort-by=.lastTimestamp`,
     },
     ...apiCniSections(model),
   ];
 }
 
 /** A config test's output and, last, `exit N`: the services-config signature reads the code. */
-function configTest(command: string): string {
-  return `${command}; echo "exit $?"`;
+function configTest(command: ShellText): ShellText {
+  return shell`${command}; echo "exit $?"`;
 }
 
 /**
@@ -79,22 +90,22 @@ export function servicesSections(model: ClusterModel): Section[] {
   ];
   const log = (unit: string): Section => ({
     name: `${unit}-log`,
-    command: `journalctl -u ${unit} --no-pager -n 200`,
+    command: shell`journalctl -u ${unit} --no-pager -n 200`,
   });
   return [
-    { name: 'service-states', command: `for s in ${on.join(' ')}; do echo "$s $(systemctl is-active "$s")"; done` },
-    ...(t.loadBalancer ? [{ name: 'haproxy-check', command: configTest(`haproxy -c -f ${HAPROXY_CONFIG}`) }] : []),
-    ...(t.dns ? [{ name: 'named-check', command: configTest(`named-checkconf -z ${NAMED_CONF}`) }] : []),
+    { name: 'service-states', command: shell`for s in ${on}; do echo "$s $(systemctl is-active "$s")"; done` },
+    ...(t.loadBalancer ? [{ name: 'haproxy-check', command: configTest(shell`haproxy -c -f ${HAPROXY_CONFIG}`) }] : []),
+    ...(t.dns ? [{ name: 'named-check', command: configTest(shell`named-checkconf -z ${NAMED_CONF}`) }] : []),
     ...(t.dhcp
       ? [
-          { name: 'dnsmasq-check', command: configTest('dnsmasq --test') },
-          { name: 'dnsmasq-config', command: `cat ${DNSMASQ_CONFIG}` },
-          { name: 'dhcp-leases', command: 'cat /var/lib/misc/dnsmasq.leases' },
+          { name: 'dnsmasq-check', command: configTest(shell`dnsmasq --test`) },
+          { name: 'dnsmasq-config', command: shell`cat ${DNSMASQ_CONFIG}` },
+          { name: 'dhcp-leases', command: shell`cat /var/lib/misc/dnsmasq.leases` },
         ]
       : []),
-    ...(t.registry ? [{ name: 'registry-config', command: `cat ${REGISTRY_PATHS.config}` }] : []),
+    ...(t.registry ? [{ name: 'registry-config', command: shell`cat ${REGISTRY_PATHS.config}` }] : []),
     ...on.map(log),
-    { name: 'listening', command: 'ss -ltnup' },
+    { name: 'listening', command: shell`ss -ltnup` },
   ];
 }
 
@@ -113,11 +124,11 @@ function windowsServiceNames(_model: ClusterModel): string[] {
  * its pod's and CNI plugin's logs are added. HostProcess flannel: flanneld's
  * and kube-proxy's logs are their pods'.
  */
-export function windowsSections(model: ClusterModel): Section[] {
+export function windowsSections(model: ClusterModel): PowerShellSection[] {
   const hns = (path: string): string => `ConvertTo-Json -Depth 8 @(Invoke-KubemixHns -Method 'GET' -Path ${q(path)})`;
   const calico = model.overlay.plugin === 'calico';
   const services = windowsServiceNames(model);
-  const flannel: Section[] = calico
+  const flannel: PowerShellSection[] = calico
     ? []
     : [
         { name: 'subnet-env', command: `Get-Content -LiteralPath ${q(WIN.subnetEnv)}` },
@@ -161,22 +172,21 @@ export function windowsSections(model: ClusterModel): Section[] {
 /** A Linux section runs at most this long, so one hanging command does not eat the node's whole budget. */
 export const SECTION_TIMEOUT_SECONDS = 20;
 
-/** One script that prints every section after its marker; a failing command does not stop the others. */
-/** The Linux collector: each section's command run by `sh -c` as one quoted word, bounded in time. */
+/**
+ * The Linux collector: prints every section after its marker; each section's
+ * command run by `sh -c` as one quoted word (its text, as a value), bounded
+ * in time, so a failing or hanging command does not stop the others.
+ */
 export function collectShellScript(sections: readonly Section[], sectionTimeout = SECTION_TIMEOUT_SECONDS): ShellText {
   return shellLines(
     sections.map(
-      (s) => shell`echo ${`${MARKER}${s.name}`}\ntimeout -k 2 ${sectionTimeout} sh -c ${s.command} 2>&1 || true`,
+      (s) => shell`echo ${`${MARKER}${s.name}`}\ntimeout -k 2 ${sectionTimeout} sh -c ${s.command.text} 2>&1 || true`,
     ),
   );
 }
 
-export function collectScript(
-  shell: 'sh' | 'powershell',
-  sections: readonly Section[],
-  sectionTimeout = SECTION_TIMEOUT_SECONDS,
-): string {
-  if (shell === 'sh') return collectShellScript(sections, sectionTimeout).text;
+/** The Windows collector: every section after its marker, each in its own try. */
+export function collectPowerShellScript(sections: readonly PowerShellSection[]): string {
   return `$ErrorActionPreference = 'Continue'
 ${HNS_FUNCTIONS}${sections
     .map(
@@ -185,6 +195,19 @@ ${HNS_FUNCTIONS}${sections
     )
     .join('\n')}
 `;
+}
+
+/** A node's collection script as text, by its shell. */
+export function collectScript(shell: 'sh', sections: readonly Section[], sectionTimeout?: number): string;
+export function collectScript(shell: 'powershell', sections: readonly PowerShellSection[]): string;
+export function collectScript(
+  shell: 'sh' | 'powershell',
+  sections: readonly Section[] | readonly PowerShellSection[],
+  sectionTimeout = SECTION_TIMEOUT_SECONDS,
+): string {
+  return shell === 'sh'
+    ? collectShellScript(sections as readonly Section[], sectionTimeout).text
+    : collectPowerShellScript(sections as readonly PowerShellSection[]);
 }
 
 /** The collected text split back into its sections (text before the first marker is dropped). */

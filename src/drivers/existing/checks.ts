@@ -3,7 +3,7 @@
 // host answers ICMPv4 echo from the node network.
 import { linuxDistro, windowsRelease } from '../../matrix/index.js';
 import { withDottedMask } from '../../net/cidr.js';
-import { psList, psQuote, shell } from '../../util/escape/index.js';
+import { psList, psQuote, shell, type ShellText } from '../../util/escape/index.js';
 import { factsRef, powershell, sh } from '../task.js';
 import type { DriverModel, DriverNode, DriverTask, TaskRef } from '../types.js';
 
@@ -32,12 +32,16 @@ export function hostCheckTasks(model: DriverModel): DriverTask[] {
   }));
 }
 
-function linuxCheck(node: DriverNode): string {
+/**
+ * Every value goes through the `shell` template: those inside "…" are
+ * escaped for double quotes ($ ` " \), so the text is the same as before
+ * for the plain words the matrix and the spec's name pattern allow.
+ */
+function linuxCheck(node: DriverNode): ShellText {
   const distro = linuxDistro(node.os);
   const min = node.role === 'control-plane' ? CONTROL_PLANE_MINIMUM : { cpus: 1, ramMiB: 0 };
   const id = distro?.osRelease.id ?? '';
   const versionId = distro?.osRelease.versionId ?? '';
-  // Every value goes through the shell template: escaped for the "…" it lands in.
   return shell`. /etc/os-release
 if [ "$ID" != "${id}" ] || [ "\${VERSION_ID:-}" != "${versionId}" ]; then
   echo "${node.name} runs $ID \${VERSION_ID:-}, the spec says ${node.os}" >&2; exit 1
@@ -47,14 +51,15 @@ ram=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
 if [ "$cpus" -ge ${min.cpus} ] && [ "$ram" -ge ${min.ramMiB} ]; then :; else
   echo "${node.name} has $cpus CPUs and $ram MiB RAM; a ${node.role} node needs ${min.cpus} CPUs and ${min.ramMiB} MiB" >&2; exit 1
 fi
-`.text;
+`;
 }
 
+/** PowerShell: every value a single-quoted (verbatim) string through psQuote, joined to what the host reports with `+`. */
 function windowsCheck(node: DriverNode, nodeCidr: string): string {
   const build = windowsRelease(node.os)?.build ?? '';
   return `$os = Get-CimInstance -ClassName Win32_OperatingSystem
-if ($os.Version -ne '${build}') {
-  throw "${node.name} runs Windows build $($os.Version), the spec says ${node.os} (${build})"
+if ($os.Version -ne ${psQuote(build)}) {
+  throw (${psQuote(`${node.name} runs Windows build `)} + $os.Version + ${psQuote(`, the spec says ${node.os} (${build})`)})
 }
 ${icmpEchoCheck(node, nodeCidr)}`;
 }
@@ -71,6 +76,7 @@ ${icmpEchoCheck(node, nodeCidr)}`;
 function icmpEchoCheck(node: DriverNode, nodeCidr: string): string {
   const masked = withDottedMask(nodeCidr);
   const from = ['Any', 'LocalSubnet', nodeCidr, ...(masked === undefined ? [] : [masked])];
+  // Advice text inside a psQuote'd message: nodeCidr is a CIDR the spec boundary checked.
   const fix = `New-NetFirewallRule -Name 'kubemix-icmpv4-echo' -DisplayName 'kubemix: ICMPv4 echo request' -Direction Inbound -Protocol ICMPv4 -IcmpType 8 -RemoteAddress ${nodeCidr} -Action Allow`;
   return `$echo = @(Get-NetFirewallPortFilter -Protocol 'ICMPv4' -ErrorAction SilentlyContinue | Where-Object { @(@($_.IcmpType) | Where-Object { $_ -eq 'Any' -or $_ -eq '8' -or $_ -like '8:*' }).Count -gt 0 } | Get-NetFirewallRule | Where-Object { [string]$_.Enabled -eq 'True' -and [string]$_.Direction -eq 'Inbound' -and [string]$_.Action -eq 'Allow' -and @(@(($_ | Get-NetFirewallAddressFilter).RemoteAddress) | Where-Object { ${psList(from)} -contains $_ }).Count -gt 0 })
 $firewallOn = @(Get-NetFirewallProfile | Where-Object { $_.Enabled }).Count -gt 0

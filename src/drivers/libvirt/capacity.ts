@@ -7,7 +7,7 @@
 // cpu_allocation_ratio). Every comparison must *succeed* for the
 // check to pass: `[ a -ge b ] || fail`. A value that is not a number makes
 // `[` exit 2, which then fails the check instead of skipping an `if`.
-import { factsRef, sh } from '../task.js';
+import { factsRef, shQuotedByHand } from '../task.js';
 import type { DriverModel, DriverTask } from '../types.js';
 import { cleanupRef } from './cleanup.js';
 import { LIBVIRT_IMAGES } from './names.js';
@@ -53,7 +53,7 @@ exit $ok
       // After cleanup: the disk that leftovers held counts as free.
       after: [factsRef(hv.name), cleanupRef(hv.name)],
       check: null,
-      apply: sh(script, 'user'),
+      apply: shQuotedByHand(script, 'user'),
       timeoutSeconds: 60,
     };
   });

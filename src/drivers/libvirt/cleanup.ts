@@ -8,7 +8,7 @@
 // pass of the same deployment created: this run only ever creates expected
 // names, and cleanup only ever removes unexpected ones.
 import { shellQuote } from '../../util/escape/index.js';
-import { factsRef, sh } from '../task.js';
+import { factsRef, shQuotedByHand } from '../task.js';
 import type { DriverModel, DriverTask, TaskRef } from '../types.js';
 import {
   clusterIdentity,
@@ -53,8 +53,8 @@ export function cleanupTasks(model: DriverModel): DriverTask[] {
       name: CLEANUP_TASK,
       description: `remove ${cluster}'s marked domains, networks and pool volumes the plan does not expect here (keeps ${guests.map((g) => g.name).join(', ') || 'no guests'})`,
       after: [factsRef(hv.name)],
-      check: sh(`${head}${LIBRARY}${CHECK}`),
-      apply: sh(`${head}${LIBRARY}${APPLY}`),
+      check: shQuotedByHand(`${head}${LIBRARY}${CHECK}`),
+      apply: shQuotedByHand(`${head}${LIBRARY}${APPLY}`),
       timeoutSeconds: 300,
     };
   });

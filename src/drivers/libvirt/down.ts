@@ -8,7 +8,7 @@
 // first line is kubemix's marker for this cluster). The image cache stays for the
 // next cluster. A second run finds nothing and changes nothing.
 import { shellQuote } from '../../util/escape/index.js';
-import { sh } from '../task.js';
+import { shQuotedByHand } from '../task.js';
 import type { DriverModel, DriverTask } from '../types.js';
 import { APPLY, CLEANUP_STAGE, LIBRARY, preamble } from './cleanup.js';
 import { definitionsDir } from './layout.js';
@@ -33,8 +33,8 @@ marker=${shellQuote(overlayUnitMarker(model))}
       name: DOWN_TASK,
       description: `destroy and undefine ${cluster}'s domains, delete its volumes, pool, network, overlay links and definitions`,
       after: [],
-      check: sh(`${head}${LIBRARY}${REST}${CHECK}`),
-      apply: sh(`${head}${LIBRARY}${REST}${APPLY}${APPLY_REST}`),
+      check: shQuotedByHand(`${head}${LIBRARY}${REST}${CHECK}`),
+      apply: shQuotedByHand(`${head}${LIBRARY}${REST}${APPLY}${APPLY_REST}`),
       timeoutSeconds: 600,
     };
   });

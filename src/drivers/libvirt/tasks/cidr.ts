@@ -5,7 +5,7 @@
 // libvirt only refuses the overlap when both are started at once. Clusters
 // side by side each have their own network, bridge and CIDR (names.ts).
 import { shellQuote as q } from '../../../util/escape/index.js';
-import { sh } from '../../task.js';
+import { shQuotedByHand } from '../../task.js';
 import type { DriverHypervisor, DriverModel, DriverTask } from '../../types.js';
 import { script, NETWORK, PREPARE, ref } from './common.js';
 
@@ -20,7 +20,7 @@ export function cidrTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
     description: `refuse when ${cidr} overlaps another libvirt network on ${hv.name}`,
     after: [ref(PREPARE, hv.name, 'libvirt')],
     check: null,
-    apply: sh(
+    apply: shQuotedByHand(
       script(
         model,
         hv,

@@ -13,7 +13,7 @@
 import { VIRTIO_WIN } from '../../../matrix/index.js';
 import { fileURLToPath } from 'node:url';
 import { shellQuote as q } from '../../../util/escape/index.js';
-import { sh } from '../../task.js';
+import { shQuotedByHand } from '../../task.js';
 import type { DriverHypervisor, DriverModel, DriverTask, TaskRef } from '../../types.js';
 import { guestsOf } from '../artifacts.js';
 import { cloudImageSource, installIsoSource } from '../images.js';
@@ -92,8 +92,10 @@ name=${q(f.list?.name ?? '')}
     name: `image-${f.name}`,
     description: `fetch ${f.what} once into the image cache, ${checkedAgainst(f)}`,
     after: [ref(PREPARE, hv.name, 'pool')],
-    check: sh(script(model, hv, `${head}${cached}\n`)),
-    apply: sh(script(model, hv, `${head}if ${cached}; then echo "$base is cached"; exit 0; fi\n${vars}${fetch(algo)}`)),
+    check: shQuotedByHand(script(model, hv, `${head}${cached}\n`)),
+    apply: shQuotedByHand(
+      script(model, hv, `${head}if ${cached}; then echo "$base is cached"; exit 0; fi\n${vars}${fetch(algo)}`),
+    ),
     timeoutSeconds: 3600,
   };
 }

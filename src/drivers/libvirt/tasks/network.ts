@@ -13,7 +13,7 @@ import {
   sshHostPublicKeySecret,
   WINDOWS_ADMIN_PASSWORD,
 } from '../../secret-names.js';
-import { sh } from '../../task.js';
+import { shQuotedByHand } from '../../task.js';
 import type { DriverHypervisor, DriverModel, DriverNode, DriverTask, TaskRef } from '../../types.js';
 import { DEFINITION, guestsOf } from '../artifacts.js';
 import { baseImagePath, definitionsDir, installIsoPath, VIRTIO_WIN_ISO } from '../layout.js';
@@ -81,8 +81,8 @@ function networkTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
       ...(hasOverlay(model) && !isGateway(model, hv) ? [ref(NETWORK, hv.name, OVERLAY_TASK)] : []),
       { stage: 'task-run-validations', host: hv.name, name: 'capacity' },
     ],
-    check: sh(script(model, hv, `${active}\n`)),
-    apply: sh(
+    check: shQuotedByHand(script(model, hv, `${active}\n`)),
+    apply: shQuotedByHand(
       script(
         model,
         hv,
@@ -123,10 +123,10 @@ ${linux ? `base=${q(baseImagePath(node.os))}\n` : `iso=${q(installIsoPath(node.o
       ...(first ? [guestReadyRef(services, model)] : []),
       ...imageNames(node).map((i) => imageRef(hv.name, i)),
     ],
-    check: sh(
+    check: shQuotedByHand(
       script(model, hv, linux ? `${name}${RUNNING}\n` : `${name}g="$dir/$d"\n${DEFINED} && { ${WINDOWS_UP}; }\n`),
     ),
-    apply: sh(
+    apply: shQuotedByHand(
       script(
         model,
         hv,
@@ -229,8 +229,8 @@ want=${q(`{{secret:${sshHostPublicKeySecret(node.name)}}}`)}
     name: `ssh-${node.name}`,
     description: `wait up to ${limit / 60} min until ${node.name} (${node.ip}) answers SSH with its pinned host key`,
     after: [node.osFamily === 'windows' ? setupRef(node) : ref(NETWORK, hv.name, `guest-${node.name}`)],
-    check: sh(script(model, from, `${vars}${answers}\n`)),
-    apply: sh(
+    check: shQuotedByHand(script(model, from, `${vars}${answers}\n`)),
+    apply: shQuotedByHand(
       script(
         model,
         from,

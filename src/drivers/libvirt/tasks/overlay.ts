@@ -4,7 +4,7 @@
 // `WantedBy=multi-user.target` (a link in multi-user.target.wants/), so it
 // works whether systemd runs now or not; systemd reloads its units when it does.
 import { shellQuote as q } from '../../../util/escape/index.js';
-import { sh } from '../../task.js';
+import { shQuotedByHand } from '../../task.js';
 import type { DriverHypervisor, DriverModel, DriverTask } from '../../types.js';
 import { DEFINITION } from '../artifacts.js';
 import { definitionsDir } from '../layout.js';
@@ -45,8 +45,10 @@ export function overlayTask(model: DriverModel, hv: DriverHypervisor): DriverTas
     name: OVERLAY_TASK,
     description: `join ${hv.name}'s bridge to ${model.hypervisors.length - 1} peer(s) over VXLAN (UDP ${OVERLAY_PORT}, MTU ${model.cluster.network.nodeMtu}), again at every boot (systemd unit ${overlayUnitName(model)})`,
     after: [ref(NETWORK, hv.name, gateway ? 'network' : CIDR_TASK)],
-    check: sh(script(model, hv, `${overlayCheckScript(model, hv)}${unitVars(model)}${INSTALLED}\n`)),
-    apply: sh(script(model, hv, `sh "$dir/${DEFINITION.overlay}" || exit $?\n${unitVars(model)}${INSTALL}`)),
+    check: shQuotedByHand(script(model, hv, `${overlayCheckScript(model, hv)}${unitVars(model)}${INSTALLED}\n`)),
+    apply: shQuotedByHand(
+      script(model, hv, `sh "$dir/${DEFINITION.overlay}" || exit $?\n${unitVars(model)}${INSTALL}`),
+    ),
     uploads: [`${defs}/${DEFINITION.overlay}`, `${defs}/${DEFINITION.overlayUnit}`],
     timeoutSeconds: 180,
   };

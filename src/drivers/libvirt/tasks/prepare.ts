@@ -3,7 +3,7 @@
 // decided: KVM only when a test guest really runs under it (on some hosts
 // /dev/kvm exists and guests hang), else QEMU's software emulation with a
 // warning, or a failure when the spec asks for kvm.
-import { factsRef, sh } from '../../task.js';
+import { factsRef, shQuotedByHand } from '../../task.js';
 import type { DriverHypervisor, DriverModel, DriverTask } from '../../types.js';
 import { DEFINITION } from '../artifacts.js';
 import { shellQuote as q } from '../../../util/escape/index.js';
@@ -34,8 +34,8 @@ function libvirtTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
     description:
       'install libvirt, qemu and xorriso when missing (Debian, Ubuntu, CentOS Stream, Fedora); start the daemon',
     after: [factsRef(hv.name)],
-    check: sh(script(model, hv, `${READY}`)),
-    apply: sh(script(model, hv, `${INSTALL}${READY}`)),
+    check: shQuotedByHand(script(model, hv, `${READY}`)),
+    apply: shQuotedByHand(script(model, hv, `${INSTALL}${READY}`)),
     timeoutSeconds: 900,
   };
 }
@@ -73,8 +73,8 @@ function poolTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
     name: 'pool',
     description: 'define, build and start the cluster storage pool; make the image cache',
     after: [ref(PREPARE, hv.name, 'libvirt')],
-    check: sh(script(model, hv, `[ -d "$cache" ] && ${active}\n`)),
-    apply: sh(
+    check: shQuotedByHand(script(model, hv, `[ -d "$cache" ] && ${active}\n`)),
+    apply: shQuotedByHand(
       script(
         model,
         hv,
@@ -117,8 +117,8 @@ fi`;
         ? 'probe KVM with a test guest; fall back to QEMU emulation with a warning'
         : `guests run as ${want}`,
     after: [ref(PREPARE, hv.name, 'libvirt')],
-    check: sh(script(model, hv, `${check}\n`)),
-    apply: sh(
+    check: shQuotedByHand(script(model, hv, `${check}\n`)),
+    apply: shQuotedByHand(
       script(
         model,
         hv,

@@ -7,7 +7,7 @@
 // a resumed run (its check finds the media still there). Bounded waits that
 // print their progress: Setup takes long.
 import { shellQuote as q } from '../../../util/escape/index.js';
-import { sh } from '../../task.js';
+import { shQuotedByHand } from '../../task.js';
 import type { DriverHypervisor, DriverModel, DriverNode, DriverTask, TaskRef } from '../../types.js';
 import { domainName, VOLUME_SUFFIXES } from '../names.js';
 import { MEDIA_TARGET } from '../render/xml.js';
@@ -41,8 +41,8 @@ export function setupTask(model: DriverModel, hv: DriverHypervisor, node: Driver
     name: `setup-${node.name}`,
     description: `wait up to ${minutes} min until Windows Setup on ${node.name} has finished (the guest powers off), then start it again`,
     after: [ref(NETWORK, hv.name, `guest-${node.name}`)],
-    check: sh(script(model, hv, `${vars(node)}${done}\n`)),
-    apply: sh(
+    check: shQuotedByHand(script(model, hv, `${vars(node)}${done}\n`)),
+    apply: shQuotedByHand(
       script(
         model,
         hv,
@@ -88,8 +88,8 @@ export function ejectTask(model: DriverModel, hv: DriverHypervisor, node: Driver
     name: `eject-${node.name}`,
     description: `once ${node.name} answers with its pinned host key: eject and delete its unattend media (they hold its secrets)`,
     after: [answered],
-    check: sh(script(model, hv, `${vars(node, true)}${gone}\n`)),
-    apply: sh(
+    check: shQuotedByHand(script(model, hv, `${vars(node, true)}${gone}\n`)),
+    apply: shQuotedByHand(
       script(
         model,
         hv,
