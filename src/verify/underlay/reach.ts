@@ -44,8 +44,8 @@ export function blockedReason(node: string): string {
   return `cannot reach ${node} over SSH (see underlay ssh ${DEPLOYER} → ${node})`;
 }
 
-/** A probe skipped because `node` (its source, or the target whose listener it needs) cannot be reached. */
-export function blockedResult(p: Probe, node: string): CheckResult {
+/** A probe that did not run, and why. */
+export function skippedResult(p: Probe, detail: string): CheckResult {
   return {
     id: p.id,
     layer: 'underlay',
@@ -53,6 +53,11 @@ export function blockedResult(p: Probe, node: string): CheckResult {
     source: p.source.name,
     target: p.target,
     status: 'skip',
-    detail: blockedReason(node),
+    detail,
   };
+}
+
+/** A probe skipped because `node` (its source, or the target whose listener it needs) cannot be reached. */
+export function blockedResult(p: Probe, node: string): CheckResult {
+  return skippedResult(p, blockedReason(node));
 }

@@ -4,7 +4,7 @@ import type { Transport } from '../../transport/types.js';
 import type { CheckResult } from '../types.js';
 import { judgeProbe, judgeUdp, marker, UNREACHED, type ProbeOutput } from './judge.js';
 import type { Probe, UdpGroup, UnderlayPlan } from './plan.js';
-import { blockedResult, unreachableResult, type Reach } from './reach.js';
+import { blockedResult, skippedResult, unreachableResult, type Reach } from './reach.js';
 
 export interface RunUnderlayOptions {
   /** A transport per node name. */
@@ -174,18 +174,9 @@ export async function runUnderlay(full: UnderlayPlan, opts: RunUnderlayOptions):
   await pool(first, limit, async (p) => record(await runProbe(p, opts)));
   await pool(second, limit, async (p) => {
     const needed = results.get(p.needs ?? '');
-    if (needed !== undefined && needed.status !== 'pass') {
-      const reason = `${needed.probe} ${p.source.name} → ${p.target} failed`;
-      record({
-        id: p.id,
-        layer: 'underlay',
-        probe: p.probe,
-        source: p.source.name,
-        target: p.target,
-        status: 'skip',
-        detail: reason,
-      });
-    } else record(await runProbe(p, opts));
+    if (needed !== undefined && needed.status !== 'pass')
+      record(skippedResult(p, `${needed.probe} ${p.source.name} → ${p.target} failed`));
+    else record(await runProbe(p, opts));
   });
   // One listener per target at a time: the port can be bound once per host.
   for (const g of plan.udp) {
