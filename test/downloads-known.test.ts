@@ -105,17 +105,14 @@ describe('every download in every plan has a known SHA256', () => {
       }
   });
 
-  it('flanneld.exe and WinSW carry their published hashes', () => {
+  it("flanneld.exe carries its published hash; WinSW (earlier versions' service wrapper) is no download any more", () => {
     const byId = new Map(windowsDownloads('1.36.2', '2.3.2').map((d) => [d.id, d]));
     assert.deepEqual(byId.get('windows/flanneld.exe')?.checksum, {
       kind: 'pinned',
       sha256: 'd5dd439bdd9e1adb04b715d3d4c15ddc1e59e7cd1bd7ab2a3d77a4aeca23429b',
       source: 'rancher/rke2 Dockerfile.windows@51288cd1',
     });
-    const winsw = byId.get('windows/winsw.exe')?.checksum;
-    assert.ok(
-      winsw?.kind === 'pinned' && winsw.sha256 === '05b82d46ad331cc16bdc00de5c6332c1ef818df8ceefcd49c726553209b3a0da',
-    );
+    assert.equal(byId.has('windows/winsw.exe'), false);
   });
 });
 
@@ -188,15 +185,15 @@ describe('spec.downloads: a user pins or moves any download', () => {
   it('a download the matrix cannot verify and the spec does not pin fails planning (exit 2), naming the pin to add', () => {
     const model = resolveModel(readSpec({ kind: 'file', path: 'x.yaml', text: base }));
     const matrix = windowsDownloads('1.36.2', '2.3.2').map((d) =>
-      d.id === 'windows/winsw.exe' ? { ...d, checksum: { kind: 'pinned' as const, sha256: null } } : d,
+      d.id === 'windows/flanneld.exe' ? { ...d, checksum: { kind: 'pinned' as const, sha256: null } } : d,
     );
     assert.throws(
-      () => resolveDownload(model, 'windows/winsw.exe', matrix),
+      () => resolveDownload(model, 'windows/flanneld.exe', matrix),
       (e: unknown) => {
         assert.ok(e instanceof InputError);
         assert.equal(e.code, 'downloads.no-sha256');
-        assert.match(e.message, /winsw\.exe 2\.12\.0/);
-        assert.match(JSON.stringify(e.toJSON()), /spec\.downloads\.windows\/winsw\.exe\.sha256/);
+        assert.match(e.message, /flanneld\.exe 0\.28\.4/);
+        assert.match(JSON.stringify(e.toJSON()), /spec\.downloads\.windows\/flanneld\.exe\.sha256/);
         return true;
       },
     );
@@ -204,9 +201,9 @@ describe('spec.downloads: a user pins or moves any download', () => {
       readSpec({
         kind: 'file',
         path: 'x.yaml',
-        text: withDownloads(`    windows/winsw.exe:\n      sha256: "${pin}"\n`),
+        text: withDownloads(`    windows/flanneld.exe:\n      sha256: "${pin}"\n`),
       }),
     );
-    assert.equal(resolveDownload(pinned, 'windows/winsw.exe', matrix).sha256, pin);
+    assert.equal(resolveDownload(pinned, 'windows/flanneld.exe', matrix).sha256, pin);
   });
 });

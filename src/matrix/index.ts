@@ -286,8 +286,6 @@ export const URLS = {
 
 /** Windows-only components (each from its upstream release page). */
 export const WINDOWS_COMPONENTS = {
-  /** WinSW, flanneld's service wrapper in earlier kubemix versions: no longer installed (render/windows/install.ts NEVER). */
-  winsw: '2.12.0',
   flannelCniPlugin: IMAGES.flannelCniPlugin.tag.slice(1),
 } as const;
 
@@ -330,13 +328,6 @@ const PINNED = {
     version: '0.28.4',
     sha256: 'd5dd439bdd9e1adb04b715d3d4c15ddc1e59e7cd1bd7ab2a3d77a4aeca23429b',
     source: 'rancher/rke2 Dockerfile.windows@51288cd1',
-  },
-  // winsw/winsw v2.12.0 publishes no checksum; three unrelated public projects that verify
-  // WinSW-x64.exe v2.12.0 before use pin this same SHA256 (found by code search, 2026-11).
-  winsw: {
-    version: '2.12.0',
-    sha256: '05b82d46ad331cc16bdc00de5c6332c1ef818df8ceefcd49c726553209b3a0da',
-    source: 'three independent pinning projects (WinSW publishes none)',
   },
   // microsoft/windows-container-networking v0.3.1 publishes no checksum; hash recorded from a signed third-party manifest.
   wcn: {
@@ -398,12 +389,6 @@ export function windowsDownloads(kubernetes: string, containerd: string): NodeDo
       COMPONENTS.flannel,
       `https://github.com/flannel-io/flannel/releases/download/v${COMPONENTS.flannel}/flanneld.exe`,
       pin(PINNED.flanneld, COMPONENTS.flannel),
-    ),
-    win(
-      'winsw.exe',
-      WINDOWS_COMPONENTS.winsw,
-      `https://github.com/winsw/winsw/releases/download/v${WINDOWS_COMPONENTS.winsw}/WinSW-x64.exe`,
-      pin(PINNED.winsw, WINDOWS_COMPONENTS.winsw),
     ),
   ];
 }

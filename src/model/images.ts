@@ -81,7 +81,8 @@ export function clusterImages(model: ClusterModel): ClusterImage[] {
   const hostProcess = model.windowsHostProcess;
   if (hostProcess !== undefined && windows.length > 0) {
     // HostProcess containers run on any build (hcsshim's host process isolation).
-    add(hostProcess.flannelImage, ['windows/amd64'], 'flannel (HostProcess)');
+    // With Calico, calico-node-windows brings its own; only flannel's HostProcess DaemonSet runs this image.
+    if (model.overlay.plugin === 'flannel') add(hostProcess.flannelImage, ['windows/amd64'], 'flannel (HostProcess)');
     add(hostProcess.kubeProxyImage, ['windows/amd64'], 'kube-proxy (HostProcess)');
   }
   if (linuxNodes) add(VERIFY_PROBE_IMAGES['linux'] ?? '', [LINUX], 'verify');

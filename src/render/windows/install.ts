@@ -74,9 +74,8 @@ if ($null -eq $found) { throw ${q(`${file} is missing from its release archive`)
 Copy-Item -Force -LiteralPath $found.FullName -Destination ${q(dest)}`;
 }
 
-/** What the HostProcess pods run from the spec's images instead (fromImages); WinSW, flanneld's wrapper of earlier versions, never. */
+/** What the HostProcess pods run from the spec's images instead (fromImages). */
 const FROM_IMAGES = ['kube-proxy.exe', 'flanneld.exe'];
-const NEVER = ['winsw.exe'];
 
 /**
  * Copy a verified download to `dest`. A binary a HostProcess pod is running is
@@ -122,7 +121,6 @@ export function binaries(model: ClusterModel): WindowsScripts {
   const wanted = downloadsFor(model).filter(
     (d) =>
       d.name !== 'containerd.tar.gz' &&
-      !NEVER.includes(d.name) &&
       !(fromImages && FROM_IMAGES.includes(d.name)) &&
       !(calico && FLANNEL_ONLY.includes(d.name)),
   );
