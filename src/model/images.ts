@@ -8,7 +8,7 @@
 // and the guard webhook's image. `kubemix images list` prints it, `images
 // pull` fetches it, `up` pushes it into the services registry (air-gapped
 // clusters) and checks nothing is missing before any node is touched. Pure.
-import { IMAGES, KUBEMIX_IMAGE_REPOSITORY, VERIFY_PROBE_IMAGES, WINDOWS, kubernetesRelease } from '../matrix/index.js';
+import { IMAGES, KUBEMIX_IMAGE_REPOSITORY, WINDOWS, kubernetesRelease } from '../matrix/index.js';
 import { VERSION } from '../version.js';
 import type { ClusterModel } from './resolve.js';
 
@@ -85,10 +85,10 @@ export function clusterImages(model: ClusterModel): ClusterImage[] {
     if (model.overlay.plugin === 'flannel') add(hostProcess.flannelImage, ['windows/amd64'], 'flannel (HostProcess)');
     add(hostProcess.kubeProxyImage, ['windows/amd64'], 'kube-proxy (HostProcess)');
   }
-  if (linuxNodes) add(VERIFY_PROBE_IMAGES['linux'] ?? '', [LINUX], 'verify');
+  if (linuxNodes) add(model.probeImages['linux'] ?? '', [probePlatform('linux')], 'verify');
   for (const w of WINDOWS) {
     const build = `windows/amd64:${w.build}`;
-    if (windows.includes(build)) add(VERIFY_PROBE_IMAGES[w.ltsc] ?? '', [build], 'verify');
+    if (windows.includes(build)) add(model.probeImages[w.ltsc] ?? '', [build], 'verify');
   }
   if (linuxNodes) add(`${KUBEMIX_IMAGE_REPOSITORY}:${VERSION}`, [LINUX], 'guard');
   return [...found]
@@ -113,10 +113,18 @@ export function mirroredRegistries(model: ClusterModel): string[] {
   return [...new Set(imagesFromServicesRegistry(model).map((i) => i.registry))].sort();
 }
 
+/** The platform verify's probe KEY runs on: linux, or the Windows build of an LTSC line. */
+function probePlatform(key: string): string {
+  const release = WINDOWS.find((w) => w.ltsc === key);
+  return release === undefined ? LINUX : `windows/amd64:${release.build}`;
+}
+
 /**
  * The images as `--probe-image KEY=REF` changes them: verify's probe for KEY
- * is REF, so the default is no longer needed (unless something else runs it)
- * and REF is. `overrides` comes checked from parseProbeImageOverrides.
+ * is REF, so the image it replaces (the spec's or the matrix's, found by its
+ * platform; plans read back from a file carry no model) is no longer needed,
+ * unless something else runs it, and REF is. `overrides` comes checked from
+ * parseProbeImageOverrides.
  */
 export function withProbeImages(
   images: readonly ClusterImage[],
@@ -124,7 +132,9 @@ export function withProbeImages(
 ): ClusterImage[] {
   const out: ClusterImage[] = [];
   for (const i of images) {
-    const key = Object.keys(overrides).find((k) => VERIFY_PROBE_IMAGES[k] === i.ref && i.usedBy.includes('verify'));
+    const key = Object.keys(overrides).find(
+      (k) => i.usedBy.includes('verify') && i.platforms.includes(probePlatform(k)),
+    );
     const ref = key === undefined ? undefined : overrides[key];
     if (ref === undefined) {
       out.push(i);

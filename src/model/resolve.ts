@@ -1,7 +1,7 @@
 // resolveModel: a validated spec → every concrete fact the plan needs
 // (addresses, MACs, placement, versions, MTUs, endpoints). Pure and
 // deterministic: the same spec always resolves to the same model.
-import { IMAGES, windowsRelease } from '../matrix/index.js';
+import { IMAGES, VERIFY_PROBE_IMAGES, windowsRelease } from '../matrix/index.js';
 import { formatCidr, formatIp, parseCidr, subnetAt, type Cidr } from '../net/cidr.js';
 import type {
   AddressRanges,
@@ -65,6 +65,8 @@ export interface ClusterModel {
    * ServiceAccount tokens. Undefined without Windows nodes.
    */
   readonly windowsHostProcess: WindowsHostProcess | undefined;
+  /** The image each of verify's probe keys runs: the matrix's, or the spec's (spec.verify.probeImages). */
+  readonly probeImages: Readonly<Record<string, string>>;
   /** How Linux nodes get kubeadm, kubelet and kubectl (spec.kubernetes.install). */
   readonly kubernetesInstall: 'binaries' | 'packages';
   /** Nodes never reach the internet: images come from the services registry only (spec.airGapped). */
@@ -135,6 +137,7 @@ export function resolveModel(input: SpecResult): ClusterModel {
     services: resolveServices(spec),
     hypervisors: driver.hypervisors(spec),
     windowsHostProcess: windowsHostProcess(spec, nodes),
+    probeImages: { ...VERIFY_PROBE_IMAGES, ...spec.verify?.probeImages },
     kubernetesInstall: spec.kubernetesInstall,
     airGapped: spec.airGapped,
     urlSecrets,

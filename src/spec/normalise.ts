@@ -102,6 +102,7 @@ export function normalise(parsed: ClusterSpecParsed): ClusterSpec {
       ]),
     ),
     ...(s.windows?.hostProcess === undefined ? {} : { windows: { hostProcess: s.windows.hostProcess } }),
+    ...(s.verify?.probeImages === undefined ? {} : { verify: { probeImages: definedOnly(s.verify.probeImages) } }),
   };
 }
 
@@ -135,4 +136,9 @@ function existingHost(
     ip: ip ?? h.address,
     user: user ?? (isWindowsOs(h.os) ? 'Administrator' : 'root'),
   };
+}
+
+/** The entries of a record of optional values that are set. */
+function definedOnly(record: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).filter((e): e is [string, string] => e[1] !== undefined));
 }

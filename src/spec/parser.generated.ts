@@ -2003,40 +2003,136 @@ const parse = (() => {
       if ("windows" in v6) return INVALID;
       v450 = undefined;
     }
-    const v463 = v6["airGapped"];
+    const v463 = v6["verify"];
     let v464 = (() => {
       let v465;
-      if (v463 === undefined) {
-        v465 = c3(c80());
-      } else {
-        if (typeof v463 !== "boolean") return INVALID;
-        v465 = v463 === undefined ? c3(c80()) : v463;
+      if (v463 !== undefined) {
+        if (typeof v463 !== "object" || v463 === null || Array.isArray(v463)) return INVALID;
+        const v466 = v463["probeImages"];
+        let v467 = (() => {
+          let v468;
+          if (v466 !== undefined) {
+            if (typeof v466 !== "object" || v466 === null || Array.isArray(v466)) return INVALID;
+            const v469 = v466["linux"];
+            let v470 = (() => {
+              let v471;
+              if (v469 !== undefined) {
+                if (typeof v469 !== "string") return INVALID;
+                const v472 = typeof v469 === "string" && v469.length >= 1 && v469.length < 2 ? c0(v469) : v469.length;
+                if (v472 < 1) return INVALID;
+                const v473 = typeof v469 === "string" && v469.length > 512 ? c0(v469) : v469.length;
+                if (v473 > 512) return INVALID;
+                c79.lastIndex = 0;
+                if (!c79.test(v469)) return INVALID;
+                v471 = v469;
+              }
+              return v471;
+            })();
+            if (v470 === INVALID) {
+              if ("linux" in v466) return INVALID;
+              v470 = undefined;
+            }
+            const v474 = v466["ltsc2022"];
+            let v475 = (() => {
+              let v476;
+              if (v474 !== undefined) {
+                if (typeof v474 !== "string") return INVALID;
+                const v477 = typeof v474 === "string" && v474.length >= 1 && v474.length < 2 ? c0(v474) : v474.length;
+                if (v477 < 1) return INVALID;
+                const v478 = typeof v474 === "string" && v474.length > 512 ? c0(v474) : v474.length;
+                if (v478 > 512) return INVALID;
+                c79.lastIndex = 0;
+                if (!c79.test(v474)) return INVALID;
+                v476 = v474;
+              }
+              return v476;
+            })();
+            if (v475 === INVALID) {
+              if ("ltsc2022" in v466) return INVALID;
+              v475 = undefined;
+            }
+            const v479 = v466["ltsc2025"];
+            let v480 = (() => {
+              let v481;
+              if (v479 !== undefined) {
+                if (typeof v479 !== "string") return INVALID;
+                const v482 = typeof v479 === "string" && v479.length >= 1 && v479.length < 2 ? c0(v479) : v479.length;
+                if (v482 < 1) return INVALID;
+                const v483 = typeof v479 === "string" && v479.length > 512 ? c0(v479) : v479.length;
+                if (v483 > 512) return INVALID;
+                c79.lastIndex = 0;
+                if (!c79.test(v479)) return INVALID;
+                v481 = v479;
+              }
+              return v481;
+            })();
+            if (v480 === INVALID) {
+              if ("ltsc2025" in v466) return INVALID;
+              v480 = undefined;
+            }
+            for (const k in v466) {
+              if (k !== "linux" && k !== "ltsc2022" && k !== "ltsc2025") return INVALID;
+            }
+            const v484 = {};
+            if ("linux" in v466) v484["linux"] = v470;
+            if ("ltsc2022" in v466) v484["ltsc2022"] = v475;
+            if ("ltsc2025" in v466) v484["ltsc2025"] = v480;
+            v468 = v484;
+          }
+          return v468;
+        })();
+        if (v467 === INVALID) {
+          if ("probeImages" in v463) return INVALID;
+          v467 = undefined;
+        }
+        for (const k in v463) {
+          if (k !== "probeImages") return INVALID;
+        }
+        const v485 = {};
+        if ("probeImages" in v463) v485["probeImages"] = v467;
+        v465 = v485;
       }
       return v465;
     })();
-    if (v464 === INVALID) return INVALID;
-    for (const k in v6) {
-      if (k !== "domain" && k !== "kubernetes" && k !== "containerRuntime" && k !== "network" && k !== "cni" && k !== "infrastructure" && k !== "nodes" && k !== "services" && k !== "proxy" && k !== "mirrors" && k !== "downloads" && k !== "windows" && k !== "airGapped") return INVALID;
+    if (v464 === INVALID) {
+      if ("verify" in v6) return INVALID;
+      v464 = undefined;
     }
-    const v466 = {};
-    v466["domain"] = v8;
-    v466["kubernetes"] = v12;
-    v466["containerRuntime"] = v67;
-    v466["network"] = v74;
-    v466["cni"] = v97;
-    v466["infrastructure"] = v117;
-    if ("nodes" in v6) v466["nodes"] = v233;
-    v466["services"] = v312;
-    if ("proxy" in v6) v466["proxy"] = v360;
-    v466["mirrors"] = v387;
-    v466["downloads"] = v414;
-    if ("windows" in v6) v466["windows"] = v450;
-    v466["airGapped"] = v464;
+    const v486 = v6["airGapped"];
+    let v487 = (() => {
+      let v488;
+      if (v486 === undefined) {
+        v488 = c3(c80());
+      } else {
+        if (typeof v486 !== "boolean") return INVALID;
+        v488 = v486 === undefined ? c3(c80()) : v486;
+      }
+      return v488;
+    })();
+    if (v487 === INVALID) return INVALID;
+    for (const k in v6) {
+      if (k !== "domain" && k !== "kubernetes" && k !== "containerRuntime" && k !== "network" && k !== "cni" && k !== "infrastructure" && k !== "nodes" && k !== "services" && k !== "proxy" && k !== "mirrors" && k !== "downloads" && k !== "windows" && k !== "verify" && k !== "airGapped") return INVALID;
+    }
+    const v489 = {};
+    v489["domain"] = v8;
+    v489["kubernetes"] = v12;
+    v489["containerRuntime"] = v67;
+    v489["network"] = v74;
+    v489["cni"] = v97;
+    v489["infrastructure"] = v117;
+    if ("nodes" in v6) v489["nodes"] = v233;
+    v489["services"] = v312;
+    if ("proxy" in v6) v489["proxy"] = v360;
+    v489["mirrors"] = v387;
+    v489["downloads"] = v414;
+    if ("windows" in v6) v489["windows"] = v450;
+    if ("verify" in v6) v489["verify"] = v464;
+    v489["airGapped"] = v487;
     for (const k in input) {
       if (k !== "apiVersion" && k !== "kind" && k !== "metadata" && k !== "spec") return INVALID;
     }
-    const v467 = { "apiVersion": v0, "kind": v1, "metadata": v5, "spec": v466 };
-    return v467;
+    const v490 = { "apiVersion": v0, "kind": v1, "metadata": v5, "spec": v489 };
+    return v490;
   };
 })();
 

@@ -6,7 +6,7 @@
 // by OS, MTU by topology, API endpoint) are filled in by normalise.ts.
 import { z } from 'zod';
 import { DEFAULT_LIBVIRT_URI } from '../drivers/libvirt/names.js';
-import { DEFAULT_CONTAINERD_LINE, DEFAULT_KUBERNETES_MINOR } from '../matrix/index.js';
+import { DEFAULT_CONTAINERD_LINE, DEFAULT_KUBERNETES_MINOR, VERIFY_PROBE_IMAGES } from '../matrix/index.js';
 import {
   MAX_URL_LENGTH,
   MAX_USERINFO_LENGTH,
@@ -277,6 +277,23 @@ const windows = z.strictObject({
     ),
 });
 
+/** verify's probe images by key (linux, ltsc2022, …): an air-gapped site names the ones it carries. */
+const verify = z.strictObject({
+  probeImages: z
+    .strictObject(
+      Object.fromEntries(
+        Object.entries(VERIFY_PROBE_IMAGES).map(([key, ref]) => [
+          key,
+          imageRef.optional().describe(`The image verify's ${key} probe pods run (default ${ref})`),
+        ]),
+      ),
+    )
+    .optional()
+    .describe(
+      "Images verify's probe pods run instead of the matrix's: with airGapped, `up` pushes and checks these (a BusyBox with sh, httpd, nc and nslookup on Linux; a Server Core of the node's LTSC line on Windows)",
+    ),
+});
+
 const mirrors = z.strictObject({
   images: z
     .record(
@@ -418,6 +435,7 @@ export const clusterSpecSchema = z.strictObject({
         'Per-file pins and sources by download id (windows/flanneld.exe, linux/containerd.tar.gz, …), so a new release or an internal mirror needs no code change',
       ),
     windows: windows.optional(),
+    verify: verify.optional(),
     airGapped: z
       .boolean()
       .default(false)

@@ -104,6 +104,8 @@ export interface ClusterSpec {
   readonly downloads: Readonly<Record<string, DownloadOverride>>;
   /** Windows workers: images for the flanneld and kube-proxy HostProcess DaemonSets (default: the HostProcess base image running kubemix's host binaries). */
   readonly windows?: { readonly hostProcess?: { readonly flannelImage: string; readonly kubeProxyImage: string } };
+  /** verify's probe images the spec names, by key of the matrix's (linux, ltsc2022, …). */
+  readonly verify?: { readonly probeImages: Readonly<Record<string, string>> };
 }
 
 export interface DownloadOverride {

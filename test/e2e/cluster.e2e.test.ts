@@ -174,6 +174,8 @@ describe(
         // libvirt's network hands out the addresses: no dnsmasq on the services node.
         services: { distro: 'debian-12', dhcp: false, ...SIZES.services },
         airGapped: true,
+        // verify's default BusyBox cannot be had here: the spec names the probe the site carries.
+        verify: { probeImages: { linux: probe.ref } },
       };
       model = writeSpec(FROM, from);
       const role = (r: string): PlanNode => model.nodes.find((n) => n.role === r) ?? assert.fail(`no ${r} node`);
@@ -208,9 +210,6 @@ describe(
       '--downloads',
       from.release,
       ...imagesArgs([from], [guard.archive, probe.archive]),
-      // verify's default BusyBox cannot be had here: the air-gap check wants the probe verify will run.
-      '--probe-image',
-      `linux=${probe.ref}`,
       '--skip-verify',
       ...SLOW_HOSTS,
     ];
@@ -371,7 +370,8 @@ describe(
       return problems;
     }
 
-    const verifyArgs = (): string[] => ['--probe-image', `linux=${probe.ref}`];
+    /** verify takes its probe from the spec (spec.verify.probeImages). */
+    const verifyArgs = (): string[] => [];
 
     step('kubemix verify: every Linux cell of both layers passes', async () => {
       const run = await stages.time('verify (healthy)', () => lab.kubemix('verify', verifyArgs()));

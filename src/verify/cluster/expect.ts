@@ -2,7 +2,7 @@
 // (every planned node but the services node) with their OS, build, taints
 // and labels; the CNI's and kube-proxy's DaemonSets per OS; the
 // RuntimeClasses; the probe images. Pure.
-import { VERIFY_PROBE_IMAGES, WINDOWS } from '../../matrix/index.js';
+import { WINDOWS } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 
 export interface ExpectedNode {
@@ -46,7 +46,7 @@ export function clusterExpectations(
   model: ClusterModel,
   images: Readonly<Record<string, string>> = {},
 ): ClusterExpectations {
-  const image = (key: string): string => images[key] ?? VERIFY_PROBE_IMAGES[key] ?? '';
+  const image = (key: string): string => images[key] ?? model.probeImages[key] ?? '';
   const nodes = model.nodes
     .filter((n) => n.role !== 'services')
     .map((n): ExpectedNode => {
