@@ -141,9 +141,7 @@ export async function runVerify(spec: string, flags: VerifyFlags, io: CliIo, out
     throw new InputError('flags.invalid', '--keep only goes with --demo', { path: 'flags.keep' });
   if (flags.demo === true) return demo(model, root, flags, io, out);
   const installed =
-    flags.installed === true ||
-    flags.kubeconfig !== undefined ||
-    (await deployed(assemblePlan(model), root));
+    flags.installed === true || flags.kubeconfig !== undefined || (await deployed(assemblePlan(model), root));
   // Before any probe runs: a missing or unusable kubeconfig is exit 2 now, not after minutes of probes.
   const access = installed ? await accessFor(root, flags, io) : undefined;
   const plan = planUnderlay(underlayInput(model, installed), select);
