@@ -13,8 +13,9 @@ import { parse as parseYaml, stringify } from 'yaml';
 import { applyPlan } from '../src/exec/apply-plan.js';
 import type { ExecEvent } from '../src/exec/events.js';
 import { taskInputHash } from '../src/exec/hash.js';
-import { readJournal } from '../src/exec/journal.js';
-import { INPUT_HASH_KEY, runSecretInputs } from '../src/exec/secret-inputs.js';
+import { readJournal, type JournalEntry } from '../src/exec/journal.js';
+import { INPUT_HASH_KEY, runSecretInputs, specSecretInputs } from '../src/exec/secret-inputs.js';
+import { clusterStatus } from '../src/exec/status.js';
 import { SecretStore } from '../src/exec/secrets.js';
 import { resolveModel } from '../src/model/resolve.js';
 import { assemblePlan, type AssembledPlan } from '../src/plan/assemble.js';
@@ -199,6 +200,26 @@ test('the digest is keyed per state directory, not a plain hash; tasks using no 
     const value = a.secrets?.['url-userinfo-proxy-http'] ?? '';
     assert.ok(!Object.values(one).includes(sha256Hex(value)));
     assert.ok(!Object.values(one).includes(sha256Hex(`url-userinfo-proxy-http\0${value}`)));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a journal from before the digests (no key in the state directory): the tasks using a credential count as outdated, the rest stay done', async () => {
+  const a = assembled(OLD);
+  const artifacts = new Map(a.plan.artifacts.map((x) => [x.id, x]));
+  const downloads = new Map((a.plan.downloads ?? []).map((d) => [d.id, d]));
+  const tasks: Record<string, JournalEntry> = {};
+  for (const t of a.plan.tasks)
+    tasks[t.id] = { state: 'done', host: t.host, attempts: 1, inputHash: taskInputHash(t, artifacts, downloads) };
+  const journal = { version: 1, cluster: a.plan.cluster.name, planHash: a.plan.hash, updatedAt: '', tasks } as const;
+  const dir = mkdtempSync(join(tmpdir(), 'kubemix-rotate-'));
+  try {
+    const inputs = await specSecretInputs(a, join(dir, 'secrets.json'));
+    const status = new Map(clusterStatus(a.plan, journal, inputs).tasks.map((t) => [t.id, t.status]));
+    assert.equal(status.get(USES_PROXY), 'outdated', '`up` makes the key and re-runs it');
+    assert.equal(status.get(FETCHES), 'outdated');
+    assert.equal(status.get(NO_SECRET), 'done');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
