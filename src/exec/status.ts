@@ -3,7 +3,7 @@
 import type { Plan } from '../plan/types.js';
 import { taskInputHash } from './hash.js';
 import type { JournalDocument } from './journal.js';
-import { NO_SECRET_INPUTS, type SecretInputs } from './secret-inputs.js';
+import type { SecretInputs } from './secret-inputs.js';
 
 /** done: finished with today's inputs; outdated: finished, but the task changed since; left: not run (or interrupted); failed: the last attempt failed. */
 export type TaskStatus = 'done' | 'outdated' | 'left' | 'failed';
@@ -27,11 +27,15 @@ export interface ClusterStatus {
   readonly tasks: readonly { readonly id: string; readonly host: string; readonly status: TaskStatus }[];
 }
 
-/** `secretInputs`: the digests of the user-given secrets each task uses (secret-inputs.ts specSecretInputs), as `up` hashes them. */
+/**
+ * `secretInputs`: the digests of the user-given secrets each task uses
+ * (secret-inputs.ts specSecretInputs), as `up` hashes them; none by default
+ * (a plan without URL credentials).
+ */
 export function clusterStatus(
   plan: Plan,
   journal: JournalDocument | undefined,
-  secretInputs: SecretInputs = NO_SECRET_INPUTS,
+  secretInputs: SecretInputs = () => ({}),
 ): ClusterStatus {
   const artifacts = new Map(plan.artifacts.map((a) => [a.id, a]));
   const downloads = new Map((plan.downloads ?? []).map((d) => [d.id, d]));

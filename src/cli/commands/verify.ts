@@ -121,13 +121,13 @@ export function registerVerify(program: Command, io: CliIo): void {
     });
 }
 
-/** Both layers, the matrix (or JSON), --junit; throws FindingsError (exit 1) when a check failed. */
 /** Every planned task done with today's inputs (the spec's URL credentials included), as `status` says. */
 async function deployed(assembled: AssembledPlan, root: string): Promise<boolean> {
   const inputs = await specSecretInputs(assembled, statePaths(root).secrets);
   return clusterStatus(assembled.plan, await readJournal(root), inputs).complete;
 }
 
+/** Both layers, the matrix (or JSON), --junit; throws FindingsError (exit 1) when a check failed. */
 export async function runVerify(spec: string, flags: VerifyFlags, io: CliIo, out: Output): Promise<void> {
   // Checked before any probe runs: a run is not wasted on a report that cannot be written.
   const junit = flags.junit === undefined ? undefined : { flag: '--junit', given: flags.junit, cwd: io.cwd };
