@@ -54,17 +54,18 @@ function specText(password: string): string {
 const assembled = (password: string): AssembledPlan =>
   assemblePlan(resolveModel(readSpec({ kind: 'file', path: 'rot.yaml', text: specText(password) })));
 
-/**
- * A host that accepts every upload and command (exit 0) and answers with the
- * lines of the filled script naming the proxy: were they not redacted, the
- * password would reach the logs. Records every script and upload it was given;
- * it never holds a file, so every upload is stale and goes up.
- */
 interface Seen {
   readonly scripts: string[];
   readonly uploads: { readonly remotePath: string; readonly content: string; readonly mode: string }[];
 }
 
+/**
+ * A fresh host: every check fails (converge runs the apply), every command
+ * exits 0, and it never holds a file, so every upload is stale and goes up.
+ * It answers with the lines of the filled script naming the proxy: were they
+ * not redacted, the password would reach the logs. Records every script and
+ * upload it was given.
+ */
 function fakeHost(host: string, seen: Seen): HostTransport {
   const exec = async (r: ExecRequest) => {
     seen.scripts.push(r.script);
@@ -72,6 +73,7 @@ function fakeHost(host: string, seen: Seen): HostTransport {
       .split('\n')
       .filter((l) => l.includes('proxy.example'))
       .join('\n');
+    if (stdout !== '') r.onStdout?.(Buffer.from(`${stdout}\n`));
     return { code: 0, timedOut: false, stdout, stderr: '', durationMs: 1 };
   };
   return {
@@ -79,6 +81,7 @@ function fakeHost(host: string, seen: Seen): HostTransport {
     connected: true,
     connect: async () => undefined,
     exec,
+    converge: async (_check, apply) => ({ ...(await exec(apply)), checkPassed: false }),
     upload: async (u) =>
       void seen.uploads.push({ remotePath: u.remotePath, content: u.content.toString(), mode: u.mode }),
     readFile: async () => '',
@@ -150,7 +153,9 @@ test('a rotated proxy password: status says outdated, up re-runs the tasks writi
     assert.equal(dropIns.length, 1);
     assert.equal(dropIns[0]?.mode, '0600');
     assert.ok(dropIns[0]?.content.includes(systemd(NEW)) && !dropIns[0].content.includes(systemd(OLD)));
-    // Nothing the second run sent holds the old password (the fake host's checks pass, so the fetching tasks stop there).
+    // The fetching task ran again with the new password in its proxy environment; nothing sent holds the old one.
+    assert.ok(second.ran(FETCHES));
+    assert.ok(second.scripts.some((x) => x.includes(`proxy.user:${strict(NEW)}@proxy.example`)));
     assert.ok(!second.scripts.some((x) => x.includes(strict(OLD))));
     status = await statusOf(specFile, state);
     assert.equal(status.get(USES_PROXY), 'done');
@@ -166,7 +171,11 @@ test('a rotated proxy password: status says outdated, up re-runs the tasks writi
     // Journal, logs, facts: neither password in any form (the fake host echoed the filled proxy lines).
     const others = filesUnder(state).filter((f) => f !== secretsFile);
     assert.ok(others.some((f) => f.endsWith('journal.json')));
-    assert.ok(others.some((f) => f.includes('logs')));
+    const logs = others.filter((f) => f.includes('logs')).map((f) => readFileSync(f, 'utf8'));
+    assert.ok(
+      logs.join('').includes('<redacted:url-userinfo-proxy'),
+      'the echoed proxy lines reached the logs, redacted',
+    );
     assertNoLeak(others, [...leakForms(OLD), ...leakForms(NEW), strict(NEW).replaceAll('%', '%%')]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
