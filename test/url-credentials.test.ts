@@ -23,6 +23,7 @@ import { assemblePlan } from '../src/plan/assemble.js';
 import { readSpec } from '../src/spec/read.js';
 import { repoPath, runCli } from './helpers/cli.js';
 import { runWithStubs } from './helpers/sh-sandbox.js';
+import { assertNoLeak, filesUnder, leakForms, strict } from './helpers/url-credentials.js';
 
 const PWN = 'kmxpwn';
 const PASSWORD = `p@ss:w/%'"$\\\`$(${PWN} a)é`;
@@ -30,17 +31,13 @@ const USER = 'proxy.user';
 const MIRROR_PASSWORD = `M1rr0r'"%40$(${PWN} m)`;
 const DOWNLOAD_PASSWORD = `DLs3cr$t\\%%`;
 
-/** RFC 3986 userinfo encoding, as a careful user writes it (only unreserved characters bare). */
-const strict = (s: string): string =>
-  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-
 const PROXY = `http://${USER}:${strict(PASSWORD)}@proxy.example:3128`;
 const MIRROR = `https://mirror-user:${strict(MIRROR_PASSWORD)}@mirror.example/files`;
 const DOWNLOAD = `https://dl-user:${strict(DOWNLOAD_PASSWORD)}@dl.example/containerd.tar.gz`;
 
 /** Every form a credential could leak in. */
 const LEAKS = [PASSWORD, MIRROR_PASSWORD, DOWNLOAD_PASSWORD]
-  .flatMap((p) => [p, strict(p), encodeURIComponent(p), Buffer.from(p).toString('base64')])
+  .flatMap(leakForms)
   .concat([USER, 'mirror-user', 'dl-user', strict(PASSWORD).replaceAll('%', '%%')]);
 
 function specDoc(windows = false): Record<string, unknown> {
@@ -59,12 +56,6 @@ function model(doc = specDoc()) {
   return resolveModel(readSpec({ kind: 'file', path: 'creds.yaml', text: stringify(doc) }));
 }
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name));
-}
-
 test('plan --out with credentialed proxy, mirror and download URLs: no credential byte in any file; tasks name the secrets', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kubemix-urlcred-'));
   try {
@@ -75,10 +66,7 @@ test('plan --out with credentialed proxy, mirror and download URLs: no credentia
       for (const leak of LEAKS) assert.ok(!text.includes(leak), `output holds ${leak}`);
     const files = filesUnder(join(dir, 'plan'));
     assert.ok(files.length > 10);
-    for (const f of files) {
-      const text = readFileSync(f, 'latin1') + readFileSync(f, 'utf8');
-      for (const leak of LEAKS) assert.ok(!text.includes(leak), `${f} holds ${JSON.stringify(leak)}`);
-    }
+    assertNoLeak(files, LEAKS);
     const plan = readFileSync(join(dir, 'plan', 'plan.json'), 'utf8');
     for (const name of ['proxy-http', 'proxy-https', 'mirror-artifacts', 'download-linux_containerd.tar.gz'])
       assert.ok(plan.includes(`{{secret:url-userinfo-${name}}}`), name);

@@ -10,16 +10,16 @@ import { pinHostKeys } from './pin-host-keys.js';
 import { LocalTransport } from '../transport/local.js';
 import { DEFAULT_SSH_OPTIONS, SshTransport } from '../transport/ssh.js';
 import type { HostTransport } from '../transport/types.js';
-import { DEFAULT_RETRY, type ApplyResult, type RetryPolicy, type RunContext } from './context.js';
+import { DEFAULT_RETRY, inputHashOf, type ApplyResult, type RetryPolicy, type RunContext } from './context.js';
 import { runDag, type Outcome } from './dag.js';
 import { EventBus, type Listener } from './events.js';
-import { taskInputHash } from './hash.js';
 import { HostLogs } from './host-logs.js';
 import { assertSameCni } from '../plan/cni-switch.js';
 import { Journal, TASK_STATES, type TaskState } from './journal.js';
 import { acquireLock } from './lock.js';
 import { readPlanArtifacts } from './plan-dir.js';
-import { Redactor, SecretStore, secretRefs } from './secrets.js';
+import { Redactor, SecretStore } from './secrets.js';
+import { runSecretInputs, taskSecretNames, uploadRefsOf } from './secret-inputs.js';
 import { assertUrlSecretsKnown } from './url-secrets.js';
 import { ensureDeployerKey } from './deployer-key.js';
 import { selectTasks, type SelectionOptions } from './selection.js';
@@ -61,16 +61,10 @@ export interface ApplyOptions extends SelectionOptions {
   readonly images?: ImageOptions;
 }
 
-/** Every secret name a task uses: declared, and referenced by its scripts or uploads. */
+/** Every secret name the tasks use: declared, and referenced by their scripts or uploads. */
 function secretNames(tasks: readonly Task[], contents: ReadonlyMap<string, Buffer>): Set<string> {
-  const names = new Set<string>();
-  for (const t of tasks) {
-    for (const s of t.secrets) names.add(s);
-    for (const s of secretRefs(`${t.check?.script ?? ''}\n${t.apply.script}`)) names.add(s);
-    for (const u of t.uploads)
-      for (const s of secretRefs(contents.get(u.artifact)?.toString('utf8') ?? '')) names.add(s);
-  }
-  return names;
+  const uploadRefs = uploadRefsOf(contents);
+  return new Set(tasks.flatMap((t) => [...taskSecretNames(t, uploadRefs)]));
 }
 
 export async function applyPlan(
@@ -94,6 +88,8 @@ export async function applyPlan(
   try {
     await secrets.provide(options.provided ?? {}, mode === 'apply');
     assertUrlSecretsKnown(secretNames(selection.tasks, contents), plan.downloads ?? [], secrets);
+    // After the spec's values are in the store: a rotated password changes the tasks' input hashes.
+    const secretInputs = await runSecretInputs(secrets, contents, mode === 'apply');
     if (lock?.tookOverStale)
       bus.emit({ type: 'lock:stale', pid: lock.tookOverStale.pid, host: lock.tookOverStale.host });
     // --check reads the journal (a check-less task already done with the same inputs is no change) and never writes it.
@@ -137,6 +133,7 @@ export async function applyPlan(
       down: new Map(),
       factsDir: paths.facts,
       downloads,
+      secretInputs,
       images: options.images,
       imagesRecord: imagesRecord(paths.root),
       artifacts: new Map(plan.artifacts.map((a) => [a.id, a])),
@@ -178,8 +175,7 @@ async function runApply(
   concurrency: number,
 ): Promise<ApplyResult> {
   const started = Date.now();
-  const artifacts = ctx.artifacts;
-  const hashes = new Map(plan.tasks.map((t) => [t.id, taskInputHash(t, artifacts, ctx.downloads.byId)]));
+  const hashes = new Map(plan.tasks.map((t) => [t.id, inputHashOf(t, ctx)]));
   const selected = new Set(tasks.map((t) => t.id));
   const states = new Map<string, TaskState>();
   const failed: { id: string; host: string; error: string }[] = [];

@@ -1,9 +1,11 @@
-import type { Artifact } from '../plan/types.js';
+import type { Artifact, Task } from '../plan/types.js';
+import { taskInputHash } from './hash.js';
 import type { HostTransport } from '../transport/types.js';
 import type { RunDownloads } from './download-run.js';
 import type { EventBus } from './events.js';
 import type { Journal, TaskState } from './journal.js';
 import type { Redactor, SecretStore } from './secrets.js';
+import type { SecretInputs } from './secret-inputs.js';
 
 export interface RetryPolicy {
   /** Attempts per task for transient transport failures (1 = no retry). */
@@ -37,6 +39,8 @@ export interface RunContext {
   /** Hosts given up on in this run, with the reason. */
   readonly down: Map<string, string>;
   readonly factsDir: string;
+  /** Keyed digests of the user-given secrets a task uses, part of its input hash (secret-inputs.ts); none when absent. */
+  readonly secretInputs?: SecretInputs;
   /** The plan's downloads, their verified hashes (`{{sha256:ID}}`) and the deployer's cache. */
   readonly downloads: RunDownloads;
   /** `up --images`: the bundles to push into the services registry (Task.pushesImages). */
@@ -46,6 +50,11 @@ export interface RunContext {
     read(): Promise<Record<string, string>>;
     write(record: Record<string, string>): Promise<void>;
   };
+}
+
+/** A task's input hash in this run, with its user-given secrets' digests (the journal's key). */
+export function inputHashOf(task: Task, ctx: RunContext): string {
+  return taskInputHash(task, ctx.artifacts, ctx.downloads.byId, ctx.secretInputs?.(task));
 }
 
 export function backoff(policy: RetryPolicy, attempt: number): number {

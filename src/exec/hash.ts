@@ -22,13 +22,18 @@ function downloadInputs(task: Task, downloads: ReadonlyMap<string, ResolvedDownl
 
 /**
  * What a task's outcome depends on: its commands, the content (sha256) and
- * placement of what it uploads, and the *names* of its secrets. Description,
- * timeout and ordering are left out: changing them does not re-run a task.
+ * placement of what it uploads, the *names* of its secrets, and for the
+ * secrets the user gives (a URL's password) a keyed digest of the value
+ * (`userSecrets`, exec/secret-inputs.ts): a rotated password re-runs the
+ * tasks that write it onto nodes. Description, timeout and ordering are left
+ * out: changing them does not re-run a task. A task using no user secret
+ * hashes as before, so its journal entry stays valid.
  */
 export function taskInputHash(
   task: Task,
   artifacts: ReadonlyMap<string, Artifact>,
   downloads: ReadonlyMap<string, ResolvedDownload> = new Map(),
+  userSecrets: Readonly<Record<string, string>> = {},
 ): string {
   const uploads = task.uploads.map((u) => {
     const a = artifacts.get(u.artifact);
@@ -45,6 +50,7 @@ export function taskInputHash(
       secrets: [...task.secrets].sort(),
       captures: task.captures ?? [],
       ...(inputs.length === 0 ? {} : { downloads: inputs, serves: task.serves?.dir ?? null }),
+      ...(Object.keys(userSecrets).length === 0 ? {} : { userSecrets }),
     }),
   );
 }

@@ -78,4 +78,13 @@ describe('plan rules and selection', () => {
     assert.notEqual(taskInputHash(t, none), taskInputHash({ ...t, apply: { ...t.apply, script: 'echo y' } }, none));
     assert.notEqual(taskInputHash(t, none), taskInputHash({ ...t, secrets: ['s'] }, none));
   });
+
+  it('input hash follows the digests of user-given secret values; none given hashes as before', () => {
+    const t = task('x', 'a', 'task-gather-facts');
+    const none = new Map();
+    const digest = (d: string) => taskInputHash(t, none, none, { 'url-userinfo-proxy-http': d });
+    assert.equal(taskInputHash(t, none, none, {}), taskInputHash(t, none));
+    assert.notEqual(digest('a'), digest('b'));
+    assert.notEqual(digest('a'), taskInputHash(t, none));
+  });
 });

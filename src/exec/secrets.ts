@@ -134,6 +134,21 @@ export class SecretStore {
     else this.generation++;
   }
 
+  /**
+   * A random 32-byte key (hex) kept with the secrets, made on first use and
+   * never changed (secret-inputs.ts keys the journal's digests with it);
+   * saved only when `save` (not --check).
+   */
+  async ensureKey(name: string, save: boolean): Promise<string> {
+    const known = this.get(name);
+    if (known !== undefined) return known;
+    const value = randomBytes(32).toString('hex');
+    this.records.set(name, { value, source: 'generated', at: new Date().toISOString() });
+    if (save) await this.save();
+    else this.generation++;
+    return value;
+  }
+
   /** Generates every named secret that is neither known nor captured by a task. */
   async ensureGenerated(names: Iterable<string>, captured: ReadonlySet<string>): Promise<string[]> {
     const made: string[] = [];

@@ -3,6 +3,7 @@
 import type { Plan } from '../plan/types.js';
 import { taskInputHash } from './hash.js';
 import type { JournalDocument } from './journal.js';
+import type { SecretInputs } from './secret-inputs.js';
 
 /** done: finished with today's inputs; outdated: finished, but the task changed since; left: not run (or interrupted); failed: the last attempt failed. */
 export type TaskStatus = 'done' | 'outdated' | 'left' | 'failed';
@@ -26,14 +27,23 @@ export interface ClusterStatus {
   readonly tasks: readonly { readonly id: string; readonly host: string; readonly status: TaskStatus }[];
 }
 
-export function clusterStatus(plan: Plan, journal: JournalDocument | undefined): ClusterStatus {
+/**
+ * `secretInputs`: the digests of the user-given secrets each task uses
+ * (secret-inputs.ts specSecretInputs), as `up` hashes them; none by default
+ * (a plan without URL credentials).
+ */
+export function clusterStatus(
+  plan: Plan,
+  journal: JournalDocument | undefined,
+  secretInputs: SecretInputs = () => ({}),
+): ClusterStatus {
   const artifacts = new Map(plan.artifacts.map((a) => [a.id, a]));
   const downloads = new Map((plan.downloads ?? []).map((d) => [d.id, d]));
   const tasks = plan.tasks.map((t) => {
     const entry = journal?.tasks[t.id];
     let status: TaskStatus = 'left';
     if (entry?.state === 'done')
-      status = entry.inputHash === taskInputHash(t, artifacts, downloads) ? 'done' : 'outdated';
+      status = entry.inputHash === taskInputHash(t, artifacts, downloads, secretInputs(t)) ? 'done' : 'outdated';
     else if (entry?.state === 'failed') status = 'failed';
     return { id: t.id, host: t.host, status, error: entry?.error };
   });

@@ -2,14 +2,13 @@
 // inputs, otherwise (re)connect, compare uploads, check, upload, apply,
 // capture — retrying transient transport failures with backoff and
 // recording every state in the journal.
-import { taskInputHash } from './hash.js';
 import type { Task } from '../plan/types.js';
 import { isTransient } from '../transport/errors.js';
 import type { ExecResult } from '../transport/types.js';
 import { isKubemixError } from '../errors.js';
 import type { Outcome } from './dag.js';
 import type { TaskState } from './journal.js';
-import { backoff, sleep, type RunContext } from './context.js';
+import { backoff, inputHashOf, sleep, type RunContext } from './context.js';
 import {
   applyFailed,
   captureSecrets,
@@ -194,7 +193,7 @@ export async function checkTask(task: Task, ctx: RunContext): Promise<{ wouldCha
     return { wouldChange: true, reason: `files differ: ${stale.map((u) => u.remotePath).join(', ')}` };
   if (task.check === null) {
     // Read-only and always-applied tasks have no check: done before with the same inputs means nothing to change.
-    const done = ctx.journal?.isDone(task.id, taskInputHash(task, ctx.artifacts, ctx.downloads.byId)) === true;
+    const done = ctx.journal?.isDone(task.id, inputHashOf(task, ctx)) === true;
     return done
       ? { wouldChange: false, reason: 'done before with the same inputs (no check)' }
       : { wouldChange: true, reason: 'no check: always applied' };

@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
 import { readJournal, type JournalDocument } from '../../exec/journal.js';
+import { specSecretInputs } from '../../exec/secret-inputs.js';
 import { statePaths } from '../../exec/state-dir.js';
 import { clusterStatus } from '../../exec/status.js';
 import { resolveModel } from '../../model/resolve.js';
@@ -53,7 +54,8 @@ export function registerAddNode(program: Command, io: CliIo): void {
       );
     }
     const added = [...planned].filter((h) => !known.has(h)).sort();
-    const changed = clusterStatus(assembled.plan, journal)
+    const inputs = await specSecretInputs(assembled, statePaths(dir).secrets);
+    const changed = clusterStatus(assembled.plan, journal, inputs)
       .hosts.filter((h) => known.has(h.host) && h.left > 0)
       .map((h) => `${h.host} (${h.left} task${h.left === 1 ? '' : 's'})`);
     out.log(

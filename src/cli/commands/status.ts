@@ -3,6 +3,8 @@
 import type { Command } from 'commander';
 import { FindingsError } from '../../errors.js';
 import { readJournal } from '../../exec/journal.js';
+import { specSecretInputs } from '../../exec/secret-inputs.js';
+import { statePaths } from '../../exec/state-dir.js';
 import { clusterStatus, type ClusterStatus } from '../../exec/status.js';
 import { resolveModel } from '../../model/resolve.js';
 import { assemblePlan } from '../../plan/assemble.js';
@@ -39,11 +41,11 @@ export function registerStatus(program: Command, io: CliIo): void {
   ).action(async (spec: string, flags: SpecOptions & { stateDir?: string }, command: Command) => {
     const out = outputFor(command, io);
     const loaded = loadSpec(spec, flags, io);
-    const plan = assemblePlan(resolveModel(loaded)).plan;
-    const status = clusterStatus(
-      plan,
-      await readJournal(stateDir(flags.stateDir, io, loaded.clusterName, loaded.file)),
-    );
+    const assembled = assemblePlan(resolveModel(loaded));
+    const dir = stateDir(flags.stateDir, io, loaded.clusterName, loaded.file);
+    // The spec's URL credentials as `up SPEC` would hash them: a rotated password counts as outdated.
+    const inputs = await specSecretInputs(assembled, statePaths(dir).secrets);
+    const status = clusterStatus(assembled.plan, await readJournal(dir), inputs);
     const document = { ok: status.complete, ...status };
     if (!out.json) out.text(statusText(status));
     if (!status.complete)

@@ -5,10 +5,11 @@ import type { Command } from 'commander';
 import { FindingsError, InputError, InterruptedError } from '../../errors.js';
 import { outputFile, writeOutputFile } from '../../exec/local-paths.js';
 import { readJournal } from '../../exec/journal.js';
+import { specSecretInputs } from '../../exec/secret-inputs.js';
 import { statePaths } from '../../exec/state-dir.js';
 import { clusterStatus } from '../../exec/status.js';
 import { resolveModel } from '../../model/resolve.js';
-import { assemblePlan } from '../../plan/assemble.js';
+import { assemblePlan, type AssembledPlan } from '../../plan/assemble.js';
 import { CLUSTER_TITLES, junitXml, matrixText, reportDocument, PROBE_TITLES } from '../../verify/report.js';
 import { checkSelector } from '../../verify/select.js';
 import { nodeTransports } from '../../verify/underlay/hosts.js';
@@ -120,6 +121,12 @@ export function registerVerify(program: Command, io: CliIo): void {
     });
 }
 
+/** Every planned task done with today's inputs (the spec's URL credentials included), as `status` says. */
+async function deployed(assembled: AssembledPlan, root: string): Promise<boolean> {
+  const inputs = await specSecretInputs(assembled, statePaths(root).secrets);
+  return clusterStatus(assembled.plan, await readJournal(root), inputs).complete;
+}
+
 /** Both layers, the matrix (or JSON), --junit; throws FindingsError (exit 1) when a check failed. */
 export async function runVerify(spec: string, flags: VerifyFlags, io: CliIo, out: Output): Promise<void> {
   // Checked before any probe runs: a run is not wasted on a report that cannot be written.
@@ -134,9 +141,7 @@ export async function runVerify(spec: string, flags: VerifyFlags, io: CliIo, out
     throw new InputError('flags.invalid', '--keep only goes with --demo', { path: 'flags.keep' });
   if (flags.demo === true) return demo(model, root, flags, io, out);
   const installed =
-    flags.installed === true ||
-    flags.kubeconfig !== undefined ||
-    clusterStatus(assemblePlan(model).plan, await readJournal(root)).complete;
+    flags.installed === true || flags.kubeconfig !== undefined || (await deployed(assemblePlan(model), root));
   // Before any probe runs: a missing or unusable kubeconfig is exit 2 now, not after minutes of probes.
   const access = installed ? await accessFor(root, flags, io) : undefined;
   const plan = planUnderlay(underlayInput(model, installed), select);
