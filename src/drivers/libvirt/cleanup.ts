@@ -13,9 +13,8 @@ import type { DriverModel, DriverTask, TaskRef } from '../types.js';
 import {
   clusterIdentity,
   domainName,
-  METADATA_ELEMENT,
-  METADATA_NAMESPACE,
-  METADATA_PREFIX,
+  METADATA_CLOSE,
+  METADATA_OPEN,
   networkName,
   poolName,
   VOLUME_SUFFIXES,
@@ -73,8 +72,6 @@ keep_volumes=${list(expected.volumes)}
 `;
 }
 
-const MARK = `<${METADATA_PREFIX}:${METADATA_ELEMENT} xmlns:${METADATA_PREFIX}="${METADATA_NAMESPACE}">`;
-const CLOSE = `</${METADATA_PREFIX}:${METADATA_ELEMENT}>`;
 const SUFFIXES = Object.values(VOLUME_SUFFIXES);
 
 // Shared by check and apply. Names go through loops one a line with
@@ -89,7 +86,7 @@ fail() { echo "$*" >&2; exit 2; }
 kept() { printf '%s\\n' "$2" | grep -Fxq -- "$1"; }
 # The cluster a domain or network XML is marked for; empty when unmarked
 # or unreadable (a domain that vanished meanwhile): those are kept.
-mark() { sed -n "s|.*${MARK}\\([^<]*\\)${CLOSE}.*|\\1|p" | head -n 1; }
+mark() { sed -n "s|.*${METADATA_OPEN}\\([^<]*\\)${METADATA_CLOSE}.*|\\1|p" | head -n 1; }
 command -v virsh >/dev/null 2>&1 || fail "virsh not found: install libvirt-clients on this hypervisor"
 v uri >/dev/null || fail "cannot connect to libvirt at $uri"
 
