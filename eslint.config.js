@@ -31,12 +31,11 @@ export const RESOLVED_MODEL_ONLY = ['render', 'plan', 'interop', 'cli'];
 /**
  * Where script and config text is built: no quote around a value by hand
  * (kubemix/no-hand-quote), only through these escapers (src/util/escape and
- * their local short names). Not yet: drivers/ (its shell goes through
- * shellQuote as q) and render/windows (XML and PowerShell attributes of
- * numbers and constants the rule cannot tell from values).
+ * their local short names). Not yet: render/windows (XML and PowerShell
+ * attributes of numbers and constants the rule cannot tell from values).
  */
 export const HAND_QUOTE = {
-  folders: ['plan', 'render/linux', 'render/containerd', 'diagnose', 'exec', 'transport', 'verify'],
+  folders: ['plan', 'render/linux', 'render/containerd', 'diagnose', 'drivers', 'exec', 'transport', 'verify'],
   escapers: [
     'shellQuote',
     'psQuote',

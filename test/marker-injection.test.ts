@@ -7,12 +7,16 @@
 // POSIX sh script the marker reached is then run, with every command a stub
 // that records its argv (test/helpers/sh-sandbox.ts): the payload's command
 // must never run, and an argument holding the marker must hold all of it.
+// The scripts of `kubemix diagnose` (one per node) are among them; each of
+// their sections runs as `timeout … sh -c SECTION`, and the sandbox runs
+// such a nested script too, so every section's command is run as well.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { XMLParser } from 'fast-xml-parser';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml, parseAllDocuments, stringify } from 'yaml';
+import { assembleDiagnosePlan, diagnosedNodes } from '../src/diagnose/plan.js';
 import { InputError, InvalidSpecError } from '../src/errors.js';
 import { renderInventory, inventoryOf } from '../src/interop/inventory/export.js';
 import { resolveModel } from '../src/model/resolve.js';
@@ -130,6 +134,13 @@ function outputsOf(doc: Record<string, unknown>): Output[] {
         out.push({ where: `${t.id} ${kind}`, format: c.shell === 'powershell' ? 'powershell' : 'sh', text: c.script });
     }
   }
+  // What `kubemix diagnose` would run on every node of the cluster.
+  for (const t of assembleDiagnosePlan(model, diagnosedNodes(model, undefined)).plan.tasks)
+    out.push({
+      where: `diagnose ${t.id}`,
+      format: t.apply.shell === 'powershell' ? 'powershell' : 'sh',
+      text: t.apply.script,
+    });
   const inv = inventoryOf(model);
   out.push({ where: 'inventory.ini', format: 'ini', text: renderInventory(inv, 'ini', 'marker') });
   out.push({ where: 'inventory.yaml', format: 'yaml', text: renderInventory(inv, 'yaml', 'marker') });
@@ -256,7 +267,15 @@ test('the schema walk finds the string fields (sanity)', () => {
 });
 
 test('the enriched examples plan as they are', () => {
-  for (const example of EXAMPLES) assert.ok(outputsOf(baseDoc(example)).length > 10, nameOf(example));
+  for (const example of EXAMPLES) {
+    const outputs = outputsOf(baseDoc(example));
+    assert.ok(outputs.length > 10, nameOf(example));
+    // diagnose's scripts are among them (a Linux node's at least), so the payloads reach them when a field does.
+    assert.ok(
+      outputs.some((o) => o.where.startsWith('diagnose ') && o.format === 'sh'),
+      `${nameOf(example)}: no diagnose script`,
+    );
+  }
 });
 
 /** An argument holding the marker holds the whole payload (as written, or percent-encoded by URL normalisation). */
@@ -331,7 +350,10 @@ test('every string field, every example, every payload: refused with its path, o
     }
   }
   const ran = [...toRun.values()];
-  const calls = runWithStubs(ran.map((r) => r.script));
+  const calls = runWithStubs(
+    ran.map((r) => r.script),
+    { nested: true },
+  );
   let markerSeen = 0;
   ran.forEach((r, i) => {
     for (const c of calls[i] ?? []) {

@@ -5,6 +5,9 @@
 // /run and /tmp are fresh tmpfs, so a script's redirections change nothing
 // on this machine. `set` is a no-op (no -e, no -u: the script runs on past a
 // stub's empty answer); `exit` is real. What comes back is every stub call.
+// With `nested`, a stub call `sh -c SCRIPT …` (also behind `timeout [-k N] N`,
+// as diagnose runs each section) runs SCRIPT too, under the same stubs: a
+// script that carries another as one quoted argument is checked all the way in.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +17,23 @@ command_not_found_handle() {
   { printf '%s\\0' "$@"; printf '\\1'; } >> "$KMX_LOG"
   return 0
 }
+`;
+
+// The handler exported, so the bash that runs a nested script has it (and the no-op `set`) too.
+const NESTED = `command_not_found_handle() {
+  { printf '%s\\0' "$@"; printf '\\1'; } >> "$KMX_LOG"
+  if [ "$1" = timeout ]; then
+    shift
+    while [ "$#" -gt 0 ]; do case "$1" in -k | -s) shift 2 ;; -*) shift ;; *) break ;; esac; done
+    shift
+  fi
+  if [ "$#" -ge 3 ] && [ "$1" = sh ] && [ "$2" = -c ]; then
+    shift 2
+    /usr/bin/bash --norc --noprofile -c "$@" </dev/null
+  fi
+  return 0
+}
+export -f set command_not_found_handle
 `;
 
 const RUNNER = `set -u
@@ -30,10 +50,10 @@ export interface StubCall {
 }
 
 /** Runs each script in the sandbox; the stub calls each made, by index. */
-export function runWithStubs(scripts: readonly string[]): StubCall[][] {
+export function runWithStubs(scripts: readonly string[], options: { readonly nested?: boolean } = {}): StubCall[][] {
   const dir = mkdtempSync('/dev/shm/kubemix-marker-');
   try {
-    writeFileSync(join(dir, 'prelude'), PRELUDE);
+    writeFileSync(join(dir, 'prelude'), options.nested === true ? `${PRELUDE}${NESTED}` : PRELUDE);
     scripts.forEach((s, i) => writeFileSync(join(dir, `${String(i).padStart(6, '0')}.sh`), s));
     const r = spawnSync('unshare', ['-m', 'bash', '-c', RUNNER], {
       env: { KMX_DIR: dir, PATH: '/usr/bin:/bin:/usr/sbin:/sbin' },

@@ -7,7 +7,8 @@
 // cpu_allocation_ratio). Every comparison must *succeed* for the
 // check to pass: `[ a -ge b ] || fail`. A value that is not a number makes
 // `[` exit 2, which then fails the check instead of skipping an `if`.
-import { factsRef, shQuotedByHand } from '../task.js';
+import { shell } from '../../util/escape/index.js';
+import { factsRef, sh } from '../task.js';
 import type { DriverModel, DriverTask } from '../types.js';
 import { cleanupRef } from './cleanup.js';
 import { LIBVIRT_IMAGES } from './names.js';
@@ -29,7 +30,7 @@ export function capacityTasks(model: DriverModel): DriverTask[] {
     if (![ram, disk, vcpus].every(Number.isSafeInteger))
       throw new Error(`${hv.name}: guest sizes ${ram} MiB / ${disk} GiB are not exact integers`);
     const names = guests.map((g) => g.name).join(', ') || 'none';
-    const script = `need_ram=${ram}
+    const script = shell`need_ram=${ram}
 need_disk=${disk}
 need_vcpus=${vcpus}
 widest=${widest}
@@ -53,7 +54,7 @@ exit $ok
       // After cleanup: the disk that leftovers held counts as free.
       after: [factsRef(hv.name), cleanupRef(hv.name)],
       check: null,
-      apply: shQuotedByHand(script, 'user'),
+      apply: sh(script, 'user'),
       timeoutSeconds: 60,
     };
   });

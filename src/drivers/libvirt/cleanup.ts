@@ -7,15 +7,14 @@
 // stays, so a resumed or re-planned run never removes the VMs an earlier
 // pass of the same deployment created: this run only ever creates expected
 // names, and cleanup only ever removes unexpected ones.
-import { shellQuote } from '../../util/escape/index.js';
-import { factsRef, shQuotedByHand } from '../task.js';
+import { shell, shellCode, type ShellText } from '../../util/escape/index.js';
+import { factsRef, sh } from '../task.js';
 import type { DriverModel, DriverTask, TaskRef } from '../types.js';
 import {
   clusterIdentity,
   domainName,
-  METADATA_ELEMENT,
-  METADATA_NAMESPACE,
-  METADATA_PREFIX,
+  METADATA_CLOSE,
+  METADATA_OPEN,
   networkName,
   poolName,
   VOLUME_SUFFIXES,
@@ -53,31 +52,33 @@ export function cleanupTasks(model: DriverModel): DriverTask[] {
       name: CLEANUP_TASK,
       description: `remove ${cluster}'s marked domains, networks and pool volumes the plan does not expect here (keeps ${guests.map((g) => g.name).join(', ') || 'no guests'})`,
       after: [factsRef(hv.name)],
-      check: shQuotedByHand(`${head}${LIBRARY}${CHECK}`),
-      apply: shQuotedByHand(`${head}${LIBRARY}${APPLY}`),
+      check: sh(shell`${head}${LIBRARY}${CHECK}`),
+      apply: sh(shell`${head}${LIBRARY}${APPLY}`),
       timeoutSeconds: 300,
     };
   });
 }
 
-export function preamble(uri: string, cluster: string, expected: Expected): string {
-  const list = (names: readonly string[]): string => shellQuote(names.join('\n'));
-  return `uri=${shellQuote(uri)}
-cluster=${shellQuote(cluster)}
-pool=${shellQuote(poolName(cluster))}
+/** The names one a line: one shell word (the loops split it on newlines only). */
+const list = (names: readonly string[]): string => names.join('\n');
+
+export function preamble(uri: string, cluster: string, expected: Expected): ShellText {
+  return shell`uri=${uri}
+cluster=${cluster}
+pool=${poolName(cluster)}
 keep_domains=${list(expected.domains)}
 keep_networks=${list(expected.networks)}
 keep_volumes=${list(expected.volumes)}
 `;
 }
 
-const MARK = `<${METADATA_PREFIX}:${METADATA_ELEMENT} xmlns:${METADATA_PREFIX}="${METADATA_NAMESPACE}">`;
-const CLOSE = `</${METADATA_PREFIX}:${METADATA_ELEMENT}>`;
 const SUFFIXES = Object.values(VOLUME_SUFFIXES);
 
 // Shared by check and apply. Names go through loops one a line with
-// globbing off, so no name is split or expanded.
-export const LIBRARY = `set -f
+// globbing off, so no name is split or expanded. The mark's pattern is a
+// constant (names.ts), written into sed's program inside "…" (it holds "),
+// where the template escapes only what sh would read in it.
+export const LIBRARY = shell`set -f
 IFS='
 '
 v() { virsh -q -c "$uri" "$@"; }
@@ -85,7 +86,7 @@ fail() { echo "$*" >&2; exit 2; }
 kept() { printf '%s\\n' "$2" | grep -Fxq -- "$1"; }
 # The cluster a domain or network XML is marked for; empty when unmarked
 # or unreadable (a domain that vanished meanwhile): those are kept.
-mark() { sed -n 's|.*${MARK}\\([^<]*\\)${CLOSE}.*|\\1|p' | head -n 1; }
+mark() { sed -n "s|.*${METADATA_OPEN}\\([^<]*\\)${METADATA_CLOSE}.*|\\1|p" | head -n 1; }
 command -v virsh >/dev/null 2>&1 || fail "virsh not found: install libvirt-clients on this hypervisor"
 v uri >/dev/null || fail "cannot connect to libvirt at $uri"
 
@@ -107,7 +108,7 @@ leftover_networks() {
 
 # A volume is ours when it lies in the cluster pool and is <node>.<cluster><suffix>.
 ours() {
-  for suffix in ${SUFFIXES.map(shellQuote).join(' ')}; do
+  for suffix in ${SUFFIXES}; do
     node=\${1%".$cluster$suffix"}
     case $node in "$1" | '' | *.*) ;; *) return 0 ;; esac
   done
@@ -136,16 +137,16 @@ leftovers() {
 `;
 
 // Exit 0 only when nothing is left over, so a re-run reports no change.
-const CHECK = `found=$(leftovers) || exit 2
+const CHECK = shellCode(`found=$(leftovers) || exit 2
 if [ -n "$found" ]; then printf '%s\\n' "$found" | sed 's/^/leftover /'; exit 1; fi
 echo "no leftovers of $cluster"
-`;
+`);
 
 // Domains first (they hold the volumes and sit on the network), then
 // volumes, then networks. A domain's storage is removed through the pool,
 // never with undefine --remove-all-storage: that would also delete media
 // outside the pool the domain merely uses (an install ISO).
-export const APPLY = `d=$(leftover_domains) || fail "cannot list the domains at $uri"
+export const APPLY = shellCode(`d=$(leftover_domains) || fail "cannot list the domains at $uri"
 for i in $d; do
   if v list --name | grep -Fxq -- "$i"; then v destroy --domain "$i" >/dev/null || fail "cannot stop domain $i"; fi
   if v dominfo --domain "$i" 2>/dev/null | grep -q '^Persistent: *yes'; then
@@ -166,4 +167,4 @@ for i in $n; do
 done
 left=$(leftovers) || exit 2
 if [ -n "$left" ]; then printf '%s\\n' "$left" | sed 's/^/still there: /' >&2; exit 1; fi
-`;
+`);

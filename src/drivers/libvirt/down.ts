@@ -7,8 +7,8 @@
 // other cluster's) with the boot unit that made them again (only when its
 // first line is kubemix's marker for this cluster). The image cache stays for the
 // next cluster. A second run finds nothing and changes nothing.
-import { shellQuote } from '../../util/escape/index.js';
-import { shQuotedByHand } from '../task.js';
+import { shell, shellCode } from '../../util/escape/index.js';
+import { sh } from '../task.js';
 import type { DriverModel, DriverTask } from '../types.js';
 import { APPLY, CLEANUP_STAGE, LIBRARY, preamble } from './cleanup.js';
 import { definitionsDir } from './layout.js';
@@ -21,11 +21,11 @@ export function downTasks(model: DriverModel): DriverTask[] {
   const cluster = clusterIdentity(model.cluster);
   return model.hypervisors.map((hv) => {
     const { bridge, vxlan } = overlayLinks(model);
-    const head = `${preamble(hv.libvirtUri, cluster, { domains: [], networks: [], volumes: [] })}dir=${shellQuote(definitionsDir(model))}
-links=${shellQuote(`${vxlan}\n${bridge}`)}
-units=${shellQuote(UNIT_DIR)}
-unit=${shellQuote(overlayUnitName(model))}
-marker=${shellQuote(overlayUnitMarker(model))}
+    const head = shell`${preamble(hv.libvirtUri, cluster, { domains: [], networks: [], volumes: [] })}dir=${definitionsDir(model)}
+links=${`${vxlan}\n${bridge}`}
+units=${UNIT_DIR}
+unit=${overlayUnitName(model)}
+marker=${overlayUnitMarker(model)}
 `;
     return {
       stage: CLEANUP_STAGE,
@@ -33,8 +33,8 @@ marker=${shellQuote(overlayUnitMarker(model))}
       name: DOWN_TASK,
       description: `destroy and undefine ${cluster}'s domains, delete its volumes, pool, network, overlay links and definitions`,
       after: [],
-      check: shQuotedByHand(`${head}${LIBRARY}${REST}${CHECK}`),
-      apply: shQuotedByHand(`${head}${LIBRARY}${REST}${APPLY}${APPLY_REST}`),
+      check: sh(shell`${head}${LIBRARY}${REST}${CHECK}`),
+      apply: sh(shell`${head}${LIBRARY}${REST}${APPLY}${APPLY_REST}`),
       timeoutSeconds: 600,
     };
   });
@@ -42,7 +42,7 @@ marker=${shellQuote(overlayUnitMarker(model))}
 
 // The pool is the cluster's by its contract name; it goes only when empty
 // (a volume not named by the contract keeps it, and is reported).
-const REST = `pool_volumes() { v vol-list --pool "$pool" | awk '{ print $1 }'; }
+const REST = shellCode(`pool_volumes() { v vol-list --pool "$pool" | awk '{ print $1 }'; }
 pool_removable() {
   v pool-info --pool "$pool" >/dev/null 2>&1 || return 1
   [ "$(v pool-info --pool "$pool" | sed -n 's/^State: *//p')" = running ] || return 0
@@ -65,15 +65,15 @@ rest() {
   if [ -e "$dir" ]; then echo "definitions $dir"; fi
   for l in $(present_links); do echo "link $l"; done
 }
-`;
+`);
 
-const CHECK = `found=$(leftovers) || exit 2
+const CHECK = shellCode(`found=$(leftovers) || exit 2
 found=$(printf '%s\\n%s\\n' "$found" "$(rest)" | sed '/^$/d')
 if [ -n "$found" ]; then printf '%s\\n' "$found" | sed 's/^/present /'; exit 1; fi
 echo "nothing of $cluster left"
-`;
+`);
 
-const APPLY_REST = `if pool_removable; then
+const APPLY_REST = shellCode(`if pool_removable; then
   # pool-list --name pads short names: ask pool-info for the state instead.
   if [ "$(v pool-info --pool "$pool" | sed -n 's/^State: *//p')" = running ]; then v pool-destroy --pool "$pool" >/dev/null || fail "cannot stop pool $pool"; fi
   target=$(v pool-dumpxml --pool "$pool" | sed -n 's|.*<path>\\(.*\\)</path>.*|\\1|p' | head -n 1)
@@ -95,4 +95,4 @@ elif [ -e "$units/$unit" ]; then
   echo "kept $units/$unit: kubemix did not write it"
 fi
 for l in $(present_links); do ip link del "$l" || fail "cannot remove link $l"; echo "removed link $l"; done
-`;
+`);

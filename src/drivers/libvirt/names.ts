@@ -4,6 +4,7 @@
 // task-cleanup-hypervisors reads the same contract to tell this cluster's
 // leftovers from everything else on a hypervisor, so both sides must use
 // these functions and nothing else. Pure.
+import { xmlEscape } from '../../util/escape/index.js';
 import { sha256Hex } from '../../util/json.js';
 
 /** Where libvirt keeps disk images; the cluster pool lives below it. */
@@ -82,7 +83,11 @@ export function volumeNames(node: { readonly fqdn: string; readonly osFamily: 'l
   return [`${domainName(node)}${VOLUME_SUFFIXES.disk}`, `${domainName(node)}${media}`];
 }
 
-/** The <metadata> content the driver puts into every domain and network XML it defines. */
+/** The mark's opening tag, as the driver writes it and cleanup finds it again. */
+export const METADATA_OPEN = `<${METADATA_PREFIX}:${METADATA_ELEMENT} xmlns:${METADATA_PREFIX}="${xmlEscape(METADATA_NAMESPACE)}">`;
+export const METADATA_CLOSE = `</${METADATA_PREFIX}:${METADATA_ELEMENT}>`;
+
+/** The <metadata> content the driver puts into every domain and network XML it defines (`clusterId` XML-escaped). */
 export function ownerMetadata(clusterId: string): string {
-  return `<${METADATA_PREFIX}:${METADATA_ELEMENT} xmlns:${METADATA_PREFIX}="${METADATA_NAMESPACE}">${clusterId}</${METADATA_PREFIX}:${METADATA_ELEMENT}>`;
+  return `${METADATA_OPEN}${clusterId}${METADATA_CLOSE}`;
 }

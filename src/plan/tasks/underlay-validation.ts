@@ -60,7 +60,9 @@ function checks(model: ClusterModel, node: PlanNode): UnderlayCheck[] {
 /** Runs each check's probe, names every failing one on stderr, exits 1 if any failed. */
 export function linuxScript(cs: readonly UnderlayCheck[]): ShellText {
   const body = cs.map((c) => {
-    // eslint-disable-next-line kubemix/shell-code -- verify/underlay/scripts.ts's probe, its values quoted there by shellQuote
+    // A Linux probe of verify/underlay/scripts.ts, built there with the `shell` template (each value escaped
+    // for where it lands) and kept as its text: it goes in again as code, unchanged.
+    // eslint-disable-next-line kubemix/shell-code -- that template's output, not a value
     const probe = shellCode(c.linux.script);
     const test = shell`printf '%s\\n' "$out" | grep -q ${`^${c.ok}`}`;
     return shell`out=$(\n${probe})\n${test} || { echo ${`underlay ${c.what}: ${c.failure}`} >&2; printf '%s\\n' "$out" >&2; fail=1; }`;

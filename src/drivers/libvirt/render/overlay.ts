@@ -22,9 +22,8 @@
 // online and libvirt has started; on the gateway the script waits a bounded
 // time for libvirt to bring its autostarted network's bridge back. The unit
 // carries a marker line, so `kubemix down` removes only a unit it wrote. Pure.
-import { shellQuote as q } from '../../../util/escape/index.js';
+import { shell, type ShellText, systemdQuote } from '../../../util/escape/index.js';
 import type { DriverHypervisor, DriverModel } from '../../types.js';
-import { systemdQuote } from '../../../util/escape/index.js';
 import { bridgeName, clusterIdentity, vxlanId, vxlanName } from '../names.js';
 
 export const OVERLAY_PORT = 64789;
@@ -51,15 +50,15 @@ export function overlayLinks(model: Pick<DriverModel, 'cluster'>): { bridge: str
   return { bridge: bridgeName(id), vxlan: vxlanName(id), vni: vxlanId(id) };
 }
 
-function head(model: DriverModel, hv: DriverHypervisor): string {
+function head(model: DriverModel, hv: DriverHypervisor): ShellText {
   const { bridge, vxlan, vni } = overlayLinks(model);
   const peers = model.hypervisors.filter((h) => h.name !== hv.name).map((h) => h.address);
-  return `br=${q(bridge)}
-vx=${q(vxlan)}
+  return shell`br=${bridge}
+vx=${vxlan}
 vni=${vni}
 port=${OVERLAY_PORT}
 mtu=${model.cluster.network.nodeMtu}
-peers=${q(peers.join(' '))}
+peers=${peers.join(' ')}
 # A peer named by host name is reached at its first IPv4 address.
 resolve() {
   case "$1" in
@@ -75,17 +74,17 @@ has_peer() { bridge fdb show dev "$vx" | grep -q "^00:00:00:00:00:00 dst $1 "; }
 export function overlayUpScript(model: DriverModel, hv: DriverHypervisor): string {
   // At boot libvirt may bring the network (and its bridge) up after this runs: wait for it, bounded.
   const bridge = isGateway(model, hv)
-    ? `waited=0
+    ? shell`waited=0
 until ip link show "$br" >/dev/null 2>&1; do
   [ "$waited" -lt ${BRIDGE_WAIT_SECONDS} ] || fail "no bridge $br after ${BRIDGE_WAIT_SECONDS} s: the cluster's libvirt network is not running"
   sleep 1
   waited=$((waited + 1))
 done
 `
-    : `ip link show "$br" >/dev/null 2>&1 || ip link add "$br" type bridge || fail "cannot make bridge $br"
+    : shell`ip link show "$br" >/dev/null 2>&1 || ip link add "$br" type bridge || fail "cannot make bridge $br"
 ip link set "$br" mtu "$mtu" up || fail "cannot bring up $br"
 `;
-  return `#!/bin/sh
+  return shell`#!/bin/sh
 # The VXLAN mesh of ${clusterIdentity(model.cluster)} on ${hv.name}: bridge, VXLAN link, one FDB entry per peer.
 fail() { echo "$*" >&2; exit 2; }
 ${head(model, hv)}${bridge}ip link show "$vx" >/dev/null 2>&1 ||
@@ -97,12 +96,12 @@ for p in $peers; do
   has_peer "$ip" || bridge fdb append 00:00:00:00:00:00 dev "$vx" dst "$ip" || fail "cannot add peer $ip to $vx"
 done
 echo "$vx (VNI $vni, UDP $port) joins $br to: $peers"
-`;
+`.text;
 }
 
 /** Exits 0 when the mesh is up as overlayUpScript makes it, 1 otherwise (saying what is missing). */
-export function overlayCheckScript(model: DriverModel, hv: DriverHypervisor): string {
-  return `${head(model, hv)}ip link show "$br" >/dev/null 2>&1 || { echo "no bridge $br"; exit 1; }
+export function overlayCheckScript(model: DriverModel, hv: DriverHypervisor): ShellText {
+  return shell`${head(model, hv)}ip link show "$br" >/dev/null 2>&1 || { echo "no bridge $br"; exit 1; }
 link=$(ip -d link show "$vx" 2>/dev/null) || { echo "no VXLAN link $vx"; exit 1; }
 for want in "mtu $mtu " "master $br " "vxlan id $vni " "dstport $port "; do
   case "$link" in *"$want"*) ;; *) echo "$vx lacks '$want'"; exit 1 ;; esac

@@ -69,9 +69,9 @@ export function networkXml(model: DriverModel, hv: DriverHypervisor = gatewayHyp
   </metadata>
   <forward mode='nat'/>
   <bridge name='${x(bridgeName(id))}' stp='on' delay='0'/>
-  <mtu size='${nodeMtu}'/>
+  <mtu size='${x(String(nodeMtu))}'/>
   <domain name='${x(zone)}' localOnly='no'/>
-${dns}  <ip address='${x(gateway)}' prefix='${net.prefix}'>
+${dns}  <ip address='${x(gateway)}' prefix='${x(String(net.prefix))}'>
     <dhcp>
 ${hosts.join('\n')}
     </dhcp>
@@ -143,7 +143,7 @@ export function domainXml(model: DriverModel, node: DriverNode, type: DomainType
   // Windows boots its disk first and the install ISO second, nothing else (per-device
   // boot order, libvirt formatdomain "BIOS bootloader"): the empty disk falls through
   // to Setup once; once installed, the disk wins.
-  return `<domain type='${type}'>
+  return `<domain type='${x(type)}'>
   <name>${x(domainName(node))}</name>
   <metadata>
     ${ownerMetadata(x(id))}
@@ -157,7 +157,7 @@ ${windows ? '' : "    <boot dev='hd'/>\n"}  </os>
     <acpi/>
     <apic/>
   </features>
-${type === 'kvm' ? "  <cpu mode='host-passthrough'/>\n" : ''}  <clock offset='${windows ? 'localtime' : 'utc'}'/>
+${type === 'kvm' ? "  <cpu mode='host-passthrough'/>\n" : ''}  <clock offset='${x(windows ? 'localtime' : 'utc')}'/>
   <on_poweroff>destroy</on_poweroff>
   <on_reboot>restart</on_reboot>
   <on_crash>destroy</on_crash>
@@ -210,12 +210,12 @@ function seedDisk(source: string): string {
 }
 
 function cdrom(source: string, dev: string, type: 'file' | 'volume' = 'file', boot?: number): string {
-  return `    <disk type='${type}' device='cdrom'>
+  return `    <disk type='${x(type)}' device='cdrom'>
       <driver name='qemu' type='raw'/>
       ${source}
-      <target dev='${dev}' bus='sata'/>
+      <target dev='${x(dev)}' bus='sata'/>
       <readonly/>
-${boot === undefined ? '' : `      <boot order='${boot}'/>\n`}    </disk>
+${boot === undefined ? '' : `      <boot order='${x(String(boot))}'/>\n`}    </disk>
 `;
 }
 

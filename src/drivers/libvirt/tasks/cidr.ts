@@ -4,8 +4,8 @@
 // ranges on one host route each other's guests into the wrong bridge, and
 // libvirt only refuses the overlap when both are started at once. Clusters
 // side by side each have their own network, bridge and CIDR (names.ts).
-import { shellQuote as q } from '../../../util/escape/index.js';
-import { shQuotedByHand } from '../../task.js';
+import { shell, shellCode } from '../../../util/escape/index.js';
+import { sh } from '../../task.js';
 import type { DriverHypervisor, DriverModel, DriverTask } from '../../types.js';
 import { script, NETWORK, PREPARE, ref } from './common.js';
 
@@ -20,11 +20,11 @@ export function cidrTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
     description: `refuse when ${cidr} overlaps another libvirt network on ${hv.name}`,
     after: [ref(PREPARE, hv.name, 'libvirt')],
     check: null,
-    apply: shQuotedByHand(
+    apply: sh(
       script(
         model,
         hv,
-        `want=${q(cidr)}
+        shell`want=${cidr}
 ${RANGES}found=0
 for n in $(v net-list --all --name); do
   [ "$n" = "$net" ] && continue
@@ -46,7 +46,7 @@ echo "$want overlaps no other libvirt network on ${hv.name}"
 // The IPv4 ranges (<ip address= prefix=|netmask=>) of a network's XML that
 // overlap $want. Without prefix or netmask libvirt takes the address class's
 // (A: /8, B: /16, C: /24); IPv6 ranges are skipped (node networks are IPv4).
-const RANGES = `ranges() {
+const RANGES = shellCode(`ranges() {
   awk -v want="$want" '
 function ip(s,  a) { split(s, a, "."); return ((a[1] * 256 + a[2]) * 256 + a[3]) * 256 + a[4] }
 function attr(line, name) {
@@ -68,4 +68,4 @@ BEGIN { split(want, w, "/"); ws = first(ip(w[1]), w[2]); we = ws + 2 ^ (32 - w[2
   if (s <= we && ws <= e) print a "/" p
 }'
 }
-`;
+`);

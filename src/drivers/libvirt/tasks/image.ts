@@ -12,8 +12,8 @@
 // spec field that gave it.
 import { VIRTIO_WIN } from '../../../matrix/index.js';
 import { fileURLToPath } from 'node:url';
-import { shellQuote as q } from '../../../util/escape/index.js';
-import { shQuotedByHand } from '../../task.js';
+import { shell, type ShellText } from '../../../util/escape/index.js';
+import { sh } from '../../task.js';
 import type { DriverHypervisor, DriverModel, DriverTask, TaskRef } from '../../types.js';
 import { guestsOf } from '../artifacts.js';
 import { cloudImageSource, installIsoSource } from '../images.js';
@@ -73,28 +73,28 @@ function imageTask(model: DriverModel, hv: DriverHypervisor, f: Fetch): DriverTa
   const algo = f.list?.algo ?? 'sha256';
   const how =
     f.sha256 !== undefined ? `sha256 ${f.sha256}` : f.list !== undefined ? `${algo} from ${f.list.url}` : 'unchecked';
-  const head = `base=${q(f.path)}
-source=${q(`${f.url} ${how}`)}
+  const head = shell`base=${f.path}
+source=${`${f.url} ${how}`}
 `;
   // A file: URL's path as the file system names it: `%20` in the URL is a space on disk (RFC 8089).
   const local = /^file:/i.test(f.url) ? fileURLToPath(f.url) : '';
-  const vars = `url=${q(f.url)}
-path=${q(local)}
-field=${q(`spec.downloads.${f.id}`)}
-want=${q(f.sha256 ?? '')}
-list=${q(f.list?.url ?? '')}
-name=${q(f.list?.name ?? '')}
+  const vars = shell`url=${f.url}
+path=${local}
+field=${`spec.downloads.${f.id}`}
+want=${f.sha256 ?? ''}
+list=${f.list?.url ?? ''}
+name=${f.list?.name ?? ''}
 `;
-  const cached = `[ -f "$base" ] && [ "$(cat "$base.source" 2>/dev/null)" = "$source" ]`;
+  const cached = shell`[ -f "$base" ] && [ "$(cat "$base.source" 2>/dev/null)" = "$source" ]`;
   return {
     stage: PREPARE,
     host: hv.name,
     name: `image-${f.name}`,
     description: `fetch ${f.what} once into the image cache, ${checkedAgainst(f)}`,
     after: [ref(PREPARE, hv.name, 'pool')],
-    check: shQuotedByHand(script(model, hv, `${head}${cached}\n`)),
-    apply: shQuotedByHand(
-      script(model, hv, `${head}if ${cached}; then echo "$base is cached"; exit 0; fi\n${vars}${fetch(algo)}`),
+    check: sh(script(model, hv, shell`${head}${cached}\n`)),
+    apply: sh(
+      script(model, hv, shell`${head}if ${cached}; then echo "$base is cached"; exit 0; fi\n${vars}${fetch(algo)}`),
     ),
     timeoutSeconds: 3600,
   };
@@ -102,7 +102,7 @@ name=${q(f.list?.name ?? '')}
 
 const fetch = (
   algo: 'sha256' | 'sha512',
-): string => `command -v curl >/dev/null 2>&1 || fail "curl missing: install it on this hypervisor"
+): ShellText => shell`command -v curl >/dev/null 2>&1 || fail "curl missing: install it on this hypervisor"
 case "$url" in
   file://*) [ -f "$path" ] || fail "$field.url: no file $path on this hypervisor" ;;
 esac

@@ -3,8 +3,8 @@
 // boot, installed and enabled as `systemctl enable` does for
 // `WantedBy=multi-user.target` (a link in multi-user.target.wants/), so it
 // works whether systemd runs now or not; systemd reloads its units when it does.
-import { shellQuote as q } from '../../../util/escape/index.js';
-import { shQuotedByHand } from '../../task.js';
+import { shell, type ShellText } from '../../../util/escape/index.js';
+import { sh } from '../../task.js';
 import type { DriverHypervisor, DriverModel, DriverTask } from '../../types.js';
 import { DEFINITION } from '../artifacts.js';
 import { definitionsDir } from '../layout.js';
@@ -14,17 +14,17 @@ import { script, NETWORK, ref } from './common.js';
 
 export const OVERLAY_TASK = 'overlay';
 
-function unitVars(model: DriverModel): string {
+function unitVars(model: DriverModel): ShellText {
   const unit = overlayUnitName(model);
-  return `units=${q(UNIT_DIR)}
-unit=${q(unit)}
+  return shell`units=${UNIT_DIR}
+unit=${unit}
 wants="$units/multi-user.target.wants/$unit"
 `;
 }
 
-const INSTALLED = `[ -f "$units/$unit" ] && cmp -s "$dir/${DEFINITION.overlayUnit}" "$units/$unit" && [ "$(readlink "$wants")" = "$units/$unit" ]`;
+const INSTALLED = shell`[ -f "$units/$unit" ] && cmp -s "$dir/${DEFINITION.overlayUnit}" "$units/$unit" && [ "$(readlink "$wants")" = "$units/$unit" ]`;
 
-const INSTALL = `mkdir -p "$units/multi-user.target.wants" || fail "cannot make $units/multi-user.target.wants"
+const INSTALL = shell`mkdir -p "$units/multi-user.target.wants" || fail "cannot make $units/multi-user.target.wants"
 install -m 0644 "$dir/${DEFINITION.overlayUnit}" "$units/$unit.part" && mv -f "$units/$unit.part" "$units/$unit" ||
   fail "cannot install $units/$unit"
 ln -sfn "$units/$unit" "$wants" || fail "cannot enable $unit"
@@ -45,10 +45,8 @@ export function overlayTask(model: DriverModel, hv: DriverHypervisor): DriverTas
     name: OVERLAY_TASK,
     description: `join ${hv.name}'s bridge to ${model.hypervisors.length - 1} peer(s) over VXLAN (UDP ${OVERLAY_PORT}, MTU ${model.cluster.network.nodeMtu}), again at every boot (systemd unit ${overlayUnitName(model)})`,
     after: [ref(NETWORK, hv.name, gateway ? 'network' : CIDR_TASK)],
-    check: shQuotedByHand(script(model, hv, `${overlayCheckScript(model, hv)}${unitVars(model)}${INSTALLED}\n`)),
-    apply: shQuotedByHand(
-      script(model, hv, `sh "$dir/${DEFINITION.overlay}" || exit $?\n${unitVars(model)}${INSTALL}`),
-    ),
+    check: sh(script(model, hv, shell`${overlayCheckScript(model, hv)}${unitVars(model)}${INSTALLED}\n`)),
+    apply: sh(script(model, hv, shell`sh "$dir/${DEFINITION.overlay}" || exit $?\n${unitVars(model)}${INSTALL}`)),
     uploads: [`${defs}/${DEFINITION.overlay}`, `${defs}/${DEFINITION.overlayUnit}`],
     timeoutSeconds: 180,
   };

@@ -3,13 +3,13 @@
 // decided: KVM only when a test guest really runs under it (on some hosts
 // /dev/kvm exists and guests hang), else QEMU's software emulation with a
 // warning, or a failure when the spec asks for kvm.
-import { factsRef, shQuotedByHand } from '../../task.js';
+import { factsRef, sh } from '../../task.js';
 import type { DriverHypervisor, DriverModel, DriverTask } from '../../types.js';
 import { DEFINITION } from '../artifacts.js';
-import { shellQuote as q } from '../../../util/escape/index.js';
+import { shell, shellCode, type ShellText } from '../../../util/escape/index.js';
 import { definitionsDir } from '../layout.js';
 import { KVM_PROBE, kvmProbe } from '../render/xml.js';
-import { script, PREPARE, ref } from './common.js';
+import { NOTHING, script, PREPARE, ref } from './common.js';
 import { imageTasks } from './image.js';
 
 /** The file on the hypervisor naming the domain type its guests get (`kvm` or `qemu`). */
@@ -34,18 +34,19 @@ function libvirtTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
     description:
       'install libvirt, qemu and xorriso when missing (Debian, Ubuntu, CentOS Stream, Fedora); start the daemon',
     after: [factsRef(hv.name)],
-    check: shQuotedByHand(script(model, hv, `${READY}`)),
-    apply: shQuotedByHand(script(model, hv, `${INSTALL}${READY}`)),
+    check: sh(script(model, hv, READY)),
+    apply: sh(script(model, hv, shell`${INSTALL}${READY}`)),
     timeoutSeconds: 900,
   };
 }
 
-const READY = `for c in virsh qemu-img xorriso curl; do command -v "$c" >/dev/null 2>&1 || { echo "$c missing"; exit 1; }; done
+const READY =
+  shellCode(`for c in virsh qemu-img xorriso curl; do command -v "$c" >/dev/null 2>&1 || { echo "$c missing"; exit 1; }; done
 v uri >/dev/null || { echo "libvirt does not answer at $uri"; exit 1; }
-`;
+`);
 
 // Debian/Ubuntu: libvirt-daemon-system starts libvirtd; Fedora/CentOS Stream run the modular virtqemud.
-const INSTALL = `. /etc/os-release
+const INSTALL = shellCode(`. /etc/os-release
 case "$ID" in
   debian | ubuntu)
     export DEBIAN_FRONTEND=noninteractive
@@ -63,22 +64,22 @@ if [ "$uri" = qemu:///system ]; then
     systemctl enable --now libvirtd || fail "cannot start libvirtd"
   fi
 fi
-`;
+`);
 
 function poolTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
-  const active = `[ "$(v pool-info --pool "$pool" 2>/dev/null | sed -n 's/^State: *//p')" = running ]`;
+  const active = shellCode(`[ "$(v pool-info --pool "$pool" 2>/dev/null | sed -n 's/^State: *//p')" = running ]`);
   return {
     stage: PREPARE,
     host: hv.name,
     name: 'pool',
     description: 'define, build and start the cluster storage pool; make the image cache',
     after: [ref(PREPARE, hv.name, 'libvirt')],
-    check: shQuotedByHand(script(model, hv, `[ -d "$cache" ] && ${active}\n`)),
-    apply: shQuotedByHand(
+    check: sh(script(model, hv, shell`[ -d "$cache" ] && ${active}\n`)),
+    apply: sh(
       script(
         model,
         hv,
-        `mkdir -p "$cache" || fail "cannot make $cache"
+        shell`mkdir -p "$cache" || fail "cannot make $cache"
 v pool-info --pool "$pool" >/dev/null 2>&1 || v pool-define --file "$dir/${DEFINITION.pool}" >/dev/null || fail "cannot define pool $pool"
 # A running pool is built already (libvirt refuses to build an active pool).
 if ! ${active}; then
@@ -96,15 +97,15 @@ v pool-autostart --pool "$pool" >/dev/null || fail "cannot mark pool $pool autos
 
 function domainTypeTask(model: DriverModel, hv: DriverHypervisor): DriverTask {
   const want = hv.domainType;
-  const file = `"$dir/${DOMAIN_TYPE_FILE}"`;
-  const check = want === 'auto' ? `[ -s ${file} ]` : `[ "$(cat ${file} 2>/dev/null)" = ${want} ]`;
+  const file = shell`"$dir/${DOMAIN_TYPE_FILE}"`;
+  const check = want === 'auto' ? shell`[ -s ${file} ]` : shell`[ "$(cat ${file} 2>/dev/null)" = ${want} ]`;
   const decide =
     want === 'qemu'
-      ? 'type=qemu'
+      ? shellCode('type=qemu')
       : want === 'kvm'
-        ? `probe_kvm || fail "${hv.name}: the spec asks for kvm, but a test guest does not run under KVM here: $why"
+        ? shell`probe_kvm || fail "${hv.name}: the spec asks for kvm, but a test guest does not run under KVM here: $why"
 type=kvm`
-        : `if probe_kvm; then type=kvm; else
+        : shell`if probe_kvm; then type=kvm; else
   echo "WARNING: ${hv.name}: KVM does not work here ($why): guests run under QEMU software emulation, much slower" >&2
   type=qemu
 fi`;
@@ -117,13 +118,13 @@ fi`;
         ? 'probe KVM with a test guest; fall back to QEMU emulation with a warning'
         : `guests run as ${want}`,
     after: [ref(PREPARE, hv.name, 'libvirt')],
-    check: shQuotedByHand(script(model, hv, `${check}\n`)),
-    apply: shQuotedByHand(
+    check: sh(script(model, hv, shell`${check}\n`)),
+    apply: sh(
       script(
         model,
         hv,
-        `${want === 'qemu' ? '' : probe(model)}${decide}
-mkdir -p "$dir" && printf '%s\\n' "$type" > ${file}.tmp && mv ${file}.tmp ${file} || fail "cannot write ${file}"
+        shell`${want === 'qemu' ? NOTHING : probe(model)}${decide}
+mkdir -p "$dir" && printf '%s\\n' "$type" > ${file}.tmp && mv ${file}.tmp ${file} || fail "cannot write $dir/${DOMAIN_TYPE_FILE}"
 echo "guests on ${hv.name} run as $type"
 `,
       ),
@@ -135,11 +136,11 @@ echo "guests on ${hv.name} run as $type"
 
 // The test guest has no disk: its firmware (SeaBIOS) writes its banner to
 // QEMU's debug console, which only happens when the vCPU really executes.
-const probe = (model: DriverModel): string => `probe_kvm() {
+const probe = (model: DriverModel): ShellText => shell`probe_kvm() {
   why=""
   [ -c /dev/kvm ] || { why="no /dev/kvm"; return 1; }
-  name=${q(kvmProbe(model).domain)}
-  log=${q(kvmProbe(model).log)}
+  name=${kvmProbe(model).domain}
+  log=${kvmProbe(model).log}
   rm -f "$log"
   v destroy --domain "$name" >/dev/null 2>&1
   if ! out=$(v create --file "$dir/${KVM_PROBE.file}" 2>&1); then why="the test guest did not start: $out"; return 1; fi

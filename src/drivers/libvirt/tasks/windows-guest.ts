@@ -6,12 +6,12 @@
 // SSH host key. The eject runs after that answer and never before, also on
 // a resumed run (its check finds the media still there). Bounded waits that
 // print their progress: Setup takes long.
-import { shellQuote as q } from '../../../util/escape/index.js';
-import { shQuotedByHand } from '../../task.js';
+import { shell, shellCode, type ShellText } from '../../../util/escape/index.js';
+import { sh } from '../../task.js';
 import type { DriverHypervisor, DriverModel, DriverNode, DriverTask, TaskRef } from '../../types.js';
 import { domainName, VOLUME_SUFFIXES } from '../names.js';
 import { MEDIA_TARGET } from '../render/xml.js';
-import { script, NETWORK, ref } from './common.js';
+import { NOTHING, script, NETWORK, ref } from './common.js';
 
 /** Windows Setup, from the first boot off the install ISO until it powers the guest off. */
 export const SETUP_WAIT_SECONDS = 5400;
@@ -26,27 +26,27 @@ export function ejectRef(node: DriverNode): TaskRef {
   return ref(NETWORK, node.hypervisor ?? '', `eject-${node.name}`);
 }
 
-function vars(node: DriverNode, media = false): string {
-  return `d=${q(domainName(node))}
+function vars(node: DriverNode, media = false): ShellText {
+  return shell`d=${domainName(node)}
 g="$dir/$d"
-${media ? `media=${q(`${domainName(node)}${VOLUME_SUFFIXES.unattend}`)}\n` : ''}`;
+${media ? shell`media=${`${domainName(node)}${VOLUME_SUFFIXES.unattend}`}\n` : NOTHING}`;
 }
 
 export function setupTask(model: DriverModel, hv: DriverHypervisor, node: DriverNode): DriverTask {
   const minutes = SETUP_WAIT_SECONDS / 60;
-  const done = `[ -f "$g/${SETUP_FINISHED}" ] && v domstate --domain "$d" 2>/dev/null | grep -qx running`;
+  const done = shell`[ -f "$g/${SETUP_FINISHED}" ] && v domstate --domain "$d" 2>/dev/null | grep -qx running`;
   return {
     stage: NETWORK,
     host: hv.name,
     name: `setup-${node.name}`,
     description: `wait up to ${minutes} min until Windows Setup on ${node.name} has finished (the guest powers off), then start it again`,
     after: [ref(NETWORK, hv.name, `guest-${node.name}`)],
-    check: shQuotedByHand(script(model, hv, `${vars(node)}${done}\n`)),
-    apply: shQuotedByHand(
+    check: sh(script(model, hv, shell`${vars(node)}${done}\n`)),
+    apply: sh(
       script(
         model,
         hv,
-        `${vars(node)}began=$(date +%s)
+        shell`${vars(node)}began=$(date +%s)
 end=$((began + ${SETUP_WAIT_SECONDS}))
 said=0
 while :; do
@@ -79,21 +79,21 @@ done
 }
 
 export function ejectTask(model: DriverModel, hv: DriverHypervisor, node: DriverNode, answered: TaskRef): DriverTask {
-  const inConfig = (live: boolean) =>
-    `v dumpxml ${live ? '' : '--inactive '}--domain "$d" 2>/dev/null | grep -q "volume='$media'"`;
-  const gone = `! v vol-info --pool "$pool" --vol "$media" >/dev/null 2>&1 && ! ${inConfig(false)} && ! ${inConfig(true)} && [ ! -e "$g/unattend" ]`;
+  const inConfig = (live: boolean): ShellText =>
+    shell`v dumpxml ${live ? NOTHING : shellCode('--inactive ')}--domain "$d" 2>/dev/null | grep -q "volume='$media'"`;
+  const gone = shell`! v vol-info --pool "$pool" --vol "$media" >/dev/null 2>&1 && ! ${inConfig(false)} && ! ${inConfig(true)} && [ ! -e "$g/unattend" ]`;
   return {
     stage: NETWORK,
     host: hv.name,
     name: `eject-${node.name}`,
     description: `once ${node.name} answers with its pinned host key: eject and delete its unattend media (they hold its secrets)`,
     after: [answered],
-    check: shQuotedByHand(script(model, hv, `${vars(node, true)}${gone}\n`)),
-    apply: shQuotedByHand(
+    check: sh(script(model, hv, shell`${vars(node, true)}${gone}\n`)),
+    apply: sh(
       script(
         model,
         hv,
-        `${vars(node, true)}if ${inConfig(true)}; then
+        shell`${vars(node, true)}if ${inConfig(true)}; then
   v change-media --domain "$d" --path ${MEDIA_TARGET} --eject --live --config >/dev/null || fail "cannot eject $media from $d"
 elif ${inConfig(false)}; then
   v change-media --domain "$d" --path ${MEDIA_TARGET} --eject --config >/dev/null || fail "cannot eject $media from $d"

@@ -1,12 +1,12 @@
 #!/bin/sh
 # The VXLAN mesh of k8scluster.kubeinit.local on hypervisor-01: bridge, VXLAN link, one FDB entry per peer.
 fail() { echo "$*" >&2; exit 2; }
-br='kmxbr4cd25278'
-vx='kmxvx4cd25278'
+br=kmxbr4cd25278
+vx=kmxvx4cd25278
 vni=14091243
 port=64789
 mtu=1450
-peers='hv2.example.com'
+peers=hv2.example.com
 # A peer named by host name is reached at its first IPv4 address.
 resolve() {
   case "$1" in
