@@ -19,6 +19,7 @@ export interface DownScopeFlags {
   readonly allHosts?: boolean;
   readonly yes?: boolean;
   readonly check?: boolean;
+  readonly only?: readonly string[];
 }
 
 /** The hosts `down` resets; warnings about the others go to stderr. Throws (exit 2) when it cannot decide unattended. */
@@ -48,7 +49,19 @@ export async function downScope(
         `kubemix did not deploy ${skipped.length === 1 ? 'it' : 'them'}, so down leaves ${skipped.length === 1 ? 'it' : 'them'} alone. ` +
         `Pass ${ALL_HOSTS_FLAG} to reset ${skipped.length === 1 ? 'it' : 'them'} too.\n`,
     );
+  outOfScope(flags.only, skipped);
   return (host) => deployed.has(host);
+}
+
+/** `--only` naming a host the scope left out would run nothing, silently: said instead. */
+function outOfScope(only: readonly string[] | undefined, skipped: readonly string[]): void {
+  const named = (only ?? []).filter((h) => skipped.includes(h));
+  if (named.length === 0) return;
+  throw new InputError(
+    'down.not-deployed',
+    `--only ${named.join(' ')}: the deploy journal has no task done on ${named.join(', ')}, so down leaves ${named.length === 1 ? 'it' : 'them'} alone`,
+    { path: '--only', hint: `add ${ALL_HOSTS_FLAG} to reset ${named.length === 1 ? 'it' : 'them'} anyway` },
+  );
 }
 
 /**
