@@ -174,6 +174,10 @@ describe('ssh transport on real sshd test hosts', { skip, timeout: 60_000 }, () 
     });
     assert.equal(readFileSync(path, 'utf8'), 'hello\n');
     assert.equal(statSync(path).mode & 0o777, 0o640);
+    // As root, the host recorded that kubemix created the file (for `down`), in its own /var/lib/kubemix.
+    const records = net.privateDir(h, '/var/lib/kubemix');
+    assert.ok(existsSync(join(records, 'originals', 'created', path)), 'created record');
+    assert.equal(statSync(join(records, 'originals')).mode & 0o777, 0o700);
     const r = await t.exec({ shell: 'sh', privilege: 'root', script: 'sleep 30', timeoutMs: 1000 });
     assert.equal(r.code, 124);
     assert.equal(r.timedOut, true);

@@ -11,6 +11,8 @@ import type { HostConnection } from '../../src/model/types.js';
 
 const CLAIMS = '/run/kubemix-harness';
 const MAX_HOSTS = 13;
+/** kubemix's state on a node (download cache, upload records): private to each test host. */
+const KUBEMIX_VAR = '/var/lib/kubemix';
 
 export interface TestHost {
   readonly name: string;
@@ -123,7 +125,10 @@ export class TestNet {
     if (count > MAX_HOSTS) throw new Error(`at most ${MAX_HOSTS} test hosts per net`);
     const net = new TestNet(claimBlock());
     try {
-      net.privateDirs = options.privateDirs ?? [];
+      // Every host keeps its own /var/lib/kubemix: an upload as root records there what it
+      // replaces (src/util/originals.ts), and a test host's records must not land on this machine.
+      mkdirSync(KUBEMIX_VAR, { recursive: true, mode: 0o755 });
+      net.privateDirs = [...new Set([...(options.privateDirs ?? []), KUBEMIX_VAR])];
       net.privateEtc =
         options.sudoUser === undefined
           ? prepareRootShellEtc(net.root)
