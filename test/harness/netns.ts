@@ -8,11 +8,21 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HostConnection } from '../../src/model/types.js';
+import { ORIGINALS_DIR } from '../../src/util/originals.js';
 
 const CLAIMS = '/run/kubemix-harness';
 const MAX_HOSTS = 13;
-/** kubemix's state on a node (download cache, upload records): private to each test host. */
-const KUBEMIX_VAR = '/var/lib/kubemix';
+/**
+ * Every host keeps its own records of what uploads replaced: an upload as
+ * root records there (src/util/originals.ts), and a test host's records must
+ * not land on this machine. The mount point stays here, empty; a test that
+ * makes a parent private (e2e: /var/lib/kubemix) covers it already.
+ */
+function withPrivateOriginals(dirs: readonly string[]): string[] {
+  if (dirs.some((d) => ORIGINALS_DIR === d || ORIGINALS_DIR.startsWith(`${d}/`))) return [...dirs];
+  mkdirSync(ORIGINALS_DIR, { recursive: true, mode: 0o700 });
+  return [...dirs, ORIGINALS_DIR];
+}
 
 export interface TestHost {
   readonly name: string;
@@ -125,10 +135,7 @@ export class TestNet {
     if (count > MAX_HOSTS) throw new Error(`at most ${MAX_HOSTS} test hosts per net`);
     const net = new TestNet(claimBlock());
     try {
-      // Every host keeps its own /var/lib/kubemix: an upload as root records there what it
-      // replaces (src/util/originals.ts), and a test host's records must not land on this machine.
-      mkdirSync(KUBEMIX_VAR, { recursive: true, mode: 0o755 });
-      net.privateDirs = [...new Set([...(options.privateDirs ?? []), KUBEMIX_VAR])];
+      net.privateDirs = withPrivateOriginals(options.privateDirs ?? []);
       net.privateEtc =
         options.sudoUser === undefined
           ? prepareRootShellEtc(net.root)
