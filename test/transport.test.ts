@@ -10,6 +10,7 @@ import { HostKeyError } from '../src/transport/errors.js';
 import { ShellSession } from '../src/transport/shell-session.js';
 import { SH_DRIVER, frameShCommand } from '../src/transport/sh-driver.js';
 import type { HostConnection } from '../src/model/types.js';
+import { ORIGINALS_DIR } from '../src/util/originals.js';
 
 const skip = harnessAvailable();
 
@@ -174,6 +175,10 @@ describe('ssh transport on real sshd test hosts', { skip, timeout: 60_000 }, () 
     });
     assert.equal(readFileSync(path, 'utf8'), 'hello\n');
     assert.equal(statSync(path).mode & 0o777, 0o640);
+    // As root, the host recorded that kubemix created the file (for `down`), in its own /var/lib/kubemix.
+    const records = net.privateDir(h, ORIGINALS_DIR);
+    assert.ok(existsSync(join(records, 'created', path)), 'created record');
+    assert.equal(statSync(records).mode & 0o777, 0o700);
     const r = await t.exec({ shell: 'sh', privilege: 'root', script: 'sleep 30', timeoutMs: 1000 });
     assert.equal(r.code, 124);
     assert.equal(r.timedOut, true);

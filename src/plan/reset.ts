@@ -1,6 +1,8 @@
 // The plan `kubemix down` runs: every node back to a host without the
-// cluster, and the services node's daemons stopped and their kubemix files
-// removed. Packages stay installed (a later `up` reuses them); the state
+// cluster, and the services node's daemons stopped and the files kubemix
+// uploaded there given back as they were (restored, or removed when kubemix
+// created them). On existing hosts, only the hosts in the scope the command
+// gives (those the deploy journal shows kubemix deployed). Packages stay installed (a later `up` reuses them); the state
 // directory keeps its secrets (the cluster CA), so a re-deploy adopts the same
 // CA. A driver that created the machines removes them instead. Pure, like
 // every plan.
@@ -17,7 +19,8 @@ import { windowsResetTasks, windowsWorkers } from './tasks/windows.js';
 import type { PlanNode } from '../model/types.js';
 import type { Task } from './types.js';
 import type { RenderedArtifact } from '../render/types.js';
-import { shell, shellCode } from '../util/escape/index.js';
+import { shell, shellCode, shellLines } from '../util/escape/index.js';
+import { originalsRestoredScript, restoreOriginalsScript } from '../util/originals.js';
 
 const STAGE = 'task-cleanup-hypervisors';
 /** Interfaces flannel and Calico leave behind on Linux nodes. */
@@ -25,24 +28,34 @@ const CNI_LINKS = ['flannel.4096', 'cni0', 'vxlan.calico'];
 /** The services node's daemons, by the Debian unit names the services tasks enable. */
 const SERVICE_UNITS = ['haproxy', 'named', 'dnsmasq', 'docker-registry', 'kubemix-files'];
 
-export function assembleResetPlan(model: ClusterModel): AssembledPlan {
+/** Which hosts `down` resets: all of them, or those the deploy journal shows kubemix deployed (cli/commands/down.ts). */
+export type ResetScope = (host: string) => boolean;
+
+const EVERY_HOST: ResetScope = () => true;
+
+export function assembleResetPlan(model: ClusterModel, resets: ResetScope = EVERY_HOST): AssembledPlan {
   // Machines the driver created are removed whole: resetting them first would be wasted work.
   if (driverFor(model.cluster.driver).createsMachines) return assemblePlan(model, [driverDownContribution]);
-  return assemblePlan(model, [windowsReset, linuxReset, servicesReset, driverDownContribution]);
+  return assemblePlan(model, [
+    (m) => windowsReset(m, resets),
+    (m) => linuxReset(m, resets),
+    (m) => servicesReset(m, resets),
+    driverDownContribution,
+  ]);
 }
 
-function windowsReset(model: ClusterModel): { tasks: Task[]; artifacts: RenderedArtifact[] } {
-  const artifacts = windowsWorkers(model).flatMap((n) =>
-    renderWindowsNode(model, n).filter((a) => a.remotePath === WIN.resetScript),
-  );
-  return { tasks: windowsResetTasks(model), artifacts };
+function windowsReset(model: ClusterModel, resets: ResetScope): { tasks: Task[]; artifacts: RenderedArtifact[] } {
+  const artifacts = windowsWorkers(model)
+    .filter((n) => resets(n.name))
+    .flatMap((n) => renderWindowsNode(model, n).filter((a) => a.remotePath === WIN.resetScript));
+  return { tasks: windowsResetTasks(model, resets), artifacts };
 }
 
 /** Workers first, controllers last; the first controller also waits for the Windows Node deletions it runs. */
-function linuxReset(model: ClusterModel): { tasks: Task[] } {
-  const nodes = linuxNodes(model);
+function linuxReset(model: ClusterModel, resets: ResetScope): { tasks: Task[] } {
+  const nodes = linuxNodes(model).filter((n) => resets(n.name));
   const workers = nodes.filter((n) => n.role === 'worker');
-  const windowsDeletes = windowsResetTasks(model)
+  const windowsDeletes = windowsResetTasks(model, resets)
     .filter((t) => t.name.startsWith('delete-node-'))
     .map((t) => t.id);
   const tasks = nodes.map((n) =>
@@ -75,10 +88,16 @@ for link in ${CNI_LINKS}; do ip link delete "$link" 2>/dev/null || true; done`),
   });
 }
 
-function servicesReset(model: ClusterModel): { tasks: Task[] } {
+/**
+ * The services node's daemons stopped, and each file kubemix uploaded there
+ * given back as it was before (util/originals.ts): the package's named.conf
+ * and haproxy.cfg restored, kubemix's own files removed, a file with no
+ * record left in place and named in the task's output.
+ */
+function servicesReset(model: ClusterModel, resets: ResetScope): { tasks: Task[] } {
   const { tasks: upTasks, artifacts } = servicesContribution(model);
   const host = upTasks[0]?.host;
-  if (host === undefined) return { tasks: [] };
+  if (host === undefined || !resets(host)) return { tasks: [] };
   const files = [...new Set(artifacts.filter((a) => a.node === host).map((a) => a.remotePath))].sort();
   return {
     tasks: [
@@ -86,12 +105,18 @@ function servicesReset(model: ClusterModel): { tasks: Task[] } {
         stage: STAGE,
         host,
         name: 'services-reset',
-        description: `stop ${SERVICE_UNITS.join(', ')} and remove the files kubemix wrote`,
+        description: `stop ${SERVICE_UNITS.join(', ')}; restore the files kubemix replaced, remove those it created`,
         check: sh(
-          shell`for u in ${SERVICE_UNITS}; do ! systemctl is-active --quiet "$u" || exit 1; done\nfor f in ${files}; do [ ! -e "$f" ] || exit 1; done`,
+          shellLines([
+            shell`for u in ${SERVICE_UNITS}; do ! systemctl is-active --quiet "$u" || exit 1; done`,
+            originalsRestoredScript(files),
+          ]),
         ),
         apply: sh(
-          shell`for u in ${SERVICE_UNITS}; do systemctl disable --now "$u" 2>/dev/null || true; done\nrm -f ${files}`,
+          shellLines([
+            shell`for u in ${SERVICE_UNITS}; do systemctl disable --now "$u" 2>/dev/null || true; done`,
+            restoreOriginalsScript(files),
+          ]),
         ),
         timeoutSeconds: 300,
       }),

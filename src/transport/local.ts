@@ -75,6 +75,7 @@ export class LocalTransport implements Transport {
     const r = await this.exec({
       shell: 'sh',
       privilege: request.privilege,
+      // No record of what is replaced: this is the deployer's machine, which no `down` resets.
       script: uploadScript('sh', request.remotePath, request.mode, request.owner),
       stdin: request.content,
     });

@@ -9,6 +9,7 @@ import { connectEndpoint, type ConnectOptions, type Endpoint } from './ssh-conne
 import { ShellSession } from './shell-session.js';
 import { TransportError } from './errors.js';
 import { readFileScript, uploadScript } from './scripts.js';
+import { ORIGINALS_DIR } from '../util/originals.js';
 import { convergeApart, foldable, foldedResult } from './converge.js';
 import {
   TailBuffer,
@@ -218,7 +219,10 @@ export class SshTransport implements Transport {
     const result = await this.exec({
       shell: request.shell,
       privilege: request.privilege,
-      script: uploadScript(request.shell, request.remotePath, request.mode, request.owner),
+      // As root, a node records what the upload replaces, for `down` to give back (util/originals.ts).
+      script: uploadScript(request.shell, request.remotePath, request.mode, request.owner, {
+        originals: request.privilege === 'root' ? ORIGINALS_DIR : undefined,
+      }),
       stdin: request.content,
       timeoutMs: 600_000,
     });

@@ -8,9 +8,25 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HostConnection } from '../../src/model/types.js';
+import { ORIGINALS_DIR } from '../../src/util/originals.js';
+import { trackHostPaths, type TrackedPaths } from './host-paths.js';
 
 const CLAIMS = '/run/kubemix-harness';
 const MAX_HOSTS = 13;
+/**
+ * Every host keeps its own records of what uploads replaced: an upload as
+ * root records there (src/util/originals.ts), and a test host's records must
+ * not land on this machine. Their mount point is made here and tracked as a
+ * shared host path, so the last test using it removes it (the suite's
+ * leftover check); a test that makes a parent private (e2e: /var/lib/kubemix)
+ * covers it already.
+ */
+function privateOriginals(dirs: readonly string[]): { dirs: string[]; tracked?: TrackedPaths } {
+  if (dirs.some((d) => ORIGINALS_DIR === d || ORIGINALS_DIR.startsWith(`${d}/`))) return { dirs: [...dirs] };
+  const tracked = trackHostPaths([], [ORIGINALS_DIR]);
+  mkdirSync(ORIGINALS_DIR, { recursive: true, mode: 0o700 });
+  return { dirs: [...dirs, ORIGINALS_DIR], tracked };
+}
 
 export interface TestHost {
   readonly name: string;
@@ -99,6 +115,8 @@ export class TestNet {
   readonly clientKey: string;
   readonly bridge: string;
   private cleaned = false;
+  /** The records' mount point, when this net made it private (privateOriginals). */
+  private originals: TrackedPaths | undefined;
   private readonly exitHook = (): void => this.cleanupSync();
 
   private constructor(readonly block: number) {
@@ -123,7 +141,9 @@ export class TestNet {
     if (count > MAX_HOSTS) throw new Error(`at most ${MAX_HOSTS} test hosts per net`);
     const net = new TestNet(claimBlock());
     try {
-      net.privateDirs = options.privateDirs ?? [];
+      const originals = privateOriginals(options.privateDirs ?? []);
+      net.privateDirs = originals.dirs;
+      net.originals = originals.tracked;
       net.privateEtc =
         options.sudoUser === undefined
           ? prepareRootShellEtc(net.root)
@@ -294,6 +314,7 @@ export class TestNet {
       if (h.sshd?.pid !== undefined && h.sshd.exitCode === null) quiet('kill', ['-9', String(h.sshd.pid)]);
     }
     sweepBlock(this.block);
+    this.originals?.cleanup();
     rmSync(this.root, { recursive: true, force: true });
     rmSync(join(CLAIMS, `block-${this.block}`), { recursive: true, force: true });
   }

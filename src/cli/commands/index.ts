@@ -46,7 +46,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'down',
     term: 'down [options] <SPEC>',
-    description: 'reset every node (kubeadm reset / Windows reset) and clean up the services node',
+    description:
+      'reset the nodes kubemix deployed (kubeadm reset / Windows reset) and give the services node its files back',
     load: async () => (await import('./down.js')).registerDown,
   },
   {

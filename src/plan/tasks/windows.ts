@@ -137,31 +137,36 @@ export function windowsTasks(
  * Windows workers' part of `kubemix down` (plan/reset.ts assembleResetPlan):
  * run the rendered reset script on each node, then delete its Node object
  * from the first control-plane node.
+ * `resets`: the hosts `down` resets (all by default); a Node object is
+ * deleted only through a controller that is reset too.
  */
-export function windowsResetTasks(model: ClusterModel): Task[] {
-  const controller = model.nodes.find((n) => n.role === 'control-plane');
-  return windowsWorkers(model).flatMap((node) => {
-    const reset = task({
-      stage: 'task-cleanup-hypervisors',
-      host: node.name,
-      name: 'win-reset',
-      description: 'stop and delete the services, HNS networks and endpoints, CNI and kubelet state',
-      check: null,
-      apply: powershell(`& ${psQuote(WIN.resetScript)}\n`),
-      uploads: [artifactId(node.name, WIN.resetScript)],
-      timeoutSeconds: 600,
+export function windowsResetTasks(model: ClusterModel, resets: (host: string) => boolean = () => true): Task[] {
+  const first = model.nodes.find((n) => n.role === 'control-plane');
+  const controller = first !== undefined && resets(first.name) ? first : undefined;
+  return windowsWorkers(model)
+    .filter((n) => resets(n.name))
+    .flatMap((node) => {
+      const reset = task({
+        stage: 'task-cleanup-hypervisors',
+        host: node.name,
+        name: 'win-reset',
+        description: 'stop and delete the services, HNS networks and endpoints, CNI and kubelet state',
+        check: null,
+        apply: powershell(`& ${psQuote(WIN.resetScript)}\n`),
+        uploads: [artifactId(node.name, WIN.resetScript)],
+        timeoutSeconds: 600,
+      });
+      if (controller === undefined) return [reset];
+      const del = task({
+        stage: 'task-cleanup-hypervisors',
+        host: controller.name,
+        name: `delete-node-${node.name}`,
+        description: `delete the Node object ${node.name.toLowerCase()}`,
+        after: [reset.id],
+        check: null,
+        apply: sh(deleteNodeScript(node)),
+        timeoutSeconds: 60,
+      });
+      return [reset, del];
     });
-    if (controller === undefined) return [reset];
-    const del = task({
-      stage: 'task-cleanup-hypervisors',
-      host: controller.name,
-      name: `delete-node-${node.name}`,
-      description: `delete the Node object ${node.name.toLowerCase()}`,
-      after: [reset.id],
-      check: null,
-      apply: sh(deleteNodeScript(node)),
-      timeoutSeconds: 60,
-    });
-    return [reset, del];
-  });
 }
