@@ -70,6 +70,14 @@ function enrich(doc: Record<string, unknown>, windows: boolean): void {
         kubeProxyImage: 'registry.example.com/kube-proxy:v1',
       },
     };
+  // verify's probe images: they reach the images list, the registry's check script and the probe pods' manifests.
+  spec['verify'] = {
+    probeImages: {
+      linux: 'registry.example.com/busybox:1.37.0',
+      ltsc2022: 'registry.example.com/servercore:ltsc2022',
+      ltsc2025: 'registry.example.com/servercore:ltsc2025',
+    },
+  };
   const infra = spec['infrastructure'] as { hypervisors?: Record<string, unknown>[] };
   for (const hv of infra.hypervisors ?? []) hv['bastion'] = { address: 'bastion.example.com', user: 'jump' };
   // A placement pin: node name → hypervisor name.
