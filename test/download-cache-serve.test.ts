@@ -81,6 +81,18 @@ function runSh(script: string, env: NodeJS.ProcessEnv = {}): { status: number | 
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** runSh without blocking the event loop (a relay in this process must keep running). */
+function runShAsync(script: string): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-s'], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' } });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stdout.resume();
+    child.on('close', (status) => resolve({ status, stderr }));
+    child.stdin.end(script);
+  });
+}
+
 describe('download cache: deployer → services node (nginx, HTTPS) → node fetch with checksum', () => {
   let dir: string;
   let model: ClusterModel;
@@ -201,6 +213,43 @@ describe('download cache: deployer → services node (nginx, HTTPS) → node fet
     });
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(readFileSync(dest), made('linux/runc'));
+  });
+
+  it('a connection cut mid-transfer is fetched again (curl --retry-all-errors); the SHA256 still decides', async () => {
+    // A TCP relay in front of nginx that cuts its first connection after 3000 bytes of the answer: curl's
+    // plain --retry leaves that failed (it retries timeouts and 408/429/5xx only), as the tier's run 12 saw.
+    let connections = 0;
+    const relay = createServer((client) => {
+      connections += 1;
+      const upstream = connect(port, '127.0.0.1');
+      client.pipe(upstream);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+      if (connections > 1) return void upstream.pipe(client);
+      let relayed = 0;
+      upstream.on('data', (chunk: Buffer) => {
+        relayed += chunk.length;
+        if (relayed <= 3000) return void client.write(chunk);
+        client.destroy();
+        upstream.destroy();
+      });
+    });
+    const relayPort = await new Promise<number>((resolve) =>
+      relay.listen(0, '127.0.0.1', () => resolve((relay.address() as { port: number }).port)),
+    );
+    try {
+      const dest = join(dir, 'node', 'runc-after-a-cut');
+      const script = nodeScript('linux/runc', `install -D -m 0755 "$file" ${dest}`).replace(
+        `https://127.0.0.1:${port}/`,
+        `https://127.0.0.1:${relayPort}/`,
+      );
+      const r = await runShAsync(script);
+      assert.equal(r.status, 0, r.stderr);
+      assert.ok(connections >= 2, `${connections} connection(s)`);
+      assert.deepEqual(readFileSync(dest), made('linux/runc'));
+    } finally {
+      await new Promise((r) => relay.close(r));
+    }
   });
 
   it('a file whose content does not match its hash is refused, named, and nothing is installed', () => {

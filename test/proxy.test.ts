@@ -60,7 +60,7 @@ describe('proxy environment', () => {
       assert.doesNotMatch(script, /https_proxy/, name);
       assert.match(
         script,
-        /curl -fsSL --retry 3 --noproxy '\*' --cacert "\$work\/ca\.crt" -o "\$file" 'https:\/\/10\.0\.0\.253:8443\/sha256\/\{\{sha256:linux\/[a-z.-]+\}\}'$/m,
+        /curl -fsSL --retry 5 --retry-all-errors --noproxy '\*' --cacert "\$work\/ca\.crt" -o "\$file" 'https:\/\/10\.0\.0\.253:8443\/sha256\/\{\{sha256:linux\/[a-z.-]+\}\}'$/m,
         name,
       );
       const lint = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-'], { input: script, encoding: 'utf8' });

@@ -22,6 +22,15 @@ export function mirrored(url: string, mirror: string | undefined): string {
 }
 
 /**
+ * curl as every node download runs it. `--retry` alone leaves a transfer cut
+ * halfway failed (it retries timeouts and HTTP 408/429/5xx only): the
+ * real-cluster tier's run 12 lost kubectl that way (exit 18) from the services
+ * node's cache under load. A retry writes the file anew; the SHA256 check
+ * after it still decides.
+ */
+const CURL = shellCode('curl -fsSL --retry 5 --retry-all-errors');
+
+/**
  * What curl fetches: the URL as its argument, or — when the URL carries
  * credentials (`{{secret:url-userinfo-…}}`) — from a curl config file in the
  * script's private "$work" (mktemp -d, 0700), written 0600 by the shell's printf
@@ -43,12 +52,12 @@ export function downloadScript(d: Download, mirror: string | undefined): ShellTe
   const src = curlSource(mirrored(d.url, mirror), URL_CONF);
   const want =
     pinned === undefined
-      ? shell`${sum.setup}want=$(curl -fsSL --retry 3 ${sum.arg} | awk '$2 == "${name}" || $2 == "*${name}" { print $1 }')`
+      ? shell`${sum.setup}want=$(${CURL} ${sum.arg} | awk '$2 == "${name}" || $2 == "*${name}" { print $1 }')`
       : shell`want=${pinned}`;
   return shell`set -eu
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 file="$work/${name}"
-${src.setup}curl -fsSL --retry 3 -o "$file" ${src.arg}
+${src.setup}${CURL} -o "$file" ${src.arg}
 ${want}
 [ -n "$want" ] || { echo "no sha256 for ${name}" >&2; exit 1; }
 echo "$want  $file" | sha256sum --check --status || { echo "sha256 mismatch for ${name}" >&2; exit 1; }
@@ -68,9 +77,7 @@ export function nodeDownloadScript(model: ClusterModel, id: string, install: She
   const tls = cached
     ? shell`cat > "$work/ca.crt" <<'KUBEMIX_EOF'\n${secretRef(SECRET_NAMES.clusterCaCert)}\nKUBEMIX_EOF\n`
     : shellCode('');
-  const curl = cached
-    ? shellCode(`curl -fsSL --retry 3 --noproxy '*' --cacert "$work/ca.crt"`)
-    : shellCode('curl -fsSL --retry 3');
+  const curl = cached ? shell`${CURL} --noproxy '*' --cacert "$work/ca.crt"` : CURL;
   const what = `${d.name} ${d.version} (${id})`;
   const src = curlSource(nodeFetchUrl(model, id), URL_CONF);
   return shell`set -eu
