@@ -25,7 +25,7 @@ test('one cleanup task per hypervisor, keeping only the guests placed on it', ()
     assert.deepEqual(t.after, [`task-gather-facts/${t.host}/facts`]);
     assert.deepEqual(t.secrets, []);
     assert.doesNotMatch(`${t.check?.script}${t.apply.script}`, /\{\{secret:/);
-    assert.match(t.apply.script, /^uri='qemu:\/\/\/system'$/m);
+    assert.match(t.apply.script, /^uri=qemu:\/\/\/system$/m);
   }
 });
 
