@@ -28,6 +28,7 @@ import { originalsRestoredScript, restoreOriginalsScript, ORIGINALS_DIR } from '
 import { assemblePlan } from '../src/plan/assemble.js';
 import { resolveModel } from '../src/model/resolve.js';
 import { assembleResetPlan } from '../src/plan/reset.js';
+import { nodeRestoreScript } from '../src/plan/node-restore.js';
 import { readSpec } from '../src/spec/read.js';
 import { repoPath } from './helpers/cli.js';
 
@@ -165,5 +166,79 @@ describe('the planned services reset is made of these scripts', () => {
     assert.ok(reset?.apply.script.includes(restoreOriginalsScript(files, ORIGINALS_DIR).text), 'apply');
     assert.ok(reset?.check?.script.includes(originalsRestoredScript(files, ORIGINALS_DIR).text), 'check');
     assert.doesNotMatch(reset?.apply.script ?? '', /rm -f \/etc\/bind\/named\.conf/);
+  });
+});
+
+describe('a Linux node’s reset gives back containerd’s and the kubelet’s files', () => {
+  const paths = [
+    'etc/containerd/config.toml',
+    'etc/containerd/certs.d/registry.lab:5000/hosts.toml',
+    'etc/systemd/system/containerd.service',
+    'etc/systemd/system/kubelet.service',
+    'etc/systemd/system/kubelet.service.d/10-kubeadm.conf',
+    'etc/sysctl.d/90-kubemix.conf',
+  ];
+  /** systemctl stand-in: logs each call; a unit "exists" while its file does under the stand-in root. */
+  function stubSystemctl(): string {
+    const bin = at('bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(
+      join(bin, 'systemctl'),
+      `#!/bin/sh\necho "$*" >> "${at('systemctl.log')}"\ncase "$1" in\n  is-enabled) exit 1 ;;\n  cat) [ -e "${at('etc/systemd/system')}/$2" ] ;;\nesac\n`,
+      { mode: 0o755 },
+    );
+    return bin;
+  }
+
+  it('restores what the host had, removes what kubemix created, and disables a unit before its file goes', () => {
+    packageFile('etc/containerd/config.toml', 'version = 2 # the package’s\n', 0o644);
+    packageFile(
+      'etc/systemd/system/kubelet.service',
+      '[Service]\nExecStart=/usr/bin/kubelet # the operator’s\n',
+      0o644,
+    );
+    for (const p of paths) upload(p, `kubemix ${p}\n`);
+    const bin = stubSystemctl();
+    const files = paths.map(at);
+    const r = spawnSync('sh', ['-c', nodeRestoreScript(files, originals).text], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` },
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(readFileSync(at('etc/containerd/config.toml'), 'utf8'), 'version = 2 # the package’s\n');
+    assert.match(readFileSync(at('etc/systemd/system/kubelet.service'), 'utf8'), /the operator’s/);
+    for (const created of paths.filter((p) => !/config\.toml$|kubelet\.service$/.test(p)))
+      assert.equal(existsSync(at(created)), false, `${created}: created by kubemix, removed`);
+    const calls = readFileSync(at('systemctl.log'), 'utf8').trim().split('\n');
+    // containerd.service was kubemix's: disabled and stopped while its file was there; the
+    // operator's kubelet.service is left enabled as it was; containerd re-reads the restored config.
+    assert.deepEqual(calls.slice(0, 3), [
+      'disable --now containerd.service',
+      'daemon-reload',
+      'try-restart containerd',
+    ]);
+    assert.ok(!calls.some((c) => c.includes('disable --now kubelet')), calls.join('\n'));
+    assert.match(r.stdout, /kubelet\.service: the unit kubemix replaced is back, disabled/);
+    assert.doesNotMatch(r.stdout, /containerd\.service: the unit/);
+    assert.equal(sh(originalsRestoredScript(files, originals).text).status, 0);
+  });
+
+  it('is the planned node-reset of every Linux node, with that node’s uploads', () => {
+    const text = readFileSync(repoPath('examples', 'existing-host-gw.yaml'), 'utf8');
+    const model = resolveModel(readSpec({ kind: 'file', path: 'x.yaml', text }));
+    const up = assemblePlan(model).plan;
+    const reset = assembleResetPlan(model).plan.tasks;
+    for (const node of ['cp1', 'lin1']) {
+      const files = [...new Set(up.artifacts.filter((a) => a.node === node).map((a) => a.remotePath))].sort();
+      assert.ok(files.includes('/etc/containerd/config.toml') && files.includes('/etc/systemd/system/kubelet.service'));
+      const task = reset.find((t) => t.id === `task-cleanup-hypervisors/${node}/node-reset`);
+      assert.ok(task !== undefined, node);
+      assert.ok(task.apply.script.includes(nodeRestoreScript(files).text), `${node} apply`);
+      assert.ok(task.check?.script.includes(originalsRestoredScript(files).text), `${node} check`);
+      assert.ok(
+        task.apply.script.indexOf('kubeadm reset') < task.apply.script.indexOf('restore()'),
+        'after kubeadm reset',
+      );
+    }
   });
 });

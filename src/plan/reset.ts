@@ -14,6 +14,7 @@ import { sh, task, taskId } from './task.js';
 import { driverFor } from '../drivers/index.js';
 import { driverDownContribution } from './tasks/driver.js';
 import { linuxNodes } from './tasks/linux-prep.js';
+import { nodeUploads, nodeRestoreScript } from './node-restore.js';
 import { servicesContribution } from './tasks/services.js';
 import { windowsResetTasks, windowsWorkers } from './tasks/windows.js';
 import type { PlanNode } from '../model/types.js';
@@ -58,32 +59,42 @@ function linuxReset(model: ClusterModel, resets: ResetScope): { tasks: Task[] } 
   const windowsDeletes = windowsResetTasks(model, resets)
     .filter((t) => t.name.startsWith('delete-node-'))
     .map((t) => t.id);
+  const uploads = nodeUploads(model);
   const tasks = nodes.map((n) =>
     linuxResetTask(
       n,
+      uploads.get(n.name) ?? [],
       n.role === 'worker' ? [] : [...workers.map((w) => taskId(STAGE, w.name, 'node-reset')), ...windowsDeletes],
     ),
   );
   return { tasks };
 }
 
-function linuxResetTask(node: PlanNode, after: readonly string[]): Task {
+function linuxResetTask(node: PlanNode, uploads: readonly string[], after: readonly string[]): Task {
   return task({
     stage: STAGE,
     host: node.name,
     name: 'node-reset',
-    description: `kubeadm reset ${node.name}, remove CNI state and kubemix files`,
+    description: `kubeadm reset ${node.name}, remove CNI state; restore the files kubemix replaced, remove those it created`,
     after,
     check: sh(
-      shellCode(
-        '[ ! -e /etc/kubernetes/kubelet.conf ] && [ ! -e /etc/kubernetes/admin.conf ] && [ ! -d /etc/kubemix ]',
-      ),
+      shellLines([
+        shellCode(
+          '[ ! -e /etc/kubernetes/kubelet.conf ] && [ ! -e /etc/kubernetes/admin.conf ] && [ ! -d /etc/kubemix ] || exit 1',
+        ),
+        originalsRestoredScript(uploads),
+      ]),
     ),
-    apply: sh(shell`set -eu
+    apply: sh(
+      shellLines([
+        shell`set -eu
 if command -v kubeadm >/dev/null 2>&1; then kubeadm reset --force; fi
 systemctl stop kubelet 2>/dev/null || true
 rm -rf /etc/cni/net.d/* /var/lib/cni /etc/kubemix
-for link in ${CNI_LINKS}; do ip link delete "$link" 2>/dev/null || true; done`),
+for link in ${CNI_LINKS}; do ip link delete "$link" 2>/dev/null || true; done`,
+        nodeRestoreScript(uploads),
+      ]),
+    ),
     timeoutSeconds: 600,
   });
 }
