@@ -6,6 +6,7 @@ import { linuxDistro } from '../../matrix/index.js';
 import { downloadCache } from '../../model/downloads.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import { renderContainerdConfig, renderContainerdUnit } from '../../render/containerd/config.js';
+import { renderCrictlConfig } from '../../render/containerd/crictl.js';
 import { proxyExports, renderContainerdProxy } from '../../render/linux/proxy.js';
 import { registryCaPath, renderRegistryHosts, servicesRegistry } from '../../render/containerd/hosts.js';
 import { CONTAINERD_PATHS as P } from '../../render/containerd/paths.js';
@@ -29,6 +30,7 @@ export function containerdContribution(model: ClusterModel): { tasks: Task[]; ar
       renderContainerdUnit(node),
       ...renderContainerdProxy(model, node),
       ...renderRegistryHosts(model, node),
+      renderCrictlConfig(node),
     ];
     artifacts.push(...files);
     const installs = binaryTasks(model, node);
