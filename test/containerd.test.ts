@@ -19,11 +19,11 @@ const at = (doc: unknown, ...keys: string[]): unknown =>
   keys.reduce<unknown>((t, k) => (t as Table | undefined)?.[k], doc);
 
 /** What each config version must say (containerd docs/cri/config.md), as [path, expected] pairs. */
-function expectedKeys(pause: string): [string[], unknown][] {
+function expectedKeys(pause: string, version: number): [string[], unknown][] {
   const images = ['plugins', 'io.containerd.cri.v1.images'];
   const runtime = ['plugins', 'io.containerd.cri.v1.runtime'];
   return [
-    [['version'], 3],
+    [['version'], version],
     [[...images, 'pinned_images', 'sandbox'], `${IMAGES.pause.repository}:${pause}`],
     [[...images, 'registry', 'config_path'], '/etc/containerd/certs.d'],
     [[...runtime, 'cni', 'bin_dirs'], ['/opt/cni/bin']],
@@ -41,10 +41,11 @@ describe('containerd config.toml', () => {
       const configs = files.filter((f) => f.remotePath === '/etc/containerd/config.toml');
       assert.equal(configs.length, plan.nodes.filter((n) => n.osFamily === 'linux' && n.role !== 'services').length);
       const line = containerdLine(plan.cluster.versions.containerd?.split('.').slice(0, 2).join('.') ?? '');
-      assert.equal(line?.configVersion, 3);
+      const version: number = line?.configVersion ?? 0;
+      assert.equal(version, 4, 'containerd 2.3 writes config version 4');
       for (const f of configs) {
         const doc = parse(f.content);
-        for (const [path, want] of expectedKeys(plan.cluster.versions.pause ?? ''))
+        for (const [path, want] of expectedKeys(plan.cluster.versions.pause ?? '', version))
           assert.deepEqual(at(doc, ...path), want, `${f.localPath}: ${path.join('.')}`);
         // containerd 1.x's CRI plugin name must not linger in a version 3 config.
         assert.equal(at(doc, 'plugins', 'io.containerd.grpc.v1.cri'), undefined);

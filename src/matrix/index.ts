@@ -91,15 +91,19 @@ export const DEFAULT_KUBERNETES_MINOR = '1.36';
 export interface ContainerdLine {
   readonly line: string;
   readonly patch: string;
-  /** `config.toml` schema version for this line (containerd RELEASES.md: 1.7 reads version 2, 2.x version 3). */
-  readonly configVersion: 2 | 3;
+  /**
+   * `config.toml` schema version this line writes (containerd's version.ConfigVersion: 2.0–2.2
+   * version 3; 2.3 version 4, the server's grpc/ttrpc/debug/metrics moved into plugin blocks). An
+   * older version still loads, but containerd migrates it and warns on every start.
+   */
+  readonly configVersion: 3 | 4;
   readonly endOfLife: string;
   readonly lts: boolean;
 }
 
 export const CONTAINERD: readonly ContainerdLine[] = [
   { line: '2.2', patch: '2.2.5', configVersion: 3, endOfLife: '2026-11-30', lts: false },
-  { line: '2.3', patch: '2.3.2', configVersion: 3, endOfLife: '2028-04-30', lts: true },
+  { line: '2.3', patch: '2.3.2', configVersion: 4, endOfLife: '2028-04-30', lts: true },
 ];
 export const DEFAULT_CONTAINERD_LINE = '2.3';
 

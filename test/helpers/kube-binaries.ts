@@ -24,6 +24,8 @@ export interface KubeBinaries {
   path(release: KubeRelease, command: KubeCommand): string;
   etcd(command: EtcdCommand): string;
   readonly etcdVersion: string;
+  /** containerd's daemon binary (the matrix's default line), for its config parser. */
+  containerd(): string;
 }
 
 const LIST = repoPath('dist', 'kube-binaries.json');
@@ -58,6 +60,7 @@ export function kubeBinaries(): KubeBinaries {
     path: (r, c) => file(k8s(r), c, `kubernetes-${r}`),
     etcd: (c) => file(list['etcd'], c, 'etcd'),
     etcdVersion: list['etcd']?.version ?? '',
+    containerd: () => file(list['containerd'], 'containerd', 'containerd'),
   };
   return cached;
 }

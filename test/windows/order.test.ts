@@ -140,7 +140,7 @@ describe('versions: no flag or gate a release rejects', () => {
       const join = files.find((f) => f.remotePath === WIN.joinConfig)?.content ?? '';
       assert.match(join, /apiVersion: kubeadm\.k8s\.io\/v1beta4/);
       const config = files.find((f) => f.remotePath === WIN.containerdConfig)?.content ?? '';
-      assert.match(config, /^version = 3$/m);
+      assert.match(config, /^version = 4$/m);
       assert.match(config, /sandbox = 'registry\.k8s\.io\/pause:3\.10\.2'/);
       if (c.k8s === '1.37') assert.match(config, /unconfirmed upstream/);
     });

@@ -1,6 +1,7 @@
 // containerd's config.toml for the line in use (containerd docs/cri/config.md
-// and RELEASES.md for the config versions). The 2.x
-// lines share config `version = 3`: CRI split into images and runtime
+// and RELEASES.md for the config versions): `version = 3` for 2.0–2.2,
+// `version = 4` for 2.3 (it moved only server-level sections, which this file
+// does not set, so the body is the same). CRI split into images and runtime
 // plugins, the pause image pinned, CNI bin_dirs (2.1+), runc with the systemd
 // cgroup driver kubelet uses, and hosts.toml directories for registries.
 import { tomlString } from '../../util/escape/index.js';
@@ -12,14 +13,14 @@ import { CONTAINERD_PATHS as P } from './paths.js';
 
 export function renderContainerdConfig(model: ClusterModel, node: PlanNode): RenderedArtifact {
   const version = Number(model.versions.containerdConfigVersion);
-  if (version !== 3)
+  if (version !== 3 && version !== 4)
     throw new Error(
-      `containerd ${model.versions.containerd}: config version ${version} has no renderer (only the 2.x lines are supported)`,
+      `containerd ${model.versions.containerd}: config version ${version} has no renderer (only the 2.x lines, versions 3 and 4, are supported)`,
     );
   const images = "plugins.'io.containerd.cri.v1.images'";
   const runtime = "plugins.'io.containerd.cri.v1.runtime'";
   const content = `# Rendered by kubemix for containerd ${model.versions.containerd}; re-plan instead of editing.
-version = 3
+version = ${version}
 
 [${images}.pinned_images]
   # kubelet >= 1.35 no longer takes --pod-infra-container-image: the sandbox image is set here.

@@ -1,5 +1,8 @@
 // containerd on Windows: config.toml for the 2.x line (`version = 3` keys such as
-// `plugins.'io.containerd.cri.v1.runtime'.cni`, containerd docs/cri/config.md) and one hosts.toml per mirrored registry (containerd docs/hosts.md).
+// `plugins.'io.containerd.cri.v1.runtime'.cni`, containerd docs/cri/config.md;
+// 2.3's `version = 4` moves the server's `[grpc]` into the
+// `io.containerd.server.v1.grpc` plugin) and one hosts.toml per mirrored
+// registry (containerd docs/hosts.md).
 import { IMAGES, compareVersions, kubernetesRelease, windowsRelease } from '../../matrix/index.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
@@ -22,24 +25,26 @@ export function sandboxImage(model: ClusterModel, node: PlanNode): string {
 }
 
 export function containerdConfig(model: ClusterModel, node: PlanNode): string {
-  if (model.versions.containerdConfigVersion !== '3')
+  const version = model.versions.containerdConfigVersion;
+  if (version !== '3' && version !== '4')
     throw new Error(
-      `containerd ${model.versions.containerd}: only the version = 3 config (containerd 2.x) is supported on Windows`,
+      `containerd ${model.versions.containerd}: only the version = 3 and 4 configs (containerd 2.x) are supported on Windows`,
     );
+  const pipe = lit('\\\\.\\pipe\\containerd-containerd');
+  // The pipe kubelet's containerRuntimeEndpoint names: a server section in version 3, a plugin's in 4.
+  const server = version === '3' ? `[grpc]\n  address = ${pipe}\n\n` : '';
+  const plugin = version === '3' ? '' : `  [plugins.'io.containerd.server.v1.grpc']\n    address = ${pipe}\n`;
   const unconfirmed = (kubernetesRelease(model.versions.kubernetesMinor)?.containerdLines.length ?? 0) === 0;
   const note = unconfirmed
     ? `# Kubernetes ${model.versions.kubernetesMinor} lists no containerd release yet: this pairing is unconfirmed upstream.\n`
     : '';
   return `# containerd ${model.versions.containerd} on ${node.name} (${node.os}), rendered by kubemix.
-${note}version = 3
+${note}version = ${version}
 root = ${lit(WIN.containerdRoot)}
 state = ${lit(WIN.containerdState)}
 
-[grpc]
-  address = ${lit('\\\\.\\pipe\\containerd-containerd')}
-
-[plugins]
-  [plugins.'io.containerd.cri.v1.images']
+${server}[plugins]
+${plugin}  [plugins.'io.containerd.cri.v1.images']
     [plugins.'io.containerd.cri.v1.images'.pinned_images]
       sandbox = ${lit(sandboxImage(model, node))}
     [plugins.'io.containerd.cri.v1.images'.registry]

@@ -159,12 +159,13 @@ export function kubeProxyReference(c: Cluster, backend: 'vxlan' | 'host-gw', kub
 /**
  * containerd: kubernetes/kubernetes cluster/gce/windows/k8s-node-setup.psm1
  * (Configure_Containerd, containerd 1.x `[plugins.cri]` keys) with each key
- * written under its containerd 2.x (config version 3) name.
+ * written under its containerd 2.x name (config version 3; 2.3's version 4
+ * keeps the CRI names and moves the server's grpc into a plugin).
  */
 export function containerdReference(c: Cluster, cniBin: string, cniConf: string): Reference {
   return {
     source:
-      'kubernetes/kubernetes cluster/gce/windows/k8s-node-setup.psm1 (Configure_Containerd), keys renamed to config version 3',
+      'kubernetes/kubernetes cluster/gce/windows/k8s-node-setup.psm1 (Configure_Containerd), keys renamed to containerd 2.x (config version 4)',
     settings: {
       'plugins.io.containerd.cri.v1.images.pinned_images.sandbox': c.pause,
       'plugins.io.containerd.cri.v1.images.snapshotter': 'windows',
@@ -177,10 +178,10 @@ export function containerdReference(c: Cluster, cniBin: string, cniConf: string)
       'plugins.io.containerd.scheduler.v1.scheduler.startup_delay': '0s',
     },
     allowed: {
-      version: 'config version 3 (containerd 2.x) must be declared',
+      version: "the line's own config version (4 for containerd 2.3) must be declared, or containerd migrates it and warns",
       root: "explicit C:\\ProgramData\\containerd\\root, containerd's Windows default",
       state: "explicit C:\\ProgramData\\containerd\\state, containerd's Windows default",
-      'grpc.address':
+      'plugins.io.containerd.server.v1.grpc.address':
         "explicit \\\\.\\pipe\\containerd-containerd, containerd's Windows default, the pipe the kubelet is pointed at",
       'plugins.io.containerd.cri.v1.images.registry.config_path':
         'mirrors and the services registry live in certs.d hosts.toml files',
