@@ -31,6 +31,7 @@ export function runTimes(events: readonly Ev[], wallS: number): RunTimes {
   const starts = new Map<string, number>();
   const spans: [number, number][] = [];
   const durations: [string, number, number | undefined][] = [];
+  const ended = new Set<string>();
   let skipped = 0;
   for (const e of events) {
     if (e['type'] !== 'task') continue;
@@ -39,11 +40,15 @@ export function runTimes(events: readonly Ev[], wallS: number): RunTimes {
     if (e['state'] === 'running') starts.set(id, t);
     else if (e['state'] === 'skipped') skipped += 1;
     else if ((e['state'] === 'done' || e['state'] === 'failed') && starts.has(id)) {
+      ended.add(id);
       spans.push([starts.get(id) ?? t, t]);
       const host = typeof e['hostMs'] === 'number' ? e['hostMs'] : undefined;
       durations.push([id, Number(e['elapsedMs'] ?? t - (starts.get(id) ?? t)), host]);
     }
   }
+  // A task still running when the run ended (a kill -9 during kubeadm init) kept a host busy until
+  // then: the run's clock (`t`) starts with the process, so it ran until `wallS`.
+  for (const [id, start] of starts) if (!ended.has(id)) spans.push([start, Math.max(start, wallS * 1000)]);
   spans.sort((a, b) => a[0] - b[0]);
   let busy = 0;
   let end = -Infinity;

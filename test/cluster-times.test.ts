@@ -1,0 +1,39 @@
+// The real-cluster tier's clock (test/e2e/cluster-times.ts), on events shaped
+// as a kubemix run emits them (`t` in ms since the process started).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { runTimes } from './e2e/cluster-times.js';
+
+const ev = (id: string, state: string, t: number, extra: Record<string, unknown> = {}) => ({
+  type: 'task',
+  id,
+  state,
+  t,
+  ...extra,
+});
+
+describe('runTimes', () => {
+  it('splits a run into busy and idle time, and kubemix’s per-task cost above the host’s', () => {
+    const times = runTimes(
+      [
+        ev('a', 'running', 1000),
+        ev('a', 'done', 3000, { elapsedMs: 2000, hostMs: 1500 }),
+        ev('b', 'running', 5000),
+        ev('b', 'done', 6000, { elapsedMs: 1000, hostMs: 500 }),
+        ev('c', 'skipped', 6000),
+      ],
+      10,
+    );
+    assert.equal(times.busyS, 3);
+    assert.equal(times.idleS, 7);
+    assert.equal(times.ran, 2);
+    assert.equal(times.skipped, 1);
+    assert.equal(times.overheadPerTaskMs, 500);
+  });
+
+  it('a task still running when the run was killed kept its host busy until the end', () => {
+    const times = runTimes([ev('init', 'running', 2000)], 10);
+    assert.equal(times.busyS, 8);
+    assert.equal(times.idleS, 2);
+  });
+});
