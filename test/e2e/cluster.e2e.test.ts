@@ -51,7 +51,8 @@ const TO = '1.36.3';
  */
 const SLOW = {
   timeouts: {
-    controlPlaneComponentHealthCheck: '20m',
+    // run 13: kube-apiserver healthy after 18m44s of the 20 min kubeadm allowed.
+    controlPlaneComponentHealthCheck: '40m',
     kubeletHealthCheck: '10m',
     kubernetesAPICall: '3m',
     etcdAPICall: '5m',
