@@ -15,6 +15,12 @@ import { renderProbePatches } from '../src/render/kubeadm/patches.js';
 import { goDuration } from '../src/render/kubeadm/timeouts.js';
 import { joinConfiguration } from '../src/render/windows/kubeadm.js';
 import { readSpec } from '../src/spec/read.js';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HAPROXY_CONFIG } from '../src/render/services/haproxy.js';
+import { repoPath } from './helpers/cli.js';
+import { scratch, writeNodeTree } from './helpers/shapes.js';
 
 type Doc = Record<string, unknown>;
 
@@ -63,6 +69,49 @@ function refusal(kubernetes: Doc): string {
 }
 
 describe('kubeadm settings for slow machines', () => {
+  it('the API server asks etcd with half the probe’s time (its own 2 s made /readyz fail on emulated etcd)', () => {
+    const apiServerArgs = (m: ClusterModel): unknown => {
+      const cluster = docs(renderKubeadm(m, node(m, 'cp1'), true).content).find(
+        (d) => d['kind'] === 'ClusterConfiguration',
+      );
+      return (cluster?.['apiServer'] as Doc | undefined)?.['extraArgs'];
+    };
+    assert.deepEqual(apiServerArgs(model(SLOW)), [
+      { name: 'etcd-healthcheck-timeout', value: '30s' },
+      { name: 'etcd-readycheck-timeout', value: '30s' },
+    ]);
+    assert.deepEqual(
+      apiServerArgs(model({ controlPlaneProbes: { timeoutSeconds: 3 } })),
+      [
+        { name: 'etcd-healthcheck-timeout', value: '2s' },
+        { name: 'etcd-readycheck-timeout', value: '2s' },
+      ],
+      'never below kube-apiserver’s own default',
+    );
+    assert.equal(apiServerArgs(model({ controlPlaneProbes: { livenessFailureThreshold: 20 } })), undefined);
+    assert.equal(apiServerArgs(model({})), undefined, 'no flag unasked');
+  });
+
+  it('HAProxy checks the API servers with the same slack, and haproxy -c accepts it', () => {
+    const path = repoPath('examples', 'existing-host-gw.yaml');
+    const m = resolveModel(readSpec({ kind: 'file', path, text: readFileSync(path, 'utf8') }));
+    const probes = m.kubeadm.controlPlaneProbes ?? assert.fail('the example sets controlPlaneProbes');
+    const { files } = assemblePlan(m);
+    const cfg = files.find((f) => f.remotePath === HAPROXY_CONFIG)?.content ?? assert.fail('haproxy.cfg');
+    const api = cfg.slice(cfg.indexOf('backend kubernetes-api'), cfg.indexOf('frontend ingress-http'));
+    assert.match(api, new RegExp(`^    timeout check ${probes.timeoutSeconds}s$`, 'm'));
+    assert.match(api, new RegExp(` fall ${probes.livenessFailureThreshold} rise 2$`, 'm'));
+    assert.doesNotMatch(cfg.slice(cfg.indexOf('frontend ingress-http')), /fall (?!3 )/, 'ingress keeps its checks');
+    const tmp = scratch('haproxy-slow');
+    try {
+      writeNodeTree(tmp.dir, files, 'svc1');
+      const out = execFileSync('haproxy', ['-c', '-f', join(tmp.dir, HAPROXY_CONFIG)], { encoding: 'utf8' });
+      assert.match(out, /Configuration file is valid/);
+    } finally {
+      tmp.remove();
+    }
+  });
+
   it('prints durations as Go does', () => {
     assert.deepEqual([45, 90, 600, 3600, 5430].map(goDuration), ['45s', '1m30s', '10m0s', '1h0m0s', '1h30m30s']);
   });

@@ -378,14 +378,18 @@ const controlPlaneProbes = z.strictObject({
     .min(1)
     .max(600)
     .optional()
-    .describe("Each probe's timeout on etcd, kube-apiserver, kube-controller-manager and kube-scheduler (kubeadm: 15)"),
+    .describe(
+      "Each probe's timeout on etcd, kube-apiserver, kube-controller-manager and kube-scheduler (kubeadm: 15); also HAProxy's check of /readyz, and half of it kube-apiserver's own etcd checks (default 2 s)",
+    ),
   livenessFailureThreshold: z
     .number()
     .int()
     .min(1)
     .max(1000)
     .optional()
-    .describe('Failed liveness probes, 10 s apart, before the kubelet restarts a component (kubeadm: 8)'),
+    .describe(
+      'Failed liveness probes, 10 s apart, before the kubelet restarts a component (kubeadm: 8); also the failed checks before HAProxy drops an API server (3)',
+    ),
 });
 
 const kubernetes = z.strictObject({
@@ -408,7 +412,9 @@ const kubernetes = z.strictObject({
     .describe("kubeadm's timeouts, raised for slow machines (software emulation, small VMs)"),
   controlPlaneProbes: controlPlaneProbes
     .optional()
-    .describe("Slack for the control-plane static pods' probes on slow machines (rendered as kubeadm patches)"),
+    .describe(
+      "Slack for the control plane's health checks on slow machines: the static pods' probes (kubeadm patches), kube-apiserver's etcd checks, HAProxy's checks of the API servers",
+    ),
 });
 
 export const clusterSpecSchema = z.strictObject({

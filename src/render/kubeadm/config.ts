@@ -84,6 +84,7 @@ export function initDocuments(model: ClusterModel, node: PlanNode): Doc[] {
       certSANs: [c.apiEndpoint.host, `api-int.${c.name}.${c.domain}`, c.apiEndpoint.address].filter(
         (v, i, a) => a.indexOf(v) === i,
       ),
+      ...etcdCheckArgs(model),
     },
   };
   const kubelet: Doc = {
@@ -94,6 +95,26 @@ export function initDocuments(model: ClusterModel, node: PlanNode): Doc[] {
     failSwapOn: true,
   };
   return [init, cluster, kubelet];
+}
+
+/**
+ * kube-apiserver's /livez and /readyz each ask etcd, and give up after 2 s
+ * (`--etcd-healthcheck-timeout`, `--etcd-readycheck-timeout`): a probe given
+ * a minute on a slow machine still failed whenever etcd took over 2 s, and
+ * /readyz answered 500 (the real-cluster tier's run 13, etcd under software
+ * emulation). With spec.kubernetes.controlPlaneProbes.timeoutSeconds the
+ * inner checks get half the probe's time, so the answer still beats the probe.
+ */
+function etcdCheckArgs(model: ClusterModel): { extraArgs?: { name: string; value: string }[] } {
+  const t = model.kubeadm.controlPlaneProbes?.timeoutSeconds;
+  if (t === undefined) return {};
+  const value = `${Math.max(2, Math.floor(t / 2))}s`;
+  return {
+    extraArgs: [
+      { name: 'etcd-healthcheck-timeout', value },
+      { name: 'etcd-readycheck-timeout', value },
+    ],
+  };
 }
 
 export function joinDocument(model: ClusterModel, node: PlanNode): Doc {

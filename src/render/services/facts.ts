@@ -34,6 +34,8 @@ export interface ServicesFacts {
   };
   /** Bind's upstream resolvers; undefined means the gateway. */
   readonly forwarders: readonly string[] | undefined;
+  /** spec.kubernetes.controlPlaneProbes: HAProxy's checks of the API servers get the same slack. */
+  readonly apiProbes: { readonly timeoutSeconds?: number; readonly livenessFailureThreshold?: number } | undefined;
 }
 
 // Per-node renderers ask for the facts once per node: computed once per model,
@@ -73,6 +75,7 @@ function computeFacts(model: ClusterModel): ServicesFacts | undefined {
     // dnsmasq only hands out reserved leases to existing hosts with a MAC. For VMs the driver
     // creates, the driver's network answers DHCP (libvirt's dnsmasq, which must hand out the
     // services node's own address before it runs): one DHCP server per segment.
+    apiProbes: model.kubeadm.controlPlaneProbes,
     toggles: {
       dns: s.dns,
       loadBalancer: s.loadBalancer,

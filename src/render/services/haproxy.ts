@@ -20,7 +20,8 @@ export function renderHaproxy(facts: ServicesFacts): RenderedArtifact {
       // controller whose etcd or informers are not ready leaves the pool.
       '    option httpchk GET /readyz',
       '    http-check expect status 200',
-      '    default-server check check-ssl verify none inter 5s fall 3 rise 2',
+      ...apiCheckSlack(facts),
+      `    default-server check check-ssl verify none inter 5s fall ${facts.apiProbes?.livenessFailureThreshold ?? 3} rise 2`,
     ]),
     frontendBackend('ingress-http', 80, facts.ingress, ['    default-server check inter 5s fall 3 rise 2']),
     frontendBackend('ingress-https', 443, facts.ingress, ['    default-server check inter 5s fall 3 rise 2']),
@@ -32,6 +33,18 @@ export function renderHaproxy(facts: ServicesFacts): RenderedArtifact {
     owner: 'root:root',
     content: `${sections.join('\n\n')}\n`,
   };
+}
+
+/**
+ * On slow machines (spec.kubernetes.controlPlaneProbes) HAProxy waits for /readyz as long as the
+ * kubelet's probes do, and takes as many failed checks before it drops an API server as the kubelet
+ * before it restarts one: with the defaults, an emulated control plane whose /readyz took over 5 s
+ * was taken out of the pool again and again while it served, and a worker's join could not
+ * discover it (the real-cluster tier's run 13).
+ */
+function apiCheckSlack(facts: ServicesFacts): string[] {
+  const t = facts.apiProbes?.timeoutSeconds;
+  return t === undefined ? [] : [`    timeout check ${t}s`];
 }
 
 const GLOBAL = `global
