@@ -178,7 +178,8 @@ export function containerdReference(c: Cluster, cniBin: string, cniConf: string)
       'plugins.io.containerd.scheduler.v1.scheduler.startup_delay': '0s',
     },
     allowed: {
-      version: "the line's own config version (4 for containerd 2.3) must be declared, or containerd migrates it and warns",
+      version:
+        "the line's own config version (4 for containerd 2.3) must be declared, or containerd migrates it and warns",
       root: "explicit C:\\ProgramData\\containerd\\root, containerd's Windows default",
       state: "explicit C:\\ProgramData\\containerd\\state, containerd's Windows default",
       'plugins.io.containerd.server.v1.grpc.address':
