@@ -244,10 +244,18 @@ for (const name of EXAMPLES) {
         // kubeadm copies extraArgs without knowing them: the component's own flag parser decides
         // (an unknown flag or a bad value fails before --help prints; 1.36's binary, same flags as 1.35's).
         const apiserver = { name: 'kube-apiserver', release: '1.36' } as const;
-        for (const a of (cluster['apiServer']?.['extraArgs'] ?? []) as { name: string; value: string }[]) {
-          const r = await runBuilt(apiserver, [`--${a.name}=${a.value}`, '--help']);
-          assert.equal(r.code, 0, `kube-apiserver --${a.name}=${a.value}: ${r.stderr.slice(0, 300)}`);
-        }
+        const controllerManager = { name: 'kube-controller-manager', release: '1.36' } as const;
+        // kube-scheduler takes the same --leader-elect-* flags (component-base); it is not built here.
+        const parsers = [
+          [apiserver, cluster['apiServer']],
+          [controllerManager, cluster['controllerManager']],
+          [controllerManager, cluster['scheduler']],
+        ] as const;
+        for (const [tool, c] of parsers)
+          for (const a of (c?.['extraArgs'] ?? []) as { name: string; value: string }[]) {
+            const r = await runBuilt(tool, [`--${a.name}=${a.value}`, '--help']);
+            assert.equal(r.code, 0, `${tool.name} --${a.name}=${a.value}: ${r.stderr.slice(0, 300)}`);
+          }
         const unknown = await runBuilt(apiserver, ['--etcd-no-such-timeout=30s', '--help']);
         assert.notEqual(unknown.code, 0, 'the check can fail: an unknown flag is refused');
       });

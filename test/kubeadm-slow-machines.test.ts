@@ -92,6 +92,35 @@ describe('kubeadm settings for slow machines', () => {
     assert.equal(apiServerArgs(model({})), undefined, 'no flag unasked');
   });
 
+  it('leader election reaches both elected components as Go durations; the fields left out stay unset', () => {
+    const cluster = (m: ClusterModel): Doc =>
+      docs(renderKubeadm(m, node(m, 'cp1'), true).content).find((d) => d['kind'] === 'ClusterConfiguration') ??
+      assert.fail('ClusterConfiguration');
+    const c = cluster(model({ leaderElection: { leaseDuration: '2m', renewDeadline: '90s' } }));
+    const want = [
+      { name: 'leader-elect-lease-duration', value: '2m0s' },
+      { name: 'leader-elect-renew-deadline', value: '1m30s' },
+    ];
+    assert.deepEqual((c['controllerManager'] as Doc)['extraArgs'], want);
+    assert.deepEqual((c['scheduler'] as Doc)['extraArgs'], want);
+    const plain = cluster(model({}));
+    assert.equal(plain['controllerManager'], undefined);
+    assert.equal(plain['scheduler'], undefined);
+  });
+
+  it('refuses leader-election durations the components would refuse at start, naming the field', () => {
+    assert.match(
+      refusal({ leaderElection: { renewDeadline: '20s' } }),
+      /spec\.kubernetes\.leaderElection\.renewDeadline: leaseDuration \(15s\) must be longer than renewDeadline \(20s\)/,
+    );
+    assert.match(
+      refusal({ leaderElection: { leaseDuration: '60s', renewDeadline: '30s', retryPeriod: '25s' } }),
+      /leaderElection\.retryPeriod: renewDeadline \(30s\) must be longer than 1\.2 × retryPeriod \(25s\)/,
+    );
+    assert.match(refusal({ leaderElection: { leaseDuration: '15' } }), /leaseDuration.*duration such as 90s/);
+    assert.match(refusal({ leaderElection: { lease: '60s' } }), /leaderElection/);
+  });
+
   it('HAProxy checks the API servers with the same slack, and haproxy -c accepts it', () => {
     const path = repoPath('examples', 'existing-host-gw.yaml');
     const m = resolveModel(readSpec({ kind: 'file', path, text: readFileSync(path, 'utf8') }));

@@ -118,7 +118,16 @@ function kubeadmSettings(k: ClusterSpecParsed['spec']['kubernetes']): KubeadmSet
     ...(p?.timeoutSeconds === undefined ? {} : { timeoutSeconds: p.timeoutSeconds }),
     ...(p?.livenessFailureThreshold === undefined ? {} : { livenessFailureThreshold: p.livenessFailureThreshold }),
   };
-  return { timeouts, ...(Object.keys(probes).length === 0 ? {} : { controlPlaneProbes: probes }) };
+  const election = Object.fromEntries(
+    Object.entries(k.leaderElection ?? {}).flatMap(([name, text]) =>
+      text === undefined ? [] : [[name, durationSeconds(text)]],
+    ),
+  );
+  return {
+    timeouts,
+    ...(Object.keys(election).length === 0 ? {} : { leaderElection: election }),
+    ...(Object.keys(probes).length === 0 ? {} : { controlPlaneProbes: probes }),
+  };
 }
 
 function pin(hypervisor: string | undefined): { hypervisor?: string } {

@@ -393,1746 +393,1821 @@ const parse = (() => {
         if ("timeouts" in v13) return INVALID;
         v24 = undefined;
       }
-      const v55 = v13["controlPlaneProbes"];
+      const v55 = v13["leaderElection"];
       let v56 = (() => {
         let v57;
         if (v55 !== undefined) {
           if (typeof v55 !== "object" || v55 === null || Array.isArray(v55)) return INVALID;
-          const v58 = v55["timeoutSeconds"];
+          const v58 = v55["leaseDuration"];
           let v59 = (() => {
             let v60;
             if (v58 !== undefined) {
-              if (typeof v58 !== "number" || !Number.isFinite(v58)) return INVALID;
-              if (!Number.isSafeInteger(v58)) return INVALID;
-              if (v58 < 1) return INVALID;
-              if (v58 > 600) return INVALID;
+              if (typeof v58 !== "string") return INVALID;
+              c11.lastIndex = 0;
+              if (!c11.test(v58)) return INVALID;
+              const v61 = c12(v58);
+              if (v61 instanceof Promise) c13();
+              if (!v61) return INVALID;
               v60 = v58;
             }
             return v60;
           })();
           if (v59 === INVALID) {
-            if ("timeoutSeconds" in v55) return INVALID;
+            if ("leaseDuration" in v55) return INVALID;
             v59 = undefined;
           }
-          const v61 = v55["livenessFailureThreshold"];
-          let v62 = (() => {
-            let v63;
-            if (v61 !== undefined) {
-              if (typeof v61 !== "number" || !Number.isFinite(v61)) return INVALID;
-              if (!Number.isSafeInteger(v61)) return INVALID;
-              if (v61 < 1) return INVALID;
-              if (v61 > 1000) return INVALID;
-              v63 = v61;
+          const v62 = v55["renewDeadline"];
+          let v63 = (() => {
+            let v64;
+            if (v62 !== undefined) {
+              if (typeof v62 !== "string") return INVALID;
+              c11.lastIndex = 0;
+              if (!c11.test(v62)) return INVALID;
+              const v65 = c12(v62);
+              if (v65 instanceof Promise) c13();
+              if (!v65) return INVALID;
+              v64 = v62;
             }
-            return v63;
+            return v64;
           })();
-          if (v62 === INVALID) {
-            if ("livenessFailureThreshold" in v55) return INVALID;
-            v62 = undefined;
+          if (v63 === INVALID) {
+            if ("renewDeadline" in v55) return INVALID;
+            v63 = undefined;
+          }
+          const v66 = v55["retryPeriod"];
+          let v67 = (() => {
+            let v68;
+            if (v66 !== undefined) {
+              if (typeof v66 !== "string") return INVALID;
+              c11.lastIndex = 0;
+              if (!c11.test(v66)) return INVALID;
+              const v69 = c12(v66);
+              if (v69 instanceof Promise) c13();
+              if (!v69) return INVALID;
+              v68 = v66;
+            }
+            return v68;
+          })();
+          if (v67 === INVALID) {
+            if ("retryPeriod" in v55) return INVALID;
+            v67 = undefined;
           }
           for (const k in v55) {
-            if (k !== "timeoutSeconds" && k !== "livenessFailureThreshold") return INVALID;
+            if (k !== "leaseDuration" && k !== "renewDeadline" && k !== "retryPeriod") return INVALID;
           }
-          const v64 = {};
-          if ("timeoutSeconds" in v55) v64["timeoutSeconds"] = v59;
-          if ("livenessFailureThreshold" in v55) v64["livenessFailureThreshold"] = v62;
-          v57 = v64;
+          const v70 = {};
+          if ("leaseDuration" in v55) v70["leaseDuration"] = v59;
+          if ("renewDeadline" in v55) v70["renewDeadline"] = v63;
+          if ("retryPeriod" in v55) v70["retryPeriod"] = v67;
+          v57 = v70;
         }
         return v57;
       })();
       if (v56 === INVALID) {
-        if ("controlPlaneProbes" in v13) return INVALID;
+        if ("leaderElection" in v13) return INVALID;
         v56 = undefined;
       }
-      for (const k in v13) {
-        if (k !== "version" && k !== "install" && k !== "crictl" && k !== "timeouts" && k !== "controlPlaneProbes") return INVALID;
+      const v71 = v13["controlPlaneProbes"];
+      let v72 = (() => {
+        let v73;
+        if (v71 !== undefined) {
+          if (typeof v71 !== "object" || v71 === null || Array.isArray(v71)) return INVALID;
+          const v74 = v71["timeoutSeconds"];
+          let v75 = (() => {
+            let v76;
+            if (v74 !== undefined) {
+              if (typeof v74 !== "number" || !Number.isFinite(v74)) return INVALID;
+              if (!Number.isSafeInteger(v74)) return INVALID;
+              if (v74 < 1) return INVALID;
+              if (v74 > 600) return INVALID;
+              v76 = v74;
+            }
+            return v76;
+          })();
+          if (v75 === INVALID) {
+            if ("timeoutSeconds" in v71) return INVALID;
+            v75 = undefined;
+          }
+          const v77 = v71["livenessFailureThreshold"];
+          let v78 = (() => {
+            let v79;
+            if (v77 !== undefined) {
+              if (typeof v77 !== "number" || !Number.isFinite(v77)) return INVALID;
+              if (!Number.isSafeInteger(v77)) return INVALID;
+              if (v77 < 1) return INVALID;
+              if (v77 > 1000) return INVALID;
+              v79 = v77;
+            }
+            return v79;
+          })();
+          if (v78 === INVALID) {
+            if ("livenessFailureThreshold" in v71) return INVALID;
+            v78 = undefined;
+          }
+          for (const k in v71) {
+            if (k !== "timeoutSeconds" && k !== "livenessFailureThreshold") return INVALID;
+          }
+          const v80 = {};
+          if ("timeoutSeconds" in v71) v80["timeoutSeconds"] = v75;
+          if ("livenessFailureThreshold" in v71) v80["livenessFailureThreshold"] = v78;
+          v73 = v80;
+        }
+        return v73;
+      })();
+      if (v72 === INVALID) {
+        if ("controlPlaneProbes" in v13) return INVALID;
+        v72 = undefined;
       }
-      const v65 = {};
-      v65["version"] = v15;
-      v65["install"] = v18;
-      if ("crictl" in v13) v65["crictl"] = v21;
-      if ("timeouts" in v13) v65["timeouts"] = v24;
-      if ("controlPlaneProbes" in v13) v65["controlPlaneProbes"] = v56;
-      return v65;
+      for (const k in v13) {
+        if (k !== "version" && k !== "install" && k !== "crictl" && k !== "timeouts" && k !== "leaderElection" && k !== "controlPlaneProbes") return INVALID;
+      }
+      const v81 = {};
+      v81["version"] = v15;
+      v81["install"] = v18;
+      if ("crictl" in v13) v81["crictl"] = v21;
+      if ("timeouts" in v13) v81["timeouts"] = v24;
+      if ("leaderElection" in v13) v81["leaderElection"] = v56;
+      if ("controlPlaneProbes" in v13) v81["controlPlaneProbes"] = v72;
+      return v81;
     })();
     if (v12 === INVALID) return INVALID;
-    const v66 = v6["containerRuntime"];
-    let v67 = (() => {
-      let v68 = v66;
-      if (v66 === undefined) v68 = c14();
-      if (typeof v68 !== "object" || v68 === null || Array.isArray(v68)) return INVALID;
-      const v69 = v68["containerd"];
-      let v70 = (() => {
-        let v71;
-        if (v69 === undefined) {
-          v71 = c3(c15());
+    const v82 = v6["containerRuntime"];
+    let v83 = (() => {
+      let v84 = v82;
+      if (v82 === undefined) v84 = c14();
+      if (typeof v84 !== "object" || v84 === null || Array.isArray(v84)) return INVALID;
+      const v85 = v84["containerd"];
+      let v86 = (() => {
+        let v87;
+        if (v85 === undefined) {
+          v87 = c3(c15());
         } else {
-          if (typeof v69 !== "string") return INVALID;
+          if (typeof v85 !== "string") return INVALID;
           c16.lastIndex = 0;
-          if (!c16.test(v69)) return INVALID;
-          v71 = v69 === undefined ? c3(c15()) : v69;
+          if (!c16.test(v85)) return INVALID;
+          v87 = v85 === undefined ? c3(c15()) : v85;
         }
-        return v71;
+        return v87;
       })();
-      if (v70 === INVALID) return INVALID;
-      for (const k in v68) {
+      if (v86 === INVALID) return INVALID;
+      for (const k in v84) {
         if (k !== "containerd") return INVALID;
       }
-      const v72 = { "containerd": v70 };
-      return v72;
+      const v88 = { "containerd": v86 };
+      return v88;
     })();
-    if (v67 === INVALID) return INVALID;
-    const v73 = v6["network"];
-    let v74 = (() => {
-      let v75 = v73;
-      if (v73 === undefined) v75 = c17();
-      if (typeof v75 !== "object" || v75 === null || Array.isArray(v75)) return INVALID;
-      const v76 = v75["nodeCidr"];
-      let v77 = (() => {
-        let v78;
-        if (v76 === undefined) {
-          v78 = c3(c18());
+    if (v83 === INVALID) return INVALID;
+    const v89 = v6["network"];
+    let v90 = (() => {
+      let v91 = v89;
+      if (v89 === undefined) v91 = c17();
+      if (typeof v91 !== "object" || v91 === null || Array.isArray(v91)) return INVALID;
+      const v92 = v91["nodeCidr"];
+      let v93 = (() => {
+        let v94;
+        if (v92 === undefined) {
+          v94 = c3(c18());
         } else {
-          if (typeof v76 !== "string") return INVALID;
-          const v79 = typeof v76 === "string" && v76.length > 128 ? c0(v76) : v76.length;
-          if (v79 > 128) return INVALID;
+          if (typeof v92 !== "string") return INVALID;
+          const v95 = typeof v92 === "string" && v92.length > 128 ? c0(v92) : v92.length;
+          if (v95 > 128) return INVALID;
           c19.lastIndex = 0;
-          if (!c19.test(v76)) return INVALID;
-          v78 = v76 === undefined ? c3(c18()) : v76;
+          if (!c19.test(v92)) return INVALID;
+          v94 = v92 === undefined ? c3(c18()) : v92;
         }
-        return v78;
+        return v94;
       })();
-      if (v77 === INVALID) return INVALID;
-      const v80 = v75["gateway"];
-      let v81 = (() => {
-        let v82;
-        if (v80 !== undefined) {
-          if (typeof v80 !== "string") return INVALID;
-          const v83 = typeof v80 === "string" && v80.length > 128 ? c0(v80) : v80.length;
-          if (v83 > 128) return INVALID;
+      if (v93 === INVALID) return INVALID;
+      const v96 = v91["gateway"];
+      let v97 = (() => {
+        let v98;
+        if (v96 !== undefined) {
+          if (typeof v96 !== "string") return INVALID;
+          const v99 = typeof v96 === "string" && v96.length > 128 ? c0(v96) : v96.length;
+          if (v99 > 128) return INVALID;
           c19.lastIndex = 0;
-          if (!c19.test(v80)) return INVALID;
-          v82 = v80;
+          if (!c19.test(v96)) return INVALID;
+          v98 = v96;
         }
-        return v82;
+        return v98;
       })();
-      if (v81 === INVALID) {
-        if ("gateway" in v75) return INVALID;
-        v81 = undefined;
+      if (v97 === INVALID) {
+        if ("gateway" in v91) return INVALID;
+        v97 = undefined;
       }
-      const v84 = v75["mtu"];
-      let v85 = (() => {
-        let v86;
-        if (v84 !== undefined) {
-          if (typeof v84 !== "number" || !Number.isFinite(v84)) return INVALID;
-          if (!Number.isSafeInteger(v84)) return INVALID;
-          if (v84 < 576) return INVALID;
-          if (v84 > 9216) return INVALID;
-          v86 = v84;
+      const v100 = v91["mtu"];
+      let v101 = (() => {
+        let v102;
+        if (v100 !== undefined) {
+          if (typeof v100 !== "number" || !Number.isFinite(v100)) return INVALID;
+          if (!Number.isSafeInteger(v100)) return INVALID;
+          if (v100 < 576) return INVALID;
+          if (v100 > 9216) return INVALID;
+          v102 = v100;
         }
-        return v86;
+        return v102;
       })();
-      if (v85 === INVALID) {
-        if ("mtu" in v75) return INVALID;
-        v85 = undefined;
+      if (v101 === INVALID) {
+        if ("mtu" in v91) return INVALID;
+        v101 = undefined;
       }
-      const v87 = v75["podCidr"];
-      let v88 = (() => {
-        let v89;
-        if (v87 === undefined) {
-          v89 = c3(c20());
+      const v103 = v91["podCidr"];
+      let v104 = (() => {
+        let v105;
+        if (v103 === undefined) {
+          v105 = c3(c20());
         } else {
-          if (typeof v87 !== "string") return INVALID;
-          const v90 = typeof v87 === "string" && v87.length > 128 ? c0(v87) : v87.length;
-          if (v90 > 128) return INVALID;
+          if (typeof v103 !== "string") return INVALID;
+          const v106 = typeof v103 === "string" && v103.length > 128 ? c0(v103) : v103.length;
+          if (v106 > 128) return INVALID;
           c19.lastIndex = 0;
-          if (!c19.test(v87)) return INVALID;
-          v89 = v87 === undefined ? c3(c20()) : v87;
+          if (!c19.test(v103)) return INVALID;
+          v105 = v103 === undefined ? c3(c20()) : v103;
         }
-        return v89;
+        return v105;
       })();
-      if (v88 === INVALID) return INVALID;
-      const v91 = v75["serviceCidr"];
-      let v92 = (() => {
-        let v93;
-        if (v91 === undefined) {
-          v93 = c3(c21());
+      if (v104 === INVALID) return INVALID;
+      const v107 = v91["serviceCidr"];
+      let v108 = (() => {
+        let v109;
+        if (v107 === undefined) {
+          v109 = c3(c21());
         } else {
-          if (typeof v91 !== "string") return INVALID;
-          const v94 = typeof v91 === "string" && v91.length > 128 ? c0(v91) : v91.length;
-          if (v94 > 128) return INVALID;
+          if (typeof v107 !== "string") return INVALID;
+          const v110 = typeof v107 === "string" && v107.length > 128 ? c0(v107) : v107.length;
+          if (v110 > 128) return INVALID;
           c19.lastIndex = 0;
-          if (!c19.test(v91)) return INVALID;
-          v93 = v91 === undefined ? c3(c21()) : v91;
+          if (!c19.test(v107)) return INVALID;
+          v109 = v107 === undefined ? c3(c21()) : v107;
         }
-        return v93;
+        return v109;
       })();
-      if (v92 === INVALID) return INVALID;
-      for (const k in v75) {
+      if (v108 === INVALID) return INVALID;
+      for (const k in v91) {
         if (k !== "nodeCidr" && k !== "gateway" && k !== "mtu" && k !== "podCidr" && k !== "serviceCidr") return INVALID;
       }
-      const v95 = {};
-      v95["nodeCidr"] = v77;
-      if ("gateway" in v75) v95["gateway"] = v81;
-      if ("mtu" in v75) v95["mtu"] = v85;
-      v95["podCidr"] = v88;
-      v95["serviceCidr"] = v92;
-      return v95;
+      const v111 = {};
+      v111["nodeCidr"] = v93;
+      if ("gateway" in v91) v111["gateway"] = v97;
+      if ("mtu" in v91) v111["mtu"] = v101;
+      v111["podCidr"] = v104;
+      v111["serviceCidr"] = v108;
+      return v111;
     })();
-    if (v74 === INVALID) return INVALID;
-    const v96 = v6["cni"];
-    let v97 = (() => {
-      let v98 = v96;
-      if (v96 === undefined) v98 = c22();
-      if (typeof v98 !== "object" || v98 === null || Array.isArray(v98)) return INVALID;
-      const v99 = v98["plugin"];
-      let v100 = (() => {
-        let v101;
-        if (v99 === undefined) {
-          v101 = c3(c23());
+    if (v90 === INVALID) return INVALID;
+    const v112 = v6["cni"];
+    let v113 = (() => {
+      let v114 = v112;
+      if (v112 === undefined) v114 = c22();
+      if (typeof v114 !== "object" || v114 === null || Array.isArray(v114)) return INVALID;
+      const v115 = v114["plugin"];
+      let v116 = (() => {
+        let v117;
+        if (v115 === undefined) {
+          v117 = c3(c23());
         } else {
-          if (!c24.has(v99)) return INVALID;
-          v101 = v99 === undefined ? c3(c23()) : v99;
+          if (!c24.has(v115)) return INVALID;
+          v117 = v115 === undefined ? c3(c23()) : v115;
         }
-        return v101;
+        return v117;
       })();
-      if (v100 === INVALID) return INVALID;
-      const v102 = v98["backend"];
-      let v103 = (() => {
-        let v104;
-        if (v102 === undefined) {
-          v104 = c3(c25());
+      if (v116 === INVALID) return INVALID;
+      const v118 = v114["backend"];
+      let v119 = (() => {
+        let v120;
+        if (v118 === undefined) {
+          v120 = c3(c25());
         } else {
-          if (!c26.has(v102)) return INVALID;
-          v104 = v102 === undefined ? c3(c25()) : v102;
+          if (!c26.has(v118)) return INVALID;
+          v120 = v118 === undefined ? c3(c25()) : v118;
         }
-        return v104;
+        return v120;
       })();
-      if (v103 === INVALID) return INVALID;
-      const v105 = v98["vni"];
-      let v106 = (() => {
-        let v107;
-        if (v105 === undefined) {
-          v107 = c3(c27());
+      if (v119 === INVALID) return INVALID;
+      const v121 = v114["vni"];
+      let v122 = (() => {
+        let v123;
+        if (v121 === undefined) {
+          v123 = c3(c27());
         } else {
-          if (typeof v105 !== "number" || !Number.isFinite(v105)) return INVALID;
-          if (!Number.isSafeInteger(v105)) return INVALID;
-          if (v105 < 1) return INVALID;
-          if (v105 > 16777215) return INVALID;
-          v107 = v105 === undefined ? c3(c27()) : v105;
+          if (typeof v121 !== "number" || !Number.isFinite(v121)) return INVALID;
+          if (!Number.isSafeInteger(v121)) return INVALID;
+          if (v121 < 1) return INVALID;
+          if (v121 > 16777215) return INVALID;
+          v123 = v121 === undefined ? c3(c27()) : v121;
         }
-        return v107;
+        return v123;
       })();
-      if (v106 === INVALID) return INVALID;
-      const v108 = v98["port"];
-      let v109 = (() => {
-        let v110;
-        if (v108 === undefined) {
-          v110 = c3(c28());
+      if (v122 === INVALID) return INVALID;
+      const v124 = v114["port"];
+      let v125 = (() => {
+        let v126;
+        if (v124 === undefined) {
+          v126 = c3(c28());
         } else {
-          if (typeof v108 !== "number" || !Number.isFinite(v108)) return INVALID;
-          if (!Number.isSafeInteger(v108)) return INVALID;
-          if (v108 < 1) return INVALID;
-          if (v108 > 65535) return INVALID;
-          v110 = v108 === undefined ? c3(c28()) : v108;
+          if (typeof v124 !== "number" || !Number.isFinite(v124)) return INVALID;
+          if (!Number.isSafeInteger(v124)) return INVALID;
+          if (v124 < 1) return INVALID;
+          if (v124 > 65535) return INVALID;
+          v126 = v124 === undefined ? c3(c28()) : v124;
         }
-        return v110;
+        return v126;
       })();
-      if (v109 === INVALID) return INVALID;
-      const v111 = v98["mtu"];
-      let v112 = (() => {
-        let v113;
-        if (v111 !== undefined) {
-          if (typeof v111 !== "number" || !Number.isFinite(v111)) return INVALID;
-          if (!Number.isSafeInteger(v111)) return INVALID;
-          if (v111 < 576) return INVALID;
-          if (v111 > 9216) return INVALID;
-          v113 = v111;
+      if (v125 === INVALID) return INVALID;
+      const v127 = v114["mtu"];
+      let v128 = (() => {
+        let v129;
+        if (v127 !== undefined) {
+          if (typeof v127 !== "number" || !Number.isFinite(v127)) return INVALID;
+          if (!Number.isSafeInteger(v127)) return INVALID;
+          if (v127 < 576) return INVALID;
+          if (v127 > 9216) return INVALID;
+          v129 = v127;
         }
-        return v113;
+        return v129;
       })();
-      if (v112 === INVALID) {
-        if ("mtu" in v98) return INVALID;
-        v112 = undefined;
+      if (v128 === INVALID) {
+        if ("mtu" in v114) return INVALID;
+        v128 = undefined;
       }
-      for (const k in v98) {
+      for (const k in v114) {
         if (k !== "plugin" && k !== "backend" && k !== "vni" && k !== "port" && k !== "mtu") return INVALID;
       }
-      const v114 = {};
-      v114["plugin"] = v100;
-      v114["backend"] = v103;
-      v114["vni"] = v106;
-      v114["port"] = v109;
-      if ("mtu" in v98) v114["mtu"] = v112;
-      return v114;
+      const v130 = {};
+      v130["plugin"] = v116;
+      v130["backend"] = v119;
+      v130["vni"] = v122;
+      v130["port"] = v125;
+      if ("mtu" in v114) v130["mtu"] = v128;
+      return v130;
     })();
-    if (v97 === INVALID) return INVALID;
-    const v115 = v6["infrastructure"];
-    const v116 = v115?.["driver"];
-    let v117;
-    if (v116 === "libvirt") {
-      if (typeof v115 !== "object" || v115 === null || Array.isArray(v115)) return INVALID;
-      const v118 = v115["driver"];
-      if (v118 !== "libvirt") return INVALID;
-      const v119 = v115["hypervisors"];
-      if (!Array.isArray(v119)) return INVALID;
-      const v120 = new Array(v119.length);
-      for (let v121 = 0; v121 < v119.length; v121++) {
-        const v122 = v119[v121];
-        if (typeof v122 !== "object" || v122 === null || Array.isArray(v122)) return INVALID;
-        const v123 = v122["name"];
-        if (typeof v123 !== "string") return INVALID;
-        const v124 = typeof v123 === "string" && v123.length > 63 ? c0(v123) : v123.length;
-        if (v124 > 63) return INVALID;
+    if (v113 === INVALID) return INVALID;
+    const v131 = v6["infrastructure"];
+    const v132 = v131?.["driver"];
+    let v133;
+    if (v132 === "libvirt") {
+      if (typeof v131 !== "object" || v131 === null || Array.isArray(v131)) return INVALID;
+      const v134 = v131["driver"];
+      if (v134 !== "libvirt") return INVALID;
+      const v135 = v131["hypervisors"];
+      if (!Array.isArray(v135)) return INVALID;
+      const v136 = new Array(v135.length);
+      for (let v137 = 0; v137 < v135.length; v137++) {
+        const v138 = v135[v137];
+        if (typeof v138 !== "object" || v138 === null || Array.isArray(v138)) return INVALID;
+        const v139 = v138["name"];
+        if (typeof v139 !== "string") return INVALID;
+        const v140 = typeof v139 === "string" && v139.length > 63 ? c0(v139) : v139.length;
+        if (v140 > 63) return INVALID;
         c1.lastIndex = 0;
-        if (!c1.test(v123)) return INVALID;
-        const v125 = v122["address"];
-        if (typeof v125 !== "string") return INVALID;
-        const v126 = typeof v125 === "string" && v125.length >= 1 && v125.length < 2 ? c0(v125) : v125.length;
-        if (v126 < 1) return INVALID;
-        const v127 = typeof v125 === "string" && v125.length > 253 ? c0(v125) : v125.length;
-        if (v127 > 253) return INVALID;
+        if (!c1.test(v139)) return INVALID;
+        const v141 = v138["address"];
+        if (typeof v141 !== "string") return INVALID;
+        const v142 = typeof v141 === "string" && v141.length >= 1 && v141.length < 2 ? c0(v141) : v141.length;
+        if (v142 < 1) return INVALID;
+        const v143 = typeof v141 === "string" && v141.length > 253 ? c0(v141) : v141.length;
+        if (v143 > 253) return INVALID;
         c29.lastIndex = 0;
-        if (!c29.test(v125)) return INVALID;
-        const v128 = v122["user"];
-        let v129 = (() => {
-          let v130;
-          if (v128 !== undefined) {
-            if (typeof v128 !== "string") return INVALID;
-            const v131 = typeof v128 === "string" && v128.length >= 1 && v128.length < 2 ? c0(v128) : v128.length;
-            if (v131 < 1) return INVALID;
-            const v132 = typeof v128 === "string" && v128.length > 256 ? c0(v128) : v128.length;
-            if (v132 > 256) return INVALID;
-            c30.lastIndex = 0;
-            if (!c30.test(v128)) return INVALID;
-            v130 = v128;
-          }
-          return v130;
-        })();
-        if (v129 === INVALID) {
-          if ("user" in v122) return INVALID;
-          v129 = undefined;
-        }
-        const v133 = v122["port"];
-        let v134 = (() => {
-          let v135;
-          if (v133 === undefined) {
-            v135 = c3(c31());
-          } else {
-            if (typeof v133 !== "number" || !Number.isFinite(v133)) return INVALID;
-            if (!Number.isSafeInteger(v133)) return INVALID;
-            if (v133 < 1) return INVALID;
-            if (v133 > 65535) return INVALID;
-            v135 = v133 === undefined ? c3(c31()) : v133;
-          }
-          return v135;
-        })();
-        if (v134 === INVALID) return INVALID;
-        const v136 = v122["identityFile"];
-        let v137 = (() => {
-          let v138;
-          if (v136 !== undefined) {
-            if (typeof v136 !== "string") return INVALID;
-            const v139 = typeof v136 === "string" && v136.length >= 1 && v136.length < 2 ? c0(v136) : v136.length;
-            if (v139 < 1) return INVALID;
-            const v140 = typeof v136 === "string" && v136.length > 4096 ? c0(v136) : v136.length;
-            if (v140 > 4096) return INVALID;
-            c32.lastIndex = 0;
-            if (!c32.test(v136)) return INVALID;
-            v138 = v136;
-          }
-          return v138;
-        })();
-        if (v137 === INVALID) {
-          if ("identityFile" in v122) return INVALID;
-          v137 = undefined;
-        }
-        const v141 = v122["bastion"];
-        let v142 = (() => {
-          let v143;
-          if (v141 !== undefined) {
-            if (typeof v141 !== "object" || v141 === null || Array.isArray(v141)) return INVALID;
-            const v144 = v141["address"];
+        if (!c29.test(v141)) return INVALID;
+        const v144 = v138["user"];
+        let v145 = (() => {
+          let v146;
+          if (v144 !== undefined) {
             if (typeof v144 !== "string") return INVALID;
-            const v145 = typeof v144 === "string" && v144.length >= 1 && v144.length < 2 ? c0(v144) : v144.length;
-            if (v145 < 1) return INVALID;
-            const v146 = typeof v144 === "string" && v144.length > 253 ? c0(v144) : v144.length;
-            if (v146 > 253) return INVALID;
+            const v147 = typeof v144 === "string" && v144.length >= 1 && v144.length < 2 ? c0(v144) : v144.length;
+            if (v147 < 1) return INVALID;
+            const v148 = typeof v144 === "string" && v144.length > 256 ? c0(v144) : v144.length;
+            if (v148 > 256) return INVALID;
+            c30.lastIndex = 0;
+            if (!c30.test(v144)) return INVALID;
+            v146 = v144;
+          }
+          return v146;
+        })();
+        if (v145 === INVALID) {
+          if ("user" in v138) return INVALID;
+          v145 = undefined;
+        }
+        const v149 = v138["port"];
+        let v150 = (() => {
+          let v151;
+          if (v149 === undefined) {
+            v151 = c3(c31());
+          } else {
+            if (typeof v149 !== "number" || !Number.isFinite(v149)) return INVALID;
+            if (!Number.isSafeInteger(v149)) return INVALID;
+            if (v149 < 1) return INVALID;
+            if (v149 > 65535) return INVALID;
+            v151 = v149 === undefined ? c3(c31()) : v149;
+          }
+          return v151;
+        })();
+        if (v150 === INVALID) return INVALID;
+        const v152 = v138["identityFile"];
+        let v153 = (() => {
+          let v154;
+          if (v152 !== undefined) {
+            if (typeof v152 !== "string") return INVALID;
+            const v155 = typeof v152 === "string" && v152.length >= 1 && v152.length < 2 ? c0(v152) : v152.length;
+            if (v155 < 1) return INVALID;
+            const v156 = typeof v152 === "string" && v152.length > 4096 ? c0(v152) : v152.length;
+            if (v156 > 4096) return INVALID;
+            c32.lastIndex = 0;
+            if (!c32.test(v152)) return INVALID;
+            v154 = v152;
+          }
+          return v154;
+        })();
+        if (v153 === INVALID) {
+          if ("identityFile" in v138) return INVALID;
+          v153 = undefined;
+        }
+        const v157 = v138["bastion"];
+        let v158 = (() => {
+          let v159;
+          if (v157 !== undefined) {
+            if (typeof v157 !== "object" || v157 === null || Array.isArray(v157)) return INVALID;
+            const v160 = v157["address"];
+            if (typeof v160 !== "string") return INVALID;
+            const v161 = typeof v160 === "string" && v160.length >= 1 && v160.length < 2 ? c0(v160) : v160.length;
+            if (v161 < 1) return INVALID;
+            const v162 = typeof v160 === "string" && v160.length > 253 ? c0(v160) : v160.length;
+            if (v162 > 253) return INVALID;
             c29.lastIndex = 0;
-            if (!c29.test(v144)) return INVALID;
-            const v147 = v141["port"];
-            let v148 = (() => {
-              let v149;
-              if (v147 === undefined) {
-                v149 = c3(c33());
+            if (!c29.test(v160)) return INVALID;
+            const v163 = v157["port"];
+            let v164 = (() => {
+              let v165;
+              if (v163 === undefined) {
+                v165 = c3(c33());
               } else {
-                if (typeof v147 !== "number" || !Number.isFinite(v147)) return INVALID;
-                if (!Number.isSafeInteger(v147)) return INVALID;
-                if (v147 < 1) return INVALID;
-                if (v147 > 65535) return INVALID;
-                v149 = v147 === undefined ? c3(c33()) : v147;
+                if (typeof v163 !== "number" || !Number.isFinite(v163)) return INVALID;
+                if (!Number.isSafeInteger(v163)) return INVALID;
+                if (v163 < 1) return INVALID;
+                if (v163 > 65535) return INVALID;
+                v165 = v163 === undefined ? c3(c33()) : v163;
               }
-              return v149;
+              return v165;
             })();
-            if (v148 === INVALID) return INVALID;
-            const v150 = v141["user"];
-            let v151 = (() => {
-              let v152;
-              if (v150 === undefined) {
-                v152 = c3(c34());
+            if (v164 === INVALID) return INVALID;
+            const v166 = v157["user"];
+            let v167 = (() => {
+              let v168;
+              if (v166 === undefined) {
+                v168 = c3(c34());
               } else {
-                if (typeof v150 !== "string") return INVALID;
-                const v153 = typeof v150 === "string" && v150.length >= 1 && v150.length < 2 ? c0(v150) : v150.length;
-                if (v153 < 1) return INVALID;
-                const v154 = typeof v150 === "string" && v150.length > 256 ? c0(v150) : v150.length;
-                if (v154 > 256) return INVALID;
+                if (typeof v166 !== "string") return INVALID;
+                const v169 = typeof v166 === "string" && v166.length >= 1 && v166.length < 2 ? c0(v166) : v166.length;
+                if (v169 < 1) return INVALID;
+                const v170 = typeof v166 === "string" && v166.length > 256 ? c0(v166) : v166.length;
+                if (v170 > 256) return INVALID;
                 c30.lastIndex = 0;
-                if (!c30.test(v150)) return INVALID;
-                v152 = v150 === undefined ? c3(c34()) : v150;
+                if (!c30.test(v166)) return INVALID;
+                v168 = v166 === undefined ? c3(c34()) : v166;
               }
-              return v152;
+              return v168;
             })();
-            if (v151 === INVALID) return INVALID;
-            const v155 = v141["identityFile"];
-            let v156 = (() => {
-              let v157;
-              if (v155 !== undefined) {
-                if (typeof v155 !== "string") return INVALID;
-                const v158 = typeof v155 === "string" && v155.length >= 1 && v155.length < 2 ? c0(v155) : v155.length;
-                if (v158 < 1) return INVALID;
-                const v159 = typeof v155 === "string" && v155.length > 4096 ? c0(v155) : v155.length;
-                if (v159 > 4096) return INVALID;
+            if (v167 === INVALID) return INVALID;
+            const v171 = v157["identityFile"];
+            let v172 = (() => {
+              let v173;
+              if (v171 !== undefined) {
+                if (typeof v171 !== "string") return INVALID;
+                const v174 = typeof v171 === "string" && v171.length >= 1 && v171.length < 2 ? c0(v171) : v171.length;
+                if (v174 < 1) return INVALID;
+                const v175 = typeof v171 === "string" && v171.length > 4096 ? c0(v171) : v171.length;
+                if (v175 > 4096) return INVALID;
                 c32.lastIndex = 0;
-                if (!c32.test(v155)) return INVALID;
-                v157 = v155;
+                if (!c32.test(v171)) return INVALID;
+                v173 = v171;
               }
-              return v157;
+              return v173;
             })();
-            if (v156 === INVALID) {
-              if ("identityFile" in v141) return INVALID;
-              v156 = undefined;
+            if (v172 === INVALID) {
+              if ("identityFile" in v157) return INVALID;
+              v172 = undefined;
             }
-            for (const k in v141) {
+            for (const k in v157) {
               if (k !== "address" && k !== "port" && k !== "user" && k !== "identityFile") return INVALID;
             }
-            const v160 = {};
-            v160["address"] = v144;
-            v160["port"] = v148;
-            v160["user"] = v151;
-            if ("identityFile" in v141) v160["identityFile"] = v156;
-            v143 = v160;
+            const v176 = {};
+            v176["address"] = v160;
+            v176["port"] = v164;
+            v176["user"] = v167;
+            if ("identityFile" in v157) v176["identityFile"] = v172;
+            v159 = v176;
           }
-          return v143;
+          return v159;
         })();
-        if (v142 === INVALID) {
-          if ("bastion" in v122) return INVALID;
-          v142 = undefined;
+        if (v158 === INVALID) {
+          if ("bastion" in v138) return INVALID;
+          v158 = undefined;
         }
-        const v161 = v122["libvirtUri"];
-        let v162 = (() => {
-          let v163;
-          if (v161 === undefined) {
-            v163 = c3(c35());
+        const v177 = v138["libvirtUri"];
+        let v178 = (() => {
+          let v179;
+          if (v177 === undefined) {
+            v179 = c3(c35());
           } else {
-            if (typeof v161 !== "string") return INVALID;
-            const v164 = typeof v161 === "string" && v161.length > 1024 ? c0(v161) : v161.length;
-            if (v164 > 1024) return INVALID;
+            if (typeof v177 !== "string") return INVALID;
+            const v180 = typeof v177 === "string" && v177.length > 1024 ? c0(v177) : v177.length;
+            if (v180 > 1024) return INVALID;
             c36.lastIndex = 0;
-            if (!c36.test(v161)) return INVALID;
-            v163 = v161 === undefined ? c3(c35()) : v161;
+            if (!c36.test(v177)) return INVALID;
+            v179 = v177 === undefined ? c3(c35()) : v177;
           }
-          return v163;
+          return v179;
         })();
-        if (v162 === INVALID) return INVALID;
-        const v165 = v122["domainType"];
-        let v166 = (() => {
-          let v167;
-          if (v165 === undefined) {
-            v167 = c3(c37());
-          } else {
-            if (!c38.has(v165)) return INVALID;
-            v167 = v165 === undefined ? c3(c37()) : v165;
-          }
-          return v167;
-        })();
-        if (v166 === INVALID) return INVALID;
-        for (const k in v122) {
-          if (k !== "name" && k !== "address" && k !== "user" && k !== "port" && k !== "identityFile" && k !== "bastion" && k !== "libvirtUri" && k !== "domainType") return INVALID;
-        }
-        const v168 = {};
-        v168["name"] = v123;
-        v168["address"] = v125;
-        if ("user" in v122) v168["user"] = v129;
-        v168["port"] = v134;
-        if ("identityFile" in v122) v168["identityFile"] = v137;
-        if ("bastion" in v122) v168["bastion"] = v142;
-        v168["libvirtUri"] = v162;
-        v168["domainType"] = v166;
-        v120[v121] = v168;
-      }
-      const v169 = typeof v120 === "string" && v120.length >= 1 && v120.length < 2 ? c0(v120) : v120.length;
-      if (v169 < 1) return INVALID;
-      for (const k in v115) {
-        if (k !== "driver" && k !== "hypervisors") return INVALID;
-      }
-      const v170 = { "driver": v118, "hypervisors": v120 };
-      v117 = v170;
-    }
-    else if (v116 === "existing") {
-      if (typeof v115 !== "object" || v115 === null || Array.isArray(v115)) return INVALID;
-      const v171 = v115["driver"];
-      if (v171 !== "existing") return INVALID;
-      const v172 = v115["hosts"];
-      if (!Array.isArray(v172)) return INVALID;
-      const v173 = new Array(v172.length);
-      for (let v174 = 0; v174 < v172.length; v174++) {
-        const v175 = v172[v174];
-        if (typeof v175 !== "object" || v175 === null || Array.isArray(v175)) return INVALID;
-        const v176 = v175["name"];
-        if (typeof v176 !== "string") return INVALID;
-        const v177 = typeof v176 === "string" && v176.length > 63 ? c0(v176) : v176.length;
-        if (v177 > 63) return INVALID;
-        c1.lastIndex = 0;
-        if (!c1.test(v176)) return INVALID;
-        const v178 = v175["address"];
-        if (typeof v178 !== "string") return INVALID;
-        const v179 = typeof v178 === "string" && v178.length >= 1 && v178.length < 2 ? c0(v178) : v178.length;
-        if (v179 < 1) return INVALID;
-        const v180 = typeof v178 === "string" && v178.length > 253 ? c0(v178) : v178.length;
-        if (v180 > 253) return INVALID;
-        c29.lastIndex = 0;
-        if (!c29.test(v178)) return INVALID;
-        const v181 = v175["ip"];
+        if (v178 === INVALID) return INVALID;
+        const v181 = v138["domainType"];
         let v182 = (() => {
           let v183;
-          if (v181 !== undefined) {
-            if (typeof v181 !== "string") return INVALID;
-            const v184 = typeof v181 === "string" && v181.length > 128 ? c0(v181) : v181.length;
-            if (v184 > 128) return INVALID;
-            c19.lastIndex = 0;
-            if (!c19.test(v181)) return INVALID;
-            v183 = v181;
+          if (v181 === undefined) {
+            v183 = c3(c37());
+          } else {
+            if (!c38.has(v181)) return INVALID;
+            v183 = v181 === undefined ? c3(c37()) : v181;
           }
           return v183;
         })();
-        if (v182 === INVALID) {
-          if ("ip" in v175) return INVALID;
-          v182 = undefined;
+        if (v182 === INVALID) return INVALID;
+        for (const k in v138) {
+          if (k !== "name" && k !== "address" && k !== "user" && k !== "port" && k !== "identityFile" && k !== "bastion" && k !== "libvirtUri" && k !== "domainType") return INVALID;
         }
-        const v185 = v175["mac"];
-        let v186 = (() => {
-          let v187;
-          if (v185 !== undefined) {
-            if (typeof v185 !== "string") return INVALID;
-            c39.lastIndex = 0;
-            if (!c39.test(v185)) return INVALID;
-            v187 = v185;
+        const v184 = {};
+        v184["name"] = v139;
+        v184["address"] = v141;
+        if ("user" in v138) v184["user"] = v145;
+        v184["port"] = v150;
+        if ("identityFile" in v138) v184["identityFile"] = v153;
+        if ("bastion" in v138) v184["bastion"] = v158;
+        v184["libvirtUri"] = v178;
+        v184["domainType"] = v182;
+        v136[v137] = v184;
+      }
+      const v185 = typeof v136 === "string" && v136.length >= 1 && v136.length < 2 ? c0(v136) : v136.length;
+      if (v185 < 1) return INVALID;
+      for (const k in v131) {
+        if (k !== "driver" && k !== "hypervisors") return INVALID;
+      }
+      const v186 = { "driver": v134, "hypervisors": v136 };
+      v133 = v186;
+    }
+    else if (v132 === "existing") {
+      if (typeof v131 !== "object" || v131 === null || Array.isArray(v131)) return INVALID;
+      const v187 = v131["driver"];
+      if (v187 !== "existing") return INVALID;
+      const v188 = v131["hosts"];
+      if (!Array.isArray(v188)) return INVALID;
+      const v189 = new Array(v188.length);
+      for (let v190 = 0; v190 < v188.length; v190++) {
+        const v191 = v188[v190];
+        if (typeof v191 !== "object" || v191 === null || Array.isArray(v191)) return INVALID;
+        const v192 = v191["name"];
+        if (typeof v192 !== "string") return INVALID;
+        const v193 = typeof v192 === "string" && v192.length > 63 ? c0(v192) : v192.length;
+        if (v193 > 63) return INVALID;
+        c1.lastIndex = 0;
+        if (!c1.test(v192)) return INVALID;
+        const v194 = v191["address"];
+        if (typeof v194 !== "string") return INVALID;
+        const v195 = typeof v194 === "string" && v194.length >= 1 && v194.length < 2 ? c0(v194) : v194.length;
+        if (v195 < 1) return INVALID;
+        const v196 = typeof v194 === "string" && v194.length > 253 ? c0(v194) : v194.length;
+        if (v196 > 253) return INVALID;
+        c29.lastIndex = 0;
+        if (!c29.test(v194)) return INVALID;
+        const v197 = v191["ip"];
+        let v198 = (() => {
+          let v199;
+          if (v197 !== undefined) {
+            if (typeof v197 !== "string") return INVALID;
+            const v200 = typeof v197 === "string" && v197.length > 128 ? c0(v197) : v197.length;
+            if (v200 > 128) return INVALID;
+            c19.lastIndex = 0;
+            if (!c19.test(v197)) return INVALID;
+            v199 = v197;
           }
-          return v187;
+          return v199;
         })();
-        if (v186 === INVALID) {
-          if ("mac" in v175) return INVALID;
-          v186 = undefined;
+        if (v198 === INVALID) {
+          if ("ip" in v191) return INVALID;
+          v198 = undefined;
         }
-        const v188 = v175["roles"];
-        if (!Array.isArray(v188)) return INVALID;
-        const v189 = new Array(v188.length);
-        for (let v190 = 0; v190 < v188.length; v190++) {
-          const v191 = v188[v190];
-          if (!c40.has(v191)) return INVALID;
-          v189[v190] = v191;
-        }
-        const v192 = typeof v189 === "string" && v189.length >= 1 && v189.length < 2 ? c0(v189) : v189.length;
-        if (v192 < 1) return INVALID;
-        const v193 = v175["os"];
-        if (typeof v193 !== "string") return INVALID;
-        const v194 = typeof v193 === "string" && v193.length >= 1 && v193.length < 2 ? c0(v193) : v193.length;
-        if (v194 < 1) return INVALID;
-        const v195 = typeof v193 === "string" && v193.length > 64 ? c0(v193) : v193.length;
-        if (v195 > 64) return INVALID;
-        c41.lastIndex = 0;
-        if (!c41.test(v193)) return INVALID;
-        const v196 = v175["user"];
-        let v197 = (() => {
-          let v198;
-          if (v196 !== undefined) {
-            if (typeof v196 !== "string") return INVALID;
-            const v199 = typeof v196 === "string" && v196.length >= 1 && v196.length < 2 ? c0(v196) : v196.length;
-            if (v199 < 1) return INVALID;
-            const v200 = typeof v196 === "string" && v196.length > 256 ? c0(v196) : v196.length;
-            if (v200 > 256) return INVALID;
-            c30.lastIndex = 0;
-            if (!c30.test(v196)) return INVALID;
-            v198 = v196;
-          }
-          return v198;
-        })();
-        if (v197 === INVALID) {
-          if ("user" in v175) return INVALID;
-          v197 = undefined;
-        }
-        const v201 = v175["port"];
+        const v201 = v191["mac"];
         let v202 = (() => {
           let v203;
-          if (v201 === undefined) {
-            v203 = c3(c42());
-          } else {
-            if (typeof v201 !== "number" || !Number.isFinite(v201)) return INVALID;
-            if (!Number.isSafeInteger(v201)) return INVALID;
-            if (v201 < 1) return INVALID;
-            if (v201 > 65535) return INVALID;
-            v203 = v201 === undefined ? c3(c42()) : v201;
+          if (v201 !== undefined) {
+            if (typeof v201 !== "string") return INVALID;
+            c39.lastIndex = 0;
+            if (!c39.test(v201)) return INVALID;
+            v203 = v201;
           }
           return v203;
         })();
-        if (v202 === INVALID) return INVALID;
-        const v204 = v175["identityFile"];
-        let v205 = (() => {
-          let v206;
-          if (v204 !== undefined) {
-            if (typeof v204 !== "string") return INVALID;
-            const v207 = typeof v204 === "string" && v204.length >= 1 && v204.length < 2 ? c0(v204) : v204.length;
-            if (v207 < 1) return INVALID;
-            const v208 = typeof v204 === "string" && v204.length > 4096 ? c0(v204) : v204.length;
-            if (v208 > 4096) return INVALID;
-            c32.lastIndex = 0;
-            if (!c32.test(v204)) return INVALID;
-            v206 = v204;
-          }
-          return v206;
-        })();
-        if (v205 === INVALID) {
-          if ("identityFile" in v175) return INVALID;
-          v205 = undefined;
+        if (v202 === INVALID) {
+          if ("mac" in v191) return INVALID;
+          v202 = undefined;
         }
-        const v209 = v175["bastion"];
-        let v210 = (() => {
-          let v211;
-          if (v209 !== undefined) {
-            if (typeof v209 !== "object" || v209 === null || Array.isArray(v209)) return INVALID;
-            const v212 = v209["address"];
+        const v204 = v191["roles"];
+        if (!Array.isArray(v204)) return INVALID;
+        const v205 = new Array(v204.length);
+        for (let v206 = 0; v206 < v204.length; v206++) {
+          const v207 = v204[v206];
+          if (!c40.has(v207)) return INVALID;
+          v205[v206] = v207;
+        }
+        const v208 = typeof v205 === "string" && v205.length >= 1 && v205.length < 2 ? c0(v205) : v205.length;
+        if (v208 < 1) return INVALID;
+        const v209 = v191["os"];
+        if (typeof v209 !== "string") return INVALID;
+        const v210 = typeof v209 === "string" && v209.length >= 1 && v209.length < 2 ? c0(v209) : v209.length;
+        if (v210 < 1) return INVALID;
+        const v211 = typeof v209 === "string" && v209.length > 64 ? c0(v209) : v209.length;
+        if (v211 > 64) return INVALID;
+        c41.lastIndex = 0;
+        if (!c41.test(v209)) return INVALID;
+        const v212 = v191["user"];
+        let v213 = (() => {
+          let v214;
+          if (v212 !== undefined) {
             if (typeof v212 !== "string") return INVALID;
-            const v213 = typeof v212 === "string" && v212.length >= 1 && v212.length < 2 ? c0(v212) : v212.length;
-            if (v213 < 1) return INVALID;
-            const v214 = typeof v212 === "string" && v212.length > 253 ? c0(v212) : v212.length;
-            if (v214 > 253) return INVALID;
+            const v215 = typeof v212 === "string" && v212.length >= 1 && v212.length < 2 ? c0(v212) : v212.length;
+            if (v215 < 1) return INVALID;
+            const v216 = typeof v212 === "string" && v212.length > 256 ? c0(v212) : v212.length;
+            if (v216 > 256) return INVALID;
+            c30.lastIndex = 0;
+            if (!c30.test(v212)) return INVALID;
+            v214 = v212;
+          }
+          return v214;
+        })();
+        if (v213 === INVALID) {
+          if ("user" in v191) return INVALID;
+          v213 = undefined;
+        }
+        const v217 = v191["port"];
+        let v218 = (() => {
+          let v219;
+          if (v217 === undefined) {
+            v219 = c3(c42());
+          } else {
+            if (typeof v217 !== "number" || !Number.isFinite(v217)) return INVALID;
+            if (!Number.isSafeInteger(v217)) return INVALID;
+            if (v217 < 1) return INVALID;
+            if (v217 > 65535) return INVALID;
+            v219 = v217 === undefined ? c3(c42()) : v217;
+          }
+          return v219;
+        })();
+        if (v218 === INVALID) return INVALID;
+        const v220 = v191["identityFile"];
+        let v221 = (() => {
+          let v222;
+          if (v220 !== undefined) {
+            if (typeof v220 !== "string") return INVALID;
+            const v223 = typeof v220 === "string" && v220.length >= 1 && v220.length < 2 ? c0(v220) : v220.length;
+            if (v223 < 1) return INVALID;
+            const v224 = typeof v220 === "string" && v220.length > 4096 ? c0(v220) : v220.length;
+            if (v224 > 4096) return INVALID;
+            c32.lastIndex = 0;
+            if (!c32.test(v220)) return INVALID;
+            v222 = v220;
+          }
+          return v222;
+        })();
+        if (v221 === INVALID) {
+          if ("identityFile" in v191) return INVALID;
+          v221 = undefined;
+        }
+        const v225 = v191["bastion"];
+        let v226 = (() => {
+          let v227;
+          if (v225 !== undefined) {
+            if (typeof v225 !== "object" || v225 === null || Array.isArray(v225)) return INVALID;
+            const v228 = v225["address"];
+            if (typeof v228 !== "string") return INVALID;
+            const v229 = typeof v228 === "string" && v228.length >= 1 && v228.length < 2 ? c0(v228) : v228.length;
+            if (v229 < 1) return INVALID;
+            const v230 = typeof v228 === "string" && v228.length > 253 ? c0(v228) : v228.length;
+            if (v230 > 253) return INVALID;
             c29.lastIndex = 0;
-            if (!c29.test(v212)) return INVALID;
-            const v215 = v209["port"];
-            let v216 = (() => {
-              let v217;
-              if (v215 === undefined) {
-                v217 = c3(c43());
+            if (!c29.test(v228)) return INVALID;
+            const v231 = v225["port"];
+            let v232 = (() => {
+              let v233;
+              if (v231 === undefined) {
+                v233 = c3(c43());
               } else {
-                if (typeof v215 !== "number" || !Number.isFinite(v215)) return INVALID;
-                if (!Number.isSafeInteger(v215)) return INVALID;
-                if (v215 < 1) return INVALID;
-                if (v215 > 65535) return INVALID;
-                v217 = v215 === undefined ? c3(c43()) : v215;
+                if (typeof v231 !== "number" || !Number.isFinite(v231)) return INVALID;
+                if (!Number.isSafeInteger(v231)) return INVALID;
+                if (v231 < 1) return INVALID;
+                if (v231 > 65535) return INVALID;
+                v233 = v231 === undefined ? c3(c43()) : v231;
               }
-              return v217;
+              return v233;
             })();
-            if (v216 === INVALID) return INVALID;
-            const v218 = v209["user"];
-            let v219 = (() => {
-              let v220;
-              if (v218 === undefined) {
-                v220 = c3(c44());
+            if (v232 === INVALID) return INVALID;
+            const v234 = v225["user"];
+            let v235 = (() => {
+              let v236;
+              if (v234 === undefined) {
+                v236 = c3(c44());
               } else {
-                if (typeof v218 !== "string") return INVALID;
-                const v221 = typeof v218 === "string" && v218.length >= 1 && v218.length < 2 ? c0(v218) : v218.length;
-                if (v221 < 1) return INVALID;
-                const v222 = typeof v218 === "string" && v218.length > 256 ? c0(v218) : v218.length;
-                if (v222 > 256) return INVALID;
+                if (typeof v234 !== "string") return INVALID;
+                const v237 = typeof v234 === "string" && v234.length >= 1 && v234.length < 2 ? c0(v234) : v234.length;
+                if (v237 < 1) return INVALID;
+                const v238 = typeof v234 === "string" && v234.length > 256 ? c0(v234) : v234.length;
+                if (v238 > 256) return INVALID;
                 c30.lastIndex = 0;
-                if (!c30.test(v218)) return INVALID;
-                v220 = v218 === undefined ? c3(c44()) : v218;
+                if (!c30.test(v234)) return INVALID;
+                v236 = v234 === undefined ? c3(c44()) : v234;
               }
-              return v220;
+              return v236;
             })();
-            if (v219 === INVALID) return INVALID;
-            const v223 = v209["identityFile"];
-            let v224 = (() => {
-              let v225;
-              if (v223 !== undefined) {
-                if (typeof v223 !== "string") return INVALID;
-                const v226 = typeof v223 === "string" && v223.length >= 1 && v223.length < 2 ? c0(v223) : v223.length;
-                if (v226 < 1) return INVALID;
-                const v227 = typeof v223 === "string" && v223.length > 4096 ? c0(v223) : v223.length;
-                if (v227 > 4096) return INVALID;
+            if (v235 === INVALID) return INVALID;
+            const v239 = v225["identityFile"];
+            let v240 = (() => {
+              let v241;
+              if (v239 !== undefined) {
+                if (typeof v239 !== "string") return INVALID;
+                const v242 = typeof v239 === "string" && v239.length >= 1 && v239.length < 2 ? c0(v239) : v239.length;
+                if (v242 < 1) return INVALID;
+                const v243 = typeof v239 === "string" && v239.length > 4096 ? c0(v239) : v239.length;
+                if (v243 > 4096) return INVALID;
                 c32.lastIndex = 0;
-                if (!c32.test(v223)) return INVALID;
-                v225 = v223;
+                if (!c32.test(v239)) return INVALID;
+                v241 = v239;
               }
-              return v225;
+              return v241;
             })();
-            if (v224 === INVALID) {
-              if ("identityFile" in v209) return INVALID;
-              v224 = undefined;
+            if (v240 === INVALID) {
+              if ("identityFile" in v225) return INVALID;
+              v240 = undefined;
             }
-            for (const k in v209) {
+            for (const k in v225) {
               if (k !== "address" && k !== "port" && k !== "user" && k !== "identityFile") return INVALID;
             }
-            const v228 = {};
-            v228["address"] = v212;
-            v228["port"] = v216;
-            v228["user"] = v219;
-            if ("identityFile" in v209) v228["identityFile"] = v224;
-            v211 = v228;
+            const v244 = {};
+            v244["address"] = v228;
+            v244["port"] = v232;
+            v244["user"] = v235;
+            if ("identityFile" in v225) v244["identityFile"] = v240;
+            v227 = v244;
           }
-          return v211;
+          return v227;
         })();
-        if (v210 === INVALID) {
-          if ("bastion" in v175) return INVALID;
-          v210 = undefined;
+        if (v226 === INVALID) {
+          if ("bastion" in v191) return INVALID;
+          v226 = undefined;
         }
-        for (const k in v175) {
+        for (const k in v191) {
           if (k !== "name" && k !== "address" && k !== "ip" && k !== "mac" && k !== "roles" && k !== "os" && k !== "user" && k !== "port" && k !== "identityFile" && k !== "bastion") return INVALID;
         }
-        const v229 = {};
-        v229["name"] = v176;
-        v229["address"] = v178;
-        if ("ip" in v175) v229["ip"] = v182;
-        if ("mac" in v175) v229["mac"] = v186;
-        v229["roles"] = v189;
-        v229["os"] = v193;
-        if ("user" in v175) v229["user"] = v197;
-        v229["port"] = v202;
-        if ("identityFile" in v175) v229["identityFile"] = v205;
-        if ("bastion" in v175) v229["bastion"] = v210;
-        v173[v174] = v229;
+        const v245 = {};
+        v245["name"] = v192;
+        v245["address"] = v194;
+        if ("ip" in v191) v245["ip"] = v198;
+        if ("mac" in v191) v245["mac"] = v202;
+        v245["roles"] = v205;
+        v245["os"] = v209;
+        if ("user" in v191) v245["user"] = v213;
+        v245["port"] = v218;
+        if ("identityFile" in v191) v245["identityFile"] = v221;
+        if ("bastion" in v191) v245["bastion"] = v226;
+        v189[v190] = v245;
       }
-      const v230 = typeof v173 === "string" && v173.length >= 1 && v173.length < 2 ? c0(v173) : v173.length;
-      if (v230 < 1) return INVALID;
-      for (const k in v115) {
+      const v246 = typeof v189 === "string" && v189.length >= 1 && v189.length < 2 ? c0(v189) : v189.length;
+      if (v246 < 1) return INVALID;
+      for (const k in v131) {
         if (k !== "driver" && k !== "hosts") return INVALID;
       }
-      const v231 = { "driver": v171, "hosts": v173 };
-      v117 = v231;
+      const v247 = { "driver": v187, "hosts": v189 };
+      v133 = v247;
     }
     else { return INVALID; }
-    const v232 = v6["nodes"];
-    let v233 = (() => {
-      let v234;
-      if (v232 !== undefined) {
-        if (typeof v232 !== "object" || v232 === null || Array.isArray(v232)) return INVALID;
-        const v235 = v232["controlPlane"];
-        let v236 = (() => {
-          let v237 = v235;
-          if (v235 === undefined) v237 = c45();
-          if (typeof v237 !== "object" || v237 === null || Array.isArray(v237)) return INVALID;
-          const v238 = v237["count"];
-          let v239 = (() => {
-            let v240;
-            if (v238 === undefined) {
-              v240 = c3(c46());
+    const v248 = v6["nodes"];
+    let v249 = (() => {
+      let v250;
+      if (v248 !== undefined) {
+        if (typeof v248 !== "object" || v248 === null || Array.isArray(v248)) return INVALID;
+        const v251 = v248["controlPlane"];
+        let v252 = (() => {
+          let v253 = v251;
+          if (v251 === undefined) v253 = c45();
+          if (typeof v253 !== "object" || v253 === null || Array.isArray(v253)) return INVALID;
+          const v254 = v253["count"];
+          let v255 = (() => {
+            let v256;
+            if (v254 === undefined) {
+              v256 = c3(c46());
             } else {
-              if (typeof v238 !== "number" || !Number.isFinite(v238)) return INVALID;
-              if (!Number.isSafeInteger(v238)) return INVALID;
-              if (v238 < 0) return INVALID;
-              if (v238 > 99) return INVALID;
-              v240 = v238 === undefined ? c3(c46()) : v238;
+              if (typeof v254 !== "number" || !Number.isFinite(v254)) return INVALID;
+              if (!Number.isSafeInteger(v254)) return INVALID;
+              if (v254 < 0) return INVALID;
+              if (v254 > 99) return INVALID;
+              v256 = v254 === undefined ? c3(c46()) : v254;
             }
-            return v240;
+            return v256;
           })();
-          if (v239 === INVALID) return INVALID;
-          const v241 = v237["distro"];
-          let v242 = (() => {
-            let v243;
-            if (v241 !== undefined) {
-              if (typeof v241 !== "string") return INVALID;
-              const v244 = typeof v241 === "string" && v241.length >= 1 && v241.length < 2 ? c0(v241) : v241.length;
-              if (v244 < 1) return INVALID;
-              const v245 = typeof v241 === "string" && v241.length > 64 ? c0(v241) : v241.length;
-              if (v245 > 64) return INVALID;
+          if (v255 === INVALID) return INVALID;
+          const v257 = v253["distro"];
+          let v258 = (() => {
+            let v259;
+            if (v257 !== undefined) {
+              if (typeof v257 !== "string") return INVALID;
+              const v260 = typeof v257 === "string" && v257.length >= 1 && v257.length < 2 ? c0(v257) : v257.length;
+              if (v260 < 1) return INVALID;
+              const v261 = typeof v257 === "string" && v257.length > 64 ? c0(v257) : v257.length;
+              if (v261 > 64) return INVALID;
               c41.lastIndex = 0;
-              if (!c41.test(v241)) return INVALID;
-              v243 = v241;
+              if (!c41.test(v257)) return INVALID;
+              v259 = v257;
             }
-            return v243;
+            return v259;
           })();
-          if (v242 === INVALID) {
-            if ("distro" in v237) return INVALID;
-            v242 = undefined;
+          if (v258 === INVALID) {
+            if ("distro" in v253) return INVALID;
+            v258 = undefined;
           }
-          const v246 = v237["hypervisor"];
-          let v247 = (() => {
-            let v248;
-            if (v246 !== undefined) {
-              if (typeof v246 !== "string") return INVALID;
-              const v249 = typeof v246 === "string" && v246.length > 63 ? c0(v246) : v246.length;
-              if (v249 > 63) return INVALID;
+          const v262 = v253["hypervisor"];
+          let v263 = (() => {
+            let v264;
+            if (v262 !== undefined) {
+              if (typeof v262 !== "string") return INVALID;
+              const v265 = typeof v262 === "string" && v262.length > 63 ? c0(v262) : v262.length;
+              if (v265 > 63) return INVALID;
               c1.lastIndex = 0;
-              if (!c1.test(v246)) return INVALID;
-              v248 = v246;
+              if (!c1.test(v262)) return INVALID;
+              v264 = v262;
             }
-            return v248;
+            return v264;
           })();
-          if (v247 === INVALID) {
-            if ("hypervisor" in v237) return INVALID;
-            v247 = undefined;
+          if (v263 === INVALID) {
+            if ("hypervisor" in v253) return INVALID;
+            v263 = undefined;
           }
-          const v250 = v237["vcpus"];
-          let v251 = (() => {
-            let v252;
-            if (v250 !== undefined) {
-              if (typeof v250 !== "number" || !Number.isFinite(v250)) return INVALID;
-              if (!Number.isSafeInteger(v250)) return INVALID;
-              if (v250 < 1) return INVALID;
-              if (v250 > 512) return INVALID;
-              v252 = v250;
+          const v266 = v253["vcpus"];
+          let v267 = (() => {
+            let v268;
+            if (v266 !== undefined) {
+              if (typeof v266 !== "number" || !Number.isFinite(v266)) return INVALID;
+              if (!Number.isSafeInteger(v266)) return INVALID;
+              if (v266 < 1) return INVALID;
+              if (v266 > 512) return INVALID;
+              v268 = v266;
             }
-            return v252;
+            return v268;
           })();
-          if (v251 === INVALID) {
-            if ("vcpus" in v237) return INVALID;
-            v251 = undefined;
+          if (v267 === INVALID) {
+            if ("vcpus" in v253) return INVALID;
+            v267 = undefined;
           }
-          const v253 = v237["ram"];
-          let v254 = (() => {
-            let v255;
-            if (v253 !== undefined) {
-              if (typeof v253 !== "string") return INVALID;
-              const v256 = typeof v253 === "string" && v253.length > 16 ? c0(v253) : v253.length;
-              if (v256 > 16) return INVALID;
+          const v269 = v253["ram"];
+          let v270 = (() => {
+            let v271;
+            if (v269 !== undefined) {
+              if (typeof v269 !== "string") return INVALID;
+              const v272 = typeof v269 === "string" && v269.length > 16 ? c0(v269) : v269.length;
+              if (v272 > 16) return INVALID;
               c47.lastIndex = 0;
-              if (!c47.test(v253)) return INVALID;
-              const v257 = c48(v253);
-              if (v257 instanceof Promise) c13();
-              if (!v257) return INVALID;
-              v255 = v253;
+              if (!c47.test(v269)) return INVALID;
+              const v273 = c48(v269);
+              if (v273 instanceof Promise) c13();
+              if (!v273) return INVALID;
+              v271 = v269;
             }
-            return v255;
+            return v271;
           })();
-          if (v254 === INVALID) {
-            if ("ram" in v237) return INVALID;
-            v254 = undefined;
+          if (v270 === INVALID) {
+            if ("ram" in v253) return INVALID;
+            v270 = undefined;
           }
-          const v258 = v237["disk"];
-          let v259 = (() => {
-            let v260;
-            if (v258 !== undefined) {
-              if (typeof v258 !== "string") return INVALID;
-              const v261 = typeof v258 === "string" && v258.length > 16 ? c0(v258) : v258.length;
-              if (v261 > 16) return INVALID;
+          const v274 = v253["disk"];
+          let v275 = (() => {
+            let v276;
+            if (v274 !== undefined) {
+              if (typeof v274 !== "string") return INVALID;
+              const v277 = typeof v274 === "string" && v274.length > 16 ? c0(v274) : v274.length;
+              if (v277 > 16) return INVALID;
               c47.lastIndex = 0;
-              if (!c47.test(v258)) return INVALID;
-              const v262 = c49(v258);
-              if (v262 instanceof Promise) c13();
-              if (!v262) return INVALID;
-              v260 = v258;
+              if (!c47.test(v274)) return INVALID;
+              const v278 = c49(v274);
+              if (v278 instanceof Promise) c13();
+              if (!v278) return INVALID;
+              v276 = v274;
             }
-            return v260;
+            return v276;
           })();
-          if (v259 === INVALID) {
-            if ("disk" in v237) return INVALID;
-            v259 = undefined;
+          if (v275 === INVALID) {
+            if ("disk" in v253) return INVALID;
+            v275 = undefined;
           }
-          for (const k in v237) {
+          for (const k in v253) {
             if (k !== "count" && k !== "distro" && k !== "hypervisor" && k !== "vcpus" && k !== "ram" && k !== "disk") return INVALID;
           }
-          const v263 = {};
-          v263["count"] = v239;
-          if ("distro" in v237) v263["distro"] = v242;
-          if ("hypervisor" in v237) v263["hypervisor"] = v247;
-          if ("vcpus" in v237) v263["vcpus"] = v251;
-          if ("ram" in v237) v263["ram"] = v254;
-          if ("disk" in v237) v263["disk"] = v259;
-          return v263;
+          const v279 = {};
+          v279["count"] = v255;
+          if ("distro" in v253) v279["distro"] = v258;
+          if ("hypervisor" in v253) v279["hypervisor"] = v263;
+          if ("vcpus" in v253) v279["vcpus"] = v267;
+          if ("ram" in v253) v279["ram"] = v270;
+          if ("disk" in v253) v279["disk"] = v275;
+          return v279;
         })();
-        if (v236 === INVALID) return INVALID;
-        const v264 = v232["workers"];
-        let v265 = (() => {
-          let v266;
-          if (v264 === undefined) {
-            v266 = c3(c50());
+        if (v252 === INVALID) return INVALID;
+        const v280 = v248["workers"];
+        let v281 = (() => {
+          let v282;
+          if (v280 === undefined) {
+            v282 = c3(c50());
           } else {
-            if (!Array.isArray(v264)) return INVALID;
-            const v267 = new Array(v264.length);
-            for (let v268 = 0; v268 < v264.length; v268++) {
-              const v269 = v264[v268];
-              if (typeof v269 !== "object" || v269 === null || Array.isArray(v269)) return INVALID;
-              const v270 = v269["name"];
-              let v271 = (() => {
-                let v272;
-                if (v270 === undefined) {
-                  v272 = c3(c51());
+            if (!Array.isArray(v280)) return INVALID;
+            const v283 = new Array(v280.length);
+            for (let v284 = 0; v284 < v280.length; v284++) {
+              const v285 = v280[v284];
+              if (typeof v285 !== "object" || v285 === null || Array.isArray(v285)) return INVALID;
+              const v286 = v285["name"];
+              let v287 = (() => {
+                let v288;
+                if (v286 === undefined) {
+                  v288 = c3(c51());
                 } else {
-                  if (typeof v270 !== "string") return INVALID;
-                  const v273 = typeof v270 === "string" && v270.length > 63 ? c0(v270) : v270.length;
-                  if (v273 > 63) return INVALID;
+                  if (typeof v286 !== "string") return INVALID;
+                  const v289 = typeof v286 === "string" && v286.length > 63 ? c0(v286) : v286.length;
+                  if (v289 > 63) return INVALID;
                   c1.lastIndex = 0;
-                  if (!c1.test(v270)) return INVALID;
-                  v272 = v270 === undefined ? c3(c51()) : v270;
+                  if (!c1.test(v286)) return INVALID;
+                  v288 = v286 === undefined ? c3(c51()) : v286;
                 }
-                return v272;
+                return v288;
               })();
-              if (v271 === INVALID) return INVALID;
-              const v274 = v269["count"];
-              if (typeof v274 !== "number" || !Number.isFinite(v274)) return INVALID;
-              if (!Number.isSafeInteger(v274)) return INVALID;
-              if (v274 < 0) return INVALID;
-              if (v274 > 999) return INVALID;
-              const v275 = v269["os"];
-              if (typeof v275 !== "string") return INVALID;
-              const v276 = typeof v275 === "string" && v275.length >= 1 && v275.length < 2 ? c0(v275) : v275.length;
-              if (v276 < 1) return INVALID;
-              const v277 = typeof v275 === "string" && v275.length > 64 ? c0(v275) : v275.length;
-              if (v277 > 64) return INVALID;
+              if (v287 === INVALID) return INVALID;
+              const v290 = v285["count"];
+              if (typeof v290 !== "number" || !Number.isFinite(v290)) return INVALID;
+              if (!Number.isSafeInteger(v290)) return INVALID;
+              if (v290 < 0) return INVALID;
+              if (v290 > 999) return INVALID;
+              const v291 = v285["os"];
+              if (typeof v291 !== "string") return INVALID;
+              const v292 = typeof v291 === "string" && v291.length >= 1 && v291.length < 2 ? c0(v291) : v291.length;
+              if (v292 < 1) return INVALID;
+              const v293 = typeof v291 === "string" && v291.length > 64 ? c0(v291) : v291.length;
+              if (v293 > 64) return INVALID;
               c41.lastIndex = 0;
-              if (!c41.test(v275)) return INVALID;
-              const v278 = v269["hypervisor"];
-              let v279 = (() => {
-                let v280;
-                if (v278 !== undefined) {
-                  if (typeof v278 !== "string") return INVALID;
-                  const v281 = typeof v278 === "string" && v278.length > 63 ? c0(v278) : v278.length;
-                  if (v281 > 63) return INVALID;
+              if (!c41.test(v291)) return INVALID;
+              const v294 = v285["hypervisor"];
+              let v295 = (() => {
+                let v296;
+                if (v294 !== undefined) {
+                  if (typeof v294 !== "string") return INVALID;
+                  const v297 = typeof v294 === "string" && v294.length > 63 ? c0(v294) : v294.length;
+                  if (v297 > 63) return INVALID;
                   c1.lastIndex = 0;
-                  if (!c1.test(v278)) return INVALID;
-                  v280 = v278;
+                  if (!c1.test(v294)) return INVALID;
+                  v296 = v294;
                 }
-                return v280;
+                return v296;
               })();
-              if (v279 === INVALID) {
-                if ("hypervisor" in v269) return INVALID;
-                v279 = undefined;
+              if (v295 === INVALID) {
+                if ("hypervisor" in v285) return INVALID;
+                v295 = undefined;
               }
-              const v282 = v269["vcpus"];
-              let v283 = (() => {
-                let v284;
-                if (v282 !== undefined) {
-                  if (typeof v282 !== "number" || !Number.isFinite(v282)) return INVALID;
-                  if (!Number.isSafeInteger(v282)) return INVALID;
-                  if (v282 < 1) return INVALID;
-                  if (v282 > 512) return INVALID;
-                  v284 = v282;
+              const v298 = v285["vcpus"];
+              let v299 = (() => {
+                let v300;
+                if (v298 !== undefined) {
+                  if (typeof v298 !== "number" || !Number.isFinite(v298)) return INVALID;
+                  if (!Number.isSafeInteger(v298)) return INVALID;
+                  if (v298 < 1) return INVALID;
+                  if (v298 > 512) return INVALID;
+                  v300 = v298;
                 }
-                return v284;
+                return v300;
               })();
-              if (v283 === INVALID) {
-                if ("vcpus" in v269) return INVALID;
-                v283 = undefined;
+              if (v299 === INVALID) {
+                if ("vcpus" in v285) return INVALID;
+                v299 = undefined;
               }
-              const v285 = v269["ram"];
-              let v286 = (() => {
-                let v287;
-                if (v285 !== undefined) {
-                  if (typeof v285 !== "string") return INVALID;
-                  const v288 = typeof v285 === "string" && v285.length > 16 ? c0(v285) : v285.length;
-                  if (v288 > 16) return INVALID;
+              const v301 = v285["ram"];
+              let v302 = (() => {
+                let v303;
+                if (v301 !== undefined) {
+                  if (typeof v301 !== "string") return INVALID;
+                  const v304 = typeof v301 === "string" && v301.length > 16 ? c0(v301) : v301.length;
+                  if (v304 > 16) return INVALID;
                   c47.lastIndex = 0;
-                  if (!c47.test(v285)) return INVALID;
-                  const v289 = c48(v285);
-                  if (v289 instanceof Promise) c13();
-                  if (!v289) return INVALID;
-                  v287 = v285;
+                  if (!c47.test(v301)) return INVALID;
+                  const v305 = c48(v301);
+                  if (v305 instanceof Promise) c13();
+                  if (!v305) return INVALID;
+                  v303 = v301;
                 }
-                return v287;
+                return v303;
               })();
-              if (v286 === INVALID) {
-                if ("ram" in v269) return INVALID;
-                v286 = undefined;
+              if (v302 === INVALID) {
+                if ("ram" in v285) return INVALID;
+                v302 = undefined;
               }
-              const v290 = v269["disk"];
-              let v291 = (() => {
-                let v292;
-                if (v290 !== undefined) {
-                  if (typeof v290 !== "string") return INVALID;
-                  const v293 = typeof v290 === "string" && v290.length > 16 ? c0(v290) : v290.length;
-                  if (v293 > 16) return INVALID;
+              const v306 = v285["disk"];
+              let v307 = (() => {
+                let v308;
+                if (v306 !== undefined) {
+                  if (typeof v306 !== "string") return INVALID;
+                  const v309 = typeof v306 === "string" && v306.length > 16 ? c0(v306) : v306.length;
+                  if (v309 > 16) return INVALID;
                   c47.lastIndex = 0;
-                  if (!c47.test(v290)) return INVALID;
-                  const v294 = c49(v290);
-                  if (v294 instanceof Promise) c13();
-                  if (!v294) return INVALID;
-                  v292 = v290;
+                  if (!c47.test(v306)) return INVALID;
+                  const v310 = c49(v306);
+                  if (v310 instanceof Promise) c13();
+                  if (!v310) return INVALID;
+                  v308 = v306;
                 }
-                return v292;
+                return v308;
               })();
-              if (v291 === INVALID) {
-                if ("disk" in v269) return INVALID;
-                v291 = undefined;
+              if (v307 === INVALID) {
+                if ("disk" in v285) return INVALID;
+                v307 = undefined;
               }
-              for (const k in v269) {
+              for (const k in v285) {
                 if (k !== "name" && k !== "count" && k !== "os" && k !== "hypervisor" && k !== "vcpus" && k !== "ram" && k !== "disk") return INVALID;
               }
-              const v295 = {};
-              v295["name"] = v271;
-              v295["count"] = v274;
-              v295["os"] = v275;
-              if ("hypervisor" in v269) v295["hypervisor"] = v279;
-              if ("vcpus" in v269) v295["vcpus"] = v283;
-              if ("ram" in v269) v295["ram"] = v286;
-              if ("disk" in v269) v295["disk"] = v291;
-              v267[v268] = v295;
+              const v311 = {};
+              v311["name"] = v287;
+              v311["count"] = v290;
+              v311["os"] = v291;
+              if ("hypervisor" in v285) v311["hypervisor"] = v295;
+              if ("vcpus" in v285) v311["vcpus"] = v299;
+              if ("ram" in v285) v311["ram"] = v302;
+              if ("disk" in v285) v311["disk"] = v307;
+              v283[v284] = v311;
             }
-            v266 = v267 === undefined ? c3(c50()) : v267;
+            v282 = v283 === undefined ? c3(c50()) : v283;
           }
-          return v266;
+          return v282;
         })();
-        if (v265 === INVALID) return INVALID;
-        const v296 = v232["placement"];
-        let v297 = (() => {
-          let v298;
-          if (v296 === undefined) {
-            v298 = c3(c52());
+        if (v281 === INVALID) return INVALID;
+        const v312 = v248["placement"];
+        let v313 = (() => {
+          let v314;
+          if (v312 === undefined) {
+            v314 = c3(c52());
           } else {
-            if (!c53(v296)) return INVALID;
-            const v299 = {};
-            const v303 = Object.getOwnPropertySymbols(v296);
-            const v304 = Object.getOwnPropertyNames(v296);
-            for (let v305 = 0; v305 < v304.length; v305++) {
-              const v300 = v304[v305];
-              if (v300 === "__proto__" || !c56.call(v296, v300)) continue;
-              let v302 = c54(v300);
-              if (v302 === INVALID && typeof v300 === "string" && c55.test(v300)) v302 = c54(Number(v300));
-              if (v302 === INVALID) return INVALID;
-              if (v302 === "__proto__") continue;
-              const v306 = v296[v300];
-              if (typeof v306 !== "string") return INVALID;
-              const v307 = typeof v306 === "string" && v306.length > 63 ? c0(v306) : v306.length;
-              if (v307 > 63) return INVALID;
+            if (!c53(v312)) return INVALID;
+            const v315 = {};
+            const v319 = Object.getOwnPropertySymbols(v312);
+            const v320 = Object.getOwnPropertyNames(v312);
+            for (let v321 = 0; v321 < v320.length; v321++) {
+              const v316 = v320[v321];
+              if (v316 === "__proto__" || !c56.call(v312, v316)) continue;
+              let v318 = c54(v316);
+              if (v318 === INVALID && typeof v316 === "string" && c55.test(v316)) v318 = c54(Number(v316));
+              if (v318 === INVALID) return INVALID;
+              if (v318 === "__proto__") continue;
+              const v322 = v312[v316];
+              if (typeof v322 !== "string") return INVALID;
+              const v323 = typeof v322 === "string" && v322.length > 63 ? c0(v322) : v322.length;
+              if (v323 > 63) return INVALID;
               c1.lastIndex = 0;
-              if (!c1.test(v306)) return INVALID;
-              v299[v302] = v306;
+              if (!c1.test(v322)) return INVALID;
+              v315[v318] = v322;
             }
-            for (let v305 = 0; v305 < v303.length; v305++) {
-              const v300 = v303[v305];
-              if (!c56.call(v296, v300)) continue;
-              let v302 = c54(v300);
-              if (v302 === INVALID && typeof v300 === "string" && c55.test(v300)) v302 = c54(Number(v300));
-              if (v302 === INVALID) return INVALID;
-              if (v302 === "__proto__") continue;
-              const v308 = v296[v300];
-              if (typeof v308 !== "string") return INVALID;
-              const v309 = typeof v308 === "string" && v308.length > 63 ? c0(v308) : v308.length;
-              if (v309 > 63) return INVALID;
+            for (let v321 = 0; v321 < v319.length; v321++) {
+              const v316 = v319[v321];
+              if (!c56.call(v312, v316)) continue;
+              let v318 = c54(v316);
+              if (v318 === INVALID && typeof v316 === "string" && c55.test(v316)) v318 = c54(Number(v316));
+              if (v318 === INVALID) return INVALID;
+              if (v318 === "__proto__") continue;
+              const v324 = v312[v316];
+              if (typeof v324 !== "string") return INVALID;
+              const v325 = typeof v324 === "string" && v324.length > 63 ? c0(v324) : v324.length;
+              if (v325 > 63) return INVALID;
               c1.lastIndex = 0;
-              if (!c1.test(v308)) return INVALID;
-              v299[v302] = v308;
+              if (!c1.test(v324)) return INVALID;
+              v315[v318] = v324;
             }
-            v298 = v299 === undefined ? c3(c52()) : v299;
+            v314 = v315 === undefined ? c3(c52()) : v315;
           }
-          return v298;
+          return v314;
         })();
-        if (v297 === INVALID) return INVALID;
-        for (const k in v232) {
+        if (v313 === INVALID) return INVALID;
+        for (const k in v248) {
           if (k !== "controlPlane" && k !== "workers" && k !== "placement") return INVALID;
         }
-        const v310 = { "controlPlane": v236, "workers": v265, "placement": v297 };
-        v234 = v310;
+        const v326 = { "controlPlane": v252, "workers": v281, "placement": v313 };
+        v250 = v326;
       }
-      return v234;
+      return v250;
     })();
-    if (v233 === INVALID) {
+    if (v249 === INVALID) {
       if ("nodes" in v6) return INVALID;
-      v233 = undefined;
+      v249 = undefined;
     }
-    const v311 = v6["services"];
-    let v312 = (() => {
-      let v313 = v311;
-      if (v311 === undefined) v313 = c57();
-      if (typeof v313 !== "object" || v313 === null || Array.isArray(v313)) return INVALID;
-      const v314 = v313["enabled"];
-      let v315 = (() => {
-        let v316;
-        if (v314 === undefined) {
-          v316 = c3(c58());
+    const v327 = v6["services"];
+    let v328 = (() => {
+      let v329 = v327;
+      if (v327 === undefined) v329 = c57();
+      if (typeof v329 !== "object" || v329 === null || Array.isArray(v329)) return INVALID;
+      const v330 = v329["enabled"];
+      let v331 = (() => {
+        let v332;
+        if (v330 === undefined) {
+          v332 = c3(c58());
         } else {
-          if (typeof v314 !== "boolean") return INVALID;
-          v316 = v314 === undefined ? c3(c58()) : v314;
+          if (typeof v330 !== "boolean") return INVALID;
+          v332 = v330 === undefined ? c3(c58()) : v330;
         }
-        return v316;
+        return v332;
       })();
-      if (v315 === INVALID) return INVALID;
-      const v317 = v313["distro"];
-      let v318 = (() => {
-        let v319;
-        if (v317 !== undefined) {
-          if (typeof v317 !== "string") return INVALID;
-          const v320 = typeof v317 === "string" && v317.length >= 1 && v317.length < 2 ? c0(v317) : v317.length;
-          if (v320 < 1) return INVALID;
-          const v321 = typeof v317 === "string" && v317.length > 64 ? c0(v317) : v317.length;
-          if (v321 > 64) return INVALID;
+      if (v331 === INVALID) return INVALID;
+      const v333 = v329["distro"];
+      let v334 = (() => {
+        let v335;
+        if (v333 !== undefined) {
+          if (typeof v333 !== "string") return INVALID;
+          const v336 = typeof v333 === "string" && v333.length >= 1 && v333.length < 2 ? c0(v333) : v333.length;
+          if (v336 < 1) return INVALID;
+          const v337 = typeof v333 === "string" && v333.length > 64 ? c0(v333) : v333.length;
+          if (v337 > 64) return INVALID;
           c41.lastIndex = 0;
-          if (!c41.test(v317)) return INVALID;
-          v319 = v317;
+          if (!c41.test(v333)) return INVALID;
+          v335 = v333;
         }
-        return v319;
+        return v335;
       })();
-      if (v318 === INVALID) {
-        if ("distro" in v313) return INVALID;
-        v318 = undefined;
+      if (v334 === INVALID) {
+        if ("distro" in v329) return INVALID;
+        v334 = undefined;
       }
-      const v322 = v313["dns"];
-      let v323 = (() => {
-        let v324;
-        if (v322 === undefined) {
-          v324 = c3(c59());
-        } else {
-          if (typeof v322 !== "boolean") return INVALID;
-          v324 = v322 === undefined ? c3(c59()) : v322;
-        }
-        return v324;
-      })();
-      if (v323 === INVALID) return INVALID;
-      const v325 = v313["loadBalancer"];
-      let v326 = (() => {
-        let v327;
-        if (v325 === undefined) {
-          v327 = c3(c60());
-        } else {
-          if (typeof v325 !== "boolean") return INVALID;
-          v327 = v325 === undefined ? c3(c60()) : v325;
-        }
-        return v327;
-      })();
-      if (v326 === INVALID) return INVALID;
-      const v328 = v313["dhcp"];
-      let v329 = (() => {
-        let v330;
-        if (v328 === undefined) {
-          v330 = c3(c61());
-        } else {
-          if (typeof v328 !== "boolean") return INVALID;
-          v330 = v328 === undefined ? c3(c61()) : v328;
-        }
-        return v330;
-      })();
-      if (v329 === INVALID) return INVALID;
-      const v331 = v313["registry"];
-      let v332 = (() => {
-        let v333;
-        if (v331 === undefined) {
-          v333 = c3(c62());
-        } else {
-          if (typeof v331 !== "boolean") return INVALID;
-          v333 = v331 === undefined ? c3(c62()) : v331;
-        }
-        return v333;
-      })();
-      if (v332 === INVALID) return INVALID;
-      const v334 = v313["hypervisor"];
-      let v335 = (() => {
-        let v336;
-        if (v334 !== undefined) {
-          if (typeof v334 !== "string") return INVALID;
-          const v337 = typeof v334 === "string" && v334.length > 63 ? c0(v334) : v334.length;
-          if (v337 > 63) return INVALID;
-          c1.lastIndex = 0;
-          if (!c1.test(v334)) return INVALID;
-          v336 = v334;
-        }
-        return v336;
-      })();
-      if (v335 === INVALID) {
-        if ("hypervisor" in v313) return INVALID;
-        v335 = undefined;
-      }
-      const v338 = v313["forwarders"];
+      const v338 = v329["dns"];
       let v339 = (() => {
         let v340;
-        if (v338 !== undefined) {
-          if (!Array.isArray(v338)) return INVALID;
-          const v341 = new Array(v338.length);
-          for (let v342 = 0; v342 < v338.length; v342++) {
-            const v343 = v338[v342];
-            if (typeof v343 !== "string") return INVALID;
-            c63.lastIndex = 0;
-            if (!c63.test(v343)) return INVALID;
-            v341[v342] = v343;
-          }
-          const v344 = typeof v341 === "string" && v341.length >= 1 && v341.length < 2 ? c0(v341) : v341.length;
-          if (v344 < 1) return INVALID;
-          v340 = v341;
+        if (v338 === undefined) {
+          v340 = c3(c59());
+        } else {
+          if (typeof v338 !== "boolean") return INVALID;
+          v340 = v338 === undefined ? c3(c59()) : v338;
         }
         return v340;
       })();
-      if (v339 === INVALID) {
-        if ("forwarders" in v313) return INVALID;
-        v339 = undefined;
-      }
-      const v345 = v313["vcpus"];
-      let v346 = (() => {
-        let v347;
-        if (v345 !== undefined) {
-          if (typeof v345 !== "number" || !Number.isFinite(v345)) return INVALID;
-          if (!Number.isSafeInteger(v345)) return INVALID;
-          if (v345 < 1) return INVALID;
-          if (v345 > 512) return INVALID;
-          v347 = v345;
+      if (v339 === INVALID) return INVALID;
+      const v341 = v329["loadBalancer"];
+      let v342 = (() => {
+        let v343;
+        if (v341 === undefined) {
+          v343 = c3(c60());
+        } else {
+          if (typeof v341 !== "boolean") return INVALID;
+          v343 = v341 === undefined ? c3(c60()) : v341;
         }
-        return v347;
+        return v343;
       })();
-      if (v346 === INVALID) {
-        if ("vcpus" in v313) return INVALID;
-        v346 = undefined;
+      if (v342 === INVALID) return INVALID;
+      const v344 = v329["dhcp"];
+      let v345 = (() => {
+        let v346;
+        if (v344 === undefined) {
+          v346 = c3(c61());
+        } else {
+          if (typeof v344 !== "boolean") return INVALID;
+          v346 = v344 === undefined ? c3(c61()) : v344;
+        }
+        return v346;
+      })();
+      if (v345 === INVALID) return INVALID;
+      const v347 = v329["registry"];
+      let v348 = (() => {
+        let v349;
+        if (v347 === undefined) {
+          v349 = c3(c62());
+        } else {
+          if (typeof v347 !== "boolean") return INVALID;
+          v349 = v347 === undefined ? c3(c62()) : v347;
+        }
+        return v349;
+      })();
+      if (v348 === INVALID) return INVALID;
+      const v350 = v329["hypervisor"];
+      let v351 = (() => {
+        let v352;
+        if (v350 !== undefined) {
+          if (typeof v350 !== "string") return INVALID;
+          const v353 = typeof v350 === "string" && v350.length > 63 ? c0(v350) : v350.length;
+          if (v353 > 63) return INVALID;
+          c1.lastIndex = 0;
+          if (!c1.test(v350)) return INVALID;
+          v352 = v350;
+        }
+        return v352;
+      })();
+      if (v351 === INVALID) {
+        if ("hypervisor" in v329) return INVALID;
+        v351 = undefined;
       }
-      const v348 = v313["ram"];
-      let v349 = (() => {
-        let v350;
-        if (v348 !== undefined) {
-          if (typeof v348 !== "string") return INVALID;
-          const v351 = typeof v348 === "string" && v348.length > 16 ? c0(v348) : v348.length;
-          if (v351 > 16) return INVALID;
+      const v354 = v329["forwarders"];
+      let v355 = (() => {
+        let v356;
+        if (v354 !== undefined) {
+          if (!Array.isArray(v354)) return INVALID;
+          const v357 = new Array(v354.length);
+          for (let v358 = 0; v358 < v354.length; v358++) {
+            const v359 = v354[v358];
+            if (typeof v359 !== "string") return INVALID;
+            c63.lastIndex = 0;
+            if (!c63.test(v359)) return INVALID;
+            v357[v358] = v359;
+          }
+          const v360 = typeof v357 === "string" && v357.length >= 1 && v357.length < 2 ? c0(v357) : v357.length;
+          if (v360 < 1) return INVALID;
+          v356 = v357;
+        }
+        return v356;
+      })();
+      if (v355 === INVALID) {
+        if ("forwarders" in v329) return INVALID;
+        v355 = undefined;
+      }
+      const v361 = v329["vcpus"];
+      let v362 = (() => {
+        let v363;
+        if (v361 !== undefined) {
+          if (typeof v361 !== "number" || !Number.isFinite(v361)) return INVALID;
+          if (!Number.isSafeInteger(v361)) return INVALID;
+          if (v361 < 1) return INVALID;
+          if (v361 > 512) return INVALID;
+          v363 = v361;
+        }
+        return v363;
+      })();
+      if (v362 === INVALID) {
+        if ("vcpus" in v329) return INVALID;
+        v362 = undefined;
+      }
+      const v364 = v329["ram"];
+      let v365 = (() => {
+        let v366;
+        if (v364 !== undefined) {
+          if (typeof v364 !== "string") return INVALID;
+          const v367 = typeof v364 === "string" && v364.length > 16 ? c0(v364) : v364.length;
+          if (v367 > 16) return INVALID;
           c47.lastIndex = 0;
-          if (!c47.test(v348)) return INVALID;
-          const v352 = c48(v348);
-          if (v352 instanceof Promise) c13();
-          if (!v352) return INVALID;
-          v350 = v348;
+          if (!c47.test(v364)) return INVALID;
+          const v368 = c48(v364);
+          if (v368 instanceof Promise) c13();
+          if (!v368) return INVALID;
+          v366 = v364;
         }
-        return v350;
+        return v366;
       })();
-      if (v349 === INVALID) {
-        if ("ram" in v313) return INVALID;
-        v349 = undefined;
+      if (v365 === INVALID) {
+        if ("ram" in v329) return INVALID;
+        v365 = undefined;
       }
-      const v353 = v313["disk"];
-      let v354 = (() => {
-        let v355;
-        if (v353 !== undefined) {
-          if (typeof v353 !== "string") return INVALID;
-          const v356 = typeof v353 === "string" && v353.length > 16 ? c0(v353) : v353.length;
-          if (v356 > 16) return INVALID;
+      const v369 = v329["disk"];
+      let v370 = (() => {
+        let v371;
+        if (v369 !== undefined) {
+          if (typeof v369 !== "string") return INVALID;
+          const v372 = typeof v369 === "string" && v369.length > 16 ? c0(v369) : v369.length;
+          if (v372 > 16) return INVALID;
           c47.lastIndex = 0;
-          if (!c47.test(v353)) return INVALID;
-          const v357 = c49(v353);
-          if (v357 instanceof Promise) c13();
-          if (!v357) return INVALID;
-          v355 = v353;
+          if (!c47.test(v369)) return INVALID;
+          const v373 = c49(v369);
+          if (v373 instanceof Promise) c13();
+          if (!v373) return INVALID;
+          v371 = v369;
         }
-        return v355;
+        return v371;
       })();
-      if (v354 === INVALID) {
-        if ("disk" in v313) return INVALID;
-        v354 = undefined;
+      if (v370 === INVALID) {
+        if ("disk" in v329) return INVALID;
+        v370 = undefined;
       }
-      for (const k in v313) {
+      for (const k in v329) {
         if (k !== "enabled" && k !== "distro" && k !== "dns" && k !== "loadBalancer" && k !== "dhcp" && k !== "registry" && k !== "hypervisor" && k !== "forwarders" && k !== "vcpus" && k !== "ram" && k !== "disk") return INVALID;
       }
-      const v358 = {};
-      v358["enabled"] = v315;
-      if ("distro" in v313) v358["distro"] = v318;
-      v358["dns"] = v323;
-      v358["loadBalancer"] = v326;
-      v358["dhcp"] = v329;
-      v358["registry"] = v332;
-      if ("hypervisor" in v313) v358["hypervisor"] = v335;
-      if ("forwarders" in v313) v358["forwarders"] = v339;
-      if ("vcpus" in v313) v358["vcpus"] = v346;
-      if ("ram" in v313) v358["ram"] = v349;
-      if ("disk" in v313) v358["disk"] = v354;
-      return v358;
+      const v374 = {};
+      v374["enabled"] = v331;
+      if ("distro" in v329) v374["distro"] = v334;
+      v374["dns"] = v339;
+      v374["loadBalancer"] = v342;
+      v374["dhcp"] = v345;
+      v374["registry"] = v348;
+      if ("hypervisor" in v329) v374["hypervisor"] = v351;
+      if ("forwarders" in v329) v374["forwarders"] = v355;
+      if ("vcpus" in v329) v374["vcpus"] = v362;
+      if ("ram" in v329) v374["ram"] = v365;
+      if ("disk" in v329) v374["disk"] = v370;
+      return v374;
     })();
-    if (v312 === INVALID) return INVALID;
-    const v359 = v6["proxy"];
-    let v360 = (() => {
-      let v361;
-      if (v359 !== undefined) {
-        if (typeof v359 !== "object" || v359 === null || Array.isArray(v359)) return INVALID;
-        const v362 = v359["http"];
-        let v363 = (() => {
-          let v364;
-          if (v362 !== undefined) {
-            if (typeof v362 !== "string") return INVALID;
-            const v365 = typeof v362 === "string" && v362.length > 2048 ? c0(v362) : v362.length;
-            if (v365 > 2048) return INVALID;
+    if (v328 === INVALID) return INVALID;
+    const v375 = v6["proxy"];
+    let v376 = (() => {
+      let v377;
+      if (v375 !== undefined) {
+        if (typeof v375 !== "object" || v375 === null || Array.isArray(v375)) return INVALID;
+        const v378 = v375["http"];
+        let v379 = (() => {
+          let v380;
+          if (v378 !== undefined) {
+            if (typeof v378 !== "string") return INVALID;
+            const v381 = typeof v378 === "string" && v378.length > 2048 ? c0(v378) : v378.length;
+            if (v381 > 2048) return INVALID;
             c64.lastIndex = 0;
-            if (!c64.test(v362)) return INVALID;
-            const v366 = c65(v362);
-            if (v366 instanceof Promise) c13();
-            if (!v366) return INVALID;
-            const v367 = c66(v362);
-            if (v367 instanceof Promise) c13();
-            if (!v367) return INVALID;
-            const v368 = c67(v362);
-            if (v368 instanceof Promise) c13();
-            if (!v368) return INVALID;
-            v364 = v362;
+            if (!c64.test(v378)) return INVALID;
+            const v382 = c65(v378);
+            if (v382 instanceof Promise) c13();
+            if (!v382) return INVALID;
+            const v383 = c66(v378);
+            if (v383 instanceof Promise) c13();
+            if (!v383) return INVALID;
+            const v384 = c67(v378);
+            if (v384 instanceof Promise) c13();
+            if (!v384) return INVALID;
+            v380 = v378;
           }
-          return v364;
+          return v380;
         })();
-        if (v363 === INVALID) {
-          if ("http" in v359) return INVALID;
-          v363 = undefined;
+        if (v379 === INVALID) {
+          if ("http" in v375) return INVALID;
+          v379 = undefined;
         }
-        const v369 = v359["https"];
-        let v370 = (() => {
-          let v371;
-          if (v369 !== undefined) {
-            if (typeof v369 !== "string") return INVALID;
-            const v372 = typeof v369 === "string" && v369.length > 2048 ? c0(v369) : v369.length;
-            if (v372 > 2048) return INVALID;
+        const v385 = v375["https"];
+        let v386 = (() => {
+          let v387;
+          if (v385 !== undefined) {
+            if (typeof v385 !== "string") return INVALID;
+            const v388 = typeof v385 === "string" && v385.length > 2048 ? c0(v385) : v385.length;
+            if (v388 > 2048) return INVALID;
             c64.lastIndex = 0;
-            if (!c64.test(v369)) return INVALID;
-            const v373 = c65(v369);
-            if (v373 instanceof Promise) c13();
-            if (!v373) return INVALID;
-            const v374 = c66(v369);
-            if (v374 instanceof Promise) c13();
-            if (!v374) return INVALID;
-            const v375 = c67(v369);
-            if (v375 instanceof Promise) c13();
-            if (!v375) return INVALID;
-            v371 = v369;
+            if (!c64.test(v385)) return INVALID;
+            const v389 = c65(v385);
+            if (v389 instanceof Promise) c13();
+            if (!v389) return INVALID;
+            const v390 = c66(v385);
+            if (v390 instanceof Promise) c13();
+            if (!v390) return INVALID;
+            const v391 = c67(v385);
+            if (v391 instanceof Promise) c13();
+            if (!v391) return INVALID;
+            v387 = v385;
           }
-          return v371;
+          return v387;
         })();
-        if (v370 === INVALID) {
-          if ("https" in v359) return INVALID;
-          v370 = undefined;
+        if (v386 === INVALID) {
+          if ("https" in v375) return INVALID;
+          v386 = undefined;
         }
-        const v376 = v359["noProxy"];
-        let v377 = (() => {
-          let v378;
-          if (v376 === undefined) {
-            v378 = c3(c68());
+        const v392 = v375["noProxy"];
+        let v393 = (() => {
+          let v394;
+          if (v392 === undefined) {
+            v394 = c3(c68());
           } else {
-            if (!Array.isArray(v376)) return INVALID;
-            if (v376.length > 1000) return INVALID;
-            const v379 = new Array(v376.length);
-            for (let v380 = 0; v380 < v376.length; v380++) {
-              const v381 = v376[v380];
-              if (typeof v381 !== "string") return INVALID;
-              const v382 = typeof v381 === "string" && v381.length >= 1 && v381.length < 2 ? c0(v381) : v381.length;
-              if (v382 < 1) return INVALID;
-              const v383 = typeof v381 === "string" && v381.length > 253 ? c0(v381) : v381.length;
-              if (v383 > 253) return INVALID;
+            if (!Array.isArray(v392)) return INVALID;
+            if (v392.length > 1000) return INVALID;
+            const v395 = new Array(v392.length);
+            for (let v396 = 0; v396 < v392.length; v396++) {
+              const v397 = v392[v396];
+              if (typeof v397 !== "string") return INVALID;
+              const v398 = typeof v397 === "string" && v397.length >= 1 && v397.length < 2 ? c0(v397) : v397.length;
+              if (v398 < 1) return INVALID;
+              const v399 = typeof v397 === "string" && v397.length > 253 ? c0(v397) : v397.length;
+              if (v399 > 253) return INVALID;
               c69.lastIndex = 0;
-              if (!c69.test(v381)) return INVALID;
-              v379[v380] = v381;
+              if (!c69.test(v397)) return INVALID;
+              v395[v396] = v397;
             }
-            const v384 = typeof v379 === "string" && v379.length > 1000 ? c0(v379) : v379.length;
-            if (v384 > 1000) return INVALID;
-            v378 = v379 === undefined ? c3(c68()) : v379;
+            const v400 = typeof v395 === "string" && v395.length > 1000 ? c0(v395) : v395.length;
+            if (v400 > 1000) return INVALID;
+            v394 = v395 === undefined ? c3(c68()) : v395;
           }
-          return v378;
+          return v394;
         })();
-        if (v377 === INVALID) return INVALID;
-        for (const k in v359) {
+        if (v393 === INVALID) return INVALID;
+        for (const k in v375) {
           if (k !== "http" && k !== "https" && k !== "noProxy") return INVALID;
         }
-        const v385 = {};
-        if ("http" in v359) v385["http"] = v363;
-        if ("https" in v359) v385["https"] = v370;
-        v385["noProxy"] = v377;
-        v361 = v385;
+        const v401 = {};
+        if ("http" in v375) v401["http"] = v379;
+        if ("https" in v375) v401["https"] = v386;
+        v401["noProxy"] = v393;
+        v377 = v401;
       }
-      return v361;
+      return v377;
     })();
-    if (v360 === INVALID) {
+    if (v376 === INVALID) {
       if ("proxy" in v6) return INVALID;
-      v360 = undefined;
+      v376 = undefined;
     }
-    const v386 = v6["mirrors"];
-    let v387 = (() => {
-      let v388 = v386;
-      if (v386 === undefined) v388 = c70();
-      if (typeof v388 !== "object" || v388 === null || Array.isArray(v388)) return INVALID;
-      const v389 = v388["images"];
-      let v390 = (() => {
-        let v391;
-        if (v389 === undefined) {
-          v391 = c3(c71());
-        } else {
-          if (!c53(v389)) return INVALID;
-          const v392 = {};
-          const v396 = Object.getOwnPropertySymbols(v389);
-          const v397 = Object.getOwnPropertyNames(v389);
-          for (let v398 = 0; v398 < v397.length; v398++) {
-            const v393 = v397[v398];
-            if (v393 === "__proto__" || !c56.call(v389, v393)) continue;
-            let v395 = c72(v393);
-            if (v395 === INVALID && typeof v393 === "string" && c55.test(v393)) v395 = c72(Number(v393));
-            if (v395 === INVALID) return INVALID;
-            if (v395 === "__proto__") continue;
-            const v399 = v389[v393];
-            if (typeof v399 !== "string") return INVALID;
-            const v400 = typeof v399 === "string" && v399.length >= 1 && v399.length < 2 ? c0(v399) : v399.length;
-            if (v400 < 1) return INVALID;
-            const v401 = typeof v399 === "string" && v399.length > 512 ? c0(v399) : v399.length;
-            if (v401 > 512) return INVALID;
-            c73.lastIndex = 0;
-            if (!c73.test(v399)) return INVALID;
-            v392[v395] = v399;
-          }
-          for (let v398 = 0; v398 < v396.length; v398++) {
-            const v393 = v396[v398];
-            if (!c56.call(v389, v393)) continue;
-            let v395 = c72(v393);
-            if (v395 === INVALID && typeof v393 === "string" && c55.test(v393)) v395 = c72(Number(v393));
-            if (v395 === INVALID) return INVALID;
-            if (v395 === "__proto__") continue;
-            const v402 = v389[v393];
-            if (typeof v402 !== "string") return INVALID;
-            const v403 = typeof v402 === "string" && v402.length >= 1 && v402.length < 2 ? c0(v402) : v402.length;
-            if (v403 < 1) return INVALID;
-            const v404 = typeof v402 === "string" && v402.length > 512 ? c0(v402) : v402.length;
-            if (v404 > 512) return INVALID;
-            c73.lastIndex = 0;
-            if (!c73.test(v402)) return INVALID;
-            v392[v395] = v402;
-          }
-          v391 = v392 === undefined ? c3(c71()) : v392;
-        }
-        return v391;
-      })();
-      if (v390 === INVALID) return INVALID;
-      const v405 = v388["artifacts"];
+    const v402 = v6["mirrors"];
+    let v403 = (() => {
+      let v404 = v402;
+      if (v402 === undefined) v404 = c70();
+      if (typeof v404 !== "object" || v404 === null || Array.isArray(v404)) return INVALID;
+      const v405 = v404["images"];
       let v406 = (() => {
         let v407;
-        if (v405 !== undefined) {
-          if (typeof v405 !== "string") return INVALID;
-          const v408 = typeof v405 === "string" && v405.length > 2048 ? c0(v405) : v405.length;
-          if (v408 > 2048) return INVALID;
-          c64.lastIndex = 0;
-          if (!c64.test(v405)) return INVALID;
-          const v409 = c65(v405);
-          if (v409 instanceof Promise) c13();
-          if (!v409) return INVALID;
-          const v410 = c66(v405);
-          if (v410 instanceof Promise) c13();
-          if (!v410) return INVALID;
-          const v411 = c67(v405);
-          if (v411 instanceof Promise) c13();
-          if (!v411) return INVALID;
-          v407 = v405;
+        if (v405 === undefined) {
+          v407 = c3(c71());
+        } else {
+          if (!c53(v405)) return INVALID;
+          const v408 = {};
+          const v412 = Object.getOwnPropertySymbols(v405);
+          const v413 = Object.getOwnPropertyNames(v405);
+          for (let v414 = 0; v414 < v413.length; v414++) {
+            const v409 = v413[v414];
+            if (v409 === "__proto__" || !c56.call(v405, v409)) continue;
+            let v411 = c72(v409);
+            if (v411 === INVALID && typeof v409 === "string" && c55.test(v409)) v411 = c72(Number(v409));
+            if (v411 === INVALID) return INVALID;
+            if (v411 === "__proto__") continue;
+            const v415 = v405[v409];
+            if (typeof v415 !== "string") return INVALID;
+            const v416 = typeof v415 === "string" && v415.length >= 1 && v415.length < 2 ? c0(v415) : v415.length;
+            if (v416 < 1) return INVALID;
+            const v417 = typeof v415 === "string" && v415.length > 512 ? c0(v415) : v415.length;
+            if (v417 > 512) return INVALID;
+            c73.lastIndex = 0;
+            if (!c73.test(v415)) return INVALID;
+            v408[v411] = v415;
+          }
+          for (let v414 = 0; v414 < v412.length; v414++) {
+            const v409 = v412[v414];
+            if (!c56.call(v405, v409)) continue;
+            let v411 = c72(v409);
+            if (v411 === INVALID && typeof v409 === "string" && c55.test(v409)) v411 = c72(Number(v409));
+            if (v411 === INVALID) return INVALID;
+            if (v411 === "__proto__") continue;
+            const v418 = v405[v409];
+            if (typeof v418 !== "string") return INVALID;
+            const v419 = typeof v418 === "string" && v418.length >= 1 && v418.length < 2 ? c0(v418) : v418.length;
+            if (v419 < 1) return INVALID;
+            const v420 = typeof v418 === "string" && v418.length > 512 ? c0(v418) : v418.length;
+            if (v420 > 512) return INVALID;
+            c73.lastIndex = 0;
+            if (!c73.test(v418)) return INVALID;
+            v408[v411] = v418;
+          }
+          v407 = v408 === undefined ? c3(c71()) : v408;
         }
         return v407;
       })();
-      if (v406 === INVALID) {
-        if ("artifacts" in v388) return INVALID;
-        v406 = undefined;
+      if (v406 === INVALID) return INVALID;
+      const v421 = v404["artifacts"];
+      let v422 = (() => {
+        let v423;
+        if (v421 !== undefined) {
+          if (typeof v421 !== "string") return INVALID;
+          const v424 = typeof v421 === "string" && v421.length > 2048 ? c0(v421) : v421.length;
+          if (v424 > 2048) return INVALID;
+          c64.lastIndex = 0;
+          if (!c64.test(v421)) return INVALID;
+          const v425 = c65(v421);
+          if (v425 instanceof Promise) c13();
+          if (!v425) return INVALID;
+          const v426 = c66(v421);
+          if (v426 instanceof Promise) c13();
+          if (!v426) return INVALID;
+          const v427 = c67(v421);
+          if (v427 instanceof Promise) c13();
+          if (!v427) return INVALID;
+          v423 = v421;
+        }
+        return v423;
+      })();
+      if (v422 === INVALID) {
+        if ("artifacts" in v404) return INVALID;
+        v422 = undefined;
       }
-      for (const k in v388) {
+      for (const k in v404) {
         if (k !== "images" && k !== "artifacts") return INVALID;
       }
-      const v412 = {};
-      v412["images"] = v390;
-      if ("artifacts" in v388) v412["artifacts"] = v406;
-      return v412;
+      const v428 = {};
+      v428["images"] = v406;
+      if ("artifacts" in v404) v428["artifacts"] = v422;
+      return v428;
     })();
-    if (v387 === INVALID) return INVALID;
-    const v413 = v6["downloads"];
-    let v414 = (() => {
-      let v415;
-      if (v413 === undefined) {
-        v415 = c3(c74());
+    if (v403 === INVALID) return INVALID;
+    const v429 = v6["downloads"];
+    let v430 = (() => {
+      let v431;
+      if (v429 === undefined) {
+        v431 = c3(c74());
       } else {
-        if (!c53(v413)) return INVALID;
-        const v416 = {};
-        const v420 = Object.getOwnPropertySymbols(v413);
-        const v421 = Object.getOwnPropertyNames(v413);
-        for (let v422 = 0; v422 < v421.length; v422++) {
-          const v417 = v421[v422];
-          if (v417 === "__proto__" || !c56.call(v413, v417)) continue;
-          let v419 = c75(v417);
-          if (v419 === INVALID && typeof v417 === "string" && c55.test(v417)) v419 = c75(Number(v417));
-          if (v419 === INVALID) return INVALID;
-          if (v419 === "__proto__") continue;
-          const v423 = v413[v417];
-          if (typeof v423 !== "object" || v423 === null || Array.isArray(v423)) return INVALID;
-          const v424 = v423["url"];
-          let v425 = (() => {
-            let v426;
-            if (v424 !== undefined) {
-              if (typeof v424 !== "string") return INVALID;
-              const v427 = typeof v424 === "string" && v424.length > 2048 ? c0(v424) : v424.length;
-              if (v427 > 2048) return INVALID;
+        if (!c53(v429)) return INVALID;
+        const v432 = {};
+        const v436 = Object.getOwnPropertySymbols(v429);
+        const v437 = Object.getOwnPropertyNames(v429);
+        for (let v438 = 0; v438 < v437.length; v438++) {
+          const v433 = v437[v438];
+          if (v433 === "__proto__" || !c56.call(v429, v433)) continue;
+          let v435 = c75(v433);
+          if (v435 === INVALID && typeof v433 === "string" && c55.test(v433)) v435 = c75(Number(v433));
+          if (v435 === INVALID) return INVALID;
+          if (v435 === "__proto__") continue;
+          const v439 = v429[v433];
+          if (typeof v439 !== "object" || v439 === null || Array.isArray(v439)) return INVALID;
+          const v440 = v439["url"];
+          let v441 = (() => {
+            let v442;
+            if (v440 !== undefined) {
+              if (typeof v440 !== "string") return INVALID;
+              const v443 = typeof v440 === "string" && v440.length > 2048 ? c0(v440) : v440.length;
+              if (v443 > 2048) return INVALID;
               c64.lastIndex = 0;
-              if (!c64.test(v424)) return INVALID;
-              const v428 = c76(v424);
-              if (v428 instanceof Promise) c13();
-              if (!v428) return INVALID;
-              const v429 = c66(v424);
-              if (v429 instanceof Promise) c13();
-              if (!v429) return INVALID;
-              const v430 = c67(v424);
-              if (v430 instanceof Promise) c13();
-              if (!v430) return INVALID;
-              const v431 = c77(v424);
-              if (v431 instanceof Promise) c13();
-              if (!v431) return INVALID;
-              v426 = v424;
-            }
-            return v426;
-          })();
-          if (v425 === INVALID) {
-            if ("url" in v423) return INVALID;
-            v425 = undefined;
-          }
-          const v432 = v423["sha256"];
-          let v433 = (() => {
-            let v434;
-            if (v432 !== undefined) {
-              if (typeof v432 !== "string") return INVALID;
-              c78.lastIndex = 0;
-              if (!c78.test(v432)) return INVALID;
-              v434 = v432;
-            }
-            return v434;
-          })();
-          if (v433 === INVALID) {
-            if ("sha256" in v423) return INVALID;
-            v433 = undefined;
-          }
-          for (const k in v423) {
-            if (k !== "url" && k !== "sha256") return INVALID;
-          }
-          const v435 = {};
-          if ("url" in v423) v435["url"] = v425;
-          if ("sha256" in v423) v435["sha256"] = v433;
-          v416[v419] = v435;
-        }
-        for (let v422 = 0; v422 < v420.length; v422++) {
-          const v417 = v420[v422];
-          if (!c56.call(v413, v417)) continue;
-          let v419 = c75(v417);
-          if (v419 === INVALID && typeof v417 === "string" && c55.test(v417)) v419 = c75(Number(v417));
-          if (v419 === INVALID) return INVALID;
-          if (v419 === "__proto__") continue;
-          const v436 = v413[v417];
-          if (typeof v436 !== "object" || v436 === null || Array.isArray(v436)) return INVALID;
-          const v437 = v436["url"];
-          let v438 = (() => {
-            let v439;
-            if (v437 !== undefined) {
-              if (typeof v437 !== "string") return INVALID;
-              const v440 = typeof v437 === "string" && v437.length > 2048 ? c0(v437) : v437.length;
-              if (v440 > 2048) return INVALID;
-              c64.lastIndex = 0;
-              if (!c64.test(v437)) return INVALID;
-              const v441 = c76(v437);
-              if (v441 instanceof Promise) c13();
-              if (!v441) return INVALID;
-              const v442 = c66(v437);
-              if (v442 instanceof Promise) c13();
-              if (!v442) return INVALID;
-              const v443 = c67(v437);
-              if (v443 instanceof Promise) c13();
-              if (!v443) return INVALID;
-              const v444 = c77(v437);
+              if (!c64.test(v440)) return INVALID;
+              const v444 = c76(v440);
               if (v444 instanceof Promise) c13();
               if (!v444) return INVALID;
-              v439 = v437;
+              const v445 = c66(v440);
+              if (v445 instanceof Promise) c13();
+              if (!v445) return INVALID;
+              const v446 = c67(v440);
+              if (v446 instanceof Promise) c13();
+              if (!v446) return INVALID;
+              const v447 = c77(v440);
+              if (v447 instanceof Promise) c13();
+              if (!v447) return INVALID;
+              v442 = v440;
             }
-            return v439;
+            return v442;
           })();
-          if (v438 === INVALID) {
-            if ("url" in v436) return INVALID;
-            v438 = undefined;
+          if (v441 === INVALID) {
+            if ("url" in v439) return INVALID;
+            v441 = undefined;
           }
-          const v445 = v436["sha256"];
-          let v446 = (() => {
-            let v447;
-            if (v445 !== undefined) {
-              if (typeof v445 !== "string") return INVALID;
+          const v448 = v439["sha256"];
+          let v449 = (() => {
+            let v450;
+            if (v448 !== undefined) {
+              if (typeof v448 !== "string") return INVALID;
               c78.lastIndex = 0;
-              if (!c78.test(v445)) return INVALID;
-              v447 = v445;
+              if (!c78.test(v448)) return INVALID;
+              v450 = v448;
             }
-            return v447;
+            return v450;
           })();
-          if (v446 === INVALID) {
-            if ("sha256" in v436) return INVALID;
-            v446 = undefined;
+          if (v449 === INVALID) {
+            if ("sha256" in v439) return INVALID;
+            v449 = undefined;
           }
-          for (const k in v436) {
+          for (const k in v439) {
             if (k !== "url" && k !== "sha256") return INVALID;
           }
-          const v448 = {};
-          if ("url" in v436) v448["url"] = v438;
-          if ("sha256" in v436) v448["sha256"] = v446;
-          v416[v419] = v448;
+          const v451 = {};
+          if ("url" in v439) v451["url"] = v441;
+          if ("sha256" in v439) v451["sha256"] = v449;
+          v432[v435] = v451;
         }
-        v415 = v416 === undefined ? c3(c74()) : v416;
+        for (let v438 = 0; v438 < v436.length; v438++) {
+          const v433 = v436[v438];
+          if (!c56.call(v429, v433)) continue;
+          let v435 = c75(v433);
+          if (v435 === INVALID && typeof v433 === "string" && c55.test(v433)) v435 = c75(Number(v433));
+          if (v435 === INVALID) return INVALID;
+          if (v435 === "__proto__") continue;
+          const v452 = v429[v433];
+          if (typeof v452 !== "object" || v452 === null || Array.isArray(v452)) return INVALID;
+          const v453 = v452["url"];
+          let v454 = (() => {
+            let v455;
+            if (v453 !== undefined) {
+              if (typeof v453 !== "string") return INVALID;
+              const v456 = typeof v453 === "string" && v453.length > 2048 ? c0(v453) : v453.length;
+              if (v456 > 2048) return INVALID;
+              c64.lastIndex = 0;
+              if (!c64.test(v453)) return INVALID;
+              const v457 = c76(v453);
+              if (v457 instanceof Promise) c13();
+              if (!v457) return INVALID;
+              const v458 = c66(v453);
+              if (v458 instanceof Promise) c13();
+              if (!v458) return INVALID;
+              const v459 = c67(v453);
+              if (v459 instanceof Promise) c13();
+              if (!v459) return INVALID;
+              const v460 = c77(v453);
+              if (v460 instanceof Promise) c13();
+              if (!v460) return INVALID;
+              v455 = v453;
+            }
+            return v455;
+          })();
+          if (v454 === INVALID) {
+            if ("url" in v452) return INVALID;
+            v454 = undefined;
+          }
+          const v461 = v452["sha256"];
+          let v462 = (() => {
+            let v463;
+            if (v461 !== undefined) {
+              if (typeof v461 !== "string") return INVALID;
+              c78.lastIndex = 0;
+              if (!c78.test(v461)) return INVALID;
+              v463 = v461;
+            }
+            return v463;
+          })();
+          if (v462 === INVALID) {
+            if ("sha256" in v452) return INVALID;
+            v462 = undefined;
+          }
+          for (const k in v452) {
+            if (k !== "url" && k !== "sha256") return INVALID;
+          }
+          const v464 = {};
+          if ("url" in v452) v464["url"] = v454;
+          if ("sha256" in v452) v464["sha256"] = v462;
+          v432[v435] = v464;
+        }
+        v431 = v432 === undefined ? c3(c74()) : v432;
       }
-      return v415;
+      return v431;
     })();
-    if (v414 === INVALID) return INVALID;
-    const v449 = v6["windows"];
-    let v450 = (() => {
-      let v451;
-      if (v449 !== undefined) {
-        if (typeof v449 !== "object" || v449 === null || Array.isArray(v449)) return INVALID;
-        const v452 = v449["hostProcess"];
-        let v453 = (() => {
-          let v454;
-          if (v452 !== undefined) {
-            if (typeof v452 !== "object" || v452 === null || Array.isArray(v452)) return INVALID;
-            const v455 = v452["flannelImage"];
-            if (typeof v455 !== "string") return INVALID;
-            const v456 = typeof v455 === "string" && v455.length >= 1 && v455.length < 2 ? c0(v455) : v455.length;
-            if (v456 < 1) return INVALID;
-            const v457 = typeof v455 === "string" && v455.length > 512 ? c0(v455) : v455.length;
-            if (v457 > 512) return INVALID;
+    if (v430 === INVALID) return INVALID;
+    const v465 = v6["windows"];
+    let v466 = (() => {
+      let v467;
+      if (v465 !== undefined) {
+        if (typeof v465 !== "object" || v465 === null || Array.isArray(v465)) return INVALID;
+        const v468 = v465["hostProcess"];
+        let v469 = (() => {
+          let v470;
+          if (v468 !== undefined) {
+            if (typeof v468 !== "object" || v468 === null || Array.isArray(v468)) return INVALID;
+            const v471 = v468["flannelImage"];
+            if (typeof v471 !== "string") return INVALID;
+            const v472 = typeof v471 === "string" && v471.length >= 1 && v471.length < 2 ? c0(v471) : v471.length;
+            if (v472 < 1) return INVALID;
+            const v473 = typeof v471 === "string" && v471.length > 512 ? c0(v471) : v471.length;
+            if (v473 > 512) return INVALID;
             c79.lastIndex = 0;
-            if (!c79.test(v455)) return INVALID;
-            const v458 = v452["kubeProxyImage"];
-            if (typeof v458 !== "string") return INVALID;
-            const v459 = typeof v458 === "string" && v458.length >= 1 && v458.length < 2 ? c0(v458) : v458.length;
-            if (v459 < 1) return INVALID;
-            const v460 = typeof v458 === "string" && v458.length > 512 ? c0(v458) : v458.length;
-            if (v460 > 512) return INVALID;
+            if (!c79.test(v471)) return INVALID;
+            const v474 = v468["kubeProxyImage"];
+            if (typeof v474 !== "string") return INVALID;
+            const v475 = typeof v474 === "string" && v474.length >= 1 && v474.length < 2 ? c0(v474) : v474.length;
+            if (v475 < 1) return INVALID;
+            const v476 = typeof v474 === "string" && v474.length > 512 ? c0(v474) : v474.length;
+            if (v476 > 512) return INVALID;
             c79.lastIndex = 0;
-            if (!c79.test(v458)) return INVALID;
-            for (const k in v452) {
+            if (!c79.test(v474)) return INVALID;
+            for (const k in v468) {
               if (k !== "flannelImage" && k !== "kubeProxyImage") return INVALID;
             }
-            const v461 = { "flannelImage": v455, "kubeProxyImage": v458 };
-            v454 = v461;
+            const v477 = { "flannelImage": v471, "kubeProxyImage": v474 };
+            v470 = v477;
           }
-          return v454;
+          return v470;
         })();
-        if (v453 === INVALID) {
-          if ("hostProcess" in v449) return INVALID;
-          v453 = undefined;
+        if (v469 === INVALID) {
+          if ("hostProcess" in v465) return INVALID;
+          v469 = undefined;
         }
-        for (const k in v449) {
+        for (const k in v465) {
           if (k !== "hostProcess") return INVALID;
         }
-        const v462 = {};
-        if ("hostProcess" in v449) v462["hostProcess"] = v453;
-        v451 = v462;
+        const v478 = {};
+        if ("hostProcess" in v465) v478["hostProcess"] = v469;
+        v467 = v478;
       }
-      return v451;
+      return v467;
     })();
-    if (v450 === INVALID) {
+    if (v466 === INVALID) {
       if ("windows" in v6) return INVALID;
-      v450 = undefined;
+      v466 = undefined;
     }
-    const v463 = v6["verify"];
-    let v464 = (() => {
-      let v465;
-      if (v463 !== undefined) {
-        if (typeof v463 !== "object" || v463 === null || Array.isArray(v463)) return INVALID;
-        const v466 = v463["probeImages"];
-        let v467 = (() => {
-          let v468;
-          if (v466 !== undefined) {
-            if (typeof v466 !== "object" || v466 === null || Array.isArray(v466)) return INVALID;
-            const v469 = v466["linux"];
-            let v470 = (() => {
-              let v471;
-              if (v469 !== undefined) {
-                if (typeof v469 !== "string") return INVALID;
-                const v472 = typeof v469 === "string" && v469.length >= 1 && v469.length < 2 ? c0(v469) : v469.length;
-                if (v472 < 1) return INVALID;
-                const v473 = typeof v469 === "string" && v469.length > 512 ? c0(v469) : v469.length;
-                if (v473 > 512) return INVALID;
+    const v479 = v6["verify"];
+    let v480 = (() => {
+      let v481;
+      if (v479 !== undefined) {
+        if (typeof v479 !== "object" || v479 === null || Array.isArray(v479)) return INVALID;
+        const v482 = v479["probeImages"];
+        let v483 = (() => {
+          let v484;
+          if (v482 !== undefined) {
+            if (typeof v482 !== "object" || v482 === null || Array.isArray(v482)) return INVALID;
+            const v485 = v482["linux"];
+            let v486 = (() => {
+              let v487;
+              if (v485 !== undefined) {
+                if (typeof v485 !== "string") return INVALID;
+                const v488 = typeof v485 === "string" && v485.length >= 1 && v485.length < 2 ? c0(v485) : v485.length;
+                if (v488 < 1) return INVALID;
+                const v489 = typeof v485 === "string" && v485.length > 512 ? c0(v485) : v485.length;
+                if (v489 > 512) return INVALID;
                 c79.lastIndex = 0;
-                if (!c79.test(v469)) return INVALID;
-                v471 = v469;
+                if (!c79.test(v485)) return INVALID;
+                v487 = v485;
               }
-              return v471;
+              return v487;
             })();
-            if (v470 === INVALID) {
-              if ("linux" in v466) return INVALID;
-              v470 = undefined;
+            if (v486 === INVALID) {
+              if ("linux" in v482) return INVALID;
+              v486 = undefined;
             }
-            const v474 = v466["ltsc2022"];
-            let v475 = (() => {
-              let v476;
-              if (v474 !== undefined) {
-                if (typeof v474 !== "string") return INVALID;
-                const v477 = typeof v474 === "string" && v474.length >= 1 && v474.length < 2 ? c0(v474) : v474.length;
-                if (v477 < 1) return INVALID;
-                const v478 = typeof v474 === "string" && v474.length > 512 ? c0(v474) : v474.length;
-                if (v478 > 512) return INVALID;
+            const v490 = v482["ltsc2022"];
+            let v491 = (() => {
+              let v492;
+              if (v490 !== undefined) {
+                if (typeof v490 !== "string") return INVALID;
+                const v493 = typeof v490 === "string" && v490.length >= 1 && v490.length < 2 ? c0(v490) : v490.length;
+                if (v493 < 1) return INVALID;
+                const v494 = typeof v490 === "string" && v490.length > 512 ? c0(v490) : v490.length;
+                if (v494 > 512) return INVALID;
                 c79.lastIndex = 0;
-                if (!c79.test(v474)) return INVALID;
-                v476 = v474;
+                if (!c79.test(v490)) return INVALID;
+                v492 = v490;
               }
-              return v476;
+              return v492;
             })();
-            if (v475 === INVALID) {
-              if ("ltsc2022" in v466) return INVALID;
-              v475 = undefined;
+            if (v491 === INVALID) {
+              if ("ltsc2022" in v482) return INVALID;
+              v491 = undefined;
             }
-            const v479 = v466["ltsc2025"];
-            let v480 = (() => {
-              let v481;
-              if (v479 !== undefined) {
-                if (typeof v479 !== "string") return INVALID;
-                const v482 = typeof v479 === "string" && v479.length >= 1 && v479.length < 2 ? c0(v479) : v479.length;
-                if (v482 < 1) return INVALID;
-                const v483 = typeof v479 === "string" && v479.length > 512 ? c0(v479) : v479.length;
-                if (v483 > 512) return INVALID;
+            const v495 = v482["ltsc2025"];
+            let v496 = (() => {
+              let v497;
+              if (v495 !== undefined) {
+                if (typeof v495 !== "string") return INVALID;
+                const v498 = typeof v495 === "string" && v495.length >= 1 && v495.length < 2 ? c0(v495) : v495.length;
+                if (v498 < 1) return INVALID;
+                const v499 = typeof v495 === "string" && v495.length > 512 ? c0(v495) : v495.length;
+                if (v499 > 512) return INVALID;
                 c79.lastIndex = 0;
-                if (!c79.test(v479)) return INVALID;
-                v481 = v479;
+                if (!c79.test(v495)) return INVALID;
+                v497 = v495;
               }
-              return v481;
+              return v497;
             })();
-            if (v480 === INVALID) {
-              if ("ltsc2025" in v466) return INVALID;
-              v480 = undefined;
+            if (v496 === INVALID) {
+              if ("ltsc2025" in v482) return INVALID;
+              v496 = undefined;
             }
-            for (const k in v466) {
+            for (const k in v482) {
               if (k !== "linux" && k !== "ltsc2022" && k !== "ltsc2025") return INVALID;
             }
-            const v484 = {};
-            if ("linux" in v466) v484["linux"] = v470;
-            if ("ltsc2022" in v466) v484["ltsc2022"] = v475;
-            if ("ltsc2025" in v466) v484["ltsc2025"] = v480;
-            v468 = v484;
+            const v500 = {};
+            if ("linux" in v482) v500["linux"] = v486;
+            if ("ltsc2022" in v482) v500["ltsc2022"] = v491;
+            if ("ltsc2025" in v482) v500["ltsc2025"] = v496;
+            v484 = v500;
           }
-          return v468;
+          return v484;
         })();
-        if (v467 === INVALID) {
-          if ("probeImages" in v463) return INVALID;
-          v467 = undefined;
+        if (v483 === INVALID) {
+          if ("probeImages" in v479) return INVALID;
+          v483 = undefined;
         }
-        for (const k in v463) {
+        for (const k in v479) {
           if (k !== "probeImages") return INVALID;
         }
-        const v485 = {};
-        if ("probeImages" in v463) v485["probeImages"] = v467;
-        v465 = v485;
+        const v501 = {};
+        if ("probeImages" in v479) v501["probeImages"] = v483;
+        v481 = v501;
       }
-      return v465;
+      return v481;
     })();
-    if (v464 === INVALID) {
+    if (v480 === INVALID) {
       if ("verify" in v6) return INVALID;
-      v464 = undefined;
+      v480 = undefined;
     }
-    const v486 = v6["airGapped"];
-    let v487 = (() => {
-      let v488;
-      if (v486 === undefined) {
-        v488 = c3(c80());
+    const v502 = v6["airGapped"];
+    let v503 = (() => {
+      let v504;
+      if (v502 === undefined) {
+        v504 = c3(c80());
       } else {
-        if (typeof v486 !== "boolean") return INVALID;
-        v488 = v486 === undefined ? c3(c80()) : v486;
+        if (typeof v502 !== "boolean") return INVALID;
+        v504 = v502 === undefined ? c3(c80()) : v502;
       }
-      return v488;
+      return v504;
     })();
-    if (v487 === INVALID) return INVALID;
+    if (v503 === INVALID) return INVALID;
     for (const k in v6) {
       if (k !== "domain" && k !== "kubernetes" && k !== "containerRuntime" && k !== "network" && k !== "cni" && k !== "infrastructure" && k !== "nodes" && k !== "services" && k !== "proxy" && k !== "mirrors" && k !== "downloads" && k !== "windows" && k !== "verify" && k !== "airGapped") return INVALID;
     }
-    const v489 = {};
-    v489["domain"] = v8;
-    v489["kubernetes"] = v12;
-    v489["containerRuntime"] = v67;
-    v489["network"] = v74;
-    v489["cni"] = v97;
-    v489["infrastructure"] = v117;
-    if ("nodes" in v6) v489["nodes"] = v233;
-    v489["services"] = v312;
-    if ("proxy" in v6) v489["proxy"] = v360;
-    v489["mirrors"] = v387;
-    v489["downloads"] = v414;
-    if ("windows" in v6) v489["windows"] = v450;
-    if ("verify" in v6) v489["verify"] = v464;
-    v489["airGapped"] = v487;
+    const v505 = {};
+    v505["domain"] = v8;
+    v505["kubernetes"] = v12;
+    v505["containerRuntime"] = v83;
+    v505["network"] = v90;
+    v505["cni"] = v113;
+    v505["infrastructure"] = v133;
+    if ("nodes" in v6) v505["nodes"] = v249;
+    v505["services"] = v328;
+    if ("proxy" in v6) v505["proxy"] = v376;
+    v505["mirrors"] = v403;
+    v505["downloads"] = v430;
+    if ("windows" in v6) v505["windows"] = v466;
+    if ("verify" in v6) v505["verify"] = v480;
+    v505["airGapped"] = v503;
     for (const k in input) {
       if (k !== "apiVersion" && k !== "kind" && k !== "metadata" && k !== "spec") return INVALID;
     }
-    const v490 = { "apiVersion": v0, "kind": v1, "metadata": v5, "spec": v489 };
-    return v490;
+    const v506 = { "apiVersion": v0, "kind": v1, "metadata": v5, "spec": v505 };
+    return v506;
   };
 })();
 

@@ -392,6 +392,22 @@ const controlPlaneProbes = z.strictObject({
     ),
 });
 
+/**
+ * kube-controller-manager's and kube-scheduler's leader election (their
+ * `--leader-elect-*` flags): on a slow control plane a lease renewal that
+ * misses its deadline stops every controller until the kubelet restarts the
+ * component. Defaults 15s, 10s, 2s.
+ */
+const leaderElection = z.strictObject({
+  leaseDuration: duration.optional().describe('How long a lease holds without renewal (default 15s)'),
+  renewDeadline: duration
+    .optional()
+    .describe(
+      'How long the leader keeps trying to renew before it gives up; half of it is each call’s timeout (default 10s)',
+    ),
+  retryPeriod: duration.optional().describe('How long to wait between tries (default 2s)'),
+});
+
 const kubernetes = z.strictObject({
   version: version('Kubernetes').default(DEFAULT_KUBERNETES_MINOR),
   install: z
@@ -410,6 +426,11 @@ const kubernetes = z.strictObject({
   timeouts: kubeadmTimeouts
     .optional()
     .describe("kubeadm's timeouts, raised for slow machines (software emulation, small VMs)"),
+  leaderElection: leaderElection
+    .optional()
+    .describe(
+      "kube-controller-manager's and kube-scheduler's leader election, relaxed for slow machines (a missed renewal stops every controller)",
+    ),
   controlPlaneProbes: controlPlaneProbes
     .optional()
     .describe(

@@ -126,9 +126,15 @@ export const KUBEADM_TIMEOUT_NAMES = [
 ] as const;
 export type KubeadmTimeoutName = (typeof KUBEADM_TIMEOUT_NAMES)[number];
 
+/** spec.kubernetes.leaderElection's fields, and their defaults in kube-controller-manager and kube-scheduler (seconds). */
+export const LEADER_ELECTION_DEFAULTS = { leaseDuration: 15, renewDeadline: 10, retryPeriod: 2 } as const;
+export type LeaderElectionName = keyof typeof LEADER_ELECTION_DEFAULTS;
+
 export interface KubeadmSettings {
   /** The timeouts the spec sets, in seconds; the others keep kubeadm's defaults. */
   readonly timeouts: Readonly<Partial<Record<KubeadmTimeoutName, number>>>;
+  /** kube-controller-manager's and kube-scheduler's leader election, in seconds; undefined when the spec sets none. */
+  readonly leaderElection?: Readonly<Partial<Record<LeaderElectionName, number>>>;
   /** Probe slack on the control-plane static pods (kubeadm patches); undefined when the spec sets none. */
   readonly controlPlaneProbes?: { readonly timeoutSeconds?: number; readonly livenessFailureThreshold?: number };
 }

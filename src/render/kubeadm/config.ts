@@ -10,7 +10,7 @@ import type { RenderedArtifact } from '../../render/types.js';
 import { CONTAINERD_PATHS } from '../containerd/paths.js';
 import { KUBEADM_PATCHES_DIR, hasProbePatches } from './patches.js';
 import { KUBEADM_SECRET as S, ref } from './secrets.js';
-import { timeoutsBlock } from './timeouts.js';
+import { goDuration, timeoutsBlock } from './timeouts.js';
 
 export const KUBEADM_DIR = '/etc/kubemix/kubeadm';
 export const KUBEADM_API = 'kubeadm.k8s.io/v1beta4';
@@ -86,6 +86,7 @@ export function initDocuments(model: ClusterModel, node: PlanNode): Doc[] {
       ),
       ...etcdCheckArgs(model),
     },
+    ...leaderElectionArgs(model),
   };
   const kubelet: Doc = {
     apiVersion: 'kubelet.config.k8s.io/v1beta1',
@@ -115,6 +116,18 @@ function etcdCheckArgs(model: ClusterModel): { extraArgs?: { name: string; value
       { name: 'etcd-readycheck-timeout', value },
     ],
   };
+}
+
+/** spec.kubernetes.leaderElection → both elected components' `--leader-elect-*` flags, as Go durations. */
+function leaderElectionArgs(model: ClusterModel): Record<string, { extraArgs: { name: string; value: string }[] }> {
+  const e = model.kubeadm.leaderElection;
+  if (e === undefined) return {};
+  const flags = { leaseDuration: 'lease-duration', renewDeadline: 'renew-deadline', retryPeriod: 'retry-period' };
+  const extraArgs = (Object.keys(flags) as (keyof typeof flags)[]).flatMap((k) => {
+    const seconds = e[k];
+    return seconds === undefined ? [] : [{ name: `leader-elect-${flags[k]}`, value: goDuration(seconds) }];
+  });
+  return { controllerManager: { extraArgs }, scheduler: { extraArgs } };
 }
 
 export function joinDocument(model: ClusterModel, node: PlanNode): Doc {

@@ -36,9 +36,11 @@ import { downloadFileUrls } from './download-file-urls.js';
 import { notUsedYet } from './not-used-yet.js';
 import { airGapped } from './airgap.js';
 import { distinctHypervisors, placementPins } from './placement.js';
+import { leaderElectionOrder } from './leader-election.js';
 
 /** Every cross-field rule, run in this order; each returns all it finds. */
 export const RULES: readonly Rule[] = [
+  leaderElectionOrder,
   cidrsValidAndDisjoint,
   specialRanges,
   gatewayInNetwork,
