@@ -23,10 +23,19 @@ const examples = readdirSync(join(REPO, 'examples'))
   .filter((f) => f.endsWith('.yaml'))
   .sort();
 
-function dump(containerd: string, args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(containerd, [...args, 'config', 'dump'], { encoding: 'utf8', timeout: 60_000 });
+/** Runs the built containerd (through setpriv, as every built binary here: killed with the test). */
+function containerdRun(
+  containerd: string,
+  args: readonly string[],
+): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync('setpriv', ['--pdeathsig=KILL', '--', containerd, ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+const dump = (containerd: string, args: readonly string[]) => containerdRun(containerd, [...args, 'config', 'dump']);
 
 describe('containerd reads every rendered config.toml without migrating or ignoring a key', () => {
   let containerd = '';
@@ -35,7 +44,7 @@ describe('containerd reads every rendered config.toml without migrating or ignor
   before(() => {
     containerd = kubeBinaries().containerd();
     // The schema version this containerd writes: its own default config's first key.
-    const def = spawnSync(containerd, ['config', 'default'], { encoding: 'utf8' });
+    const def = containerdRun(containerd, ['config', 'default']);
     current = /^version = (\d+)$/m.exec(def.stdout)?.[1] ?? assert.fail(`no version in: ${def.stdout.slice(0, 200)}`);
   });
   after(() => tmp.remove());
