@@ -111,6 +111,13 @@ it('renders valid manifests with the CA bundle, failure policy and namespace exc
   assert.equal(deployment['spec']['replicas'], 2);
   assert.equal(deployment['spec']['template']['spec']['nodeSelector']['kubernetes.io/os'], 'linux');
   assert.deepEqual(deployment['spec']['template']['spec']['os'], { name: 'linux' });
+  // With one Linux worker, a drain must find somewhere for the second replica: the control plane.
+  assert.ok(
+    (deployment['spec']['template']['spec']['tolerations'] as Obj[]).some(
+      (t) => t['key'] === 'node-role.kubernetes.io/control-plane' && t['effect'] === 'NoSchedule',
+    ),
+    'the control-plane taint is tolerated',
+  );
   for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
     const hook = (docs.find((d) => d['kind'] === kind) as Obj)['webhooks'][0] as Obj;
     assert.equal(hook['failurePolicy'], 'Ignore');

@@ -104,6 +104,13 @@ function deployment(i: InstallInput, labels: Record<string, string>): Record<str
           // Linux-pinned: the webhook must never wait for the placement it provides.
           os: { name: 'linux' },
           nodeSelector: { 'kubernetes.io/os': 'linux' },
+          // Control-plane nodes may hold a replica, as they hold CoreDNS: with failurePolicy Fail every pod
+          // creation waits on the webhook, and with one Linux worker a drain would otherwise find its
+          // PodDisruptionBudget unmet and nowhere to move the replicas (the real-cluster tier's upgrade).
+          tolerations: [
+            { key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' },
+            { key: 'CriticalAddonsOnly', operator: 'Exists' },
+          ],
           affinity: {
             podAntiAffinity: {
               preferredDuringSchedulingIgnoredDuringExecution: [

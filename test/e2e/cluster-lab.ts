@@ -19,7 +19,11 @@ import { SystemLibvirtd } from '../harness/libvirt-system.js';
 import { TestNet, type TestHost } from '../harness/netns.js';
 import { startKubemix, type KubemixProcess, type KubemixRun, type RunOptions } from './kubemix.js';
 
+/** The commands that reach the hosts over SSH and so take --known-hosts (`kubeconfig`, say, reads only the state). */
+const SSH_COMMANDS: ReadonlySet<string> = new Set(['up', 'down', 'upgrade', 'patch', 'add-node', 'verify', 'diagnose']);
+
 /** The hypervisor's own folders (definitions; pools and image cache), as in the libvirt driver's tier. */
+
 export const PRIVATE = ['/var/lib/kubemix', '/var/lib/libvirt'];
 
 export class ClusterLab {
@@ -81,7 +85,8 @@ export class ClusterLab {
 
   /** `kubemix COMMAND SPEC …` as the deployer on the hypervisor, with the tier's state directory and pinned keys. */
   start(command: string, extra: readonly string[] = [], options: RunOptions = {}): KubemixProcess {
-    const args = [command, this.specFile, '--state-dir', this.state, '--known-hosts', this.knownHosts, '--json'];
+    const keys = SSH_COMMANDS.has(command) ? ['--known-hosts', this.knownHosts] : [];
+    const args = [command, this.specFile, '--state-dir', this.state, ...keys, '--json'];
     return startKubemix([...args, ...extra], {
       timeoutMs: 120 * 60_000,
       // kubemix's own SSH handshake timeout, not the quick VM tier's 5 s: three guests under software
