@@ -78,6 +78,9 @@ const SIZES = {
   services: { vcpus: 1, ram: '1Gi', disk: '10Gi' },
 };
 const LOAD_PORT = 30080;
+/** kubectl's answers that mean the request never reached the API server: tried again, as an operator would. */
+const UNREACHABLE = /Unable to connect to the server[^\n]*|the server is currently unable to handle the request/;
+const KUBECTL_ATTEMPTS = 7;
 /**
  * Tasks at once per host, as a user of slow machines sets it: with the default 8, the one-CPU
  * emulated services node ran five configuration tasks at once and systemd missed its own D-Bus
@@ -148,8 +151,24 @@ describe(
     /** Spec fields besides the versions and pins, kept for the rewrites. */
     let base: Record<string, unknown> = {};
 
-    const kubectl = (args: readonly string[], options: { input?: string; allowFail?: boolean } = {}) =>
-      lab.deployer([kubectlBin, '--kubeconfig', kubeconfig, ...args], { timeoutMs: 300_000, ...options });
+    /**
+     * kubectl as the deployer, tried again (up to a minute) when the API server could not be reached at all:
+     * an emulated control plane answered /readyz and then let kubectl's 10 s TLS handshake run out (run 15).
+     */
+    const kubectl = (args: readonly string[], options: { input?: string; allowFail?: boolean } = {}) => {
+      const argv = [kubectlBin, '--kubeconfig', kubeconfig, ...args];
+      for (let attempt = 1; ; attempt++) {
+        const r = lab.deployer(argv, { timeoutMs: 300_000, ...options, allowFail: true });
+        if (r.code !== 0 && attempt < KUBECTL_ATTEMPTS && UNREACHABLE.test(r.stderr)) {
+          log(`kubectl ${args.join(' ').slice(0, 80)}: ${UNREACHABLE.exec(r.stderr)?.[0] ?? ''}; again in 10 s`);
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10_000);
+          continue;
+        }
+        if (r.code !== 0 && options.allowFail !== true)
+          throw new Error(`${argv.join(' ')}: exit ${r.code}\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`);
+        return r;
+      }
+    };
     const json = <T>(args: readonly string[]): T => JSON.parse(kubectl([...args, '-o', 'json']).stdout) as T;
     const imagesArgs = (bundles: readonly ReleaseBundle[], extra: readonly string[] = []): string[] => [
       '--images',
