@@ -331,3 +331,42 @@ describe('Service and NodePort cells pass only after every backend answered', ()
     }
   });
 });
+
+describe('a name that does not resolve is explained by layer 1 on the way to CoreDNS', () => {
+  const source = e.nodes.find((n) => n.name === 'controller-01')!;
+  const [cell] = p.cellsOf(source, [], {}, e.clusterDomain, []).filter((c) => c.probe === 'pod-dns');
+  const log = `KUBEMIX-CELL ${cell!.id} fail 12 0 nslookup: can't resolve 'kubernetes.default.svc.${e.clusterDomain}'\n`;
+  const vxlan: CheckResult = {
+    id: 'underlay/vxlan/compute-01/controller-01',
+    layer: 'underlay',
+    probe: 'vxlan',
+    source: 'compute-01',
+    target: 'controller-01',
+    status: 'fail',
+    detail: 'no reply through flannel.1',
+  };
+  const causeWith = (dnsNodes: readonly string[], underlay: CheckResult[]): string =>
+    judgeCells([cell!], log, {
+      nodes: e.nodes,
+      underlay,
+      podTrouble: new Map(),
+      osOf: (n) => e.nodes.find((x) => x.name === n)?.os,
+      dnsNodes,
+    })[0]?.cause ?? '';
+
+  it('CoreDNS on a node layer 1 cannot reach through the overlay: that path is the cause', () => {
+    assert.match(
+      causeWith(['compute-01', 'controller-01'], [vxlan]),
+      /^CoreDNS on compute-01 answers from across the overlay, and layer 1 already failed there: underlay vxlan compute-01 → controller-01 \(no reply through flannel\.1\)$/,
+    );
+  });
+
+  it('CoreDNS only beside the source, or layer 1 healthy: CoreDNS or kube-proxy', () => {
+    for (const [nodes, underlay] of [
+      [['controller-01'], [vxlan]],
+      [['compute-01'], []],
+      [[], [vxlan]],
+    ] as const)
+      assert.match(causeWith(nodes, [...underlay]), /^CoreDNS or the kube-dns Service/);
+  });
+});

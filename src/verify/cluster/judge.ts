@@ -31,6 +31,8 @@ export interface JudgeContext {
   readonly podTrouble: ReadonlyMap<string, { readonly detail: string; readonly cause?: string }>;
   /** Every cell's result so far, to explain service cells by pod cells. */
   readonly osOf: (node: string) => 'linux' | 'windows' | undefined;
+  /** The nodes CoreDNS runs on (empty when unknown): a name a pod resolves may be answered across the overlay. */
+  readonly dnsNodes?: readonly string[];
 }
 
 function underlayCause(c: Cell, ctx: JudgeContext): string | undefined {
@@ -67,6 +69,20 @@ function silentBackendCause(from: string, output: string, underlay: readonly Che
   return undefined;
 }
 
+/** A layer-1 failure between `from` and a node CoreDNS runs on: its answers cross that path. */
+function dnsAcrossCause(from: string, ctx: JudgeContext): string | undefined {
+  for (const node of ctx.dnsNodes ?? []) {
+    if (node === from) continue;
+    const bad = ctx.underlay.find(
+      (u) =>
+        u.status === 'fail' && ((u.source === from && u.target === node) || (u.source === node && u.target === from)),
+    );
+    if (bad !== undefined)
+      return `CoreDNS on ${node} answers from across the overlay, and layer 1 already failed there: underlay ${bad.probe} ${bad.source} → ${bad.target} (${bad.detail})`;
+  }
+  return undefined;
+}
+
 function causeOf(c: Cell, ctx: JudgeContext, output: string): string {
   const from = ctx.osOf(c.source);
   if (c.probe === 'egress')
@@ -93,9 +109,12 @@ function causeOf(c: Cell, ctx: JudgeContext, output: string): string {
       : 'pod routes between the nodes: the CNI pod on either node, or the MTU of the overlay';
   }
   if (c.probe === 'pod-dns' || (c.probe === 'svc-dns' && /resolve|name|nslookup|bad address/i.test(output)))
-    return from === 'windows'
-      ? 'DNS on Windows pods: the kube-dns ClusterIP must be reachable through kube-proxy on Windows, and the pod DNS suffix list set'
-      : 'CoreDNS or the kube-dns Service: check the coredns cell and kube-proxy on the node';
+    return (
+      dnsAcrossCause(c.source, ctx) ??
+      (from === 'windows'
+        ? 'DNS on Windows pods: the kube-dns ClusterIP must be reachable through kube-proxy on Windows, and the pod DNS suffix list set'
+        : 'CoreDNS or the kube-dns Service: check the coredns cell and kube-proxy on the node')
+    );
   const silent = silentBackendCause(c.source, output, ctx.underlay);
   if (silent !== undefined) return silent;
   const backs = c.target === SERVICES.windows ? 'Windows' : c.target === SERVICES.linux ? 'Linux' : 'both OSes';

@@ -63,6 +63,19 @@ function troubleOf(pr: ProbePod, pod: PodObject | undefined): { detail: string; 
   };
 }
 
+/** The nodes CoreDNS (k8s-app=kube-dns) runs on, to explain DNS cells; none when the list cannot be had. */
+async function dnsNodesOf(a: Apis, o: RunClusterOptions): Promise<string[]> {
+  try {
+    const list = await retried(o.signal, () =>
+      a.core.listNamespacedPod({ namespace: 'kube-system', labelSelector: 'k8s-app=kube-dns' }),
+    );
+    const nodes = list.items.map((pod) => pod.spec?.nodeName).filter((n): n is string => n !== undefined);
+    return [...new Set(nodes)].sort();
+  } catch {
+    return [];
+  }
+}
+
 export async function judgeProbePods(
   a: Apis,
   e: ClusterExpectations,
@@ -74,6 +87,7 @@ export async function judgeProbePods(
 ): Promise<CheckResult[]> {
   const osOf = (node: string): 'linux' | 'windows' | undefined => e.nodes.find((n) => n.name === node)?.os;
   const out = echoFailures(nodes, echoes, o);
+  const dnsNodes = await dnsNodesOf(a, o);
   const judged = await Promise.all(
     probes.map(async (pr): Promise<CheckResult[]> => {
       if (pr.refused !== undefined)
@@ -101,7 +115,7 @@ export async function judgeProbePods(
           };
         }
       const podTrouble = new Map(trouble === undefined ? [] : [[pr.node.name, trouble]]);
-      return judgeCells(pr.cells, log, { nodes: e.nodes, underlay: o.underlay, podTrouble, osOf });
+      return judgeCells(pr.cells, log, { nodes: e.nodes, underlay: o.underlay, podTrouble, osOf, dnsNodes });
     }),
   );
   return [...out, ...judged.flat()];
