@@ -35,15 +35,18 @@ export interface JudgeContext {
   readonly dnsNodes?: readonly string[];
 }
 
-function underlayCause(c: Cell, ctx: JudgeContext): string | undefined {
-  const bad = ctx.underlay.find(
-    (u) =>
-      u.status === 'fail' &&
-      ((u.source === c.source && u.target === c.target) || (u.source === c.target && u.target === c.source)),
+/** A failed layer-1 check between two nodes, in either direction. */
+function failedBetween(underlay: readonly CheckResult[], a: string, b: string): CheckResult | undefined {
+  return underlay.find(
+    (u) => u.status === 'fail' && ((u.source === a && u.target === b) || (u.source === b && u.target === a)),
   );
-  return bad === undefined
-    ? undefined
-    : `layer 1 already failed here: underlay ${bad.probe} ${bad.source} → ${bad.target} (${bad.detail})`;
+}
+
+const named = (u: CheckResult): string => `underlay ${u.probe} ${u.source} → ${u.target} (${u.detail})`;
+
+function underlayCause(c: Cell, ctx: JudgeContext): string | undefined {
+  const bad = failedBetween(ctx.underlay, c.source, c.target);
+  return bad === undefined ? undefined : `layer 1 already failed here: ${named(bad)}`;
 }
 
 /** The nodes whose echo pods a Service cell never heard from (`never answered by echo-a echo-b (…)`). */
@@ -59,12 +62,9 @@ function silentNodes(output: string): string[] {
 /** A layer-1 failure between `from` and a node whose backend never answered it, as a cause. */
 function silentBackendCause(from: string, output: string, underlay: readonly CheckResult[]): string | undefined {
   for (const node of silentNodes(output)) {
-    const bad = underlay.find(
-      (u) =>
-        u.status === 'fail' && ((u.source === from && u.target === node) || (u.source === node && u.target === from)),
-    );
+    const bad = failedBetween(underlay, from, node);
     if (bad !== undefined)
-      return `the backend on ${node} never answered, and layer 1 already failed there: underlay ${bad.probe} ${bad.source} → ${bad.target} (${bad.detail})`;
+      return `the backend on ${node} never answered, and layer 1 already failed there: ${named(bad)}`;
   }
   return undefined;
 }
@@ -72,13 +72,9 @@ function silentBackendCause(from: string, output: string, underlay: readonly Che
 /** A layer-1 failure between `from` and a node CoreDNS runs on: its answers cross that path. */
 function dnsAcrossCause(from: string, ctx: JudgeContext): string | undefined {
   for (const node of ctx.dnsNodes ?? []) {
-    if (node === from) continue;
-    const bad = ctx.underlay.find(
-      (u) =>
-        u.status === 'fail' && ((u.source === from && u.target === node) || (u.source === node && u.target === from)),
-    );
+    const bad = node === from ? undefined : failedBetween(ctx.underlay, from, node);
     if (bad !== undefined)
-      return `CoreDNS on ${node} answers from across the overlay, and layer 1 already failed there: underlay ${bad.probe} ${bad.source} → ${bad.target} (${bad.detail})`;
+      return `CoreDNS on ${node} answers from across the overlay, and layer 1 already failed there: ${named(bad)}`;
   }
   return undefined;
 }
