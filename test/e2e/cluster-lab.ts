@@ -23,7 +23,6 @@ import { startKubemix, type KubemixProcess, type KubemixRun, type RunOptions } f
 const SSH_COMMANDS: ReadonlySet<string> = new Set(['up', 'down', 'upgrade', 'patch', 'add-node', 'verify', 'diagnose']);
 
 /** The hypervisor's own folders (definitions; pools and image cache), as in the libvirt driver's tier. */
-
 export const PRIVATE = ['/var/lib/kubemix', '/var/lib/libvirt'];
 
 export class ClusterLab {

@@ -447,9 +447,10 @@ describe(
       async () => {
         const drop =
           'nft add table inet kubemix_e2e && nft add chain inet kubemix_e2e input "{ type filter hook input priority -300; }" && nft add rule inet kubemix_e2e input udp dport 4789 drop';
-        const dnsNodes = json<{ items: { spec: { nodeName?: string } }[] }>([
-          ...['get', 'pods', '-n', 'kube-system', '-l', 'k8s-app=kube-dns'],
-        ]).items.map((p) => p.spec.nodeName ?? '');
+        type PodList = { items: { spec: { nodeName?: string } }[] };
+        const dnsNodes = json<PodList>(['get', 'pods', '-n', 'kube-system', '-l', 'k8s-app=kube-dns']).items.map(
+          (p) => p.spec.nodeName ?? '',
+        );
         lab.ssh(worker.ip, drop);
         try {
           const run = await stages.time('verify (UDP 4789 dropped on the worker)', () =>
