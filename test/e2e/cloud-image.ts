@@ -34,8 +34,18 @@ const LOCALE = 'en_US.UTF-8';
 /** Virtual size of the image; the driver's overlay is as large as the node's disk and growpart fills it. */
 const DISK_MIB = 3072;
 const BOOT_MIB = 64;
-/** What Debian's cloud images put on the kernel command line: the serial console. */
-const CMDLINE = 'root=LABEL=kubemix-root ro console=tty0 console=ttyS0,115200';
+/**
+ * What Debian's cloud images put on the kernel command line (the serial console), and
+ * `tsc=reliable`, which this image is built for: under software emulation every vCPU reads the
+ * one host TSC (qemu keeps it monotonic across vCPUs), but with two or more vCPUs of a non-Intel
+ * model (libvirt's default qemu64 says AuthenticAMD, and tcg cannot offer invtsc) the kernel
+ * calls the TSC unsynchronized and falls back to HPET: every clock read is then a system call
+ * and an emulated device read under qemu's global lock. Go programs read the clock on every
+ * scheduling decision; measured in a two-vCPU guest (docs/e2e.md, "Clock"): 100 Go tickers
+ * 2.26 s with HPET, 0.22 s with the TSC; boot 142 s → 102 s. A vendor image under emulation
+ * would want the same parameter (docs/linux-and-services.md, "Slow machines").
+ */
+const CMDLINE = 'root=LABEL=kubemix-root ro console=tty0 console=ttyS0,115200 tsc=reliable';
 const SYSLINUX_CFG = `DEFAULT linux
 PROMPT 0
 TIMEOUT 0

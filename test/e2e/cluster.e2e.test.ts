@@ -282,6 +282,9 @@ describe(
       const marks = lab.ssh(cp.ip, 'ls /etc/kubemix/kubeadm').stdout;
       assert.match(marks, /^init\.started$/m);
       assert.doesNotMatch(marks, /^init\.done$/m);
+      // The image's tsc=reliable (cloud-image.ts): the clock Go's runtimes read on every scheduling decision.
+      const clock = lab.ssh(cp.ip, 'cat /sys/devices/system/clocksource/clocksource0/current_clocksource');
+      assert.equal(clock.stdout.trim(), 'tsc', 'the control plane keeps the TSC as its clock');
       doneBefore.push(...doneIds(run));
     });
 
