@@ -150,11 +150,8 @@ export class ClusterLab {
   }
 
   /** A command on a guest over the system ssh client, from the hypervisor, checking the keys kubemix pinned. */
-  ssh(
-    ip: string,
-    command: string,
-    options: { allowFail?: boolean; timeoutMs?: number } = {},
-  ): { code: number | null; stdout: string; stderr: string } {
+  /** `ssh` run in the hypervisor's namespace, host key pinned, as argv for `ip`. */
+  private sshArgv(ip: string, command: string): string[] {
     const opts = [
       `UserKnownHostsFile=${this.knownHosts}`,
       'StrictHostKeyChecking=yes',
@@ -162,21 +159,29 @@ export class ClusterLab {
       'ConnectTimeout=15',
       'LogLevel=ERROR',
     ];
-    const r = spawnSync(
-      'ip',
-      [
-        'netns',
-        'exec',
-        this.host.ns,
-        'ssh',
-        '-i',
-        this.net.clientKey,
-        ...opts.flatMap((o) => ['-o', o]),
-        `root@${ip}`,
-        command,
-      ],
-      { encoding: 'utf8', timeout: options.timeoutMs ?? 180_000, maxBuffer: 64 * 1024 * 1024 },
-    );
+    return [
+      'netns',
+      'exec',
+      this.host.ns,
+      'ssh',
+      '-i',
+      this.net.clientKey,
+      ...opts.flatMap((o) => ['-o', o]),
+      `root@${ip}`,
+      command,
+    ];
+  }
+
+  ssh(
+    ip: string,
+    command: string,
+    options: { allowFail?: boolean; timeoutMs?: number } = {},
+  ): { code: number | null; stdout: string; stderr: string } {
+    const r = spawnSync('ip', this.sshArgv(ip, command), {
+      encoding: 'utf8',
+      timeout: options.timeoutMs ?? 180_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const out = { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
     if (!options.allowFail && r.status !== 0)
       throw new Error(
@@ -185,7 +190,28 @@ export class ClusterLab {
     return out;
   }
 
-  /** A command in the hypervisor's namespace (its links, routes, processes). */
+  /**
+   * Resolves once `condition` (a shell test) holds on the guest, polled every second *on the guest*
+   * over one SSH session. Polling by a new login each second cost an emulated guest most of a host
+   * core (sshd's key exchange, PAM, logind, a user manager: run 18's worker at 64–88 % of a core
+   * while its join waited on the control plane, which those cycles were taken from). `signal` ends
+   * the watch (the run it watches ended first).
+   */
+  untilOnGuest(ip: string, condition: string, limitMs: number, signal: AbortSignal): Promise<void> {
+    const tries = Math.ceil(limitMs / 1000);
+    const loop = `i=0; until ${condition}; do i=$((i+1)); [ "$i" -lt ${tries} ] || exit 1; sleep 1; done`;
+    return new Promise((resolve, reject) => {
+      const child = spawn('ip', this.sshArgv(ip, loop), { stdio: 'ignore', signal });
+      this.background.push(child);
+      child.on('error', reject);
+      child.on('exit', (code) =>
+        code === 0
+          ? resolve()
+          : reject(new Error(`${condition} on ${ip}: not after ${limitMs / 1000} s (ssh exit ${code})`)),
+      );
+    });
+  }
+
   inNs(cmd: string, args: readonly string[]): { status: number | null; stdout: string } {
     const r = spawnSync('ip', ['netns', 'exec', this.host.ns, cmd, ...args], { encoding: 'utf8', timeout: 60_000 });
     return { status: r.status, stdout: r.stdout ?? '' };

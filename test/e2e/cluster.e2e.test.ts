@@ -251,29 +251,27 @@ describe(
     step('kubemix up, killed -9 while kubeadm init runs on the control plane', async () => {
       const initId = `task-deploy-cluster/${cp.name}/kubeadm-init`;
       let polling = false;
+      const watch = new AbortController();
       const p = lab.start('up', upArgs(), {
         onEvent: (e) => {
           if (polling || e['type'] !== 'task' || e['id'] !== initId || e['state'] !== 'running') return;
           polling = true;
           // kubeadm has written the static pods and waits for them: the middle of init.
-          void waitFor(
-            'kubeadm init writes the static pods',
-            () =>
-              lab.ssh(cp.ip, 'test -e /etc/kubernetes/manifests/kube-apiserver.yaml', { allowFail: true }).code === 0,
-            30 * 60_000,
-            3000,
-          ).then(
-            () => {
-              log('kubeadm init has written its static pods: kill -9 kubemix');
-              p.kill();
-            },
-            // Never an unhandled rejection: it would fail the step while kubemix still runs, and the
-            // next step would find the state locked (run 13). The run ends on its own; the asserts say how.
-            (error: Error) => log(`no kill: ${error.message}`),
-          );
+          void lab
+            .untilOnGuest(cp.ip, 'test -e /etc/kubernetes/manifests/kube-apiserver.yaml', 30 * 60_000, watch.signal)
+            .then(
+              () => {
+                log('kubeadm init has written its static pods: kill -9 kubemix');
+                p.kill();
+              },
+              // Never an unhandled rejection: it would fail the step while kubemix still runs, and the
+              // next step would find the state locked (run 13). The run ends on its own; the asserts say how.
+              (error: Error) => log(`no kill: ${error.message}`),
+            );
         },
       });
       const run = await p.done;
+      watch.abort();
       stages.run('up (killed during kubeadm init)', run.events, run.seconds);
       assert.equal(run.code, null, `kubemix was killed, not ended: ${output(run)}`);
       assert.ok(polling, `kubeadm init never started: ${failedTasks(run).join('\n')}\n${output(run)}`);
@@ -309,33 +307,30 @@ describe(
       async () => {
         const joinId = `task-deploy-cluster/${worker.name}/kubeadm-join`;
         let polling = false;
+        const watch = new AbortController();
         const p = lab.start('up', upArgs(), {
           onEvent: (e) => {
             if (polling || e['type'] !== 'task' || e['id'] !== joinId || e['state'] !== 'running') return;
             polling = true;
             // kubeadm join has handed the kubelet its bootstrap credentials: the middle of the join.
-            void waitFor(
-              'kubeadm join starts the kubelet',
-              () =>
-                lab.ssh(
-                  worker.ip,
-                  'test -e /etc/kubernetes/bootstrap-kubelet.conf || test -e /etc/kubernetes/kubelet.conf',
-                  {
-                    allowFail: true,
-                  },
-                ).code === 0,
-              60 * 60_000,
-              1000,
-            ).then(
-              () => {
-                log('kubeadm join has started the kubelet: kill -9 kubemix');
-                p.kill();
-              },
-              (error: Error) => log(`no kill: ${error.message}`),
-            );
+            void lab
+              .untilOnGuest(
+                worker.ip,
+                '{ test -e /etc/kubernetes/bootstrap-kubelet.conf || test -e /etc/kubernetes/kubelet.conf; }',
+                60 * 60_000,
+                watch.signal,
+              )
+              .then(
+                () => {
+                  log('kubeadm join has started the kubelet: kill -9 kubemix');
+                  p.kill();
+                },
+                (error: Error) => log(`no kill: ${error.message}`),
+              );
           },
         });
         const run = await p.done;
+        watch.abort();
         stages.run('up (init finished, killed during the join)', run.events, run.seconds);
         assert.equal(run.code, null, `kubemix was killed, not ended: ${output(run)}`);
         assert.ok(polling, `the join never started: ${failedTasks(run).join('\n')}\n${output(run)}`);
