@@ -41,8 +41,8 @@ const BOOT_MIB = 64;
  * model (libvirt's default qemu64 says AuthenticAMD, and tcg cannot offer invtsc) the kernel
  * calls the TSC unsynchronized and falls back to HPET: every clock read is then a system call
  * and an emulated device read under qemu's global lock. Go programs read the clock on every
- * scheduling decision; measured in a two-vCPU guest (docs/e2e.md, "Clock"): 100 Go tickers
- * 2.26 s with HPET, 0.22 s with the TSC; boot 142 s → 102 s. A vendor image under emulation
+ * scheduling decision; measured in a two-vCPU guest (`npm run bench:guest-clock`, docs/e2e.md,
+ * "The clock under emulation"): 100 Go tickers 1.91 s with HPET, 0.21 s with the TSC. A vendor image under emulation
  * would want the same parameter (docs/linux-and-services.md, "Slow machines").
  */
 const CMDLINE = 'root=LABEL=kubemix-root ro console=tty0 console=ttyS0,115200 tsc=reliable';
