@@ -149,7 +149,6 @@ export class ClusterLab {
     return child;
   }
 
-  /** A command on a guest over the system ssh client, from the hypervisor, checking the keys kubemix pinned. */
   /** `ssh` run in the hypervisor's namespace, host key pinned, as argv for `ip`. */
   private sshArgv(ip: string, command: string): string[] {
     const opts = [
@@ -172,6 +171,7 @@ export class ClusterLab {
     ];
   }
 
+  /** A command on a guest over the system ssh client, from the hypervisor, checking the keys kubemix pinned. */
   ssh(
     ip: string,
     command: string,
@@ -212,6 +212,7 @@ export class ClusterLab {
     });
   }
 
+  /** A command in the hypervisor's namespace (its links, routes, processes). */
   inNs(cmd: string, args: readonly string[]): { status: number | null; stdout: string } {
     const r = spawnSync('ip', ['netns', 'exec', this.host.ns, cmd, ...args], { encoding: 'utf8', timeout: 60_000 });
     return { status: r.status, stdout: r.stdout ?? '' };
