@@ -42,8 +42,8 @@ const BOOT_MIB = 64;
  * calls the TSC unsynchronized and falls back to HPET: every clock read is then a system call
  * and an emulated device read under qemu's global lock. Go programs read the clock on every
  * scheduling decision; measured in a two-vCPU guest (`npm run bench:guest-clock`, docs/e2e.md,
- * "The clock under emulation"): 100 Go tickers 1.91 s with HPET, 0.21 s with the TSC. A vendor image under emulation
- * would want the same parameter (docs/linux-and-services.md, "Slow machines").
+ * "The clock under emulation"): 100 Go tickers 1.91 s with HPET, 0.21 s with the TSC. A vendor
+ * image under emulation would want the same parameter (docs/linux-and-services.md, "Slow machines").
  */
 const CMDLINE = 'root=LABEL=kubemix-root ro console=tty0 console=ttyS0,115200 tsc=reliable';
 const SYSLINUX_CFG = `DEFAULT linux
