@@ -121,6 +121,43 @@ describe('kubeadm settings for slow machines', () => {
     assert.match(refusal({ leaderElection: { lease: '60s' } }), /leaderElection/);
   });
 
+  it('etcd timings reach the local etcd as integers of milliseconds; the field left out stays unset', () => {
+    const etcd = (m: ClusterModel): unknown =>
+      docs(renderKubeadm(m, node(m, 'cp1'), true).content).find((d) => d['kind'] === 'ClusterConfiguration')?.['etcd'];
+    assert.deepEqual(etcd(model({ etcd: { heartbeatInterval: '1s', electionTimeout: '15s' } })), {
+      local: {
+        extraArgs: [
+          { name: 'heartbeat-interval', value: '1000' },
+          { name: 'election-timeout', value: '15000' },
+        ],
+      },
+    });
+    assert.deepEqual(etcd(model({ etcd: { electionTimeout: '2500ms' } })), {
+      local: { extraArgs: [{ name: 'election-timeout', value: '2500' }] },
+    });
+    assert.equal(etcd(model({})), undefined, 'no flag unasked');
+  });
+
+  it('refuses etcd timings etcd would refuse at start, naming the field', () => {
+    assert.match(
+      refusal({ etcd: { heartbeatInterval: '300ms' } }),
+      /spec\.kubernetes\.etcd\.heartbeatInterval: electionTimeout \(1000ms\) must be at least 5 × heartbeatInterval \(300ms\)/,
+    );
+    assert.match(
+      refusal({ etcd: { heartbeatInterval: '1s', electionTimeout: '4s' } }),
+      /etcd\.electionTimeout: electionTimeout \(4000ms\) must be at least 5 × heartbeatInterval \(1000ms\)/,
+    );
+    assert.match(refusal({ etcd: { electionTimeout: '51s' } }), /etcd\.electionTimeout: must be at most 50s/);
+    assert.match(
+      refusal({ etcd: { electionTimeout: '1m' } }),
+      /electionTimeout: must be a duration such as 500ms or 10s/,
+    );
+    assert.match(refusal({ etcd: { electionTimeout: '0ms' } }), /electionTimeout: must be a duration/);
+    assert.match(refusal({ etcd: { election: '10s' } }), /spec\.kubernetes\.etcd/);
+    model({ etcd: { heartbeatInterval: '200ms', electionTimeout: '1s' } });
+    model({ etcd: { heartbeatInterval: '10s', electionTimeout: '50s' } });
+  });
+
   it('HAProxy checks the API servers with the same slack, and haproxy -c accepts it', () => {
     const path = repoPath('examples', 'existing-host-gw.yaml');
     const m = resolveModel(readSpec({ kind: 'file', path, text: readFileSync(path, 'utf8') }));

@@ -105,3 +105,17 @@ export const MAX_TIMEOUT_SECONDS = 24 * 3600;
 export function durationWithinLimit(text: string): boolean {
   return durationSeconds(text) <= MAX_TIMEOUT_SECONDS;
 }
+
+/** etcd refuses an election timeout above 50 s (embed.Config.Validate, maxElectionMs). */
+export const ETCD_MAX_ELECTION_MS = 50_000;
+
+/** `500ms`, `10s` → milliseconds, as etcd's flags take them. NaN for anything else. */
+export function etcdMilliseconds(text: string): number {
+  const match = /^([1-9][0-9]{0,4})(ms|s)$/.exec(text);
+  if (match === null) return Number.NaN;
+  return Number(match[1]) * (match[2] === 's' ? 1000 : 1);
+}
+
+export function etcdDurationWithinLimit(text: string): boolean {
+  return etcdMilliseconds(text) <= ETCD_MAX_ELECTION_MS;
+}

@@ -1,7 +1,7 @@
 // Derived defaults: values whose default depends on other fields.
 import { DEFAULT_LINUX_DISTRO } from '../matrix/index.js';
 import type { ClusterSpecParsed } from './schema.js';
-import { durationSeconds } from './checks.js';
+import { durationSeconds, etcdMilliseconds } from './checks.js';
 import {
   KUBEADM_TIMEOUT_NAMES,
   type ClusterSpec,
@@ -123,9 +123,15 @@ function kubeadmSettings(k: ClusterSpecParsed['spec']['kubernetes']): KubeadmSet
       text === undefined ? [] : [[name, durationSeconds(text)]],
     ),
   );
+  const etcd = Object.fromEntries(
+    Object.entries(k.etcd ?? {}).flatMap(([name, text]) =>
+      text === undefined ? [] : [[name, etcdMilliseconds(text)]],
+    ),
+  );
   return {
     timeouts,
     ...(Object.keys(election).length === 0 ? {} : { leaderElection: election }),
+    ...(Object.keys(etcd).length === 0 ? {} : { etcd }),
     ...(Object.keys(probes).length === 0 ? {} : { controlPlaneProbes: probes }),
   };
 }

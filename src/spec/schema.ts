@@ -13,6 +13,8 @@ import {
   SPEC_API_VERSION,
   diskWithinLimit,
   durationWithinLimit,
+  ETCD_MAX_ELECTION_MS,
+  etcdDurationWithinLimit,
   hasDecodableFilePath,
   hasNoFragment,
   hasUsableUserinfo,
@@ -408,6 +410,33 @@ const leaderElection = z.strictObject({
   retryPeriod: duration.optional().describe('How long to wait between tries (default 2s)'),
 });
 
+/**
+ * A duration etcd's flags can carry: whole milliseconds (`--heartbeat-interval`
+ * and `--election-timeout` are integers of ms), written as 500ms or 10s.
+ */
+const etcdDuration = z
+  .string()
+  .regex(/^[1-9][0-9]{0,4}(ms|s)$/, 'must be a duration such as 500ms or 10s')
+  .refine(etcdDurationWithinLimit, `must be at most ${ETCD_MAX_ELECTION_MS / 1000}s`);
+
+/**
+ * The control plane's etcd (kubeadm's local etcd, every member alike): etcd
+ * fails a request that takes longer than 5 s + 2 × the election timeout
+ * (`etcdserver: request timed out`), and on a slow machine a lease renewal
+ * that fails so stops every controller. etcd's tuning guide: the heartbeat
+ * near the members' round trip, the election timeout about ten times it.
+ */
+const etcdTiming = z.strictObject({
+  heartbeatInterval: etcdDuration
+    .optional()
+    .describe("How often the leader tells followers it is there (etcd's --heartbeat-interval; default 100ms)"),
+  electionTimeout: etcdDuration
+    .optional()
+    .describe(
+      "How long a follower waits before it calls an election (etcd's --election-timeout; default 1s); also sets how long etcd lets a request take: 5 s + 2 × it",
+    ),
+});
+
 const kubernetes = z.strictObject({
   version: version('Kubernetes').default(DEFAULT_KUBERNETES_MINOR),
   install: z
@@ -430,6 +459,11 @@ const kubernetes = z.strictObject({
     .optional()
     .describe(
       "kube-controller-manager's and kube-scheduler's leader election, relaxed for slow machines (a missed renewal stops every controller)",
+    ),
+  etcd: etcdTiming
+    .optional()
+    .describe(
+      "etcd's heartbeat and election timeout, relaxed for slow machines (every request etcd serves must end within 5 s + 2 × the election timeout)",
     ),
   controlPlaneProbes: controlPlaneProbes
     .optional()

@@ -130,11 +130,17 @@ export type KubeadmTimeoutName = (typeof KUBEADM_TIMEOUT_NAMES)[number];
 export const LEADER_ELECTION_DEFAULTS = { leaseDuration: 15, renewDeadline: 10, retryPeriod: 2 } as const;
 export type LeaderElectionName = keyof typeof LEADER_ELECTION_DEFAULTS;
 
+/** spec.kubernetes.etcd's fields, and etcd's defaults (milliseconds). */
+export const ETCD_TIMING_DEFAULTS = { heartbeatInterval: 100, electionTimeout: 1000 } as const;
+export type EtcdTimingName = keyof typeof ETCD_TIMING_DEFAULTS;
+
 export interface KubeadmSettings {
   /** The timeouts the spec sets, in seconds; the others keep kubeadm's defaults. */
   readonly timeouts: Readonly<Partial<Record<KubeadmTimeoutName, number>>>;
   /** kube-controller-manager's and kube-scheduler's leader election, in seconds; undefined when the spec sets none. */
   readonly leaderElection?: Readonly<Partial<Record<LeaderElectionName, number>>>;
+  /** etcd's heartbeat and election timeout, in milliseconds; undefined when the spec sets none. */
+  readonly etcd?: Readonly<Partial<Record<EtcdTimingName, number>>>;
   /** Probe slack on the control-plane static pods (kubeadm patches); undefined when the spec sets none. */
   readonly controlPlaneProbes?: { readonly timeoutSeconds?: number; readonly livenessFailureThreshold?: number };
 }

@@ -66,6 +66,10 @@ const SLOW = {
   // run 13: kube-controller-manager lost its lease (5 s calls, 10 s deadline) and stopped every
   // controller, so the bootstrap signer never signed cluster-info and the worker could not join.
   leaderElection: { leaseDuration: '120s', renewDeadline: '90s', retryPeriod: '10s' },
+  // run 19: etcd failed writes after its 7 s request deadline (5 s + 2 × the 1 s election timeout;
+  // WAL fsync up to 4 s on the starved guest), so the lease renewal failed and the CSR signer stopped.
+  // 15 s gives 35 s, under the 45 s each renewal call above may take.
+  etcd: { heartbeatInterval: '1s', electionTimeout: '15s' },
 };
 /**
  * kubeadm's preflight wants 2 CPUs and 1700 MB on a control plane; a worker's join checks

@@ -87,6 +87,7 @@ export function initDocuments(model: ClusterModel, node: PlanNode): Doc[] {
       ...etcdCheckArgs(model),
     },
     ...leaderElectionArgs(model),
+    ...etcdTimingArgs(model),
   };
   const kubelet: Doc = {
     apiVersion: 'kubelet.config.k8s.io/v1beta1',
@@ -128,6 +129,22 @@ function leaderElectionArgs(model: ClusterModel): Record<string, { extraArgs: { 
     return seconds === undefined ? [] : [{ name: `leader-elect-${flags[k]}`, value: goDuration(seconds) }];
   });
   return { controllerManager: { extraArgs }, scheduler: { extraArgs } };
+}
+
+/**
+ * spec.kubernetes.etcd → the local etcd's `--heartbeat-interval` and
+ * `--election-timeout`, integers of milliseconds (etcd's flag type). In the
+ * ClusterConfiguration, so every member and every upgrade's manifest carry them.
+ */
+function etcdTimingArgs(model: ClusterModel): { etcd?: { local: { extraArgs: { name: string; value: string }[] } } } {
+  const e = model.kubeadm.etcd;
+  if (e === undefined) return {};
+  const flags = { heartbeatInterval: 'heartbeat-interval', electionTimeout: 'election-timeout' } as const;
+  const extraArgs = (Object.keys(flags) as (keyof typeof flags)[]).flatMap((k) => {
+    const ms = e[k];
+    return ms === undefined ? [] : [{ name: flags[k], value: String(ms) }];
+  });
+  return { etcd: { local: { extraArgs } } };
 }
 
 export function joinDocument(model: ClusterModel, node: PlanNode): Doc {

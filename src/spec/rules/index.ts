@@ -37,10 +37,12 @@ import { notUsedYet } from './not-used-yet.js';
 import { airGapped } from './airgap.js';
 import { distinctHypervisors, placementPins } from './placement.js';
 import { leaderElectionOrder } from './leader-election.js';
+import { etcdTimingOrder } from './etcd-timing.js';
 
 /** Every cross-field rule, run in this order; each returns all it finds. */
 export const RULES: readonly Rule[] = [
   leaderElectionOrder,
+  etcdTimingOrder,
   cidrsValidAndDisjoint,
   specialRanges,
   gatewayInNetwork,
