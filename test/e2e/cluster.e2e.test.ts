@@ -84,6 +84,14 @@ const SIZES = {
 const LOAD_PORT = 30080;
 /** kubectl's answers that mean the request never reached the API server: tried again, as an operator would. */
 const UNREACHABLE = /Unable to connect to the server[^\n]*|the server is currently unable to handle the request/;
+/**
+ * Answers of an API server too busy to finish in time (its own 60 s limit, etcd's request deadline): a read
+ * is tried again, as an operator would (run 20: `get nodes` timed out right after the join, on a control
+ * plane at load 18). A write is not: it may have been done.
+ */
+const BUSY = /Error from server \(Timeout\)[^\n]*|etcdserver: request timed out|net\/http: TLS handshake timeout/;
+const isRead = (args: readonly string[]): boolean =>
+  args[0] === 'get' || args[0] === 'wait' || (args[0] === 'rollout' && args[1] === 'status');
 const KUBECTL_ATTEMPTS = 7;
 /**
  * Tasks at once per host, as a user of slow machines sets it: with the default 8, the one-CPU
@@ -157,14 +165,16 @@ describe(
 
     /**
      * kubectl as the deployer, tried again (up to a minute) when the API server could not be reached at all:
-     * an emulated control plane answered /readyz and then let kubectl's 10 s TLS handshake run out (run 15).
+     * an emulated control plane answered /readyz and then let kubectl's 10 s TLS handshake run out (run 15);
+     * a read also when the server was too busy to answer it in time (BUSY).
      */
     const kubectl = (args: readonly string[], options: { input?: string; allowFail?: boolean } = {}) => {
       const argv = [kubectlBin, '--kubeconfig', kubeconfig, ...args];
       for (let attempt = 1; ; attempt++) {
         const r = lab.deployer(argv, { timeoutMs: 300_000, ...options, allowFail: true });
-        if (r.code !== 0 && attempt < KUBECTL_ATTEMPTS && UNREACHABLE.test(r.stderr)) {
-          log(`kubectl ${args.join(' ').slice(0, 80)}: ${UNREACHABLE.exec(r.stderr)?.[0] ?? ''}; again in 10 s`);
+        const transient = UNREACHABLE.exec(r.stderr) ?? (isRead(args) ? BUSY.exec(r.stderr) : null);
+        if (r.code !== 0 && attempt < KUBECTL_ATTEMPTS && transient !== null) {
+          log(`kubectl ${args.join(' ').slice(0, 80)}: ${transient[0]}; again in 10 s`);
           Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10_000);
           continue;
         }
