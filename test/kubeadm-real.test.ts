@@ -260,7 +260,7 @@ for (const name of EXAMPLES) {
         assert.notEqual(unknown.code, 0, 'the check can fail: an unknown flag is refused');
       });
 
-      it('the kubelet: node IP, systemd cgroups, swap refused, cluster DNS in the service CIDR', () => {
+      it("the kubelet: node IP, systemd cgroups, swap refused, cluster DNS in the service CIDR, the spec's runtime request timeout", () => {
         assert.match(read('kubeadm-flags.env'), new RegExp(`--node-ip=${node.ip.replace(/\./g, '\\.')}[" ]`));
         const kubelet = parse(read('config.yaml')) as Obj;
         assert.equal(kubelet['cgroupDriver'], 'systemd');
@@ -268,6 +268,8 @@ for (const name of EXAMPLES) {
         assert.equal(kubelet['clusterDomain'], cluster['networking']['dnsDomain']);
         const [a, b, c] = String(cluster['networking']['serviceSubnet']).split('.');
         assert.deepEqual(kubelet['clusterDNS'], [`${a}.${b}.${c}.10`]);
+        const timeout = model.kubeadm.kubelet?.runtimeRequestTimeout;
+        if (timeout !== undefined) assert.equal(goDuration(kubelet['runtimeRequestTimeout']), timeout * 1000);
       });
 
       it("every control-plane probe carries the spec's slack: kubeadm's timeouts and kubemix's probe patches", () => {

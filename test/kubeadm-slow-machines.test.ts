@@ -138,6 +138,19 @@ describe('kubeadm settings for slow machines', () => {
     assert.equal(etcd(model({})), undefined, 'no flag unasked');
   });
 
+  it('the kubelet’s runtime request timeout reaches the KubeletConfiguration kubeadm uploads for every node', () => {
+    const kubelet = (m: ClusterModel): Doc =>
+      docs(renderKubeadm(m, node(m, 'cp1'), true).content).find((d) => d['kind'] === 'KubeletConfiguration') ??
+      assert.fail('KubeletConfiguration');
+    assert.equal(kubelet(model({ kubelet: { runtimeRequestTimeout: '10m' } }))['runtimeRequestTimeout'], '10m0s');
+    assert.equal('runtimeRequestTimeout' in kubelet(model({})), false, 'kubelet’s default unasked');
+    assert.match(
+      refusal({ kubelet: { runtimeRequestTimeout: '2' } }),
+      /kubelet\.runtimeRequestTimeout: must be a duration/,
+    );
+    assert.match(refusal({ kubelet: { requestTimeout: '2m' } }), /spec\.kubernetes\.kubelet/);
+  });
+
   it('refuses etcd timings etcd would refuse at start, naming the field', () => {
     assert.match(
       refusal({ etcd: { heartbeatInterval: '300ms' } }),

@@ -132,6 +132,9 @@ function kubeadmSettings(k: ClusterSpecParsed['spec']['kubernetes']): KubeadmSet
     timeouts,
     ...(Object.keys(election).length === 0 ? {} : { leaderElection: election }),
     ...(Object.keys(etcd).length === 0 ? {} : { etcd }),
+    ...(k.kubelet?.runtimeRequestTimeout === undefined
+      ? {}
+      : { kubelet: { runtimeRequestTimeout: durationSeconds(k.kubelet.runtimeRequestTimeout) } }),
     ...(Object.keys(probes).length === 0 ? {} : { controlPlaneProbes: probes }),
   };
 }

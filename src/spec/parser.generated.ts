@@ -469,19 +469,19 @@ const parse = (() => {
         if ("leaderElection" in v13) return INVALID;
         v56 = undefined;
       }
-      const v71 = v13["etcd"];
+      const v71 = v13["kubelet"];
       let v72 = (() => {
         let v73;
         if (v71 !== undefined) {
           if (typeof v71 !== "object" || v71 === null || Array.isArray(v71)) return INVALID;
-          const v74 = v71["heartbeatInterval"];
+          const v74 = v71["runtimeRequestTimeout"];
           let v75 = (() => {
             let v76;
             if (v74 !== undefined) {
               if (typeof v74 !== "string") return INVALID;
-              c14.lastIndex = 0;
-              if (!c14.test(v74)) return INVALID;
-              const v77 = c15(v74);
+              c11.lastIndex = 0;
+              if (!c11.test(v74)) return INVALID;
+              const v77 = c12(v74);
               if (v77 instanceof Promise) c13();
               if (!v77) return INVALID;
               v76 = v74;
@@ -489,1783 +489,1820 @@ const parse = (() => {
             return v76;
           })();
           if (v75 === INVALID) {
-            if ("heartbeatInterval" in v71) return INVALID;
+            if ("runtimeRequestTimeout" in v71) return INVALID;
             v75 = undefined;
           }
-          const v78 = v71["electionTimeout"];
-          let v79 = (() => {
-            let v80;
-            if (v78 !== undefined) {
-              if (typeof v78 !== "string") return INVALID;
-              c14.lastIndex = 0;
-              if (!c14.test(v78)) return INVALID;
-              const v81 = c15(v78);
-              if (v81 instanceof Promise) c13();
-              if (!v81) return INVALID;
-              v80 = v78;
-            }
-            return v80;
-          })();
-          if (v79 === INVALID) {
-            if ("electionTimeout" in v71) return INVALID;
-            v79 = undefined;
-          }
           for (const k in v71) {
-            if (k !== "heartbeatInterval" && k !== "electionTimeout") return INVALID;
+            if (k !== "runtimeRequestTimeout") return INVALID;
           }
-          const v82 = {};
-          if ("heartbeatInterval" in v71) v82["heartbeatInterval"] = v75;
-          if ("electionTimeout" in v71) v82["electionTimeout"] = v79;
-          v73 = v82;
+          const v78 = {};
+          if ("runtimeRequestTimeout" in v71) v78["runtimeRequestTimeout"] = v75;
+          v73 = v78;
         }
         return v73;
       })();
       if (v72 === INVALID) {
-        if ("etcd" in v13) return INVALID;
+        if ("kubelet" in v13) return INVALID;
         v72 = undefined;
       }
-      const v83 = v13["controlPlaneProbes"];
-      let v84 = (() => {
-        let v85;
-        if (v83 !== undefined) {
-          if (typeof v83 !== "object" || v83 === null || Array.isArray(v83)) return INVALID;
-          const v86 = v83["timeoutSeconds"];
+      const v79 = v13["etcd"];
+      let v80 = (() => {
+        let v81;
+        if (v79 !== undefined) {
+          if (typeof v79 !== "object" || v79 === null || Array.isArray(v79)) return INVALID;
+          const v82 = v79["heartbeatInterval"];
+          let v83 = (() => {
+            let v84;
+            if (v82 !== undefined) {
+              if (typeof v82 !== "string") return INVALID;
+              c14.lastIndex = 0;
+              if (!c14.test(v82)) return INVALID;
+              const v85 = c15(v82);
+              if (v85 instanceof Promise) c13();
+              if (!v85) return INVALID;
+              v84 = v82;
+            }
+            return v84;
+          })();
+          if (v83 === INVALID) {
+            if ("heartbeatInterval" in v79) return INVALID;
+            v83 = undefined;
+          }
+          const v86 = v79["electionTimeout"];
           let v87 = (() => {
             let v88;
             if (v86 !== undefined) {
-              if (typeof v86 !== "number" || !Number.isFinite(v86)) return INVALID;
-              if (!Number.isSafeInteger(v86)) return INVALID;
-              if (v86 < 1) return INVALID;
-              if (v86 > 600) return INVALID;
+              if (typeof v86 !== "string") return INVALID;
+              c14.lastIndex = 0;
+              if (!c14.test(v86)) return INVALID;
+              const v89 = c15(v86);
+              if (v89 instanceof Promise) c13();
+              if (!v89) return INVALID;
               v88 = v86;
             }
             return v88;
           })();
           if (v87 === INVALID) {
-            if ("timeoutSeconds" in v83) return INVALID;
+            if ("electionTimeout" in v79) return INVALID;
             v87 = undefined;
           }
-          const v89 = v83["livenessFailureThreshold"];
-          let v90 = (() => {
-            let v91;
-            if (v89 !== undefined) {
-              if (typeof v89 !== "number" || !Number.isFinite(v89)) return INVALID;
-              if (!Number.isSafeInteger(v89)) return INVALID;
-              if (v89 < 1) return INVALID;
-              if (v89 > 1000) return INVALID;
-              v91 = v89;
-            }
-            return v91;
-          })();
-          if (v90 === INVALID) {
-            if ("livenessFailureThreshold" in v83) return INVALID;
-            v90 = undefined;
+          for (const k in v79) {
+            if (k !== "heartbeatInterval" && k !== "electionTimeout") return INVALID;
           }
-          for (const k in v83) {
+          const v90 = {};
+          if ("heartbeatInterval" in v79) v90["heartbeatInterval"] = v83;
+          if ("electionTimeout" in v79) v90["electionTimeout"] = v87;
+          v81 = v90;
+        }
+        return v81;
+      })();
+      if (v80 === INVALID) {
+        if ("etcd" in v13) return INVALID;
+        v80 = undefined;
+      }
+      const v91 = v13["controlPlaneProbes"];
+      let v92 = (() => {
+        let v93;
+        if (v91 !== undefined) {
+          if (typeof v91 !== "object" || v91 === null || Array.isArray(v91)) return INVALID;
+          const v94 = v91["timeoutSeconds"];
+          let v95 = (() => {
+            let v96;
+            if (v94 !== undefined) {
+              if (typeof v94 !== "number" || !Number.isFinite(v94)) return INVALID;
+              if (!Number.isSafeInteger(v94)) return INVALID;
+              if (v94 < 1) return INVALID;
+              if (v94 > 600) return INVALID;
+              v96 = v94;
+            }
+            return v96;
+          })();
+          if (v95 === INVALID) {
+            if ("timeoutSeconds" in v91) return INVALID;
+            v95 = undefined;
+          }
+          const v97 = v91["livenessFailureThreshold"];
+          let v98 = (() => {
+            let v99;
+            if (v97 !== undefined) {
+              if (typeof v97 !== "number" || !Number.isFinite(v97)) return INVALID;
+              if (!Number.isSafeInteger(v97)) return INVALID;
+              if (v97 < 1) return INVALID;
+              if (v97 > 1000) return INVALID;
+              v99 = v97;
+            }
+            return v99;
+          })();
+          if (v98 === INVALID) {
+            if ("livenessFailureThreshold" in v91) return INVALID;
+            v98 = undefined;
+          }
+          for (const k in v91) {
             if (k !== "timeoutSeconds" && k !== "livenessFailureThreshold") return INVALID;
           }
-          const v92 = {};
-          if ("timeoutSeconds" in v83) v92["timeoutSeconds"] = v87;
-          if ("livenessFailureThreshold" in v83) v92["livenessFailureThreshold"] = v90;
-          v85 = v92;
+          const v100 = {};
+          if ("timeoutSeconds" in v91) v100["timeoutSeconds"] = v95;
+          if ("livenessFailureThreshold" in v91) v100["livenessFailureThreshold"] = v98;
+          v93 = v100;
         }
-        return v85;
+        return v93;
       })();
-      if (v84 === INVALID) {
+      if (v92 === INVALID) {
         if ("controlPlaneProbes" in v13) return INVALID;
-        v84 = undefined;
+        v92 = undefined;
       }
       for (const k in v13) {
-        if (k !== "version" && k !== "install" && k !== "crictl" && k !== "timeouts" && k !== "leaderElection" && k !== "etcd" && k !== "controlPlaneProbes") return INVALID;
+        if (k !== "version" && k !== "install" && k !== "crictl" && k !== "timeouts" && k !== "leaderElection" && k !== "kubelet" && k !== "etcd" && k !== "controlPlaneProbes") return INVALID;
       }
-      const v93 = {};
-      v93["version"] = v15;
-      v93["install"] = v18;
-      if ("crictl" in v13) v93["crictl"] = v21;
-      if ("timeouts" in v13) v93["timeouts"] = v24;
-      if ("leaderElection" in v13) v93["leaderElection"] = v56;
-      if ("etcd" in v13) v93["etcd"] = v72;
-      if ("controlPlaneProbes" in v13) v93["controlPlaneProbes"] = v84;
-      return v93;
+      const v101 = {};
+      v101["version"] = v15;
+      v101["install"] = v18;
+      if ("crictl" in v13) v101["crictl"] = v21;
+      if ("timeouts" in v13) v101["timeouts"] = v24;
+      if ("leaderElection" in v13) v101["leaderElection"] = v56;
+      if ("kubelet" in v13) v101["kubelet"] = v72;
+      if ("etcd" in v13) v101["etcd"] = v80;
+      if ("controlPlaneProbes" in v13) v101["controlPlaneProbes"] = v92;
+      return v101;
     })();
     if (v12 === INVALID) return INVALID;
-    const v94 = v6["containerRuntime"];
-    let v95 = (() => {
-      let v96 = v94;
-      if (v94 === undefined) v96 = c16();
-      if (typeof v96 !== "object" || v96 === null || Array.isArray(v96)) return INVALID;
-      const v97 = v96["containerd"];
-      let v98 = (() => {
-        let v99;
-        if (v97 === undefined) {
-          v99 = c3(c17());
+    const v102 = v6["containerRuntime"];
+    let v103 = (() => {
+      let v104 = v102;
+      if (v102 === undefined) v104 = c16();
+      if (typeof v104 !== "object" || v104 === null || Array.isArray(v104)) return INVALID;
+      const v105 = v104["containerd"];
+      let v106 = (() => {
+        let v107;
+        if (v105 === undefined) {
+          v107 = c3(c17());
         } else {
-          if (typeof v97 !== "string") return INVALID;
+          if (typeof v105 !== "string") return INVALID;
           c18.lastIndex = 0;
-          if (!c18.test(v97)) return INVALID;
-          v99 = v97 === undefined ? c3(c17()) : v97;
+          if (!c18.test(v105)) return INVALID;
+          v107 = v105 === undefined ? c3(c17()) : v105;
         }
-        return v99;
+        return v107;
       })();
-      if (v98 === INVALID) return INVALID;
-      for (const k in v96) {
+      if (v106 === INVALID) return INVALID;
+      for (const k in v104) {
         if (k !== "containerd") return INVALID;
       }
-      const v100 = { "containerd": v98 };
-      return v100;
+      const v108 = { "containerd": v106 };
+      return v108;
     })();
-    if (v95 === INVALID) return INVALID;
-    const v101 = v6["network"];
-    let v102 = (() => {
-      let v103 = v101;
-      if (v101 === undefined) v103 = c19();
-      if (typeof v103 !== "object" || v103 === null || Array.isArray(v103)) return INVALID;
-      const v104 = v103["nodeCidr"];
-      let v105 = (() => {
-        let v106;
-        if (v104 === undefined) {
-          v106 = c3(c20());
-        } else {
-          if (typeof v104 !== "string") return INVALID;
-          const v107 = typeof v104 === "string" && v104.length > 128 ? c0(v104) : v104.length;
-          if (v107 > 128) return INVALID;
-          c21.lastIndex = 0;
-          if (!c21.test(v104)) return INVALID;
-          v106 = v104 === undefined ? c3(c20()) : v104;
-        }
-        return v106;
-      })();
-      if (v105 === INVALID) return INVALID;
-      const v108 = v103["gateway"];
-      let v109 = (() => {
-        let v110;
-        if (v108 !== undefined) {
-          if (typeof v108 !== "string") return INVALID;
-          const v111 = typeof v108 === "string" && v108.length > 128 ? c0(v108) : v108.length;
-          if (v111 > 128) return INVALID;
-          c21.lastIndex = 0;
-          if (!c21.test(v108)) return INVALID;
-          v110 = v108;
-        }
-        return v110;
-      })();
-      if (v109 === INVALID) {
-        if ("gateway" in v103) return INVALID;
-        v109 = undefined;
-      }
-      const v112 = v103["mtu"];
+    if (v103 === INVALID) return INVALID;
+    const v109 = v6["network"];
+    let v110 = (() => {
+      let v111 = v109;
+      if (v109 === undefined) v111 = c19();
+      if (typeof v111 !== "object" || v111 === null || Array.isArray(v111)) return INVALID;
+      const v112 = v111["nodeCidr"];
       let v113 = (() => {
         let v114;
-        if (v112 !== undefined) {
-          if (typeof v112 !== "number" || !Number.isFinite(v112)) return INVALID;
-          if (!Number.isSafeInteger(v112)) return INVALID;
-          if (v112 < 576) return INVALID;
-          if (v112 > 9216) return INVALID;
-          v114 = v112;
+        if (v112 === undefined) {
+          v114 = c3(c20());
+        } else {
+          if (typeof v112 !== "string") return INVALID;
+          const v115 = typeof v112 === "string" && v112.length > 128 ? c0(v112) : v112.length;
+          if (v115 > 128) return INVALID;
+          c21.lastIndex = 0;
+          if (!c21.test(v112)) return INVALID;
+          v114 = v112 === undefined ? c3(c20()) : v112;
         }
         return v114;
       })();
-      if (v113 === INVALID) {
-        if ("mtu" in v103) return INVALID;
-        v113 = undefined;
-      }
-      const v115 = v103["podCidr"];
-      let v116 = (() => {
-        let v117;
-        if (v115 === undefined) {
-          v117 = c3(c22());
-        } else {
-          if (typeof v115 !== "string") return INVALID;
-          const v118 = typeof v115 === "string" && v115.length > 128 ? c0(v115) : v115.length;
-          if (v118 > 128) return INVALID;
+      if (v113 === INVALID) return INVALID;
+      const v116 = v111["gateway"];
+      let v117 = (() => {
+        let v118;
+        if (v116 !== undefined) {
+          if (typeof v116 !== "string") return INVALID;
+          const v119 = typeof v116 === "string" && v116.length > 128 ? c0(v116) : v116.length;
+          if (v119 > 128) return INVALID;
           c21.lastIndex = 0;
-          if (!c21.test(v115)) return INVALID;
-          v117 = v115 === undefined ? c3(c22()) : v115;
+          if (!c21.test(v116)) return INVALID;
+          v118 = v116;
         }
-        return v117;
+        return v118;
       })();
-      if (v116 === INVALID) return INVALID;
-      const v119 = v103["serviceCidr"];
-      let v120 = (() => {
-        let v121;
-        if (v119 === undefined) {
-          v121 = c3(c23());
-        } else {
-          if (typeof v119 !== "string") return INVALID;
-          const v122 = typeof v119 === "string" && v119.length > 128 ? c0(v119) : v119.length;
-          if (v122 > 128) return INVALID;
-          c21.lastIndex = 0;
-          if (!c21.test(v119)) return INVALID;
-          v121 = v119 === undefined ? c3(c23()) : v119;
-        }
-        return v121;
-      })();
-      if (v120 === INVALID) return INVALID;
-      for (const k in v103) {
-        if (k !== "nodeCidr" && k !== "gateway" && k !== "mtu" && k !== "podCidr" && k !== "serviceCidr") return INVALID;
+      if (v117 === INVALID) {
+        if ("gateway" in v111) return INVALID;
+        v117 = undefined;
       }
-      const v123 = {};
-      v123["nodeCidr"] = v105;
-      if ("gateway" in v103) v123["gateway"] = v109;
-      if ("mtu" in v103) v123["mtu"] = v113;
-      v123["podCidr"] = v116;
-      v123["serviceCidr"] = v120;
-      return v123;
-    })();
-    if (v102 === INVALID) return INVALID;
-    const v124 = v6["cni"];
-    let v125 = (() => {
-      let v126 = v124;
-      if (v124 === undefined) v126 = c24();
-      if (typeof v126 !== "object" || v126 === null || Array.isArray(v126)) return INVALID;
-      const v127 = v126["plugin"];
+      const v120 = v111["mtu"];
+      let v121 = (() => {
+        let v122;
+        if (v120 !== undefined) {
+          if (typeof v120 !== "number" || !Number.isFinite(v120)) return INVALID;
+          if (!Number.isSafeInteger(v120)) return INVALID;
+          if (v120 < 576) return INVALID;
+          if (v120 > 9216) return INVALID;
+          v122 = v120;
+        }
+        return v122;
+      })();
+      if (v121 === INVALID) {
+        if ("mtu" in v111) return INVALID;
+        v121 = undefined;
+      }
+      const v123 = v111["podCidr"];
+      let v124 = (() => {
+        let v125;
+        if (v123 === undefined) {
+          v125 = c3(c22());
+        } else {
+          if (typeof v123 !== "string") return INVALID;
+          const v126 = typeof v123 === "string" && v123.length > 128 ? c0(v123) : v123.length;
+          if (v126 > 128) return INVALID;
+          c21.lastIndex = 0;
+          if (!c21.test(v123)) return INVALID;
+          v125 = v123 === undefined ? c3(c22()) : v123;
+        }
+        return v125;
+      })();
+      if (v124 === INVALID) return INVALID;
+      const v127 = v111["serviceCidr"];
       let v128 = (() => {
         let v129;
         if (v127 === undefined) {
-          v129 = c3(c25());
+          v129 = c3(c23());
         } else {
-          if (!c26.has(v127)) return INVALID;
-          v129 = v127 === undefined ? c3(c25()) : v127;
+          if (typeof v127 !== "string") return INVALID;
+          const v130 = typeof v127 === "string" && v127.length > 128 ? c0(v127) : v127.length;
+          if (v130 > 128) return INVALID;
+          c21.lastIndex = 0;
+          if (!c21.test(v127)) return INVALID;
+          v129 = v127 === undefined ? c3(c23()) : v127;
         }
         return v129;
       })();
       if (v128 === INVALID) return INVALID;
-      const v130 = v126["backend"];
-      let v131 = (() => {
-        let v132;
-        if (v130 === undefined) {
-          v132 = c3(c27());
-        } else {
-          if (!c28.has(v130)) return INVALID;
-          v132 = v130 === undefined ? c3(c27()) : v130;
-        }
-        return v132;
-      })();
-      if (v131 === INVALID) return INVALID;
-      const v133 = v126["vni"];
-      let v134 = (() => {
-        let v135;
-        if (v133 === undefined) {
-          v135 = c3(c29());
-        } else {
-          if (typeof v133 !== "number" || !Number.isFinite(v133)) return INVALID;
-          if (!Number.isSafeInteger(v133)) return INVALID;
-          if (v133 < 1) return INVALID;
-          if (v133 > 16777215) return INVALID;
-          v135 = v133 === undefined ? c3(c29()) : v133;
-        }
-        return v135;
-      })();
-      if (v134 === INVALID) return INVALID;
-      const v136 = v126["port"];
-      let v137 = (() => {
-        let v138;
-        if (v136 === undefined) {
-          v138 = c3(c30());
-        } else {
-          if (typeof v136 !== "number" || !Number.isFinite(v136)) return INVALID;
-          if (!Number.isSafeInteger(v136)) return INVALID;
-          if (v136 < 1) return INVALID;
-          if (v136 > 65535) return INVALID;
-          v138 = v136 === undefined ? c3(c30()) : v136;
-        }
-        return v138;
-      })();
-      if (v137 === INVALID) return INVALID;
-      const v139 = v126["mtu"];
-      let v140 = (() => {
-        let v141;
-        if (v139 !== undefined) {
-          if (typeof v139 !== "number" || !Number.isFinite(v139)) return INVALID;
-          if (!Number.isSafeInteger(v139)) return INVALID;
-          if (v139 < 576) return INVALID;
-          if (v139 > 9216) return INVALID;
-          v141 = v139;
-        }
-        return v141;
-      })();
-      if (v140 === INVALID) {
-        if ("mtu" in v126) return INVALID;
-        v140 = undefined;
+      for (const k in v111) {
+        if (k !== "nodeCidr" && k !== "gateway" && k !== "mtu" && k !== "podCidr" && k !== "serviceCidr") return INVALID;
       }
-      for (const k in v126) {
+      const v131 = {};
+      v131["nodeCidr"] = v113;
+      if ("gateway" in v111) v131["gateway"] = v117;
+      if ("mtu" in v111) v131["mtu"] = v121;
+      v131["podCidr"] = v124;
+      v131["serviceCidr"] = v128;
+      return v131;
+    })();
+    if (v110 === INVALID) return INVALID;
+    const v132 = v6["cni"];
+    let v133 = (() => {
+      let v134 = v132;
+      if (v132 === undefined) v134 = c24();
+      if (typeof v134 !== "object" || v134 === null || Array.isArray(v134)) return INVALID;
+      const v135 = v134["plugin"];
+      let v136 = (() => {
+        let v137;
+        if (v135 === undefined) {
+          v137 = c3(c25());
+        } else {
+          if (!c26.has(v135)) return INVALID;
+          v137 = v135 === undefined ? c3(c25()) : v135;
+        }
+        return v137;
+      })();
+      if (v136 === INVALID) return INVALID;
+      const v138 = v134["backend"];
+      let v139 = (() => {
+        let v140;
+        if (v138 === undefined) {
+          v140 = c3(c27());
+        } else {
+          if (!c28.has(v138)) return INVALID;
+          v140 = v138 === undefined ? c3(c27()) : v138;
+        }
+        return v140;
+      })();
+      if (v139 === INVALID) return INVALID;
+      const v141 = v134["vni"];
+      let v142 = (() => {
+        let v143;
+        if (v141 === undefined) {
+          v143 = c3(c29());
+        } else {
+          if (typeof v141 !== "number" || !Number.isFinite(v141)) return INVALID;
+          if (!Number.isSafeInteger(v141)) return INVALID;
+          if (v141 < 1) return INVALID;
+          if (v141 > 16777215) return INVALID;
+          v143 = v141 === undefined ? c3(c29()) : v141;
+        }
+        return v143;
+      })();
+      if (v142 === INVALID) return INVALID;
+      const v144 = v134["port"];
+      let v145 = (() => {
+        let v146;
+        if (v144 === undefined) {
+          v146 = c3(c30());
+        } else {
+          if (typeof v144 !== "number" || !Number.isFinite(v144)) return INVALID;
+          if (!Number.isSafeInteger(v144)) return INVALID;
+          if (v144 < 1) return INVALID;
+          if (v144 > 65535) return INVALID;
+          v146 = v144 === undefined ? c3(c30()) : v144;
+        }
+        return v146;
+      })();
+      if (v145 === INVALID) return INVALID;
+      const v147 = v134["mtu"];
+      let v148 = (() => {
+        let v149;
+        if (v147 !== undefined) {
+          if (typeof v147 !== "number" || !Number.isFinite(v147)) return INVALID;
+          if (!Number.isSafeInteger(v147)) return INVALID;
+          if (v147 < 576) return INVALID;
+          if (v147 > 9216) return INVALID;
+          v149 = v147;
+        }
+        return v149;
+      })();
+      if (v148 === INVALID) {
+        if ("mtu" in v134) return INVALID;
+        v148 = undefined;
+      }
+      for (const k in v134) {
         if (k !== "plugin" && k !== "backend" && k !== "vni" && k !== "port" && k !== "mtu") return INVALID;
       }
-      const v142 = {};
-      v142["plugin"] = v128;
-      v142["backend"] = v131;
-      v142["vni"] = v134;
-      v142["port"] = v137;
-      if ("mtu" in v126) v142["mtu"] = v140;
-      return v142;
+      const v150 = {};
+      v150["plugin"] = v136;
+      v150["backend"] = v139;
+      v150["vni"] = v142;
+      v150["port"] = v145;
+      if ("mtu" in v134) v150["mtu"] = v148;
+      return v150;
     })();
-    if (v125 === INVALID) return INVALID;
-    const v143 = v6["infrastructure"];
-    const v144 = v143?.["driver"];
-    let v145;
-    if (v144 === "libvirt") {
-      if (typeof v143 !== "object" || v143 === null || Array.isArray(v143)) return INVALID;
-      const v146 = v143["driver"];
-      if (v146 !== "libvirt") return INVALID;
-      const v147 = v143["hypervisors"];
-      if (!Array.isArray(v147)) return INVALID;
-      const v148 = new Array(v147.length);
-      for (let v149 = 0; v149 < v147.length; v149++) {
-        const v150 = v147[v149];
-        if (typeof v150 !== "object" || v150 === null || Array.isArray(v150)) return INVALID;
-        const v151 = v150["name"];
-        if (typeof v151 !== "string") return INVALID;
-        const v152 = typeof v151 === "string" && v151.length > 63 ? c0(v151) : v151.length;
-        if (v152 > 63) return INVALID;
+    if (v133 === INVALID) return INVALID;
+    const v151 = v6["infrastructure"];
+    const v152 = v151?.["driver"];
+    let v153;
+    if (v152 === "libvirt") {
+      if (typeof v151 !== "object" || v151 === null || Array.isArray(v151)) return INVALID;
+      const v154 = v151["driver"];
+      if (v154 !== "libvirt") return INVALID;
+      const v155 = v151["hypervisors"];
+      if (!Array.isArray(v155)) return INVALID;
+      const v156 = new Array(v155.length);
+      for (let v157 = 0; v157 < v155.length; v157++) {
+        const v158 = v155[v157];
+        if (typeof v158 !== "object" || v158 === null || Array.isArray(v158)) return INVALID;
+        const v159 = v158["name"];
+        if (typeof v159 !== "string") return INVALID;
+        const v160 = typeof v159 === "string" && v159.length > 63 ? c0(v159) : v159.length;
+        if (v160 > 63) return INVALID;
         c1.lastIndex = 0;
-        if (!c1.test(v151)) return INVALID;
-        const v153 = v150["address"];
-        if (typeof v153 !== "string") return INVALID;
-        const v154 = typeof v153 === "string" && v153.length >= 1 && v153.length < 2 ? c0(v153) : v153.length;
-        if (v154 < 1) return INVALID;
-        const v155 = typeof v153 === "string" && v153.length > 253 ? c0(v153) : v153.length;
-        if (v155 > 253) return INVALID;
+        if (!c1.test(v159)) return INVALID;
+        const v161 = v158["address"];
+        if (typeof v161 !== "string") return INVALID;
+        const v162 = typeof v161 === "string" && v161.length >= 1 && v161.length < 2 ? c0(v161) : v161.length;
+        if (v162 < 1) return INVALID;
+        const v163 = typeof v161 === "string" && v161.length > 253 ? c0(v161) : v161.length;
+        if (v163 > 253) return INVALID;
         c31.lastIndex = 0;
-        if (!c31.test(v153)) return INVALID;
-        const v156 = v150["user"];
-        let v157 = (() => {
-          let v158;
-          if (v156 !== undefined) {
-            if (typeof v156 !== "string") return INVALID;
-            const v159 = typeof v156 === "string" && v156.length >= 1 && v156.length < 2 ? c0(v156) : v156.length;
-            if (v159 < 1) return INVALID;
-            const v160 = typeof v156 === "string" && v156.length > 256 ? c0(v156) : v156.length;
-            if (v160 > 256) return INVALID;
-            c32.lastIndex = 0;
-            if (!c32.test(v156)) return INVALID;
-            v158 = v156;
-          }
-          return v158;
-        })();
-        if (v157 === INVALID) {
-          if ("user" in v150) return INVALID;
-          v157 = undefined;
-        }
-        const v161 = v150["port"];
-        let v162 = (() => {
-          let v163;
-          if (v161 === undefined) {
-            v163 = c3(c33());
-          } else {
-            if (typeof v161 !== "number" || !Number.isFinite(v161)) return INVALID;
-            if (!Number.isSafeInteger(v161)) return INVALID;
-            if (v161 < 1) return INVALID;
-            if (v161 > 65535) return INVALID;
-            v163 = v161 === undefined ? c3(c33()) : v161;
-          }
-          return v163;
-        })();
-        if (v162 === INVALID) return INVALID;
-        const v164 = v150["identityFile"];
+        if (!c31.test(v161)) return INVALID;
+        const v164 = v158["user"];
         let v165 = (() => {
           let v166;
           if (v164 !== undefined) {
             if (typeof v164 !== "string") return INVALID;
             const v167 = typeof v164 === "string" && v164.length >= 1 && v164.length < 2 ? c0(v164) : v164.length;
             if (v167 < 1) return INVALID;
-            const v168 = typeof v164 === "string" && v164.length > 4096 ? c0(v164) : v164.length;
-            if (v168 > 4096) return INVALID;
-            c34.lastIndex = 0;
-            if (!c34.test(v164)) return INVALID;
+            const v168 = typeof v164 === "string" && v164.length > 256 ? c0(v164) : v164.length;
+            if (v168 > 256) return INVALID;
+            c32.lastIndex = 0;
+            if (!c32.test(v164)) return INVALID;
             v166 = v164;
           }
           return v166;
         })();
         if (v165 === INVALID) {
-          if ("identityFile" in v150) return INVALID;
+          if ("user" in v158) return INVALID;
           v165 = undefined;
         }
-        const v169 = v150["bastion"];
+        const v169 = v158["port"];
         let v170 = (() => {
           let v171;
-          if (v169 !== undefined) {
-            if (typeof v169 !== "object" || v169 === null || Array.isArray(v169)) return INVALID;
-            const v172 = v169["address"];
-            if (typeof v172 !== "string") return INVALID;
-            const v173 = typeof v172 === "string" && v172.length >= 1 && v172.length < 2 ? c0(v172) : v172.length;
-            if (v173 < 1) return INVALID;
-            const v174 = typeof v172 === "string" && v172.length > 253 ? c0(v172) : v172.length;
-            if (v174 > 253) return INVALID;
-            c31.lastIndex = 0;
-            if (!c31.test(v172)) return INVALID;
-            const v175 = v169["port"];
-            let v176 = (() => {
-              let v177;
-              if (v175 === undefined) {
-                v177 = c3(c35());
-              } else {
-                if (typeof v175 !== "number" || !Number.isFinite(v175)) return INVALID;
-                if (!Number.isSafeInteger(v175)) return INVALID;
-                if (v175 < 1) return INVALID;
-                if (v175 > 65535) return INVALID;
-                v177 = v175 === undefined ? c3(c35()) : v175;
-              }
-              return v177;
-            })();
-            if (v176 === INVALID) return INVALID;
-            const v178 = v169["user"];
-            let v179 = (() => {
-              let v180;
-              if (v178 === undefined) {
-                v180 = c3(c36());
-              } else {
-                if (typeof v178 !== "string") return INVALID;
-                const v181 = typeof v178 === "string" && v178.length >= 1 && v178.length < 2 ? c0(v178) : v178.length;
-                if (v181 < 1) return INVALID;
-                const v182 = typeof v178 === "string" && v178.length > 256 ? c0(v178) : v178.length;
-                if (v182 > 256) return INVALID;
-                c32.lastIndex = 0;
-                if (!c32.test(v178)) return INVALID;
-                v180 = v178 === undefined ? c3(c36()) : v178;
-              }
-              return v180;
-            })();
-            if (v179 === INVALID) return INVALID;
-            const v183 = v169["identityFile"];
-            let v184 = (() => {
-              let v185;
-              if (v183 !== undefined) {
-                if (typeof v183 !== "string") return INVALID;
-                const v186 = typeof v183 === "string" && v183.length >= 1 && v183.length < 2 ? c0(v183) : v183.length;
-                if (v186 < 1) return INVALID;
-                const v187 = typeof v183 === "string" && v183.length > 4096 ? c0(v183) : v183.length;
-                if (v187 > 4096) return INVALID;
-                c34.lastIndex = 0;
-                if (!c34.test(v183)) return INVALID;
-                v185 = v183;
-              }
-              return v185;
-            })();
-            if (v184 === INVALID) {
-              if ("identityFile" in v169) return INVALID;
-              v184 = undefined;
-            }
-            for (const k in v169) {
-              if (k !== "address" && k !== "port" && k !== "user" && k !== "identityFile") return INVALID;
-            }
-            const v188 = {};
-            v188["address"] = v172;
-            v188["port"] = v176;
-            v188["user"] = v179;
-            if ("identityFile" in v169) v188["identityFile"] = v184;
-            v171 = v188;
+          if (v169 === undefined) {
+            v171 = c3(c33());
+          } else {
+            if (typeof v169 !== "number" || !Number.isFinite(v169)) return INVALID;
+            if (!Number.isSafeInteger(v169)) return INVALID;
+            if (v169 < 1) return INVALID;
+            if (v169 > 65535) return INVALID;
+            v171 = v169 === undefined ? c3(c33()) : v169;
           }
           return v171;
         })();
-        if (v170 === INVALID) {
-          if ("bastion" in v150) return INVALID;
-          v170 = undefined;
+        if (v170 === INVALID) return INVALID;
+        const v172 = v158["identityFile"];
+        let v173 = (() => {
+          let v174;
+          if (v172 !== undefined) {
+            if (typeof v172 !== "string") return INVALID;
+            const v175 = typeof v172 === "string" && v172.length >= 1 && v172.length < 2 ? c0(v172) : v172.length;
+            if (v175 < 1) return INVALID;
+            const v176 = typeof v172 === "string" && v172.length > 4096 ? c0(v172) : v172.length;
+            if (v176 > 4096) return INVALID;
+            c34.lastIndex = 0;
+            if (!c34.test(v172)) return INVALID;
+            v174 = v172;
+          }
+          return v174;
+        })();
+        if (v173 === INVALID) {
+          if ("identityFile" in v158) return INVALID;
+          v173 = undefined;
         }
-        const v189 = v150["libvirtUri"];
-        let v190 = (() => {
-          let v191;
-          if (v189 === undefined) {
-            v191 = c3(c37());
+        const v177 = v158["bastion"];
+        let v178 = (() => {
+          let v179;
+          if (v177 !== undefined) {
+            if (typeof v177 !== "object" || v177 === null || Array.isArray(v177)) return INVALID;
+            const v180 = v177["address"];
+            if (typeof v180 !== "string") return INVALID;
+            const v181 = typeof v180 === "string" && v180.length >= 1 && v180.length < 2 ? c0(v180) : v180.length;
+            if (v181 < 1) return INVALID;
+            const v182 = typeof v180 === "string" && v180.length > 253 ? c0(v180) : v180.length;
+            if (v182 > 253) return INVALID;
+            c31.lastIndex = 0;
+            if (!c31.test(v180)) return INVALID;
+            const v183 = v177["port"];
+            let v184 = (() => {
+              let v185;
+              if (v183 === undefined) {
+                v185 = c3(c35());
+              } else {
+                if (typeof v183 !== "number" || !Number.isFinite(v183)) return INVALID;
+                if (!Number.isSafeInteger(v183)) return INVALID;
+                if (v183 < 1) return INVALID;
+                if (v183 > 65535) return INVALID;
+                v185 = v183 === undefined ? c3(c35()) : v183;
+              }
+              return v185;
+            })();
+            if (v184 === INVALID) return INVALID;
+            const v186 = v177["user"];
+            let v187 = (() => {
+              let v188;
+              if (v186 === undefined) {
+                v188 = c3(c36());
+              } else {
+                if (typeof v186 !== "string") return INVALID;
+                const v189 = typeof v186 === "string" && v186.length >= 1 && v186.length < 2 ? c0(v186) : v186.length;
+                if (v189 < 1) return INVALID;
+                const v190 = typeof v186 === "string" && v186.length > 256 ? c0(v186) : v186.length;
+                if (v190 > 256) return INVALID;
+                c32.lastIndex = 0;
+                if (!c32.test(v186)) return INVALID;
+                v188 = v186 === undefined ? c3(c36()) : v186;
+              }
+              return v188;
+            })();
+            if (v187 === INVALID) return INVALID;
+            const v191 = v177["identityFile"];
+            let v192 = (() => {
+              let v193;
+              if (v191 !== undefined) {
+                if (typeof v191 !== "string") return INVALID;
+                const v194 = typeof v191 === "string" && v191.length >= 1 && v191.length < 2 ? c0(v191) : v191.length;
+                if (v194 < 1) return INVALID;
+                const v195 = typeof v191 === "string" && v191.length > 4096 ? c0(v191) : v191.length;
+                if (v195 > 4096) return INVALID;
+                c34.lastIndex = 0;
+                if (!c34.test(v191)) return INVALID;
+                v193 = v191;
+              }
+              return v193;
+            })();
+            if (v192 === INVALID) {
+              if ("identityFile" in v177) return INVALID;
+              v192 = undefined;
+            }
+            for (const k in v177) {
+              if (k !== "address" && k !== "port" && k !== "user" && k !== "identityFile") return INVALID;
+            }
+            const v196 = {};
+            v196["address"] = v180;
+            v196["port"] = v184;
+            v196["user"] = v187;
+            if ("identityFile" in v177) v196["identityFile"] = v192;
+            v179 = v196;
+          }
+          return v179;
+        })();
+        if (v178 === INVALID) {
+          if ("bastion" in v158) return INVALID;
+          v178 = undefined;
+        }
+        const v197 = v158["libvirtUri"];
+        let v198 = (() => {
+          let v199;
+          if (v197 === undefined) {
+            v199 = c3(c37());
           } else {
-            if (typeof v189 !== "string") return INVALID;
-            const v192 = typeof v189 === "string" && v189.length > 1024 ? c0(v189) : v189.length;
-            if (v192 > 1024) return INVALID;
+            if (typeof v197 !== "string") return INVALID;
+            const v200 = typeof v197 === "string" && v197.length > 1024 ? c0(v197) : v197.length;
+            if (v200 > 1024) return INVALID;
             c38.lastIndex = 0;
-            if (!c38.test(v189)) return INVALID;
-            v191 = v189 === undefined ? c3(c37()) : v189;
+            if (!c38.test(v197)) return INVALID;
+            v199 = v197 === undefined ? c3(c37()) : v197;
           }
-          return v191;
+          return v199;
         })();
-        if (v190 === INVALID) return INVALID;
-        const v193 = v150["domainType"];
-        let v194 = (() => {
-          let v195;
-          if (v193 === undefined) {
-            v195 = c3(c39());
+        if (v198 === INVALID) return INVALID;
+        const v201 = v158["domainType"];
+        let v202 = (() => {
+          let v203;
+          if (v201 === undefined) {
+            v203 = c3(c39());
           } else {
-            if (!c40.has(v193)) return INVALID;
-            v195 = v193 === undefined ? c3(c39()) : v193;
+            if (!c40.has(v201)) return INVALID;
+            v203 = v201 === undefined ? c3(c39()) : v201;
           }
-          return v195;
+          return v203;
         })();
-        if (v194 === INVALID) return INVALID;
-        for (const k in v150) {
+        if (v202 === INVALID) return INVALID;
+        for (const k in v158) {
           if (k !== "name" && k !== "address" && k !== "user" && k !== "port" && k !== "identityFile" && k !== "bastion" && k !== "libvirtUri" && k !== "domainType") return INVALID;
         }
-        const v196 = {};
-        v196["name"] = v151;
-        v196["address"] = v153;
-        if ("user" in v150) v196["user"] = v157;
-        v196["port"] = v162;
-        if ("identityFile" in v150) v196["identityFile"] = v165;
-        if ("bastion" in v150) v196["bastion"] = v170;
-        v196["libvirtUri"] = v190;
-        v196["domainType"] = v194;
-        v148[v149] = v196;
+        const v204 = {};
+        v204["name"] = v159;
+        v204["address"] = v161;
+        if ("user" in v158) v204["user"] = v165;
+        v204["port"] = v170;
+        if ("identityFile" in v158) v204["identityFile"] = v173;
+        if ("bastion" in v158) v204["bastion"] = v178;
+        v204["libvirtUri"] = v198;
+        v204["domainType"] = v202;
+        v156[v157] = v204;
       }
-      const v197 = typeof v148 === "string" && v148.length >= 1 && v148.length < 2 ? c0(v148) : v148.length;
-      if (v197 < 1) return INVALID;
-      for (const k in v143) {
+      const v205 = typeof v156 === "string" && v156.length >= 1 && v156.length < 2 ? c0(v156) : v156.length;
+      if (v205 < 1) return INVALID;
+      for (const k in v151) {
         if (k !== "driver" && k !== "hypervisors") return INVALID;
       }
-      const v198 = { "driver": v146, "hypervisors": v148 };
-      v145 = v198;
+      const v206 = { "driver": v154, "hypervisors": v156 };
+      v153 = v206;
     }
-    else if (v144 === "existing") {
-      if (typeof v143 !== "object" || v143 === null || Array.isArray(v143)) return INVALID;
-      const v199 = v143["driver"];
-      if (v199 !== "existing") return INVALID;
-      const v200 = v143["hosts"];
-      if (!Array.isArray(v200)) return INVALID;
-      const v201 = new Array(v200.length);
-      for (let v202 = 0; v202 < v200.length; v202++) {
-        const v203 = v200[v202];
-        if (typeof v203 !== "object" || v203 === null || Array.isArray(v203)) return INVALID;
-        const v204 = v203["name"];
-        if (typeof v204 !== "string") return INVALID;
-        const v205 = typeof v204 === "string" && v204.length > 63 ? c0(v204) : v204.length;
-        if (v205 > 63) return INVALID;
+    else if (v152 === "existing") {
+      if (typeof v151 !== "object" || v151 === null || Array.isArray(v151)) return INVALID;
+      const v207 = v151["driver"];
+      if (v207 !== "existing") return INVALID;
+      const v208 = v151["hosts"];
+      if (!Array.isArray(v208)) return INVALID;
+      const v209 = new Array(v208.length);
+      for (let v210 = 0; v210 < v208.length; v210++) {
+        const v211 = v208[v210];
+        if (typeof v211 !== "object" || v211 === null || Array.isArray(v211)) return INVALID;
+        const v212 = v211["name"];
+        if (typeof v212 !== "string") return INVALID;
+        const v213 = typeof v212 === "string" && v212.length > 63 ? c0(v212) : v212.length;
+        if (v213 > 63) return INVALID;
         c1.lastIndex = 0;
-        if (!c1.test(v204)) return INVALID;
-        const v206 = v203["address"];
-        if (typeof v206 !== "string") return INVALID;
-        const v207 = typeof v206 === "string" && v206.length >= 1 && v206.length < 2 ? c0(v206) : v206.length;
-        if (v207 < 1) return INVALID;
-        const v208 = typeof v206 === "string" && v206.length > 253 ? c0(v206) : v206.length;
-        if (v208 > 253) return INVALID;
+        if (!c1.test(v212)) return INVALID;
+        const v214 = v211["address"];
+        if (typeof v214 !== "string") return INVALID;
+        const v215 = typeof v214 === "string" && v214.length >= 1 && v214.length < 2 ? c0(v214) : v214.length;
+        if (v215 < 1) return INVALID;
+        const v216 = typeof v214 === "string" && v214.length > 253 ? c0(v214) : v214.length;
+        if (v216 > 253) return INVALID;
         c31.lastIndex = 0;
-        if (!c31.test(v206)) return INVALID;
-        const v209 = v203["ip"];
-        let v210 = (() => {
-          let v211;
-          if (v209 !== undefined) {
-            if (typeof v209 !== "string") return INVALID;
-            const v212 = typeof v209 === "string" && v209.length > 128 ? c0(v209) : v209.length;
-            if (v212 > 128) return INVALID;
+        if (!c31.test(v214)) return INVALID;
+        const v217 = v211["ip"];
+        let v218 = (() => {
+          let v219;
+          if (v217 !== undefined) {
+            if (typeof v217 !== "string") return INVALID;
+            const v220 = typeof v217 === "string" && v217.length > 128 ? c0(v217) : v217.length;
+            if (v220 > 128) return INVALID;
             c21.lastIndex = 0;
-            if (!c21.test(v209)) return INVALID;
-            v211 = v209;
+            if (!c21.test(v217)) return INVALID;
+            v219 = v217;
           }
-          return v211;
+          return v219;
         })();
-        if (v210 === INVALID) {
-          if ("ip" in v203) return INVALID;
-          v210 = undefined;
+        if (v218 === INVALID) {
+          if ("ip" in v211) return INVALID;
+          v218 = undefined;
         }
-        const v213 = v203["mac"];
-        let v214 = (() => {
-          let v215;
-          if (v213 !== undefined) {
-            if (typeof v213 !== "string") return INVALID;
+        const v221 = v211["mac"];
+        let v222 = (() => {
+          let v223;
+          if (v221 !== undefined) {
+            if (typeof v221 !== "string") return INVALID;
             c41.lastIndex = 0;
-            if (!c41.test(v213)) return INVALID;
-            v215 = v213;
+            if (!c41.test(v221)) return INVALID;
+            v223 = v221;
           }
-          return v215;
+          return v223;
         })();
-        if (v214 === INVALID) {
-          if ("mac" in v203) return INVALID;
-          v214 = undefined;
+        if (v222 === INVALID) {
+          if ("mac" in v211) return INVALID;
+          v222 = undefined;
         }
-        const v216 = v203["roles"];
-        if (!Array.isArray(v216)) return INVALID;
-        const v217 = new Array(v216.length);
-        for (let v218 = 0; v218 < v216.length; v218++) {
-          const v219 = v216[v218];
-          if (!c42.has(v219)) return INVALID;
-          v217[v218] = v219;
+        const v224 = v211["roles"];
+        if (!Array.isArray(v224)) return INVALID;
+        const v225 = new Array(v224.length);
+        for (let v226 = 0; v226 < v224.length; v226++) {
+          const v227 = v224[v226];
+          if (!c42.has(v227)) return INVALID;
+          v225[v226] = v227;
         }
-        const v220 = typeof v217 === "string" && v217.length >= 1 && v217.length < 2 ? c0(v217) : v217.length;
-        if (v220 < 1) return INVALID;
-        const v221 = v203["os"];
-        if (typeof v221 !== "string") return INVALID;
-        const v222 = typeof v221 === "string" && v221.length >= 1 && v221.length < 2 ? c0(v221) : v221.length;
-        if (v222 < 1) return INVALID;
-        const v223 = typeof v221 === "string" && v221.length > 64 ? c0(v221) : v221.length;
-        if (v223 > 64) return INVALID;
+        const v228 = typeof v225 === "string" && v225.length >= 1 && v225.length < 2 ? c0(v225) : v225.length;
+        if (v228 < 1) return INVALID;
+        const v229 = v211["os"];
+        if (typeof v229 !== "string") return INVALID;
+        const v230 = typeof v229 === "string" && v229.length >= 1 && v229.length < 2 ? c0(v229) : v229.length;
+        if (v230 < 1) return INVALID;
+        const v231 = typeof v229 === "string" && v229.length > 64 ? c0(v229) : v229.length;
+        if (v231 > 64) return INVALID;
         c43.lastIndex = 0;
-        if (!c43.test(v221)) return INVALID;
-        const v224 = v203["user"];
-        let v225 = (() => {
-          let v226;
-          if (v224 !== undefined) {
-            if (typeof v224 !== "string") return INVALID;
-            const v227 = typeof v224 === "string" && v224.length >= 1 && v224.length < 2 ? c0(v224) : v224.length;
-            if (v227 < 1) return INVALID;
-            const v228 = typeof v224 === "string" && v224.length > 256 ? c0(v224) : v224.length;
-            if (v228 > 256) return INVALID;
-            c32.lastIndex = 0;
-            if (!c32.test(v224)) return INVALID;
-            v226 = v224;
-          }
-          return v226;
-        })();
-        if (v225 === INVALID) {
-          if ("user" in v203) return INVALID;
-          v225 = undefined;
-        }
-        const v229 = v203["port"];
-        let v230 = (() => {
-          let v231;
-          if (v229 === undefined) {
-            v231 = c3(c44());
-          } else {
-            if (typeof v229 !== "number" || !Number.isFinite(v229)) return INVALID;
-            if (!Number.isSafeInteger(v229)) return INVALID;
-            if (v229 < 1) return INVALID;
-            if (v229 > 65535) return INVALID;
-            v231 = v229 === undefined ? c3(c44()) : v229;
-          }
-          return v231;
-        })();
-        if (v230 === INVALID) return INVALID;
-        const v232 = v203["identityFile"];
+        if (!c43.test(v229)) return INVALID;
+        const v232 = v211["user"];
         let v233 = (() => {
           let v234;
           if (v232 !== undefined) {
             if (typeof v232 !== "string") return INVALID;
             const v235 = typeof v232 === "string" && v232.length >= 1 && v232.length < 2 ? c0(v232) : v232.length;
             if (v235 < 1) return INVALID;
-            const v236 = typeof v232 === "string" && v232.length > 4096 ? c0(v232) : v232.length;
-            if (v236 > 4096) return INVALID;
-            c34.lastIndex = 0;
-            if (!c34.test(v232)) return INVALID;
+            const v236 = typeof v232 === "string" && v232.length > 256 ? c0(v232) : v232.length;
+            if (v236 > 256) return INVALID;
+            c32.lastIndex = 0;
+            if (!c32.test(v232)) return INVALID;
             v234 = v232;
           }
           return v234;
         })();
         if (v233 === INVALID) {
-          if ("identityFile" in v203) return INVALID;
+          if ("user" in v211) return INVALID;
           v233 = undefined;
         }
-        const v237 = v203["bastion"];
+        const v237 = v211["port"];
         let v238 = (() => {
           let v239;
-          if (v237 !== undefined) {
-            if (typeof v237 !== "object" || v237 === null || Array.isArray(v237)) return INVALID;
-            const v240 = v237["address"];
-            if (typeof v240 !== "string") return INVALID;
-            const v241 = typeof v240 === "string" && v240.length >= 1 && v240.length < 2 ? c0(v240) : v240.length;
-            if (v241 < 1) return INVALID;
-            const v242 = typeof v240 === "string" && v240.length > 253 ? c0(v240) : v240.length;
-            if (v242 > 253) return INVALID;
-            c31.lastIndex = 0;
-            if (!c31.test(v240)) return INVALID;
-            const v243 = v237["port"];
-            let v244 = (() => {
-              let v245;
-              if (v243 === undefined) {
-                v245 = c3(c45());
-              } else {
-                if (typeof v243 !== "number" || !Number.isFinite(v243)) return INVALID;
-                if (!Number.isSafeInteger(v243)) return INVALID;
-                if (v243 < 1) return INVALID;
-                if (v243 > 65535) return INVALID;
-                v245 = v243 === undefined ? c3(c45()) : v243;
-              }
-              return v245;
-            })();
-            if (v244 === INVALID) return INVALID;
-            const v246 = v237["user"];
-            let v247 = (() => {
-              let v248;
-              if (v246 === undefined) {
-                v248 = c3(c46());
-              } else {
-                if (typeof v246 !== "string") return INVALID;
-                const v249 = typeof v246 === "string" && v246.length >= 1 && v246.length < 2 ? c0(v246) : v246.length;
-                if (v249 < 1) return INVALID;
-                const v250 = typeof v246 === "string" && v246.length > 256 ? c0(v246) : v246.length;
-                if (v250 > 256) return INVALID;
-                c32.lastIndex = 0;
-                if (!c32.test(v246)) return INVALID;
-                v248 = v246 === undefined ? c3(c46()) : v246;
-              }
-              return v248;
-            })();
-            if (v247 === INVALID) return INVALID;
-            const v251 = v237["identityFile"];
-            let v252 = (() => {
-              let v253;
-              if (v251 !== undefined) {
-                if (typeof v251 !== "string") return INVALID;
-                const v254 = typeof v251 === "string" && v251.length >= 1 && v251.length < 2 ? c0(v251) : v251.length;
-                if (v254 < 1) return INVALID;
-                const v255 = typeof v251 === "string" && v251.length > 4096 ? c0(v251) : v251.length;
-                if (v255 > 4096) return INVALID;
-                c34.lastIndex = 0;
-                if (!c34.test(v251)) return INVALID;
-                v253 = v251;
-              }
-              return v253;
-            })();
-            if (v252 === INVALID) {
-              if ("identityFile" in v237) return INVALID;
-              v252 = undefined;
-            }
-            for (const k in v237) {
-              if (k !== "address" && k !== "port" && k !== "user" && k !== "identityFile") return INVALID;
-            }
-            const v256 = {};
-            v256["address"] = v240;
-            v256["port"] = v244;
-            v256["user"] = v247;
-            if ("identityFile" in v237) v256["identityFile"] = v252;
-            v239 = v256;
+          if (v237 === undefined) {
+            v239 = c3(c44());
+          } else {
+            if (typeof v237 !== "number" || !Number.isFinite(v237)) return INVALID;
+            if (!Number.isSafeInteger(v237)) return INVALID;
+            if (v237 < 1) return INVALID;
+            if (v237 > 65535) return INVALID;
+            v239 = v237 === undefined ? c3(c44()) : v237;
           }
           return v239;
         })();
-        if (v238 === INVALID) {
-          if ("bastion" in v203) return INVALID;
-          v238 = undefined;
+        if (v238 === INVALID) return INVALID;
+        const v240 = v211["identityFile"];
+        let v241 = (() => {
+          let v242;
+          if (v240 !== undefined) {
+            if (typeof v240 !== "string") return INVALID;
+            const v243 = typeof v240 === "string" && v240.length >= 1 && v240.length < 2 ? c0(v240) : v240.length;
+            if (v243 < 1) return INVALID;
+            const v244 = typeof v240 === "string" && v240.length > 4096 ? c0(v240) : v240.length;
+            if (v244 > 4096) return INVALID;
+            c34.lastIndex = 0;
+            if (!c34.test(v240)) return INVALID;
+            v242 = v240;
+          }
+          return v242;
+        })();
+        if (v241 === INVALID) {
+          if ("identityFile" in v211) return INVALID;
+          v241 = undefined;
         }
-        for (const k in v203) {
+        const v245 = v211["bastion"];
+        let v246 = (() => {
+          let v247;
+          if (v245 !== undefined) {
+            if (typeof v245 !== "object" || v245 === null || Array.isArray(v245)) return INVALID;
+            const v248 = v245["address"];
+            if (typeof v248 !== "string") return INVALID;
+            const v249 = typeof v248 === "string" && v248.length >= 1 && v248.length < 2 ? c0(v248) : v248.length;
+            if (v249 < 1) return INVALID;
+            const v250 = typeof v248 === "string" && v248.length > 253 ? c0(v248) : v248.length;
+            if (v250 > 253) return INVALID;
+            c31.lastIndex = 0;
+            if (!c31.test(v248)) return INVALID;
+            const v251 = v245["port"];
+            let v252 = (() => {
+              let v253;
+              if (v251 === undefined) {
+                v253 = c3(c45());
+              } else {
+                if (typeof v251 !== "number" || !Number.isFinite(v251)) return INVALID;
+                if (!Number.isSafeInteger(v251)) return INVALID;
+                if (v251 < 1) return INVALID;
+                if (v251 > 65535) return INVALID;
+                v253 = v251 === undefined ? c3(c45()) : v251;
+              }
+              return v253;
+            })();
+            if (v252 === INVALID) return INVALID;
+            const v254 = v245["user"];
+            let v255 = (() => {
+              let v256;
+              if (v254 === undefined) {
+                v256 = c3(c46());
+              } else {
+                if (typeof v254 !== "string") return INVALID;
+                const v257 = typeof v254 === "string" && v254.length >= 1 && v254.length < 2 ? c0(v254) : v254.length;
+                if (v257 < 1) return INVALID;
+                const v258 = typeof v254 === "string" && v254.length > 256 ? c0(v254) : v254.length;
+                if (v258 > 256) return INVALID;
+                c32.lastIndex = 0;
+                if (!c32.test(v254)) return INVALID;
+                v256 = v254 === undefined ? c3(c46()) : v254;
+              }
+              return v256;
+            })();
+            if (v255 === INVALID) return INVALID;
+            const v259 = v245["identityFile"];
+            let v260 = (() => {
+              let v261;
+              if (v259 !== undefined) {
+                if (typeof v259 !== "string") return INVALID;
+                const v262 = typeof v259 === "string" && v259.length >= 1 && v259.length < 2 ? c0(v259) : v259.length;
+                if (v262 < 1) return INVALID;
+                const v263 = typeof v259 === "string" && v259.length > 4096 ? c0(v259) : v259.length;
+                if (v263 > 4096) return INVALID;
+                c34.lastIndex = 0;
+                if (!c34.test(v259)) return INVALID;
+                v261 = v259;
+              }
+              return v261;
+            })();
+            if (v260 === INVALID) {
+              if ("identityFile" in v245) return INVALID;
+              v260 = undefined;
+            }
+            for (const k in v245) {
+              if (k !== "address" && k !== "port" && k !== "user" && k !== "identityFile") return INVALID;
+            }
+            const v264 = {};
+            v264["address"] = v248;
+            v264["port"] = v252;
+            v264["user"] = v255;
+            if ("identityFile" in v245) v264["identityFile"] = v260;
+            v247 = v264;
+          }
+          return v247;
+        })();
+        if (v246 === INVALID) {
+          if ("bastion" in v211) return INVALID;
+          v246 = undefined;
+        }
+        for (const k in v211) {
           if (k !== "name" && k !== "address" && k !== "ip" && k !== "mac" && k !== "roles" && k !== "os" && k !== "user" && k !== "port" && k !== "identityFile" && k !== "bastion") return INVALID;
         }
-        const v257 = {};
-        v257["name"] = v204;
-        v257["address"] = v206;
-        if ("ip" in v203) v257["ip"] = v210;
-        if ("mac" in v203) v257["mac"] = v214;
-        v257["roles"] = v217;
-        v257["os"] = v221;
-        if ("user" in v203) v257["user"] = v225;
-        v257["port"] = v230;
-        if ("identityFile" in v203) v257["identityFile"] = v233;
-        if ("bastion" in v203) v257["bastion"] = v238;
-        v201[v202] = v257;
+        const v265 = {};
+        v265["name"] = v212;
+        v265["address"] = v214;
+        if ("ip" in v211) v265["ip"] = v218;
+        if ("mac" in v211) v265["mac"] = v222;
+        v265["roles"] = v225;
+        v265["os"] = v229;
+        if ("user" in v211) v265["user"] = v233;
+        v265["port"] = v238;
+        if ("identityFile" in v211) v265["identityFile"] = v241;
+        if ("bastion" in v211) v265["bastion"] = v246;
+        v209[v210] = v265;
       }
-      const v258 = typeof v201 === "string" && v201.length >= 1 && v201.length < 2 ? c0(v201) : v201.length;
-      if (v258 < 1) return INVALID;
-      for (const k in v143) {
+      const v266 = typeof v209 === "string" && v209.length >= 1 && v209.length < 2 ? c0(v209) : v209.length;
+      if (v266 < 1) return INVALID;
+      for (const k in v151) {
         if (k !== "driver" && k !== "hosts") return INVALID;
       }
-      const v259 = { "driver": v199, "hosts": v201 };
-      v145 = v259;
+      const v267 = { "driver": v207, "hosts": v209 };
+      v153 = v267;
     }
     else { return INVALID; }
-    const v260 = v6["nodes"];
-    let v261 = (() => {
-      let v262;
-      if (v260 !== undefined) {
-        if (typeof v260 !== "object" || v260 === null || Array.isArray(v260)) return INVALID;
-        const v263 = v260["controlPlane"];
-        let v264 = (() => {
-          let v265 = v263;
-          if (v263 === undefined) v265 = c47();
-          if (typeof v265 !== "object" || v265 === null || Array.isArray(v265)) return INVALID;
-          const v266 = v265["count"];
-          let v267 = (() => {
-            let v268;
-            if (v266 === undefined) {
-              v268 = c3(c48());
-            } else {
-              if (typeof v266 !== "number" || !Number.isFinite(v266)) return INVALID;
-              if (!Number.isSafeInteger(v266)) return INVALID;
-              if (v266 < 0) return INVALID;
-              if (v266 > 99) return INVALID;
-              v268 = v266 === undefined ? c3(c48()) : v266;
-            }
-            return v268;
-          })();
-          if (v267 === INVALID) return INVALID;
-          const v269 = v265["distro"];
-          let v270 = (() => {
-            let v271;
-            if (v269 !== undefined) {
-              if (typeof v269 !== "string") return INVALID;
-              const v272 = typeof v269 === "string" && v269.length >= 1 && v269.length < 2 ? c0(v269) : v269.length;
-              if (v272 < 1) return INVALID;
-              const v273 = typeof v269 === "string" && v269.length > 64 ? c0(v269) : v269.length;
-              if (v273 > 64) return INVALID;
-              c43.lastIndex = 0;
-              if (!c43.test(v269)) return INVALID;
-              v271 = v269;
-            }
-            return v271;
-          })();
-          if (v270 === INVALID) {
-            if ("distro" in v265) return INVALID;
-            v270 = undefined;
-          }
-          const v274 = v265["hypervisor"];
+    const v268 = v6["nodes"];
+    let v269 = (() => {
+      let v270;
+      if (v268 !== undefined) {
+        if (typeof v268 !== "object" || v268 === null || Array.isArray(v268)) return INVALID;
+        const v271 = v268["controlPlane"];
+        let v272 = (() => {
+          let v273 = v271;
+          if (v271 === undefined) v273 = c47();
+          if (typeof v273 !== "object" || v273 === null || Array.isArray(v273)) return INVALID;
+          const v274 = v273["count"];
           let v275 = (() => {
             let v276;
-            if (v274 !== undefined) {
-              if (typeof v274 !== "string") return INVALID;
-              const v277 = typeof v274 === "string" && v274.length > 63 ? c0(v274) : v274.length;
-              if (v277 > 63) return INVALID;
-              c1.lastIndex = 0;
-              if (!c1.test(v274)) return INVALID;
-              v276 = v274;
+            if (v274 === undefined) {
+              v276 = c3(c48());
+            } else {
+              if (typeof v274 !== "number" || !Number.isFinite(v274)) return INVALID;
+              if (!Number.isSafeInteger(v274)) return INVALID;
+              if (v274 < 0) return INVALID;
+              if (v274 > 99) return INVALID;
+              v276 = v274 === undefined ? c3(c48()) : v274;
             }
             return v276;
           })();
-          if (v275 === INVALID) {
-            if ("hypervisor" in v265) return INVALID;
-            v275 = undefined;
-          }
-          const v278 = v265["vcpus"];
-          let v279 = (() => {
-            let v280;
-            if (v278 !== undefined) {
-              if (typeof v278 !== "number" || !Number.isFinite(v278)) return INVALID;
-              if (!Number.isSafeInteger(v278)) return INVALID;
-              if (v278 < 1) return INVALID;
-              if (v278 > 512) return INVALID;
-              v280 = v278;
+          if (v275 === INVALID) return INVALID;
+          const v277 = v273["distro"];
+          let v278 = (() => {
+            let v279;
+            if (v277 !== undefined) {
+              if (typeof v277 !== "string") return INVALID;
+              const v280 = typeof v277 === "string" && v277.length >= 1 && v277.length < 2 ? c0(v277) : v277.length;
+              if (v280 < 1) return INVALID;
+              const v281 = typeof v277 === "string" && v277.length > 64 ? c0(v277) : v277.length;
+              if (v281 > 64) return INVALID;
+              c43.lastIndex = 0;
+              if (!c43.test(v277)) return INVALID;
+              v279 = v277;
             }
-            return v280;
+            return v279;
           })();
-          if (v279 === INVALID) {
-            if ("vcpus" in v265) return INVALID;
-            v279 = undefined;
+          if (v278 === INVALID) {
+            if ("distro" in v273) return INVALID;
+            v278 = undefined;
           }
-          const v281 = v265["ram"];
-          let v282 = (() => {
-            let v283;
-            if (v281 !== undefined) {
-              if (typeof v281 !== "string") return INVALID;
-              const v284 = typeof v281 === "string" && v281.length > 16 ? c0(v281) : v281.length;
-              if (v284 > 16) return INVALID;
-              c49.lastIndex = 0;
-              if (!c49.test(v281)) return INVALID;
-              const v285 = c50(v281);
-              if (v285 instanceof Promise) c13();
-              if (!v285) return INVALID;
-              v283 = v281;
+          const v282 = v273["hypervisor"];
+          let v283 = (() => {
+            let v284;
+            if (v282 !== undefined) {
+              if (typeof v282 !== "string") return INVALID;
+              const v285 = typeof v282 === "string" && v282.length > 63 ? c0(v282) : v282.length;
+              if (v285 > 63) return INVALID;
+              c1.lastIndex = 0;
+              if (!c1.test(v282)) return INVALID;
+              v284 = v282;
             }
-            return v283;
+            return v284;
           })();
-          if (v282 === INVALID) {
-            if ("ram" in v265) return INVALID;
-            v282 = undefined;
+          if (v283 === INVALID) {
+            if ("hypervisor" in v273) return INVALID;
+            v283 = undefined;
           }
-          const v286 = v265["disk"];
+          const v286 = v273["vcpus"];
           let v287 = (() => {
             let v288;
             if (v286 !== undefined) {
-              if (typeof v286 !== "string") return INVALID;
-              const v289 = typeof v286 === "string" && v286.length > 16 ? c0(v286) : v286.length;
-              if (v289 > 16) return INVALID;
-              c49.lastIndex = 0;
-              if (!c49.test(v286)) return INVALID;
-              const v290 = c51(v286);
-              if (v290 instanceof Promise) c13();
-              if (!v290) return INVALID;
+              if (typeof v286 !== "number" || !Number.isFinite(v286)) return INVALID;
+              if (!Number.isSafeInteger(v286)) return INVALID;
+              if (v286 < 1) return INVALID;
+              if (v286 > 512) return INVALID;
               v288 = v286;
             }
             return v288;
           })();
           if (v287 === INVALID) {
-            if ("disk" in v265) return INVALID;
+            if ("vcpus" in v273) return INVALID;
             v287 = undefined;
           }
-          for (const k in v265) {
+          const v289 = v273["ram"];
+          let v290 = (() => {
+            let v291;
+            if (v289 !== undefined) {
+              if (typeof v289 !== "string") return INVALID;
+              const v292 = typeof v289 === "string" && v289.length > 16 ? c0(v289) : v289.length;
+              if (v292 > 16) return INVALID;
+              c49.lastIndex = 0;
+              if (!c49.test(v289)) return INVALID;
+              const v293 = c50(v289);
+              if (v293 instanceof Promise) c13();
+              if (!v293) return INVALID;
+              v291 = v289;
+            }
+            return v291;
+          })();
+          if (v290 === INVALID) {
+            if ("ram" in v273) return INVALID;
+            v290 = undefined;
+          }
+          const v294 = v273["disk"];
+          let v295 = (() => {
+            let v296;
+            if (v294 !== undefined) {
+              if (typeof v294 !== "string") return INVALID;
+              const v297 = typeof v294 === "string" && v294.length > 16 ? c0(v294) : v294.length;
+              if (v297 > 16) return INVALID;
+              c49.lastIndex = 0;
+              if (!c49.test(v294)) return INVALID;
+              const v298 = c51(v294);
+              if (v298 instanceof Promise) c13();
+              if (!v298) return INVALID;
+              v296 = v294;
+            }
+            return v296;
+          })();
+          if (v295 === INVALID) {
+            if ("disk" in v273) return INVALID;
+            v295 = undefined;
+          }
+          for (const k in v273) {
             if (k !== "count" && k !== "distro" && k !== "hypervisor" && k !== "vcpus" && k !== "ram" && k !== "disk") return INVALID;
           }
-          const v291 = {};
-          v291["count"] = v267;
-          if ("distro" in v265) v291["distro"] = v270;
-          if ("hypervisor" in v265) v291["hypervisor"] = v275;
-          if ("vcpus" in v265) v291["vcpus"] = v279;
-          if ("ram" in v265) v291["ram"] = v282;
-          if ("disk" in v265) v291["disk"] = v287;
-          return v291;
+          const v299 = {};
+          v299["count"] = v275;
+          if ("distro" in v273) v299["distro"] = v278;
+          if ("hypervisor" in v273) v299["hypervisor"] = v283;
+          if ("vcpus" in v273) v299["vcpus"] = v287;
+          if ("ram" in v273) v299["ram"] = v290;
+          if ("disk" in v273) v299["disk"] = v295;
+          return v299;
         })();
-        if (v264 === INVALID) return INVALID;
-        const v292 = v260["workers"];
-        let v293 = (() => {
-          let v294;
-          if (v292 === undefined) {
-            v294 = c3(c52());
+        if (v272 === INVALID) return INVALID;
+        const v300 = v268["workers"];
+        let v301 = (() => {
+          let v302;
+          if (v300 === undefined) {
+            v302 = c3(c52());
           } else {
-            if (!Array.isArray(v292)) return INVALID;
-            const v295 = new Array(v292.length);
-            for (let v296 = 0; v296 < v292.length; v296++) {
-              const v297 = v292[v296];
-              if (typeof v297 !== "object" || v297 === null || Array.isArray(v297)) return INVALID;
-              const v298 = v297["name"];
-              let v299 = (() => {
-                let v300;
-                if (v298 === undefined) {
-                  v300 = c3(c53());
-                } else {
-                  if (typeof v298 !== "string") return INVALID;
-                  const v301 = typeof v298 === "string" && v298.length > 63 ? c0(v298) : v298.length;
-                  if (v301 > 63) return INVALID;
-                  c1.lastIndex = 0;
-                  if (!c1.test(v298)) return INVALID;
-                  v300 = v298 === undefined ? c3(c53()) : v298;
-                }
-                return v300;
-              })();
-              if (v299 === INVALID) return INVALID;
-              const v302 = v297["count"];
-              if (typeof v302 !== "number" || !Number.isFinite(v302)) return INVALID;
-              if (!Number.isSafeInteger(v302)) return INVALID;
-              if (v302 < 0) return INVALID;
-              if (v302 > 999) return INVALID;
-              const v303 = v297["os"];
-              if (typeof v303 !== "string") return INVALID;
-              const v304 = typeof v303 === "string" && v303.length >= 1 && v303.length < 2 ? c0(v303) : v303.length;
-              if (v304 < 1) return INVALID;
-              const v305 = typeof v303 === "string" && v303.length > 64 ? c0(v303) : v303.length;
-              if (v305 > 64) return INVALID;
-              c43.lastIndex = 0;
-              if (!c43.test(v303)) return INVALID;
-              const v306 = v297["hypervisor"];
+            if (!Array.isArray(v300)) return INVALID;
+            const v303 = new Array(v300.length);
+            for (let v304 = 0; v304 < v300.length; v304++) {
+              const v305 = v300[v304];
+              if (typeof v305 !== "object" || v305 === null || Array.isArray(v305)) return INVALID;
+              const v306 = v305["name"];
               let v307 = (() => {
                 let v308;
-                if (v306 !== undefined) {
+                if (v306 === undefined) {
+                  v308 = c3(c53());
+                } else {
                   if (typeof v306 !== "string") return INVALID;
                   const v309 = typeof v306 === "string" && v306.length > 63 ? c0(v306) : v306.length;
                   if (v309 > 63) return INVALID;
                   c1.lastIndex = 0;
                   if (!c1.test(v306)) return INVALID;
-                  v308 = v306;
+                  v308 = v306 === undefined ? c3(c53()) : v306;
                 }
                 return v308;
               })();
-              if (v307 === INVALID) {
-                if ("hypervisor" in v297) return INVALID;
-                v307 = undefined;
-              }
-              const v310 = v297["vcpus"];
-              let v311 = (() => {
-                let v312;
-                if (v310 !== undefined) {
-                  if (typeof v310 !== "number" || !Number.isFinite(v310)) return INVALID;
-                  if (!Number.isSafeInteger(v310)) return INVALID;
-                  if (v310 < 1) return INVALID;
-                  if (v310 > 512) return INVALID;
-                  v312 = v310;
+              if (v307 === INVALID) return INVALID;
+              const v310 = v305["count"];
+              if (typeof v310 !== "number" || !Number.isFinite(v310)) return INVALID;
+              if (!Number.isSafeInteger(v310)) return INVALID;
+              if (v310 < 0) return INVALID;
+              if (v310 > 999) return INVALID;
+              const v311 = v305["os"];
+              if (typeof v311 !== "string") return INVALID;
+              const v312 = typeof v311 === "string" && v311.length >= 1 && v311.length < 2 ? c0(v311) : v311.length;
+              if (v312 < 1) return INVALID;
+              const v313 = typeof v311 === "string" && v311.length > 64 ? c0(v311) : v311.length;
+              if (v313 > 64) return INVALID;
+              c43.lastIndex = 0;
+              if (!c43.test(v311)) return INVALID;
+              const v314 = v305["hypervisor"];
+              let v315 = (() => {
+                let v316;
+                if (v314 !== undefined) {
+                  if (typeof v314 !== "string") return INVALID;
+                  const v317 = typeof v314 === "string" && v314.length > 63 ? c0(v314) : v314.length;
+                  if (v317 > 63) return INVALID;
+                  c1.lastIndex = 0;
+                  if (!c1.test(v314)) return INVALID;
+                  v316 = v314;
                 }
-                return v312;
+                return v316;
               })();
-              if (v311 === INVALID) {
-                if ("vcpus" in v297) return INVALID;
-                v311 = undefined;
+              if (v315 === INVALID) {
+                if ("hypervisor" in v305) return INVALID;
+                v315 = undefined;
               }
-              const v313 = v297["ram"];
-              let v314 = (() => {
-                let v315;
-                if (v313 !== undefined) {
-                  if (typeof v313 !== "string") return INVALID;
-                  const v316 = typeof v313 === "string" && v313.length > 16 ? c0(v313) : v313.length;
-                  if (v316 > 16) return INVALID;
-                  c49.lastIndex = 0;
-                  if (!c49.test(v313)) return INVALID;
-                  const v317 = c50(v313);
-                  if (v317 instanceof Promise) c13();
-                  if (!v317) return INVALID;
-                  v315 = v313;
-                }
-                return v315;
-              })();
-              if (v314 === INVALID) {
-                if ("ram" in v297) return INVALID;
-                v314 = undefined;
-              }
-              const v318 = v297["disk"];
+              const v318 = v305["vcpus"];
               let v319 = (() => {
                 let v320;
                 if (v318 !== undefined) {
-                  if (typeof v318 !== "string") return INVALID;
-                  const v321 = typeof v318 === "string" && v318.length > 16 ? c0(v318) : v318.length;
-                  if (v321 > 16) return INVALID;
-                  c49.lastIndex = 0;
-                  if (!c49.test(v318)) return INVALID;
-                  const v322 = c51(v318);
-                  if (v322 instanceof Promise) c13();
-                  if (!v322) return INVALID;
+                  if (typeof v318 !== "number" || !Number.isFinite(v318)) return INVALID;
+                  if (!Number.isSafeInteger(v318)) return INVALID;
+                  if (v318 < 1) return INVALID;
+                  if (v318 > 512) return INVALID;
                   v320 = v318;
                 }
                 return v320;
               })();
               if (v319 === INVALID) {
-                if ("disk" in v297) return INVALID;
+                if ("vcpus" in v305) return INVALID;
                 v319 = undefined;
               }
-              for (const k in v297) {
+              const v321 = v305["ram"];
+              let v322 = (() => {
+                let v323;
+                if (v321 !== undefined) {
+                  if (typeof v321 !== "string") return INVALID;
+                  const v324 = typeof v321 === "string" && v321.length > 16 ? c0(v321) : v321.length;
+                  if (v324 > 16) return INVALID;
+                  c49.lastIndex = 0;
+                  if (!c49.test(v321)) return INVALID;
+                  const v325 = c50(v321);
+                  if (v325 instanceof Promise) c13();
+                  if (!v325) return INVALID;
+                  v323 = v321;
+                }
+                return v323;
+              })();
+              if (v322 === INVALID) {
+                if ("ram" in v305) return INVALID;
+                v322 = undefined;
+              }
+              const v326 = v305["disk"];
+              let v327 = (() => {
+                let v328;
+                if (v326 !== undefined) {
+                  if (typeof v326 !== "string") return INVALID;
+                  const v329 = typeof v326 === "string" && v326.length > 16 ? c0(v326) : v326.length;
+                  if (v329 > 16) return INVALID;
+                  c49.lastIndex = 0;
+                  if (!c49.test(v326)) return INVALID;
+                  const v330 = c51(v326);
+                  if (v330 instanceof Promise) c13();
+                  if (!v330) return INVALID;
+                  v328 = v326;
+                }
+                return v328;
+              })();
+              if (v327 === INVALID) {
+                if ("disk" in v305) return INVALID;
+                v327 = undefined;
+              }
+              for (const k in v305) {
                 if (k !== "name" && k !== "count" && k !== "os" && k !== "hypervisor" && k !== "vcpus" && k !== "ram" && k !== "disk") return INVALID;
               }
-              const v323 = {};
-              v323["name"] = v299;
-              v323["count"] = v302;
-              v323["os"] = v303;
-              if ("hypervisor" in v297) v323["hypervisor"] = v307;
-              if ("vcpus" in v297) v323["vcpus"] = v311;
-              if ("ram" in v297) v323["ram"] = v314;
-              if ("disk" in v297) v323["disk"] = v319;
-              v295[v296] = v323;
+              const v331 = {};
+              v331["name"] = v307;
+              v331["count"] = v310;
+              v331["os"] = v311;
+              if ("hypervisor" in v305) v331["hypervisor"] = v315;
+              if ("vcpus" in v305) v331["vcpus"] = v319;
+              if ("ram" in v305) v331["ram"] = v322;
+              if ("disk" in v305) v331["disk"] = v327;
+              v303[v304] = v331;
             }
-            v294 = v295 === undefined ? c3(c52()) : v295;
+            v302 = v303 === undefined ? c3(c52()) : v303;
           }
-          return v294;
+          return v302;
         })();
-        if (v293 === INVALID) return INVALID;
-        const v324 = v260["placement"];
-        let v325 = (() => {
-          let v326;
-          if (v324 === undefined) {
-            v326 = c3(c54());
+        if (v301 === INVALID) return INVALID;
+        const v332 = v268["placement"];
+        let v333 = (() => {
+          let v334;
+          if (v332 === undefined) {
+            v334 = c3(c54());
           } else {
-            if (!c55(v324)) return INVALID;
-            const v327 = {};
-            const v331 = Object.getOwnPropertySymbols(v324);
-            const v332 = Object.getOwnPropertyNames(v324);
-            for (let v333 = 0; v333 < v332.length; v333++) {
-              const v328 = v332[v333];
-              if (v328 === "__proto__" || !c58.call(v324, v328)) continue;
-              let v330 = c56(v328);
-              if (v330 === INVALID && typeof v328 === "string" && c57.test(v328)) v330 = c56(Number(v328));
-              if (v330 === INVALID) return INVALID;
-              if (v330 === "__proto__") continue;
-              const v334 = v324[v328];
-              if (typeof v334 !== "string") return INVALID;
-              const v335 = typeof v334 === "string" && v334.length > 63 ? c0(v334) : v334.length;
-              if (v335 > 63) return INVALID;
+            if (!c55(v332)) return INVALID;
+            const v335 = {};
+            const v339 = Object.getOwnPropertySymbols(v332);
+            const v340 = Object.getOwnPropertyNames(v332);
+            for (let v341 = 0; v341 < v340.length; v341++) {
+              const v336 = v340[v341];
+              if (v336 === "__proto__" || !c58.call(v332, v336)) continue;
+              let v338 = c56(v336);
+              if (v338 === INVALID && typeof v336 === "string" && c57.test(v336)) v338 = c56(Number(v336));
+              if (v338 === INVALID) return INVALID;
+              if (v338 === "__proto__") continue;
+              const v342 = v332[v336];
+              if (typeof v342 !== "string") return INVALID;
+              const v343 = typeof v342 === "string" && v342.length > 63 ? c0(v342) : v342.length;
+              if (v343 > 63) return INVALID;
               c1.lastIndex = 0;
-              if (!c1.test(v334)) return INVALID;
-              v327[v330] = v334;
+              if (!c1.test(v342)) return INVALID;
+              v335[v338] = v342;
             }
-            for (let v333 = 0; v333 < v331.length; v333++) {
-              const v328 = v331[v333];
-              if (!c58.call(v324, v328)) continue;
-              let v330 = c56(v328);
-              if (v330 === INVALID && typeof v328 === "string" && c57.test(v328)) v330 = c56(Number(v328));
-              if (v330 === INVALID) return INVALID;
-              if (v330 === "__proto__") continue;
-              const v336 = v324[v328];
-              if (typeof v336 !== "string") return INVALID;
-              const v337 = typeof v336 === "string" && v336.length > 63 ? c0(v336) : v336.length;
-              if (v337 > 63) return INVALID;
+            for (let v341 = 0; v341 < v339.length; v341++) {
+              const v336 = v339[v341];
+              if (!c58.call(v332, v336)) continue;
+              let v338 = c56(v336);
+              if (v338 === INVALID && typeof v336 === "string" && c57.test(v336)) v338 = c56(Number(v336));
+              if (v338 === INVALID) return INVALID;
+              if (v338 === "__proto__") continue;
+              const v344 = v332[v336];
+              if (typeof v344 !== "string") return INVALID;
+              const v345 = typeof v344 === "string" && v344.length > 63 ? c0(v344) : v344.length;
+              if (v345 > 63) return INVALID;
               c1.lastIndex = 0;
-              if (!c1.test(v336)) return INVALID;
-              v327[v330] = v336;
+              if (!c1.test(v344)) return INVALID;
+              v335[v338] = v344;
             }
-            v326 = v327 === undefined ? c3(c54()) : v327;
+            v334 = v335 === undefined ? c3(c54()) : v335;
           }
-          return v326;
+          return v334;
         })();
-        if (v325 === INVALID) return INVALID;
-        for (const k in v260) {
+        if (v333 === INVALID) return INVALID;
+        for (const k in v268) {
           if (k !== "controlPlane" && k !== "workers" && k !== "placement") return INVALID;
         }
-        const v338 = { "controlPlane": v264, "workers": v293, "placement": v325 };
-        v262 = v338;
+        const v346 = { "controlPlane": v272, "workers": v301, "placement": v333 };
+        v270 = v346;
       }
-      return v262;
+      return v270;
     })();
-    if (v261 === INVALID) {
+    if (v269 === INVALID) {
       if ("nodes" in v6) return INVALID;
-      v261 = undefined;
+      v269 = undefined;
     }
-    const v339 = v6["services"];
-    let v340 = (() => {
-      let v341 = v339;
-      if (v339 === undefined) v341 = c59();
-      if (typeof v341 !== "object" || v341 === null || Array.isArray(v341)) return INVALID;
-      const v342 = v341["enabled"];
-      let v343 = (() => {
-        let v344;
-        if (v342 === undefined) {
-          v344 = c3(c60());
-        } else {
-          if (typeof v342 !== "boolean") return INVALID;
-          v344 = v342 === undefined ? c3(c60()) : v342;
-        }
-        return v344;
-      })();
-      if (v343 === INVALID) return INVALID;
-      const v345 = v341["distro"];
-      let v346 = (() => {
-        let v347;
-        if (v345 !== undefined) {
-          if (typeof v345 !== "string") return INVALID;
-          const v348 = typeof v345 === "string" && v345.length >= 1 && v345.length < 2 ? c0(v345) : v345.length;
-          if (v348 < 1) return INVALID;
-          const v349 = typeof v345 === "string" && v345.length > 64 ? c0(v345) : v345.length;
-          if (v349 > 64) return INVALID;
-          c43.lastIndex = 0;
-          if (!c43.test(v345)) return INVALID;
-          v347 = v345;
-        }
-        return v347;
-      })();
-      if (v346 === INVALID) {
-        if ("distro" in v341) return INVALID;
-        v346 = undefined;
-      }
-      const v350 = v341["dns"];
+    const v347 = v6["services"];
+    let v348 = (() => {
+      let v349 = v347;
+      if (v347 === undefined) v349 = c59();
+      if (typeof v349 !== "object" || v349 === null || Array.isArray(v349)) return INVALID;
+      const v350 = v349["enabled"];
       let v351 = (() => {
         let v352;
         if (v350 === undefined) {
-          v352 = c3(c61());
+          v352 = c3(c60());
         } else {
           if (typeof v350 !== "boolean") return INVALID;
-          v352 = v350 === undefined ? c3(c61()) : v350;
+          v352 = v350 === undefined ? c3(c60()) : v350;
         }
         return v352;
       })();
       if (v351 === INVALID) return INVALID;
-      const v353 = v341["loadBalancer"];
+      const v353 = v349["distro"];
       let v354 = (() => {
         let v355;
-        if (v353 === undefined) {
-          v355 = c3(c62());
-        } else {
-          if (typeof v353 !== "boolean") return INVALID;
-          v355 = v353 === undefined ? c3(c62()) : v353;
+        if (v353 !== undefined) {
+          if (typeof v353 !== "string") return INVALID;
+          const v356 = typeof v353 === "string" && v353.length >= 1 && v353.length < 2 ? c0(v353) : v353.length;
+          if (v356 < 1) return INVALID;
+          const v357 = typeof v353 === "string" && v353.length > 64 ? c0(v353) : v353.length;
+          if (v357 > 64) return INVALID;
+          c43.lastIndex = 0;
+          if (!c43.test(v353)) return INVALID;
+          v355 = v353;
         }
         return v355;
       })();
-      if (v354 === INVALID) return INVALID;
-      const v356 = v341["dhcp"];
-      let v357 = (() => {
-        let v358;
-        if (v356 === undefined) {
-          v358 = c3(c63());
+      if (v354 === INVALID) {
+        if ("distro" in v349) return INVALID;
+        v354 = undefined;
+      }
+      const v358 = v349["dns"];
+      let v359 = (() => {
+        let v360;
+        if (v358 === undefined) {
+          v360 = c3(c61());
         } else {
-          if (typeof v356 !== "boolean") return INVALID;
-          v358 = v356 === undefined ? c3(c63()) : v356;
+          if (typeof v358 !== "boolean") return INVALID;
+          v360 = v358 === undefined ? c3(c61()) : v358;
         }
-        return v358;
+        return v360;
       })();
-      if (v357 === INVALID) return INVALID;
-      const v359 = v341["registry"];
-      let v360 = (() => {
-        let v361;
-        if (v359 === undefined) {
-          v361 = c3(c64());
+      if (v359 === INVALID) return INVALID;
+      const v361 = v349["loadBalancer"];
+      let v362 = (() => {
+        let v363;
+        if (v361 === undefined) {
+          v363 = c3(c62());
         } else {
-          if (typeof v359 !== "boolean") return INVALID;
-          v361 = v359 === undefined ? c3(c64()) : v359;
+          if (typeof v361 !== "boolean") return INVALID;
+          v363 = v361 === undefined ? c3(c62()) : v361;
         }
-        return v361;
+        return v363;
       })();
-      if (v360 === INVALID) return INVALID;
-      const v362 = v341["hypervisor"];
-      let v363 = (() => {
-        let v364;
-        if (v362 !== undefined) {
-          if (typeof v362 !== "string") return INVALID;
-          const v365 = typeof v362 === "string" && v362.length > 63 ? c0(v362) : v362.length;
-          if (v365 > 63) return INVALID;
+      if (v362 === INVALID) return INVALID;
+      const v364 = v349["dhcp"];
+      let v365 = (() => {
+        let v366;
+        if (v364 === undefined) {
+          v366 = c3(c63());
+        } else {
+          if (typeof v364 !== "boolean") return INVALID;
+          v366 = v364 === undefined ? c3(c63()) : v364;
+        }
+        return v366;
+      })();
+      if (v365 === INVALID) return INVALID;
+      const v367 = v349["registry"];
+      let v368 = (() => {
+        let v369;
+        if (v367 === undefined) {
+          v369 = c3(c64());
+        } else {
+          if (typeof v367 !== "boolean") return INVALID;
+          v369 = v367 === undefined ? c3(c64()) : v367;
+        }
+        return v369;
+      })();
+      if (v368 === INVALID) return INVALID;
+      const v370 = v349["hypervisor"];
+      let v371 = (() => {
+        let v372;
+        if (v370 !== undefined) {
+          if (typeof v370 !== "string") return INVALID;
+          const v373 = typeof v370 === "string" && v370.length > 63 ? c0(v370) : v370.length;
+          if (v373 > 63) return INVALID;
           c1.lastIndex = 0;
-          if (!c1.test(v362)) return INVALID;
-          v364 = v362;
+          if (!c1.test(v370)) return INVALID;
+          v372 = v370;
         }
-        return v364;
+        return v372;
       })();
-      if (v363 === INVALID) {
-        if ("hypervisor" in v341) return INVALID;
-        v363 = undefined;
+      if (v371 === INVALID) {
+        if ("hypervisor" in v349) return INVALID;
+        v371 = undefined;
       }
-      const v366 = v341["forwarders"];
-      let v367 = (() => {
-        let v368;
-        if (v366 !== undefined) {
-          if (!Array.isArray(v366)) return INVALID;
-          const v369 = new Array(v366.length);
-          for (let v370 = 0; v370 < v366.length; v370++) {
-            const v371 = v366[v370];
-            if (typeof v371 !== "string") return INVALID;
+      const v374 = v349["forwarders"];
+      let v375 = (() => {
+        let v376;
+        if (v374 !== undefined) {
+          if (!Array.isArray(v374)) return INVALID;
+          const v377 = new Array(v374.length);
+          for (let v378 = 0; v378 < v374.length; v378++) {
+            const v379 = v374[v378];
+            if (typeof v379 !== "string") return INVALID;
             c65.lastIndex = 0;
-            if (!c65.test(v371)) return INVALID;
-            v369[v370] = v371;
+            if (!c65.test(v379)) return INVALID;
+            v377[v378] = v379;
           }
-          const v372 = typeof v369 === "string" && v369.length >= 1 && v369.length < 2 ? c0(v369) : v369.length;
-          if (v372 < 1) return INVALID;
-          v368 = v369;
+          const v380 = typeof v377 === "string" && v377.length >= 1 && v377.length < 2 ? c0(v377) : v377.length;
+          if (v380 < 1) return INVALID;
+          v376 = v377;
         }
-        return v368;
+        return v376;
       })();
-      if (v367 === INVALID) {
-        if ("forwarders" in v341) return INVALID;
-        v367 = undefined;
+      if (v375 === INVALID) {
+        if ("forwarders" in v349) return INVALID;
+        v375 = undefined;
       }
-      const v373 = v341["vcpus"];
-      let v374 = (() => {
-        let v375;
-        if (v373 !== undefined) {
-          if (typeof v373 !== "number" || !Number.isFinite(v373)) return INVALID;
-          if (!Number.isSafeInteger(v373)) return INVALID;
-          if (v373 < 1) return INVALID;
-          if (v373 > 512) return INVALID;
-          v375 = v373;
-        }
-        return v375;
-      })();
-      if (v374 === INVALID) {
-        if ("vcpus" in v341) return INVALID;
-        v374 = undefined;
-      }
-      const v376 = v341["ram"];
-      let v377 = (() => {
-        let v378;
-        if (v376 !== undefined) {
-          if (typeof v376 !== "string") return INVALID;
-          const v379 = typeof v376 === "string" && v376.length > 16 ? c0(v376) : v376.length;
-          if (v379 > 16) return INVALID;
-          c49.lastIndex = 0;
-          if (!c49.test(v376)) return INVALID;
-          const v380 = c50(v376);
-          if (v380 instanceof Promise) c13();
-          if (!v380) return INVALID;
-          v378 = v376;
-        }
-        return v378;
-      })();
-      if (v377 === INVALID) {
-        if ("ram" in v341) return INVALID;
-        v377 = undefined;
-      }
-      const v381 = v341["disk"];
+      const v381 = v349["vcpus"];
       let v382 = (() => {
         let v383;
         if (v381 !== undefined) {
-          if (typeof v381 !== "string") return INVALID;
-          const v384 = typeof v381 === "string" && v381.length > 16 ? c0(v381) : v381.length;
-          if (v384 > 16) return INVALID;
-          c49.lastIndex = 0;
-          if (!c49.test(v381)) return INVALID;
-          const v385 = c51(v381);
-          if (v385 instanceof Promise) c13();
-          if (!v385) return INVALID;
+          if (typeof v381 !== "number" || !Number.isFinite(v381)) return INVALID;
+          if (!Number.isSafeInteger(v381)) return INVALID;
+          if (v381 < 1) return INVALID;
+          if (v381 > 512) return INVALID;
           v383 = v381;
         }
         return v383;
       })();
       if (v382 === INVALID) {
-        if ("disk" in v341) return INVALID;
+        if ("vcpus" in v349) return INVALID;
         v382 = undefined;
       }
-      for (const k in v341) {
+      const v384 = v349["ram"];
+      let v385 = (() => {
+        let v386;
+        if (v384 !== undefined) {
+          if (typeof v384 !== "string") return INVALID;
+          const v387 = typeof v384 === "string" && v384.length > 16 ? c0(v384) : v384.length;
+          if (v387 > 16) return INVALID;
+          c49.lastIndex = 0;
+          if (!c49.test(v384)) return INVALID;
+          const v388 = c50(v384);
+          if (v388 instanceof Promise) c13();
+          if (!v388) return INVALID;
+          v386 = v384;
+        }
+        return v386;
+      })();
+      if (v385 === INVALID) {
+        if ("ram" in v349) return INVALID;
+        v385 = undefined;
+      }
+      const v389 = v349["disk"];
+      let v390 = (() => {
+        let v391;
+        if (v389 !== undefined) {
+          if (typeof v389 !== "string") return INVALID;
+          const v392 = typeof v389 === "string" && v389.length > 16 ? c0(v389) : v389.length;
+          if (v392 > 16) return INVALID;
+          c49.lastIndex = 0;
+          if (!c49.test(v389)) return INVALID;
+          const v393 = c51(v389);
+          if (v393 instanceof Promise) c13();
+          if (!v393) return INVALID;
+          v391 = v389;
+        }
+        return v391;
+      })();
+      if (v390 === INVALID) {
+        if ("disk" in v349) return INVALID;
+        v390 = undefined;
+      }
+      for (const k in v349) {
         if (k !== "enabled" && k !== "distro" && k !== "dns" && k !== "loadBalancer" && k !== "dhcp" && k !== "registry" && k !== "hypervisor" && k !== "forwarders" && k !== "vcpus" && k !== "ram" && k !== "disk") return INVALID;
       }
-      const v386 = {};
-      v386["enabled"] = v343;
-      if ("distro" in v341) v386["distro"] = v346;
-      v386["dns"] = v351;
-      v386["loadBalancer"] = v354;
-      v386["dhcp"] = v357;
-      v386["registry"] = v360;
-      if ("hypervisor" in v341) v386["hypervisor"] = v363;
-      if ("forwarders" in v341) v386["forwarders"] = v367;
-      if ("vcpus" in v341) v386["vcpus"] = v374;
-      if ("ram" in v341) v386["ram"] = v377;
-      if ("disk" in v341) v386["disk"] = v382;
-      return v386;
+      const v394 = {};
+      v394["enabled"] = v351;
+      if ("distro" in v349) v394["distro"] = v354;
+      v394["dns"] = v359;
+      v394["loadBalancer"] = v362;
+      v394["dhcp"] = v365;
+      v394["registry"] = v368;
+      if ("hypervisor" in v349) v394["hypervisor"] = v371;
+      if ("forwarders" in v349) v394["forwarders"] = v375;
+      if ("vcpus" in v349) v394["vcpus"] = v382;
+      if ("ram" in v349) v394["ram"] = v385;
+      if ("disk" in v349) v394["disk"] = v390;
+      return v394;
     })();
-    if (v340 === INVALID) return INVALID;
-    const v387 = v6["proxy"];
-    let v388 = (() => {
-      let v389;
-      if (v387 !== undefined) {
-        if (typeof v387 !== "object" || v387 === null || Array.isArray(v387)) return INVALID;
-        const v390 = v387["http"];
-        let v391 = (() => {
-          let v392;
-          if (v390 !== undefined) {
-            if (typeof v390 !== "string") return INVALID;
-            const v393 = typeof v390 === "string" && v390.length > 2048 ? c0(v390) : v390.length;
-            if (v393 > 2048) return INVALID;
+    if (v348 === INVALID) return INVALID;
+    const v395 = v6["proxy"];
+    let v396 = (() => {
+      let v397;
+      if (v395 !== undefined) {
+        if (typeof v395 !== "object" || v395 === null || Array.isArray(v395)) return INVALID;
+        const v398 = v395["http"];
+        let v399 = (() => {
+          let v400;
+          if (v398 !== undefined) {
+            if (typeof v398 !== "string") return INVALID;
+            const v401 = typeof v398 === "string" && v398.length > 2048 ? c0(v398) : v398.length;
+            if (v401 > 2048) return INVALID;
             c66.lastIndex = 0;
-            if (!c66.test(v390)) return INVALID;
-            const v394 = c67(v390);
-            if (v394 instanceof Promise) c13();
-            if (!v394) return INVALID;
-            const v395 = c68(v390);
-            if (v395 instanceof Promise) c13();
-            if (!v395) return INVALID;
-            const v396 = c69(v390);
-            if (v396 instanceof Promise) c13();
-            if (!v396) return INVALID;
-            v392 = v390;
-          }
-          return v392;
-        })();
-        if (v391 === INVALID) {
-          if ("http" in v387) return INVALID;
-          v391 = undefined;
-        }
-        const v397 = v387["https"];
-        let v398 = (() => {
-          let v399;
-          if (v397 !== undefined) {
-            if (typeof v397 !== "string") return INVALID;
-            const v400 = typeof v397 === "string" && v397.length > 2048 ? c0(v397) : v397.length;
-            if (v400 > 2048) return INVALID;
-            c66.lastIndex = 0;
-            if (!c66.test(v397)) return INVALID;
-            const v401 = c67(v397);
-            if (v401 instanceof Promise) c13();
-            if (!v401) return INVALID;
-            const v402 = c68(v397);
+            if (!c66.test(v398)) return INVALID;
+            const v402 = c67(v398);
             if (v402 instanceof Promise) c13();
             if (!v402) return INVALID;
-            const v403 = c69(v397);
+            const v403 = c68(v398);
             if (v403 instanceof Promise) c13();
             if (!v403) return INVALID;
-            v399 = v397;
+            const v404 = c69(v398);
+            if (v404 instanceof Promise) c13();
+            if (!v404) return INVALID;
+            v400 = v398;
           }
-          return v399;
+          return v400;
         })();
-        if (v398 === INVALID) {
-          if ("https" in v387) return INVALID;
-          v398 = undefined;
+        if (v399 === INVALID) {
+          if ("http" in v395) return INVALID;
+          v399 = undefined;
         }
-        const v404 = v387["noProxy"];
-        let v405 = (() => {
-          let v406;
-          if (v404 === undefined) {
-            v406 = c3(c70());
-          } else {
-            if (!Array.isArray(v404)) return INVALID;
-            if (v404.length > 1000) return INVALID;
-            const v407 = new Array(v404.length);
-            for (let v408 = 0; v408 < v404.length; v408++) {
-              const v409 = v404[v408];
-              if (typeof v409 !== "string") return INVALID;
-              const v410 = typeof v409 === "string" && v409.length >= 1 && v409.length < 2 ? c0(v409) : v409.length;
-              if (v410 < 1) return INVALID;
-              const v411 = typeof v409 === "string" && v409.length > 253 ? c0(v409) : v409.length;
-              if (v411 > 253) return INVALID;
-              c71.lastIndex = 0;
-              if (!c71.test(v409)) return INVALID;
-              v407[v408] = v409;
-            }
-            const v412 = typeof v407 === "string" && v407.length > 1000 ? c0(v407) : v407.length;
-            if (v412 > 1000) return INVALID;
-            v406 = v407 === undefined ? c3(c70()) : v407;
+        const v405 = v395["https"];
+        let v406 = (() => {
+          let v407;
+          if (v405 !== undefined) {
+            if (typeof v405 !== "string") return INVALID;
+            const v408 = typeof v405 === "string" && v405.length > 2048 ? c0(v405) : v405.length;
+            if (v408 > 2048) return INVALID;
+            c66.lastIndex = 0;
+            if (!c66.test(v405)) return INVALID;
+            const v409 = c67(v405);
+            if (v409 instanceof Promise) c13();
+            if (!v409) return INVALID;
+            const v410 = c68(v405);
+            if (v410 instanceof Promise) c13();
+            if (!v410) return INVALID;
+            const v411 = c69(v405);
+            if (v411 instanceof Promise) c13();
+            if (!v411) return INVALID;
+            v407 = v405;
           }
-          return v406;
+          return v407;
         })();
-        if (v405 === INVALID) return INVALID;
-        for (const k in v387) {
+        if (v406 === INVALID) {
+          if ("https" in v395) return INVALID;
+          v406 = undefined;
+        }
+        const v412 = v395["noProxy"];
+        let v413 = (() => {
+          let v414;
+          if (v412 === undefined) {
+            v414 = c3(c70());
+          } else {
+            if (!Array.isArray(v412)) return INVALID;
+            if (v412.length > 1000) return INVALID;
+            const v415 = new Array(v412.length);
+            for (let v416 = 0; v416 < v412.length; v416++) {
+              const v417 = v412[v416];
+              if (typeof v417 !== "string") return INVALID;
+              const v418 = typeof v417 === "string" && v417.length >= 1 && v417.length < 2 ? c0(v417) : v417.length;
+              if (v418 < 1) return INVALID;
+              const v419 = typeof v417 === "string" && v417.length > 253 ? c0(v417) : v417.length;
+              if (v419 > 253) return INVALID;
+              c71.lastIndex = 0;
+              if (!c71.test(v417)) return INVALID;
+              v415[v416] = v417;
+            }
+            const v420 = typeof v415 === "string" && v415.length > 1000 ? c0(v415) : v415.length;
+            if (v420 > 1000) return INVALID;
+            v414 = v415 === undefined ? c3(c70()) : v415;
+          }
+          return v414;
+        })();
+        if (v413 === INVALID) return INVALID;
+        for (const k in v395) {
           if (k !== "http" && k !== "https" && k !== "noProxy") return INVALID;
         }
-        const v413 = {};
-        if ("http" in v387) v413["http"] = v391;
-        if ("https" in v387) v413["https"] = v398;
-        v413["noProxy"] = v405;
-        v389 = v413;
+        const v421 = {};
+        if ("http" in v395) v421["http"] = v399;
+        if ("https" in v395) v421["https"] = v406;
+        v421["noProxy"] = v413;
+        v397 = v421;
       }
-      return v389;
+      return v397;
     })();
-    if (v388 === INVALID) {
+    if (v396 === INVALID) {
       if ("proxy" in v6) return INVALID;
-      v388 = undefined;
+      v396 = undefined;
     }
-    const v414 = v6["mirrors"];
-    let v415 = (() => {
-      let v416 = v414;
-      if (v414 === undefined) v416 = c72();
-      if (typeof v416 !== "object" || v416 === null || Array.isArray(v416)) return INVALID;
-      const v417 = v416["images"];
-      let v418 = (() => {
-        let v419;
-        if (v417 === undefined) {
-          v419 = c3(c73());
+    const v422 = v6["mirrors"];
+    let v423 = (() => {
+      let v424 = v422;
+      if (v422 === undefined) v424 = c72();
+      if (typeof v424 !== "object" || v424 === null || Array.isArray(v424)) return INVALID;
+      const v425 = v424["images"];
+      let v426 = (() => {
+        let v427;
+        if (v425 === undefined) {
+          v427 = c3(c73());
         } else {
-          if (!c55(v417)) return INVALID;
-          const v420 = {};
-          const v424 = Object.getOwnPropertySymbols(v417);
-          const v425 = Object.getOwnPropertyNames(v417);
-          for (let v426 = 0; v426 < v425.length; v426++) {
-            const v421 = v425[v426];
-            if (v421 === "__proto__" || !c58.call(v417, v421)) continue;
-            let v423 = c74(v421);
-            if (v423 === INVALID && typeof v421 === "string" && c57.test(v421)) v423 = c74(Number(v421));
-            if (v423 === INVALID) return INVALID;
-            if (v423 === "__proto__") continue;
-            const v427 = v417[v421];
-            if (typeof v427 !== "string") return INVALID;
-            const v428 = typeof v427 === "string" && v427.length >= 1 && v427.length < 2 ? c0(v427) : v427.length;
-            if (v428 < 1) return INVALID;
-            const v429 = typeof v427 === "string" && v427.length > 512 ? c0(v427) : v427.length;
-            if (v429 > 512) return INVALID;
+          if (!c55(v425)) return INVALID;
+          const v428 = {};
+          const v432 = Object.getOwnPropertySymbols(v425);
+          const v433 = Object.getOwnPropertyNames(v425);
+          for (let v434 = 0; v434 < v433.length; v434++) {
+            const v429 = v433[v434];
+            if (v429 === "__proto__" || !c58.call(v425, v429)) continue;
+            let v431 = c74(v429);
+            if (v431 === INVALID && typeof v429 === "string" && c57.test(v429)) v431 = c74(Number(v429));
+            if (v431 === INVALID) return INVALID;
+            if (v431 === "__proto__") continue;
+            const v435 = v425[v429];
+            if (typeof v435 !== "string") return INVALID;
+            const v436 = typeof v435 === "string" && v435.length >= 1 && v435.length < 2 ? c0(v435) : v435.length;
+            if (v436 < 1) return INVALID;
+            const v437 = typeof v435 === "string" && v435.length > 512 ? c0(v435) : v435.length;
+            if (v437 > 512) return INVALID;
             c75.lastIndex = 0;
-            if (!c75.test(v427)) return INVALID;
-            v420[v423] = v427;
+            if (!c75.test(v435)) return INVALID;
+            v428[v431] = v435;
           }
-          for (let v426 = 0; v426 < v424.length; v426++) {
-            const v421 = v424[v426];
-            if (!c58.call(v417, v421)) continue;
-            let v423 = c74(v421);
-            if (v423 === INVALID && typeof v421 === "string" && c57.test(v421)) v423 = c74(Number(v421));
-            if (v423 === INVALID) return INVALID;
-            if (v423 === "__proto__") continue;
-            const v430 = v417[v421];
-            if (typeof v430 !== "string") return INVALID;
-            const v431 = typeof v430 === "string" && v430.length >= 1 && v430.length < 2 ? c0(v430) : v430.length;
-            if (v431 < 1) return INVALID;
-            const v432 = typeof v430 === "string" && v430.length > 512 ? c0(v430) : v430.length;
-            if (v432 > 512) return INVALID;
+          for (let v434 = 0; v434 < v432.length; v434++) {
+            const v429 = v432[v434];
+            if (!c58.call(v425, v429)) continue;
+            let v431 = c74(v429);
+            if (v431 === INVALID && typeof v429 === "string" && c57.test(v429)) v431 = c74(Number(v429));
+            if (v431 === INVALID) return INVALID;
+            if (v431 === "__proto__") continue;
+            const v438 = v425[v429];
+            if (typeof v438 !== "string") return INVALID;
+            const v439 = typeof v438 === "string" && v438.length >= 1 && v438.length < 2 ? c0(v438) : v438.length;
+            if (v439 < 1) return INVALID;
+            const v440 = typeof v438 === "string" && v438.length > 512 ? c0(v438) : v438.length;
+            if (v440 > 512) return INVALID;
             c75.lastIndex = 0;
-            if (!c75.test(v430)) return INVALID;
-            v420[v423] = v430;
+            if (!c75.test(v438)) return INVALID;
+            v428[v431] = v438;
           }
-          v419 = v420 === undefined ? c3(c73()) : v420;
+          v427 = v428 === undefined ? c3(c73()) : v428;
         }
-        return v419;
+        return v427;
       })();
-      if (v418 === INVALID) return INVALID;
-      const v433 = v416["artifacts"];
-      let v434 = (() => {
-        let v435;
-        if (v433 !== undefined) {
-          if (typeof v433 !== "string") return INVALID;
-          const v436 = typeof v433 === "string" && v433.length > 2048 ? c0(v433) : v433.length;
-          if (v436 > 2048) return INVALID;
+      if (v426 === INVALID) return INVALID;
+      const v441 = v424["artifacts"];
+      let v442 = (() => {
+        let v443;
+        if (v441 !== undefined) {
+          if (typeof v441 !== "string") return INVALID;
+          const v444 = typeof v441 === "string" && v441.length > 2048 ? c0(v441) : v441.length;
+          if (v444 > 2048) return INVALID;
           c66.lastIndex = 0;
-          if (!c66.test(v433)) return INVALID;
-          const v437 = c67(v433);
-          if (v437 instanceof Promise) c13();
-          if (!v437) return INVALID;
-          const v438 = c68(v433);
-          if (v438 instanceof Promise) c13();
-          if (!v438) return INVALID;
-          const v439 = c69(v433);
-          if (v439 instanceof Promise) c13();
-          if (!v439) return INVALID;
-          v435 = v433;
+          if (!c66.test(v441)) return INVALID;
+          const v445 = c67(v441);
+          if (v445 instanceof Promise) c13();
+          if (!v445) return INVALID;
+          const v446 = c68(v441);
+          if (v446 instanceof Promise) c13();
+          if (!v446) return INVALID;
+          const v447 = c69(v441);
+          if (v447 instanceof Promise) c13();
+          if (!v447) return INVALID;
+          v443 = v441;
         }
-        return v435;
+        return v443;
       })();
-      if (v434 === INVALID) {
-        if ("artifacts" in v416) return INVALID;
-        v434 = undefined;
+      if (v442 === INVALID) {
+        if ("artifacts" in v424) return INVALID;
+        v442 = undefined;
       }
-      for (const k in v416) {
+      for (const k in v424) {
         if (k !== "images" && k !== "artifacts") return INVALID;
       }
-      const v440 = {};
-      v440["images"] = v418;
-      if ("artifacts" in v416) v440["artifacts"] = v434;
-      return v440;
+      const v448 = {};
+      v448["images"] = v426;
+      if ("artifacts" in v424) v448["artifacts"] = v442;
+      return v448;
     })();
-    if (v415 === INVALID) return INVALID;
-    const v441 = v6["downloads"];
-    let v442 = (() => {
-      let v443;
-      if (v441 === undefined) {
-        v443 = c3(c76());
+    if (v423 === INVALID) return INVALID;
+    const v449 = v6["downloads"];
+    let v450 = (() => {
+      let v451;
+      if (v449 === undefined) {
+        v451 = c3(c76());
       } else {
-        if (!c55(v441)) return INVALID;
-        const v444 = {};
-        const v448 = Object.getOwnPropertySymbols(v441);
-        const v449 = Object.getOwnPropertyNames(v441);
-        for (let v450 = 0; v450 < v449.length; v450++) {
-          const v445 = v449[v450];
-          if (v445 === "__proto__" || !c58.call(v441, v445)) continue;
-          let v447 = c77(v445);
-          if (v447 === INVALID && typeof v445 === "string" && c57.test(v445)) v447 = c77(Number(v445));
-          if (v447 === INVALID) return INVALID;
-          if (v447 === "__proto__") continue;
-          const v451 = v441[v445];
-          if (typeof v451 !== "object" || v451 === null || Array.isArray(v451)) return INVALID;
-          const v452 = v451["url"];
-          let v453 = (() => {
-            let v454;
-            if (v452 !== undefined) {
-              if (typeof v452 !== "string") return INVALID;
-              const v455 = typeof v452 === "string" && v452.length > 2048 ? c0(v452) : v452.length;
-              if (v455 > 2048) return INVALID;
-              c66.lastIndex = 0;
-              if (!c66.test(v452)) return INVALID;
-              const v456 = c78(v452);
-              if (v456 instanceof Promise) c13();
-              if (!v456) return INVALID;
-              const v457 = c68(v452);
-              if (v457 instanceof Promise) c13();
-              if (!v457) return INVALID;
-              const v458 = c69(v452);
-              if (v458 instanceof Promise) c13();
-              if (!v458) return INVALID;
-              const v459 = c79(v452);
-              if (v459 instanceof Promise) c13();
-              if (!v459) return INVALID;
-              v454 = v452;
-            }
-            return v454;
-          })();
-          if (v453 === INVALID) {
-            if ("url" in v451) return INVALID;
-            v453 = undefined;
-          }
-          const v460 = v451["sha256"];
+        if (!c55(v449)) return INVALID;
+        const v452 = {};
+        const v456 = Object.getOwnPropertySymbols(v449);
+        const v457 = Object.getOwnPropertyNames(v449);
+        for (let v458 = 0; v458 < v457.length; v458++) {
+          const v453 = v457[v458];
+          if (v453 === "__proto__" || !c58.call(v449, v453)) continue;
+          let v455 = c77(v453);
+          if (v455 === INVALID && typeof v453 === "string" && c57.test(v453)) v455 = c77(Number(v453));
+          if (v455 === INVALID) return INVALID;
+          if (v455 === "__proto__") continue;
+          const v459 = v449[v453];
+          if (typeof v459 !== "object" || v459 === null || Array.isArray(v459)) return INVALID;
+          const v460 = v459["url"];
           let v461 = (() => {
             let v462;
             if (v460 !== undefined) {
               if (typeof v460 !== "string") return INVALID;
-              c80.lastIndex = 0;
-              if (!c80.test(v460)) return INVALID;
+              const v463 = typeof v460 === "string" && v460.length > 2048 ? c0(v460) : v460.length;
+              if (v463 > 2048) return INVALID;
+              c66.lastIndex = 0;
+              if (!c66.test(v460)) return INVALID;
+              const v464 = c78(v460);
+              if (v464 instanceof Promise) c13();
+              if (!v464) return INVALID;
+              const v465 = c68(v460);
+              if (v465 instanceof Promise) c13();
+              if (!v465) return INVALID;
+              const v466 = c69(v460);
+              if (v466 instanceof Promise) c13();
+              if (!v466) return INVALID;
+              const v467 = c79(v460);
+              if (v467 instanceof Promise) c13();
+              if (!v467) return INVALID;
               v462 = v460;
             }
             return v462;
           })();
           if (v461 === INVALID) {
-            if ("sha256" in v451) return INVALID;
+            if ("url" in v459) return INVALID;
             v461 = undefined;
           }
-          for (const k in v451) {
+          const v468 = v459["sha256"];
+          let v469 = (() => {
+            let v470;
+            if (v468 !== undefined) {
+              if (typeof v468 !== "string") return INVALID;
+              c80.lastIndex = 0;
+              if (!c80.test(v468)) return INVALID;
+              v470 = v468;
+            }
+            return v470;
+          })();
+          if (v469 === INVALID) {
+            if ("sha256" in v459) return INVALID;
+            v469 = undefined;
+          }
+          for (const k in v459) {
             if (k !== "url" && k !== "sha256") return INVALID;
           }
-          const v463 = {};
-          if ("url" in v451) v463["url"] = v453;
-          if ("sha256" in v451) v463["sha256"] = v461;
-          v444[v447] = v463;
+          const v471 = {};
+          if ("url" in v459) v471["url"] = v461;
+          if ("sha256" in v459) v471["sha256"] = v469;
+          v452[v455] = v471;
         }
-        for (let v450 = 0; v450 < v448.length; v450++) {
-          const v445 = v448[v450];
-          if (!c58.call(v441, v445)) continue;
-          let v447 = c77(v445);
-          if (v447 === INVALID && typeof v445 === "string" && c57.test(v445)) v447 = c77(Number(v445));
-          if (v447 === INVALID) return INVALID;
-          if (v447 === "__proto__") continue;
-          const v464 = v441[v445];
-          if (typeof v464 !== "object" || v464 === null || Array.isArray(v464)) return INVALID;
-          const v465 = v464["url"];
-          let v466 = (() => {
-            let v467;
-            if (v465 !== undefined) {
-              if (typeof v465 !== "string") return INVALID;
-              const v468 = typeof v465 === "string" && v465.length > 2048 ? c0(v465) : v465.length;
-              if (v468 > 2048) return INVALID;
-              c66.lastIndex = 0;
-              if (!c66.test(v465)) return INVALID;
-              const v469 = c78(v465);
-              if (v469 instanceof Promise) c13();
-              if (!v469) return INVALID;
-              const v470 = c68(v465);
-              if (v470 instanceof Promise) c13();
-              if (!v470) return INVALID;
-              const v471 = c69(v465);
-              if (v471 instanceof Promise) c13();
-              if (!v471) return INVALID;
-              const v472 = c79(v465);
-              if (v472 instanceof Promise) c13();
-              if (!v472) return INVALID;
-              v467 = v465;
-            }
-            return v467;
-          })();
-          if (v466 === INVALID) {
-            if ("url" in v464) return INVALID;
-            v466 = undefined;
-          }
-          const v473 = v464["sha256"];
+        for (let v458 = 0; v458 < v456.length; v458++) {
+          const v453 = v456[v458];
+          if (!c58.call(v449, v453)) continue;
+          let v455 = c77(v453);
+          if (v455 === INVALID && typeof v453 === "string" && c57.test(v453)) v455 = c77(Number(v453));
+          if (v455 === INVALID) return INVALID;
+          if (v455 === "__proto__") continue;
+          const v472 = v449[v453];
+          if (typeof v472 !== "object" || v472 === null || Array.isArray(v472)) return INVALID;
+          const v473 = v472["url"];
           let v474 = (() => {
             let v475;
             if (v473 !== undefined) {
               if (typeof v473 !== "string") return INVALID;
-              c80.lastIndex = 0;
-              if (!c80.test(v473)) return INVALID;
+              const v476 = typeof v473 === "string" && v473.length > 2048 ? c0(v473) : v473.length;
+              if (v476 > 2048) return INVALID;
+              c66.lastIndex = 0;
+              if (!c66.test(v473)) return INVALID;
+              const v477 = c78(v473);
+              if (v477 instanceof Promise) c13();
+              if (!v477) return INVALID;
+              const v478 = c68(v473);
+              if (v478 instanceof Promise) c13();
+              if (!v478) return INVALID;
+              const v479 = c69(v473);
+              if (v479 instanceof Promise) c13();
+              if (!v479) return INVALID;
+              const v480 = c79(v473);
+              if (v480 instanceof Promise) c13();
+              if (!v480) return INVALID;
               v475 = v473;
             }
             return v475;
           })();
           if (v474 === INVALID) {
-            if ("sha256" in v464) return INVALID;
+            if ("url" in v472) return INVALID;
             v474 = undefined;
           }
-          for (const k in v464) {
+          const v481 = v472["sha256"];
+          let v482 = (() => {
+            let v483;
+            if (v481 !== undefined) {
+              if (typeof v481 !== "string") return INVALID;
+              c80.lastIndex = 0;
+              if (!c80.test(v481)) return INVALID;
+              v483 = v481;
+            }
+            return v483;
+          })();
+          if (v482 === INVALID) {
+            if ("sha256" in v472) return INVALID;
+            v482 = undefined;
+          }
+          for (const k in v472) {
             if (k !== "url" && k !== "sha256") return INVALID;
           }
-          const v476 = {};
-          if ("url" in v464) v476["url"] = v466;
-          if ("sha256" in v464) v476["sha256"] = v474;
-          v444[v447] = v476;
+          const v484 = {};
+          if ("url" in v472) v484["url"] = v474;
+          if ("sha256" in v472) v484["sha256"] = v482;
+          v452[v455] = v484;
         }
-        v443 = v444 === undefined ? c3(c76()) : v444;
+        v451 = v452 === undefined ? c3(c76()) : v452;
       }
-      return v443;
+      return v451;
     })();
-    if (v442 === INVALID) return INVALID;
-    const v477 = v6["windows"];
-    let v478 = (() => {
-      let v479;
-      if (v477 !== undefined) {
-        if (typeof v477 !== "object" || v477 === null || Array.isArray(v477)) return INVALID;
-        const v480 = v477["hostProcess"];
-        let v481 = (() => {
-          let v482;
-          if (v480 !== undefined) {
-            if (typeof v480 !== "object" || v480 === null || Array.isArray(v480)) return INVALID;
-            const v483 = v480["flannelImage"];
-            if (typeof v483 !== "string") return INVALID;
-            const v484 = typeof v483 === "string" && v483.length >= 1 && v483.length < 2 ? c0(v483) : v483.length;
-            if (v484 < 1) return INVALID;
-            const v485 = typeof v483 === "string" && v483.length > 512 ? c0(v483) : v483.length;
-            if (v485 > 512) return INVALID;
+    if (v450 === INVALID) return INVALID;
+    const v485 = v6["windows"];
+    let v486 = (() => {
+      let v487;
+      if (v485 !== undefined) {
+        if (typeof v485 !== "object" || v485 === null || Array.isArray(v485)) return INVALID;
+        const v488 = v485["hostProcess"];
+        let v489 = (() => {
+          let v490;
+          if (v488 !== undefined) {
+            if (typeof v488 !== "object" || v488 === null || Array.isArray(v488)) return INVALID;
+            const v491 = v488["flannelImage"];
+            if (typeof v491 !== "string") return INVALID;
+            const v492 = typeof v491 === "string" && v491.length >= 1 && v491.length < 2 ? c0(v491) : v491.length;
+            if (v492 < 1) return INVALID;
+            const v493 = typeof v491 === "string" && v491.length > 512 ? c0(v491) : v491.length;
+            if (v493 > 512) return INVALID;
             c81.lastIndex = 0;
-            if (!c81.test(v483)) return INVALID;
-            const v486 = v480["kubeProxyImage"];
-            if (typeof v486 !== "string") return INVALID;
-            const v487 = typeof v486 === "string" && v486.length >= 1 && v486.length < 2 ? c0(v486) : v486.length;
-            if (v487 < 1) return INVALID;
-            const v488 = typeof v486 === "string" && v486.length > 512 ? c0(v486) : v486.length;
-            if (v488 > 512) return INVALID;
+            if (!c81.test(v491)) return INVALID;
+            const v494 = v488["kubeProxyImage"];
+            if (typeof v494 !== "string") return INVALID;
+            const v495 = typeof v494 === "string" && v494.length >= 1 && v494.length < 2 ? c0(v494) : v494.length;
+            if (v495 < 1) return INVALID;
+            const v496 = typeof v494 === "string" && v494.length > 512 ? c0(v494) : v494.length;
+            if (v496 > 512) return INVALID;
             c81.lastIndex = 0;
-            if (!c81.test(v486)) return INVALID;
-            for (const k in v480) {
+            if (!c81.test(v494)) return INVALID;
+            for (const k in v488) {
               if (k !== "flannelImage" && k !== "kubeProxyImage") return INVALID;
             }
-            const v489 = { "flannelImage": v483, "kubeProxyImage": v486 };
-            v482 = v489;
+            const v497 = { "flannelImage": v491, "kubeProxyImage": v494 };
+            v490 = v497;
           }
-          return v482;
+          return v490;
         })();
-        if (v481 === INVALID) {
-          if ("hostProcess" in v477) return INVALID;
-          v481 = undefined;
+        if (v489 === INVALID) {
+          if ("hostProcess" in v485) return INVALID;
+          v489 = undefined;
         }
-        for (const k in v477) {
+        for (const k in v485) {
           if (k !== "hostProcess") return INVALID;
         }
-        const v490 = {};
-        if ("hostProcess" in v477) v490["hostProcess"] = v481;
-        v479 = v490;
+        const v498 = {};
+        if ("hostProcess" in v485) v498["hostProcess"] = v489;
+        v487 = v498;
       }
-      return v479;
+      return v487;
     })();
-    if (v478 === INVALID) {
+    if (v486 === INVALID) {
       if ("windows" in v6) return INVALID;
-      v478 = undefined;
+      v486 = undefined;
     }
-    const v491 = v6["verify"];
-    let v492 = (() => {
-      let v493;
-      if (v491 !== undefined) {
-        if (typeof v491 !== "object" || v491 === null || Array.isArray(v491)) return INVALID;
-        const v494 = v491["probeImages"];
-        let v495 = (() => {
-          let v496;
-          if (v494 !== undefined) {
-            if (typeof v494 !== "object" || v494 === null || Array.isArray(v494)) return INVALID;
-            const v497 = v494["linux"];
-            let v498 = (() => {
-              let v499;
-              if (v497 !== undefined) {
-                if (typeof v497 !== "string") return INVALID;
-                const v500 = typeof v497 === "string" && v497.length >= 1 && v497.length < 2 ? c0(v497) : v497.length;
-                if (v500 < 1) return INVALID;
-                const v501 = typeof v497 === "string" && v497.length > 512 ? c0(v497) : v497.length;
-                if (v501 > 512) return INVALID;
+    const v499 = v6["verify"];
+    let v500 = (() => {
+      let v501;
+      if (v499 !== undefined) {
+        if (typeof v499 !== "object" || v499 === null || Array.isArray(v499)) return INVALID;
+        const v502 = v499["probeImages"];
+        let v503 = (() => {
+          let v504;
+          if (v502 !== undefined) {
+            if (typeof v502 !== "object" || v502 === null || Array.isArray(v502)) return INVALID;
+            const v505 = v502["linux"];
+            let v506 = (() => {
+              let v507;
+              if (v505 !== undefined) {
+                if (typeof v505 !== "string") return INVALID;
+                const v508 = typeof v505 === "string" && v505.length >= 1 && v505.length < 2 ? c0(v505) : v505.length;
+                if (v508 < 1) return INVALID;
+                const v509 = typeof v505 === "string" && v505.length > 512 ? c0(v505) : v505.length;
+                if (v509 > 512) return INVALID;
                 c81.lastIndex = 0;
-                if (!c81.test(v497)) return INVALID;
-                v499 = v497;
+                if (!c81.test(v505)) return INVALID;
+                v507 = v505;
               }
-              return v499;
+              return v507;
             })();
-            if (v498 === INVALID) {
-              if ("linux" in v494) return INVALID;
-              v498 = undefined;
+            if (v506 === INVALID) {
+              if ("linux" in v502) return INVALID;
+              v506 = undefined;
             }
-            const v502 = v494["ltsc2022"];
-            let v503 = (() => {
-              let v504;
-              if (v502 !== undefined) {
-                if (typeof v502 !== "string") return INVALID;
-                const v505 = typeof v502 === "string" && v502.length >= 1 && v502.length < 2 ? c0(v502) : v502.length;
-                if (v505 < 1) return INVALID;
-                const v506 = typeof v502 === "string" && v502.length > 512 ? c0(v502) : v502.length;
-                if (v506 > 512) return INVALID;
+            const v510 = v502["ltsc2022"];
+            let v511 = (() => {
+              let v512;
+              if (v510 !== undefined) {
+                if (typeof v510 !== "string") return INVALID;
+                const v513 = typeof v510 === "string" && v510.length >= 1 && v510.length < 2 ? c0(v510) : v510.length;
+                if (v513 < 1) return INVALID;
+                const v514 = typeof v510 === "string" && v510.length > 512 ? c0(v510) : v510.length;
+                if (v514 > 512) return INVALID;
                 c81.lastIndex = 0;
-                if (!c81.test(v502)) return INVALID;
-                v504 = v502;
+                if (!c81.test(v510)) return INVALID;
+                v512 = v510;
               }
-              return v504;
+              return v512;
             })();
-            if (v503 === INVALID) {
-              if ("ltsc2022" in v494) return INVALID;
-              v503 = undefined;
+            if (v511 === INVALID) {
+              if ("ltsc2022" in v502) return INVALID;
+              v511 = undefined;
             }
-            const v507 = v494["ltsc2025"];
-            let v508 = (() => {
-              let v509;
-              if (v507 !== undefined) {
-                if (typeof v507 !== "string") return INVALID;
-                const v510 = typeof v507 === "string" && v507.length >= 1 && v507.length < 2 ? c0(v507) : v507.length;
-                if (v510 < 1) return INVALID;
-                const v511 = typeof v507 === "string" && v507.length > 512 ? c0(v507) : v507.length;
-                if (v511 > 512) return INVALID;
+            const v515 = v502["ltsc2025"];
+            let v516 = (() => {
+              let v517;
+              if (v515 !== undefined) {
+                if (typeof v515 !== "string") return INVALID;
+                const v518 = typeof v515 === "string" && v515.length >= 1 && v515.length < 2 ? c0(v515) : v515.length;
+                if (v518 < 1) return INVALID;
+                const v519 = typeof v515 === "string" && v515.length > 512 ? c0(v515) : v515.length;
+                if (v519 > 512) return INVALID;
                 c81.lastIndex = 0;
-                if (!c81.test(v507)) return INVALID;
-                v509 = v507;
+                if (!c81.test(v515)) return INVALID;
+                v517 = v515;
               }
-              return v509;
+              return v517;
             })();
-            if (v508 === INVALID) {
-              if ("ltsc2025" in v494) return INVALID;
-              v508 = undefined;
+            if (v516 === INVALID) {
+              if ("ltsc2025" in v502) return INVALID;
+              v516 = undefined;
             }
-            for (const k in v494) {
+            for (const k in v502) {
               if (k !== "linux" && k !== "ltsc2022" && k !== "ltsc2025") return INVALID;
             }
-            const v512 = {};
-            if ("linux" in v494) v512["linux"] = v498;
-            if ("ltsc2022" in v494) v512["ltsc2022"] = v503;
-            if ("ltsc2025" in v494) v512["ltsc2025"] = v508;
-            v496 = v512;
+            const v520 = {};
+            if ("linux" in v502) v520["linux"] = v506;
+            if ("ltsc2022" in v502) v520["ltsc2022"] = v511;
+            if ("ltsc2025" in v502) v520["ltsc2025"] = v516;
+            v504 = v520;
           }
-          return v496;
+          return v504;
         })();
-        if (v495 === INVALID) {
-          if ("probeImages" in v491) return INVALID;
-          v495 = undefined;
+        if (v503 === INVALID) {
+          if ("probeImages" in v499) return INVALID;
+          v503 = undefined;
         }
-        for (const k in v491) {
+        for (const k in v499) {
           if (k !== "probeImages") return INVALID;
         }
-        const v513 = {};
-        if ("probeImages" in v491) v513["probeImages"] = v495;
-        v493 = v513;
+        const v521 = {};
+        if ("probeImages" in v499) v521["probeImages"] = v503;
+        v501 = v521;
       }
-      return v493;
+      return v501;
     })();
-    if (v492 === INVALID) {
+    if (v500 === INVALID) {
       if ("verify" in v6) return INVALID;
-      v492 = undefined;
+      v500 = undefined;
     }
-    const v514 = v6["airGapped"];
-    let v515 = (() => {
-      let v516;
-      if (v514 === undefined) {
-        v516 = c3(c82());
+    const v522 = v6["airGapped"];
+    let v523 = (() => {
+      let v524;
+      if (v522 === undefined) {
+        v524 = c3(c82());
       } else {
-        if (typeof v514 !== "boolean") return INVALID;
-        v516 = v514 === undefined ? c3(c82()) : v514;
+        if (typeof v522 !== "boolean") return INVALID;
+        v524 = v522 === undefined ? c3(c82()) : v522;
       }
-      return v516;
+      return v524;
     })();
-    if (v515 === INVALID) return INVALID;
+    if (v523 === INVALID) return INVALID;
     for (const k in v6) {
       if (k !== "domain" && k !== "kubernetes" && k !== "containerRuntime" && k !== "network" && k !== "cni" && k !== "infrastructure" && k !== "nodes" && k !== "services" && k !== "proxy" && k !== "mirrors" && k !== "downloads" && k !== "windows" && k !== "verify" && k !== "airGapped") return INVALID;
     }
-    const v517 = {};
-    v517["domain"] = v8;
-    v517["kubernetes"] = v12;
-    v517["containerRuntime"] = v95;
-    v517["network"] = v102;
-    v517["cni"] = v125;
-    v517["infrastructure"] = v145;
-    if ("nodes" in v6) v517["nodes"] = v261;
-    v517["services"] = v340;
-    if ("proxy" in v6) v517["proxy"] = v388;
-    v517["mirrors"] = v415;
-    v517["downloads"] = v442;
-    if ("windows" in v6) v517["windows"] = v478;
-    if ("verify" in v6) v517["verify"] = v492;
-    v517["airGapped"] = v515;
+    const v525 = {};
+    v525["domain"] = v8;
+    v525["kubernetes"] = v12;
+    v525["containerRuntime"] = v103;
+    v525["network"] = v110;
+    v525["cni"] = v133;
+    v525["infrastructure"] = v153;
+    if ("nodes" in v6) v525["nodes"] = v269;
+    v525["services"] = v348;
+    if ("proxy" in v6) v525["proxy"] = v396;
+    v525["mirrors"] = v423;
+    v525["downloads"] = v450;
+    if ("windows" in v6) v525["windows"] = v486;
+    if ("verify" in v6) v525["verify"] = v500;
+    v525["airGapped"] = v523;
     for (const k in input) {
       if (k !== "apiVersion" && k !== "kind" && k !== "metadata" && k !== "spec") return INVALID;
     }
-    const v518 = { "apiVersion": v0, "kind": v1, "metadata": v5, "spec": v517 };
-    return v518;
+    const v526 = { "apiVersion": v0, "kind": v1, "metadata": v5, "spec": v525 };
+    return v526;
   };
 })();
 

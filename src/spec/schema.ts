@@ -437,6 +437,18 @@ const etcdTiming = z.strictObject({
     ),
 });
 
+/**
+ * The kubelet on every node (KubeletConfiguration, kept in kubeadm's
+ * kubelet-config ConfigMap: joins and upgrades take it from there).
+ */
+const kubeletSettings = z.strictObject({
+  runtimeRequestTimeout: duration
+    .optional()
+    .describe(
+      'How long the kubelet lets containerd take to create or start a container, and every other CRI call but pulls, logs, exec and attach; past it the start is cancelled and tried again (KubeletConfiguration runtimeRequestTimeout; default 2m)',
+    ),
+});
+
 const kubernetes = z.strictObject({
   version: version('Kubernetes').default(DEFAULT_KUBERNETES_MINOR),
   install: z
@@ -459,6 +471,11 @@ const kubernetes = z.strictObject({
     .optional()
     .describe(
       "kube-controller-manager's and kube-scheduler's leader election, relaxed for slow machines (a missed renewal stops every controller)",
+    ),
+  kubelet: kubeletSettings
+    .optional()
+    .describe(
+      "The kubelet's own timeouts, relaxed for slow machines (a container start that outlasts them is cancelled and tried again, forever)",
     ),
   etcd: etcdTiming
     .optional()

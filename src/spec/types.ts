@@ -139,6 +139,8 @@ export interface KubeadmSettings {
   readonly timeouts: Readonly<Partial<Record<KubeadmTimeoutName, number>>>;
   /** kube-controller-manager's and kube-scheduler's leader election, in seconds; undefined when the spec sets none. */
   readonly leaderElection?: Readonly<Partial<Record<LeaderElectionName, number>>>;
+  /** The kubelet's runtime request timeout, in seconds; undefined when the spec sets none. */
+  readonly kubelet?: { readonly runtimeRequestTimeout: number };
   /** etcd's heartbeat and election timeout, in milliseconds; undefined when the spec sets none. */
   readonly etcd?: Readonly<Partial<Record<EtcdTimingName, number>>>;
   /** Probe slack on the control-plane static pods (kubeadm patches); undefined when the spec sets none. */

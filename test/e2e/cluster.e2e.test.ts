@@ -70,6 +70,9 @@ const SLOW = {
   // WAL fsync up to 4 s on the starved guest), so the lease renewal failed and the CSR signer stopped.
   // 15 s gives 35 s, under the 45 s each renewal call above may take.
   etcd: { heartbeatInterval: '1s', electionTimeout: '15s' },
+  // run 21: on the control plane (load 20) containerd took longer than the kubelet's 2 min to start
+  // kube-proxy's container (`RunContainerError: context deadline exceeded`), again and again.
+  kubelet: { runtimeRequestTimeout: '10m' },
 };
 /**
  * kubeadm's preflight wants 2 CPUs and 1700 MB on a control plane; a worker's join checks

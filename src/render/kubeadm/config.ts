@@ -95,6 +95,7 @@ export function initDocuments(model: ClusterModel, node: PlanNode): Doc[] {
     // containerd's runc runs with SystemdCgroup = true: the kubelet must match.
     cgroupDriver: 'systemd',
     failSwapOn: true,
+    ...kubeletTimeouts(model),
   };
   return [init, cluster, kubelet];
 }
@@ -129,6 +130,16 @@ function leaderElectionArgs(model: ClusterModel): Record<string, { extraArgs: { 
     return seconds === undefined ? [] : [{ name: `leader-elect-${flags[k]}`, value: goDuration(seconds) }];
   });
   return { controllerManager: { extraArgs }, scheduler: { extraArgs } };
+}
+
+/**
+ * spec.kubernetes.kubelet → the KubeletConfiguration kubeadm uploads as the
+ * kubelet-config ConfigMap: every node's kubelet (Linux and Windows joins,
+ * `kubeadm upgrade node`) reads it from there.
+ */
+function kubeletTimeouts(model: ClusterModel): { runtimeRequestTimeout?: string } {
+  const t = model.kubeadm.kubelet?.runtimeRequestTimeout;
+  return t === undefined ? {} : { runtimeRequestTimeout: goDuration(t) };
 }
 
 /**
