@@ -16,7 +16,7 @@ import { taskInputHash } from '../src/exec/hash.js';
 import { readJournal, type JournalEntry } from '../src/exec/journal.js';
 import { INPUT_HASH_KEY, runSecretInputs, specSecretInputs } from '../src/exec/secret-inputs.js';
 import { clusterStatus } from '../src/exec/status.js';
-import { SecretStore } from '../src/exec/secrets.js';
+import { Redactor, SecretStore } from '../src/exec/secrets.js';
 import { resolveModel } from '../src/model/resolve.js';
 import { assemblePlan, type AssembledPlan } from '../src/plan/assemble.js';
 import type { Task } from '../src/plan/types.js';
@@ -37,13 +37,14 @@ const BYTES = Buffer.from('not a real binary');
 const DOWNLOADS = ['cni-plugins.tgz', 'containerd.tar.gz', 'crictl.tar.gz', 'kubeadm', 'kubectl', 'kubelet', 'runc'];
 const NO_SECRET = 'task-gather-facts/lin1/facts';
 
-function specText(password: string): string {
+/** The spec, its proxy URL with `proxy.user:PASSWORD@`, or with none when `password` is undefined. */
+function specText(password: string | undefined): string {
   const doc = parseYaml(readFileSync(repoPath('examples/existing-host-gw.yaml'), 'utf8')) as Record<string, unknown>;
   const spec = doc['spec'] as Record<string, unknown>;
   const infra = spec['infrastructure'] as { hosts: { os: string }[] };
   infra.hosts = infra.hosts.filter((h) => !h.os.startsWith('windows'));
   spec['services'] = { enabled: false };
-  const proxy = `http://proxy.user:${strict(password)}@proxy.example:3128`;
+  const proxy = `http://${password === undefined ? '' : `proxy.user:${strict(password)}@`}proxy.example:3128`;
   spec['proxy'] = { http: proxy, https: proxy };
   spec['downloads'] = Object.fromEntries(
     DOWNLOADS.map((f) => [`linux/${f}`, { url: `https://dl.example/${f}`, sha256: sha256Hex(BYTES) }]),
@@ -51,7 +52,7 @@ function specText(password: string): string {
   return stringify(doc);
 }
 
-const assembled = (password: string): AssembledPlan =>
+const assembled = (password: string | undefined): AssembledPlan =>
   assemblePlan(resolveModel(readSpec({ kind: 'file', path: 'rot.yaml', text: specText(password) })));
 
 interface Seen {
@@ -177,6 +178,79 @@ test('a rotated proxy password: status says outdated, up re-runs the tasks writi
       'the echoed proxy lines reached the logs, redacted',
     );
     assertNoLeak(others, [...leakForms(OLD), ...leakForms(NEW), strict(NEW).replaceAll('%', '%%')]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a credential the spec no longer gives leaves secrets.json at the next up, and that run still redacts it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kubemix-rotate-'));
+  const state = join(dir, 'state');
+  const secretsFile = join(state, 'secrets.json');
+  const stored = () => JSON.parse(readFileSync(secretsFile, 'utf8')) as Record<string, { value: string }>;
+  try {
+    await up(assembled(OLD), state);
+    const old = stored()['url-userinfo-proxy-http']?.value ?? '';
+    assert.match(old, /^proxy\.user:/);
+    const key = stored()[INPUT_HASH_KEY]?.value;
+
+    // The operator's proxy no longer asks for a password: the spec's URL loses its userinfo.
+    const plain = assembled(undefined);
+    assert.deepEqual(plain.secrets, {});
+    const second = await up(plain, state);
+    assert.ok(second.ran(USES_PROXY), 'the drop-in is written again, without the credential');
+    assert.deepEqual(
+      Object.keys(stored()).filter((n) => n.startsWith('url-userinfo-')),
+      [],
+      'no URL credential is kept once the spec stops giving it',
+    );
+    assertNoLeak([secretsFile], leakForms(OLD));
+    assert.equal(stored()[INPUT_HASH_KEY]?.value, key, 'what kubemix made itself stays');
+    assert.equal(statSync(secretsFile).mode & 0o777, 0o600);
+
+    // In the run that forgets it, a host that still echoes the old value gets it redacted.
+    const store = await SecretStore.open(join(dir, 'memory.json'));
+    await store.provide({ 'url-userinfo-proxy-http': old }, true);
+    const redactor = new Redactor(store);
+    await store.provide({}, true);
+    assert.equal(store.has('url-userinfo-proxy-http'), false);
+    assert.equal(
+      redactor.redact(`proxy ${old}@proxy.example`),
+      'proxy <redacted:url-userinfo-proxy-http>@proxy.example',
+    );
+    assert.equal((await SecretStore.open(join(dir, 'memory.json'))).has('url-userinfo-proxy-http'), false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--check forgets nothing on disk, and a plan directory run alone (no spec) keeps the stored credentials', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kubemix-rotate-'));
+  const file = join(dir, 'secrets.json');
+  try {
+    const store = await SecretStore.open(file);
+    await store.provide({ 'url-userinfo-proxy-http': 'proxy.user:s3cret-value' }, true);
+    const before = readFileSync(file, 'utf8');
+    await store.provide({}, false);
+    assert.equal(readFileSync(file, 'utf8'), before, '--check keeps the store as it is on disk');
+    const a = assembled(OLD);
+    const contents = new Map(a.plan.artifacts.map((x, i) => [x.id, Buffer.from(a.files[i]?.content ?? '')]));
+    const state = join(dir, 'state');
+    await up(a, state);
+    const stateFile = join(state, 'secrets.json');
+    const kept = readFileSync(stateFile, 'utf8');
+    // `up --plan DIR` without its spec: no provided values, so the stored ones stay and the run can fill them.
+    await applyPlan(a.plan, contents, {
+      stateDir: state,
+      only: ['lin1'],
+      stopAfter: 'task-prepare-cluster',
+      signal: new AbortController().signal,
+      retry: { attempts: 1 },
+      transportFor: (h) => fakeHost(h, { scripts: [], uploads: [] }),
+      downloads: { fetcher: async () => BYTES },
+    });
+    const after = JSON.parse(readFileSync(stateFile, 'utf8')) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(after).sort(), Object.keys(JSON.parse(kept) as object).sort());
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

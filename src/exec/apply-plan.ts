@@ -42,7 +42,9 @@ export interface ApplyOptions extends SelectionOptions {
   readonly listeners?: readonly Listener[];
   /**
    * Secrets the caller read from the user (the credentials split off the
-   * spec's URLs): stored before anything runs, in memory only with --check.
+   * spec's URLs), all of them: stored before anything runs, and the stored
+   * ones missing here forgotten (in memory only with --check). Left out when
+   * there is no spec to read them from: the store is then kept as it is.
    */
   readonly provided?: Readonly<Record<string, string>>;
   readonly retry?: Partial<RetryPolicy>;
@@ -86,7 +88,8 @@ export async function applyPlan(
   const transports = new Map<string, HostTransport>();
   let journal: Journal | undefined;
   try {
-    await secrets.provide(options.provided ?? {}, mode === 'apply');
+    // Only a spec gives the complete set; a plan directory run alone (`up --plan DIR`) keeps what is stored.
+    if (options.provided !== undefined) await secrets.provide(options.provided, mode === 'apply');
     assertUrlSecretsKnown(secretNames(selection.tasks, contents), plan.downloads ?? [], secrets);
     // After the spec's values are in the store: a rotated password changes the tasks' input hashes.
     const secretInputs = await runSecretInputs(secrets, contents, mode === 'apply');

@@ -22,6 +22,7 @@ import { HostError } from '../errors.js';
 import { writeFileDurable } from './durable.js';
 import { ed25519KeyPair } from './ed25519.js';
 import { knownSecrets, redactSecrets, type KnownSecrets } from '../util/redact.js';
+import { URL_SECRET_PREFIX } from '../model/url-credentials.js';
 
 export interface SecretRecord {
   readonly value: string;
@@ -83,6 +84,8 @@ export class MissingSecretError extends HostError {
 
 export class SecretStore {
   private records = new Map<string, SecretRecord>();
+  /** Values `provide` removed from the store; still redacted until the process ends. */
+  private readonly forgotten: [string, string][] = [];
   /** Counts the store's changes (every change is saved), so a Redactor knows when to look at the values again. */
   generation = 0;
 
@@ -113,20 +116,33 @@ export class SecretStore {
     return [...this.records].map(([k, r]): [string, string] => [k, r.value]).sort((a, b) => b[1].length - a[1].length);
   }
 
+  /** What a redactor removes: every known value, and those forgotten in this process (a host may still echo one). */
+  redactable(): [string, string][] {
+    return [...this.values(), ...this.forgotten];
+  }
+
   async set(name: string, record: Omit<SecretRecord, 'at'>): Promise<void> {
     this.records.set(name, { ...record, at: new Date().toISOString() });
     await this.save();
   }
 
   /**
-   * Values the user gave (credentials split off the spec's URLs): a new or
-   * changed one is recorded as `read`, saved only when `save` (not --check).
+   * Values the user gave: every credential split off the spec's URLs. A new or
+   * changed one is recorded as `read`; one the spec no longer gives (its URL
+   * lost its `user:password@`, or is gone) is forgotten, not kept in the store
+   * for good. Saved only when `save` (not --check).
    */
   async provide(values: Readonly<Record<string, string>>, save: boolean): Promise<void> {
     let changed = false;
     for (const [name, value] of Object.entries(values)) {
       if (this.get(name) === value) continue;
       this.records.set(name, { value, source: 'read', at: new Date().toISOString() });
+      changed = true;
+    }
+    for (const [name, record] of [...this.records]) {
+      if (!name.startsWith(URL_SECRET_PREFIX) || Object.hasOwn(values, name)) continue;
+      this.records.delete(name);
+      this.forgotten.push([name, record.value]);
       changed = true;
     }
     if (!changed) return;
@@ -276,7 +292,7 @@ export class Redactor {
 
   redact(text: string): string {
     if (this.store.generation !== this.seen) {
-      this.known = knownSecrets(this.store.values());
+      this.known = knownSecrets(this.store.redactable());
       this.seen = this.store.generation;
     }
     return redactSecrets(text, this.known);
