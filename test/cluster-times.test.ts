@@ -2,7 +2,7 @@
 // as a kubemix run emits them (`t` in ms since the process started).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runTimes } from './e2e/cluster-times.js';
+import { partsText, runTimes } from './e2e/cluster-times.js';
 
 const ev = (id: string, state: string, t: number, extra: Record<string, unknown> = {}) => ({
   type: 'task',
@@ -29,6 +29,45 @@ describe('runTimes', () => {
     assert.equal(times.ran, 2);
     assert.equal(times.skipped, 1);
     assert.equal(times.overheadPerTaskMs, 500);
+  });
+
+  it('splits kubemix’s per-task cost by where it went (the events’ phasesMs), the round trips above the host’s time', () => {
+    const phases = (connect: number, commands: number) => ({
+      connect,
+      prepare: 10,
+      compare: 20,
+      upload: 0,
+      commands,
+      reboot: 0,
+      finish: 5,
+    });
+    const times = runTimes(
+      [
+        ev('a', 'running', 0),
+        ev('a', 'done', 4000, { elapsedMs: 4000, hostMs: 1000, phasesMs: phases(2000, 1900) }),
+        ev('b', 'running', 4000),
+        ev('b', 'done', 6000, { elapsedMs: 2000, hostMs: 1500, phasesMs: phases(0, 1900) }),
+      ],
+      6,
+    );
+    assert.equal(times.overheadPerTaskMs, 1750);
+    assert.deepEqual(times.overheadParts, {
+      connect: 1000,
+      prepare: 10,
+      compare: 20,
+      upload: 0,
+      'round trips': 650,
+      reboot: 0,
+      finish: 5,
+      rest: 65,
+    });
+    // The parts are the whole cost: they add up to the per-task mean.
+    const sum = Object.values(times.overheadParts ?? {}).reduce((a, ms) => a + ms, 0);
+    assert.equal(sum, times.overheadPerTaskMs);
+    assert.equal(
+      partsText(times.overheadParts),
+      'connect 1000, prepare 10, compare 20, round trips 650, finish 5, rest 65',
+    );
   });
 
   it('a task still running when the run was killed kept its host busy until the end', () => {

@@ -81,6 +81,19 @@ describe('executor on real sshd hosts', { skip, timeout: 120_000 }, () => {
       done.every((e) => e.hostMs !== undefined && e.elapsedMs !== undefined && e.hostMs <= e.elapsedMs),
       JSON.stringify(done.map((e) => [e.id, e.hostMs, e.elapsedMs])),
     );
+    // And where kubemix's own time went: the parts add up to no more than it saw, the round trips
+    // hold the scripts' time (1 ms for the two clocks' rounding), each host's first task connected.
+    for (const e of done) {
+      const p = e.phasesMs;
+      assert.ok(p !== undefined, e.id);
+      const sum = Object.values(p).reduce((a, ms) => a + ms, 0);
+      assert.ok(sum <= (e.elapsedMs ?? 0) && p.commands + 1 >= (e.hostMs ?? 0), `${e.id}: ${JSON.stringify(e)}`);
+    }
+    for (const h of net.hosts)
+      assert.ok(
+        done.some((e) => e.host === h.name && (e.phasesMs?.connect ?? 0) > 0),
+        `${h.name}: no task counted its connection`,
+      );
     assert.deepEqual(lines(join(net.hosts[0]!.dir, 'dag', 'apply.log')), ['step1', 'step2', 'step3', 'joined']);
     const journal = JSON.parse(readFileSync(join(state, 'journal.json'), 'utf8')) as {
       tasks: Record<string, { state: string }>;

@@ -2,6 +2,7 @@
 // subscribe; every event passes the redactor before any subscriber sees it.
 import type { TaskState } from './journal.js';
 import type { Redactor } from './secrets.js';
+import type { PhasesMs } from './task-clock.js';
 
 export type RunMode = 'apply' | 'check';
 
@@ -40,6 +41,8 @@ export type ExecEvent = Timed &
         readonly elapsedMs?: number;
         /** done: the task's check and apply scripts' own time on the host (its clock), when the host reports it. */
         readonly hostMs?: number;
+        /** done: where the last attempt's time went as kubemix saw it (task-clock.ts); the rest of elapsedMs is retries and the journal. */
+        readonly phasesMs?: PhasesMs;
         readonly changed?: boolean;
         readonly reason?: string;
         readonly error?: string;

@@ -2,7 +2,7 @@
 // inputs, otherwise (re)connect, compare uploads, check, upload, apply,
 // capture — retrying transient transport failures with backoff and
 // recording every state in the journal.
-import type { Task } from '../plan/types.js';
+import type { Command, Task } from '../plan/types.js';
 import { isTransient } from '../transport/errors.js';
 import type { ExecResult } from '../transport/types.js';
 import { isKubemixError } from '../errors.js';
@@ -21,6 +21,7 @@ import {
 } from './task-steps.js';
 import { waitForReboot } from './reboot.js';
 import { pushImages } from './image-push.js';
+import { TaskClock } from './task-clock.js';
 
 function message(error: unknown): string {
   if (isKubemixError(error)) return error.hint === undefined ? error.message : `${error.message} (hint: ${error.hint})`;
@@ -36,65 +37,64 @@ async function connect(task: Task, ctx: RunContext, attempt: number): Promise<vo
   ctx.bus.emit({ type: 'host:connected', host: task.host, ms: Date.now() - started });
 }
 
-/**
- * The host's own time of a task's check and apply, summed over the commands
- * that ran; undefined once one ran without its host reporting a time.
- */
-class HostTime {
-  private ms: number | undefined = 0;
-  add<R extends { readonly hostMs?: number | undefined }>(result: R): R {
-    this.ms = this.ms === undefined || result.hostMs === undefined ? undefined : this.ms + result.hostMs;
-    return result;
-  }
-  get total(): number | undefined {
-    return this.ms;
-  }
-}
-
 /** Check and, when needed, apply. Returns whether apply ran. */
-async function converge(task: Task, ctx: RunContext, host: HostTime): Promise<boolean> {
+async function converge(task: Task, ctx: RunContext, clock: TaskClock): Promise<boolean> {
   const t = ctx.transports.get(task.host);
   if (!t) throw new Error(`no transport for ${task.host}`);
-  await ctx.downloads.resolveFor(task);
-  const served = (await fillServedCache(task, ctx, t)) + (await pushImages(task, ctx, t));
-  const uploads = prepareUploads(task, ctx);
-  const stale = await staleUploads(task, uploads, t);
+  const { served, uploads } = await clock.time('prepare', async () => {
+    await ctx.downloads.resolveFor(task);
+    const served = (await fillServedCache(task, ctx, t)) + (await pushImages(task, ctx, t));
+    return { served, uploads: prepareUploads(task, ctx) };
+  });
+  const stale = await clock.time('compare', () => staleUploads(task, uploads, t));
   // Uploads an apply consumes (secrets it deletes) are missing by design: the check alone decides,
   // and when it fails they are placed between check and apply (so not in one round trip).
   const deferred = task.uploadsOnApply === true && stale.length > 0;
   let needed = served > 0 || (stale.length > 0 && !deferred) || task.check === null;
+  const command = async (phase: 'check' | 'apply', c: Command) =>
+    clock.host(await clock.time('commands', () => runCommand(task, phase, c, ctx)));
   // One round trip for check and apply where the transport can; a rebooting task's apply ends its connection.
   if (!needed && task.check && task.reboots !== true && !deferred) {
-    const result = await runConverge(task, task.check, ctx);
-    if (result !== undefined) return finish(task, ctx, host.add(result).checkPassed ? undefined : result);
+    const check = task.check;
+    const result = await clock.time('commands', () => runConverge(task, check, ctx));
+    if (result !== undefined) return finish(task, ctx, clock, clock.host(result).checkPassed ? undefined : result);
   }
-  if (!needed && task.check) needed = host.add(await runCommand(task, 'check', task.check, ctx)).code !== 0;
-  if (!needed) return finish(task, ctx, undefined);
-  for (const u of stale)
-    await t.upload({
-      shell: task.apply.shell,
-      privilege: task.apply.privilege,
-      remotePath: u.remotePath,
-      content: u.content,
-      mode: u.mode,
-      owner: u.owner,
-    });
-  const result = host.add(await runCommand(task, 'apply', task.apply, ctx));
+  if (!needed && task.check) needed = (await command('check', task.check)).code !== 0;
+  if (!needed) return finish(task, ctx, clock, undefined);
+  await clock.time('upload', async () => {
+    for (const u of stale)
+      await t.upload({
+        shell: task.apply.shell,
+        privilege: task.apply.privilege,
+        remotePath: u.remotePath,
+        content: u.content,
+        mode: u.mode,
+        owner: u.owner,
+      });
+  });
+  const result = await command('apply', task.apply);
   if (result.code === 0 && task.reboots === true)
-    await waitForReboot(task, ctx, (attempt) => connect(task, ctx, attempt));
-  return finish(task, ctx, result);
+    await clock.time('reboot', () => waitForReboot(task, ctx, (attempt) => connect(task, ctx, attempt)));
+  return finish(task, ctx, clock, result);
 }
 
 /** After apply (`applied`) or a passing check (undefined): secrets captured, facts kept. Returns whether apply ran. */
-async function finish(task: Task, ctx: RunContext, applied: ExecResult | undefined): Promise<boolean> {
-  if (applied === undefined) {
-    await captureSecrets(task, ctx, true);
-    return false;
-  }
-  if (applied.code !== 0) throw applyFailed(task, applied);
-  await captureSecrets(task, ctx, false);
-  await keepFacts(task, applied, ctx);
-  return true;
+async function finish(
+  task: Task,
+  ctx: RunContext,
+  clock: TaskClock,
+  applied: ExecResult | undefined,
+): Promise<boolean> {
+  if (applied !== undefined && applied.code !== 0) throw applyFailed(task, applied);
+  return clock.time('finish', async () => {
+    if (applied === undefined) {
+      await captureSecrets(task, ctx, true);
+      return false;
+    }
+    await captureSecrets(task, ctx, false);
+    await keepFacts(task, applied, ctx);
+    return true;
+  });
 }
 
 export async function runTask(task: Task, inputHash: string, forced: boolean, ctx: RunContext): Promise<Outcome> {
@@ -132,12 +132,22 @@ export async function runTask(task: Task, inputHash: string, forced: boolean, ct
     bus.emit({ type: 'task', ...base, state: 'running', attempt });
     await record('running', attempt, {}, false);
     try {
-      await connect(task, ctx, attempt);
-      const host = new HostTime();
-      const changed = await converge(task, ctx, host);
+      const clock = new TaskClock();
+      await clock.time('connect', () => connect(task, ctx, attempt));
+      const changed = await converge(task, ctx, clock);
       await record('done', attempt, { changed });
-      const hostMs = host.total === undefined ? {} : { hostMs: host.total };
-      bus.emit({ type: 'task', ...base, state: 'done', attempt, changed, elapsedMs: Date.now() - started, ...hostMs });
+      const hostMs = clock.hostTotal === undefined ? {} : { hostMs: clock.hostTotal };
+      const elapsedMs = Date.now() - started;
+      bus.emit({
+        type: 'task',
+        ...base,
+        state: 'done',
+        attempt,
+        changed,
+        elapsedMs,
+        ...hostMs,
+        phasesMs: clock.phases,
+      });
       return 'done';
     } catch (error) {
       const text = ctx.redactor.redact(message(error));

@@ -5,7 +5,8 @@
 // the host's driver reports it, the time its scripts ran there. What kubemix
 // adds per task is the difference; what it adds to the run is the wall time
 // during which no task was running anywhere (start-up, planning, download
-// cache, scheduling), plus that per-task difference on the tasks that ran.
+// cache, scheduling), plus that per-task difference on the tasks that ran,
+// split by the events' phasesMs into where it went (src/exec/task-clock.ts).
 import { writeFileSync } from 'node:fs';
 
 export interface RunTimes {
@@ -21,6 +22,13 @@ export interface RunTimes {
   readonly hostS?: number;
   /** Σ over tasks of (kubemix's time − the host's): kubemix's own per-task cost, mean in ms. */
   readonly overheadPerTaskMs?: number;
+  /**
+   * That cost split by where it went (mean ms per task, from the events' phasesMs): a new connection,
+   * preparing files, comparing them with the host's, sending them, each round trip's time above the
+   * scripts' own (`round trips`), waiting for a reboot, keeping captures and facts, and the rest
+   * (retries, the journal).
+   */
+  readonly overheadParts?: Readonly<Record<string, number>>;
   /** The slowest tasks, with their seconds. */
   readonly slowest: readonly string[];
 }
@@ -30,7 +38,7 @@ type Ev = Record<string, unknown>;
 export function runTimes(events: readonly Ev[], wallS: number): RunTimes {
   const starts = new Map<string, number>();
   const spans: [number, number][] = [];
-  const durations: [string, number, number | undefined][] = [];
+  const durations: [string, number, number | undefined, Phases | undefined][] = [];
   const ended = new Set<string>();
   let skipped = 0;
   for (const e of events) {
@@ -43,7 +51,8 @@ export function runTimes(events: readonly Ev[], wallS: number): RunTimes {
       ended.add(id);
       spans.push([starts.get(id) ?? t, t]);
       const host = typeof e['hostMs'] === 'number' ? e['hostMs'] : undefined;
-      durations.push([id, Number(e['elapsedMs'] ?? t - (starts.get(id) ?? t)), host]);
+      const phases = typeof e['phasesMs'] === 'object' ? (e['phasesMs'] as Phases) : undefined;
+      durations.push([id, Number(e['elapsedMs'] ?? t - (starts.get(id) ?? t)), host, phases]);
     }
   }
   // A task still running when the run ended (a kill -9 during kubeadm init) kept a host busy until
@@ -57,9 +66,10 @@ export function runTimes(events: readonly Ev[], wallS: number): RunTimes {
     busy += e - Math.max(s, end);
     end = e;
   }
-  const withHost = durations.filter((d): d is [string, number, number] => d[2] !== undefined);
+  const withHost = durations.filter((d): d is [string, number, number, Phases | undefined] => d[2] !== undefined);
   const hostMs = withHost.reduce((a, d) => a + d[2], 0);
   const over = withHost.reduce((a, d) => a + (d[1] - d[2]), 0);
+  const parts = overheadParts(withHost);
   return {
     wallS,
     ran: durations.length,
@@ -67,11 +77,42 @@ export function runTimes(events: readonly Ev[], wallS: number): RunTimes {
     busyS: busy / 1000,
     idleS: Math.max(0, wallS - busy / 1000),
     ...(withHost.length === 0 ? {} : { hostS: hostMs / 1000, overheadPerTaskMs: over / withHost.length }),
+    ...(parts === undefined ? {} : { overheadParts: parts }),
     slowest: [...durations]
       .sort((a, b) => b[1] - a[1])
       .slice(0, 5)
       .map(([id, ms]) => `${id} ${(ms / 1000).toFixed(0)} s`),
   };
+}
+
+type Phases = Readonly<Record<string, number>>;
+
+/** Mean ms per task of each part of kubemix's own time (RunTimes.overheadParts); undefined without phases. */
+function overheadParts(
+  tasks: readonly [string, number, number, Phases | undefined][],
+): Record<string, number> | undefined {
+  const timed = tasks.filter((d): d is [string, number, number, Phases] => d[3] !== undefined);
+  if (timed.length === 0) return undefined;
+  const sum: Record<string, number> = {};
+  const add = (k: string, ms: number) => (sum[k] = (sum[k] ?? 0) + ms);
+  for (const [, elapsed, host, p] of timed) {
+    let seen = 0;
+    for (const [k, ms] of Object.entries(p)) {
+      seen += ms;
+      add(k === 'commands' ? 'round trips' : k, k === 'commands' ? ms - host : ms);
+    }
+    add('rest', elapsed - seen);
+  }
+  return Object.fromEntries(Object.entries(sum).map(([k, ms]) => [k, ms / timed.length]));
+}
+
+/** `connect 3100, prepare 40, …` in ms, the parts that took at least a millisecond on average. */
+export function partsText(parts: Readonly<Record<string, number>> | undefined): string {
+  if (parts === undefined) return '';
+  return Object.entries(parts)
+    .filter(([, ms]) => Math.abs(ms) >= 1)
+    .map(([k, ms]) => `${k} ${ms.toFixed(0)}`)
+    .join(', ');
 }
 
 export class Stages {
@@ -99,7 +140,8 @@ export class Stages {
     const host =
       times.hostS === undefined
         ? ''
-        : `, commands on the hosts ${times.hostS.toFixed(0)} s, kubemix per task ${times.overheadPerTaskMs?.toFixed(0)} ms`;
+        : `, commands on the hosts ${times.hostS.toFixed(0)} s, kubemix per task ${times.overheadPerTaskMs?.toFixed(0)} ms` +
+          (times.overheadParts === undefined ? '' : ` (${partsText(times.overheadParts)})`);
     this.log(
       `run ${name}: ${wallS.toFixed(0)} s wall, ${times.ran} tasks ran, ${times.skipped} skipped, no task running ${times.idleS.toFixed(0)} s${host}; slowest: ${times.slowest.join(', ')}`,
     );
@@ -118,10 +160,10 @@ export class Stages {
         r.note === 'note' ? `  ${r.name}` : `  ${r.name.padEnd(52)} ${r.seconds.toFixed(0).padStart(6)} s`,
       ),
       `  ${'wall time of the test file'.padEnd(52)} ${wall.toFixed(0).padStart(6)} s`,
-      'kubemix runs: wall, tasks ran/skipped, time with no task running, host time and kubemix per task (when reported)',
+      'kubemix runs: wall, tasks ran/skipped, time with no task running, host time and kubemix per task (when reported) and where that went, in ms per task',
       ...this.runs.map(
         ({ name, times: t }) =>
-          `  ${name.padEnd(40)} ${t.wallS.toFixed(0).padStart(5)} s  ${String(t.ran).padStart(4)}/${String(t.skipped).padEnd(4)} idle ${t.idleS.toFixed(0).padStart(4)} s${t.hostS === undefined ? '' : `  host ${t.hostS.toFixed(0)} s  +${t.overheadPerTaskMs?.toFixed(0)} ms/task`}`,
+          `  ${name.padEnd(40)} ${t.wallS.toFixed(0).padStart(5)} s  ${String(t.ran).padStart(4)}/${String(t.skipped).padEnd(4)} idle ${t.idleS.toFixed(0).padStart(4)} s${t.hostS === undefined ? '' : `  host ${t.hostS.toFixed(0)} s  +${t.overheadPerTaskMs?.toFixed(0)} ms/task`}${t.overheadParts === undefined ? '' : ` (${partsText(t.overheadParts)})`}`,
       ),
     ];
     return lines.join('\n');
