@@ -267,6 +267,49 @@ describe('verify layer 2 against the API stand-in', () => {
     }
   });
 
+  it('spec.verify.podStartTimeout: verify waits that long for its probe pods, not its default 5 minutes', async () => {
+    assert.equal(e.podStartMs, 300_000, 'the default');
+    const api = await startKubeApiStandin(pki.server('apiserver'), {
+      ...healthyScenario(e, echo.port),
+      echoNotReady: [win2],
+    });
+    try {
+      const spec = join(tmp.dir, 'slow.yaml');
+      writeFileSync(spec, mixedSpec().replace('  services:\n', '  verify:\n    podStartTimeout: 3s\n  services:\n'));
+      const kc = join(tmp.dir, 'kubeconfig-slow');
+      writeFileSync(kc, kubeconfigFor(api.url, pki.caCert, TOKEN), { mode: 0o600 });
+      const started = Date.now();
+      const r = await runCli([
+        'verify',
+        spec,
+        '--state-dir',
+        join(tmp.dir, 'slow'),
+        '--only',
+        '^cluster/',
+        '--kubeconfig',
+        kc,
+      ]);
+      const seconds = (Date.now() - started) / 1000;
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stdout, new RegExp(`echo pod on ${win2} is not Ready`));
+      assert.ok(seconds < 120, `verify gave up on the echo pod after ${seconds} s, not 3 s`);
+      for (const [value, says] of [
+        ['90sec', /spec\.verify\.podStartTimeout.*must be a duration such as 90s, 10m or 1h/],
+        ['25h', /spec\.verify\.podStartTimeout.*must be at most 24h/],
+      ] as const) {
+        writeFileSync(
+          spec,
+          mixedSpec().replace('  services:\n', `  verify:\n    podStartTimeout: ${value}\n  services:\n`),
+        );
+        const bad = await runCli(['verify', spec, '--state-dir', join(tmp.dir, 'slow'), '--kubeconfig', kc]);
+        assert.equal(bad.code, 2, bad.stderr);
+        assert.match(bad.stderr, says);
+      }
+    } finally {
+      await api.close();
+    }
+  });
+
   it('kubemix verify --demo: IIS answers through the front end NodePort; removed, or kept with --keep', async () => {
     // The stand-in plays the pods; the NodePort is a loopback server answering as nginx would with IIS's page.
     const page = createServer((_, res) => res.end(`${DEMO_MARK} (iis-7d9f-x1)\n`));

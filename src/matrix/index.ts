@@ -551,6 +551,9 @@ export const SERVICES = {
  * Server Core tags every month and no upstream record of their digests was
  * at hand, so those are pinned by tag only.
  */
+/** How long verify waits for its probe pods to start, unless spec.verify.podStartTimeout says otherwise. */
+export const VERIFY_POD_START_SECONDS = 300;
+
 export const VERIFY_PROBE_IMAGES: Readonly<Record<string, string>> = {
   linux: 'docker.io/library/busybox:1.37.0@sha256:9db7b59979c38555a39def84a31fb98b5296952f9e3afd4f6f11f05b07adfab0',
   ltsc2022: 'mcr.microsoft.com/windows/servercore:ltsc2022',

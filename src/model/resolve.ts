@@ -1,7 +1,7 @@
 // resolveModel: a validated spec → every concrete fact the plan needs
 // (addresses, MACs, placement, versions, MTUs, endpoints). Pure and
 // deterministic: the same spec always resolves to the same model.
-import { IMAGES, VERIFY_PROBE_IMAGES, windowsRelease } from '../matrix/index.js';
+import { IMAGES, VERIFY_POD_START_SECONDS, VERIFY_PROBE_IMAGES, windowsRelease } from '../matrix/index.js';
 import { formatCidr, formatIp, parseCidr, subnetAt, type Cidr } from '../net/cidr.js';
 import type {
   AddressRanges,
@@ -67,6 +67,8 @@ export interface ClusterModel {
   readonly windowsHostProcess: WindowsHostProcess | undefined;
   /** The image each of verify's probe keys runs: the matrix's, or the spec's (spec.verify.probeImages). */
   readonly probeImages: Readonly<Record<string, string>>;
+  /** How long verify waits for its probe pods to start (spec.verify.podStartTimeout), in seconds. */
+  readonly verifyPodStartSeconds: number;
   /** How Linux nodes get kubeadm, kubelet and kubectl (spec.kubernetes.install). */
   readonly kubernetesInstall: 'binaries' | 'packages';
   /** Nodes never reach the internet: images come from the services registry only (spec.airGapped). */
@@ -138,6 +140,7 @@ export function resolveModel(input: SpecResult): ClusterModel {
     hypervisors: driver.hypervisors(spec),
     windowsHostProcess: windowsHostProcess(spec, nodes),
     probeImages: { ...VERIFY_PROBE_IMAGES, ...spec.verify?.probeImages },
+    verifyPodStartSeconds: spec.verify?.podStartSeconds ?? VERIFY_POD_START_SECONDS,
     kubernetesInstall: spec.kubernetesInstall,
     airGapped: spec.airGapped,
     urlSecrets,

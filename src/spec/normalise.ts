@@ -102,7 +102,7 @@ export function normalise(parsed: ClusterSpecParsed): ClusterSpec {
       ]),
     ),
     ...(s.windows?.hostProcess === undefined ? {} : { windows: { hostProcess: s.windows.hostProcess } }),
-    ...(s.verify?.probeImages === undefined ? {} : { verify: { probeImages: definedOnly(s.verify.probeImages) } }),
+    ...(s.verify === undefined ? {} : { verify: verifySettings(s.verify) }),
   };
 }
 
@@ -157,6 +157,13 @@ function existingHost(
 }
 
 /** The entries of a record of optional values that are set. */
+function verifySettings(v: NonNullable<ClusterSpecParsed['spec']['verify']>): NonNullable<ClusterSpec['verify']> {
+  return {
+    ...(v.probeImages === undefined ? {} : { probeImages: definedOnly(v.probeImages) }),
+    ...(v.podStartTimeout === undefined ? {} : { podStartSeconds: durationSeconds(v.podStartTimeout) }),
+  };
+}
+
 function definedOnly(record: Readonly<Record<string, string | undefined>>): Record<string, string> {
   return Object.fromEntries(Object.entries(record).filter((e): e is [string, string] => e[1] !== undefined));
 }

@@ -2255,12 +2255,31 @@ const parse = (() => {
           if ("probeImages" in v499) return INVALID;
           v503 = undefined;
         }
-        for (const k in v499) {
-          if (k !== "probeImages") return INVALID;
+        const v521 = v499["podStartTimeout"];
+        let v522 = (() => {
+          let v523;
+          if (v521 !== undefined) {
+            if (typeof v521 !== "string") return INVALID;
+            c11.lastIndex = 0;
+            if (!c11.test(v521)) return INVALID;
+            const v524 = c12(v521);
+            if (v524 instanceof Promise) c13();
+            if (!v524) return INVALID;
+            v523 = v521;
+          }
+          return v523;
+        })();
+        if (v522 === INVALID) {
+          if ("podStartTimeout" in v499) return INVALID;
+          v522 = undefined;
         }
-        const v521 = {};
-        if ("probeImages" in v499) v521["probeImages"] = v503;
-        v501 = v521;
+        for (const k in v499) {
+          if (k !== "probeImages" && k !== "podStartTimeout") return INVALID;
+        }
+        const v525 = {};
+        if ("probeImages" in v499) v525["probeImages"] = v503;
+        if ("podStartTimeout" in v499) v525["podStartTimeout"] = v522;
+        v501 = v525;
       }
       return v501;
     })();
@@ -2268,41 +2287,41 @@ const parse = (() => {
       if ("verify" in v6) return INVALID;
       v500 = undefined;
     }
-    const v522 = v6["airGapped"];
-    let v523 = (() => {
-      let v524;
-      if (v522 === undefined) {
-        v524 = c3(c82());
+    const v526 = v6["airGapped"];
+    let v527 = (() => {
+      let v528;
+      if (v526 === undefined) {
+        v528 = c3(c82());
       } else {
-        if (typeof v522 !== "boolean") return INVALID;
-        v524 = v522 === undefined ? c3(c82()) : v522;
+        if (typeof v526 !== "boolean") return INVALID;
+        v528 = v526 === undefined ? c3(c82()) : v526;
       }
-      return v524;
+      return v528;
     })();
-    if (v523 === INVALID) return INVALID;
+    if (v527 === INVALID) return INVALID;
     for (const k in v6) {
       if (k !== "domain" && k !== "kubernetes" && k !== "containerRuntime" && k !== "network" && k !== "cni" && k !== "infrastructure" && k !== "nodes" && k !== "services" && k !== "proxy" && k !== "mirrors" && k !== "downloads" && k !== "windows" && k !== "verify" && k !== "airGapped") return INVALID;
     }
-    const v525 = {};
-    v525["domain"] = v8;
-    v525["kubernetes"] = v12;
-    v525["containerRuntime"] = v103;
-    v525["network"] = v110;
-    v525["cni"] = v133;
-    v525["infrastructure"] = v153;
-    if ("nodes" in v6) v525["nodes"] = v269;
-    v525["services"] = v348;
-    if ("proxy" in v6) v525["proxy"] = v396;
-    v525["mirrors"] = v423;
-    v525["downloads"] = v450;
-    if ("windows" in v6) v525["windows"] = v486;
-    if ("verify" in v6) v525["verify"] = v500;
-    v525["airGapped"] = v523;
+    const v529 = {};
+    v529["domain"] = v8;
+    v529["kubernetes"] = v12;
+    v529["containerRuntime"] = v103;
+    v529["network"] = v110;
+    v529["cni"] = v133;
+    v529["infrastructure"] = v153;
+    if ("nodes" in v6) v529["nodes"] = v269;
+    v529["services"] = v348;
+    if ("proxy" in v6) v529["proxy"] = v396;
+    v529["mirrors"] = v423;
+    v529["downloads"] = v450;
+    if ("windows" in v6) v529["windows"] = v486;
+    if ("verify" in v6) v529["verify"] = v500;
+    v529["airGapped"] = v527;
     for (const k in input) {
       if (k !== "apiVersion" && k !== "kind" && k !== "metadata" && k !== "spec") return INVALID;
     }
-    const v526 = { "apiVersion": v0, "kind": v1, "metadata": v5, "spec": v525 };
-    return v526;
+    const v530 = { "apiVersion": v0, "kind": v1, "metadata": v5, "spec": v529 };
+    return v530;
   };
 })();
 

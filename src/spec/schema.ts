@@ -6,7 +6,12 @@
 // by OS, MTU by topology, API endpoint) are filled in by normalise.ts.
 import { z } from 'zod';
 import { DEFAULT_LIBVIRT_URI } from '../drivers/libvirt/names.js';
-import { DEFAULT_CONTAINERD_LINE, DEFAULT_KUBERNETES_MINOR, VERIFY_PROBE_IMAGES } from '../matrix/index.js';
+import {
+  DEFAULT_CONTAINERD_LINE,
+  DEFAULT_KUBERNETES_MINOR,
+  VERIFY_POD_START_SECONDS,
+  VERIFY_PROBE_IMAGES,
+} from '../matrix/index.js';
 import {
   MAX_URL_LENGTH,
   MAX_USERINFO_LENGTH,
@@ -279,23 +284,6 @@ const windows = z.strictObject({
     ),
 });
 
-/** verify's probe images by key (linux, ltsc2022, …): an air-gapped site names the ones it carries. */
-const verify = z.strictObject({
-  probeImages: z
-    .strictObject(
-      Object.fromEntries(
-        Object.entries(VERIFY_PROBE_IMAGES).map(([key, ref]) => [
-          key,
-          imageRef.optional().describe(`The image verify's ${key} probe pods run (default ${ref})`),
-        ]),
-      ),
-    )
-    .optional()
-    .describe(
-      "Images verify's probe pods run instead of the matrix's: with airGapped, `up` pushes and checks these (a BusyBox with sh, httpd, nc and nslookup on Linux; a Server Core of the node's LTSC line on Windows)",
-    ),
-});
-
 const mirrors = z.strictObject({
   images: z
     .record(
@@ -347,6 +335,31 @@ const duration = z
   .string()
   .regex(/^[1-9][0-9]{0,5}(s|m|h)$/, 'must be a duration such as 90s, 10m or 1h')
   .refine(durationWithinLimit, 'must be at most 24h');
+
+/**
+ * verify: its probe images by key (linux, ltsc2022, …), which an air-gapped site
+ * names the ones it carries; and how long its probe pods may take to start.
+ */
+const verify = z.strictObject({
+  probeImages: z
+    .strictObject(
+      Object.fromEntries(
+        Object.entries(VERIFY_PROBE_IMAGES).map(([key, ref]) => [
+          key,
+          imageRef.optional().describe(`The image verify's ${key} probe pods run (default ${ref})`),
+        ]),
+      ),
+    )
+    .optional()
+    .describe(
+      "Images verify's probe pods run instead of the matrix's: with airGapped, `up` pushes and checks these (a BusyBox with sh, httpd, nc and nslookup on Linux; a Server Core of the node's LTSC line on Windows)",
+    ),
+  podStartTimeout: duration
+    .optional()
+    .describe(
+      `How long verify waits for its probe pods to be scheduled, pulled and started before it judges the cells (default ${VERIFY_POD_START_SECONDS / 60}m); raise it on slow machines`,
+    ),
+});
 
 /**
  * kubeadm v1beta4 `timeouts` (InitConfiguration, JoinConfiguration,

@@ -104,8 +104,12 @@ export interface ClusterSpec {
   readonly downloads: Readonly<Record<string, DownloadOverride>>;
   /** Windows workers: images for the flanneld and kube-proxy HostProcess DaemonSets (default: the HostProcess base image running kubemix's host binaries). */
   readonly windows?: { readonly hostProcess?: { readonly flannelImage: string; readonly kubeProxyImage: string } };
-  /** verify's probe images the spec names, by key of the matrix's (linux, ltsc2022, …). */
-  readonly verify?: { readonly probeImages: Readonly<Record<string, string>> };
+  /** verify's probe images the spec names, by key of the matrix's (linux, ltsc2022, …), and its probe pods' start time. */
+  readonly verify?: {
+    readonly probeImages?: Readonly<Record<string, string>>;
+    /** spec.verify.podStartTimeout in seconds: how long verify waits for its probe pods to start. */
+    readonly podStartSeconds?: number;
+  };
 }
 
 export interface DownloadOverride {

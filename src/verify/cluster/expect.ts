@@ -37,6 +37,8 @@ export interface ClusterExpectations {
   readonly runtimeClasses: readonly string[];
   readonly kubernetesVersion: string;
   readonly clusterDomain: string;
+  /** How long the probe pods may take to start (spec.verify.podStartTimeout). */
+  readonly podStartMs: number;
 }
 
 /** kubeadm's default DNS domain, which kubemix keeps (ClusterConfiguration networking.dnsDomain). */
@@ -89,5 +91,6 @@ export function clusterExpectations(
     runtimeClasses: [...new Set(nodes.flatMap((n) => (n.runtimeClass === undefined ? [] : [n.runtimeClass])))],
     kubernetesVersion: model.versions.kubernetes,
     clusterDomain: CLUSTER_DOMAIN,
+    podStartMs: model.verifyPodStartSeconds * 1000,
   };
 }

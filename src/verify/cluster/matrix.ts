@@ -77,7 +77,7 @@ export async function runMatrix(
     const svcs = [];
     for (const s of p.services([...new Set(nodes.map((n) => n.os))]))
       svcs.push(await retried(o.signal, () => a.core.createNamespacedService({ namespace: ns, body: s as never })));
-    const startMs = o.startMs ?? 300_000;
+    const startMs = o.startMs ?? e.podStartMs;
     const echoReady = (ps: PodObject[]): boolean =>
       nodes.every((n) => ps.some((x) => nameOf(x) === p.echoName(n.name) && podReady(x)));
     const echoes = await waitFor(a, podsOf(a, 'echo'), echoReady, { ms: startMs, signal: o.signal, pollMs });

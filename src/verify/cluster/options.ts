@@ -12,7 +12,7 @@ export interface RunClusterOptions {
   readonly select: (id: string) => boolean;
   /** `HOST:PORT` targets outside the cluster every probe pod connects to (--egress); none by default. */
   readonly egress?: readonly string[];
-  /** How long probe pods may take to start, and the whole matrix to finish. */
+  /** How long probe pods may take to start (default: the expectations' podStartMs), and the whole matrix to finish. */
   readonly startMs?: number;
   readonly matrixMs?: number;
   /** How long an earlier run's namespace may take to go away. */
