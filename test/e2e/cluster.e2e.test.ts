@@ -221,7 +221,8 @@ describe(
         services: { distro: 'debian-12', dhcp: false, ...SIZES.services },
         airGapped: true,
         // verify's default BusyBox cannot be had here: the spec names the probe the site carries.
-        verify: { probeImages: { linux: probe.ref } },
+        // Its probe pods get the time a pod takes to start on these guests (the kubelet's CRI calls took minutes: run 21).
+        verify: { probeImages: { linux: probe.ref }, podStartTimeout: '15m' },
       };
       model = writeSpec(FROM, from);
       const role = (r: string): PlanNode => model.nodes.find((n) => n.role === r) ?? assert.fail(`no ${r} node`);
