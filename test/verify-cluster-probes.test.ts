@@ -4,7 +4,7 @@
 // Windows scripts against tree-sitter-powershell and our rules (no Windows
 // host here).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -219,6 +219,57 @@ describe('the Linux probe script: TCP (egress) cells with BusyBox nc, run for re
       assert.match(results[1]!.cause ?? '', /egress from Linux pods: the CNI's masquerade/);
     } finally {
       await new Promise((r) => open.close(r));
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the Linux probe script with nothing but BusyBox, as in the probe pod, run for real on loopback', () => {
+  it('HTTP cells pass through BusyBox wget and timeout; a tool that crashes is named as the image, not the network', async (t) => {
+    const busybox = ['/usr/bin/busybox', '/bin/busybox'].find((f) => existsSync(f));
+    // Debian 12's BusyBox, as the tier's probe image (gobuild debian-bookworm:busybox): its wget crashes on -T (run 23).
+    if (busybox === undefined) return t.skip('busybox is not installed (scripts/apt-packages.txt)');
+    const bin = mkdtempSync(join(tmpdir(), 'kubemix-busybox-'));
+    const server = createServer((_, res) => res.end('echo-controller-01\n'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const applets = execFileSync(busybox, ['--list'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+      for (const a of applets) symlinkSync(busybox, join(bin, a));
+      const port = (server.address() as { port: number }).port;
+      const source = e.nodes[0]!;
+      const cell: p.Cell = {
+        id: `cluster/pod-ip/${source.name}/${source.name}`,
+        probe: 'pod-ip',
+        source: source.name,
+        target: source.name,
+        kind: 'http',
+        arg: `127.0.0.1:${port}`,
+        answers: ['echo-controller-01'],
+      };
+      const run = (script: string) =>
+        new Promise<string>((resolve, reject) =>
+          execFile(join(bin, 'sh'), ['-c', script], { timeout: 30_000, env: { PATH: bin } }, (error, stdout) =>
+            error ? reject(error) : resolve(stdout),
+          ),
+        );
+      const ctx = { nodes: e.nodes, underlay: [], podTrouble: new Map(), osOf: () => 'linux' as const };
+      const log = await run(p.linuxClientScript([cell], { deadlineS: 2, hold: 1 }));
+      assert.deepEqual(
+        judgeCells([cell], log, ctx).map((r) => r.status),
+        ['pass'],
+        log,
+      );
+      // The probe as it was before run 23 (`wget -T 3`): Debian's BusyBox crashes, every try.
+      const old = p.linuxClientScript([cell], { deadlineS: 2, hold: 1 }).replace('timeout 3 wget -q', 'wget -q -T 3');
+      const [crashed] = judgeCells([cell], await run(old), ctx);
+      assert.equal(crashed?.status, 'fail');
+      assert.match(crashed?.output ?? '', /Segmentation fault/);
+      assert.match(
+        crashed?.cause ?? '',
+        /the probe image's own tools failed on .* \(Segmentation fault\), not the network/,
+      );
+    } finally {
+      await new Promise((r) => server.close(r));
       rmSync(bin, { recursive: true, force: true });
     }
   });

@@ -352,7 +352,7 @@ const verify = z.strictObject({
     )
     .optional()
     .describe(
-      "Images verify's probe pods run instead of the matrix's: with airGapped, `up` pushes and checks these (a BusyBox with sh, httpd, nc and nslookup on Linux; a Server Core of the node's LTSC line on Windows)",
+      "Images verify's probe pods run instead of the matrix's: with airGapped, `up` pushes and checks these (a BusyBox with sh, httpd, wget, timeout, nc and nslookup on Linux; a Server Core of the node's LTSC line on Windows)",
     ),
   podStartTimeout: duration
     .optional()

@@ -79,8 +79,14 @@ function dnsAcrossCause(from: string, ctx: JudgeContext): string | undefined {
   return undefined;
 }
 
+/** A tool of the probe image that did not run at all: no network path is to blame. */
+const BROKEN_TOOL = /Segmentation fault|applet not found|: not found\b|Illegal instruction|Bus error/;
+
 function causeOf(c: Cell, ctx: JudgeContext, output: string): string {
   const from = ctx.osOf(c.source);
+  const broken = from === 'linux' ? BROKEN_TOOL.exec(output) : null;
+  if (broken !== null)
+    return `the probe image's own tools failed on ${c.source} (${broken[0]}), not the network: verify's Linux probe image must be a BusyBox with sh, wget, timeout, nslookup, nc and httpd (spec.verify.probeImages, --probe-image)`;
   if (c.probe === 'egress')
     return from === 'windows'
       ? `egress from Windows pods: the HNS network's outbound NAT (the ExceptionList must not cover ${c.target}), a firewall on the way, or ${c.target} itself`

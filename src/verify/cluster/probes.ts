@@ -222,7 +222,10 @@ export interface CellTiming {
 const TIMING: CellTiming = { deadlineS: CELL_DEADLINE_S, hold: CELL_HOLD };
 
 /**
- * BusyBox sh. tcp: `nc -w 3 HOST PORT -e true` runs `true` once connected,
+ * BusyBox sh. http: `timeout 3 wget`, not `wget -T 3`: Debian's BusyBox before
+ * 1.36.1-5 is built without wget's timeout option and crashes on -T (a
+ * segmentation fault, every try: the real-cluster tier's run 23, with the probe
+ * image built from Debian 12's busybox-static). tcp: `nc -w 3 HOST PORT -e true` runs `true` once connected,
  * so exit 0 means the TCP connect succeeded within 3 s. BusyBox nc takes
  * -w and -e in both its builds: the small one (where -e comes after the
  * address) and the netcat-1.10 one (where everything after -e is the program).
@@ -232,7 +235,7 @@ export function linuxClientScript(cells: readonly Cell[], t: CellTiming = TIMING
   return shell`set -u
 probe() {
   case "$1" in
-    http) wget -q -T 3 -O - "http://$2/" 2>&1 ;;
+    http) timeout 3 wget -q -O - "http://$2/" 2>&1 ;;
     dns) nslookup "$2" 2>&1 ;;
     tcp) h=\${2%:*}; h=\${h#\\[}; h=\${h%\\]}; nc -w 3 "$h" "\${2##*:}" -e true 2>&1 && echo "connected to $2" ;;
   esac
