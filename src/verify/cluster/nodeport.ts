@@ -22,8 +22,10 @@ export async function probeNodePort(url: string, o: RunClusterOptions, backends:
     const left = backends.filter((b) => !seen.has(b));
     if (r.ok && left.length === 0) break;
     // Ctrl-C: sleep() throws Aborted, as everywhere in layer 2 (a verdict now would read as a result).
+    // Some backends answered and others never did: name them, whether or not the last try was answered
+    // (a try the load balancer sent to a silent backend fails: run 24 reported only "no answer").
     if (Date.now() >= until)
-      return r.ok
+      return seen.size > 0 && left.length > 0
         ? { ok: false, output: `${NEVER_ANSWERED} ${left.join(' ')} (answered by: ${[...seen].join(' ')})` }
         : r;
     // An answer, but from a backend already heard: ask again soon (the load

@@ -256,6 +256,12 @@ cell() {
     # An answer from a backend already heard: ask again soon (a BusyBox without fractional sleep waits 1 s).
     if [ $more = 1 ]; then sleep ${SPREAD_MS / 1000} 2>/dev/null || sleep 1; else sleep 1; fi
   done
+  # Out of time after a failed try, but some backends answered before: name those that never did
+  # (a try sent to a silent backend fails; run 24 reported only "never succeeded").
+  if [ $rc -ne 0 ] && [ $rc -ne 3 ] && [ "$seen" != , ]; then
+    missing=$(unseen "$4" "$seen")
+    [ -z "$missing" ] || out="${NEVER_ANSWERED} $missing(answered by:$(printf '%s' "$seen" | tr , ' '))"
+  fi
   held=0
   while [ $rc -eq 0 ] && [ $held -lt ${t.hold} ]; do
     sleep 1; out=$(probe "$2" "$3"); rc=$?; held=$((held + 1))
@@ -320,6 +326,11 @@ $work = {
     }
     if ($more) { Start-Sleep -Milliseconds ${SPREAD_MS} } elseif (-not $res.ok) { Start-Sleep -Seconds 1 }
   } until ($res.ok -or (Get-Date) -ge $end)
+  # Out of time after a failed try, but some backends answered before: name those that never did.
+  if (-not $res.ok -and $seen.Count -gt 0) {
+    $missing = @($wanted | Where-Object { -not $seen.ContainsKey($_) })
+    if ($missing.Count -gt 0) { $res = @{ ok = $false; out = "${NEVER_ANSWERED} $($missing -join ' ') (answered by: $($seen.Keys -join ' '))" } }
+  }
   $held = 0
   while ($res.ok -and $held -lt ${CELL_HOLD}) {
     Start-Sleep -Seconds 1
