@@ -259,8 +259,26 @@ describe('the Linux probe script with nothing but BusyBox, as in the probe pod, 
         ['pass'],
         log,
       );
+      // A backend that accepts and never answers: the try ends at its limit, saying so.
+      const hang = createServer(() => undefined);
+      await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
+      try {
+        const silent = { ...cell, arg: `127.0.0.1:${(hang.address() as { port: number }).port}` };
+        const [r] = judgeCells(
+          [silent],
+          await run(p.linuxClientScript([silent], { deadlineS: 2, hold: 1, httpTryS: 1 })),
+          ctx,
+        );
+        assert.equal(r?.status, 'fail');
+        assert.match(r?.output ?? '', /no answer within 1 s \(name lookup and request\)/);
+      } finally {
+        hang.closeAllConnections();
+        await new Promise((r) => hang.close(r));
+      }
       // The probe as it was before run 23 (`wget -T 3`): Debian's BusyBox crashes, every try.
-      const old = p.linuxClientScript([cell], { deadlineS: 2, hold: 1 }).replace('timeout 3 wget -q', 'wget -q -T 3');
+      const old = p
+        .linuxClientScript([cell], { deadlineS: 2, hold: 1 })
+        .replace(`timeout ${p.HTTP_TRY_S} wget -q`, 'wget -q -T 3');
       const [crashed] = judgeCells([cell], await run(old), ctx);
       assert.equal(crashed?.status, 'fail');
       assert.match(crashed?.output ?? '', /Segmentation fault/);

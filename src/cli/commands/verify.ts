@@ -63,8 +63,9 @@ the targets given with --egress HOST:PORT: by default no traffic leaves the
 cluster. Probe images: busybox 1.37.0 pinned by digest, Windows Server Core
 per LTSC line pinned by tag; --probe-image KEY=REF[@sha256:…] overrides.
 API calls answered 429 are retried after Retry-After (at most 5 times).
-Only loopback stand-ins of the API server have been used to test layer 2:
-it has not run against a real cluster.
+Layer 2 has run against a real cluster with Linux nodes only (kubeadm,
+flannel, Debian 12 guests: docs/e2e.md); its Windows probes are checked
+statically, against a stand-in of the API server.
 `;
 
 export function withVerifyOptions(command: Command): Command {

@@ -213,16 +213,25 @@ export const NEVER_ANSWERED = 'never answered by';
  */
 export const SPREAD_MS = 100;
 
-/** How long a cell may take to succeed first, and how many successes in a row it must then hold. */
+/** How long a cell may take to succeed first, and how many successes in a row it must then hold; one HTTP try's limit. */
 export interface CellTiming {
   readonly deadlineS: number;
   readonly hold: number;
+  readonly httpTryS?: number;
 }
 
 const TIMING: CellTiming = { deadlineS: CELL_DEADLINE_S, hold: CELL_HOLD };
 
 /**
- * BusyBox sh. http: `timeout 3 wget`, not `wget -T 3`: Debian's BusyBox before
+ * How long one HTTP try may take, the name lookup included: a pod resolves a
+ * Service name through its search list (ndots 5: four names, A and AAAA each)
+ * and the resolver waits 5 s for a lost answer; 3 s cut good tries short on an
+ * emulated cluster whose CoreDNS was on the other node (run 25).
+ */
+export const HTTP_TRY_S = 10;
+
+/**
+ * BusyBox sh. http: `timeout N wget`, not `wget -T N`: Debian's BusyBox before
  * 1.36.1-5 is built without wget's timeout option and crashes on -T (a
  * segmentation fault, every try: the real-cluster tier's run 23, with the probe
  * image built from Debian 12's busybox-static). tcp: `nc -w 3 HOST PORT -e true` runs `true` once connected,
@@ -231,11 +240,12 @@ const TIMING: CellTiming = { deadlineS: CELL_DEADLINE_S, hold: CELL_HOLD };
  * address) and the netcat-1.10 one (where everything after -e is the program).
  */
 export function linuxClientScript(cells: readonly Cell[], t: CellTiming = TIMING): string {
+  const tryS = t.httpTryS ?? HTTP_TRY_S;
   // Built with `shell`: the cells go into a here-document with a quoted delimiter, as they are (refused if a line were CELLS).
   return shell`set -u
 probe() {
   case "$1" in
-    http) timeout 3 wget -q -O - "http://$2/" 2>&1 ;;
+    http) timeout ${tryS} wget -q -O - "http://$2/" 2>&1 || { rc=$?; [ $rc -lt 124 ] || echo "no answer within ${tryS} s (name lookup and request)"; return $rc; } ;;
     dns) nslookup "$2" 2>&1 ;;
     tcp) h=\${2%:*}; h=\${h#\\[}; h=\${h%\\]}; nc -w 3 "$h" "\${2##*:}" -e true 2>&1 && echo "connected to $2" ;;
   esac
