@@ -233,7 +233,7 @@ describe('the Linux probe script with nothing but BusyBox, as in the probe pod, 
     const server = createServer((_, res) => res.end('echo-controller-01\n'));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
-      const applets = execFileSync(busybox, ['--list'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+      const applets = execFileSync('busybox', ['--list'], { encoding: 'utf8' }).split('\n').filter(Boolean);
       for (const a of applets) symlinkSync(busybox, join(bin, a));
       const port = (server.address() as { port: number }).port;
       const source = e.nodes[0]!;
@@ -248,7 +248,8 @@ describe('the Linux probe script with nothing but BusyBox, as in the probe pod, 
       };
       const run = (script: string) =>
         new Promise<string>((resolve, reject) =>
-          execFile(join(bin, 'sh'), ['-c', script], { timeout: 30_000, env: { PATH: bin } }, (error, stdout) =>
+          // With env.PATH given, `sh` is looked up there: BusyBox's own shell, as in the pod.
+          execFile('sh', ['-c', script], { timeout: 30_000, env: { PATH: bin } }, (error, stdout) =>
             error ? reject(error) : resolve(stdout),
           ),
         );
