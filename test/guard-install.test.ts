@@ -118,6 +118,15 @@ it('renders valid manifests with the CA bundle, failure policy and namespace exc
     ),
     'the control-plane taint is tolerated',
   );
+  // A slow node gets 5 min to start the server before liveness may restart it; each answer may take 5 s.
+  const container = deployment['spec']['template']['spec']['containers'][0] as Obj;
+  assert.deepEqual(container['startupProbe'], {
+    ...container['livenessProbe'],
+    periodSeconds: 5,
+    failureThreshold: 60,
+  });
+  assert.equal(container['livenessProbe']['timeoutSeconds'], 5);
+  assert.equal(container['readinessProbe']['timeoutSeconds'], 5);
   for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
     const hook = (docs.find((d) => d['kind'] === kind) as Obj)['webhooks'][0] as Obj;
     assert.equal(hook['failurePolicy'], 'Ignore');

@@ -90,7 +90,12 @@ export function renderInstall(i: InstallInput): Record<string, unknown>[] {
 function deployment(i: InstallInput, labels: Record<string, string>): Record<string, unknown> {
   const select = { 'app.kubernetes.io/name': GUARD_NAME };
   const cluster = i.specText === undefined ? i.specArg : '/etc/kubemix/cluster.yaml';
-  const probe = (path: string) => ({ httpGet: { path, port: PORT, scheme: 'HTTPS' }, periodSeconds: 10 });
+  // 5 s per answer rather than kubelet's 1 s: a busy node's slow TLS handshake must not fail a healthy replica.
+  const probe = (path: string) => ({
+    httpGet: { path, port: PORT, scheme: 'HTTPS' },
+    periodSeconds: 10,
+    timeoutSeconds: 5,
+  });
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -143,6 +148,9 @@ function deployment(i: InstallInput, labels: Record<string, string>): Record<str
               ],
               env: [{ name: 'KUBEMIX_CACHE_DIR', value: '/var/cache/kubemix' }],
               ports: [{ name: 'https', containerPort: PORT }],
+              // Up to 5 min to start before liveness counts: on a slow node, Node.js loading kubemix may take longer
+              // than liveness's 30 s, and a replica killed while starting would never serve (failurePolicy Fail).
+              startupProbe: { ...probe('/healthz'), periodSeconds: 5, failureThreshold: 60 },
               readinessProbe: probe('/healthz'),
               livenessProbe: probe('/healthz'),
               resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } },

@@ -30,6 +30,7 @@ import { repoPath } from '../helpers/cli.js';
 import { cloudImage, cloudImageAvailable, type CloudImage } from './cloud-image.js';
 import { downloadPins, gobuild, guardImage, probeImage, releaseBundle, type ReleaseBundle } from './cluster-bundle.js';
 import { ClusterLab, PRIVATE } from './cluster-lab.js';
+import { BUSY, KUBECTL_ATTEMPTS, UNREACHABLE, isRead, kubectlLimitMs } from './cluster-kubectl.js';
 import { summarise } from './cluster-load.js';
 import { Stages } from './cluster-times.js';
 import { output, taskEvents, type KubemixRun } from './kubemix.js';
@@ -85,17 +86,6 @@ const SIZES = {
   services: { vcpus: 1, ram: '1Gi', disk: '10Gi' },
 };
 const LOAD_PORT = 30080;
-/** kubectl's answers that mean the request never reached the API server: tried again, as an operator would. */
-const UNREACHABLE = /Unable to connect to the server[^\n]*|the server is currently unable to handle the request/;
-/**
- * Answers of an API server too busy to finish in time (its own 60 s limit, etcd's request deadline): a read
- * is tried again, as an operator would (run 20: `get nodes` timed out right after the join, on a control
- * plane at load 18). A write is not: it may have been done.
- */
-const BUSY = /Error from server \(Timeout\)[^\n]*|etcdserver: request timed out|net\/http: TLS handshake timeout/;
-const isRead = (args: readonly string[]): boolean =>
-  args[0] === 'get' || args[0] === 'wait' || (args[0] === 'rollout' && args[1] === 'status');
-const KUBECTL_ATTEMPTS = 7;
 /**
  * Tasks at once per host, as a user of slow machines sets it: with the default 8, the one-CPU
  * emulated services node ran five configuration tasks at once and systemd missed its own D-Bus
@@ -174,7 +164,7 @@ describe(
     const kubectl = (args: readonly string[], options: { input?: string; allowFail?: boolean } = {}) => {
       const argv = [kubectlBin, '--kubeconfig', kubeconfig, ...args];
       for (let attempt = 1; ; attempt++) {
-        const r = lab.deployer(argv, { timeoutMs: 300_000, ...options, allowFail: true });
+        const r = lab.deployer(argv, { timeoutMs: kubectlLimitMs(args), ...options, allowFail: true });
         const transient = UNREACHABLE.exec(r.stderr) ?? (isRead(args) ? BUSY.exec(r.stderr) : null);
         if (r.code !== 0 && attempt < KUBECTL_ATTEMPTS && transient !== null) {
           log(`kubectl ${args.join(' ').slice(0, 80)}: ${transient[0]}; again in 10 s`);
@@ -185,6 +175,27 @@ describe(
           throw new Error(`${argv.join(' ')}: exit ${r.code}\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`);
         return r;
       }
+    };
+    /**
+     * `rollout status`, and when it fails, what the pods did: their state, their events, the namespace's
+     * events in order (run 26: a rollout ran out with nothing logged but "0 of 2 updated replicas").
+     */
+    const rollout = (namespace: string, deployment: string, timeout: string) => {
+      const r = kubectl(['-n', namespace, 'rollout', 'status', `deployment/${deployment}`, `--timeout=${timeout}`], {
+        allowFail: true,
+      });
+      if (r.code === 0) return;
+      for (const args of [
+        ['get', 'pods', '-o', 'wide'],
+        ['describe', 'pods'],
+        ['get', 'events', '--sort-by=.lastTimestamp'],
+      ])
+        log(
+          `kubectl -n ${namespace} ${args.join(' ')}:\n${kubectl(['-n', namespace, ...args], { allowFail: true }).stdout}`,
+        );
+      throw new Error(
+        `deployment/${deployment} not available within ${timeout}: ${r.stdout.slice(-500)}${r.stderr.slice(-500)}`,
+      );
     };
     const json = <T>(args: readonly string[]): T => JSON.parse(kubectl([...args, '-o', 'json']).stdout) as T;
     const imagesArgs = (bundles: readonly ReleaseBundle[], extra: readonly string[] = []): string[] => [
@@ -544,7 +555,7 @@ describe(
       ]);
       kubectl(['apply', '-f', join(out, 'secret.yaml'), '-f', join(out, 'guard.yaml')]);
       await stages.time('guard: its Deployment available', async () =>
-        kubectl(['-n', 'kubemix-guard', 'rollout', 'status', 'deployment/kubemix-guard', '--timeout=900s']),
+        rollout('kubemix-guard', 'kubemix-guard', '900s'),
       );
       const pod = (name: string, extra: Record<string, unknown>) =>
         JSON.stringify({
@@ -567,7 +578,7 @@ describe(
       `kubemix upgrade to ${TO}: a Deployment with a PodDisruptionBudget answers through its Service the whole time`,
       async () => {
         kubectl(['apply', '-f', '-'], { input: loadManifests(probe.ref) });
-        kubectl(['rollout', 'status', 'deployment/web', '--timeout=600s']);
+        rollout('default', 'web', '600s');
         const loadLog = join(lab.net.root, 'load.log');
         const client = lab.spawnDeployer(
           [
