@@ -118,6 +118,17 @@ it('renders valid manifests with the CA bundle, failure policy and namespace exc
     ),
     'the control-plane taint is tolerated',
   );
+  // The server runs as the image's user, not root; the kubelet writes the TLS secret's files as root:root with
+  // defaultMode, and with fsGroup makes that their group and adds group read (pkg/volume/volume_linux.go).
+  const pod = deployment['spec']['template']['spec'] as Obj;
+  const ctx = pod['securityContext'] as Obj;
+  const tlsVolume = (pod['volumes'] as Obj[]).find((v) => v['name'] === 'tls') as Obj;
+  const mode = (tlsVolume['secret']['defaultMode'] as number) | (ctx['fsGroup'] === undefined ? 0 : 0o440);
+  const fileGroup = ctx['fsGroup'] ?? 0;
+  const processGroups = [ctx['runAsGroup'], ctx['fsGroup']].filter((g) => g !== undefined);
+  const readable = (mode & 0o004) !== 0 || ((mode & 0o040) !== 0 && processGroups.includes(fileGroup));
+  assert.ok(ctx['runAsUser'] !== 0 && readable, `the TLS key is readable by uid ${ctx['runAsUser']}`);
+  assert.equal(mode & 0o007, 0, 'the TLS key is not readable by others');
   // A slow node gets 5 min to start the server before liveness may restart it; each answer may take 5 s.
   const container = deployment['spec']['template']['spec']['containers'][0] as Obj;
   assert.deepEqual(container['startupProbe'], {

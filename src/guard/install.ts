@@ -23,6 +23,8 @@ export interface InstallInput {
 
 export const GUARD_NAME = 'kubemix-guard';
 const PORT = 8443;
+/** The image's own user and group (gobuild/guard-image.sh: `--user 65532:65532`). */
+const GUARD_UID = 65532;
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
 export function serviceDnsNames(namespace: string): string[] {
@@ -127,7 +129,15 @@ function deployment(i: InstallInput, labels: Record<string, string>): Record<str
             },
           },
           serviceAccountName: GUARD_NAME,
-          securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+          // fsGroup: the kubelet writes secret volumes as root, and only with fsGroup gives that group the files
+          // and group read, so the server (not root) can read its TLS key (run 27: every start ended in exit 2).
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: GUARD_UID,
+            runAsGroup: GUARD_UID,
+            fsGroup: GUARD_UID,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
           containers: [
             {
               name: 'guard',
@@ -176,7 +186,7 @@ function deployment(i: InstallInput, labels: Record<string, string>): Record<str
             },
           ],
           volumes: [
-            { name: 'tls', secret: { secretName: `${GUARD_NAME}-tls`, defaultMode: 0o400 } },
+            { name: 'tls', secret: { secretName: `${GUARD_NAME}-tls`, defaultMode: 0o440 } },
             { name: 'cache', emptyDir: {} },
             ...(i.specText === undefined ? [] : [{ name: 'cluster', configMap: { name: `${GUARD_NAME}-cluster` } }]),
           ],

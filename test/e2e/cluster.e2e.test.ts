@@ -180,7 +180,7 @@ describe(
      * `rollout status`, and when it fails, what the pods did: their state, their events, the namespace's
      * events in order (run 26: a rollout ran out with nothing logged but "0 of 2 updated replicas").
      */
-    const rollout = (namespace: string, deployment: string, timeout: string) => {
+    const rollout = (namespace: string, deployment: string, selector: string, timeout: string) => {
       const r = kubectl(['-n', namespace, 'rollout', 'status', `deployment/${deployment}`, `--timeout=${timeout}`], {
         allowFail: true,
       });
@@ -189,6 +189,9 @@ describe(
         ['get', 'pods', '-o', 'wide'],
         ['describe', 'pods'],
         ['get', 'events', '--sort-by=.lastTimestamp'],
+        // What the containers said: the last ended one (a crash loop's reason) and the running one.
+        ['logs', '--all-containers', '--prefix', '--previous', '--tail=40', '-l', selector],
+        ['logs', '--all-containers', '--prefix', '--tail=40', '-l', selector],
       ])
         log(
           `kubectl -n ${namespace} ${args.join(' ')}:\n${kubectl(['-n', namespace, ...args], { allowFail: true }).stdout}`,
@@ -555,7 +558,7 @@ describe(
       ]);
       kubectl(['apply', '-f', join(out, 'secret.yaml'), '-f', join(out, 'guard.yaml')]);
       await stages.time('guard: its Deployment available', async () =>
-        rollout('kubemix-guard', 'kubemix-guard', '900s'),
+        rollout('kubemix-guard', 'kubemix-guard', 'app.kubernetes.io/name=kubemix-guard', '900s'),
       );
       const pod = (name: string, extra: Record<string, unknown>) =>
         JSON.stringify({
@@ -578,7 +581,7 @@ describe(
       `kubemix upgrade to ${TO}: a Deployment with a PodDisruptionBudget answers through its Service the whole time`,
       async () => {
         kubectl(['apply', '-f', '-'], { input: loadManifests(probe.ref) });
-        rollout('default', 'web', '600s');
+        rollout('default', 'web', 'app=web', '600s');
         const loadLog = join(lab.net.root, 'load.log');
         const client = lab.spawnDeployer(
           [

@@ -251,6 +251,7 @@ probe() {
   esac
 }
 unseen() { for w in $(printf '%s' "$1" | tr , ' '); do case "$2" in *",$w,"*) ;; *) printf '%s ' "$w" ;; esac; done; }
+names() { set -- $(printf '%s' "$1" | tr , ' '); printf '%s' "$*"; }
 cell() {
   end=$(( $(date +%s) + ${t.deadlineS} )); tries=0; seen=,
   while :; do
@@ -259,7 +260,7 @@ cell() {
       name=$(printf '%s' "$out" | head -n 1)
       case "$seen" in *",$name,"*) ;; *) seen="$seen$name," ;; esac
       missing=$(unseen "$4" "$seen")
-      [ -z "$missing" ] || { rc=3; more=1; out="${NEVER_ANSWERED} $missing(answered by:$(printf '%s' "$seen" | tr , ' '))"; }
+      [ -z "$missing" ] || { rc=3; more=1; out="${NEVER_ANSWERED} $missing(answered by: $(names "$seen"))"; }
     fi
     [ $rc -eq 0 ] && break
     [ "$(date +%s)" -ge $end ] && break
@@ -270,7 +271,7 @@ cell() {
   # (a try sent to a silent backend fails; run 24 reported only "never succeeded").
   if [ $rc -ne 0 ] && [ $rc -ne 3 ] && [ "$seen" != , ]; then
     missing=$(unseen "$4" "$seen")
-    [ -z "$missing" ] || out="${NEVER_ANSWERED} $missing(answered by:$(printf '%s' "$seen" | tr , ' '))"
+    [ -z "$missing" ] || out="${NEVER_ANSWERED} $missing(answered by: $(names "$seen"))"
   fi
   held=0
   while [ $rc -eq 0 ] && [ $held -lt ${t.hold} ]; do
