@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fastJsonPatch from 'fast-json-patch';
 import { createGuardServer, type GuardServer } from '../src/guard/server.js';
@@ -12,7 +13,7 @@ import { lintClusterFor } from '../src/lint/cluster.js';
 import { chainResolvers, heuristicResolver, staticResolver } from '../src/lint/image-os.js';
 import { freePort } from './helpers/docker-registry.js';
 import { makePki } from './helpers/pki.js';
-import { repoPath } from './helpers/cli.js';
+import { repoPath, runCli } from './helpers/cli.js';
 import { scratch } from './helpers/shapes.js';
 
 type Obj = Record<string, any>;
@@ -250,7 +251,11 @@ describe('malformed and other requests', () => {
   });
 });
 
-it('kubemix guard serve: listens, answers, drains and exits 0 on SIGTERM', async () => {
+/**
+ * `kubemix guard serve ARGS` as a process on a free loopback port, `work` run with `post` aimed at it; then
+ * SIGTERM, which must end it with exit 0. Returns everything it logged.
+ */
+async function withGuardCli(args: readonly string[], work: (logged: () => string) => Promise<void>): Promise<string> {
   const pkiDir = scratch('guard-cli');
   const pki = makePki(pkiDir.dir);
   const tls = pki.server('cli');
@@ -259,40 +264,87 @@ it('kubemix guard serve: listens, answers, drains and exits 0 on SIGTERM', async
     `${repoPath()}/bin/kubemix.js`,
     'guard',
     'serve',
-    '--cluster',
-    'k8s-libvirt-1-1-1',
     '--listen',
     `127.0.0.1:${cliPort}`,
     '--tls-cert',
     tls.cert,
     '--tls-key',
     tls.key,
-    '--offline',
     '--cache-dir',
-    `${tmp.dir}/cli-cache`,
+    `${pkiDir.dir}/cli-cache`,
+    ...args,
   ];
   const child = spawn(process.execPath, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => {
     stderr += c.toString();
   });
+  const saved = { port, ca };
   try {
     for (let i = 0; i < 100 && !stderr.includes('"listening"'); i += 1) await new Promise((r) => setTimeout(r, 100));
     assert.match(stderr, /"msg":"listening"/);
-    const saved = port;
-    const savedCa = ca;
     port = cliPort;
     ca = pki.caCert;
-    const res = await post('/mutate', review(deployment({ containers: [{ name: 'c', image: 'nginx' }] })));
-    port = saved;
-    ca = savedCa;
-    assert.equal(res.json?.['response']['allowed'], true);
+    await work(() => stderr);
   } finally {
+    ({ port, ca } = saved);
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     if (child.pid !== undefined) process.kill(child.pid, 'SIGTERM');
     assert.equal(await exited, 0);
     pkiDir.remove();
   }
+  return stderr;
+}
+
+it('kubemix guard serve: listens, answers, drains and exits 0 on SIGTERM', async () => {
+  const stderr = await withGuardCli(['--cluster', 'k8s-libvirt-1-1-1', '--offline'], async () => {
+    const res = await post('/mutate', review(deployment({ containers: [{ name: 'c', image: 'nginx' }] })));
+    assert.equal(res.json?.['response']['allowed'], true);
+  });
   for (const line of stderr.trim().split('\n')) assert.doesNotThrow(() => JSON.parse(line), line);
   assert.match(stderr, /"msg":"stopped"/);
+});
+
+it('kubemix guard serve: a registry that never answers costs a decision 3 s once, not a refused pod', async () => {
+  // Accepts and never says a word: an air-gapped cluster's view of a registry behind a dropping firewall.
+  const sockets = new Set<Socket>();
+  const silent = createNetServer((s) => void sockets.add(s));
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  const host = `127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  const spec = `${tmp.dir}/windows-worker.yaml`;
+  const init = await runCli([
+    'init',
+    'k8s-libvirt-1-1-1',
+    '--nodes',
+    '[[when_group=compute_nodes,os=windows]]',
+    '--out',
+    spec,
+  ]);
+  assert.equal(init.code, 0, init.stderr);
+  try {
+    // 12 s per request: longer than a decision's 9 s, so without a limit of its own the first decision is a 503.
+    await withGuardCli(['--cluster', spec, '--registry-timeout', '12'], async (logged) => {
+      const pod = (image: string): Obj => ({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'p', namespace: 'default' },
+        spec: { containers: [{ name: 'c', image }] },
+      });
+      let started = Date.now();
+      const first = await mutated(pod(`${host}/windows/servercore:ltsc2022`));
+      const firstMs = Date.now() - started;
+      // Without the limit: the API server's 9 s decision budget runs out first (503, a refused pod).
+      assert.ok(firstMs >= 2_900 && firstMs < 6_000, `${firstMs} ms`);
+      assert.deepEqual(first.result['spec']['os'], { name: 'windows' }, JSON.stringify(first.patch));
+      assert.match(logged(), /no registry answer within 3 s; the cache or the image name decides.*registry\.slow/);
+      // While that lookup is overdue, the next image is not waited for.
+      started = Date.now();
+      const second = await mutated(pod(`${host}/windows/nanoserver:ltsc2022`));
+      assert.ok(Date.now() - started < 2_000, `${Date.now() - started} ms`);
+      assert.deepEqual(second.result['spec']['os'], { name: 'windows' });
+    });
+  } finally {
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => silent.close(r));
+  }
 });

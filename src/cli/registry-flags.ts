@@ -43,6 +43,8 @@ export interface RegistryFlagContext {
   readonly warn: (message: string, error: RegistryError) => void;
   readonly extraCa?: readonly string[];
   readonly retryAfterMs?: number;
+  /** See RegistrySettings.lookupBudgetMs. */
+  readonly lookupBudgetMs?: number;
 }
 
 export function resolverFromFlags(opts: Record<string, unknown>, io: CliIo, ctx: RegistryFlagContext): ImageOsResolver {
@@ -81,6 +83,7 @@ export function resolversFromFlags(opts: Record<string, unknown>, io: CliIo, ctx
     timeoutMs: seconds(opts['registryTimeout'], '--registry-timeout') * 1000,
     warn: ctx.warn,
     ...(ctx.retryAfterMs === undefined ? {} : { retryAfterMs: ctx.retryAfterMs }),
+    ...(ctx.lookupBudgetMs === undefined ? {} : { lookupBudgetMs: ctx.lookupBudgetMs }),
   });
 }
 

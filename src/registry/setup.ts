@@ -5,6 +5,7 @@
 // could read is never an answer for another namespace.
 import { createHash } from 'node:crypto';
 import { chainResolvers, imageOsResolver, type ImageOsResolver } from '../lint/image-os.js';
+import { withinBudget } from './budget.js';
 import { ImageCache } from './cache.js';
 import type { Credential, Credentials } from './credentials.js';
 import type { RegistryError } from './errors.js';
@@ -23,6 +24,8 @@ export interface RegistrySettings {
   readonly timeoutMs: number;
   readonly warn: (message: string, error: RegistryError) => void;
   readonly retryAfterMs?: number;
+  /** How long one image's registry lookup may take before the cache and name heuristics decide (the webhook). */
+  readonly lookupBudgetMs?: number;
 }
 
 export interface ImageResolvers {
@@ -57,7 +60,9 @@ export function buildImageResolvers(s: RegistrySettings): ImageResolvers {
     ...(s.insecure === undefined ? {} : { insecure: s.insecure }),
     ...(s.retryAfterMs === undefined ? {} : { retryAfterMs: s.retryAfterMs }),
   });
-  const registry = s.offline ? undefined : registryResolver(registryOptions(cache, s.credentials));
+  const limited = (r: ImageOsResolver): ImageOsResolver =>
+    s.lookupBudgetMs === undefined ? r : withinBudget(r, s.lookupBudgetMs, s.warn);
+  const registry = s.offline ? undefined : limited(registryResolver(registryOptions(cache, s.credentials)));
   const base = imageOsResolver({
     offline: s.offline,
     cache: cacheResolver(cache, s.mirrors),
@@ -75,7 +80,7 @@ export function buildImageResolvers(s: RegistrySettings): ImageResolvers {
       const merged = new Map<string, Credential>([...s.credentials, ...credentials]);
       const hosts = new Set(credentials.keys());
       const onHosts = onlyHosts(
-        chainResolvers(registryResolver(registryOptions(own, merged)), cacheResolver(own, s.mirrors)),
+        chainResolvers(limited(registryResolver(registryOptions(own, merged))), cacheResolver(own, s.mirrors)),
         hosts,
         s.mirrors,
       );
