@@ -111,6 +111,8 @@ async function main(): Promise<void> {
       ttlMs: 3_600_000,
       timeoutMs: 1000,
       warn: () => undefined,
+      // As `guard serve` runs it: each lookup raced against its 3 s limit.
+      lookupBudgetMs: 3_000,
     });
 
     const fixed = JSON.stringify({
