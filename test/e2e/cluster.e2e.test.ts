@@ -19,10 +19,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { overlayLinks } from '../../src/drivers/libvirt/render/overlay.js';
-import type { ClusterModel } from '../../src/model/resolve.js';
+import { parse, stringify } from 'yaml';
+import { resolveModel, type ClusterModel } from '../../src/model/resolve.js';
+import { runtimeClasses } from '../../src/render/manifests/windows.js';
+import { readSpec } from '../../src/spec/read.js';
 import type { PlanNode } from '../../src/model/types.js';
 import { trackHostPaths } from '../harness/host-paths.js';
 import { systemLibvirtAvailable } from '../harness/libvirt-system.js';
@@ -543,12 +546,21 @@ describe(
 
     step('guard in the cluster: the real API server has guard mutate and reject Windows-image pods', async () => {
       const out = join(lab.net.root, 'guard');
+      // guard places pods on the cluster its spec describes; on a Linux-only one a Windows image has nowhere to
+      // go and nothing is placed (run 28). So guard gets this cluster as a user's mixed one is: with a Windows
+      // Server 2022 pool (no Windows host exists here), and the RuntimeClass kubemix creates for that pool.
+      const mixed = mixedSpec(lab.specFile, join(lab.net.root, 'guard-cluster.yaml'));
+      kubectl(['apply', '-f', '-'], {
+        input: runtimeClasses(mixed.model)
+          .map((o) => JSON.stringify(o))
+          .join('\n'),
+      });
       execFileSync(process.execPath, [
         repoPath('bin', 'kubemix.js'),
         'guard',
         'install',
         '--cluster',
-        lab.specFile,
+        mixed.file,
         '--state-dir',
         lab.state,
         '--image',
@@ -569,7 +581,11 @@ describe(
         });
       const created = JSON.parse(
         kubectl(['create', '-f', '-', '-o', 'json'], { input: pod('win-unplaced', {}) }).stdout,
-      ) as { spec: { nodeSelector?: Record<string, string>; tolerations?: unknown[] } };
+      ) as { spec: { nodeSelector?: Record<string, string>; runtimeClassName?: string; os?: { name: string } } };
+      // guard adds the OS and the pool's RuntimeClass; the API server's RuntimeClass plugin, run again after the
+      // webhook's change, adds that class's nodeSelector and toleration.
+      assert.equal(created.spec.os?.name, 'windows', JSON.stringify(created.spec));
+      assert.equal(created.spec.runtimeClassName, 'windows-2022', JSON.stringify(created.spec));
       assert.equal(created.spec.nodeSelector?.['kubernetes.io/os'], 'windows', JSON.stringify(created.spec));
       const refused = kubectl(['create', '-f', '-'], { input: pod('win-hostpid', { hostPID: true }), allowFail: true });
       assert.notEqual(refused.code, 0);
@@ -680,6 +696,18 @@ describe(
     });
   },
 );
+
+/** The Windows pool guard is told of: what a user's mixed cluster has beside the Linux worker. */
+const WINDOWS_POOL = { name: 'win', count: 1, os: 'windows-2022', vcpus: 2, ram: '4Gi', disk: '40Gi' };
+
+/** The spec at `from` with WINDOWS_POOL added, written to `to`, and its model. */
+function mixedSpec(from: string, to: string): { file: string; model: ClusterModel } {
+  const doc = parse(readFileSync(from, 'utf8')) as { spec: { nodes: { workers: unknown[] } } };
+  doc.spec.nodes.workers.push(WINDOWS_POOL);
+  const text = stringify(doc);
+  writeFileSync(to, text);
+  return { file: to, model: resolveModel(readSpec({ kind: 'file', path: to, text })) };
+}
 
 /** The workload the upgrade must not interrupt: two replicas spread over both nodes, a PDB, a NodePort Service. */
 function loadManifests(image: string): string {
