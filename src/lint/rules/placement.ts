@@ -157,18 +157,29 @@ export const noMatchingNodes: TemplateRule = {
   scope: 'template',
   id: 'placement/no-matching-nodes',
   severity: 'error',
-  why: 'A pod placed on an OS the cluster has no worker for stays Pending.',
+  why:
+    'A pod placed on an OS the cluster has no worker for stays Pending; an unplaced one whose images are for that OS ' +
+    'lands on a node of the other and cannot start.',
   hint: 'add workers of that OS to the cluster, or place the pod on the other OS',
   needsCluster: true,
   fixable: false,
   check(ctx) {
     const { cluster, placement } = ctx;
-    if (cluster === undefined || placement.os === undefined) return [];
-    const has = placement.os === 'windows' ? cluster.windows.length > 0 : cluster.hasLinux;
+    // Unplaced, the pod goes wherever its images say it must (a Windows image on a Linux-only cluster: nowhere).
+    const os = placement.os ?? ctx.os;
+    if (cluster === undefined || os === undefined) return [];
+    const has = os === 'windows' ? cluster.windows.length > 0 : cluster.hasLinux;
     if (has) return [];
-    const signal = placement.signals[0];
+    if (placement.os !== undefined) {
+      const signal = placement.signals[0];
+      return [{ path: signal?.path ?? [], message: `placed on ${os} but the cluster has no ${os} workers` }];
+    }
     return [
-      { path: signal?.path ?? [], message: `placed on ${placement.os} but the cluster has no ${placement.os} workers` },
+      {
+        path: [],
+        message: `its images are ${os} but the cluster has no ${os} workers: it cannot run on any node`,
+        ...osSourceOf(ctx),
+      },
     ];
   },
 };
