@@ -2,7 +2,7 @@
 // a failure. Pure: the runner hands over what the command printed.
 import type { CheckResult, CheckStatus } from '../types.js';
 import type { Expect, Probe } from './plan.js';
-import { MARK } from './scripts.js';
+import { MARK, TCP_TRIES } from './scripts.js';
 import { UDP_REPEATS } from './udp-scripts.js';
 import { duration, judgeCredentials, readCredentialLines } from './credentials.js';
 
@@ -74,7 +74,10 @@ function judgeMtu(words: string[], out: ProbeOutput, mtu: number): Verdict {
 function judgeTcp(words: string[], out: ProbeOutput, port: number): Verdict {
   if (words[0] === 'ok') return pass(`port ${port} accepts connections`);
   if (words[0] === 'timeout')
-    return fail(`no answer on port ${port} within 5 s`, `a firewall drops TCP ${port} on the path or on the target`);
+    return fail(
+      `no answer on port ${port} in ${TCP_TRIES} tries of 5 s`,
+      `a firewall drops TCP ${port} on the path or on the target`,
+    );
   const refused = /refused/i.test(out.stdout);
   return fail(
     refused ? `connection to port ${port} refused` : `cannot connect to port ${port}`,
