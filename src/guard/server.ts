@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { mutate, validate, type AdmitContext } from './admit.js';
+import { decisionDeadlineMs } from './deadline.js';
 import { Metrics } from './metrics.js';
 import { parseReview, ReviewError, reviewResponse, type Verdict } from './review.js';
 
@@ -16,6 +17,7 @@ export interface GuardServerOptions extends AdmitContext {
   /** Structured log lines (one JSON object each). */
   readonly log: (line: Record<string, unknown>) => void;
   readonly maxBodyBytes?: number;
+  /** The decision's deadline when the call names none (the API server's `?timeout=` does). */
   readonly requestTimeoutMs?: number;
 }
 
@@ -47,9 +49,11 @@ export function createGuardServer(options: GuardServerOptions): GuardServer {
     { cert: options.cert, key: options.key, connectionsCheckingInterval: 1000 },
     (req, res) => {
       const started = process.hrtime.bigint();
-      const route = new URL(req.url ?? '/', 'https://guard').pathname;
+      const url = new URL(req.url ?? '/', 'https://guard');
+      const route = url.pathname;
       let sent = false;
-      void handle(req, route, options, maxBody, timeout, metrics)
+      const deadline = decisionDeadlineMs(url.searchParams.get('timeout'), timeout);
+      void handle(req, route, options, maxBody, deadline, metrics)
         .then(
           (reply) => void (sent = send(res, reply.status, reply.type, reply.body)),
           (error: unknown) => {

@@ -203,6 +203,40 @@ describe(
         `deployment/${deployment} not available within ${timeout}: ${r.stdout.slice(-500)}${r.stderr.slice(-500)}`,
       );
     };
+    /**
+     * What guard's replicas saw: where they run, whether the control plane reaches each one directly (as the API
+     * server does), their decision times from /metrics, and on a failure their last log lines (run 30: a webhook
+     * call ran out of time with nothing else known).
+     */
+    const guardReport = (ok: boolean) => {
+      const ns = 'kubemix-guard';
+      type Pods = { items: { metadata: { name: string }; spec: { nodeName?: string }; status: { podIP?: string } }[] };
+      for (const p of json<Pods>(['-n', ns, 'get', 'pods', '-l', 'app.kubernetes.io/name=kubemix-guard']).items) {
+        const reach = lab.ssh(
+          cp.ip,
+          `curl -sk -m 10 -o /dev/null -w '%{http_code} in %{time_total} s' https://${p.status.podIP ?? '0.0.0.0'}:8443/healthz`,
+          { allowFail: true },
+        );
+        const metrics = kubectl(
+          ['get', '--raw', `/api/v1/namespaces/${ns}/pods/https:${p.metadata.name}:8443/proxy/metrics`],
+          {
+            allowFail: true,
+          },
+        );
+        const decisions = metrics.stdout
+          .split('\n')
+          .filter((l) =>
+            /^kubemix_guard_(requests_total|request_duration_seconds_(sum|count))\{route="\/(mutate|validate)"/.test(l),
+          );
+        log(
+          `guard ${p.metadata.name} on ${p.spec.nodeName ?? '?'} (${p.status.podIP ?? '?'}): /healthz from the control plane ${reach.stdout || `failed: ${reach.stderr}`}\n${decisions.join('\n') || metrics.stderr}`,
+        );
+      }
+      if (!ok)
+        log(
+          `guard's logs:\n${kubectl(['-n', ns, 'logs', '--prefix', '--tail=40', '-l', 'app.kubernetes.io/name=kubemix-guard'], { allowFail: true }).stdout}`,
+        );
+    };
     const json = <T>(args: readonly string[]): T => JSON.parse(kubectl([...args, '-o', 'json']).stdout) as T;
     const imagesArgs = (bundles: readonly ReleaseBundle[], extra: readonly string[] = []): string[] => [
       '--images',
@@ -567,6 +601,10 @@ describe(
         guard.ref,
         '--out',
         out,
+        // The webhook's timeout for a slow cluster, as a user of slow hardware sets it (the API server's default 10 s
+        // ran out on the first call in run 30); guard takes its deadline from the API server's call.
+        '--timeout',
+        '30',
       ]);
       kubectl(['apply', '-f', join(out, 'secret.yaml'), '-f', join(out, 'guard.yaml')]);
       await stages.time('guard: its Deployment available', async () =>
@@ -579,9 +617,16 @@ describe(
           metadata: { name, namespace: 'default' },
           spec: { containers: [{ name: 'app', image: 'mcr.microsoft.com/windows/servercore:ltsc2022' }], ...extra },
         });
-      const created = JSON.parse(
-        kubectl(['create', '-f', '-', '-o', 'json'], { input: pod('win-unplaced', {}) }).stdout,
-      ) as { spec: { nodeSelector?: Record<string, string>; runtimeClassName?: string; os?: { name: string } } };
+      const started = Date.now();
+      const made = kubectl(['create', '-f', '-', '-o', 'json'], { input: pod('win-unplaced', {}), allowFail: true });
+      stages.note(
+        `guard: the first pod through the webhook answered in ${Math.round((Date.now() - started) / 1000)} s`,
+      );
+      guardReport(made.code === 0);
+      assert.equal(made.code, 0, made.stderr);
+      const created = JSON.parse(made.stdout) as {
+        spec: { nodeSelector?: Record<string, string>; runtimeClassName?: string; os?: { name: string } };
+      };
       // guard adds the OS and the pool's RuntimeClass; the API server's RuntimeClass plugin, run again after the
       // webhook's change, adds that class's nodeSelector and toleration.
       assert.equal(created.spec.os?.name, 'windows', JSON.stringify(created.spec));

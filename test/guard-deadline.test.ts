@@ -1,0 +1,115 @@
+// guard's decision deadline follows the API server's `?timeout=` (the
+// webhook's timeoutSeconds): a webhook installed with a longer timeout for a
+// slow cluster is given that time, one without the parameter keeps the
+// server's own deadline, and the answer leaves before the caller gives up.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { after, before, describe, it } from 'node:test';
+import { decisionDeadlineMs, goDurationMs } from '../src/guard/deadline.js';
+import { createGuardServer, type GuardServer } from '../src/guard/server.js';
+import { lintClusterFor } from '../src/lint/cluster.js';
+import type { ImageOsResolver } from '../src/lint/image-os.js';
+import { makePki } from './helpers/pki.js';
+import { scratch } from './helpers/shapes.js';
+
+describe('the decision deadline', () => {
+  it('reads Go durations as the API server writes them', () => {
+    assert.equal(goDurationMs('10s'), 10_000);
+    assert.equal(goDurationMs('1m0s'), 60_000);
+    assert.equal(goDurationMs('1m30s'), 90_000);
+    assert.equal(goDurationMs('2.5s'), 2_500);
+    assert.equal(goDurationMs('750ms'), 750);
+    for (const bad of ['', '10', 's', '10 s', '-1s', '10x', '1s;rm']) assert.equal(goDurationMs(bad), undefined, bad);
+  });
+
+  it('leaves a tenth (at most 1 s) for the answer to travel, within the webhook API’s 30 s', () => {
+    assert.equal(decisionDeadlineMs('10s', 9_000), 9_000);
+    assert.equal(decisionDeadlineMs('30s', 9_000), 29_000);
+    assert.equal(decisionDeadlineMs('5s', 9_000), 4_500);
+    assert.equal(decisionDeadlineMs('5m0s', 9_000), 29_000);
+    assert.equal(decisionDeadlineMs(null, 9_000), 9_000);
+    assert.equal(decisionDeadlineMs('soon', 9_000), 9_000);
+    assert.equal(decisionDeadlineMs('0s', 9_000), 9_000);
+  });
+});
+
+describe('guard serve honours the caller’s timeout', () => {
+  const tmp = scratch('guard-deadline');
+  let guard: GuardServer;
+  let port = 0;
+  let ca = '';
+  // A registry that takes 1.5 s to say what an image is.
+  const slow: ImageOsResolver = {
+    resolve: () => new Promise((r) => setTimeout(() => r({ os: 'windows', source: 'registry' }), 1_500)),
+  };
+
+  before(async () => {
+    const pki = makePki(tmp.dir);
+    ca = pki.caCert;
+    const tls = pki.server('guard');
+    guard = createGuardServer({
+      cert: readFileSync(tls.cert, 'utf8'),
+      key: readFileSync(tls.key, 'utf8'),
+      resolver: slow,
+      cluster: lintClusterFor(['windows-2022']),
+      log: () => undefined,
+      requestTimeoutMs: 500,
+    });
+    port = await guard.listen('127.0.0.1', 0);
+  });
+
+  after(async () => {
+    await guard.close();
+    tmp.remove();
+  });
+
+  const review = JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: 'u-1',
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      operation: 'CREATE',
+      namespace: 'default',
+      object: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'p', namespace: 'default' },
+        spec: { containers: [{ name: 'a', image: 'example.com/team/api:1' }] },
+      },
+    },
+  });
+
+  function post(path: string): Promise<{ status: number; text: string; ms: number }> {
+    const started = Date.now();
+    return new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path, method: 'POST', ca }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => void (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text, ms: Date.now() - started }));
+      });
+      req.on('error', reject);
+      req.end(review);
+    });
+  }
+
+  it('without a timeout in the call: its own deadline, then 503', async () => {
+    const res = await post('/mutate');
+    assert.equal(res.status, 503, res.text);
+    assert.match(res.text, /no decision within 500 ms/);
+  });
+
+  it('with ?timeout=3s: waits for the slow decision and answers it', async () => {
+    const res = await post('/mutate?timeout=3s');
+    assert.equal(res.status, 200, res.text);
+    assert.ok(res.ms >= 1_400, `${res.ms} ms`);
+  });
+
+  it('with ?timeout=1s: answers 503 before the caller gives up', async () => {
+    const res = await post('/mutate?timeout=1s');
+    assert.equal(res.status, 503, res.text);
+    assert.match(res.text, /no decision within 900 ms/);
+    assert.ok(res.ms < 1_000, `${res.ms} ms`);
+  });
+});
