@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { connect } from 'node:tls';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fastJsonPatch from 'fast-json-patch';
 import { createGuardServer, type GuardServer } from '../src/guard/server.js';
@@ -12,7 +14,7 @@ import { lintClusterFor } from '../src/lint/cluster.js';
 import { chainResolvers, heuristicResolver, staticResolver } from '../src/lint/image-os.js';
 import { freePort } from './helpers/docker-registry.js';
 import { makePki } from './helpers/pki.js';
-import { repoPath } from './helpers/cli.js';
+import { repoPath, runCli } from './helpers/cli.js';
 import { scratch } from './helpers/shapes.js';
 
 type Obj = Record<string, any>;
@@ -240,6 +242,36 @@ describe('malformed and other requests', () => {
     assert.equal((await post('/healthz', '', 'GET')).text, 'ok\n');
   });
 
+  it('answers every call on a keep-alive connection, the next one sent before the last answer is done', async () => {
+    // The API server keeps its connection to a webhook open and calls again as soon as an answer arrives; a
+    // response whose predecessor was still being written was dropped, and the call ran out of time. Two
+    // requests in one write make that overlap certain.
+    const body = review(deployment({ containers: [{ name: 'c', image: 'nginx' }] }));
+    const call = (path: string) =>
+      `POST ${path} HTTP/1.1\r\nHost: guard\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const socket = connect({ host: '127.0.0.1', port, ca, servername: 'localhost' });
+    let answers = '';
+    const both = new Promise<void>((resolve, reject) => {
+      const limit = setTimeout(() => reject(new Error(`two answers not back within 5 s:\n${answers}`)), 5_000);
+      socket.on('data', (c: Buffer) => {
+        answers += c.toString();
+        if ((answers.match(/"uid":"u-1"/g) ?? []).length === 2) {
+          clearTimeout(limit);
+          resolve();
+        }
+      });
+      socket.on('error', reject);
+    });
+    await new Promise<void>((r) => socket.once('secureConnect', () => r()));
+    socket.write(call('/mutate') + call('/validate'));
+    try {
+      await both;
+    } finally {
+      socket.destroy();
+    }
+    assert.equal((answers.match(/HTTP\/1\.1 200 /g) ?? []).length, 2, answers);
+  });
+
   it('/metrics in Prometheus text format, logs as JSON objects without the object', async () => {
     const res = await post('/metrics', '', 'GET');
     assert.match(res.text, /^# TYPE kubemix_guard_requests_total counter$/m);
@@ -287,13 +319,20 @@ async function withGuardCli(args: readonly string[], work: (logged: () => string
     await work(() => stderr);
   } finally {
     ({ port, ca } = saved);
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    if (child.pid !== undefined) process.kill(child.pid, 'SIGTERM');
-    assert.equal(await exited, 0);
+    const exited = new Promise<number | null>((r) =>
+      child.exitCode !== null ? r(child.exitCode) : child.once('exit', (code) => r(code)),
+    );
+    if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
+    // A webhook's pod has 30 s between SIGTERM and SIGKILL; draining idle connections takes milliseconds.
+    const late = setTimeout(() => child.kill('SIGKILL'), EXIT_WITHIN_MS);
+    const code = await exited;
+    clearTimeout(late);
     pkiDir.remove();
+    assert.equal(code, 0, `guard serve did not exit 0 within ${EXIT_WITHIN_MS} ms of SIGTERM:\n${stderr}`);
   }
   return stderr;
 }
+const EXIT_WITHIN_MS = 5_000;
 
 it('kubemix guard serve: listens, answers, drains and exits 0 on SIGTERM', async () => {
   const stderr = await withGuardCli(['--cluster', 'k8s-libvirt-1-1-1', '--offline'], async () => {
@@ -302,4 +341,48 @@ it('kubemix guard serve: listens, answers, drains and exits 0 on SIGTERM', async
   });
   for (const line of stderr.trim().split('\n')) assert.doesNotThrow(() => JSON.parse(line), line);
   assert.match(stderr, /"msg":"stopped"/);
+});
+
+it('kubemix guard serve: a registry that never answers costs a decision 3 s once, not a refused pod, nor a late exit', async () => {
+  // Accepts and never says a word: an air-gapped cluster's view of a registry behind a dropping firewall.
+  const sockets = new Set<Socket>();
+  const silent = createNetServer((s) => void sockets.add(s));
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  const host = `127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  const spec = `${tmp.dir}/windows-worker.yaml`;
+  const init = await runCli([
+    'init',
+    'k8s-libvirt-1-1-1',
+    '--nodes',
+    '[[when_group=compute_nodes,os=windows]]',
+    '--out',
+    spec,
+  ]);
+  assert.equal(init.code, 0, init.stderr);
+  try {
+    // 20 s per request: longer than a decision's 9 s, so without a limit of its own the first decision is a 503;
+    // and the lookup still running at SIGTERM must not hold the process for the rest of those 20 s.
+    await withGuardCli(['--cluster', spec, '--registry-timeout', '20'], async (logged) => {
+      const pod = (image: string): Obj => ({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'p', namespace: 'default' },
+        spec: { containers: [{ name: 'c', image }] },
+      });
+      let started = Date.now();
+      const first = await mutated(pod(`${host}/windows/servercore:ltsc2022`));
+      const firstMs = Date.now() - started;
+      assert.ok(firstMs >= 2_900 && firstMs < 8_000, `${firstMs} ms`);
+      assert.deepEqual(first.result['spec']['os'], { name: 'windows' }, JSON.stringify(first.patch));
+      assert.match(logged(), /no registry answer within 3 s; the cache or the image name decides.*registry\.slow/);
+      // While that lookup is overdue, the next image is not waited for.
+      started = Date.now();
+      const second = await mutated(pod(`${host}/windows/nanoserver:ltsc2022`));
+      assert.ok(Date.now() - started < 2_000, `${Date.now() - started} ms`);
+      assert.deepEqual(second.result['spec']['os'], { name: 'windows' });
+    });
+  } finally {
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => silent.close(r));
+  }
 });

@@ -45,6 +45,8 @@ export interface RegistryFlagContext {
   readonly retryAfterMs?: number;
   /** See RegistrySettings.lookupBudgetMs. */
   readonly lookupBudgetMs?: number;
+  /** See RegistrySettings.signal. */
+  readonly signal?: AbortSignal;
 }
 
 export function resolverFromFlags(opts: Record<string, unknown>, io: CliIo, ctx: RegistryFlagContext): ImageOsResolver {
@@ -84,6 +86,7 @@ export function resolversFromFlags(opts: Record<string, unknown>, io: CliIo, ctx
     warn: ctx.warn,
     ...(ctx.retryAfterMs === undefined ? {} : { retryAfterMs: ctx.retryAfterMs }),
     ...(ctx.lookupBudgetMs === undefined ? {} : { lookupBudgetMs: ctx.lookupBudgetMs }),
+    ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
   });
 }
 

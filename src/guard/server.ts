@@ -55,10 +55,11 @@ export function createGuardServer(options: GuardServerOptions): GuardServer {
       const deadline = decisionDeadlineMs(url.searchParams.get('timeout'), timeout);
       void handle(req, route, options, maxBody, deadline, metrics)
         .then(
-          (reply) => void (sent = send(res, reply.status, reply.type, reply.body)),
+          (reply) => void (sent = send(req, res, reply.status, reply.type, reply.body)),
           (error: unknown) => {
             const status = error instanceof HttpError ? error.status : error instanceof ReviewError ? 400 : 500;
             sent = send(
+              req,
               res,
               status,
               'application/json',
@@ -164,9 +165,14 @@ function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
 }
 
-/** Whether the answer was sent (not when the client is gone or Node answered already). */
-function send(res: ServerResponse, status: number, type: string, body: string): boolean {
-  if (res.headersSent || res.destroyed || res.socket === null || res.socket.destroyed) return false;
+/**
+ * Whether the answer was sent (not when the client is gone or Node answered already). The request's socket
+ * says whether the client is there: a response has none of its own while the one before it on a keep-alive
+ * connection is still being written, and Node sends it once that one is done (a second call sent as soon as
+ * the first answer arrived was never answered: the API server's webhook call ran out of time).
+ */
+function send(req: IncomingMessage, res: ServerResponse, status: number, type: string, body: string): boolean {
+  if (res.headersSent || res.destroyed || req.socket.destroyed) return false;
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
   res.end(body);
   return true;

@@ -17,6 +17,11 @@ export interface RegistryResolverOptions extends ClientOptions {
   /** How long a host that failed is skipped (ms); lint runs once, the webhook runs for days. */
   readonly retryAfterMs?: number;
   readonly now?: () => number;
+  /**
+   * Ends lookups still running (guard serve, once drained: a lookup past its budget only fills the cache, and
+   * kept the process alive for up to --registry-timeout after SIGTERM).
+   */
+  readonly signal?: AbortSignal;
 }
 
 export function registryResolver(options: RegistryResolverOptions): ImageOsResolver {
@@ -24,6 +29,7 @@ export function registryResolver(options: RegistryResolverOptions): ImageOsResol
   const now = options.now ?? Date.now;
   const downUntil = new Map<string, number>();
   const inflight = new Map<string, Promise<ImageOs | null | undefined>>();
+  const stopped = (): boolean => options.signal?.aborted === true;
   const lookup = async (image: string): Promise<ImageOs | null | undefined> => {
     const ref = refOf(image, options.mirrors);
     if (ref === undefined) return undefined;
@@ -31,11 +37,14 @@ export function registryResolver(options: RegistryResolverOptions): ImageOsResol
     const cached = fromCache(options.cache, key, ref, true);
     if (cached !== undefined) return toImageOs(cached, 'cache');
     if ((downUntil.get(ref.host) ?? 0) > now()) return undefined;
+    if (stopped()) return undefined;
     try {
-      const image = await fetchPlatforms(client, ref);
+      const image = await fetchPlatforms(client, ref, options.signal);
       options.cache.store(key, image);
       return toImageOs(image.platforms, 'registry');
     } catch (error) {
+      // Stopped on purpose: nothing to report, and the host is not to blame.
+      if (stopped()) return undefined;
       const e =
         error instanceof RegistryError ? error : new RegistryError('registry.failed', String(error), { cause: error });
       if (e.status === undefined) downUntil.set(ref.host, now() + (options.retryAfterMs ?? 60_000));

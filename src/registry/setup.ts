@@ -26,6 +26,8 @@ export interface RegistrySettings {
   readonly retryAfterMs?: number;
   /** How long one image's registry lookup may take before the cache and name heuristics decide (the webhook). */
   readonly lookupBudgetMs?: number;
+  /** Aborting it ends every registry lookup still running. */
+  readonly signal?: AbortSignal;
 }
 
 export interface ImageResolvers {
@@ -59,6 +61,7 @@ export function buildImageResolvers(s: RegistrySettings): ImageResolvers {
     warn: s.warn,
     ...(s.insecure === undefined ? {} : { insecure: s.insecure }),
     ...(s.retryAfterMs === undefined ? {} : { retryAfterMs: s.retryAfterMs }),
+    ...(s.signal === undefined ? {} : { signal: s.signal }),
   });
   const limited = (r: ImageOsResolver): ImageOsResolver =>
     s.lookupBudgetMs === undefined ? r : withinBudget(r, s.lookupBudgetMs, s.warn);

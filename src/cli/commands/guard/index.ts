@@ -60,7 +60,10 @@ async function runServe(
   const log = (line: Record<string, unknown>): void =>
     io.stderr(`${JSON.stringify({ time: new Date().toISOString(), ...line })}\n`);
   const warn = (message: string, error: KubemixError): void => log({ level: 'warn', msg: message, code: error.code });
+  // Aborted once drained: lookups still running only fill the cache and must not keep the process alive.
+  const stopped = new AbortController();
   const resolvers = resolversFromFlags(opts, io, {
+    signal: stopped.signal,
     offline: o.offline === true,
     mirrors: target.mirrors,
     retryAfterMs: 30_000,
@@ -107,5 +110,6 @@ async function runServe(
   });
   log({ level: 'info', msg: 'shutting down: draining requests in flight' });
   await guard.close();
+  stopped.abort();
   log({ level: 'info', msg: 'stopped' });
 }
