@@ -9,7 +9,7 @@ import { connect } from 'node:tls';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fastJsonPatch from 'fast-json-patch';
-import { createGuardServer, type GuardServer } from '../src/guard/server.js';
+import { createGuardServer, KEEP_ALIVE_MS, type GuardServer } from '../src/guard/server.js';
 import { lintClusterFor } from '../src/lint/cluster.js';
 import { chainResolvers, heuristicResolver, staticResolver } from '../src/lint/image-os.js';
 import { freePort } from './helpers/docker-registry.js';
@@ -270,6 +270,22 @@ describe('malformed and other requests', () => {
       socket.destroy();
     }
     assert.equal((answers.match(/HTTP\/1\.1 200 /g) ?? []).length, 2, answers);
+  });
+
+  it('keeps an idle connection open longer than the API server does (90 s), not Node’s 5 s', async () => {
+    assert.ok(KEEP_ALIVE_MS > 90_000);
+    assert.equal(guard.server.keepAliveTimeout, KEEP_ALIVE_MS);
+    const socket = connect({ host: '127.0.0.1', port, ca, servername: 'localhost' });
+    let text = '';
+    socket.on('data', (c: Buffer) => void (text += c.toString()));
+    const closed = new Promise<string>((r) => socket.once('close', () => r('closed')));
+    await new Promise<void>((r) => socket.once('secureConnect', () => r()));
+    socket.write('GET /healthz HTTP/1.1\r\nHost: guard\r\n\r\n');
+    // Past Node's default keep-alive timeout of 5 s, and its 1 s check of idle connections.
+    const idle = await Promise.race([closed, new Promise<string>((r) => setTimeout(() => r('open'), 7_000))]);
+    socket.destroy();
+    assert.match(text, /^HTTP\/1\.1 200 /);
+    assert.equal(idle, 'open', 'the connection was closed while idle');
   });
 
   it('/metrics in Prometheus text format, logs as JSON objects without the object', async () => {

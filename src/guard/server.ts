@@ -27,6 +27,9 @@ export interface GuardServer {
   close(): Promise<void>;
 }
 
+/** Longer than the API server keeps an idle connection (90 s). */
+export const KEEP_ALIVE_MS = 120_000;
+
 class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -87,6 +90,10 @@ export function createGuardServer(options: GuardServerOptions): GuardServer {
   );
   server.requestTimeout = timeout + 1000;
   server.headersTimeout = timeout;
+  // The API server keeps connections to a webhook for up to 90 s idle (client-go's IdleConnTimeout); closing
+  // them first, after Node's default 5 s, races its next call on them: a call written as the connection closes
+  // fails, and a POST is not sent again. Longer than the client's, so the client is the one that closes.
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   return {
     server,
     listen: (host, port) =>
