@@ -3,14 +3,12 @@
 // slow cluster is given that time, one without the parameter keeps the
 // server's own deadline, and the answer leaves before the caller gives up.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { decisionDeadlineMs, goDurationMs } from '../src/guard/deadline.js';
-import { createGuardServer, type GuardServer } from '../src/guard/server.js';
-import { lintClusterFor } from '../src/lint/cluster.js';
+import type { GuardServer } from '../src/guard/server.js';
 import type { ImageOsResolver } from '../src/lint/image-os.js';
-import { makePki } from './helpers/pki.js';
+import { loopbackGuard } from './helpers/guard-server.js';
 import { scratch } from './helpers/shapes.js';
 
 describe('the decision deadline', () => {
@@ -45,18 +43,11 @@ describe('guard serve honours the caller’s timeout', () => {
   };
 
   before(async () => {
-    const pki = makePki(tmp.dir);
-    ca = pki.caCert;
-    const tls = pki.server('guard');
-    guard = createGuardServer({
-      cert: readFileSync(tls.cert, 'utf8'),
-      key: readFileSync(tls.key, 'utf8'),
+    ({ guard, port, ca } = await loopbackGuard(tmp.dir, {
       resolver: slow,
-      cluster: lintClusterFor(['windows-2022']),
       log: () => undefined,
       requestTimeoutMs: 500,
-    });
-    port = await guard.listen('127.0.0.1', 0);
+    }));
   });
 
   after(async () => {

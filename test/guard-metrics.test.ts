@@ -2,14 +2,12 @@
 // went away mid-body is `aborted`, one cut off by the server's request
 // timeout is 408 — neither is a /mutate 200.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { connect } from 'node:tls';
 import { after, before, it } from 'node:test';
-import { createGuardServer, type GuardServer } from '../src/guard/server.js';
-import { lintClusterFor } from '../src/lint/cluster.js';
+import type { GuardServer } from '../src/guard/server.js';
 import { heuristicResolver } from '../src/lint/image-os.js';
-import { makePki } from './helpers/pki.js';
+import { loopbackGuard } from './helpers/guard-server.js';
 import { scratch } from './helpers/shapes.js';
 
 const tmp = scratch('guard-metrics');
@@ -19,18 +17,11 @@ let ca = '';
 const logs: Record<string, unknown>[] = [];
 
 before(async () => {
-  const pki = makePki(tmp.dir);
-  ca = pki.caCert;
-  const tls = pki.server('guard');
-  guard = createGuardServer({
-    cert: readFileSync(tls.cert, 'utf8'),
-    key: readFileSync(tls.key, 'utf8'),
+  ({ guard, port, ca } = await loopbackGuard(tmp.dir, {
     resolver: heuristicResolver,
-    cluster: lintClusterFor(['windows-2022']),
     log: (l) => void logs.push(l),
     requestTimeoutMs: 300,
-  });
-  port = await guard.listen('127.0.0.1', 0);
+  }));
 });
 
 after(async () => {
