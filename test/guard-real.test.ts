@@ -220,6 +220,28 @@ describe('guard serve called by a real kube-apiserver', () => {
     assert.equal((await cp.call('GET', '/api/v1/namespaces/team/pods/win25')).status, 404);
   });
 
+  it('a Windows pod with a memory-backed emptyDir, which the API server would take, is refused by guard', async () => {
+    const r = await createPod(
+      'team',
+      pod('win-tmpfs', `${open.host}/team/win-app:1`, { volumes: [{ name: 's', emptyDir: { medium: 'Memory' } }] }),
+    );
+    assert.equal(r.status, 403, JSON.stringify(r.body));
+    assert.match(String(r.body['message']), /admission webhook "windows\.guard\.kubemix\.io" denied the request/);
+    assert.match(String(r.body['message']), /windows\/memory-emptydir/);
+  });
+
+  it('a Windows pod with hostPID: placed by guard, then refused by the API server itself (it validates before validating webhooks)', async () => {
+    const r = await createPod('team', pod('win-hostpid', `${open.host}/team/win-app:1`, { hostPID: true }));
+    // The order seen in the real-cluster tier (run 32): mutating webhooks, the object's own validation — which
+    // knows Windows pods once spec.os.name says so — and only then validating webhooks.
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.match(String(r.body['message']), /spec\.hostPID: Forbidden: cannot be set for a windows pod/);
+    assert.ok(
+      r.warnings.some((w) => /placed Pod on windows/.test(w)),
+      `guard's placement came first: ${r.warnings.join(' | ')}`,
+    );
+  });
+
   it("a private image: placed by the registry's answer, read with the pod's pull secret (guard's RBAC)", async () => {
     const auth = Buffer.from(`${USER}:${PASSWORD}`).toString('base64');
     const secret = await cp.call('POST', '/api/v1/namespaces/team-a/secrets', {
