@@ -7,6 +7,7 @@
 // `--probe-image` sets them. Whatever is missing is named,
 // and `up` stops with exit 2.
 import { resolve, join } from 'node:path';
+import type { Command } from 'commander';
 import { InputError } from '../errors.js';
 import { DownloadCache } from '../exec/downloads.js';
 import { pushedImages } from '../exec/image-push.js';
@@ -26,6 +27,19 @@ export function imageIn(i: ClusterImage, bundle: readonly BundleImage[]): boolea
       (i.tag !== undefined && b.name === `${repo}:${i.tag}` && (i.digest === undefined || b.top.digest === i.digest)) ||
       (i.digest !== undefined && b.top.digest === i.digest && b.name.startsWith(`${repo}`)),
   );
+}
+
+/** `--downloads` and `--images`: what an air-gapped site hands over (`up`, and `upgrade` for the target release). */
+export function withAirGapOptions(command: Command): Command {
+  return command
+    .option(
+      '--downloads <dir>',
+      'seed the download cache from this directory (air-gapped sites); every file is still checked against its SHA256',
+    )
+    .option(
+      '--images <bundle...>',
+      "image bundles (OCI layout dirs, OCI/docker archives) to push into the services node's registry (air-gapped clusters)",
+    );
 }
 
 export async function airGapPreflight(

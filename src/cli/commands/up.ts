@@ -11,7 +11,7 @@ import { displayFlags, withExecutorOptions, type ExecutorFlags } from '../execut
 import type { CliIo } from '../io.js';
 import type { VerifyFlags } from './verify.js';
 import { checkClusterFlags } from '../verify-cluster.js';
-import { airGapPreflight } from '../airgap-preflight.js';
+import { airGapPreflight, withAirGapOptions } from '../airgap-preflight.js';
 import { inMemoryTarget, runPlan, type Target } from '../run-plan.js';
 import { outputFor, stateDir, stateDirBeside } from '../settings.js';
 import { loadSpec, withSpecOptions, type SpecOptions } from '../spec-arg.js';
@@ -67,15 +67,8 @@ export function registerUp(program: Command, io: CliIo): void {
     .command('up')
     .description('apply the plan of SPEC (or of --plan DIR) to its hosts over SSH (resumable; --check changes nothing)')
     .argument('[SPEC]', 'spec file or Kubeinit string; with --plan DIR the plan must be what SPEC produces')
-    .option('--plan <dir>', 'plan directory written by `kubemix plan SPEC --out DIR`')
-    .option(
-      '--downloads <dir>',
-      'seed the download cache from this directory (air-gapped sites); every file is still checked against its SHA256',
-    )
-    .option(
-      '--images <bundle...>',
-      "image bundles (OCI layout dirs, OCI/docker archives) to push into the services node's registry (air-gapped clusters)",
-    )
+    .option('--plan <dir>', 'plan directory written by `kubemix plan SPEC --out DIR`');
+  withAirGapOptions(up)
     .option('--skip-verify', 'do not end with `kubemix verify` (underlay and cluster layers) after a complete apply')
     .option('--egress <host:port>', 'the verify at the end: as `kubemix verify --egress`; repeatable', collect)
     .option('--probe-image <key=ref>', 'the verify at the end: as `kubemix verify --probe-image`; repeatable', collect);

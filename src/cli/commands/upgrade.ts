@@ -14,6 +14,7 @@ import { readStateJson } from '../../exec/state-file.js';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
+import { airGapPreflight, withAirGapOptions } from '../airgap-preflight.js';
 import { writeFileDurable } from '../../exec/durable.js';
 import { recordPlanHash } from '../../exec/journal.js';
 import { prepareStateDir } from '../../exec/state-dir.js';
@@ -61,7 +62,7 @@ export function registerUpgrade(program: Command, io: CliIo): void {
     .option('--to <version>', 'target Kubernetes version, 1.NN (the matrix patch) or 1.NN.P')
     .option('--max-unavailable <n>', 'workers upgraded at once (control-plane nodes: always one)', '1')
     .option('--stop-after <node>', 'stop once this node is upgraded (run again without it to continue)');
-  withExecutorOptions(withSpecOptions(upgrade), {
+  withExecutorOptions(withSpecOptions(withAirGapOptions(upgrade)), {
     check: 'show which upgrade steps would run, change nothing',
     selection: [],
   }).action(async (spec: string, flags: UpgradeFlags, command: Command) => {
@@ -105,6 +106,8 @@ export function registerUpgrade(program: Command, io: CliIo): void {
       `upgrade ${loaded.clusterName} ${decision.from} → ${decision.to}: ${assembled.plan.tasks.length} task(s)`,
     );
     if (!check) {
+      // Air-gapped: the target's downloads and images are all here before any node is touched (exit 2 otherwise).
+      await airGapPreflight(assembled.plan, root, flags, io);
       await prepareStateDir(root);
       await writeFileDurable(join(root, MARKER), `${JSON.stringify({ from: decision.from, to: decision.to })}\n`);
     }

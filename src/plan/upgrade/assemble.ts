@@ -20,6 +20,7 @@ import { assemblePlan, type AssembledPlan } from '../assemble.js';
 import { powershell, sh, task } from '../task.js';
 import { servicesContribution } from '../tasks/services.js';
 import { downloadSecrets } from '../../render/windows/downloads.js';
+import { registryImagesTask } from '../tasks/registry-images.js';
 import type { Task } from '../types.js';
 import { addonTasks } from './addons.js';
 import { nodeVerifyTasks } from './node-verify.js';
@@ -86,7 +87,10 @@ function upgradeContribution(
     width: i === 0 ? 1 : Math.max(1, options.maxUnavailable),
   }));
   const selected = selectNodes(model, options.stopAfter);
-  const tasks: Task[] = [...cacheTasks(model)];
+  // Air-gapped: the target's images pushed into the services registry (from `upgrade --images`) and found
+  // there before any node is touched, as `up` does before kubeadm init.
+  const images = registryImagesTask(model).map((t) => ({ ...t, after: [] }));
+  const tasks: Task[] = [...cacheTasks(model), ...images];
   const artifacts: RenderedArtifact[] = [];
   const preflight = task({
     stage: UPGRADE_STAGE,
@@ -96,6 +100,7 @@ function upgradeContribution(
     check: null,
     apply: sh(skewPreflightScript(options.from, model.versions.kubernetes)),
     timeoutSeconds: 60,
+    after: images.map((t) => t.id),
   });
   tasks.push(preflight);
   let barrier = [preflight.id];
