@@ -67,8 +67,8 @@ async function runServe(
     offline: o.offline === true,
     mirrors: target.mirrors,
     retryAfterMs: 30_000,
-    // A decision has 9 s (the pull-secret read may take 5): a registry that does not answer in 3 s is left to the
-    // cache and the image name rather than the API server refusing the pod.
+    // A decision has 9 s under the default 10 s webhook (the pull-secret read may take 5): a registry that does
+    // not answer in 3 s is left to the cache and the image name rather than the API server refusing the pod.
     lookupBudgetMs: 3_000,
     warn,
   });
