@@ -77,7 +77,7 @@ export async function airGapPreflight(
       `the cluster is air-gapped and ${problems.length} thing(s) it needs are not here; no node was touched:\n  ${problems.join('\n  ')}`,
       {
         path: '--images',
-        hint: 'on a connected machine: kubemix images pull SPEC --out BUNDLE, and put the release files (with their checksum files) in a directory; then kubemix up SPEC --images BUNDLE --downloads DIR',
+        hint: 'on a connected machine: kubemix images pull SPEC --out BUNDLE, and put the release files (with their checksum files) in a directory; then pass them here: --images BUNDLE --downloads DIR (kubemix up or kubemix upgrade)',
       },
     );
 }

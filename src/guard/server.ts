@@ -29,6 +29,8 @@ export interface GuardServer {
 
 /** Longer than the API server keeps an idle connection (90 s). */
 export const KEEP_ALIVE_MS = 120_000;
+/** How long close() waits for answers in flight before it cuts the connections (a pod gets 30 s by default). */
+const DRAIN_MS = 25_000;
 
 class HttpError extends Error {
   constructor(
@@ -55,10 +57,12 @@ export function createGuardServer(options: GuardServerOptions): GuardServer {
       const url = new URL(req.url ?? '/', 'https://guard');
       const route = url.pathname;
       let sent = false;
+      // Once closing, a kept-alive connection ends after its answer instead of waiting 120 s for the next call.
+      res.once('finish', () => void (closing && server.closeIdleConnections()));
       const deadline = decisionDeadlineMs(url.searchParams.get('timeout'), timeout);
       void handle(req, route, options, maxBody, deadline, metrics)
         .then(
-          (reply) => void (sent = send(req, res, reply.status, reply.type, reply.body)),
+          (reply) => void (sent = send(req, res, reply.status, reply.type, reply.body, closing)),
           (error: unknown) => {
             const status = error instanceof HttpError ? error.status : error instanceof ReviewError ? 400 : 500;
             sent = send(
@@ -67,6 +71,7 @@ export function createGuardServer(options: GuardServerOptions): GuardServer {
               status,
               'application/json',
               JSON.stringify({ error: status === 500 ? 'internal error' : (error as Error).message }),
+              closing,
             );
             if (status === 500 && sent)
               options.log({ level: 'error', msg: 'request failed', route, error: String(error) });
@@ -85,6 +90,7 @@ export function createGuardServer(options: GuardServerOptions): GuardServer {
     },
   );
   const timedOut = new WeakSet<object>();
+  let closing = false;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
     answerClientError(error, socket, timedOut),
   );
@@ -106,8 +112,11 @@ export function createGuardServer(options: GuardServerOptions): GuardServer {
       }),
     close: () =>
       new Promise((resolve) => {
+        closing = true;
         server.close(() => resolve());
         server.closeIdleConnections();
+        // A connection still busy then is cut, before the kubelet's SIGKILL would end the process mid-answer.
+        setTimeout(() => server.closeAllConnections(), DRAIN_MS).unref();
       }),
   };
 }
@@ -178,8 +187,17 @@ function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
  * connection is still being written, and Node sends it once that one is done (a second call sent as soon as
  * the first answer arrived was never answered: the API server's webhook call ran out of time).
  */
-function send(req: IncomingMessage, res: ServerResponse, status: number, type: string, body: string): boolean {
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string,
+  closing: boolean,
+): boolean {
   if (res.headersSent || res.destroyed || req.socket.destroyed) return false;
+  // While draining: the connection ends after this answer (an API server keeps calling on an open one).
+  if (closing) res.setHeader('connection', 'close');
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
   res.end(body);
   return true;
