@@ -57,7 +57,7 @@ recipe_key() {
 # are named) into its cache folder; each target is built once and marked done,
 # so a later call that asks for more builds only what is missing.
 build_one() {
-  local spec=$1 recipe wanted root key dir t started
+  local spec=$1 recipe root key dir t started known
   local -a targets
   recipe=${spec%%:*}
   recipe=${recipe%/}
@@ -84,9 +84,12 @@ build_one() {
     exec 9>"$root/.$recipe.lock"
     flock 9
     mkdir -p "$dir"
+    # Captured once: piping targets into grep -q under pipefail fails at
+    # random (grep exits on its match, targets gets SIGPIPE).
+    known=$(targets)
     for t in "${targets[@]}"; do
-      targets | grep -qxF -- "$t" || {
-        echo "gobuild: recipe $recipe has no target '$t' (it has: $(targets | tr '\n' ' '))" >&2
+      grep -qxF -- "$t" <<<"$known" || {
+        echo "gobuild: recipe $recipe has no target '$t' (it has: $(tr '\n' ' ' <<<"$known"))" >&2
         exit 2
       }
       [ -f "$dir/.done-$t" ] && continue
