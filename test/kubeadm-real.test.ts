@@ -12,6 +12,7 @@
 //   the node name up in DNS): the dry-runs skip it (--skip-phases=preflight);
 // - the Windows kubelet patch is one kubeadm applies (target, patch type);
 // - `kubeadm config images list` names what the matrix names;
+// - each node's UpgradeConfiguration is one kubeadm upgrade apply and node decode strictly and accept;
 // - the kubeadm command lines of the upgrade plan parse with the target's kubeadm.
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
@@ -23,6 +24,7 @@ import { kubeadmImageRefs } from '../src/matrix/kubeadm-images.js';
 import { resolveModel, type ClusterModel } from '../src/model/resolve.js';
 import { assemblePlan, type AssembledPlan } from '../src/plan/assemble.js';
 import { assembleUpgradePlan } from '../src/plan/upgrade/assemble.js';
+import { renderUpgradeKubeadm } from '../src/render/kubeadm/config.js';
 import { CONTAINERD_PIPE, WIN } from '../src/render/windows/paths.js';
 import { readSpec } from '../src/spec/read.js';
 import { repoPath } from './helpers/cli.js';
@@ -338,6 +340,33 @@ for (const name of EXAMPLES) {
           for (const [k, v] of Object.entries(patch)) {
             if (k === 'containerRuntimeEndpoint') assert.equal(joinSocket, v, `${n.name}: the join's criSocket`);
             else assert.deepEqual(patched[k], v, `${n.name}: ${k} after kubeadm's patch`);
+          }
+        }
+      });
+
+    const upgradeFiles = assembled.plan.nodes.flatMap((n) => {
+      if (n.osFamily !== 'linux' || n.role === 'services') return [];
+      const rendered = renderUpgradeKubeadm(model, n);
+      return rendered === undefined ? [] : [{ node: n.name, text: rendered.content }];
+    });
+    if (upgradeFiles.length > 0)
+      it("kubeadm reads each node's UpgradeConfiguration: every field known, its checks passed", async () => {
+        // `config validate` does not read this kind; `upgrade apply|node` decodes it strictly (a warning per
+        // unknown field) and validates it (ignorePreflightErrors included) before they look for a cluster.
+        // --dry-run, with its scratch directory here instead of /etc/kubernetes/tmp.
+        const env = { ...process.env, KUBEADM_UPGRADE_DRYRUN_DIR: join(dir, 'upgrade-dryrun') };
+        for (const f of upgradeFiles) {
+          const path = writeAll(join(dir, f.node), new Map([['upgrade.yaml', f.text]]))[0] ?? '';
+          for (const verb of [['apply', `v${model.versions.kubernetes}`, '--yes'], ['node']]) {
+            const r = await runBuilt(
+              kubeadm,
+              ['upgrade', ...verb, '--dry-run', '--config', path, '--kubeconfig', join(dir, 'no-such.conf')],
+              { env },
+            );
+            const said = `${f.node} kubeadm upgrade ${verb[0] ?? ''}: ${r.stderr}${r.stdout}`;
+            assert.doesNotMatch(r.stderr, /strict decoding error|unknown field/, said);
+            // Past the configuration: it went on to read the cluster's own (and found no cluster).
+            assert.match(r.stdout, /Reading configuration from the "kubeadm-config" ConfigMap/, said);
           }
         }
       });

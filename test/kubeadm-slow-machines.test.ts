@@ -286,6 +286,58 @@ describe('kubeadm settings for slow machines', () => {
     assert.equal(before?.timeoutSeconds, 900);
   });
 
+  it('ignorePreflightErrors reaches every kubeadm that runs preflight: init, joins, upgrade apply and node, Windows too', () => {
+    const m = model({ ignorePreflightErrors: ['CreateJob', 'Port-6443'] });
+    const want = ['CreateJob', 'Port-6443'];
+    const registration = (d: Doc | undefined): unknown =>
+      (d?.['nodeRegistration'] as Doc | undefined)?.['ignorePreflightErrors'];
+    const [init] = docs(renderKubeadm(m, node(m, 'cp1'), true).content);
+    assert.deepEqual(registration(init), want);
+    assert.deepEqual(registration(docs(renderKubeadm(m, node(m, 'cp2'), false).content)[0]), want);
+    assert.deepEqual(registration(docs(renderKubeadm(m, node(m, 'w1'), false).content)[0]), want);
+    assert.deepEqual(registration(parse(joinConfiguration(m, node(m, 'win1'))) as Doc), want);
+    // Alone, it is enough for an UpgradeConfiguration: apply (CreateJob is its check) and node.
+    assert.deepEqual(upgradeDocument(m, node(m, 'w1')), {
+      apiVersion: 'kubeadm.k8s.io/v1beta4',
+      kind: 'UpgradeConfiguration',
+      apply: { ignorePreflightErrors: want },
+      node: { ignorePreflightErrors: want },
+    });
+    const both = model({ ...SLOW, ignorePreflightErrors: ['CreateJob'] });
+    assert.deepEqual((upgradeDocument(both, node(both, 'cp1')) as Doc)['apply'], {
+      patches: { directory: '/etc/kubemix/kubeadm/patches' },
+      ignorePreflightErrors: ['CreateJob'],
+    });
+    const plan = assembleUpgradePlan(model({ ignorePreflightErrors: ['CreateJob'], version: '1.36' }), {
+      from: '1.35.4',
+      maxUnavailable: 1,
+    } as Parameters<typeof assembleUpgradePlan>[1]).plan;
+    const apply = plan.tasks.find((t) => t.id.endsWith('/cp1/upgrade-apply')) ?? assert.fail('no upgrade-apply');
+    assert.match(JSON.stringify(apply.apply), /kubeadm upgrade apply 'v1\.36\.3' --yes --config /);
+    const win = plan.tasks.find((t) => t.host === 'win1' && /kubeadm upgrade node/.test(JSON.stringify(t.apply)));
+    assert.match(JSON.stringify(win?.apply), /upgrade node --kubeconfig .* --ignore-preflight-errors 'CreateJob'/);
+    // Not set: no field anywhere, no flag on Windows.
+    const plain = model({});
+    assert.equal(registration(docs(renderKubeadm(plain, node(plain, 'cp1'), true).content)[0]), undefined);
+    assert.doesNotMatch(joinConfiguration(plain, node(plain, 'win1')), /ignorePreflightErrors/);
+    assert.equal(upgradeDocument(plain, node(plain, 'w1')), undefined);
+  });
+
+  it('refuses preflight names kubeadm would not match, twice the same check, or all beside others', () => {
+    assert.match(
+      refusal({ ignorePreflightErrors: ['Create Job'] }),
+      /spec\.kubernetes\.ignorePreflightErrors\[0\]: .*CreateJob or Port-6443, or all/,
+    );
+    assert.match(refusal({ ignorePreflightErrors: ["x'; rm -rf /"] }), /spec\.kubernetes\.ignorePreflightErrors\[0\]/);
+    assert.match(
+      refusal({ ignorePreflightErrors: ['CreateJob', 'createjob'] }),
+      /spec\.kubernetes\.ignorePreflightErrors: names each check once/,
+    );
+    assert.match(refusal({ ignorePreflightErrors: ['all', 'Swap'] }), /'all' only alone/);
+    assert.match(refusal({ ignorePreflightErrors: [] }), /spec\.kubernetes\.ignorePreflightErrors/);
+    assert.deepEqual(model({ ignorePreflightErrors: ['all'] }).kubeadm.ignorePreflightErrors, ['all']);
+  });
+
   it('refuses durations kubeadm would misread or that are typos, naming the field', () => {
     assert.match(
       refusal({ timeouts: { discovery: '5 minutes' } }),

@@ -119,3 +119,13 @@ export function etcdMilliseconds(text: string): number {
 export function etcdDurationWithinLimit(text: string): boolean {
   return etcdMilliseconds(text) <= ETCD_MAX_ELECTION_MS;
 }
+
+/**
+ * kubeadm's `ignorePreflightErrors`: check names are case-insensitive to
+ * kubeadm, and `all` (every check) must stand alone — kubeadm refuses a list
+ * that names both ("don't specify individual checks if 'all' is used").
+ */
+export function isPreflightIgnoreList(names: readonly string[]): boolean {
+  const lower = names.map((n) => n.toLowerCase());
+  return new Set(lower).size === lower.length && (!lower.includes('all') || lower.length === 1);
+}

@@ -136,6 +136,7 @@ function kubeadmSettings(k: ClusterSpecParsed['spec']['kubernetes']): KubeadmSet
       ? {}
       : { kubelet: { runtimeRequestTimeout: durationSeconds(k.kubelet.runtimeRequestTimeout) } }),
     ...(Object.keys(probes).length === 0 ? {} : { controlPlaneProbes: probes }),
+    ...(k.ignorePreflightErrors === undefined ? {} : { ignorePreflightErrors: [...k.ignorePreflightErrors] }),
   };
 }
 

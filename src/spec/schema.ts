@@ -23,6 +23,7 @@ import {
   hasDecodableFilePath,
   hasNoFragment,
   hasUsableUserinfo,
+  isPreflightIgnoreList,
   isDownloadUrlScheme,
   isHttpUrl,
   ramWithinLimit,
@@ -462,6 +463,21 @@ const kubeletSettings = z.strictObject({
     ),
 });
 
+/**
+ * kubeadm preflight checks reported as warnings instead of errors, on every
+ * kubeadm init, join and upgrade. For checks a slow machine fails while the
+ * cluster is fine: `kubeadm upgrade apply`'s CreateJob waits a fixed minute
+ * for a test Job (cmd/kubeadm/app/phases/upgrade/health.go), no setting
+ * raises it, and under software emulation, right after a drain moved pods
+ * onto the others, a Job can take longer.
+ */
+const preflightCheckName = z
+  .string()
+  .regex(
+    /^[A-Za-z][A-Za-z0-9.-]{0,127}$/,
+    "a kubeadm preflight check's name as kubeadm prints it in [ERROR …], such as CreateJob or Port-6443, or all",
+  );
+
 const kubernetes = z.strictObject({
   version: version('Kubernetes').default(DEFAULT_KUBERNETES_MINOR),
   install: z
@@ -476,6 +492,14 @@ const kubernetes = z.strictObject({
     .optional()
     .describe(
       "crictl's release on Linux nodes, instead of the matrix's for this Kubernetes minor (cri-tools' own minor); for a bundle that carries another one — crictl speaks CRI v1 with every kubelet kubemix supports",
+    ),
+  ignorePreflightErrors: z
+    .array(preflightCheckName)
+    .min(1)
+    .refine(isPreflightIgnoreList, "names each check once (kubeadm ignores case), and 'all' only alone")
+    .optional()
+    .describe(
+      "kubeadm preflight checks that only warn, on every init, join and upgrade (kubeadm's ignorePreflightErrors), such as [CreateJob]: kubeadm upgrade apply's test Job has a fixed minute, which a slow machine can miss",
     ),
   timeouts: kubeadmTimeouts
     .optional()

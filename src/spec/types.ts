@@ -149,4 +149,6 @@ export interface KubeadmSettings {
   readonly etcd?: Readonly<Partial<Record<EtcdTimingName, number>>>;
   /** Probe slack on the control-plane static pods (kubeadm patches); undefined when the spec sets none. */
   readonly controlPlaneProbes?: { readonly timeoutSeconds?: number; readonly livenessFailureThreshold?: number };
+  /** kubeadm preflight checks that only warn (spec order); undefined when the spec sets none. */
+  readonly ignorePreflightErrors?: readonly string[];
 }

@@ -77,6 +77,9 @@ const SLOW = {
   // run 21: on the control plane (load 20) containerd took longer than the kubelet's 2 min to start
   // kube-proxy's container (`RunContainerError: context deadline exceeded`), again and again.
   kubelet: { runtimeRequestTimeout: '10m' },
+  // run 35: kubeadm upgrade apply's CreateJob check gave its test Job its fixed minute (no setting
+  // raises it) right after the drain had moved every pod of the control plane onto the worker.
+  ignorePreflightErrors: ['CreateJob'],
 };
 /**
  * kubeadm's preflight wants 2 CPUs and 1700 MB on a control plane; a worker's join checks
@@ -235,6 +238,21 @@ describe(
       if (!ok)
         log(
           `guard's logs:\n${kubectl(['-n', ns, 'logs', '--prefix', '--tail=40', '-l', 'app.kubernetes.io/name=kubemix-guard'], { allowFail: true }).stdout}`,
+        );
+    };
+    /**
+     * When the upgrade or its workload failed: where every pod runs, and the events of the workload's namespace
+     * and of kube-system in order (readiness probe failures, evictions, kubeadm's upgrade-health-check Job), so
+     * a failure says what the cluster did (run 35: a Job and a flapping Service, with nothing else known).
+     */
+    const upgradeReport = () => {
+      for (const args of [
+        ['get', 'pods', '-A', '-o', 'wide'],
+        ['-n', 'default', 'get', 'events', '--sort-by=.lastTimestamp'],
+        ['-n', 'kube-system', 'get', 'events', '--sort-by=.lastTimestamp'],
+      ])
+        log(
+          `kubectl ${args.join(' ')}:\n${kubectl(args, { allowFail: true }).stdout.split('\n').slice(-60).join('\n')}`,
         );
     };
     const json = <T>(args: readonly string[]): T => JSON.parse(kubectl([...args, '-o', 'json']).stdout) as T;
@@ -684,6 +702,7 @@ describe(
           `upgrade under load: ${load.sent} requests, ${load.failed} failed; answered by ${JSON.stringify(load.answers)}`,
         );
         stages.note(`upgrade under load: ${load.sent} requests sent, ${load.failed} failed`);
+        if (run.code !== 0 || load.failed > 0) upgradeReport();
         assertOk(run, 'kubemix upgrade');
         assert.equal(load.failed, 0, `requests failed during the upgrade:\n${load.failures.slice(0, 20).join('\n')}`);
         assert.ok(load.sent > 100, `${load.sent} requests`);
@@ -803,7 +822,15 @@ function loadManifests(image: string): string {
                   'mkdir -p /tmp/w && hostname > /tmp/w/index.html && exec httpd -f -p 8080 -h /tmp/w',
                 ],
                 ports: [{ containerPort: 8080 }],
-                readinessProbe: { httpGet: { path: '/', port: 8080 }, periodSeconds: 1, failureThreshold: 1 },
+                // run 35: with a 1 s timeout and one failure allowed, busy emulated nodes took every replica out
+                // of the Service at once (165 of 717 requests failed before any node was touched). A pod being
+                // drained leaves the endpoints when it is deleted, without the probe.
+                readinessProbe: {
+                  httpGet: { path: '/', port: 8080 },
+                  periodSeconds: 2,
+                  timeoutSeconds: 5,
+                  failureThreshold: 3,
+                },
                 // Out of the Service's endpoints before it stops serving (kube-proxy needs a moment on every node).
                 lifecycle: { preStop: { exec: { command: ['sleep', '8'] } } },
               },

@@ -124,15 +124,18 @@ function kubeletAt(v: string): string {
 /**
  * The new kubeadm.exe, then `kubeadm upgrade node` with the node's kubelet
  * credentials (workers have no admin.conf) and the same kubelet patches the
- * join used, so the Windows settings survive the cluster's kubelet config.
+ * join used, so the Windows settings survive the cluster's kubelet config;
+ * the spec's preflight checks to ignore as a flag (no --config here).
  */
 export function windowsKubeadmUpgrade(model: ClusterModel): Scripts {
   const kubeadm = `${WIN.bin}\\kubeadm.exe`;
+  const names = model.kubeadm.ignorePreflightErrors;
+  const ignore = names === undefined ? '' : ` --ignore-preflight-errors ${q(names.join(','))}`;
   return {
     check: checkThat(kubeletAt(model.versions.kubernetes)),
     apply: `${downloadFunction(model)}${fetchCall(model, download(model, 'kubeadm.exe'), 'file')}
 Copy-Item -Force -LiteralPath $file -Destination ${q(kubeadm)}
-& ${q(kubeadm)} upgrade node --kubeconfig ${q(WIN.kubeletKubeconfig)} --patches ${q(WIN.patchesDir)}
+& ${q(kubeadm)} upgrade node --kubeconfig ${q(WIN.kubeletKubeconfig)} --patches ${q(WIN.patchesDir)}${ignore}
 if ($LASTEXITCODE -ne 0) { throw "kubeadm upgrade node exited $LASTEXITCODE" }
 `,
   };

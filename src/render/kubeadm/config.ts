@@ -22,14 +22,21 @@ export function kubeadmConfigPath(kind: 'init' | 'join' | 'upgrade'): string {
 
 type Doc = Record<string, unknown>;
 
-function nodeRegistration(node: PlanNode): Doc {
+function nodeRegistration(model: ClusterModel, node: PlanNode): Doc {
   return {
     name: node.name,
     criSocket: `unix://${CONTAINERD_PATHS.socket}`,
     // Taints as planned: an empty list keeps kubeadm from adding its own default.
     taints: node.taints.map(parseTaint),
     kubeletExtraArgs: [{ name: 'node-ip', value: node.ip }],
+    ...ignoredPreflight(model),
   };
+}
+
+/** spec.kubernetes.ignorePreflightErrors, as every kubeadm document that runs preflight takes it. */
+function ignoredPreflight(model: ClusterModel): { ignorePreflightErrors?: string[] } {
+  const names = model.kubeadm.ignorePreflightErrors;
+  return names === undefined ? {} : { ignorePreflightErrors: [...names] };
 }
 
 function parseTaint(taint: string): Doc {
@@ -70,7 +77,7 @@ export function initDocuments(model: ClusterModel, node: PlanNode): Doc[] {
     ],
     certificateKey: ref(S.certificateKey),
     localAPIEndpoint: { advertiseAddress: node.ip, bindPort: c.apiEndpoint.port },
-    nodeRegistration: nodeRegistration(node),
+    nodeRegistration: nodeRegistration(model, node),
     ...slowMachineFields(model, true),
   };
   const cluster: Doc = {
@@ -173,25 +180,26 @@ export function joinDocument(model: ClusterModel, node: PlanNode): Doc {
           },
         }
       : {}),
-    nodeRegistration: nodeRegistration(node),
+    nodeRegistration: nodeRegistration(model, node),
     ...slowMachineFields(model, node.role === 'control-plane', { discovery: 300 }),
   };
 }
 
 /**
  * UpgradeConfiguration for `kubeadm upgrade apply|node --config`, only when the
- * spec sets timeouts or probe slack (otherwise kubeadm's defaults serve): the
- * static pods kubeadm rewrites keep the probe patches, and its waits the
- * spec's timeouts. Undefined without either.
+ * spec sets timeouts, probe slack or preflight checks to ignore (otherwise
+ * kubeadm's defaults serve): the static pods kubeadm rewrites keep the probe
+ * patches, its waits the spec's timeouts, its preflight the spec's list.
+ * Undefined without any.
  */
 export function upgradeDocument(model: ClusterModel, node: PlanNode): Doc | undefined {
-  const fields = slowMachineFields(model, node.role === 'control-plane');
-  if (Object.keys(fields).length === 0) return undefined;
-  const { patches, timeouts } = fields;
+  const { patches, timeouts } = slowMachineFields(model, node.role === 'control-plane');
+  const phase = { ...(patches === undefined ? {} : { patches: { ...patches } }), ...ignoredPreflight(model) };
+  if (timeouts === undefined && Object.keys(phase).length === 0) return undefined;
   return {
     apiVersion: KUBEADM_API,
     kind: 'UpgradeConfiguration',
-    ...(patches === undefined ? {} : { apply: { patches: { ...patches } }, node: { patches: { ...patches } } }),
+    ...(Object.keys(phase).length === 0 ? {} : { apply: { ...phase }, node: { ...phase } }),
     ...(timeouts === undefined ? {} : { timeouts }),
   };
 }

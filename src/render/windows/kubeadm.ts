@@ -45,9 +45,16 @@ nodeRegistration:
   criSocket: ${y(CONTAINERD_PIPE)}
   # Empty on purpose: taints given here land in kubeadm-flags.env, unread on Windows.
   taints: []
-patches:
+${ignoredPreflight(model)}patches:
   directory: ${y(WIN.patchesDir)}
 ${timeouts}`;
+}
+
+/** spec.kubernetes.ignorePreflightErrors under nodeRegistration, or nothing. */
+function ignoredPreflight(model: ClusterModel): string {
+  const names = model.kubeadm.ignorePreflightErrors;
+  if (names === undefined) return '';
+  return `  ignorePreflightErrors:\n${names.map((n) => `    - ${y(n)}\n`).join('')}`;
 }
 
 /** `key=value:Effect` → a KubeletConfiguration taint. */
