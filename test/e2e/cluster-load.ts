@@ -1,15 +1,20 @@
 // A client that keeps asking a Service, as a user's traffic would, while the
 // cluster is upgraded: run as the deployer on the hypervisor (`node
 // cluster-load.js OUT URL…`), it GETs the URLs in turn every INTERVAL ms
-// with a 3 s limit and appends one line per request to OUT:
-// `<ms since start> <url> ok <answer>` or `… fail <why>`. SIGTERM ends it.
-// The tier counts the lines: requests sent, failed, and when.
+// with a 10 s limit and appends one line per request to OUT:
+// `<ms since start> <url> ok <answer> in <ms>` or `… fail <why>`. SIGTERM
+// ends it. The tier counts the lines: requests sent, failed, the slowest
+// answer. The limit is a user's, not a probe's: in the real-cluster tier's
+// run 36 one request of the first 28, right after the rollout, took longer
+// than 3 s on the emulated guests (two cores for three of them) and failed,
+// while nothing in the cluster had changed; a refused or reset connection
+// still fails at once.
 import { appendFileSync, readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { argv } from 'node:process';
 
 const INTERVAL_MS = 250;
-const LIMIT_MS = 3000;
+const LIMIT_MS = 10_000;
 
 export interface LoadSummary {
   readonly sent: number;
@@ -18,6 +23,8 @@ export interface LoadSummary {
   readonly failures: readonly string[];
   /** Who answered, and how often. */
   readonly answers: Readonly<Record<string, number>>;
+  /** The longest an answer took, in ms (0 when none came). */
+  readonly slowestMs: number;
 }
 
 export function summarise(file: string): LoadSummary {
@@ -26,11 +33,14 @@ export function summarise(file: string): LoadSummary {
     .filter((l) => / (ok|fail) /.test(l));
   const failures = lines.filter((l) => / fail /.test(l));
   const answers: Record<string, number> = {};
+  let slowestMs = 0;
   for (const l of lines) {
-    const m = / ok (\S+)/.exec(l);
-    if (m?.[1] !== undefined) answers[m[1]] = (answers[m[1]] ?? 0) + 1;
+    const m = / ok (\S+) in (\d+)$/.exec(l);
+    if (m?.[1] === undefined) continue;
+    answers[m[1]] = (answers[m[1]] ?? 0) + 1;
+    slowestMs = Math.max(slowestMs, Number(m[2]));
   }
-  return { sent: lines.length, failed: failures.length, failures, answers };
+  return { sent: lines.length, failed: failures.length, failures, answers, slowestMs };
 }
 
 function once(url: string): Promise<string> {
@@ -56,7 +66,7 @@ async function main(out: string, urls: readonly string[]): Promise<void> {
     const url = urls[i % urls.length] ?? '';
     const t = Date.now();
     const line = await once(url).then(
-      (body) => `ok ${body.split('\n')[0] ?? ''}`,
+      (body) => `ok ${body.split('\n')[0] ?? ''} in ${Date.now() - t}`,
       (e: Error) => `fail ${e.message.replaceAll('\n', ' ')}`,
     );
     appendFileSync(out, `${t - started} ${url} ${line}\n`);

@@ -687,6 +687,7 @@ describe(
         );
         await new Promise((r) => setTimeout(r, 15_000));
         const warm = summarise(loadLog);
+        if (warm.failed > 0) upgradeReport();
         assert.equal(warm.failed, 0, `the Service answers before the upgrade: ${warm.failures.slice(0, 5).join('\n')}`);
         // The target release's downloads pinned, as the operator does before upgrading (these builds are not upstream's bytes).
         writeSpec(FROM, to);
@@ -699,9 +700,11 @@ describe(
         await new Promise((r) => client.once('exit', r));
         const load = summarise(loadLog);
         log(
-          `upgrade under load: ${load.sent} requests, ${load.failed} failed; answered by ${JSON.stringify(load.answers)}`,
+          `upgrade under load: ${load.sent} requests, ${load.failed} failed, the slowest answer in ${load.slowestMs} ms; answered by ${JSON.stringify(load.answers)}`,
         );
-        stages.note(`upgrade under load: ${load.sent} requests sent, ${load.failed} failed`);
+        stages.note(
+          `upgrade under load: ${load.sent} requests sent, ${load.failed} failed, the slowest answer in ${load.slowestMs} ms`,
+        );
         if (run.code !== 0 || load.failed > 0) upgradeReport();
         assertOk(run, 'kubemix upgrade');
         assert.equal(load.failed, 0, `requests failed during the upgrade:\n${load.failures.slice(0, 20).join('\n')}`);
