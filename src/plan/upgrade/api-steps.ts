@@ -54,16 +54,35 @@ exit 1`;
   return { check: done, apply };
 }
 
-/** Waits until the Node is Ready and reports the target kubelet version. */
+/**
+ * Waits until the Node is Ready and reports the target kubelet version. Both
+ * are polled together: right after the kubelet's restart the Node still holds
+ * the old kubelet's status (Ready, the old version) until the new kubelet
+ * posts its own, which on a slow machine takes more than a few seconds (the
+ * real-cluster tier's run 37: Ready at once, the version still v1.35.4 10 s
+ * after the restart).
+ */
 export function readyScripts(node: string, version: string | undefined, timeoutSeconds: number): CheckAndApply {
   const n = nodeObject(node);
-  const ready = shell`[ "$(${KUBECTL} get node ${n} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]`;
-  const check = version === undefined ? ready : shell`${ready} && ${kubeletAtScript(node, version)}`;
-  const wait = shell`${KUBECTL} wait --for=condition=Ready ${`node/${n}`} ${`--timeout=${timeoutSeconds}s`}`;
-  const apply =
-    version === undefined
-      ? shell`set -eu\n${wait}`
-      : shell`set -u\n${wait}\n${check} || { echo "${nodeObject(node)} is Ready but its kubelet is not at v${version}" >&2; exit 1; }`;
+  const jsonpath = (path: string) => shell`${KUBECTL} get node ${n} -o ${`jsonpath=${path}`}`;
+  const readyPath = '{.status.conditions[?(@.type=="Ready")].status}';
+  const ready = shell`[ "$(${jsonpath(readyPath)})" = True ]`;
+  if (version === undefined)
+    return {
+      check: ready,
+      apply: shell`set -eu
+${KUBECTL} wait --for=condition=Ready ${`node/${n}`} ${`--timeout=${timeoutSeconds}s`}`,
+    };
+  const check = shell`${ready} && ${kubeletAtScript(node, version)}`;
+  const apply = shell`set -u
+deadline=$(( $(date +%s) + ${String(timeoutSeconds)} ))
+until ${check}; do
+  if [ "$(date +%s)" -ge "$deadline" ]; then
+    echo "${n} is not Ready with kubelet v${version} after ${String(timeoutSeconds)} s (Ready: $(${jsonpath(readyPath)} 2>&1), kubelet: $(${jsonpath('{.status.nodeInfo.kubeletVersion}')} 2>&1))" >&2
+    exit 1
+  fi
+  sleep 5
+done`;
   return { check, apply };
 }
 
