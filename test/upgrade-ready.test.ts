@@ -1,14 +1,24 @@
-// The upgrade's wait for a node (src/plan/upgrade/api-steps.ts readyScripts),
-// run by bash against a stand-in kubectl on PATH: right after the kubelet's
-// restart the Node still carries the old kubelet's status, Ready and the old
-// version, until the new kubelet posts its own (the real-cluster tier's run
-// 37 failed the upgrade on that stale status, 10 s after the restart).
+// What the upgrade asks of a node before it moves on, run by bash against
+// stand-ins: the wait for the node (src/plan/upgrade/api-steps.ts
+// readyScripts) — right after the kubelet's restart the Node still carries
+// the old kubelet's status, Ready and the old version, until the new kubelet
+// posts its own (the real-cluster tier's run 37 failed the upgrade on that
+// stale status, 10 s after the restart) — and whether the kubelet step is
+// already done (node-steps.ts linuxKubelet): in the same run its check was
+// three lines of which only the last, `systemctl is-active`, decided, so a
+// running old kubelet counted as upgraded and was never replaced.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { parse, stringify } from 'yaml';
+import { resolveModel } from '../src/model/resolve.js';
 import { readyScripts } from '../src/plan/upgrade/api-steps.js';
+import { linuxKubelet } from '../src/plan/upgrade/node-steps.js';
+import { KUBE_BIN_DIR } from '../src/render/linux/kubelet.js';
+import { readSpec } from '../src/spec/read.js';
+import { repoPath } from './helpers/cli.js';
 import { scratch } from './helpers/shapes.js';
 
 const tmp = scratch('upgrade-ready');
@@ -69,3 +79,50 @@ describe('the upgrade waits for the node’s new kubelet', () => {
     );
   });
 });
+
+/** Stand-ins for kubelet, kubectl (at `kubeletAt`, `kubectlAt`) and systemctl (the kubelet running). */
+function hostStandIns(dir: string, kubeletAt: string, kubectlAt: string): void {
+  mkdirSync(dir, { recursive: true });
+  const script = (name: string, body: string) => {
+    writeFileSync(join(dir, name), `#!/bin/sh\n${body}\n`);
+    chmodSync(join(dir, name), 0o755);
+  };
+  script('kubelet', `echo 'Kubernetes v${kubeletAt}'`);
+  script('kubectl', `echo 'Client Version: v${kubectlAt}'`);
+  script('systemctl', 'exit 0');
+}
+
+for (const install of ['binaries', 'packages'] as const)
+  describe(`the upgrade’s kubelet step (${install}) is done only when the new kubelet is installed`, () => {
+    const path = repoPath('examples', 'calico-libvirt-1-1-1.yaml');
+    const doc = parse(readFileSync(path, 'utf8')) as { spec: { kubernetes: Record<string, unknown> } };
+    doc.spec.kubernetes['install'] = install;
+    const model = resolveModel(readSpec({ kind: 'file', path, text: stringify(doc) }));
+    const node =
+      model.nodes.find((n) => n.osFamily === 'linux' && n.role === 'worker') ?? assert.fail('no Linux worker');
+    const v = model.versions.kubernetes;
+    const done = (dir: string): number | null => {
+      // The release binaries' absolute paths, pointed at the stand-ins.
+      const check = linuxKubelet(model, node).check.text.replaceAll(`${KUBE_BIN_DIR}/`, `${dir}/`);
+      return spawnSync('bash', ['-c', check], { env: { ...process.env, PATH: `${dir}:${process.env['PATH'] ?? ''}` } })
+        .status;
+    };
+
+    it('an old kubelet that runs is not done', () => {
+      const dir = join(tmp.dir, install, 'old-kubelet');
+      hostStandIns(dir, '1.0.0', v);
+      assert.notEqual(done(dir), 0);
+    });
+
+    it('an old kubectl beside the new kubelet is not done', () => {
+      const dir = join(tmp.dir, install, 'old-kubectl');
+      hostStandIns(dir, v, '1.0.0');
+      assert.notEqual(done(dir), 0);
+    });
+
+    it('both at the target, the kubelet running: done', () => {
+      const dir = join(tmp.dir, install, 'both');
+      hostStandIns(dir, v, v);
+      assert.equal(done(dir), 0);
+    });
+  });

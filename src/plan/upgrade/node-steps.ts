@@ -100,15 +100,16 @@ export function linuxKubelet(model: ClusterModel, node: PlanNode): CheckAndApply
   const v = model.versions.kubernetes;
   if (model.kubernetesInstall === 'binaries')
     return {
-      check: shell`${binaryCheck(model, 'kubelet')}\n${binaryCheck(model, 'kubectl')}\nsystemctl is-active --quiet kubelet`,
-      apply: shell`${binaryInstall(model, ['kubelet', 'kubectl'])}
+      check: shell`${binaryCheck(model, 'kubelet')} && ${binaryCheck(model, 'kubectl')} && systemctl is-active --quiet kubelet`,
+      apply: shell`set -eu
+${binaryInstall(model, ['kubelet', 'kubectl'])}
 systemctl daemon-reload
 systemctl restart kubelet`,
     };
   return {
-    check: shell`kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}'
-kubectl version --client 2>/dev/null | grep -q 'Client Version: v${v}$'
-systemctl is-active --quiet kubelet`,
+    check: shell`kubelet --version 2>/dev/null | grep -qx 'Kubernetes v${v}' &&
+  kubectl version --client 2>/dev/null | grep -q 'Client Version: v${v}$' &&
+  systemctl is-active --quiet kubelet`,
     apply: shell`${packageInstall(model, node, ['kubelet', 'kubectl'])}
 systemctl daemon-reload
 systemctl restart kubelet`,
