@@ -3,6 +3,10 @@
 // Windows Server 2025 workers refused at validation (Calico for Windows
 // supports 2022; the mixed cluster is in calico-windows.test.ts).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { CALICO } from '../src/matrix/index.js';
@@ -25,6 +29,28 @@ describe('Calico (examples/calico-libvirt-1-1-1.yaml)', () => {
     assert.match(op.apply.script, /releases\/download\/v[\d.]+\/SHA256SUMS \|/);
     assert.match(op.apply.script, /sha256sum --check --status/);
     assert.ok(op.apply.script.indexOf('operator-crds.yaml') < op.apply.script.indexOf('tigera-operator.yaml'));
+  });
+
+  it('counts the operator as applied only at this Calico version and rolled out (both decide the check)', () => {
+    const op = byId(`${DEPLOY}/calico-operator`) ?? assert.fail('no calico-operator');
+    const dir = mkdtempSync(join(tmpdir(), 'kubemix-calico-check-'));
+    // A kubectl that reports `annotation` on the namespace and a finished rollout.
+    const checkWith = (annotation: string): number | null => {
+      writeFileSync(
+        join(dir, 'kubectl'),
+        `#!/bin/sh\ncase "$*" in *jsonpath*) printf '${annotation}' ;; esac\nexit 0\n`,
+      );
+      chmodSync(join(dir, 'kubectl'), 0o755);
+      return spawnSync('bash', ['-c', op.check?.script ?? 'exit 9'], {
+        env: { ...process.env, PATH: `${dir}:${process.env['PATH'] ?? ''}` },
+      }).status;
+    };
+    try {
+      assert.notEqual(checkWith('3.0.0'), 0, 'an older Calico is not done');
+      assert.equal(checkWith(CALICO.version), 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('renders the Installation from the model: pod CIDR, VXLAN, BGP off, MTU, node network, VNI/port, strict affinity', () => {
