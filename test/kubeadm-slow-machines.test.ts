@@ -275,6 +275,9 @@ describe('kubeadm settings for slow machines', () => {
     assert.equal(apply.uploads.length, 5, 'the upgrade config and four patches');
     // Four static pods, each up to an hour, and etcd's and the API's calls: 900 + 4 × 3300.
     assert.equal(apply.timeoutSeconds, 900 + 4 * 3300);
+    // The wait for the node after its new kubelet: 300 s, plus what the spec adds to the control plane's wait (+360).
+    const readyLimit = (n: string) => plan.tasks.find((t) => t.id.endsWith(`/upgrade-ready-${n}`))?.timeoutSeconds;
+    assert.deepEqual([readyLimit('cp1'), readyLimit('w1')], [660 + 30, 300 + 30]);
     const worker = plan.tasks.find((t) => t.id.endsWith('/w1/upgrade-node')) ?? assert.fail('no upgrade-node');
     assert.match(JSON.stringify(worker.apply), /kubeadm upgrade node --config/);
     const plain = assembleUpgradePlan(model({ version: '1.36' }), {

@@ -64,7 +64,8 @@ exit 1`;
  */
 export function readyScripts(node: string, version: string | undefined, timeoutSeconds: number): CheckAndApply {
   const n = nodeObject(node);
-  const jsonpath = (path: string) => shell`${KUBECTL} get node ${n} -o ${`jsonpath=${path}`}`;
+  // Each read bounded, so the loop keeps its own deadline while the API server does not answer.
+  const jsonpath = (path: string) => shell`${KUBECTL} get node ${n} --request-timeout=10s -o ${`jsonpath=${path}`}`;
   const readyPath = '{.status.conditions[?(@.type=="Ready")].status}';
   const ready = shell`[ "$(${jsonpath(readyPath)})" = True ]`;
   if (version === undefined)

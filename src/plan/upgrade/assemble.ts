@@ -183,11 +183,19 @@ function nodeChain(
     DRAIN_TIMEOUT_SECONDS + 60,
   );
   const host = node.osFamily === 'windows' ? windowsSteps(model, node) : linuxSteps(model, node, first);
+  // The new kubelet recreates the static pods whose spec it reads differently: on a control plane the API
+  // server may restart (run 37: down for minutes on emulated guests), so the wait grows by what the spec adds
+  // to kubeadm's own wait for it, as the kubelet's by what it adds to kubeadm's kubelet wait.
+  const readySeconds = kubeadmTaskSeconds(
+    model.kubeadm,
+    [node.role === 'control-plane' ? 'controlPlaneComponentHealthCheck' : 'kubeletHealthCheck'],
+    READY_TIMEOUT_SECONDS,
+  );
   const ready = onApi(
     'ready',
     `wait until ${node.name} is Ready with kubelet v${v}`,
-    readyScripts(node.name, v, READY_TIMEOUT_SECONDS),
-    READY_TIMEOUT_SECONDS + 30,
+    readyScripts(node.name, v, readySeconds),
+    readySeconds + 30,
   );
   const uncordon = onApi('uncordon', `uncordon ${node.name}`, uncordonScripts(node.name), 60);
   const ordered = [cordon, drain, ...host.tasks, ready];
