@@ -277,7 +277,7 @@ describe('kubeadm settings for slow machines', () => {
     assert.equal(apply.timeoutSeconds, 900 + 4 * 3300);
     // The wait for the node after its new kubelet: 300 s, plus what the spec adds to the control plane's wait (+360).
     const readyLimit = (n: string) => plan.tasks.find((t) => t.id.endsWith(`/upgrade-ready-${n}`))?.timeoutSeconds;
-    assert.deepEqual([readyLimit('cp1'), readyLimit('w1')], [660 + 30, 300 + 30]);
+    assert.deepEqual([readyLimit('cp1'), readyLimit('w1')], [660 + 60, 300 + 60]);
     const worker = plan.tasks.find((t) => t.id.endsWith('/w1/upgrade-node')) ?? assert.fail('no upgrade-node');
     assert.match(JSON.stringify(worker.apply), /kubeadm upgrade node --config/);
     const plain = assembleUpgradePlan(model({ version: '1.36' }), {

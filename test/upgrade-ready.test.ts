@@ -9,7 +9,7 @@
 // running old kubelet counted as upgraded and was never replaced.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
@@ -25,7 +25,8 @@ const tmp = scratch('upgrade-ready');
 after(() => tmp.remove());
 
 /**
- * A kubectl that answers Ready=True and the old kubelet version for the first
+ * A kubectl that notes every read without a time limit (one hanging read
+ * would outlast the wait's own deadline) and answers Ready=True and the old kubelet version for the first
  * `staleReads` version reads, the new one after; a sleep that returns at once.
  */
 function standIns(dir: string, staleReads: number): void {
@@ -33,6 +34,7 @@ function standIns(dir: string, staleReads: number): void {
   writeFileSync(
     join(dir, 'kubectl'),
     `#!/bin/bash
+case "$*" in *--request-timeout=*) ;; *) echo "$*" >> ${dir}/unbounded ;; esac
 case "$*" in
   *kubeletVersion*)
     n=$(cat ${dir}/reads); echo $((n + 1)) > ${dir}/reads
@@ -65,6 +67,14 @@ describe('the upgrade waits for the node’s new kubelet', () => {
     const r = run(dir, 600);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.reads, 4);
+  });
+
+  it('bounds every read, so its own deadline holds while the API server does not answer', () => {
+    const dir = join(tmp.dir, 'bounded');
+    mkdirSync(dir);
+    standIns(dir, 1_000_000);
+    assert.equal(run(dir, 0).status, 1);
+    assert.equal(existsSync(join(dir, 'unbounded')), false, 'a kubectl read without --request-timeout');
   });
 
   it('gives up after its time, naming what the Node says', () => {

@@ -74,12 +74,13 @@ export function readyScripts(node: string, version: string | undefined, timeoutS
       apply: shell`set -eu
 ${KUBECTL} wait --for=condition=Ready ${`node/${n}`} ${`--timeout=${timeoutSeconds}s`}`,
     };
-  const check = shell`${ready} && ${kubeletAtScript(node, version)}`;
+  const versionPath = '{.status.nodeInfo.kubeletVersion}';
+  const check = shell`${ready} && [ "$(${jsonpath(versionPath)})" = ${`v${version}`} ]`;
   const apply = shell`set -u
 deadline=$(( $(date +%s) + ${String(timeoutSeconds)} ))
 until ${check}; do
   if [ "$(date +%s)" -ge "$deadline" ]; then
-    echo "${n} is not Ready with kubelet v${version} after ${String(timeoutSeconds)} s (Ready: $(${jsonpath(readyPath)} 2>&1), kubelet: $(${jsonpath('{.status.nodeInfo.kubeletVersion}')} 2>&1))" >&2
+    echo "${n} is not Ready with kubelet v${version} after ${String(timeoutSeconds)} s (Ready: $(${jsonpath(readyPath)} 2>&1), kubelet: $(${jsonpath(versionPath)} 2>&1))" >&2
     exit 1
   fi
   sleep 5

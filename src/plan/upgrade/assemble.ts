@@ -195,7 +195,8 @@ function nodeChain(
     'ready',
     `wait until ${node.name} is Ready with kubelet v${v}`,
     readyScripts(node.name, v, readySeconds),
-    readySeconds + 30,
+    // Past the deadline one more round (two bounded reads) and the message's two reads: ≤ 40 s beyond it.
+    readySeconds + 60,
   );
   const uncordon = onApi('uncordon', `uncordon ${node.name}`, uncordonScripts(node.name), 60);
   const ordered = [cordon, drain, ...host.tasks, ready];
