@@ -3,8 +3,9 @@
 # fast suite runs, and writes where they are to dist/kube-binaries.json for
 # the tests (test/helpers/kube-binaries.ts): kubeadm of both releases the
 # examples use (1.35, 1.36), kube-apiserver and kube-controller-manager 1.36,
-# etcd (server and etcdctl) at the version kubeadm 1.36 names, and containerd
-# (its own parser reads every rendered config.toml).
+# etcd (server and etcdctl) at the version kubeadm 1.36 names, containerd
+# (its own parser reads every rendered config.toml) and check-status (mvdan.cc/sh
+# reads every check script of the plans: test/check-status.test.ts).
 #
 #   scripts/kube-binaries.sh [OUT.json]
 set -euo pipefail
@@ -17,6 +18,7 @@ specs=(
   kubernetes-1.35:kubeadm
   etcd:etcd,etcdctl
   containerd:containerd
+  check-status:check-status
 )
 started=$(date +%s)
 mapfile -t dirs < <(gobuild/build.sh "${specs[@]}")
@@ -33,6 +35,6 @@ node -e '
     doc[pairs[i]] = { version: fs.readFileSync(`${dir}/VERSION`, "utf8").trim(), bin: `${dir}/bin` };
   }
   fs.writeFileSync(out, `${JSON.stringify(doc, null, 2)}\n`);
-' "$out.tmp" kubernetes-1.36 "${dirs[0]}" kubernetes-1.35 "${dirs[1]}" etcd "${dirs[2]}" containerd "${dirs[3]}"
+' "$out.tmp" kubernetes-1.36 "${dirs[0]}" kubernetes-1.35 "${dirs[1]}" etcd "${dirs[2]}" containerd "${dirs[3]}" check-status "${dirs[4]}"
 mv "$out.tmp" "$out"
 echo "kube-binaries: ready in $(($(date +%s) - started)) s ($out)" >&2

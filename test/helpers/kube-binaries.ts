@@ -26,6 +26,8 @@ export interface KubeBinaries {
   readonly etcdVersion: string;
   /** containerd's daemon binary (the matrix's default line), for its config parser. */
   containerd(): string;
+  /** gobuild/check-status: the statements of a check script whose failure the check would ignore. */
+  checkStatus(): string;
 }
 
 const LIST = repoPath('dist', 'kube-binaries.json');
@@ -61,6 +63,7 @@ export function kubeBinaries(): KubeBinaries {
     etcd: (c) => file(list['etcd'], c, 'etcd'),
     etcdVersion: list['etcd']?.version ?? '',
     containerd: () => file(list['containerd'], 'containerd', 'containerd'),
+    checkStatus: () => file(list['check-status'], 'check-status', 'check-status'),
   };
   return cached;
 }

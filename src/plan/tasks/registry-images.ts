@@ -36,7 +36,8 @@ function verifyScript(host: string, images: readonly ClusterImage[], hint = fals
         'echo "push them: kubemix up SPEC --images BUNDLE (kubemix images pull SPEC --out BUNDLE on a connected machine)" >&2\n',
       )
     : shellCode('');
-  return shell`set -u
+  // -e: a temporary file that cannot be written fails the check at once, not later through curl for a reason it cannot name.
+  return shell`set -eu
 ${say}work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cat > "$work/ca.crt" <<'KUBEMIX_EOF'
 {{secret:${SECRET.caCert}}}
