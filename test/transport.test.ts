@@ -106,6 +106,18 @@ describe('ssh transport on real sshd test hosts', { skip, timeout: 60_000 }, () 
     assert.match(out, /^KUBEMIX-READY \/tmp\/kubemix\.[A-Za-z0-9]{8}\n\/tmp\/kubemix\.[A-Za-z0-9]{8}\/s\n/);
   });
 
+  it('keeps the session while sudo starts its watchdog (kill -0 refused, the process there)', () => {
+    // bash reads BASH_ENV before the driver's own text: this kill answers `kill -0` as it does for a
+    // non-root user while sudo runs with every uid root (EPERM), and passes every other signal on.
+    const env = join(net.root, 'eperm.bash');
+    writeFileSync(env, 'kill() { if [ "$1" = -0 ]; then return 1; fi; builtin kill "$@"; }\n');
+    const out = execFileSync('bash', ['--norc', '-c', SH_DRIVER, 'kubemix', 'M'], {
+      input: frameShCommand(1, [{ script: Buffer.from('echo ran\n'), timeoutMs: 5000 }], Buffer.alloc(0), 'user'),
+      env: { ...process.env, BASH_ENV: env },
+    }).toString();
+    assert.match(out, /\nran\n\nM 1 0 1 /);
+  });
+
   it('converge: check and apply in one framed command; set -e holds in the check', async () => {
     const t = await transport(net.connection(net.hosts[0]!));
     let commands = 0;
