@@ -255,6 +255,30 @@ describe(
           `kubectl ${args.join(' ')}:\n${kubectl(args, { allowFail: true }).stdout.split('\n').slice(-60).join('\n')}`,
         );
     };
+    /**
+     * When a node fell out of the cluster (run 38: the worker's kubelet stopped posting its status in the middle
+     * of verify, nothing else known): each node's load, its kubelet and containerd, the kubelet's last words.
+     */
+    const nodesReport = () => {
+      log(`kubectl get nodes:\n${kubectl(['get', 'nodes', '-o', 'wide'], { allowFail: true }).stdout}`);
+      for (const n of [cp, worker]) {
+        const r = lab.ssh(
+          n.ip,
+          'uptime; systemctl is-active kubelet containerd; journalctl -u kubelet --no-pager -n 30 -o short-precise',
+          { allowFail: true, timeoutMs: 60_000 },
+        );
+        log(`${n.name}:\n${r.stdout}${r.stderr}`);
+      }
+    };
+    /** Runs `body`; when it throws, says first how the nodes are (nodesReport). */
+    const reportingNodes = async (body: () => Promise<void>): Promise<void> => {
+      try {
+        await body();
+      } catch (error) {
+        nodesReport();
+        throw error;
+      }
+    };
     const json = <T>(args: readonly string[]): T => JSON.parse(kubectl([...args, '-o', 'json']).stdout) as T;
     const imagesArgs = (bundles: readonly ReleaseBundle[], extra: readonly string[] = []): string[] => [
       '--images',
@@ -503,18 +527,20 @@ describe(
     /** verify takes its probe from the spec (spec.verify.probeImages). */
     const verifyArgs = (): string[] => [];
 
-    step('kubemix verify: every Linux cell of both layers passes', async () => {
-      const run = await stages.time('verify (healthy)', () => lab.kubemix('verify', verifyArgs()));
-      const report = verifyReport(run);
-      assert.equal(run.code, 0, `${failing(report).join('\n')}\n${output(run)}`);
-      assert.ok(
-        report.checks.some((c) => c.layer === 'cluster' && c.probe === 'pod-ip'),
-        'layer 2 ran',
-      );
-      log(`verify healthy: ${JSON.stringify(report.summary)}`);
-      const text = await lab.kubemix('verify', verifyArgs());
-      log(text.stdout);
-    });
+    step('kubemix verify: every Linux cell of both layers passes', () =>
+      reportingNodes(async () => {
+        const run = await stages.time('verify (healthy)', () => lab.kubemix('verify', verifyArgs()));
+        const report = verifyReport(run);
+        assert.equal(run.code, 0, `${failing(report).join('\n')}\n${output(run)}`);
+        assert.ok(
+          report.checks.some((c) => c.layer === 'cluster' && c.probe === 'pod-ip'),
+          'layer 2 ran',
+        );
+        log(`verify healthy: ${JSON.stringify(report.summary)}`);
+        const text = await lab.kubemix('verify', verifyArgs());
+        log(text.stdout);
+      }),
+    );
 
     interface Check {
       id: string;
@@ -546,32 +572,34 @@ describe(
         );
         lab.ssh(worker.ip, drop);
         try {
-          const run = await stages.time('verify (UDP 4789 dropped on the worker)', () =>
-            lab.kubemix('verify', verifyArgs()),
-          );
-          const report = verifyReport(run);
-          assert.equal(run.code, 1, output(run));
-          const failed = report.checks.filter((c) => c.status === 'fail');
-          const path = (c: Check) => crosses(c, dnsNodes);
-          // A lookup answered by CoreDNS on either node crosses for some queries only: it may pass or fail.
-          assert.deepEqual(
-            failed
-              .filter((c) => path(c) !== 'sometimes')
-              .map((c) => c.id)
-              .sort(),
-            report.checks
-              .filter((c) => c.status !== 'skip' && path(c) === 'always')
-              .map((c) => c.id)
-              .sort(),
-            `failing ≠ crossing (CoreDNS on ${dnsNodes.join(', ')})\n${failing(report).join('\n')}`,
-          );
-          for (const layer of ['underlay', 'cluster'])
-            assert.ok(
-              failed.some((c) => c.layer === layer),
-              `a ${layer} cell fails`,
+          await reportingNodes(async () => {
+            const run = await stages.time('verify (UDP 4789 dropped on the worker)', () =>
+              lab.kubemix('verify', verifyArgs()),
             );
-          for (const c of failed) assert.match(c.cause ?? '', /4789|VXLAN|overlay/i, `${c.id} names the cause`);
-          log(`verify with the drop: ${failing(report).join('\n')}`);
+            const report = verifyReport(run);
+            assert.equal(run.code, 1, output(run));
+            const failed = report.checks.filter((c) => c.status === 'fail');
+            const path = (c: Check) => crosses(c, dnsNodes);
+            // A lookup answered by CoreDNS on either node crosses for some queries only: it may pass or fail.
+            assert.deepEqual(
+              failed
+                .filter((c) => path(c) !== 'sometimes')
+                .map((c) => c.id)
+                .sort(),
+              report.checks
+                .filter((c) => c.status !== 'skip' && path(c) === 'always')
+                .map((c) => c.id)
+                .sort(),
+              `failing ≠ crossing (CoreDNS on ${dnsNodes.join(', ')})\n${failing(report).join('\n')}`,
+            );
+            for (const layer of ['underlay', 'cluster'])
+              assert.ok(
+                failed.some((c) => c.layer === layer),
+                `a ${layer} cell fails`,
+              );
+            for (const c of failed) assert.match(c.cause ?? '', /4789|VXLAN|overlay/i, `${c.id} names the cause`);
+            log(`verify with the drop: ${failing(report).join('\n')}`);
+          });
         } finally {
           lab.ssh(worker.ip, 'nft delete table inet kubemix_e2e', { allowFail: true });
         }
@@ -711,7 +739,10 @@ describe(
         stages.note(
           `upgrade under load: ${load.sent} requests sent, ${load.failed} failed, ${load.missed} asked again through the other node, the slowest answer in ${load.slowestMs} ms`,
         );
-        if (run.code !== 0 || load.failed > 0 || stoppedEarly) upgradeReport();
+        if (run.code !== 0 || load.failed > 0 || stoppedEarly) {
+          upgradeReport();
+          nodesReport();
+        }
         assertOk(run, 'kubemix upgrade');
         assert.ok(!stoppedEarly, `${early}: ${readFileSync(join(lab.net.root, 'load.out'), 'utf8').slice(-2000)}`);
         assert.equal(load.failed, 0, `requests failed during the upgrade:\n${load.failures.slice(0, 20).join('\n')}`);
