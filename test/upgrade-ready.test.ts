@@ -15,7 +15,7 @@ import { after, describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { resolveModel } from '../src/model/resolve.js';
 import { readyScripts } from '../src/plan/upgrade/api-steps.js';
-import { linuxKubelet } from '../src/plan/upgrade/node-steps.js';
+import { linuxImagePull, linuxKubelet } from '../src/plan/upgrade/node-steps.js';
 import { KUBE_BIN_DIR } from '../src/render/linux/kubelet.js';
 import { readSpec } from '../src/spec/read.js';
 import { repoPath } from './helpers/cli.js';
@@ -136,3 +136,46 @@ for (const install of ['binaries', 'packages'] as const)
       assert.equal(done(dir), 0);
     });
   });
+
+describe('a control plane pulls the target’s images before it is cordoned', () => {
+  const path = repoPath('examples', 'calico-libvirt-1-1-1.yaml');
+  const model = resolveModel(readSpec({ kind: 'file', path, text: readFileSync(path, 'utf8') }));
+  const { check, apply } = linuxImagePull(model);
+  /** A crictl that knows the images listed in `have` and pulls any but `broken` into it. */
+  const crictl = (dir: string, have: readonly string[], broken = ''): void => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'have'), have.map((h) => `${h}\n`).join(''));
+    writeFileSync(
+      join(dir, 'crictl'),
+      `#!/bin/sh
+case "$1" in
+  inspecti) grep -qxF -- "$3" ${dir}/have ;;
+  pull) [ "$2" != '${broken}' ] && echo "$2" >> ${dir}/have ;;
+  *) exit 3 ;;
+esac
+`,
+    );
+    chmodSync(join(dir, 'crictl'), 0o755);
+  };
+  const sh = (dir: string, script: string): number | null =>
+    spawnSync('bash', ['-c', script], { env: { ...process.env, PATH: `${dir}:${process.env['PATH'] ?? ''}` } }).status;
+  const api = `registry.k8s.io/kube-apiserver:v${model.versions.kubernetes}`;
+
+  it('pulls every image kubeadm names; done only when all are there', () => {
+    const dir = join(tmp.dir, 'pull-all');
+    crictl(dir, []);
+    assert.notEqual(sh(dir, check.text), 0);
+    assert.equal(sh(dir, apply.text), 0);
+    assert.equal(sh(dir, check.text), 0);
+    const pulled = readFileSync(join(dir, 'have'), 'utf8');
+    assert.ok(pulled.includes(`${api}\n`), pulled);
+    assert.equal(pulled.trim().split('\n').length, 7, pulled);
+  });
+
+  it('one image missing: not done; a pull that fails fails the step', () => {
+    const dir = join(tmp.dir, 'pull-broken');
+    crictl(dir, [], api);
+    assert.notEqual(sh(dir, apply.text), 0);
+    assert.notEqual(sh(dir, check.text), 0);
+  });
+});

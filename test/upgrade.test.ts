@@ -78,7 +78,10 @@ describe('upgrade skew policy', () => {
 const API_STEP = /^upgrade-(cordon|drain|ready|uncordon|verify)-|^upgrade-(addons|preflight|guard)$/;
 const hostSteps = (plan: Plan, node: string): string[] =>
   plan.tasks
-    .filter((t) => t.host === node && t.stage === 'task-deploy-cluster' && !API_STEP.test(t.name))
+    .filter(
+      (t) =>
+        t.host === node && t.stage === 'task-deploy-cluster' && !API_STEP.test(t.name) && t.name !== 'upgrade-images',
+    )
     .map((t) => t.id);
 
 /** Every task reachable backwards from `id` through `after`. */
@@ -138,6 +141,24 @@ describe('upgrade plan of examples/k8s-libvirt-3-2-1.yaml (3 control planes, 2 L
         assert.ok(ancestors(plan, h).has(id(api, `upgrade-drain-${n}`)), `${h} after drain`);
       }
       assert.ok(ancestors(plan, id(api, `upgrade-drain-${n}`)).has(id(api, `upgrade-cordon-${n}`)));
+    }
+  });
+  it('each control plane pulls kubeadm’s images after the skew preflight, waiting for no cordon; its own cordon waits for it', () => {
+    const pulls = plan.tasks.filter((t) => t.name === 'upgrade-images');
+    assert.deepEqual(pulls.map((t) => t.host).sort(), [...cps].sort(), 'control planes only');
+    const cordons = plan.tasks.filter((t) => t.name.startsWith('upgrade-cordon-')).map((t) => t.id);
+    for (const t of pulls) {
+      const before = ancestors(plan, t.id);
+      assert.ok(before.has(id(api, 'upgrade-preflight')), `${t.id} after the preflight`);
+      assert.deepEqual(
+        cordons.filter((c) => before.has(c)),
+        [],
+        `${t.id} before any cordon`,
+      );
+      assert.ok(ancestors(plan, id(api, `upgrade-cordon-${t.host}`)).has(t.id), `${t.host}'s cordon waits for it`);
+      assert.match(t.apply.script, /crictl pull "\$image"/);
+      for (const c of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kube-proxy'])
+        assert.ok(t.apply.script.includes(`registry.k8s.io/${c}:v1.36.3`), c);
     }
   });
   it('drain respects PodDisruptionBudgets (no --disable-eviction, no --force) and reports what blocks', () => {

@@ -34,6 +34,8 @@ import {
   type CheckAndApply,
 } from './api-steps.js';
 import {
+  IMAGE_PULL_SECONDS,
+  linuxImagePull,
   linuxKubeadm,
   linuxKubeadmUpgrade,
   linuxKubelet,
@@ -103,6 +105,8 @@ function upgradeContribution(
     after: images.map((t) => t.id),
   });
   tasks.push(preflight);
+  const pulls = imagePullTasks(model, selected, preflight.id);
+  tasks.push(...pulls.values());
   let barrier = [preflight.id];
   for (const [g, group] of groups.entries()) {
     const nodes = group.nodes.filter((n) => selected.has(n.name));
@@ -113,7 +117,15 @@ function upgradeContribution(
     nodes.forEach((node, i) => {
       const previous = i < group.width ? barrier : [ends[i - group.width] ?? ''];
       const skip = new Set([...rolling].filter((n) => n !== node.name));
-      const chain = nodeChain(model, api, node, previous, g === 0 && i === 0, skip);
+      const pull = pulls.get(node.name)?.id;
+      const chain = nodeChain(
+        model,
+        api,
+        node,
+        pull === undefined ? previous : [...previous, pull],
+        g === 0 && i === 0,
+        skip,
+      );
       tasks.push(...chain.tasks);
       artifacts.push(...chain.artifacts);
       ends.push(chain.tasks.at(-1)?.id ?? '');
@@ -127,6 +139,30 @@ function upgradeContribution(
     }
   }
   return { tasks, artifacts };
+}
+
+/**
+ * Each selected Linux control plane pulls the target's images once the skew preflight passed, all at once and
+ * before the first is cordoned (node-steps.ts linuxImagePull): its cordon waits for its own pull.
+ */
+function imagePullTasks(model: ClusterModel, selected: ReadonlySet<string>, after: string): Map<string, Task> {
+  const scripts = linuxImagePull(model);
+  const nodes = model.nodes.filter((n) => selected.has(n.name) && n.role === 'control-plane' && n.osFamily === 'linux');
+  return new Map(
+    nodes.map((n) => [
+      n.name,
+      task({
+        stage: UPGRADE_STAGE,
+        host: n.name,
+        name: 'upgrade-images',
+        description: `pull kubeadm's images of ${model.versions.kubernetes} before ${n.name} is cordoned`,
+        check: sh(scripts.check),
+        apply: sh(scripts.apply),
+        after: [after],
+        timeoutSeconds: IMAGE_PULL_SECONDS,
+      }),
+    ]),
+  );
 }
 
 /** Every node up to --stop-after in upgrade order; an unknown or non-upgradable name is refused. */

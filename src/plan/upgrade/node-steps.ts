@@ -11,6 +11,7 @@
 // Windows binaries always from the download cache, each checked against the
 // SHA256 the deployer verified.
 import { CALICO_WINDOWS, URLS, linuxDistro } from '../../matrix/index.js';
+import { clusterImages } from '../../model/images.js';
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
 import { proxyExports } from '../../render/linux/proxy.js';
@@ -71,6 +72,29 @@ export function linuxKubeadm(model: ClusterModel, node: PlanNode): CheckAndApply
   return {
     check: shell`kubeadm version -o short 2>/dev/null | grep -qx 'v${model.versions.kubernetes}'`,
     apply: packageInstall(model, node, ['kubeadm']),
+  };
+}
+
+/** Seconds a control plane may take to pull the target's images (run 37's emulated one: 6 min 19 s). */
+export const IMAGE_PULL_SECONDS = 1800;
+
+/**
+ * The target's images as kubeadm names them (its `config images list`), pulled
+ * through the node's CRI before the node is cordoned: `kubeadm upgrade apply`
+ * and `upgrade node` pull them in their preflight otherwise, with the node
+ * already cordoned and drained (run 37's emulated control plane: 6 min 19 s
+ * of its 20 min apply). kubespray downloads ahead of an upgrade likewise.
+ * Control planes only: the one image a worker's turn would pull, kube-proxy's,
+ * is rolled out by `upgrade apply` on the first control plane before then.
+ */
+export function linuxImagePull(model: ClusterModel): CheckAndApply {
+  const refs = clusterImages(model)
+    .filter((i) => i.usedBy.includes('kubeadm'))
+    .map((i) => i.ref);
+  return {
+    check: shell`for image in ${refs}; do crictl inspecti -q "$image" >/dev/null 2>&1 || exit 1; done`,
+    apply: shell`set -eu
+for image in ${refs}; do crictl pull "$image" >/dev/null; done`,
   };
 }
 
