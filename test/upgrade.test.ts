@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { CALICO } from '../src/matrix/index.js';
 import { GUARD_SPEC_PATH } from '../src/plan/upgrade/addons.js';
 import { InputError } from '../src/errors.js';
+import { renderInstall } from '../src/guard/install.js';
 import { KUBERNETES } from '../src/matrix/index.js';
 import { decideUpgrade, MATRIX, type UpgradeRequest } from '../src/plan/upgrade/skew.js';
 import type { Plan } from '../src/plan/types.js';
@@ -97,6 +98,12 @@ function ancestors(plan: Plan, id: string): Set<string> {
   };
   walk(id);
   return seen;
+}
+
+interface Probe {
+  periodSeconds: number;
+  timeoutSeconds: number;
+  failureThreshold: number;
 }
 
 describe('upgrade plan of examples/k8s-libvirt-3-2-1.yaml (3 control planes, 2 Linux, 1 Windows)', () => {
@@ -323,6 +330,36 @@ describe('upgrade: the node part of verify, the guard webhook, Calico', () => {
     // The first Linux worker's cordon waits for the guard, so the webhook is current before workers drain.
     const linux = plan.nodes.find((n) => n.role === 'worker' && n.osFamily === 'linux')?.name ?? '';
     assert.deepEqual(byId.get(id(api, `upgrade-cordon-${linux}`))?.after, [guard.id]);
+  });
+
+  it('the guard rollout may take what guard’s own Deployment allows: each replica in turn, its whole start-up', () => {
+    const guard = byId.get(id(api, 'upgrade-guard')) ?? assert.fail('no upgrade-guard task');
+    const deployment = renderInstall({
+      namespace: 'kubemix-system',
+      image: 'ghcr.io/kubemix/kubemix:0.1.0',
+      caBundle: '',
+      tls: { cert: '', key: '' },
+      specText: undefined,
+      specArg: 'cluster.yaml',
+      failurePolicy: 'Fail',
+      timeoutSeconds: 10,
+      pullSecrets: false,
+      insecureRegistries: [],
+    }).find((d) => d['kind'] === 'Deployment') as {
+      spec: {
+        replicas: number;
+        template: { spec: { containers: { startupProbe: Probe; readinessProbe: Probe }[] } };
+      };
+    };
+    const c = deployment.spec.template.spec.containers[0] ?? assert.fail();
+    const budget =
+      deployment.spec.replicas *
+      (c.startupProbe.periodSeconds * c.startupProbe.failureThreshold +
+        c.readinessProbe.periodSeconds +
+        c.readinessProbe.timeoutSeconds);
+    const wait = Number(/rollout status deployment\/kubemix-guard --timeout=(\d+)s/.exec(guard.apply.script)?.[1]);
+    assert.ok(wait >= budget, `rollout waits ${wait} s, guard's probes allow ${budget} s`);
+    assert.ok(guard.timeoutSeconds > wait, `the task's ${guard.timeoutSeconds} s outlasts the rollout's ${wait} s`);
   });
 
   it("Linux-only Calico clusters: the Tigera operator at the matrix's version before the Installation", () => {

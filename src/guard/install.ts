@@ -25,6 +25,24 @@ export const GUARD_NAME = 'kubemix-guard';
 const PORT = 8443;
 /** The image's own user and group (gobuild/guard-image.sh: `--user 65532:65532`). */
 const GUARD_UID = 65532;
+const REPLICAS = 2;
+const PROBE_PERIOD_SECONDS = 10;
+const PROBE_TIMEOUT_SECONDS = 5;
+/** Up to 5 min to start before liveness counts (startupProbe: every 5 s, 60 failures). */
+const STARTUP = { periodSeconds: 5, failureThreshold: 60 };
+
+/**
+ * How long a rollout of guard's Deployment may take by its own probes: the
+ * replicas replaced one at a time (maxSurge 1, maxUnavailable 0 at two
+ * replicas), each allowed its whole start-up budget and one readiness round.
+ * A fixed 300 s ended the real-cluster tier's run 39 upgrade: on the emulated
+ * guests the first new replica was available after about 210 s, and the old
+ * one was still terminating at 300 s.
+ */
+export function guardRolloutSeconds(): number {
+  const startup = STARTUP.periodSeconds * STARTUP.failureThreshold;
+  return REPLICAS * (startup + PROBE_PERIOD_SECONDS + PROBE_TIMEOUT_SECONDS);
+}
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
 export function serviceDnsNames(namespace: string): string[] {
@@ -95,15 +113,15 @@ function deployment(i: InstallInput, labels: Record<string, string>): Record<str
   // 5 s per answer rather than kubelet's 1 s: a busy node's slow TLS handshake must not fail a healthy replica.
   const probe = (path: string) => ({
     httpGet: { path, port: PORT, scheme: 'HTTPS' },
-    periodSeconds: 10,
-    timeoutSeconds: 5,
+    periodSeconds: PROBE_PERIOD_SECONDS,
+    timeoutSeconds: PROBE_TIMEOUT_SECONDS,
   });
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: GUARD_NAME, namespace: i.namespace, labels },
     spec: {
-      replicas: 2,
+      replicas: REPLICAS,
       selector: { matchLabels: select },
       template: {
         metadata: { labels },
@@ -160,7 +178,7 @@ function deployment(i: InstallInput, labels: Record<string, string>): Record<str
               ports: [{ name: 'https', containerPort: PORT }],
               // Up to 5 min to start before liveness counts: on a slow node, Node.js loading kubemix may take longer
               // than liveness's 30 s, and a replica killed while starting would never serve (failurePolicy Fail).
-              startupProbe: { ...probe('/healthz'), periodSeconds: 5, failureThreshold: 60 },
+              startupProbe: { ...probe('/healthz'), ...STARTUP },
               readinessProbe: probe('/healthz'),
               livenessProbe: probe('/healthz'),
               resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } },

@@ -8,7 +8,7 @@
 // image and the upgraded spec it reads. Pure.
 import type { ClusterModel } from '../../model/resolve.js';
 import type { PlanNode } from '../../model/types.js';
-import { GUARD_NAME } from '../../guard/install.js';
+import { GUARD_NAME, guardRolloutSeconds } from '../../guard/install.js';
 import { renderManifests } from '../../render/manifests/index.js';
 import type { RenderedArtifact } from '../../render/types.js';
 import { VERSION } from '../../version.js';
@@ -102,7 +102,7 @@ case "$image" in
   *) echo "keeping the guard image $image: not kubemix's own" ;;
 esac
 ${spec === undefined ? shellCode('') : shell`if ${hasCm}; then\n  ${KUBECTL} -n "$ns" create configmap ${cm} --from-file=cluster.yaml=${GUARD_SPEC_PATH} --dry-run=client -o yaml | ${KUBECTL} apply --server-side --force-conflicts -f -\nfi\n`}${KUBECTL} -n "$ns" rollout restart deployment/${GUARD_NAME}
-${KUBECTL} -n "$ns" rollout status deployment/${GUARD_NAME} --timeout=300s`;
+${KUBECTL} -n "$ns" rollout status deployment/${GUARD_NAME} ${`--timeout=${guardRolloutSeconds()}s`}`;
   return {
     tasks: [
       task({
@@ -113,7 +113,7 @@ ${KUBECTL} -n "$ns" rollout status deployment/${GUARD_NAME} --timeout=300s`;
         check: sh(check),
         apply: sh(apply),
         uploads: spec === undefined ? [] : [artifactId(spec.node, spec.remotePath)],
-        timeoutSeconds: 360,
+        timeoutSeconds: guardRolloutSeconds() + 60,
       }),
     ],
     artifacts: spec === undefined ? [] : [spec],
