@@ -10,9 +10,9 @@
 // Then, on that cluster: `kubemix up` killed -9 during kubeadm init and during
 // the join and run again; verify's two layers healthy and with UDP 4789
 // dropped on the worker; guard installed and called by the real API server;
-// an upgrade to 1.36.3 under a Deployment with a PodDisruptionBudget that keeps
-// answering through its Service; diagnose with flanneld off the worker;
-// `kubemix down`. Every stage's time and each kubemix run's own overhead are
+// diagnose with flanneld off the worker; an upgrade to 1.36.3 under a
+// Deployment with a PodDisruptionBudget that keeps answering through its
+// Service; `kubemix down`. Every stage's time and each kubemix run's own overhead are
 // printed at the end (cluster-times.ts).
 //
 // Runs under `npm run test:cluster` only (KUBEMIX_CLUSTER=1): scripts/test-cluster.sh.
@@ -701,6 +701,38 @@ describe(
       kubectl(['delete', 'pod', 'win-unplaced', '--wait=false']);
     });
 
+    // Before the upgrade, so a run that the upgrade stops has still run diagnose on the real cluster.
+    step('kubemix diagnose: flanneld stopped on the worker is named, with the next step', async () => {
+      // A NoExecute taint the flannel DaemonSet does not tolerate (it tolerates NoSchedule): its pod leaves the worker.
+      kubectl(['taint', 'node', worker.name, 'kubemix.dev/e2e-flannel-off=true:NoExecute']);
+      try {
+        await waitFor(
+          'the flannel pod leaves the worker',
+          () => !kubectl(['-n', 'kube-flannel', 'get', 'pods', '-o', 'wide']).stdout.includes(worker.name),
+          300_000,
+        );
+        const bundle = join(lab.net.root, 'diagnose.tar.gz');
+        const run = await stages.time('diagnose', () => lab.kubemix('diagnose', ['--out', bundle]));
+        assert.equal(run.code, 1, output(run));
+        const doc = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as {
+          findings: { id: string; node: string; next: string }[];
+        };
+        const mine = doc.findings.filter((f) => f.id === 'flannel-pod-down');
+        assert.deepEqual(
+          mine.map((f) => f.node),
+          [worker.name],
+          JSON.stringify(doc.findings),
+        );
+        assert.match(mine[0]?.next ?? '', /NoExecute taint/);
+      } finally {
+        kubectl(['taint', 'node', worker.name, 'kubemix.dev/e2e-flannel-off-'], { allowFail: true });
+      }
+      // flanneld back on the worker and every system pod up again before the upgrade starts.
+      await waitFor('the cluster healthy again', () => clusterHealthy(FROM).length === 0, 15 * 60_000).catch(
+        (error: Error) => assert.fail(`${error.message}: ${clusterHealthy(FROM).join('; ')}`),
+      );
+    });
+
     step(
       `kubemix upgrade to ${TO}: a Deployment with a PodDisruptionBudget answers through its Service the whole time`,
       async () => {
@@ -765,33 +797,6 @@ describe(
         );
       },
     );
-
-    step('kubemix diagnose: flanneld stopped on the worker is named, with the next step', async () => {
-      // A NoExecute taint the flannel DaemonSet does not tolerate (it tolerates NoSchedule): its pod leaves the worker.
-      kubectl(['taint', 'node', worker.name, 'kubemix.dev/e2e-flannel-off=true:NoExecute']);
-      try {
-        await waitFor(
-          'the flannel pod leaves the worker',
-          () => !kubectl(['-n', 'kube-flannel', 'get', 'pods', '-o', 'wide']).stdout.includes(worker.name),
-          300_000,
-        );
-        const bundle = join(lab.net.root, 'diagnose.tar.gz');
-        const run = await stages.time('diagnose', () => lab.kubemix('diagnose', ['--out', bundle]));
-        assert.equal(run.code, 1, output(run));
-        const doc = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as {
-          findings: { id: string; node: string; next: string }[];
-        };
-        const mine = doc.findings.filter((f) => f.id === 'flannel-pod-down');
-        assert.deepEqual(
-          mine.map((f) => f.node),
-          [worker.name],
-          JSON.stringify(doc.findings),
-        );
-        assert.match(mine[0]?.next ?? '', /NoExecute taint/);
-      } finally {
-        kubectl(['taint', 'node', worker.name, 'kubemix.dev/e2e-flannel-off-'], { allowFail: true });
-      }
-    });
 
     step('kubemix down leaves nothing of the cluster on the hypervisor', async () => {
       const run = await stages.time('down', () => lab.kubemix('down', ['--yes', ...SLOW_HOSTS]));
