@@ -87,10 +87,12 @@ describe('verify layer 2: watch, 429, namespaces, host and egress cells (API sta
 
   it('waits by watch, not by polling: done long before a poll interval, resuming after the server ends a watch', async () => {
     // pollMs of a minute: were verify polling, it would still be waiting. The server ends every watch after 5 ms
-    // with a BOOKMARK: verify watches again from the bookmark's resourceVersion, without listing again.
+    // with a BOOKMARK: verify watches again from the bookmark's resourceVersion, without listing again. The pods
+    // start after 3 s, as in the 410 case below: at 300 ms a list that came late on a loaded machine already saw
+    // them running, so no event followed it and every watch began at the list's resourceVersion (a CI run).
     const { results, api, ms } = await run(
-      { watch: { closeAfterMs: 5 }, podStartMs: 300 },
-      { pollMs: 60_000, select: (id) => !id.includes('/nodeport/') },
+      { watch: { closeAfterMs: 5 }, podStartMs: 3000 },
+      { pollMs: 60_000, startMs: 30_000, select: (id) => !id.includes('/nodeport/') },
     );
     assert.deepEqual(failed(results), []);
     assert.ok(ms < 20_000, `took ${ms} ms`);
