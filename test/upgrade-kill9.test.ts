@@ -50,8 +50,12 @@ describe('upgrade: kill -9 mid-roll, then resume', { timeout: 240_000 }, () => {
     g.nodes.map((n) => n.name),
   );
   const api = order[0] ?? '';
-  /** Tasks of the roll that belong to no node: the preflight, the cache, the add-ons, the guard. */
-  const SHARED = new Set(['upgrade-preflight', 'upgrade-addons', 'upgrade-guard', 'calico-operator']);
+  /**
+   * Tasks of the roll that belong to no node's turn: the preflight, the cache, the add-ons, the guard, and the
+   * control planes' image pulls, which all run right after the preflight, ahead of their nodes' turns (each
+   * node's cordon waits for its own pull, so a node that is through has pulled).
+   */
+  const SHARED = new Set(['upgrade-preflight', 'upgrade-images', 'upgrade-addons', 'upgrade-guard', 'calico-operator']);
   /** The node a task belongs to: the API steps and peer probes name it, its host steps run on it. */
   const nodeOf = (id: string): string | undefined => {
     const [, host = '', name = ''] = id.split('/');
