@@ -31,10 +31,11 @@ describe('runTimes', () => {
     assert.equal(times.overheadPerTaskMs, 500);
   });
 
-  it('splits kubemix’s per-task cost by where it went (the events’ phasesMs), the round trips above the host’s time', () => {
-    const phases = (connect: number, commands: number) => ({
+  it('splits kubemix’s per-task cost by where it went (the events’ phasesMs), the round trips above the host’s time, the bundle’s transfer apart', () => {
+    const phases = (connect: number, commands: number, transfer: number) => ({
       connect,
       prepare: 10,
+      transfer,
       compare: 20,
       upload: 0,
       commands,
@@ -44,12 +45,14 @@ describe('runTimes', () => {
     const times = runTimes(
       [
         ev('a', 'running', 0),
-        ev('a', 'done', 4000, { elapsedMs: 4000, hostMs: 1000, phasesMs: phases(2000, 1900) }),
-        ev('b', 'running', 4000),
-        ev('b', 'done', 6000, { elapsedMs: 2000, hostMs: 1500, phasesMs: phases(0, 1900) }),
+        ev('a', 'done', 4400, { elapsedMs: 4400, hostMs: 1000, phasesMs: phases(2000, 1900, 400) }),
+        ev('b', 'running', 4400),
+        ev('b', 'done', 6400, { elapsedMs: 2000, hostMs: 1500, phasesMs: phases(0, 1900, 0) }),
       ],
-      6,
+      7,
     );
+    // The 400 ms the bundle took to reach the services node are not kubemix's cost: counted apart.
+    assert.equal(times.transferS, 0.4);
     assert.equal(times.overheadPerTaskMs, 1750);
     assert.deepEqual(times.overheadParts, {
       connect: 1000,

@@ -25,9 +25,10 @@ import { after, before, describe, it } from 'node:test';
 import { generateClusterCa, type ClusterCa } from '../src/exec/cluster-ca.js';
 import type { RunContext } from '../src/exec/context.js';
 import { DownloadCache, fillDownloads } from '../src/exec/downloads.js';
-import { EventBus } from '../src/exec/events.js';
+import { EventBus, type ExecEvent } from '../src/exec/events.js';
 import { sha256 } from '../src/exec/hash.js';
 import { issueServingTls } from '../src/exec/serving-tls.js';
+import { runTask } from '../src/exec/task-runner.js';
 import { fillServedCache } from '../src/exec/task-steps.js';
 import { SERVICES } from '../src/matrix/index.js';
 import { resolveModel, type ClusterModel } from '../src/model/resolve.js';
@@ -203,6 +204,55 @@ describe('download cache: deployer → services node (nginx, HTTPS) → node fet
     events.length = 0;
     assert.equal(await fillServedCache(task, ctx, t), 0);
     assert.deepEqual(events, []);
+  });
+
+  it("the task's clock counts the bytes sent to the services node as `transfer`, not as kubemix's own preparing", async () => {
+    const holder = plan.tasks.find((t) => t.serves !== undefined);
+    assert.ok(holder);
+    // A slow link: each file sent takes 150 ms.
+    const SLOW_MS = 150;
+    const local = new LocalTransport();
+    const slow = Object.assign(Object.create(local) as LocalTransport, {
+      upload: async (u: Parameters<LocalTransport['upload']>[0]) => {
+        await new Promise((r) => setTimeout(r, SLOW_MS));
+        return local.upload(u);
+      },
+    });
+    const task: Task = {
+      ...holder,
+      serves: { dir: join(dir, 'timed'), downloads: [...IDS] },
+      check: null,
+      apply: { ...holder.apply, script: 'true' },
+      uploads: [],
+      captures: [],
+    };
+    const seen: Extract<ExecEvent, { type: 'task' }>[] = [];
+    const bus = new EventBus();
+    bus.subscribe((e) => void (e.type === 'task' && seen.push(e)));
+    const ctx = {
+      bus,
+      journal: undefined,
+      secrets: { has: () => false, fill: (script: string) => script },
+      redactor: { redact: (text: string) => text },
+      down: new Map(),
+      retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+      signal: new AbortController().signal,
+      transports: new Map([[task.host, slow]]),
+      artifacts: new Map(),
+      contents: new Map(),
+      factsDir: join(dir, 'facts'),
+      downloads: {
+        byId: new Map((plan.downloads ?? []).map((d) => [d.id, d])),
+        hashes,
+        cache,
+        resolveFor: async () => undefined,
+      },
+    } as unknown as RunContext;
+    assert.equal(await runTask(task, 'h', true, ctx), 'done', JSON.stringify(seen));
+    const phases = seen.find((e) => e.state === 'done')?.phasesMs;
+    assert.ok(phases !== undefined, JSON.stringify(seen));
+    assert.ok(phases.transfer >= SLOW_MS * IDS.length, JSON.stringify(phases));
+    assert.ok(phases.prepare < SLOW_MS, JSON.stringify(phases));
   });
 
   it('a node fetches over HTTPS trusting the cluster CA, past a dead proxy, verifies and installs', () => {

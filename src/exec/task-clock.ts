@@ -1,17 +1,31 @@
 // Where one attempt of a task spent its time, as kubemix saw it, beside the
 // time its scripts ran by the host's own clock. The `done` event carries both,
 // so a slow run can be split into the host's work and kubemix's own (a new
-// connection, preparing files, comparing and sending them, each round trip,
-// keeping captures and facts) instead of one number per task.
+// connection, moving the bundle's bytes to the services node, preparing
+// files, comparing and sending files, each round trip, keeping captures and
+// facts) instead of one number per task. The bundle's bytes (downloads
+// fetched or seeded and hashed, the services node's cache filled, images
+// pushed) are their own part: their time grows with the bundle and the link,
+// not with kubemix, so they must not pass for the executor's cost.
 
 /** The parts of a task's attempt, in the order they happen. */
-export const TASK_PHASES = ['connect', 'prepare', 'compare', 'upload', 'commands', 'reboot', 'finish'] as const;
+export const TASK_PHASES = [
+  'connect',
+  'transfer',
+  'prepare',
+  'compare',
+  'upload',
+  'commands',
+  'reboot',
+  'finish',
+] as const;
 export type TaskPhase = (typeof TASK_PHASES)[number];
 export type PhasesMs = Readonly<Record<TaskPhase, number>>;
 
 export class TaskClock {
   private readonly ms: Record<TaskPhase, number> = {
     connect: 0,
+    transfer: 0,
     prepare: 0,
     compare: 0,
     upload: 0,

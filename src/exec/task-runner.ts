@@ -41,11 +41,11 @@ async function connect(task: Task, ctx: RunContext, attempt: number): Promise<vo
 async function converge(task: Task, ctx: RunContext, clock: TaskClock): Promise<boolean> {
   const t = ctx.transports.get(task.host);
   if (!t) throw new Error(`no transport for ${task.host}`);
-  const { served, uploads } = await clock.time('prepare', async () => {
+  const served = await clock.time('transfer', async () => {
     await ctx.downloads.resolveFor(task);
-    const served = (await fillServedCache(task, ctx, t)) + (await pushImages(task, ctx, t));
-    return { served, uploads: prepareUploads(task, ctx) };
+    return (await fillServedCache(task, ctx, t)) + (await pushImages(task, ctx, t));
   });
+  const uploads = await clock.time('prepare', async () => prepareUploads(task, ctx));
   const stale = await clock.time('compare', () => staleUploads(task, uploads, t));
   // Uploads an apply consumes (secrets it deletes) are missing by design: the check alone decides,
   // and when it fails they are placed between check and apply (so not in one round trip).

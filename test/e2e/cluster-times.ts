@@ -7,6 +7,8 @@
 // during which no task was running anywhere (start-up, planning, download
 // cache, scheduling), plus that per-task difference on the tasks that ran,
 // split by the events' phasesMs into where it went (src/exec/task-clock.ts).
+// The bundle's bytes moved to the services node (the `transfer` phase) are
+// counted apart: they grow with the bundle and the link, not with kubemix.
 import { writeFileSync } from 'node:fs';
 
 export interface RunTimes {
@@ -20,7 +22,9 @@ export interface RunTimes {
   readonly idleS: number;
   /** Σ over tasks of the hosts' own time, when reported. */
   readonly hostS?: number;
-  /** Σ over tasks of (kubemix's time − the host's): kubemix's own per-task cost, mean in ms. */
+  /** Σ over tasks of the bundle's bytes moved (downloads and images to the services node), when reported. */
+  readonly transferS?: number;
+  /** Σ over tasks of (kubemix's time − the host's − the transfer): kubemix's own per-task cost, mean in ms. */
   readonly overheadPerTaskMs?: number;
   /**
    * That cost split by where it went (mean ms per task, from the events' phasesMs): a new connection,
@@ -68,7 +72,8 @@ export function runTimes(events: readonly Ev[], wallS: number): RunTimes {
   }
   const withHost = durations.filter((d): d is [string, number, number, Phases | undefined] => d[2] !== undefined);
   const hostMs = withHost.reduce((a, d) => a + d[2], 0);
-  const over = withHost.reduce((a, d) => a + (d[1] - d[2]), 0);
+  const transferMs = durations.reduce((a, d) => a + transferOf(d[3]), 0);
+  const over = withHost.reduce((a, d) => a + (d[1] - d[2] - transferOf(d[3])), 0);
   const parts = overheadParts(withHost);
   return {
     wallS,
@@ -77,6 +82,7 @@ export function runTimes(events: readonly Ev[], wallS: number): RunTimes {
     busyS: busy / 1000,
     idleS: Math.max(0, wallS - busy / 1000),
     ...(withHost.length === 0 ? {} : { hostS: hostMs / 1000, overheadPerTaskMs: over / withHost.length }),
+    ...(transferMs === 0 ? {} : { transferS: transferMs / 1000 }),
     ...(parts === undefined ? {} : { overheadParts: parts }),
     slowest: [...durations]
       .sort((a, b) => b[1] - a[1])
@@ -86,6 +92,8 @@ export function runTimes(events: readonly Ev[], wallS: number): RunTimes {
 }
 
 type Phases = Readonly<Record<string, number>>;
+
+const transferOf = (p: Phases | undefined): number => p?.['transfer'] ?? 0;
 
 /** Mean ms per task of each part of kubemix's own time (RunTimes.overheadParts); undefined without phases. */
 function overheadParts(
@@ -99,6 +107,7 @@ function overheadParts(
     let seen = 0;
     for (const [k, ms] of Object.entries(p)) {
       seen += ms;
+      if (k === 'transfer') continue;
       add(k === 'commands' ? 'round trips' : k, k === 'commands' ? ms - host : ms);
     }
     add('rest', elapsed - seen);
@@ -140,7 +149,9 @@ export class Stages {
     const host =
       times.hostS === undefined
         ? ''
-        : `, commands on the hosts ${times.hostS.toFixed(0)} s, kubemix per task ${times.overheadPerTaskMs?.toFixed(0)} ms` +
+        : `, commands on the hosts ${times.hostS.toFixed(0)} s` +
+          (times.transferS === undefined ? '' : `, bundle moved to the services node ${times.transferS.toFixed(0)} s`) +
+          `, kubemix per task ${times.overheadPerTaskMs?.toFixed(0)} ms` +
           (times.overheadParts === undefined ? '' : ` (${partsText(times.overheadParts)})`);
     this.log(
       `run ${name}: ${wallS.toFixed(0)} s wall, ${times.ran} tasks ran, ${times.skipped} skipped, no task running ${times.idleS.toFixed(0)} s${host}; slowest: ${times.slowest.join(', ')}`,
@@ -160,10 +171,10 @@ export class Stages {
         r.note === 'note' ? `  ${r.name}` : `  ${r.name.padEnd(52)} ${r.seconds.toFixed(0).padStart(6)} s`,
       ),
       `  ${'wall time of the test file'.padEnd(52)} ${wall.toFixed(0).padStart(6)} s`,
-      'kubemix runs: wall, tasks ran/skipped, time with no task running, host time and kubemix per task (when reported) and where that went, in ms per task',
+      'kubemix runs: wall, tasks ran/skipped, time with no task running, host time, the bundle moved to the services node, and kubemix per task (when reported) and where that went, in ms per task',
       ...this.runs.map(
         ({ name, times: t }) =>
-          `  ${name.padEnd(40)} ${t.wallS.toFixed(0).padStart(5)} s  ${String(t.ran).padStart(4)}/${String(t.skipped).padEnd(4)} idle ${t.idleS.toFixed(0).padStart(4)} s${t.hostS === undefined ? '' : `  host ${t.hostS.toFixed(0)} s  +${t.overheadPerTaskMs?.toFixed(0)} ms/task`}${t.overheadParts === undefined ? '' : ` (${partsText(t.overheadParts)})`}`,
+          `  ${name.padEnd(40)} ${t.wallS.toFixed(0).padStart(5)} s  ${String(t.ran).padStart(4)}/${String(t.skipped).padEnd(4)} idle ${t.idleS.toFixed(0).padStart(4)} s${t.hostS === undefined ? '' : `  host ${t.hostS.toFixed(0)} s`}${t.transferS === undefined ? '' : `  bundle ${t.transferS.toFixed(0)} s`}${t.hostS === undefined ? '' : `  +${t.overheadPerTaskMs?.toFixed(0)} ms/task`}${t.overheadParts === undefined ? '' : ` (${partsText(t.overheadParts)})`}`,
       ),
     ];
     return lines.join('\n');
