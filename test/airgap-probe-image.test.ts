@@ -2,7 +2,7 @@
 // final verify will pull (the given one), not verify's default (the
 // real-cluster tier's third run stopped there: its bundle has its own BusyBox).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -67,6 +67,8 @@ describe('up’s air-gap check with --probe-image', () => {
         airGapPreflight(plan, state, {}, io),
         (e: unknown) => e instanceof InputError && e.code === 'airgap.missing' && e.message.includes(linux),
       );
+      // The check reads the download cache without making it: a refused `up` leaves the state directory as it was.
+      assert.deepEqual(readdirSync(state), ['images.json']);
     } finally {
       rmSync(state, { recursive: true, force: true });
     }

@@ -58,7 +58,8 @@ export async function airGapPreflight(
   for (const i of images)
     if (!imageIn(i, bundled) && pushed[i.ref] === undefined)
       problems.push(`image ${i.ref} (${i.usedBy.join(', ')}): in no --images bundle and not pushed before`);
-  const cache = await DownloadCache.open({
+  // Read only: a refused command leaves the state directory as it found it.
+  const cache = await DownloadCache.read({
     dir: join(stateDir, 'downloads'),
     seed: flags.downloads === undefined ? undefined : resolve(io.cwd, flags.downloads),
     fetcher: async (url) => {

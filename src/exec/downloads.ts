@@ -72,8 +72,16 @@ export class DownloadCache {
   private constructor(private readonly o: DownloadCacheOptions) {}
 
   static async open(o: DownloadCacheOptions): Promise<DownloadCache> {
-    const cache = new DownloadCache(o);
     await mkdir(join(o.dir, 'sha256'), { recursive: true, mode: 0o700 });
+    return DownloadCache.read(o);
+  }
+
+  /**
+   * The cache as it is, creating nothing: for the checks made before a run
+   * (`offlineProblem`), so a refused command leaves no directory behind.
+   */
+  static async read(o: DownloadCacheOptions): Promise<DownloadCache> {
+    const cache = new DownloadCache(o);
     try {
       cache.published = JSON.parse(await readFile(join(o.dir, 'published.json'), 'utf8')) as Record<string, string>;
     } catch {
