@@ -158,6 +158,37 @@ describe('diagnose signatures on Windows samples', () => {
   });
 });
 
+describe('diagnose: the kubelet without a pod network', () => {
+  // Run 40 of the real-cluster tier: the control plane's kubelet log still held its start, before flannel ran.
+  const kubeletLog =
+    'Nov 30 04:39:45 controller-01 kubelet[1718]: E1130 04:39:45.448869    1718 kubelet.go:3130] "Container runtime network not ready" networkReady="NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized"';
+  // As kubectl's tabwriter prints it: each column as wide as its widest cell and three spaces.
+  const nodesTable = (status: string) => {
+    const w = Math.max('STATUS'.length, status.length) + 3;
+    return `NAME            ${'STATUS'.padEnd(w)}ROLES           AGE   VERSION\ncontroller-01   ${status.padEnd(w)}control-plane   23m   v1.35.4\n`;
+  };
+  const at = (nodes: string | undefined): string[] =>
+    ids([
+      {
+        node: cp,
+        sections: new Map([
+          ['kubelet-log', kubeletLog],
+          ...(nodes === undefined ? [] : [['cluster-nodes', nodes] as [string, string]]),
+        ]),
+      },
+    ]);
+
+  it('a Ready node is not named for a line from before its network came up', () => {
+    assert.deepEqual(at(nodesTable('Ready')), []);
+    assert.deepEqual(at(nodesTable('Ready,SchedulingDisabled')), []);
+  });
+
+  it('a NotReady node, or one the API could not list, is named with the line', () => {
+    assert.deepEqual(at(nodesTable('NotReady')), ['controller-01:cni-not-ready']);
+    assert.deepEqual(at(undefined), ['controller-01:cni-not-ready']);
+  });
+});
+
 describe('diagnose on real Linux output', () => {
   it('the collection script, run in a private network namespace with a wrong VXLAN link, yields the vxlan-mismatch finding', (t) => {
     const node = model.nodes.find((n) => n.role === 'control-plane') ?? assert.fail();

@@ -21,6 +21,17 @@ export function clusterPods(all: readonly NodeSections[]): Row[] {
   return readTable(all.map((n) => get(n, 'cluster-pods')).find((t) => t !== '') ?? '');
 }
 
+/**
+ * Whether the Node is Ready in `kubectl get nodes -o wide` as the first control
+ * plane collected it (`Ready`, `Ready,SchedulingDisabled`); undefined when the
+ * list was not collected or does not name the node.
+ */
+export function nodeReady(all: readonly NodeSections[], node: string): boolean | undefined {
+  const table = readTable(all.map((n) => get(n, 'cluster-nodes')).find((t) => t !== '') ?? '');
+  const row = table.find((r) => (r['NAME'] ?? '').toLowerCase() === node.toLowerCase());
+  return row === undefined ? undefined : (row['STATUS'] ?? '').split(',')[0] === 'Ready';
+}
+
 const describe = (r: Row): string =>
   `${r['NAME'] ?? '?'} ${r['READY'] ?? '?'} ${r['STATUS'] ?? '?'}${r['RESTARTS'] ? ` restarts ${r['RESTARTS']}` : ''}`;
 

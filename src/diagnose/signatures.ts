@@ -5,7 +5,7 @@ import { hnsNetworkName } from '../render/windows/network.js';
 import { HOSTPROCESS_DAEMONSETS } from '../render/manifests/windows-hostprocess.js';
 import { FLANNEL_NAMESPACE } from '../render/manifests/flannel.js';
 import { vxlanOf } from '../model/settings.js';
-import { CNI_SIGNATURES, hostProcessKubeProxyUp } from './cni-signatures.js';
+import { CNI_SIGNATURES, hostProcessKubeProxyUp, nodeReady } from './cni-signatures.js';
 import type { DiagnosedCluster, Finding, NodeSections } from './types.js';
 import { OWN_NODE_POLICY, WINDOWS_FLANNEL_SA } from '../render/manifests/windows.js';
 import { duration, judgeCredentials, readCredentialLines, RENEWAL } from '../verify/underlay/credentials.js';
@@ -221,7 +221,11 @@ const serviceDown: Signature = (cluster, n) => {
   ];
 };
 
-const cniNotReady: Signature = (cluster, n) => {
+const cniNotReady: Signature = (cluster, n, all) => {
+  // The kubelet's log keeps the lines of its start, before the pod network came up (the real-cluster tier's
+  // run 40 named a healthy control plane from a line 20 minutes old): a Ready Node has a network now, since
+  // the kubelet reports NotReady while its runtime's network is not ready.
+  if (nodeReady(all, n.node.name) === true) return [];
   const line = get(n, 'kubelet-log')
     .split(/\r?\n/)
     .find((l) => /cni plugin not initialized|NetworkPluginNotReady|no networks found in \/etc\/cni\/net\.d/i.test(l));
